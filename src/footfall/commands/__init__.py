@@ -1,0 +1,1 @@
+"""Subcommands of the ``footfall`` command line, one module each (see :mod:`footfall.cli`)."""
