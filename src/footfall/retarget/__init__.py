@@ -1,0 +1,1 @@
+"""Retargeting motion capture onto any humanoid avatar (seed 001)."""

@@ -1,0 +1,309 @@
+"""Retargeting settings: an explicit typed registry of parameters, saved as JSON per avatar.
+
+Every tunable value of the retargeter lives in :data:`PARAMETERS` with its type, range and
+meaning, so a remote control can list, read and change them by name without reflection (seed 001
+used reflection on private fields and failed silently when a name changed). Settings are stored
+one file per avatar, ``<config>/footfall/retargeting/<avatar>_settings.json`` (platformdirs);
+writes are atomic (temporary file + rename); a corrupt file is moved aside, reported, and the
+avatar starts from the defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from footfall.errors import SettingsError
+
+FINGERS = ("thumb", "index", "middle", "ring", "pinky")
+HANDS = ("left", "right")
+SETTINGS_VERSION = 1
+
+
+class SettingsWarning(UserWarning):
+    """A settings file could not be used and was replaced by defaults (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One named, typed, range-checked setting.
+
+    Attributes:
+        name: registry key (snake_case; degrees end in ``_deg``, metres are documented).
+        kind: ``float``, ``bool`` or ``str``.
+        default: value used when nothing is stored.
+        minimum, maximum: inclusive range for floats.
+        choices: allowed values for strings.
+        doc: one line saying what it does and its unit.
+    """
+
+    name: str
+    kind: type
+    default: Any
+    doc: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def validate(self, value: Any) -> Any:
+        """``value`` checked and converted to this parameter's type; raises SettingsError."""
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise SettingsError(
+                    f"setting {self.name!r} must be true or false, got {value!r}"
+                )
+            return value
+        if self.kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise SettingsError(f"setting {self.name!r} must be a number, got {value!r}")
+            number = float(value)
+            if not math.isfinite(number):
+                raise SettingsError(f"setting {self.name!r} must be finite, got {value!r}")
+            if (self.minimum is not None and number < self.minimum) or (
+                self.maximum is not None and number > self.maximum
+            ):
+                raise SettingsError(
+                    f"setting {self.name!r} = {number} is outside "
+                    f"[{self.minimum}, {self.maximum}]"
+                )
+            return number
+        if self.kind is str:
+            if not isinstance(value, str) or (self.choices and value not in self.choices):
+                raise SettingsError(
+                    f"setting {self.name!r} must be one of {list(self.choices)}, got {value!r}"
+                )
+            return value
+        raise SettingsError(f"setting {self.name!r} has unsupported type {self.kind}")
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description (for a remote control's parameter listing)."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "type": self.kind.__name__,
+            "default": self.default,
+            "doc": self.doc,
+        }
+        if self.minimum is not None:
+            out["min"] = self.minimum
+        if self.maximum is not None:
+            out["max"] = self.maximum
+        if self.choices:
+            out["choices"] = list(self.choices)
+        return out
+
+
+def _p(name: str, kind: type, default: Any, doc: str, lo: float | None = None,
+       hi: float | None = None, choices: tuple[str, ...] = ()) -> Parameter:
+    return Parameter(name, kind, default, doc, lo, hi, choices)
+
+
+_BASE = [
+    _p("foot_front_back_offset", float, 0.0, "foot IK target along the foot's forward, m",
+       -0.5, 0.5),
+    _p("foot_in_out_offset", float, 0.0, "foot IK target outwards (+) / inwards (−), m",
+       -0.5, 0.5),
+    _p("floor_height", float, 0.0, "world Y added to the hips and foot IK targets, m", -2.0, 2.0),
+    _p("head_rotation_offset_x_deg", float, 0.0, "head local rotation offset about X, °",
+       -180.0, 180.0),
+    _p("head_rotation_offset_y_deg", float, 0.0, "head local rotation offset about Y, °",
+       -180.0, 180.0),
+    _p("head_rotation_offset_z_deg", float, 0.0, "head local rotation offset about Z, °",
+       -180.0, 180.0),
+    _p("avatar_scale", float, 1.0, "uniform size of the whole avatar", 0.1, 3.0),
+    _p("head_scale", float, 1.0, "size of the head alone", 0.1, 3.0),
+    _p("chair_seat_height_offset", float, 0.0, "hips height change when seated on a chair, m",
+       -1.0, 1.0),
+    _p("ik_mode", str, "auto", "limb IK weights: automatic, always IK, or always FK",
+       choices=("auto", "ik", "fk")),
+    _p("left_arm_ik", bool, True, "allow IK on the left arm"),
+    _p("right_arm_ik", bool, True, "allow IK on the right arm"),
+    _p("weight_smooth_speed", float, 10.0, "rate at which IK weights follow their goal, 1/s",
+       0.0, 1000.0),
+    _p("hands_distance_near", float, 0.15, "hands closer than this: arm IK fully on, m",
+       0.0, 5.0),
+    _p("hands_distance_far", float, 0.35, "hands farther than this: hands-apart layer off, m",
+       0.0, 5.0),
+    _p("prop_distance_near", float, 0.1, "hand this close to a prop: arm IK fully on, m",
+       0.0, 5.0),
+    _p("prop_distance_far", float, 0.3, "hand this far from every prop: prop layer off, m",
+       0.0, 5.0),
+    _p("foot_height_low", float, 0.15, "foot (ankle) lift below this: leg IK fully on, m",
+       0.0, 5.0),
+    _p("foot_height_high", float, 0.35, "foot (ankle) lift above this: leg IK off, m", 0.0, 5.0),
+    _p("chair_distance_near", float, 0.3, "hips this close to a chair: seated, m", 0.0, 5.0),
+    _p("chair_distance_far", float, 0.8, "hips this far from every chair: standing, m",
+       0.0, 5.0),
+    _p("sit_hips_ratio_low", float, 0.6, "hips height / standing height below this: seated",
+       0.0, 2.0),
+    _p("sit_hips_ratio_high", float, 0.85, "hips height / standing height above: standing",
+       0.0, 2.0),
+    _p("fingers_enabled", bool, False, "drive fingers from the curl/spread values below"),
+    _p("left_hand_enabled", bool, True, "finger values apply to the left hand"),
+    _p("right_hand_enabled", bool, True, "finger values apply to the right hand"),
+    _p("filter_enabled", bool, False, "One Euro filter on raw source positions (live)"),
+    _p("filter_min_cutoff", float, 1.0, "One Euro minimum cutoff, Hz", 1e-3, 100.0),
+    _p("filter_beta", float, 0.0, "One Euro speed coefficient", 0.0, 100.0),
+]
+_FINGER_PARAMS = [
+    _p(f"{hand}_{finger}_{what}", float, 0.0,
+       f"{hand} {finger} {'curl of all three joints' if what == 'curl' else 'spread'}, −1…1",
+       -1.0, 1.0)
+    for hand in HANDS
+    for finger in FINGERS
+    for what in ("curl", "spread")
+]
+
+PARAMETERS: dict[str, Parameter] = {p.name: p for p in _BASE + _FINGER_PARAMS}
+
+
+@dataclass
+class RetargetSettings:
+    """Values of every parameter of :data:`PARAMETERS`, plus cached calibration data.
+
+    Attributes:
+        values: ``{name: value}`` for every registered parameter.
+        calibration: JSON-ready calibration cache (rotation offsets per bone, hips height).
+    """
+
+    values: dict[str, Any] = field(
+        default_factory=lambda: {name: p.default for name, p in PARAMETERS.items()}
+    )
+    calibration: dict[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[_known(name).name]
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        self.values[name] = _known(name).validate(value)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def update(self, changes: Mapping[str, Any]) -> None:
+        """Set several values; all are validated before any is applied."""
+        checked = {name: _known(name).validate(value) for name, value in changes.items()}
+        self.values.update(checked)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "version": SETTINGS_VERSION,
+            "values": dict(self.values),
+            "calibration": self.calibration,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "settings") -> RetargetSettings:
+        """Settings from :meth:`to_dict` output; unknown or invalid fields raise SettingsError."""
+        if not isinstance(data, dict) or not isinstance(data.get("values"), dict):
+            raise SettingsError(f"{where}: expected an object with a 'values' object")
+        if data.get("version") != SETTINGS_VERSION:
+            raise SettingsError(
+                f"{where}: version {data.get('version')!r}, expected {SETTINGS_VERSION}"
+            )
+        settings = cls()
+        try:
+            settings.update(data["values"])
+        except SettingsError as exc:
+            raise SettingsError(f"{where}: {exc}") from None
+        calibration = data.get("calibration", {})
+        if not isinstance(calibration, dict):
+            raise SettingsError(f"{where}: 'calibration' must be an object")
+        settings.calibration = calibration
+        return settings
+
+
+def _known(name: str) -> Parameter:
+    try:
+        return PARAMETERS[name]
+    except KeyError:
+        raise SettingsError(f"unknown setting {name!r}") from None
+
+
+def settings_dir() -> Path:
+    """The user's folder for retargeting settings (platformdirs config folder)."""
+    return platformdirs.user_config_path("footfall", appauthor=False) / "retargeting"
+
+
+def settings_path(avatar: str, folder: Path | str | None = None) -> Path:
+    """Path of ``avatar``'s settings file; the name is reduced to safe characters."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", avatar).strip("._") or "avatar"
+    return Path(folder if folder is not None else settings_dir()) / f"{safe}_settings.json"
+
+
+def save_settings(
+    settings: RetargetSettings, avatar: str, folder: Path | str | None = None
+) -> Path:
+    """Write ``avatar``'s settings atomically; returns the path written."""
+    path = settings_path(avatar, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings.to_dict(), indent=2, sort_keys=True)
+    handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def has_settings(avatar: str, folder: Path | str | None = None) -> bool:
+    """Whether a settings file exists for ``avatar``."""
+    return settings_path(avatar, folder).is_file()
+
+
+def load_settings(
+    avatar: str, folder: Path | str | None = None, *, on_corrupt: str = "reset"
+) -> RetargetSettings:
+    """``avatar``'s saved settings, or the defaults when none are saved.
+
+    A corrupt or invalid file raises :class:`SettingsError` when ``on_corrupt="raise"``;
+    with ``"reset"`` (default) it is renamed to ``<file>.corrupt`` (never overwritten: a number
+    is added if needed), a :class:`SettingsWarning` names the file and the fault, and the
+    defaults are returned.
+    """
+    if on_corrupt not in ("reset", "raise"):
+        raise SettingsError(f"on_corrupt must be 'reset' or 'raise', got {on_corrupt!r}")
+    path = settings_path(avatar, folder)
+    if not path.is_file():
+        return RetargetSettings()
+    try:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise SettingsError(f"{path}: not valid JSON ({exc})") from None
+        return RetargetSettings.from_dict(data, where=str(path))
+    except SettingsError as exc:
+        if on_corrupt == "raise":
+            raise
+        aside = _aside_path(path)
+        os.replace(path, aside)
+        warnings.warn(
+            f"{exc}; moved it to {aside} and started from defaults",
+            SettingsWarning,
+            stacklevel=2,
+        )
+        return RetargetSettings()
+
+
+def _aside_path(path: Path) -> Path:
+    candidate = path.with_name(path.name + ".corrupt")
+    number = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.corrupt{number}")
+        number += 1
+    return candidate
