@@ -1,0 +1,28 @@
+"""Terrain and rays: the ground feet stand on.
+
+A :class:`Terrain` answers downward rays (``raycast_down(xz)``) and general rays (``raycast``)
+with :class:`RayHits`. Heightfields evaluate their surface exactly; meshes test only the
+triangles of the grid cells under each ray. ``scene(name, **params)`` builds the built-in
+scenes listed in :data:`SCENES`; ``load_mesh`` and ``load_heightmap`` read files.
+"""
+
+from footfall.terrain.base import Terrain
+from footfall.terrain.files import load_heightmap, load_mesh
+from footfall.terrain.heightfield import HeightfieldTerrain
+from footfall.terrain.hits import STEEP_NORMAL_Y, RayHits
+from footfall.terrain.mesh import MeshTerrain
+from footfall.terrain.scenes import SCENES, course_profile, scene, stair_profile
+
+__all__ = [
+    "SCENES",
+    "STEEP_NORMAL_Y",
+    "HeightfieldTerrain",
+    "MeshTerrain",
+    "RayHits",
+    "Terrain",
+    "course_profile",
+    "load_heightmap",
+    "load_mesh",
+    "scene",
+    "stair_profile",
+]

@@ -1,0 +1,84 @@
+"""The :class:`Terrain` interface every ground (heightfield or mesh) implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from footfall.terrain.hits import RayHits, as_points_xz, as_rays, check_max_distance
+
+#: Downward rays start this far above the highest point of the terrain (seed 000 uses y = 5).
+RAY_START_MARGIN = 1.0
+
+
+class Terrain(ABC):
+    """Ground that answers rays.
+
+    Subclasses fill ``name``, ``params``, ``bounds`` ((x_min, z_min), (x_max, z_max)) metres,
+    ``height_range`` (y_min, y_max) metres and the drawing triangulation ``vertices (V, 3)``,
+    ``faces (T, 3)`` and ``vertex_colors (V, 3)`` (0..1, or None).
+    """
+
+    name: str
+    params: dict[str, Any]
+    bounds: tuple[tuple[float, float], tuple[float, float]]
+    height_range: tuple[float, float]
+    vertices: np.ndarray
+    faces: np.ndarray
+    vertex_colors: np.ndarray | None
+
+    def raycast_down(self, xz: np.ndarray) -> RayHits:
+        """Cast rays straight down onto the terrain from above its highest point.
+
+        xz: ``(..., 2)`` world (x, z), metres. Returns :class:`RayHits` of shape ``(...)``; for a
+        mesh the topmost surface is hit and vertical faces (stair risers) are never hit, so the
+        normal is always the ground's. Points outside the terrain miss (hit False).
+        """
+        points, shape = as_points_xz(xz)
+        return self._raycast_down(points).reshape(shape)
+
+    def raycast(
+        self, origins: np.ndarray, directions: np.ndarray, max_distance: float = np.inf
+    ) -> RayHits:
+        """Cast general rays and report the nearest hit of each.
+
+        origins, directions: ``(..., 3)`` metres (directions need not be unit; distances are
+        measured along the unit direction). max_distance: metres.
+        Returns :class:`RayHits` ``(...)``.
+        """
+        origin, direction, shape = as_rays(origins, directions)
+        limit = check_max_distance(max_distance)
+        return self._raycast(origin, direction, limit).reshape(shape)
+
+    def height(self, xz: np.ndarray) -> np.ndarray:
+        """Exact ground height under ``xz (..., 2)``, ``(...)`` metres; NaN outside the terrain."""
+        return self.raycast_down(xz).height
+
+    def contains(self, xz: np.ndarray) -> np.ndarray:
+        """``(...)`` bool: the points ``(..., 2)`` lie inside :attr:`bounds` (borders included)."""
+        points = np.asarray(xz, dtype=np.float64)
+        (x_min, z_min), (x_max, z_max) = self.bounds
+        x, z = points[..., 0], points[..., 1]
+        return (x >= x_min) & (x <= x_max) & (z >= z_min) & (z <= z_max)
+
+    @property
+    def ray_start_height(self) -> float:
+        """World y that downward rays start from, metres (max height + margin)."""
+        return float(self.height_range[1]) + RAY_START_MARGIN
+
+    @abstractmethod
+    def _raycast_down(self, points: np.ndarray) -> RayHits:
+        """Downward rays for checked points ``(K, 2)``."""
+
+    @abstractmethod
+    def _raycast(self, origin: np.ndarray, direction: np.ndarray, limit: float) -> RayHits:
+        """General rays for checked origins ``(K, 3)`` and unit directions ``(K, 3)``."""
+
+    def __repr__(self) -> str:
+        (x_min, z_min), (x_max, z_max) = self.bounds
+        return (
+            f"{type(self).__name__}({self.name!r}, x {x_min:g}..{x_max:g}, z {z_min:g}..{z_max:g},"
+            f" {len(self.faces)} faces)"
+        )

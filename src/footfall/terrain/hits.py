@@ -1,0 +1,120 @@
+"""What a ray query answers (:class:`RayHits`) and the input checks every terrain shares.
+
+Rays that miss report ``hit`` False, ``point``/``height`` NaN, ``distance`` inf and the normal
+(0, 1, 0), so callers can mix hits and misses without special cases; queries never raise for a
+miss, only for bad input (NaN/inf, wrong shapes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from footfall.errors import TerrainError
+
+#: Faces whose normal has a smaller y than this are walls or stair risers, not ground to stand on.
+STEEP_NORMAL_Y = 0.5
+
+UP = np.array([0.0, 1.0, 0.0])
+
+
+@dataclass(frozen=True)
+class RayHits:
+    """Results of K rays; every field has the rays' leading shape ``(...)``.
+
+    point: ``(..., 3)`` world hit point, metres (NaN where missed).
+    normal: ``(..., 3)`` unit face normal facing up/against the ray ((0, 1, 0) where missed).
+    hit: ``(...)`` bool.
+    distance: ``(...)`` metres along the (unit) ray from its origin (inf where missed).
+    """
+
+    point: np.ndarray
+    normal: np.ndarray
+    hit: np.ndarray
+    distance: np.ndarray
+
+    @property
+    def height(self) -> np.ndarray:
+        """Hit height (world y), ``(...)`` metres, NaN where missed."""
+        return self.point[..., 1]
+
+    @property
+    def steep(self) -> np.ndarray:
+        """``(...)`` bool: the face hit has normal.y < 0.5 (riser, wall): feet ignore it."""
+        return self.hit & (self.normal[..., 1] < STEEP_NORMAL_Y)
+
+    def __len__(self) -> int:
+        return int(self.hit.shape[0]) if self.hit.ndim else 1
+
+    def reshape(self, shape: tuple[int, ...]) -> RayHits:
+        """The same hits with leading shape ``shape``."""
+        return RayHits(
+            self.point.reshape(*shape, 3),
+            self.normal.reshape(*shape, 3),
+            self.hit.reshape(shape),
+            self.distance.reshape(shape),
+        )
+
+    @staticmethod
+    def missed(count: int) -> RayHits:
+        """``count`` rays that hit nothing."""
+        return RayHits(
+            np.full((count, 3), np.nan),
+            np.tile(UP, (count, 1)),
+            np.zeros(count, dtype=bool),
+            np.full(count, np.inf),
+        )
+
+
+def as_points_xz(xz: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Check ground-plane points ``(..., 2)`` (x, z); return them flat ``(K, 2)`` and the shape."""
+    points = np.asarray(xz, dtype=np.float64)
+    if points.ndim == 0 or points.shape[-1] != 2:
+        raise TerrainError(f"ground points must have shape (..., 2) as (x, z); got {points.shape}")
+    shape = points.shape[:-1]
+    flat = points.reshape(-1, 2)
+    bad = ~np.isfinite(flat).all(axis=1)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise TerrainError(f"ray {index} has a non-finite (NaN/inf) point {flat[index].tolist()}")
+    return flat, shape
+
+
+def as_rays(
+    origins: np.ndarray, directions: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Check rays; return flat origins ``(K, 3)``, unit directions ``(K, 3)`` and the shape."""
+    origin = np.asarray(origins, dtype=np.float64)
+    direction = np.asarray(directions, dtype=np.float64)
+    for label, array in (("origins", origin), ("directions", direction)):
+        if array.ndim == 0 or array.shape[-1] != 3:
+            raise TerrainError(f"ray {label} must have shape (..., 3); got {array.shape}")
+    try:
+        origin, direction = np.broadcast_arrays(origin, direction)
+    except ValueError as error:
+        raise TerrainError(
+            f"ray origins {origin.shape} and directions {direction.shape} do not broadcast"
+        ) from error
+    shape = origin.shape[:-1]
+    origin = origin.reshape(-1, 3)
+    direction = direction.reshape(-1, 3)
+    for label, array in (("origin", origin), ("direction", direction)):
+        bad = ~np.isfinite(array).all(axis=1)
+        if bad.any():
+            index = int(np.flatnonzero(bad)[0])
+            kind = "NaN" if np.isnan(array[index]).any() else "infinite"
+            raise TerrainError(f"ray {index} has {kind} {label} {array[index].tolist()}")
+    length = np.linalg.norm(direction, axis=1)
+    if (length < 1e-12).any():
+        index = int(np.flatnonzero(length < 1e-12)[0])
+        raise TerrainError(f"ray {index} has a zero direction")
+    return origin, direction / length[:, None], shape
+
+
+def check_max_distance(max_distance: float) -> float:
+    """Validate a ray length limit (positive, not NaN; inf allowed)."""
+    value = float(max_distance)
+    if np.isnan(value) or value <= 0:
+        raise TerrainError(f"max_distance must be positive; got {max_distance}")
+    return value

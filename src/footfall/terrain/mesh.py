@@ -1,0 +1,305 @@
+"""Triangle-mesh terrain whose rays test only the triangles of the grid cells they cross.
+
+The mesh's ground plane (x, z) is cut into a uniform grid of cells (seed 000 cuts its ground into
+1-unit chunks along x; here both x and z, sized from the triangle density). Each cell keeps a
+padded array of the triangles whose x/z bounding box touches it (borders included, so a ray on a
+cell border sees the triangles of both sides). A downward ray reads its one cell; a general ray
+walks the cells it crosses in order (2D DDA) and stops at the first cell that holds its nearest
+hit. All K rays are processed together with NumPy; there is no Python loop over rays.
+
+Written by hand because trimesh's ray queries test candidates from an R-tree one ray at a time in
+Python and do not batch the way foot placement needs (see ``benchmarks/bench_rays.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from footfall.errors import TerrainError
+from footfall.terrain.base import Terrain
+from footfall.terrain.hits import RayHits
+
+#: Barycentric slack so rays exactly on a triangle edge or vertex count as hits.
+EDGE_EPS = 1e-9
+#: Triangles whose x/z footprint is smaller than this (m²·2) are vertical: downward rays skip them.
+VERTICAL_EPS = 1e-12
+#: Automatic cells aim at this many triangles per cell, and are never larger than 1 m (seed 000).
+TRIANGLES_PER_CELL = 8
+MAX_CELL_SIZE = 1.0
+MAX_CELLS = 1 << 20
+
+
+class MeshTerrain(Terrain):
+    """Ground given as a triangle mesh (stairs with vertical risers, loaded files).
+
+    vertices: ``(V, 3)`` metres, Y up. faces: ``(T, 3)`` vertex indices (any winding).
+    cell_size: grid cell edge in metres (None: about ``TRIANGLES_PER_CELL`` triangles per cell,
+    at most 1 m). vertex_colors: optional ``(V, 3)`` 0..1 for the viewer.
+    """
+
+    def __init__(
+        self,
+        vertices: np.ndarray,
+        faces: np.ndarray,
+        *,
+        name: str = "mesh",
+        params: dict[str, Any] | None = None,
+        vertex_colors: np.ndarray | None = None,
+        cell_size: float | None = None,
+    ) -> None:
+        vertices = np.asarray(vertices, dtype=np.float64)
+        faces = np.asarray(faces)
+        _check_mesh(vertices, faces, name)
+        self.name = name
+        self.params = dict(params or {})
+        self.vertices = vertices
+        self.faces = faces.astype(np.int64)
+        self.vertex_colors = None if vertex_colors is None else np.asarray(vertex_colors, float)
+        corners = vertices[self.faces]  # (T, 3, 3)
+        lo, hi = corners.min(axis=(0, 1)), corners.max(axis=(0, 1))
+        self.bounds = ((float(lo[0]), float(lo[2])), (float(hi[0]), float(hi[2])))
+        self.height_range = (float(lo[1]), float(hi[1]))
+        self._build_triangles(corners)
+        self._build_grid(corners, cell_size)
+
+    # ----------------------------------------------------------------------------- building
+    def _build_triangles(self, corners: np.ndarray) -> None:
+        """Per-triangle edge vectors, unit normals and the downward-ray plane coefficients."""
+        count = len(corners)
+        origin = corners[:, 0]
+        edge1 = corners[:, 1] - origin
+        edge2 = corners[:, 2] - origin
+        normal = np.cross(edge1, edge2)
+        length = np.linalg.norm(normal, axis=1)
+        usable = length > 1e-15
+        normal[usable] /= length[usable, None]
+        normal[~usable] = (0.0, 1.0, 0.0)
+        normal[normal[:, 1] < 0] *= -1  # face up; general rays flip them against the ray
+        # One extra all-zero triangle at index T pads the cell arrays; it can never be hit.
+        self._origin = np.vstack([origin, np.zeros(3)])
+        self._edge1 = np.vstack([edge1, np.zeros(3)])
+        self._edge2 = np.vstack([edge2, np.zeros(3)])
+        self._normal = np.vstack([normal, (0.0, 1.0, 0.0)])
+        # Downward rays: solve p − origin = u·edge1 + v·edge2 in x/z once per triangle, so a ray
+        # costs u, v, y = three affine functions of (x, z). Vertical triangles get u ≡ −1 (miss).
+        det = edge1[:, 0] * edge2[:, 2] - edge1[:, 2] * edge2[:, 0]
+        flat = np.abs(det) > VERTICAL_EPS
+        inv = np.zeros(count)
+        inv[flat] = 1.0 / det[flat]
+        u_x, u_z = edge2[:, 2] * inv, -edge2[:, 0] * inv
+        v_x, v_z = -edge1[:, 2] * inv, edge1[:, 0] * inv
+        u_0 = -(u_x * origin[:, 0] + u_z * origin[:, 2])
+        v_0 = -(v_x * origin[:, 0] + v_z * origin[:, 2])
+        u_0[~flat] = -1.0
+        y_x = u_x * edge1[:, 1] + v_x * edge2[:, 1]
+        y_z = u_z * edge1[:, 1] + v_z * edge2[:, 1]
+        y_0 = origin[:, 1] + u_0 * edge1[:, 1] + v_0 * edge2[:, 1]
+        plane = np.stack([u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0], axis=1)
+        pad = np.array([[0, 0, -1.0, 0, 0, 0, 0, 0, 0]])
+        self._down = np.vstack([plane, pad])
+
+    def _build_grid(self, corners: np.ndarray, cell_size: float | None) -> None:
+        """Assign every non-degenerate triangle to each cell its x/z bounding box touches."""
+        (x_min, z_min), (x_max, z_max) = self.bounds
+        span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
+        if cell_size is None:
+            area_per_cell = span_x * span_z * TRIANGLES_PER_CELL / len(corners)
+            cell_size = min(MAX_CELL_SIZE, float(np.sqrt(area_per_cell)))
+            cell_size = max(cell_size, float(np.sqrt(span_x * span_z / MAX_CELLS)))
+        elif not np.isfinite(cell_size) or cell_size <= 0:
+            raise TerrainError(f"{self.name}: cell_size must be positive; got {cell_size}")
+        self.cell_count = (
+            max(1, int(np.ceil(span_x / cell_size))),
+            max(1, int(np.ceil(span_z / cell_size))),
+        )
+        if self.cell_count[0] * self.cell_count[1] > MAX_CELLS:
+            raise TerrainError(
+                f"{self.name}: cell_size {cell_size} makes more than {MAX_CELLS} cells"
+            )
+        self.cell_size = (span_x / self.cell_count[0], span_z / self.cell_count[1])
+        self._grid_origin = np.array([x_min, z_min])
+
+        keep = np.flatnonzero(
+            np.linalg.norm(
+                np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), axis=1
+            )
+            > 1e-15
+        )
+        lo = corners[keep][:, :, [0, 2]].min(axis=1)
+        hi = corners[keep][:, :, [0, 2]].max(axis=1)
+        first = self._cell_of(lo, -EDGE_EPS)
+        last = self._cell_of(hi, EDGE_EPS)
+        extent = last - first + 1  # (N, 2) cells along x and z per triangle
+        per_triangle = extent[:, 0] * extent[:, 1]
+        triangle = np.repeat(keep, per_triangle)
+        local = np.arange(per_triangle.sum()) - np.repeat(
+            np.cumsum(per_triangle) - per_triangle, per_triangle
+        )
+        width = np.repeat(extent[:, 0], per_triangle)
+        cell_x = np.repeat(first[:, 0], per_triangle) + local % width
+        cell_z = np.repeat(first[:, 1], per_triangle) + local // width
+        cell = cell_z * self.cell_count[0] + cell_x
+        order = np.argsort(cell, kind="stable")
+        cell, triangle = cell[order], triangle[order]
+        cells = self.cell_count[0] * self.cell_count[1]
+        counts = np.bincount(cell, minlength=cells)
+        slot = np.arange(len(cell)) - np.repeat(np.cumsum(counts) - counts, counts)
+        padded = np.full((cells, max(1, int(counts.max(initial=0)))), len(corners), dtype=np.int64)
+        padded[cell, slot] = triangle
+        self._cell_triangles = padded
+
+    def _cell_of(self, xz: np.ndarray, slack: float = 0.0) -> np.ndarray:
+        """Integer cell (ix, iz) ``(..., 2)`` of points ``(..., 2)``, clipped to the grid."""
+        scaled = (xz - self._grid_origin) / np.asarray(self.cell_size) + slack
+        index = np.floor(scaled).astype(np.int64)
+        return np.clip(index, 0, np.asarray(self.cell_count) - 1)
+
+    @property
+    def cell_capacity(self) -> int:
+        """Triangles tested per ray per cell (the padded width of the cell arrays)."""
+        return int(self._cell_triangles.shape[1])
+
+    # ------------------------------------------------------------------------------ queries
+    def _raycast_down(self, points: np.ndarray) -> RayHits:
+        inside = self.contains(points)
+        cell = self._cell_of(points)
+        candidates = self._cell_triangles[cell[:, 1] * self.cell_count[0] + cell[:, 0]]
+        return self._down_hits(points, candidates, inside)
+
+    def _down_hits(self, points: np.ndarray, candidates: np.ndarray, inside: np.ndarray) -> RayHits:
+        """Topmost hit of downward rays at ``points (K, 2)`` among ``candidates (K, M)``."""
+        plane = self._down[candidates]  # (K, M, 9)
+        x, z = points[:, 0, None], points[:, 1, None]
+        u = plane[..., 0] * x + plane[..., 1] * z + plane[..., 2]
+        v = plane[..., 3] * x + plane[..., 4] * z + plane[..., 5]
+        y = plane[..., 6] * x + plane[..., 7] * z + plane[..., 8]
+        inside_triangle = (u >= -EDGE_EPS) & (v >= -EDGE_EPS) & (u + v <= 1.0 + EDGE_EPS)
+        y = np.where(inside_triangle, y, -np.inf)
+        best = np.argmax(y, axis=1)
+        rows = np.arange(len(points))
+        height = y[rows, best]
+        hit = np.isfinite(height) & inside
+        start = self.ray_start_height
+        count = len(points)
+        point = np.full((count, 3), np.nan)
+        point[hit, 0], point[hit, 2], point[hit, 1] = points[hit, 0], points[hit, 1], height[hit]
+        normal = np.tile((0.0, 1.0, 0.0), (count, 1))
+        normal[hit] = self._normal[candidates[rows, best]][hit]
+        distance = np.where(hit, start - np.where(hit, height, 0.0), np.inf)
+        return RayHits(point, normal, hit, distance)
+
+    def _raycast(self, origin: np.ndarray, direction: np.ndarray, limit: float) -> RayHits:
+        count = len(origin)
+        (x_min, z_min), (x_max, z_max) = self.bounds
+        box_lo = np.array([x_min, self.height_range[0], z_min]) - 1e-9
+        box_hi = np.array([x_max, self.height_range[1], z_max]) + 1e-9
+        t_enter, t_leave = _slab(origin, direction, box_lo, box_hi)
+        t_enter = np.maximum(t_enter, 0.0)
+        t_leave = np.minimum(t_leave, limit)
+        active = t_enter <= t_leave
+        best_t = np.full(count, np.inf)
+        best_triangle = np.full(count, len(self.faces))
+
+        start = origin + direction * np.where(active, t_enter, 0.0)[:, None]
+        cell = self._cell_of(start[:, [0, 2]])
+        size = np.asarray(self.cell_size)
+        planar = direction[:, [0, 2]]
+        step = np.sign(planar).astype(np.int64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            boundary = self._grid_origin + (cell + (step > 0)) * size
+            t_next = np.where(step != 0, (boundary - origin[:, [0, 2]]) / planar, np.inf)
+            t_delta = np.where(step != 0, size / np.abs(planar), np.inf)
+        for _ in range(sum(self.cell_count) + 2):
+            rays = np.flatnonzero(active)
+            if rays.size == 0:
+                break
+            flat_cell = cell[rays, 1] * self.cell_count[0] + cell[rays, 0]
+            candidates = self._cell_triangles[flat_cell]
+            t = _moller_trumbore(
+                origin[rays],
+                direction[rays],
+                self._origin[candidates],
+                self._edge1[candidates],
+                self._edge2[candidates],
+            )
+            t = np.where(t <= limit, t, np.inf)
+            nearest = np.argmin(t, axis=1)
+            t_near = t[np.arange(rays.size), nearest]
+            better = t_near < best_t[rays]
+            best_t[rays[better]] = t_near[better]
+            best_triangle[rays[better]] = candidates[np.arange(rays.size), nearest][better]
+            t_exit = t_next[rays].min(axis=1)
+            finished = (best_t[rays] <= t_exit + 1e-12) | (t_exit > t_leave[rays])
+            along_x = t_next[rays, 0] <= t_next[rays, 1]
+            axis = np.where(along_x, 0, 1)
+            cell[rays, axis] += step[rays, axis]
+            t_next[rays, axis] += t_delta[rays, axis]
+            outside = (cell[rays] < 0).any(axis=1) | (cell[rays] >= self.cell_count).any(axis=1)
+            active[rays[finished | outside]] = False
+            cell[rays] = np.clip(cell[rays], 0, np.asarray(self.cell_count) - 1)
+
+        hit = np.isfinite(best_t)
+        point = np.full((count, 3), np.nan)
+        point[hit] = origin[hit] + direction[hit] * best_t[hit, None]
+        normal = np.tile((0.0, 1.0, 0.0), (count, 1))
+        facing = self._normal[best_triangle[hit]]
+        flip = np.einsum("ij,ij->i", facing, direction[hit]) > 0
+        facing[flip] *= -1
+        normal[hit] = facing
+        return RayHits(point, normal, hit, best_t)
+
+
+def _slab(
+    origin: np.ndarray, direction: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Ray parameter interval ``(K,), (K,)`` inside the box [lo, hi] (empty: enter > leave)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / direction
+        t_lo = (lo - origin) * inv
+        t_hi = (hi - origin) * inv
+    parallel = direction == 0
+    inside = (origin >= lo) & (origin <= hi)
+    near = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi))
+    far = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi))
+    return near.max(axis=1), far.min(axis=1)
+
+
+def _moller_trumbore(
+    origin: np.ndarray, direction: np.ndarray, v0: np.ndarray, e1: np.ndarray, e2: np.ndarray
+) -> np.ndarray:
+    """Ray parameter of rays ``(K, 3)`` against triangles ``(K, M, 3)``; inf where missed.
+
+    Edges and vertices count as hits (barycentric slack ``EDGE_EPS``); hits behind the origin
+    and rays parallel to the triangle miss.
+    """
+    d = direction[:, None, :]
+    p = np.cross(d, e2)
+    det = np.einsum("kmi,kmi->km", e1, p)
+    ok = np.abs(det) > 1e-14
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = origin[:, None, :] - v0
+    u = np.einsum("kmi,kmi->km", s, p) * inv
+    q = np.cross(s, e1)
+    v = np.einsum("kmi,kmi->km", d, q) * inv
+    t = np.einsum("kmi,kmi->km", e2, q) * inv
+    hit = ok & (u >= -EDGE_EPS) & (v >= -EDGE_EPS) & (u + v <= 1 + EDGE_EPS) & (t >= 0)
+    return np.where(hit, t, np.inf)
+
+
+def _check_mesh(vertices: np.ndarray, faces: np.ndarray, name: str) -> None:
+    if vertices.ndim != 2 or vertices.shape[1] != 3:
+        raise TerrainError(f"{name}: vertices must have shape (V, 3); got {vertices.shape}")
+    if faces.ndim != 2 or faces.shape[1] != 3 or len(faces) == 0:
+        raise TerrainError(f"{name}: faces must have shape (T, 3) with T > 0; got {faces.shape}")
+    if not np.issubdtype(faces.dtype, np.integer):
+        raise TerrainError(f"{name}: faces must be integer vertex indices; got {faces.dtype}")
+    if faces.min() < 0 or faces.max() >= len(vertices):
+        raise TerrainError(
+            f"{name}: face indices must lie in 0..{len(vertices) - 1}; "
+            f"got {faces.min()}..{faces.max()}"
+        )
+    bad = ~np.isfinite(vertices).all(axis=1)
+    if bad.any():
+        raise TerrainError(f"{name}: vertex {int(np.flatnonzero(bad)[0])} is not finite")
