@@ -380,3 +380,16 @@ def test_solve_limb_malformed_inputs(chain, shapes, match):
     translations = np.zeros(shapes[1])
     with pytest.raises(SkeletonError, match=match):
         solve_limb(skeleton.parents, rotations, translations, chain, np.zeros(3))
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=shapes, seed=seeds)
+def test_target_at_current_tip_changes_nothing(shape, seed):
+    # Do no harm: a limb already on its target (and within reach) keeps its pose.
+    rng = np.random.default_rng(seed)
+    root, mid, tip, upper, lower = random_limb(rng, shape)
+    shortest, longest = reach_limits(upper, lower)
+    inside = (length(tip - root) > shortest) & (length(tip - root) < longest)
+    r = solve_two_bone(root, mid, tip, tip)
+    assert np.all(length(r.mid - mid)[inside] < 1e-9)
+    assert np.all(quat.angle_between(r.lower_rotation, quat.identity(shape))[inside] < 1e-7)
