@@ -1,0 +1,488 @@
+"""Reading BVH files into :class:`footfall.skeleton.Clip` (metres, Y up).
+
+Written by hand because no maintained BVH reader handles every real-world trap (mixed channel
+counts, position channels on any joint, several roots) with batched quaternion output; the
+MOTION block is parsed by :func:`numpy.loadtxt` in one call, and the hierarchy (a few hundred
+lines) by a small token parser that remembers line numbers for error messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import Literal, overload
+
+import numpy as np
+
+from footfall import quat
+from footfall.bvh import units
+from footfall.errors import BVHError
+from footfall.skeleton import Clip, Skeleton
+
+_CHANNELS = {
+    name.lower(): name
+    for name in (
+        "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"
+    )
+}
+_FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
+_FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class BVHInfo:
+    """What :func:`load` found in a file besides the clip.
+
+    Attributes:
+        path: the file read.
+        unit: "m", "cm", "inch", "cmu", "fitted" (scaled to 1.7 m) or "given" (a float scale).
+        scale: metres per file unit, as applied.
+        up: the file's up axis, "y" or "z" ("z" files were turned to Y up).
+        standing_height: height along the up axis including end sites, metres: the taller of
+            the rest pose and the first frame.
+        frame_time: seconds per frame as written in the file.
+        channels: per joint (file order), the channel names as written, e.g. ("Zrotation", …).
+        rotation_orders: per joint, the Euler order read from its rotation channels.
+    """
+
+    path: str
+    unit: str
+    scale: float
+    up: str
+    standing_height: float
+    frame_time: float
+    channels: tuple[tuple[str, ...], ...] = field(repr=False)
+    rotation_orders: tuple[str, ...] = field(repr=False)
+
+
+@dataclass
+class _Joint:
+    name: str
+    parent: int
+    offset: np.ndarray
+    channels: list[str] = field(default_factory=list)
+    end_site: np.ndarray | None = None
+
+
+class _Tokens:
+    """Whitespace-separated words of the hierarchy, each with its 1-based line number."""
+
+    def __init__(self, lines: list[str], path: str, end_line: int) -> None:
+        self.words: list[tuple[str, int]] = [
+            (word, number + 1) for number, line in enumerate(lines) for word in line.split()
+        ]
+        self.position = 0
+        self.path = path
+        self.end_line = end_line  # line where the hierarchy stops (MOTION), for EOF errors
+
+    def error(self, message: str, line: int | None = None) -> BVHError:
+        if line is None:
+            line = self.line()
+        return BVHError(f"{self.path}, line {line}: {message}")
+
+    def peek(self) -> str | None:
+        return self.words[self.position][0] if self.position < len(self.words) else None
+
+    def line(self) -> int:
+        return self.words[self.position][1] if self.position < len(self.words) else self.end_line
+
+    def take(self, what: str) -> tuple[str, int]:
+        if self.position >= len(self.words):
+            raise self.error(f"file ends inside the hierarchy, expected {what}")
+        word = self.words[self.position]
+        self.position += 1
+        return word
+
+    def expect(self, keyword: str) -> None:
+        word, line = self.take(repr(keyword))
+        if word.upper() != keyword.upper():
+            raise self.error(f"expected {keyword!r}, found {word!r}", line)
+
+    def rest_of_line(self) -> tuple[list[str], int]:
+        """Words after the last word taken, to the end of its line (stopping before a '{')."""
+        line = self.words[self.position - 1][1] if self.position else self.line()
+        out = []
+        while self.position < len(self.words) and self.words[self.position][1] == line:
+            if self.words[self.position][0] == "{":
+                break
+            out.append(self.words[self.position][0])
+            self.position += 1
+        return out, line
+
+    def number(self, what: str) -> float:
+        word, line = self.take(what)
+        try:
+            value = float(word)
+        except ValueError:
+            raise self.error(f"{what} must be a number, found {word!r}", line) from None
+        if not np.isfinite(value):
+            raise self.error(f"{what} is {word!r}; it must be finite", line)
+        return value
+
+
+def _parse_joint(tokens: _Tokens, joints: list[_Joint], parent: int, kind: str) -> None:
+    """Parse ``NAME { ... }`` after ROOT/JOINT into ``joints`` (depth-first, file order)."""
+    name_words, line = tokens.rest_of_line()
+    if not name_words:
+        raise tokens.error(f"{kind} without a name", line)
+    index = len(joints)
+    joints.append(_Joint(" ".join(name_words), parent, np.zeros(3)))
+    joint = joints[index]
+    tokens.expect("{")
+    seen_offset = False
+    while True:
+        word = tokens.peek()
+        if word is None:
+            raise tokens.error(f"file ends inside joint {joint.name!r}; missing '}}'")
+        keyword = word.upper()
+        if keyword == "}":
+            tokens.take("'}'")
+            break
+        if keyword == "OFFSET":
+            tokens.take("OFFSET")
+            joint.offset = np.array([tokens.number(f"OFFSET of {joint.name!r}") for _ in "xyz"])
+            seen_offset = True
+        elif keyword == "CHANNELS":
+            _, channel_line = tokens.take("CHANNELS")
+            count_word, _ = tokens.take("a channel count")
+            if not count_word.isdigit():
+                raise tokens.error(
+                    f"CHANNELS count of {joint.name!r} must be an integer, found {count_word!r}",
+                    channel_line,
+                )
+            names = []
+            for _ in range(int(count_word)):
+                channel, ch_line = tokens.take(f"a channel name for {joint.name!r}")
+                if channel.lower() not in _CHANNELS:
+                    raise tokens.error(
+                        f"unknown channel {channel!r} on joint {joint.name!r}", ch_line
+                    )
+                names.append(_CHANNELS[channel.lower()])
+            if len(set(names)) != len(names):
+                raise tokens.error(f"joint {joint.name!r} repeats a channel", channel_line)
+            joint.channels = names
+        elif keyword == "JOINT":
+            tokens.take("JOINT")
+            _parse_joint(tokens, joints, index, "JOINT")
+        elif keyword == "END":
+            _, end_line = tokens.take("End Site")
+            tokens.rest_of_line()  # "Site"
+            tokens.expect("{")
+            tokens.expect("OFFSET")
+            joint.end_site = np.array([tokens.number(f"End Site OFFSET of {joint.name!r}")
+                                       for _ in "xyz"])
+            tokens.expect("}")
+        else:
+            raise tokens.error(f"unexpected {word!r} in joint {joint.name!r}")
+    if not seen_offset:
+        raise tokens.error(f"joint {joint.name!r} has no OFFSET", line)
+
+
+def _parse_hierarchy(lines: list[str], path: str) -> list[_Joint]:
+    tokens = _Tokens(lines, path, end_line=len(lines) + 1)
+    tokens.expect("HIERARCHY")
+    joints: list[_Joint] = []
+    while tokens.peek() is not None:
+        word, line = tokens.take("ROOT")
+        if word.upper() != "ROOT":
+            raise tokens.error(f"expected 'ROOT', found {word!r}", line)
+        _parse_joint(tokens, joints, -1, "ROOT")
+    if not joints:
+        raise tokens.error("empty hierarchy: no ROOT joint")
+    return joints
+
+
+def _rotation_order(channels: list[str]) -> str:
+    """Euler order of the rotation channels as written; missing axes go last (angle 0)."""
+    axes = [c[0] for c in channels if c.endswith("rotation")]
+    return "".join(axes + [a for a in "XYZ" if a not in axes])
+
+
+def _frame_lines_error(data_lines: list[str], first_line: int, width: int, path: str) -> BVHError:
+    """Find the first bad frame line (slow path, only after the fast parse failed)."""
+    for offset, text in enumerate(data_lines):
+        values = text.split()
+        if not values:
+            continue
+        number = first_line + offset
+        if len(values) != width:
+            return BVHError(
+                f"{path}, line {number}: frame line has {len(values)} values, expected {width}"
+            )
+        for value in values:
+            try:
+                float(value)
+            except ValueError:
+                return BVHError(f"{path}, line {number}: {value!r} is not a number")
+    return BVHError(f"{path}, line {first_line}: cannot read the frame data")
+
+
+def _line_of_row(data_lines: list[str], first_line: int, row: int) -> int:
+    """File line number of the ``row``-th non-blank frame line."""
+    filled = [i for i, text in enumerate(data_lines) if text.strip()]
+    return first_line + filled[min(row, len(filled) - 1)]
+
+
+def _integer_fps(frame_time: float, text: str) -> float:
+    """``1 / frame_time``, snapped to a whole rate when the written digits allow it (0.0083333)."""
+    fps = 1.0 / frame_time
+    whole = round(fps)
+    if whole > 0 and "e" not in text.lower():
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        if abs(1.0 / whole - frame_time) <= 0.5 * 10.0 ** (-decimals) + 1e-15:
+            return float(whole)
+    return fps
+
+
+def _read_motion(lines: list[str], start: int, path: str, width: int):
+    """Frame count, frame time text/value and the ``(F, width)`` data below MOTION at ``start``."""
+    index = start + 1
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    match = _FRAMES.match(lines[index]) if index < len(lines) else None
+    if match is None:
+        raise BVHError(f"{path}, line {index + 1}: expected 'Frames: N' after MOTION")
+    if not match.group(1).isdigit():
+        raise BVHError(
+            f"{path}, line {index + 1}: frame count must be a whole number, found "
+            f"{match.group(1)!r}"
+        )
+    frame_count = int(match.group(1))
+    index += 1
+    match = _FRAME_TIME.match(lines[index]) if index < len(lines) else None
+    if match is None:
+        raise BVHError(f"{path}, line {index + 1}: expected 'Frame Time: seconds' after Frames")
+    text = match.group(1)
+    try:
+        frame_time = float(text)
+    except ValueError:
+        frame_time = float("nan")
+    if not (np.isfinite(frame_time) and frame_time > 0):
+        raise BVHError(
+            f"{path}, line {index + 1}: frame time must be a positive number, found {text!r}"
+        )
+    fps = _integer_fps(frame_time, text)
+    first_line = index + 2  # 1-based line number of the first frame line
+    data_lines = lines[index + 1 :]
+    while data_lines and not data_lines[-1].strip():
+        data_lines.pop()
+    if not data_lines:
+        data = np.zeros((0, width))
+    else:
+        try:
+            data = np.loadtxt(data_lines, dtype=np.float64, comments=None, ndmin=2)
+        except ValueError:
+            raise _frame_lines_error(data_lines, first_line, width, path) from None
+        if data.shape[1] != width:
+            raise _frame_lines_error(data_lines, first_line, width, path)
+    if data.shape[0] != frame_count:
+        raise BVHError(
+            f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} frame lines "
+            "follow (truncated file?)"
+        )
+    bad = ~np.isfinite(data)
+    if np.any(bad):
+        row, column = np.argwhere(bad)[0]
+        raise BVHError(
+            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
+            f"{data[row, column]} in column {int(column) + 1} is not finite"
+        )
+    return data, frame_time, fps
+
+
+def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
+    """Clip in file units and axes from parsed joints and ``(F, C)`` channel data."""
+    frames = data.shape[0]
+    count = len(joints)
+    offsets = np.stack([j.offset for j in joints])
+    skeleton = Skeleton(
+        names=[j.name for j in joints],
+        parents=np.array([j.parent for j in joints]),
+        offsets=offsets,
+        end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None},
+    )
+    # A trailing zero column stands in for rotation axes a joint has no channel for.
+    padded = np.concatenate([data, np.zeros((frames, 1))], axis=1)
+    zero_column = data.shape[1]
+    positions = np.broadcast_to(offsets, (frames, count, 3)).copy()
+    pos_joint, pos_axis, pos_column = [], [], []
+    by_order: dict[str, tuple[list[int], list[list[int]]]] = {}
+    column = 0
+    for index, joint in enumerate(joints):
+        rot_columns = {}
+        for name in joint.channels:
+            if name.endswith("position"):
+                pos_joint.append(index)
+                pos_axis.append("XYZ".index(name[0]))
+                pos_column.append(column)
+            else:
+                rot_columns[name[0]] = column
+            column += 1
+        if rot_columns:
+            order = _rotation_order(joint.channels)
+            members = by_order.setdefault(order, ([], []))
+            members[0].append(index)
+            members[1].append([rot_columns.get(axis, zero_column) for axis in order])
+    positions[:, pos_joint, pos_axis] = data[:, pos_column]
+    rotations = quat.identity((frames, count))
+    for order, (members, columns) in by_order.items():
+        angles = np.radians(padded[:, np.array(columns)])  # (F, n, 3)
+        rotations[:, members] = quat.from_euler(angles, order)
+    return Clip(skeleton, rotations, positions, fps)
+
+
+def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
+    """Global joint and end-site positions ``(N, 3)`` of the rest pose or of ``frame``.
+
+    One pose only, so FK runs on 3×3 matrices joint by joint (cheaper than batched quaternions).
+    """
+    skeleton = clip.skeleton
+    count = skeleton.joint_count
+    if frame is None:
+        matrices = np.broadcast_to(np.eye(3), (count, 3, 3))
+        translations = skeleton.offsets
+    else:
+        matrices = quat.to_matrix(clip.rotations[frame])
+        translations = clip.positions[frame]
+    world_rot = np.empty((count, 3, 3))
+    world_pos = np.empty((count, 3))
+    for joint, parent in enumerate(skeleton.parents):
+        if parent < 0:
+            world_rot[joint] = matrices[joint]
+            world_pos[joint] = translations[joint]
+        else:
+            world_rot[joint] = world_rot[parent] @ matrices[joint]
+            world_pos[joint] = world_pos[parent] + world_rot[parent] @ translations[joint]
+    tips = [world_pos[j] + world_rot[j] @ site for j, site in skeleton.end_sites.items()]
+    return np.concatenate([world_pos, np.array(tips).reshape(-1, 3)], axis=0)
+
+
+def _measure(clip: Clip, up: str) -> tuple[str, float]:
+    """``(up axis, body height in file units)`` from the rest pose and the first frame.
+
+    The up axis comes from the rest pose (usually a T-pose), or from the first frame when the
+    rest pose is collapsed (files whose position channels carry the skeleton); the height is
+    the taller of the two poses along it, since some rest poses splay or bend the legs.
+    """
+    rest = _pose_points(clip, None)
+    first = _pose_points(clip, 0) if clip.frame_count else rest
+    collapsed = np.ptp(rest, axis=0).max() < 0.25 * np.ptp(first, axis=0).max()
+    if up == "auto":
+        up = units.detect_up(first if collapsed else rest)
+    return up, max(units.body_height(rest, up), units.body_height(first, up))
+
+
+def _convert(clip: Clip, scale: float, turn_z_up: bool) -> Clip:
+    """The clip scaled to metres and, for Z-up files, turned to Y up at its roots."""
+    skeleton = clip.skeleton
+    offsets = skeleton.offsets * scale
+    positions = clip.positions * scale
+    rotations = clip.rotations
+    end_sites = {j: site * scale for j, site in skeleton.end_sites.items()}
+    if turn_z_up:
+        roots = skeleton.parents < 0
+        turn = units.Z_UP_TO_Y_UP
+        offsets[roots] = quat.rotate(turn, offsets[roots])
+        positions[:, roots] = quat.rotate(turn, positions[:, roots])
+        rotations = rotations.copy()
+        rotations[:, roots] = quat.mul(turn, rotations[:, roots])
+    converted = Skeleton(skeleton.names, skeleton.parents, offsets, end_sites)
+    return Clip(converted, rotations, positions, clip.fps)
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise BVHError(f"{path}: cannot read the file ({error.strerror or error})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+@overload
+def load(
+    path: str | PathLike[str],
+    *,
+    scale: float | Literal["auto"] = ...,
+    up: Literal["auto", "y", "z"] = ...,
+    return_info: Literal[False] = ...,
+) -> Clip: ...
+
+
+@overload
+def load(
+    path: str | PathLike[str],
+    *,
+    scale: float | Literal["auto"] = ...,
+    up: Literal["auto", "y", "z"] = ...,
+    return_info: Literal[True],
+) -> tuple[Clip, BVHInfo]: ...
+
+
+def load(
+    path: str | PathLike[str],
+    *,
+    scale: float | Literal["auto"] = "auto",
+    up: Literal["auto", "y", "z"] = "auto",
+    return_info: bool = False,
+) -> Clip | tuple[Clip, BVHInfo]:
+    """Read a BVH file as a clip in metres, Y up.
+
+    Args:
+        path: the .bvh file.
+        scale: metres per file unit, or "auto" to pick metres, centimetres, inches or CMU
+            units by the body's height (1.4–2.0 m), else scale the body to 1.7 m.
+        up: the file's up axis, "y", "z" or "auto" (the body's long axis); Z-up files are
+            turned to Y up at the root(s).
+        return_info: also return a :class:`BVHInfo`.
+
+    Returns:
+        The :class:`Clip` (``rotations (F, J, 4)``, ``positions (F, J, 3)`` metres; joints in
+        file order; position channels replace a joint's OFFSET frame by frame), and the
+        :class:`BVHInfo` when ``return_info`` is true.
+
+    Raises:
+        BVHError: naming the file and line for any malformed input.
+    """
+    name = str(path)
+    if up not in ("auto", "y", "z"):
+        raise BVHError(f"{name}: up must be 'auto', 'y' or 'z', got {up!r}")
+    if scale != "auto":
+        if isinstance(scale, str) or not (np.isfinite(scale) and scale > 0):
+            raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
+    lines = _read_text(name).splitlines()
+    motion = next(
+        (i for i, text in enumerate(lines) if text.strip().upper().startswith("MOTION")), None
+    )
+    if motion is None:
+        if not any(text.strip() for text in lines):
+            raise BVHError(f"{name}, line 1: the file is empty")
+        raise BVHError(f"{name}, line {len(lines)}: no MOTION section (truncated file?)")
+    joints = _parse_hierarchy(lines[:motion], name)
+    width = sum(len(j.channels) for j in joints)
+    data, frame_time, fps = _read_motion(lines, motion, name, width)
+    raw = _build_clip(joints, data, fps)
+
+    up_axis, raw_height = _measure(raw, up)
+    if scale == "auto":
+        unit, factor = units.choose_scale(raw_height)
+    else:
+        unit, factor = "given", float(scale)
+    clip = _convert(raw, factor, up_axis == "z")
+    if not return_info:
+        return clip
+    info = BVHInfo(
+        path=name,
+        unit=unit,
+        scale=factor,
+        up=up_axis,
+        standing_height=raw_height * factor,
+        frame_time=frame_time,
+        channels=tuple(tuple(j.channels) for j in joints),
+        rotation_orders=tuple(_rotation_order(j.channels) for j in joints),
+    )
+    return clip, info
