@@ -268,7 +268,8 @@ def _read_motion(lines: list[str], start: int, path: str, width: int):
     while data_lines and not data_lines[-1].strip():
         data_lines.pop()
     if not data_lines:
-        data = np.zeros((0, width))
+        # No channels at all: frame lines are empty, so trust the frame count.
+        data = np.zeros((frame_count if width == 0 else 0, width))
     else:
         try:
             data = np.loadtxt(data_lines, dtype=np.float64, comments=None, ndmin=2)
