@@ -1,0 +1,127 @@
+"""Leg and arm chains as joint indices, for IK, grounding and walking.
+
+``find_legs`` trusts the name mapping when it gives a connected thigh → shin → foot chain on
+both sides, and otherwise takes the two branches that end lowest in the rest pose.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from footfall.errors import MappingError
+from footfall.humanoid.bones import LEG_ROLES, SIDES
+from footfall.humanoid.mapping import map_skeleton
+from footfall.humanoid.topology import Hierarchy, legs_by_shape
+from footfall.skeleton import Skeleton
+
+
+class LegChain(NamedTuple):
+    """Joint indices of one leg: hip (thigh), knee, ankle and toe (``None`` when absent)."""
+
+    upper: int
+    lower: int
+    foot: int
+    toes: int | None
+
+
+class ArmChain(NamedTuple):
+    """Joint indices of one arm: clavicle (``None`` when absent), shoulder, elbow and wrist."""
+
+    shoulder: int | None
+    upper: int
+    lower: int
+    hand: int
+
+
+def find_legs(skeleton: Skeleton) -> dict[str, LegChain]:
+    """``{"left": LegChain, "right": LegChain}`` of a skeleton.
+
+    Raises :class:`MappingError` ("skeleton has no legs: …") when neither the names nor the rest
+    pose give two connected thigh → shin → foot chains.
+    """
+    hierarchy = Hierarchy.of(skeleton)
+    mapping = map_skeleton(skeleton).mapping
+    legs: dict[str, LegChain] = {}
+    problems = []
+    for side in SIDES:
+        bones = [mapping.get(side + role) for role in ("UpperLeg", "LowerLeg", "Foot", "Toes")]
+        if None in bones[:3]:
+            absent = [
+                side + role
+                for role, b in zip(("UpperLeg", "LowerLeg", "Foot"), bones, strict=False)
+                if b is None
+            ]
+            problems.append(f"no joint named like {', '.join(absent)}")
+            continue
+        upper, lower, foot = (skeleton.index(b) for b in bones[:3])  # type: ignore[arg-type]
+        toes = None if bones[3] is None else skeleton.index(bones[3])
+        if not (hierarchy.is_ancestor(upper, lower) and hierarchy.is_ancestor(lower, foot)):
+            problems.append(f"{bones[0]} → {bones[1]} → {bones[2]} is not one chain")
+            continue
+        if toes is not None and not hierarchy.is_ancestor(foot, toes):
+            toes = None
+        legs[side.lower()] = LegChain(upper, lower, foot, toes)
+    if len(legs) == 2:
+        return legs
+    not_legs = {
+        skeleton.index(source)
+        for bone, source in mapping.items()
+        if not any(bone.endswith(role) for role in LEG_ROLES) and bone != "Hips"
+    }
+    shaped = legs_by_shape(hierarchy, not_legs)
+    if len(shaped) == 2:
+        return {
+            side.lower(): LegChain(leg.upper, leg.lower, leg.foot, leg.toes)
+            for side, leg in shaped.items()
+        }
+    raise MappingError(
+        f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at least three "
+        f"joints end low in the rest pose (joints: {', '.join(skeleton.names[:12])}"
+        f"{', …' if skeleton.joint_count > 12 else ''})"
+    )
+
+
+def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
+    """``{"left": ArmChain, "right": ArmChain}`` of a skeleton, from the name mapping.
+
+    When no joint is named like a hand (RobotExpressive has only palm bones), the hand is the
+    forearm's child that leads to the middle finger, else its first child. Raises
+    :class:`MappingError` ("skeleton has no arms: …") when an upper arm or forearm is missing.
+    """
+    hierarchy = Hierarchy.of(skeleton)
+    mapping = map_skeleton(skeleton).mapping
+    arms: dict[str, ArmChain] = {}
+    for side in SIDES:
+        upper_name = mapping.get(side + "UpperArm")
+        lower_name = mapping.get(side + "LowerArm")
+        if upper_name is None or lower_name is None:
+            absent = side + ("UpperArm" if upper_name is None else "LowerArm")
+            raise MappingError(f"skeleton has no arms: no joint maps to {absent}")
+        upper, lower = skeleton.index(upper_name), skeleton.index(lower_name)
+        if not hierarchy.is_ancestor(upper, lower):
+            raise MappingError(
+                f"skeleton has no arms: {lower_name} does not hang below {upper_name}"
+            )
+        shoulder_name = mapping.get(side + "Shoulder")
+        shoulder = None if shoulder_name is None else skeleton.index(shoulder_name)
+        hand_name = mapping.get(side + "Hand")
+        if hand_name is not None:
+            hand = skeleton.index(hand_name)
+        else:
+            hand = _hand_below(skeleton, hierarchy, lower, mapping.get(side + "MiddleProximal"))
+        arms[side.lower()] = ArmChain(shoulder, upper, lower, hand)
+    return arms
+
+
+def _hand_below(
+    skeleton: Skeleton, hierarchy: Hierarchy, lower: int, middle_name: str | None
+) -> int:
+    children = hierarchy.children(lower)
+    if not children:
+        raise MappingError(f"skeleton has no arms: {skeleton.names[lower]} has no hand below it")
+    if middle_name is not None:
+        middle = skeleton.index(middle_name)
+        for child in children:
+            if child == middle or hierarchy.is_ancestor(child, middle):
+                return child
+    return children[0]

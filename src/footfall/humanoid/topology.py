@@ -1,0 +1,158 @@
+"""Hierarchy questions the name mapping asks: ancestry, paths, and legs found by shape alone.
+
+When only joint names are known (no skeleton), list order stands in for the hierarchy: every
+common format lists a parent before its children, so within one limb list order is chain order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from footfall.skeleton import Skeleton
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Joint names with their parents and rest positions when a skeleton is known.
+
+    Attributes:
+        names: joint names, length J.
+        parents: ``(J,)`` parent indices (−1 for roots), or ``None`` for a bare name list.
+        rest: ``(J, 3)`` global rest positions in metres, or ``None``.
+    """
+
+    names: tuple[str, ...]
+    parents: NDArray[np.int64] | None = None
+    rest: NDArray[np.float64] | None = None
+
+    @classmethod
+    def of(cls, names_or_skeleton: Skeleton | Sequence[str]) -> Hierarchy:
+        """A hierarchy from a :class:`Skeleton` (full structure) or a list of names (order only)."""
+        if isinstance(names_or_skeleton, Skeleton):
+            skeleton = names_or_skeleton
+            return cls(tuple(skeleton.names), skeleton.parents, skeleton.rest_positions())
+        return cls(tuple(str(name) for name in names_or_skeleton))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def depth(self, joint: int) -> int:
+        """Number of ancestors of ``joint`` (its list position when the parents are unknown)."""
+        if self.parents is None:
+            return joint
+        return len(self.ancestors(joint))
+
+    def ancestors(self, joint: int) -> list[int]:
+        """Ancestors of ``joint``, nearest first (every earlier joint for a bare name list)."""
+        if self.parents is None:
+            return list(range(joint - 1, -1, -1))
+        out = []
+        parent = int(self.parents[joint])
+        while parent >= 0:
+            out.append(parent)
+            parent = int(self.parents[parent])
+        return out
+
+    def is_ancestor(self, ancestor: int, joint: int) -> bool:
+        """True when ``ancestor`` lies above ``joint`` (strictly)."""
+        return ancestor in self.ancestors(joint)
+
+    def children(self, joint: int) -> list[int]:
+        """Direct children of ``joint`` (empty for a bare name list)."""
+        if self.parents is None:
+            return []
+        return [int(j) for j in np.nonzero(self.parents == joint)[0]]
+
+    def common_ancestor(self, a: int, b: int) -> int | None:
+        """Deepest joint above both ``a`` and ``b`` (strictly above each), or ``None``."""
+        above_b = set(self.ancestors(b))
+        for joint in self.ancestors(a):
+            if joint in above_b:
+                return joint
+        return None
+
+    def path_between(self, top: int, bottom: int) -> list[int]:
+        """Joints strictly between ``top`` and its descendant ``bottom``, top first."""
+        between = []
+        for joint in self.ancestors(bottom):
+            if joint == top:
+                return between[::-1]
+            between.append(joint)
+        return []
+
+    def longest_chain(self, joints: Sequence[int]) -> list[int]:
+        """The longest run of ``joints`` in which each is an ancestor of the next, top first."""
+        chosen = set(joints)
+        best: list[int] = []
+        for joint in sorted(joints, key=self.depth):
+            chain = [a for a in self.ancestors(joint)[::-1] if a in chosen] + [joint]
+            if len(chain) > len(best):
+                best = chain
+        return best
+
+
+@dataclass(frozen=True)
+class ShapeLeg:
+    """A leg found from the rest pose alone: joint indices top to bottom, and its side."""
+
+    side: str
+    upper: int
+    lower: int
+    foot: int
+    toes: int | None
+
+
+def legs_by_shape(hierarchy: Hierarchy, exclude: Collection[int] = ()) -> dict[str, ShapeLeg]:
+    """Legs of an unnamed rig: the two branches that end lowest in the rest pose.
+
+    Each branch from the joint where the two split must hold at least three joints; the thigh and
+    shin are the two consecutive bones of greatest total length, the foot follows them and the
+    next joint (if any) is the toes. A leg must be long (thigh + shin at least a quarter of the
+    rig's height) and hang down (foot below thigh by half that length), which rules out fingers
+    and ears. Branches through an ``exclude`` joint (ones already known to be arms, say) are
+    skipped. The branch with the larger x is the character's left (+X). Returns ``{}`` when no
+    such pair exists.
+    """
+    if hierarchy.parents is None or hierarchy.rest is None:
+        return {}
+    rest = hierarchy.rest
+    excluded = set(exclude)
+    leaves = [j for j in range(len(hierarchy)) if not hierarchy.children(j)]
+    leaves.sort(key=lambda j: (rest[j, 1], j))
+    for first_rank, first in enumerate(leaves):
+        for second in leaves[first_rank + 1 :]:
+            split = hierarchy.common_ancestor(first, second)
+            if split is None:
+                continue
+            branches = [hierarchy.path_between(split, leaf) + [leaf] for leaf in (first, second)]
+            if any(joint in excluded for branch in branches for joint in branch):
+                continue
+            legs = [_leg_on_branch(hierarchy, branch) for branch in branches]
+            if legs[0] is None or legs[1] is None:
+                continue
+            left_first = rest[legs[0][2], 0] >= rest[legs[1][2], 0]
+            order = ("Left", "Right") if left_first else ("Right", "Left")
+            return {side: ShapeLeg(side, *leg) for side, leg in zip(order, legs, strict=True)}
+    return {}
+
+
+def _leg_on_branch(
+    hierarchy: Hierarchy, branch: list[int]
+) -> tuple[int, int, int, int | None] | None:
+    if len(branch) < 3:
+        return None
+    rest = hierarchy.rest
+    assert rest is not None
+    bones = np.linalg.norm(np.diff(rest[branch], axis=0), axis=-1)
+    pairs = bones[:-1] + bones[1:]
+    top = int(np.argmax(pairs))
+    height = float(np.ptp(rest[:, 1]))
+    drop = rest[branch[top], 1] - rest[branch[top + 2], 1]
+    if pairs[top] <= 0.0 or pairs[top] < 0.25 * height or drop < 0.5 * pairs[top]:
+        return None
+    toes = branch[top + 3] if top + 3 < len(branch) else None
+    return branch[top], branch[top + 1], branch[top + 2], toes
