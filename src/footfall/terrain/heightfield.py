@@ -13,7 +13,7 @@ import numpy as np
 
 from footfall.errors import TerrainError
 from footfall.terrain.base import Terrain
-from footfall.terrain.hits import RayHits
+from footfall.terrain.hits import RayHits, as_points_xz
 from footfall.terrain.palette import ground_colors
 
 #: h(x, z) -> y, all ``(K,)`` metres.
@@ -107,13 +107,10 @@ class HeightfieldTerrain(Terrain):
     # ------------------------------------------------------------------------------ queries
     def height(self, xz: np.ndarray) -> np.ndarray:
         """Exact h(x, z) for ``xz (..., 2)``, ``(...)`` metres; NaN outside :attr:`bounds`."""
-        points = np.asarray(xz, dtype=np.float64)
-        if points.ndim == 0 or points.shape[-1] != 2:
-            raise TerrainError(f"ground points must have shape (..., 2); got {points.shape}")
+        points, shape = as_points_xz(xz)
         inside = self.contains(points)
-        flat = points.reshape(-1, 2)
-        values = np.asarray(self._height_fn(flat[:, 0], flat[:, 1]), float).reshape(inside.shape)
-        return np.where(inside, values, np.nan)
+        values = np.asarray(self._height_fn(points[:, 0], points[:, 1]), float)
+        return np.where(inside, values, np.nan).reshape(shape)
 
     def normal(self, xz: np.ndarray) -> np.ndarray:
         """Unit surface normal ``(K, 3)`` (facing up) at ground points ``(K, 2)``."""
@@ -141,8 +138,9 @@ class HeightfieldTerrain(Terrain):
 
         count = len(origin)
         (x_min, z_min), (x_max, z_max) = self.bounds
-        lo = np.array([x_min, self.height_range[0], z_min])
-        hi = np.array([x_max, self.height_range[1], z_max])
+        # Padded so rays touching the bounding box's faces are marched too.
+        lo = np.array([x_min, self.height_range[0], z_min]) - 1e-6
+        hi = np.array([x_max, self.height_range[1], z_max]) + 1e-6
         t_enter, t_leave = _slab(origin, direction, lo, hi)
         t_enter = np.maximum(t_enter, 0.0)
         t_leave = np.minimum(t_leave, limit)
@@ -155,7 +153,9 @@ class HeightfieldTerrain(Terrain):
             t = np.minimum(t_enter[searching, None] + steps, t_leave[searching, None])
             gap = self._gap(origin[searching], direction[searching], t)
             sign = np.sign(gap)
-            crossing = (sign[:, :-1] * sign[:, 1:] <= 0) & (t[:, 1:] > t[:, :-1])
+            crossing = (sign[:, :-1] == 0) | (
+                (sign[:, :-1] * sign[:, 1:] < 0) & (t[:, 1:] > t[:, :-1])
+            )
             found = crossing.any(axis=1)
             first = np.argmax(crossing, axis=1)
             rows = np.flatnonzero(found)

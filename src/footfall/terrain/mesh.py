@@ -25,18 +25,20 @@ from footfall.terrain.hits import RayHits
 EDGE_EPS = 1e-9
 #: Triangles whose x/z footprint is smaller than this (m²·2) are vertical: downward rays skip them.
 VERTICAL_EPS = 1e-12
-#: Automatic cells aim at this many triangles per cell, and are never larger than 1 m (seed 000).
-TRIANGLES_PER_CELL = 8
+#: Automatic cells are this many typical triangle footprints wide, never larger than 1 m (seed 000)
+#: and never so small that the grid passes MAX_CELLS.
+CELL_PER_TRIANGLE = 2.0
 MAX_CELL_SIZE = 1.0
-MAX_CELLS = 1 << 20
+MAX_CELLS = 1 << 18
 
 
 class MeshTerrain(Terrain):
     """Ground given as a triangle mesh (stairs with vertical risers, loaded files).
 
     vertices: ``(V, 3)`` metres, Y up. faces: ``(T, 3)`` vertex indices (any winding).
-    cell_size: grid cell edge in metres (None: about ``TRIANGLES_PER_CELL`` triangles per cell,
-    at most 1 m). vertex_colors: optional ``(V, 3)`` 0..1 for the viewer.
+    cell_size: grid cell edge in metres, one value or (x, z) (None: twice the median triangle
+    footprint along each axis, at most 1 m, so dense regions get a few triangles per cell
+    however large the flat faces elsewhere). vertex_colors: optional ``(V, 3)`` 0..1 for the viewer.
     """
 
     def __init__(
@@ -47,7 +49,7 @@ class MeshTerrain(Terrain):
         name: str = "mesh",
         params: dict[str, Any] | None = None,
         vertex_colors: np.ndarray | None = None,
-        cell_size: float | None = None,
+        cell_size: float | tuple[float, float] | None = None,
     ) -> None:
         vertices = np.asarray(vertices, dtype=np.float64)
         faces = np.asarray(faces)
@@ -100,19 +102,21 @@ class MeshTerrain(Terrain):
         pad = np.array([[0, 0, -1.0, 0, 0, 0, 0, 0, 0]])
         self._down = np.vstack([plane, pad])
 
-    def _build_grid(self, corners: np.ndarray, cell_size: float | None) -> None:
+    def _build_grid(
+        self, corners: np.ndarray, cell_size: float | tuple[float, float] | None
+    ) -> None:
         """Assign every non-degenerate triangle to each cell its x/z bounding box touches."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
         if cell_size is None:
-            area_per_cell = span_x * span_z * TRIANGLES_PER_CELL / len(corners)
-            cell_size = min(MAX_CELL_SIZE, float(np.sqrt(area_per_cell)))
-            cell_size = max(cell_size, float(np.sqrt(span_x * span_z / MAX_CELLS)))
-        elif not np.isfinite(cell_size) or cell_size <= 0:
-            raise TerrainError(f"{self.name}: cell_size must be positive; got {cell_size}")
+            size = _automatic_cell_size(corners, (span_x, span_z))
+        else:
+            size = np.broadcast_to(np.asarray(cell_size, dtype=np.float64), (2,))
+            if not (np.isfinite(size).all() and (size > 0).all()):
+                raise TerrainError(f"{self.name}: cell_size must be positive; got {cell_size}")
         self.cell_count = (
-            max(1, int(np.ceil(span_x / cell_size))),
-            max(1, int(np.ceil(span_z / cell_size))),
+            max(1, int(np.ceil(span_x / size[0] - 1e-9))),
+            max(1, int(np.ceil(span_z / size[1] - 1e-9))),
         )
         if self.cell_count[0] * self.cell_count[1] > MAX_CELLS:
             raise TerrainError(
@@ -249,6 +253,19 @@ class MeshTerrain(Terrain):
         facing[flip] *= -1
         normal[hit] = facing
         return RayHits(point, normal, hit, best_t)
+
+
+def _automatic_cell_size(corners: np.ndarray, span: tuple[float, float]) -> tuple[float, float]:
+    """Cell edges (x, z) metres from the median x/z footprint of the triangles ``(T, 3, 3)``."""
+    footprint = np.ptp(corners[:, :, [0, 2]], axis=1)  # (T, 2)
+    size = []
+    for axis in range(2):
+        extent = footprint[:, axis][footprint[:, axis] > 0]
+        typical = float(np.median(extent)) if extent.size else MAX_CELL_SIZE
+        size.append(min(CELL_PER_TRIANGLE * typical, MAX_CELL_SIZE))
+    cells = (span[0] / size[0]) * (span[1] / size[1])
+    grow = max(1.0, float(np.sqrt(cells / MAX_CELLS)))
+    return size[0] * grow, size[1] * grow
 
 
 def _slab(

@@ -183,7 +183,7 @@ def rocks(
     length: float = 32.0,
     width: float = 4.0,
     seed: int = 0,
-    count: int = 40,
+    count: int = 120,
     min_radius: float = 0.08,
     max_radius: float = 0.35,
     flatness: float = 0.5,
@@ -202,18 +202,31 @@ def rocks(
     tall = flatness * radius * rng.uniform(0.6, 1.4, count)
     centre_x = rng.uniform(0.0, max(bounds[1][0] - 2.0, 0.0), count)
     centre_z = rng.uniform(bounds[0][1], bounds[1][1], count)
+    # Rocks sorted by x: a point only looks at the window of rocks within max_radius in x.
+    order = np.argsort(centre_x)
+    sorted_x = centre_x[order]
+    rock = np.stack([centre_x, centre_z, radius, tall], axis=1)[order]
+    rock = np.vstack([rock, [np.inf, np.inf, 1.0, 0.0]])  # padding rock, never touched
 
     def caps(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        dx = np.asarray(x, float)[..., None] - centre_x
-        dz = np.asarray(z, float)[..., None] - centre_z
-        r = np.sqrt(dx**2 + dz**2)
-        inside = r < radius
-        phase = np.pi * np.minimum(r / radius, 1.0)
+        x, z = np.asarray(x, float), np.asarray(z, float)
+        first = np.searchsorted(sorted_x, x - max_radius, side="left")
+        last = np.searchsorted(sorted_x, x + max_radius, side="right")
+        window = int((last - first).max(initial=0))
+        index = first[..., None] + np.arange(window)
+        near = rock[np.where(index < last[..., None], index, count)]  # (..., W, 4)
+        dx, dz = x[..., None] - near[..., 0], z[..., None] - near[..., 1]
+        size, peak = near[..., 2], near[..., 3]
+        with np.errstate(invalid="ignore"):
+            r = np.sqrt(dx**2 + dz**2)
+        inside = r < size
+        phase = np.pi * np.minimum(r / size, 1.0)
         bell = np.where(inside, 0.5 + 0.5 * np.cos(phase), 0.0)
-        # d/dr of tall·bell²; divided by r to turn (dx, dz) into the gradient (finite at r → 0).
+        # d/dr of peak·bell²; divided by r to turn (dx, dz) into the gradient (finite at r → 0).
         sinc_term = np.where(inside & (r > 1e-12), np.sin(phase) / np.maximum(r, 1e-12), 0.0)
-        per_r = -tall * bell * sinc_term * np.pi / radius
-        return tall * bell**2, per_r, dx, dz
+        per_r = -peak * bell * sinc_term * np.pi / size
+        dx, dz = np.where(inside, dx, 0.0), np.where(inside, dz, 0.0)
+        return peak * bell**2, per_r, dx, dz
 
     def height(x: np.ndarray, z: np.ndarray) -> np.ndarray:
         return caps(x, z)[0].sum(axis=-1)
@@ -236,9 +249,18 @@ def rocks(
             "max_radius": max_radius,
             "flatness": flatness,
         },
-        height_range=(0.0, float(tall.sum()) if count else 0.0),
+        height_range=(0.0, _stack_bound(centre_x, centre_z, radius, tall)),
         march_step=0.005,
     )
+
+
+def _stack_bound(x: np.ndarray, z: np.ndarray, radius: np.ndarray, tall: np.ndarray) -> float:
+    """Upper bound of summed caps: inside rock i only rocks overlapping it add (metres)."""
+    if len(x) == 0:
+        return 0.0
+    gap = np.hypot(x[:, None] - x, z[:, None] - z)
+    overlapping = gap < radius[:, None] + radius
+    return float((overlapping * tall).sum(axis=1).max())
 
 
 # --------------------------------------------------------------------------- stairs (meshes)
