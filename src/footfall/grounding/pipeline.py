@@ -1,0 +1,325 @@
+"""The per-frame foot placement pipeline of SPEC §4 for K characters in one call.
+
+Input per frame: an animated pose on a flat floor at y = 0 (local rotations and translations,
+root placed in the world) and a :class:`FootPlan` (which feet are planted, swing progress, the
+current and next footstep). Output: the grounded pose and what each stage saw.
+
+Stages, each switchable per character (:class:`~footfall.grounding.params.GroundingParams`):
+1. downward rays under the body and each foot (the terrain tests only the chunk under a ray);
+2. tread snapping of the footsteps (seed 002, step 2) and the swing curve between plant heights;
+3. pelvis lowered so the lower foot reaches, never raised, followed smoothly (seed 000, 004);
+4. two-bone leg IK to the ankle targets (:func:`footfall.ik.solve_two_bone`);
+5. sole pitch/roll from the ground normal, faded over the swing, smoothed.
+With ``ik`` off the body follows the ground under it and the legs keep the animation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall import quat
+from footfall.errors import SkeletonError
+from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
+from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
+from footfall.grounding.footsteps import smoothstep, swing_offset, tread_snap_shift
+from footfall.grounding.params import (
+    DEFAULT_PARAMS,
+    GroundingParams,
+    ParamArrays,
+    stack_params,
+)
+from footfall.grounding.pelvis import follow, reach_limit
+from footfall.ik import solve_two_bone
+from footfall.skeleton import Skeleton, forward_kinematics
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+_XZ = [0, 2]
+
+
+@dataclass(frozen=True)
+class FootPlan:
+    """What the animation intends each foot to do this frame; ``(K, 2)`` = (character, foot).
+
+    stance: planted. swing: swing progress q ∈ [0, 1] (ignored while planted).
+    plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the current (or last) footstep.
+    next_plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the next footstep.
+    """
+
+    stance: BoolArray
+    swing: FloatArray
+    plant_xz: FloatArray
+    next_plant_xz: FloatArray
+
+
+@dataclass(frozen=True)
+class GroundedFrame:
+    """One grounded frame for K characters (left foot first on the foot axis).
+
+    rotations, positions: ``(K, J, 4)``, ``(K, J, 3)`` local pose. global_rotations,
+    global_positions: the same after FK. Per foot ``(K, 2)``: stance, ground_height (ground under
+    the sole below the ankle), sole_gap (that sole point − ground: + floating, − sinking),
+    sole_pitch, sole_roll (radians, as applied), clamped (leg stretched to its limit),
+    fallback (ground missing or out of reach: the animated foot was kept). ray_origin,
+    ray_hit, ankle_target: ``(K, 2, 3)``. pelvis_height, pelvis_offset: ``(K,)`` metres.
+    """
+
+    rotations: FloatArray
+    positions: FloatArray
+    global_rotations: FloatArray
+    global_positions: FloatArray
+    stance: BoolArray
+    ground_height: FloatArray
+    sole_gap: FloatArray
+    sole_pitch: FloatArray
+    sole_roll: FloatArray
+    clamped: BoolArray
+    fallback: BoolArray
+    ray_origin: FloatArray
+    ray_hit: FloatArray
+    ankle_target: FloatArray
+    pelvis_height: FloatArray
+    pelvis_offset: FloatArray
+
+
+class GroundingPipeline:
+    """Grounds K animated characters on a terrain, one frame per :meth:`step`.
+
+    The only state is what must persist between frames: the smoothed pelvis offset, the
+    smoothed sole angles and a cache of snapped footsteps (so tread snapping rays are cast once
+    per footstep, not per frame).
+
+    Args:
+        skeleton: the characters' skeleton (all K share it).
+        terrain: a :class:`footfall.terrain.Terrain`.
+        count: number of characters K.
+        params: one :class:`GroundingParams` or one per character.
+        legs: override for the (left, right) legs; found by :func:`footfall.humanoid.find_legs`.
+    """
+
+    def __init__(
+        self,
+        skeleton: Skeleton,
+        terrain: Any,
+        count: int = 1,
+        params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,
+        legs: Any = None,
+    ) -> None:
+        if count < 1:
+            raise SkeletonError(f"count must be ≥ 1, got {count}")
+        self.skeleton = skeleton
+        self.terrain = terrain
+        self.count = count
+        self.legs: tuple[Leg, Leg] = legs_of(skeleton, legs)
+        self.feet: tuple[FootModel, FootModel] = tuple(foot_model(skeleton, g) for g in self.legs)
+        self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
+        self._upper = np.array([g.upper for g in self.legs])
+        self._lower = np.array([g.lower for g in self.legs])
+        self._foot = np.array([g.foot for g in self.legs])
+        self._hip_parent = skeleton.parents[self._upper]
+        lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
+        self.leg_length = lengths.sum(axis=1)  # (2,)
+        self._ankle_height = np.array([f.ankle_height for f in self.feet])
+        self._foot_forward = np.stack([f.forward for f in self.feet])  # (2, 3)
+        self._heel = np.array([f.heel_back for f in self.feet])
+        self._toe = np.array([f.toe_forward for f in self.feet])
+        self._below_ankle = np.stack([f.below_ankle for f in self.feet])
+        self.params = params
+
+    @property
+    def params(self) -> ParamArrays:
+        """The per-character parameters as ``(K,)`` arrays (assign GroundingParams to change)."""
+        return self._params
+
+    @params.setter
+    def params(self, params: GroundingParams | Sequence[GroundingParams]) -> None:
+        self._params = stack_params(params, self.count)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the smoothing state and the footstep cache (next frame starts afresh)."""
+        self._pelvis_offset = np.full(self.count, np.nan)
+        self._angles = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
+        self._cache_keys = np.full((self.count, 2, 2, 2), np.nan)  # (K, foot, plant/next, xz)
+        self._cache_values = np.zeros((self.count, 2, 2, 5))  # shift xz, height, hit, snapped
+
+    def step(
+        self,
+        rotations: ArrayLike,
+        positions: ArrayLike,
+        plan: FootPlan,
+        dt: float = 1 / 60,
+        ik: ArrayLike | None = None,
+    ) -> GroundedFrame:
+        """Ground one animated frame of K characters.
+
+        rotations: ``(K, J, 4)`` local rotations; positions: ``(K, J, 3)`` local translations
+        (root in world metres, animated for a flat floor at y = 0). dt: seconds since the last
+        frame (clamped to 0.05). ik: optional ``(K,)`` bool, ANDed with the ``ik`` switch.
+        """
+        p = self._params
+        ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool), (self.count,))
+        dt = float(min(max(dt, 0.0), 0.05))
+        rotations = np.array(rotations, dtype=np.float64)
+        positions = np.array(positions, dtype=np.float64)
+        count, joints = self.count, self.skeleton.joint_count
+        if rotations.shape != (count, joints, 4) or positions.shape != (count, joints, 3):
+            raise SkeletonError(
+                f"pose shapes {rotations.shape}, {positions.shape}; expected ({count}, {joints}, 4)"
+                f" and ({count}, {joints}, 3)"
+            )
+        stance = np.broadcast_to(np.asarray(plan.stance, dtype=bool), (count, 2))
+        swing = np.broadcast_to(np.asarray(plan.swing, dtype=np.float64), (count, 2))
+        grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
+        hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
+        foot_rot = grot[:, self._foot]  # (K, 2, 4)
+        ik = ik_on[:, None]  # (K, 1)
+        leg = self.leg_length[None, :]
+
+        # 1. The ground under the body: where the body goes when a foot cannot be grounded.
+        body_hits = self.terrain.raycast_down(gpos[:, self.root, _XZ])
+        body_ground = np.where(body_hits.hit, body_hits.height, 0.0)
+
+        # 2. Footsteps: snapped shift and plant heights (cached per footstep), swing curve.
+        forward, _ = heading_frame(quat.rotate(foot_rot, self._foot_forward))
+        shift, plant_height, plant_hit = self._footsteps(plan, forward, ik_on & p.tread_snap)
+        eased = smoothstep(swing)[..., None]
+        moving = shift[:, :, 0] + (shift[:, :, 1] - shift[:, :, 0]) * eased
+        foot_shift = np.where(stance[..., None], shift[:, :, 0], moving)
+        target = ankle.copy()
+        target[..., _XZ] += foot_shift
+        foot_hits = self.terrain.raycast_down(target[..., _XZ])
+        swing_ground = swing_offset(plant_height[..., 0], plant_height[..., 1], swing)
+        ground = np.where(stance, foot_hits.height, swing_ground)
+        found = np.where(stance, foot_hits.hit, plant_hit[..., 0] & plant_hit[..., 1])
+        with np.errstate(invalid="ignore"):
+            reachable = found & (
+                np.abs(ground - body_ground[:, None]) <= p.max_step_ratio[:, None] * leg
+            )
+        grounded = ik & reachable
+        fallback = ik & ~reachable
+        offset = np.where(grounded, ground, body_ground[:, None])
+        target[..., _XZ] = np.where(grounded[..., None], target[..., _XZ], ankle[..., _XZ])
+
+        # 5 (angles first: they lift the ankle). Sole pitch and roll, faded over the swing.
+        pitch, roll = slope_angles(foot_hits.normal, forward, p.steep_normal_y[:, None],
+                                   p.max_slope[:, None])
+        fade = np.where(stance, 1.0, np.abs(np.cos(np.pi * swing)))
+        aligned = grounded & p.foot_align[:, None] & foot_hits.hit
+        goal = np.stack([pitch, roll], axis=-1) * np.where(aligned, fade, 0.0)[..., None]
+        rate = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
+        self._angles = np.where(
+            np.isinf(rate), goal, self._angles + (goal - self._angles) * -np.expm1(-rate * dt)
+        )
+        pitch, roll = self._angles[..., 0], self._angles[..., 1]
+        lift = ankle_lift(pitch, roll, self._ankle_height[None, :])
+        target[..., 1] = ankle[..., 1] + offset + lift
+
+        # 3. Pelvis: never above the animated height over the body's ground; lowered to reach.
+        pelvis_y = gpos[:, self.root, 1]
+        reach = np.minimum(
+            np.maximum(p.reach_ratio[:, None] * leg, np.linalg.norm(ankle - hip, axis=-1)),
+            p.max_reach[:, None] * leg,
+        )
+        limit = reach_limit(target, hip, pelvis_y[:, None], reach)
+        lowered = np.minimum(body_ground, limit.min(axis=1) - pelvis_y)
+        pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground)
+        rate = np.where(p.smoothing, p.pelvis_rate, np.inf)
+        self._pelvis_offset = follow(self._pelvis_offset, pelvis_goal, rate, p.pelvis_snap, dt)
+        lift_body = self._pelvis_offset
+        positions[:, self.root, 1] += lift_body
+        gpos[..., 1] += lift_body[:, None]
+        hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
+
+        # 4. Leg IK to the ankle targets; the foot keeps its animated world rotation, tilted.
+        solved = solve_two_bone(hip, knee, ankle, target, max_reach=p.max_reach[:, None])
+        upper_rot = quat.mul(solved.upper_rotation, grot[:, self._upper])
+        lower_rot = quat.mul(solved.lower_rotation, grot[:, self._lower])
+        foot_goal = quat.mul(align_rotation(pitch, roll, forward), foot_rot)
+        parent_rot = grot[:, self._hip_parent]
+        new_local = np.stack(
+            [quat.inv_mul(parent_rot, upper_rot), quat.inv_mul(upper_rot, lower_rot),
+             quat.inv_mul(lower_rot, foot_goal)], axis=2
+        )  # (K, 2, 3, 4)
+        chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
+        old_local = rotations[:, chains]
+        rotations[:, chains] = np.where(ik[..., None, None], new_local, old_local)
+
+        grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
+        sole = gpos[:, self._foot] + quat.rotate(grot[:, self._foot], self._below_ankle)
+        sole_hits = self.terrain.raycast_down(sole[..., _XZ])
+        under = np.where(sole_hits.hit, sole_hits.height, offset)
+        ray_hit = np.concatenate([sole[..., :1], under[..., None], sole[..., 2:]], axis=-1)
+        ray_origin = ray_hit.copy()
+        ray_origin[..., 1] = target[..., 1] + 1.5 * leg
+        return GroundedFrame(
+            rotations=rotations,
+            positions=positions,
+            global_rotations=grot,
+            global_positions=gpos,
+            stance=stance.copy(),
+            ground_height=under,
+            sole_gap=sole[..., 1] - under,
+            sole_pitch=np.where(ik, pitch, 0.0),
+            sole_roll=np.where(ik, roll, 0.0),
+            clamped=ik & solved.clamped,
+            fallback=fallback,
+            ray_origin=ray_origin,
+            ray_hit=ray_hit,
+            ankle_target=target,
+            pelvis_height=gpos[:, self.root, 1],
+            pelvis_offset=lift_body.copy(),
+        )
+
+    def _footsteps(
+        self, plan: FootPlan, forward: FloatArray, snap: BoolArray
+    ) -> tuple[FloatArray, FloatArray, BoolArray]:
+        """Snap shift ``(K, 2, 2, 2)``, ground height and hit ``(K, 2, 2)`` of plant and next.
+
+        The middle axis 2 is (current plant, next plant). Results are cached by footstep
+        position, so each footstep costs its rays once.
+        """
+        count = self.count
+        keys = np.stack(
+            [np.broadcast_to(plan.plant_xz, (count, 2, 2)),
+             np.broadcast_to(plan.next_plant_xz, (count, 2, 2))], axis=2
+        ).astype(np.float64)  # (K, foot, which, xz)
+        values = np.zeros((count, 2, 2, 5))
+        known = np.zeros((count, 2, 2), dtype=bool)
+        snap_flag = np.broadcast_to(snap[:, None, None], (count, 2, 2)).astype(np.float64)
+        for slot in range(2):  # reuse last frame's plant or next plant
+            same = np.all(keys == self._cache_keys[:, :, slot : slot + 1], axis=-1)
+            same &= self._cache_values[:, :, slot : slot + 1, 4] == snap_flag
+            take = same & ~known
+            values = np.where(take[..., None], self._cache_values[:, :, slot : slot + 1], values)
+            known |= same
+        todo = ~known
+        if np.any(todo):
+            index = np.nonzero(todo)
+            plant = keys[index]  # (N, 2)
+            direction = np.broadcast_to(forward[..., None, _XZ], (count, 2, 2, 2))[index]
+            leg_foot = index[1]
+            shift = np.zeros_like(plant)
+            snapping = snap[index[0]]
+            if np.any(snapping):
+                p = self._params
+                rows = index[0][snapping]
+                shift[snapping] = tread_snap_shift(
+                    self.terrain, plant[snapping], direction[snapping],
+                    self._heel[leg_foot[snapping]], self._toe[leg_foot[snapping]],
+                    p.tread_margin[rows], float(p.tread_search.max()),
+                    p.tread_tolerance[rows], float(p.tread_spacing.min()),
+                )
+            hits = self.terrain.raycast_down(plant + shift)
+            values[index] = np.concatenate(
+                [shift, np.where(hits.hit, hits.height, 0.0)[:, None], hits.hit[:, None],
+                 snapping[:, None]], axis=1
+            )
+        self._cache_keys = keys
+        self._cache_values = values
+        return values[..., :2], values[..., 2], values[..., 3] > 0.5

@@ -1,0 +1,227 @@
+"""Seed 000's stepping walker: a test character that walks along +X over any terrain.
+
+Each :meth:`StepWalker.step` advances the walk clock by one fixed step, builds the flat-ground
+walk (footsteps from the walk phase, planted feet on y = 0, the swing curve with its lift, the
+pelvis low enough that both legs reach, legs solved by two-bone IK) and hands that pose with its
+footstep plan to the :class:`~footfall.grounding.GroundingPipeline`. Characters with ``ik`` off
+play the same flat walk with the body following the ground under it (seed 000's right bunny,
+seed 002's group A).
+
+It works for any two-legged skeleton: the bunny of :mod:`footfall.bunny` or a humanoid loaded
+from BVH (legs found by :func:`footfall.humanoid.find_legs`). Walk sizes scale with the leg
+length against the bunny's 0.37 m.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall import quat
+from footfall.bunny import PROPORTIONS
+from footfall.errors import SkeletonError
+from footfall.grounding.footsteps import plan_steps, swing_height
+from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
+from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
+from footfall.ik import solve_two_bone
+from footfall.skeleton import Skeleton, forward_kinematics
+
+FloatArray = NDArray[np.float64]
+
+#: Seed 000's bunny walk, in leg lengths: pelvis-to-ankle height while walking (0.35 / 0.37),
+#: step length (0.62 / 0.37), pelvis bob (0.02 / 0.37).
+WALK_HEIGHT = (PROPORTIONS.walk_pelvis_height - PROPORTIONS.hip_drop - PROPORTIONS.ankle_height) / (
+    PROPORTIONS.leg_length
+)
+STEP_LENGTH = PROPORTIONS.step_length / PROPORTIONS.leg_length
+BOB = 0.02 / PROPORTIONS.leg_length
+#: Softness of the min() that keeps the flat-walk pelvis reachable, in leg lengths.
+PELVIS_SOFTNESS = 0.01 / PROPORTIONS.leg_length
+MAX_DT = 0.05
+#: Walking direction +X: the character's +Z forward turned about +Y by 90°.
+HEADING = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
+
+
+@dataclass(frozen=True)
+class WalkerFrame(GroundedFrame):
+    """A :class:`GroundedFrame` plus the walk clock: time (s), distance and swing ``(K, 2)``."""
+
+    time: float = 0.0
+    distance: FloatArray | None = None
+    swing: FloatArray | None = None
+
+
+class StepWalker:
+    """K characters walking seed 000's step along +X, grounded by one batched pipeline.
+
+    Args:
+        skeleton: the character (all K share it); legs from ``find_legs`` unless ``legs`` given.
+        terrain: a :class:`footfall.terrain.Terrain`.
+        count: number of characters K.
+        params: one :class:`GroundingParams` or one per character (settable later).
+        ik: per-character IK switch (settable: ``walker.ik[k] = False``).
+        lateral_z: ``(K,)`` world z of each character's walking line, metres.
+        start_x: ``(K,)`` world x of each character at time 0, metres.
+        speed: ground speed, m/s (scalar or ``(K,)``; settable).
+    """
+
+    def __init__(
+        self,
+        skeleton: Skeleton,
+        terrain: Any,
+        count: int = 1,
+        *,
+        params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,
+        ik: bool | Sequence[bool] = True,
+        lateral_z: ArrayLike | None = None,
+        start_x: ArrayLike | None = None,
+        speed: float | ArrayLike = 0.75,
+        legs: Any = None,
+    ) -> None:
+        self.pipeline = GroundingPipeline(skeleton, terrain, count, params, legs)
+        self.skeleton = skeleton
+        self.count = count
+        self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))
+        self.lateral_z = self._per_character(lateral_z, 0.0, "lateral_z")
+        self.start_x = self._per_character(start_x, 0.0, "start_x")
+        self.speed = speed
+        self.distance = np.zeros(count)
+        self.time = 0.0
+        pipe = self.pipeline
+        self.leg_length = float(pipe.leg_length.mean())
+        self.scale = self.leg_length / PROPORTIONS.leg_length
+        rest = skeleton.rest_positions()
+        root = pipe.root
+        self._upper = np.array([g.upper for g in pipe.legs])
+        self._lower = np.array([g.lower for g in pipe.legs])
+        self._foot = np.array([g.foot for g in pipe.legs])
+        self.ankle_height = float(np.mean([f.ankle_height for f in pipe.feet]))
+        hip_drop = float(rest[root, 1] - rest[self._upper, 1].mean())
+        self.walk_pelvis_height = hip_drop + self.ankle_height + WALK_HEIGHT * self.leg_length
+        self.step_length = STEP_LENGTH * self.leg_length
+        self.bob = BOB * self.leg_length
+        # Where each foot walks sideways: straight under its hip, heading applied.
+        hip_side = quat.rotate(HEADING, rest[self._upper] - rest[root])
+        self._foot_z = hip_side[:, 2]  # (2,)
+        self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
+        self._rest_rotations = quat.identity((skeleton.joint_count,))
+        self._extras = _bunny_extras(skeleton)
+
+    @staticmethod
+    def _per_character(values: ArrayLike | None, default: float, name: str) -> FloatArray:
+        return np.asarray(values if values is not None else default, dtype=np.float64)
+
+    @property
+    def params(self) -> Any:
+        """Per-character grounding parameters (assign one or K GroundingParams)."""
+        return self.pipeline.params
+
+    @params.setter
+    def params(self, params: GroundingParams | Sequence[GroundingParams]) -> None:
+        self.pipeline.params = params
+
+    @property
+    def speed(self) -> FloatArray:
+        """Ground speed ``(K,)``, m/s."""
+        return self._speed
+
+    @speed.setter
+    def speed(self, speed: float | ArrayLike) -> None:
+        speed = np.array(np.broadcast_to(np.asarray(speed, dtype=np.float64), (self.count,)))
+        if not np.all(np.isfinite(speed)) or np.any(speed < 0):
+            raise SkeletonError(f"walker speed must be finite and ≥ 0; got {speed}")
+        self._speed = speed
+
+    def body_x(self) -> FloatArray:
+        """World x of each character's pelvis ``(K,)``."""
+        return np.broadcast_to(self.start_x, (self.count,)) + self.distance
+
+    def flat_pose(self) -> tuple[FloatArray, FloatArray, FootPlan]:
+        """The walk on flat ground at the current clock: local rotations ``(K, J, 4)``,
+        translations ``(K, J, 3)`` and the footstep plan (world xz)."""
+        count = self.count
+        step = self.step_length
+        plan = plan_steps(self.distance, step)
+        start = np.broadcast_to(self.start_x, (count,))[:, None]
+        lateral = np.broadcast_to(self.lateral_z, (count,))[:, None]
+        foot_x = start + plan.foot_track()
+        swing_y = swing_height(0.0, 0.0, plan.swing, 0.02 * self.scale, 0.09 * self.scale)
+        foot_y = np.where(plan.stance, 0.0, swing_y)
+        foot_z = lateral + self._foot_z
+        ankle = np.stack([foot_x, foot_y + self.ankle_height, foot_z], axis=-1)  # (K, 2, 3)
+
+        # Pelvis: seed 000's bob, kept low enough that both legs reach (a soft min, so smooth).
+        phase = self.distance / step
+        bob = self.walk_pelvis_height + self.bob * np.cos(4.0 * np.pi * phase)
+        pelvis_x = start[:, 0] + self.distance
+        hip = np.stack(
+            [pelvis_x[:, None] + self._hip_from_pelvis[:, 0], np.zeros((count, 2)),
+             lateral + self._hip_from_pelvis[:, 2]], axis=-1
+        )
+        horizontal = np.hypot(hip[..., 0] - ankle[..., 0], hip[..., 2] - ankle[..., 2])
+        reach = 0.98 * self.pipeline.leg_length[None, :]
+        limits = ankle[..., 1] + np.sqrt(np.maximum(reach**2 - horizontal**2, 0.0))
+        limits = limits - self._hip_from_pelvis[None, :, 1]
+        heights = np.concatenate([bob[:, None], limits], axis=1)
+        soft = PELVIS_SOFTNESS * self.leg_length
+        low = heights.min(axis=1)
+        pelvis_y = low - soft * np.log(np.exp(-(heights - low[:, None]) / soft).sum(axis=1))
+
+        rotations = np.broadcast_to(self._rest_rotations, (count, self.skeleton.joint_count, 4))
+        rotations = rotations.copy()
+        positions = np.broadcast_to(self.skeleton.offsets, rotations.shape[:-1] + (3,)).copy()
+        root = self.pipeline.root
+        rotations[:, root] = HEADING
+        positions[:, root] = np.stack([pelvis_x, pelvis_y, lateral[:, 0]], axis=-1)
+        for joint, axis, angle in self._extras(phase):
+            rotations[:, joint] = quat.from_axis_angle(axis, angle)
+
+        grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
+        knee = gpos[:, self._lower]
+        forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))
+        solved = solve_two_bone(
+            gpos[:, self._upper], knee, gpos[:, self._foot], ankle,
+            pole=knee + forward * self.leg_length,
+        )
+        upper_rot = quat.mul(solved.upper_rotation, grot[:, self._upper])
+        lower_rot = quat.mul(solved.lower_rotation, grot[:, self._lower])
+        parents = self.skeleton.parents
+        rotations[:, self._upper] = quat.inv_mul(grot[:, parents[self._upper]], upper_rot)
+        rotations[:, self._lower] = quat.inv_mul(upper_rot, lower_rot)
+        rotations[:, self._foot] = quat.inv_mul(lower_rot, HEADING)  # soles flat, toes forward
+        plant = np.stack([start + plan.plant, foot_z], axis=-1)
+        next_plant = np.stack([start + plan.next_plant, foot_z], axis=-1)
+        return rotations, positions, FootPlan(plan.stance, plan.swing, plant, next_plant)
+
+    def step(self, dt: float = 1 / 60) -> WalkerFrame:
+        """Advance every character by ``min(dt, 0.05)`` seconds and return the grounded frame."""
+        dt = float(min(max(dt, 0.0), MAX_DT))
+        self.distance = self.distance + self._speed * dt
+        self.time += dt
+        rotations, positions, plan = self.flat_pose()
+        frame = self.pipeline.step(rotations, positions, plan, dt, ik=self.ik)
+        fields = {name: getattr(frame, name) for name in GroundedFrame.__dataclass_fields__}
+        return WalkerFrame(**fields, time=self.time, distance=self.distance.copy(),
+                           swing=np.asarray(plan.swing).copy())
+
+
+def _bunny_extras(skeleton: Skeleton) -> Any:
+    """Seed 000's upper-body motion where the joints exist: spine lean 0.07, arms ±0.5 sin."""
+    names = set(skeleton.names)
+    x_axis = np.array([1.0, 0.0, 0.0])
+    extras = []
+    if "Spine" in names:
+        extras.append((skeleton.index("Spine"), 0.07, 0.0))
+    if "LeftUpperArm" in names and "RightUpperArm" in names and "Tail" in names:
+        extras.append((skeleton.index("LeftUpperArm"), 0.0, 0.5))
+        extras.append((skeleton.index("RightUpperArm"), 0.0, -0.5))
+
+    def pose(phase: FloatArray) -> list[tuple[int, FloatArray, FloatArray]]:
+        swing = np.sin(2.0 * np.pi * phase)
+        return [(j, x_axis, np.full_like(swing, lean) + amp * swing) for j, lean, amp in extras]
+
+    return pose

@@ -1,0 +1,95 @@
+"""Seed 000's stepping walker: the API the browser demo drives, on the bunny."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from footfall.bunny import bunny_skeleton
+from footfall.errors import SkeletonError
+from footfall.grounding import GroundingParams, Leg
+from footfall.terrain import scene
+from footfall.walker import StepWalker
+
+SKELETON = bunny_skeleton()
+LEGS = {
+    side: Leg(*(SKELETON.index(f"{s}{part}") for part in ("UpperLeg", "LowerLeg", "Foot", "Toes")))
+    for side, s in (("left", "Left"), ("right", "Right"))
+}
+
+
+def test_walker_frame_fields_are_batched() -> None:
+    walker = StepWalker(SKELETON, scene("course"), 2, ik=[True, False], lateral_z=[0.3, -0.3],
+                        start_x=[0.5, 2.5], legs=LEGS)
+    frame = walker.step(1 / 60)
+    k, j = 2, SKELETON.joint_count
+    assert frame.rotations.shape == (k, j, 4) and frame.positions.shape == (k, j, 3)
+    assert frame.global_positions.shape == (k, j, 3)
+    assert frame.global_rotations.shape == (k, j, 4)
+    for name in ("stance", "ground_height", "sole_gap", "sole_pitch", "sole_roll", "clamped"):
+        assert getattr(frame, name).shape == (k, 2), name
+    assert frame.ray_origin.shape == frame.ray_hit.shape == (k, 2, 3)
+    assert frame.pelvis_height.shape == (k,)
+    assert np.all(frame.ray_origin[..., 1] > frame.ray_hit[..., 1])
+    assert frame.global_positions[:, 0, 0] == pytest.approx([0.5 + 0.75 / 60, 2.5 + 0.75 / 60])
+
+
+def test_dt_is_clamped_and_speed_settable() -> None:
+    walker = StepWalker(SKELETON, scene("flat"), 1, legs=LEGS)
+    walker.step(1.0)
+    assert walker.distance[0] == pytest.approx(0.75 * 0.05)
+    walker.speed = 1.4
+    walker.step(1 / 60)
+    assert walker.distance[0] == pytest.approx(0.75 * 0.05 + 1.4 / 60)
+    with pytest.raises(SkeletonError, match="speed"):
+        walker.speed = -1.0
+
+
+def test_planted_feet_do_not_slide_on_flat_ground() -> None:
+    walker = StepWalker(SKELETON, scene("flat"), 1, legs=LEGS)
+    feet = [SKELETON.index("LeftFoot"), SKELETON.index("RightFoot")]
+    previous = None
+    slides = []
+    for _ in range(100):
+        frame = walker.step(1 / 60)
+        ankles = frame.global_positions[0, feet]
+        if previous is not None:
+            both = frame.stance[0] & previous[1]
+            slides.extend(np.linalg.norm((ankles - previous[0])[both][:, [0, 2]], axis=-1))
+        previous = (ankles, frame.stance[0])
+    assert len(slides) > 50
+    assert max(slides) < 1e-9
+    # seed 000's bunny: sole on the ground at the plant, ankle 0.1 up
+    assert frame.sole_gap[frame.stance] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_per_character_switches_change_the_result() -> None:
+    stairs = scene("stairs", step_height=0.1)
+    # going down (from the landing) the lower foot needs the pelvis lowered (seed 002)
+    walker = StepWalker(SKELETON, stairs, 2, legs=LEGS, lateral_z=[0.0, 1.0], start_x=3.0)
+    walker.ik[1] = False
+    pelvis = []
+    for _ in range(120):
+        frame = walker.step(1 / 60)
+        pelvis.append(frame.pelvis_offset)
+    pelvis = np.array(pelvis)
+    # IK on lowers the pelvis below the body's ground height at times; IK off never does.
+    assert np.all(pelvis[:, 0] <= pelvis[:, 1] + 1e-12)
+    assert np.max(pelvis[:, 1] - pelvis[:, 0]) > 0.02
+    assert walker.ik.tolist() == [True, False]
+    walker.params = [GroundingParams(), GroundingParams().without("pelvis")]
+    assert walker.params.pelvis.tolist() == [True, False]
+    assert np.all(np.isfinite(frame.global_positions))
+
+
+def test_ik_off_shows_gaps_on_stairs_and_ik_on_closes_them() -> None:
+    stairs = scene("stairs", step_height=0.12)
+    walker = StepWalker(SKELETON, stairs, 2, ik=[True, False], legs=LEGS, lateral_z=[0.0, 1.0],
+                        start_x=0.4)
+    on, off = [], []
+    for _ in range(360):
+        frame = walker.step(1 / 60)
+        on.extend(np.abs(frame.sole_gap[0][frame.stance[0]]))
+        off.extend(np.abs(frame.sole_gap[1][frame.stance[1]]))
+    assert np.mean(on) < 0.002
+    assert np.max(off) > 0.1
