@@ -1,0 +1,203 @@
+"""Which target bone follows which source bone, and the calibrated rotation offsets.
+
+Seed 001 caches, per bone, ``offset = inv(source_world) * target_world`` in a T- or I-pose and
+applies ``target_world = source_world * offset`` at runtime. Bones are matched through the
+canonical humanoid names (``footfall.humanoid``); the spine and neck are matched as chains
+(``spine.py``); joints no canonical bone covers fall back to a joint of the same name, else
+they keep their calibration-pose local rotation.
+
+The two calibration poses need not be the same pose: with ``match_directions`` the target's
+upper and lower arms and legs are first turned (shortest arc) to point where the source's do, so
+a T-posed avatar calibrates against an I-posed capture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall import quat
+from footfall.errors import MappingError, SkeletonError
+from footfall.retarget.spine import ChainMatch, match_chains
+from footfall.skeleton import Skeleton, forward_kinematics
+
+FloatArray = NDArray[np.float64]
+
+LEG_BONES = ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "RightUpperLeg", "RightLowerLeg",
+             "RightFoot")
+REQUIRED_BONES = ("Hips", *LEG_BONES)
+LIMBS = {
+    "left_leg": ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
+    "right_leg": ("RightUpperLeg", "RightLowerLeg", "RightFoot"),
+    "left_arm": ("LeftUpperArm", "LeftLowerArm", "LeftHand"),
+    "right_arm": ("RightUpperArm", "RightLowerArm", "RightHand"),
+}
+# Bone → the bone whose direction it points along, matched between T- and I-poses.
+DIRECTION_PAIRS = (
+    ("LeftUpperLeg", "LeftLowerLeg"), ("LeftLowerLeg", "LeftFoot"),
+    ("RightUpperLeg", "RightLowerLeg"), ("RightLowerLeg", "RightFoot"),
+    ("LeftUpperArm", "LeftLowerArm"), ("LeftLowerArm", "LeftHand"),
+    ("RightUpperArm", "RightLowerArm"), ("RightLowerArm", "RightHand"),
+)
+
+
+def canonical_mapping(
+    skeleton: Skeleton, override: Mapping[str, str | None] | str | None, role: str
+) -> dict[str, str]:
+    """``{canonical bone: joint name}`` for ``skeleton`` (``role`` names it in errors).
+
+    Raises :class:`MappingError` when the mapping names joints the skeleton lacks or the
+    skeleton has no legs (hips, upper/lower leg and foot on both sides are required).
+    """
+    from footfall.humanoid import map_skeleton
+
+    mapping = dict(map_skeleton(skeleton, override).mapping)
+    absent = [f"{bone}={name!r}" for bone, name in mapping.items() if name not in skeleton.names]
+    if absent:
+        raise MappingError(f"{role} mapping names joints the skeleton lacks: {', '.join(absent)}")
+    missing = [bone for bone in REQUIRED_BONES if bone not in mapping]
+    if missing:
+        raise MappingError(
+            f"{role} skeleton has no legs to retarget: missing {', '.join(missing)} "
+            f"(joints: {', '.join(skeleton.names[:12])}{'…' if skeleton.joint_count > 12 else ''})"
+        )
+    return mapping
+
+
+@dataclass(frozen=True)
+class Correspondence:
+    """Target joints driven by source joints.
+
+    Attributes:
+        target_joints, source_joints: ``(M,)`` pairs (target follows source's world rotation).
+        limbs: ``{limb: ((t_upper, t_lower, t_tip), (s_upper, s_lower, s_tip))}`` for the limbs
+            both skeletons have.
+        hips: ``(target hips, source hips)``.
+        spine: the spine and neck chain matches.
+    """
+
+    target_joints: NDArray[np.int64]
+    source_joints: NDArray[np.int64]
+    limbs: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]]
+    hips: tuple[int, int]
+    spine: list[ChainMatch]
+
+
+def correspond(
+    source: Skeleton,
+    target: Skeleton,
+    source_map: Mapping[str, str],
+    target_map: Mapping[str, str],
+) -> Correspondence:
+    """Pair target joints with source joints (canonical names, chains, then equal names)."""
+    pairs: dict[int, int] = {}
+    for bone, target_name in target_map.items():
+        if bone not in source_map:
+            continue
+        pairs[target.index(target_name)] = source.index(source_map[bone])
+    chains = match_chains(source, target, source_map, target_map)
+    for chain in chains:
+        for t, s in zip(chain.target, chain.source_for_target, strict=True):
+            pairs[t] = s
+    taken_sources = set(source_map.values())
+    for t, name in enumerate(target.names):
+        if t not in pairs and name in source.names and name not in taken_sources:
+            pairs[t] = source.index(name)
+    limbs = {}
+    for limb, bones in LIMBS.items():
+        if all(b in target_map and b in source_map for b in bones):
+            limbs[limb] = (tuple(target.index(target_map[b]) for b in bones),
+                           tuple(source.index(source_map[b]) for b in bones))
+    order = sorted(pairs)
+    return Correspondence(
+        target_joints=np.array(order, dtype=np.int64),
+        source_joints=np.array([pairs[t] for t in order], dtype=np.int64),
+        limbs=limbs,
+        hips=(target.index(target_map["Hips"]), source.index(source_map["Hips"])),
+        spine=chains,
+    )
+
+
+def match_directions(
+    source: Skeleton,
+    target: Skeleton,
+    source_map: Mapping[str, str],
+    target_map: Mapping[str, str],
+    source_pose: FloatArray,
+    target_pose: FloatArray,
+) -> FloatArray:
+    """Target calibration local rotations ``(J, 4)`` with limbs turned to the source's directions.
+
+    Each upper/lower arm and leg is turned by the shortest arc taking its direction (to the next
+    bone) onto the source's direction in the source calibration pose.
+    """
+    _, source_pos = forward_kinematics(source.parents, source_pose, source.offsets)
+    local = np.array(target_pose, dtype=np.float64, copy=True)
+    for bone, child in DIRECTION_PAIRS:
+        if not all(b in source_map and b in target_map for b in (bone, child)):
+            continue
+        t, tc = target.index(target_map[bone]), target.index(target_map[child])
+        s, sc = source.index(source_map[bone]), source.index(source_map[child])
+        grot, gpos = forward_kinematics(target.parents, local, target.offsets)
+        turn = quat.between(gpos[tc] - gpos[t], source_pos[sc] - source_pos[s])
+        new_world = quat.mul(turn, grot[t])
+        parent = int(target.parents[t])
+        # Only this joint's local rotation changes, so everything below it turns along.
+        local[t] = new_world if parent < 0 else quat.inv_mul(grot[parent], new_world)
+    return local
+
+
+def check_limb_lengths(skeleton: Skeleton, mapping: Mapping[str, str], role: str,
+                       pose: ArrayLike) -> None:
+    """Raise :class:`SkeletonError` if a limb bone of the calibration pose has zero length."""
+    _, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+    for bones in LIMBS.values():
+        if not all(b in mapping for b in bones):
+            continue
+        for upper, lower in ((bones[0], bones[1]), (bones[1], bones[2])):
+            length = float(np.linalg.norm(gpos[skeleton.index(mapping[lower])]
+                                          - gpos[skeleton.index(mapping[upper])]))
+            if not length > 1e-6:
+                raise SkeletonError(
+                    f"{role} calibration pose: bone {upper} ({mapping[upper]!r}) → {lower} "
+                    f"({mapping[lower]!r}) has length {length:.3g} m; limbs need non-zero bones"
+                )
+
+
+@dataclass(frozen=True)
+class Measures:
+    """Sizes of one skeleton in its calibration pose (metres, world Y up).
+
+    Attributes:
+        floor: lowest leg joint (toes or ankle) height.
+        hips_height: hips above the floor (the "leg length" of the hip correction).
+        ankle_height: ``(2,)`` left/right ankle above the floor.
+        neck_height: neck (or head) above the floor.
+        toe_height: ``(2,)`` left/right toe joint above the floor (0 without toes).
+    """
+
+    floor: float
+    hips_height: float
+    ankle_height: FloatArray
+    neck_height: float
+    toe_height: FloatArray
+
+    @classmethod
+    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> Measures:
+        """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``."""
+        _, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+        legs = [b for b in (*LEG_BONES, "LeftToes", "RightToes") if b in mapping]
+        heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in legs}
+        floor = min(heights.values())
+        neck_bone = "Neck" if "Neck" in mapping else ("Head" if "Head" in mapping else "Hips")
+        return cls(
+            floor=floor,
+            hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
+            ankle_height=np.array([heights["LeftFoot"] - floor, heights["RightFoot"] - floor]),
+            neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
+            toe_height=np.array([heights.get("LeftToes", floor) - floor,
+                                 heights.get("RightToes", floor) - floor]),
+        )

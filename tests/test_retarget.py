@@ -1,0 +1,291 @@
+"""Retargeter core: identity, across real rigs, spine redistribution, live step, bad input."""
+
+import itertools
+from functools import cache
+
+import numpy as np
+import pytest
+
+from conftest import BVH_FILES
+from footfall import bvh, quat
+from footfall.errors import MappingError, SkeletonError
+from footfall.retarget import Retargeter
+from footfall.retarget.spine import group_last
+from footfall.skeleton import Clip, Skeleton
+
+FEET = ("LeftFoot", "RightFoot")
+TOES = ("LeftToes", "RightToes")
+HANDS = ("LeftHand", "RightHand")
+# One file per rig (the two CMU files are the same motion in other units).
+RIGS = [p for p in BVH_FILES if p.stem != "cmu_131_01_metres"]
+
+
+@cache
+def load(path) -> Clip:
+    return bvh.load(path)
+
+
+def joints(skeleton: Skeleton, mapping: dict, bones: tuple[str, ...]) -> list[int]:
+    return [skeleton.index(mapping[b]) for b in bones]
+
+
+def skate_ratio(positions: np.ndarray, heights: np.ndarray, fps: float) -> float:
+    """GMD foot-skate ratio (contact < 5 cm in both frames; > 0.5 m/s, 5-frame average too)."""
+    from footfall.metrics import foot_skate_ratio
+
+    return foot_skate_ratio(positions, heights, fps)
+
+
+# ---------------------------------------------------------------- identity
+
+
+@pytest.mark.parametrize("path", BVH_FILES, ids=lambda p: p.stem)
+def test_identity_reproduces_global_positions(path) -> None:
+    clip = load(path)
+    retargeter = Retargeter(clip.skeleton, clip.skeleton)
+    out = retargeter.apply(clip)
+    assert out.frame_count == clip.frame_count
+    np.testing.assert_allclose(out.global_positions(), clip.global_positions(), atol=1e-6)
+
+
+# ---------------------------------------------------------------- across rigs
+
+
+def pairs():
+    return [(a, b) for a, b in itertools.permutations(RIGS, 2)]
+
+
+@pytest.mark.parametrize("source_path, target_path", pairs(),
+                         ids=lambda p: p.stem)
+def test_across_rigs_feet_grounded_no_skate_paths_scaled(source_path, target_path) -> None:
+    source, target = load(source_path), load(target_path)
+    r = Retargeter(source.skeleton, target.skeleton)
+    out = r.apply(source)
+    assert out.skeleton is target.skeleton
+    gs, gt = source.global_positions(), out.global_positions()
+    assert np.all(np.isfinite(gt))
+    s = r.size_ratio
+    an_s, an_t = joints(source.skeleton, r.source_map, FEET), joints(target.skeleton,
+                                                                      r.target_map, FEET)
+    to_s, to_t = joints(source.skeleton, r.source_map, TOES), joints(target.skeleton,
+                                                                      r.target_map, TOES)
+    # Lowest foot point (ankle or toe) above its own standing height.
+    low_s = np.minimum(gs[:, an_s, 1] - r.source_measures.ankle_height,
+                       gs[:, to_s, 1] - r.source_measures.toe_height)
+    low_t = np.minimum(gt[:, an_t, 1] - r.target_measures.ankle_height,
+                       gt[:, to_t, 1] - r.target_measures.toe_height)
+    contact = low_s < np.percentile(low_s, 5) + 0.02
+    assert contact.mean() > 0.2
+    assert np.mean(np.abs(low_t - low_s)[contact]) <= 0.01
+    # Foot skate (ankles and toes, GMD definition), no worse than the source's + 0.01.
+    feet_s, feet_t = an_s + to_s, an_t + to_t
+    rest_s = np.r_[r.source_measures.ankle_height, r.source_measures.toe_height]
+    rest_t = np.r_[r.target_measures.ankle_height, r.target_measures.toe_height]
+    source_skate = skate_ratio(gs[:, feet_s], gs[:, feet_s, 1] - rest_s, source.fps)
+    target_skate = skate_ratio(gt[:, feet_t], gt[:, feet_t, 1] - rest_t, source.fps)
+    assert target_skate <= source_skate + 0.01
+    # Feet follow the source's paths scaled by the size ratio.
+    ankle_path = np.linalg.norm(gt[:, an_t][..., [0, 2]] - s * gs[:, an_s][..., [0, 2]], axis=-1)
+    assert ankle_path.mean() < 0.015 and ankle_path.max() < 0.1
+    toe_path = np.linalg.norm(gt[:, to_t][..., [0, 2]] - s * gs[:, to_s][..., [0, 2]], axis=-1)
+    assert toe_path.mean() < 0.04
+
+
+@pytest.mark.parametrize("source_path, target_path", pairs(), ids=lambda p: p.stem)
+def test_hands_follow_scaled_source_with_arm_ik(source_path, target_path) -> None:
+    source, target = load(source_path), load(target_path)
+    r = Retargeter(source.skeleton, target.skeleton)
+    r.settings["ik_mode"] = "ik"
+    out = r.apply(source)
+    gs, gt = source.global_positions(), out.global_positions()
+    hips_t, hips_s = r.correspondence.hips
+    hand_s = joints(source.skeleton, r.source_map, HANDS)
+    hand_t = joints(target.skeleton, r.target_map, HANDS)
+    relative_t = gt[:, hand_t] - gt[:, [hips_t]]
+    relative_s = gs[:, hand_s] - gs[:, [hips_s]]
+    error = np.linalg.norm(relative_t - r.size_ratio * relative_s, axis=-1)
+    assert error.mean() < 0.05  # out-of-reach frames stay short by the reach clamp only
+    # Switching the arms' IK off lets the hands drift with the rig's own proportions.
+    r.settings["ik_mode"] = "fk"
+    gt_fk = r.apply(source).global_positions()
+    error_fk = np.linalg.norm(gt_fk[:, hand_t] - gt_fk[:, [hips_t]] - r.size_ratio * relative_s,
+                              axis=-1)
+    assert error_fk.mean() > error.mean()
+
+
+def test_t_pose_target_calibrates_against_i_pose_source() -> None:
+    cmu = load(next(p for p in RIGS if p.stem == "cmu_131_01"))  # rest: arms down
+    mixamo = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))  # rest: T-pose
+    r = Retargeter(cmu.skeleton, mixamo.skeleton)
+    pose = Clip.from_rest(cmu.skeleton)
+    rot, pos = r.step(pose.rotations[0], pose.positions[0])
+    out = Clip(mixamo.skeleton, rot[None], pos[None], 60.0).global_positions()[0]
+    hand = mixamo.skeleton.index(r.target_map["LeftHand"])
+    shoulder = mixamo.skeleton.index(r.target_map["LeftUpperArm"])
+    arm = out[hand] - out[shoulder]
+    assert arm[1] < -0.8 * np.linalg.norm(arm)  # the avatar's arm hangs down like the source's
+
+
+# ---------------------------------------------------------------- spine redistribution
+
+
+def spine_rig(count: int) -> Skeleton:
+    """Hips, legs, ``count`` spine bones, neck, head; all upright in the rest pose."""
+    names = ["Hips"]
+    parents = [-1]
+    offsets = [[0.0, 0.9, 0.0]]
+    for side, x in (("Left", 0.1), ("Right", -0.1)):
+        start = len(names)
+        names += [f"{side}UpperLeg", f"{side}LowerLeg", f"{side}Foot", f"{side}Toes"]
+        parents += [0, start, start + 1, start + 2]
+        offsets += [[x, -0.05, 0], [0, -0.4, 0], [0, -0.4, 0], [0, -0.05, 0.1]]
+    spine_names = (["Spine", "Chest", "UpperChest"] if count == 3
+                   else [f"Spine{k}" if k else "Spine" for k in range(count)])
+    for k, name in enumerate(spine_names):
+        parents.append(0 if k == 0 else len(names) - 1)
+        names.append(name)
+        offsets.append([0, 0.5 / count, 0])
+    parents += [len(names) - 1, len(names)]
+    names += ["Neck", "Head"]
+    offsets += [[0, 0.1, 0], [0, 0.1, 0]]
+    return Skeleton(names, np.array(parents), np.array(offsets, dtype=float))
+
+
+@pytest.mark.parametrize("source_count, target_count", [(5, 3), (3, 5)])
+def test_spine_redistribution_keeps_chest_and_neck(source_count, target_count) -> None:
+    source, target = spine_rig(source_count), spine_rig(target_count)
+    rng = np.random.default_rng(3)
+    frames = 20
+    clip = Clip.from_rest(source, frames)
+    spine = [j for j, n in enumerate(source.names) if n.startswith(("Spine", "Chest", "Upper"))]
+    for j in [*spine, source.index("Neck"), source.index("Head")]:
+        clip.rotations[:, j] = quat.from_scaled_angle_axis(rng.normal(0, 0.25, (frames, 3)))
+    r = Retargeter(source, target)
+    out = r.apply(clip)
+    gs, gt = clip.global_rotations(), out.global_rotations()
+    chest_s, chest_t = spine[-1], target.index("Neck") - 1
+    assert quat.angle_between(gs[:, chest_s], gt[:, chest_t]).max() < 1e-6
+    for name in ("Neck", "Head"):
+        angle = quat.angle_between(gs[:, source.index(name)], gt[:, target.index(name)])
+        assert angle.max() < 1e-6
+    # The middle of the chain follows the grouped source bones too.
+    chains = {c.name: c for c in r.correspondence.spine}
+    assert [source.names[j] for j in chains["spine"].source_for_target] == [
+        source.names[spine[i]] for i in group_last(source_count, target_count)]
+
+
+def test_group_last() -> None:
+    assert group_last(5, 3) == [1, 3, 4]
+    assert group_last(3, 5) == [0, 1, 1, 2, 2]
+    assert group_last(4, 4) == [0, 1, 2, 3]
+    assert group_last(0, 3) == []
+
+
+# ---------------------------------------------------------------- live step
+
+
+def test_step_equals_apply_frame_by_frame() -> None:
+    source = load(next(p for p in RIGS if p.stem == "games105_walk60"))[:40]
+    target = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
+    offline = Retargeter(source.skeleton, target.skeleton)
+    live = Retargeter(source.skeleton, target.skeleton)
+    out = offline.apply(source)
+    for f in range(source.frame_count):
+        rot, pos = live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
+        np.testing.assert_allclose(quat.unroll_sign(np.stack([out.rotations[f], rot]))[1],
+                                   quat.unroll_sign(np.stack([out.rotations[f], rot]))[0],
+                                   atol=1e-9)
+        np.testing.assert_allclose(pos, out.positions[f], atol=1e-9)
+
+
+def test_floor_height_and_avatar_scale() -> None:
+    clip = load(next(p for p in RIGS if p.stem == "games105_walk60"))[:30]
+    r = Retargeter(clip.skeleton, clip.skeleton)
+    base = r.apply(clip).global_positions()
+    r.settings["floor_height"] = 0.1
+    raised = r.apply(clip).global_positions()
+    foot = clip.skeleton.index(r.target_map["LeftFoot"])
+    np.testing.assert_allclose(raised[:, foot, 1] - base[:, foot, 1], 0.1, atol=1e-6)
+    r.settings["floor_height"] = 0.0
+    r.settings["avatar_scale"] = 2.0
+    big = r.apply(clip)
+    assert big.skeleton.offsets[1] == pytest.approx(2 * clip.skeleton.offsets[1])
+    g = big.global_positions()
+    hips = r.correspondence.hips[0]
+    # Twice the size: the hips stand twice as high and travel twice as far.
+    assert np.mean(g[:, hips, 1]) == pytest.approx(np.mean(base[:, hips, 1])
+                                                   + r.target_measures.hips_height, abs=0.02)
+    np.testing.assert_allclose(g[:, hips, [0, 2]], 2 * base[:, hips, [0, 2]], atol=1e-6)
+
+
+def test_head_offset_fingers_and_auto_calibration() -> None:
+    clip = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))[:5]
+    r = Retargeter(clip.skeleton, clip.skeleton)
+    base = r.apply(clip)
+    r.settings["head_rotation_offset_y_deg"] = 30.0
+    turned = r.apply(clip)
+    head = clip.skeleton.index(r.target_map["Head"])
+    angle = np.degrees(quat.angle_between(base.rotations[:, head], turned.rotations[:, head]))
+    np.testing.assert_allclose(angle, 30.0, atol=1e-6)
+    r.settings["head_rotation_offset_y_deg"] = 0.0
+    r.set_hand_pose("rock")
+    fist = r.apply(clip)
+    finger_joints = set(r.fingers.joints.ravel().tolist()) - {-1}
+    body = [j for j in range(clip.skeleton.joint_count) if j not in finger_joints]
+    np.testing.assert_allclose(fist.rotations[:, body], base.rotations[:, body], atol=1e-12)
+    assert not np.allclose(fist.rotations[:, sorted(finger_joints)],
+                           base.rotations[:, sorted(finger_joints)])
+    assert r.auto_calibrate() == pytest.approx(1.0)
+    # Head-forward calibration: after it, the head faces the body's heading.
+    offset = r.calibrate_head_forward(clip.rotations[2], clip.positions[2])
+    assert np.all(np.abs(offset) <= 180.0)
+
+
+def test_settings_saved_and_restored(tmp_path) -> None:
+    clip = load(next(p for p in RIGS if p.stem == "games105_walk60"))
+    r = Retargeter(clip.skeleton, clip.skeleton)
+    r.settings["floor_height"] = 0.05
+    r.save("walker", tmp_path)
+    fresh = Retargeter(clip.skeleton, clip.skeleton)
+    fresh.load("walker", tmp_path)
+    assert fresh.settings["floor_height"] == 0.05
+    np.testing.assert_allclose(fresh.offsets, r.offsets)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_mapping_naming_missing_bones_raises() -> None:
+    clip = load(RIGS[0])
+    with pytest.raises(MappingError, match="NoSuchJoint"):
+        Retargeter(clip.skeleton, clip.skeleton, mapping={"LeftHand": "NoSuchJoint"})
+
+
+def test_skeleton_without_legs_raises() -> None:
+    clip = load(RIGS[0])
+    torso = Skeleton(["Hips", "Spine", "Chest", "Neck", "Head"], np.array([-1, 0, 1, 2, 3]),
+                     np.array([[0, 1, 0], [0, 0.1, 0], [0, 0.2, 0], [0, 0.2, 0], [0, 0.1, 0]]))
+    with pytest.raises(MappingError, match="no legs.*LeftUpperLeg"):
+        Retargeter(clip.skeleton, torso)
+    with pytest.raises(MappingError, match="source skeleton has no legs"):
+        Retargeter(torso, clip.skeleton)
+
+
+def test_zero_length_bone_in_t_pose_raises() -> None:
+    rig = spine_rig(3)
+    offsets = rig.offsets.copy()
+    offsets[rig.index("LeftLowerLeg")] = 0.0
+    broken = Skeleton(rig.names, rig.parents, offsets)
+    with pytest.raises(SkeletonError, match="LeftUpperLeg.*LeftLowerLeg.*length 0"):
+        Retargeter(rig, broken)
+
+
+def test_clip_of_another_skeleton_and_nan_clip_raise() -> None:
+    a, b = load(RIGS[0]), load(RIGS[1])
+    r = Retargeter(a.skeleton, b.skeleton)
+    with pytest.raises(SkeletonError, match="does not match"):
+        r.apply(b)
+    bad = a[:3].copy()
+    bad.rotations[1, 2] = np.nan
+    with pytest.raises(SkeletonError, match="frame 1"):
+        r.apply(bad)
