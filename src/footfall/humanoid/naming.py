@@ -188,19 +188,25 @@ def split_words(name: str) -> list[str]:
     # Namespaces (mixamorig:, Maya DAG paths) say nothing about the bone.
     local = re.split(r"[:|/\\]", name)[-1]
     words: list[str] = []
-    for piece in re.split(r"[^A-Za-z0-9]+", local):
-        for token in _CAMEL.findall(piece):
-            lower = token.lower()
-            if lower.isdigit() or lower in _VOCABULARY:
-                words.append(lower)
-            else:
-                words.extend(_segment(lower))
+    for run in re.findall(r"[A-Za-z]+|\d+", local):
+        if run.isdigit():
+            words.append(run)
+            continue
+        humps = [word for token in _CAMEL.findall(run) for word in _segment(token.lower())]
+        if all(word in _VOCABULARY for word in humps):
+            words.extend(humps)
+            continue
+        # Humps can cut in the wrong place ("KNEEl" → "KNE", "El"): try the run as one token.
+        glued = _segment(run.lower())
+        words.extend(glued if all(word in _VOCABULARY for word in glued) else humps)
     return words
 
 
 @lru_cache(maxsize=4096)
 def _segment(token: str) -> tuple[str, ...]:
     """Split a glued lower-case token into the fewest vocabulary words, or keep it whole."""
+    if token in _VOCABULARY:
+        return (token,)
     count = len(token)
     best: list[tuple[str, ...] | None] = [None] * (count + 1)
     best[0] = ()
