@@ -18,22 +18,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.errors import SkeletonError
-from footfall.ik._vector import (
-    TINY,
-    FloatArray,
-    any_perpendicular,
-    cross,
-    dot,
-    norm,
-    reject,
-    unit,
-)
+from footfall.ik import _components as C
+from footfall.ik._vector import TINY, FloatArray
 
 # The shortest reach is |L1 − L2| plus this share of L1 + L2, so the triangle always exists.
 MIN_REACH_SLACK = 1e-6
 # Below this sine the limb counts as straight and its bend plane is undefined.
 _STRAIGHT_SINE = 1e-9
-_DOWN = np.array([0.0, -1.0, 0.0])
 
 
 @dataclass(frozen=True)
@@ -93,71 +84,127 @@ def mid_position(
     )
 
 
-def _rotate_about(vector: FloatArray, axis: FloatArray, angle: FloatArray) -> FloatArray:
-    """Rotate ``vector`` (perpendicular to the unit ``axis``) by ``angle`` about ``axis``."""
-    return np.cos(angle)[..., None] * vector + np.sin(angle)[..., None] * cross(axis, vector)
+_BLOCK = 8192  # solves per block: keeps the ~60 temporaries of the core in the CPU cache
 
 
 def _bend_direction(
-    direction: FloatArray,
-    upper: FloatArray,
-    old_normal: FloatArray,
-    old_bent: FloatArray,
-    pole_offset: FloatArray | None,
+    direction: C.Vec,
+    upper: C.Vec,
+    upper_length: FloatArray,
+    old_normal: C.Vec,
+    old_bent: NDArray[np.bool_],
+    pole_offset: C.Vec | None,
     pole_weight: FloatArray,
-) -> FloatArray:
-    """Unit direction ``(..., 3)`` perpendicular to ``direction`` toward which the knee goes.
+) -> C.Vec:
+    """Unit direction perpendicular to ``direction`` toward which the middle joint goes.
 
     The current bend keeps the old bend plane (new direction crossed with the old plane normal),
     else the old knee's side of the new line; the pole's is the pole's side of the line. The
     pole weight turns the current bend toward the pole's about the line. Where neither exists
     (straight limb, pole on the axis), any perpendicular (world +Z preferred).
     """
-    fallback = any_perpendicular(direction)
-    keep_plane = cross(direction, old_normal)
-    keep_plane_length = norm(keep_plane)
-    side = reject(upper, direction)
-    side_length = norm(side)
-    upper_length = norm(upper)
+    def fallback() -> C.Vec:
+        return C.any_perpendicular(direction)
+
+    keep_plane = C.cross(direction, old_normal)
+    keep_plane_length = C.norm(keep_plane)
     plane_ok = old_bent & (keep_plane_length > _STRAIGHT_SINE)
-    side_ok = side_length > _STRAIGHT_SINE * upper_length + TINY
-    current = np.where(
-        plane_ok[..., None],
-        keep_plane / np.where(plane_ok, keep_plane_length, 1.0)[..., None],
-        unit(side, fallback),
-    )
-    current_ok = plane_ok | side_ok
+    side_tiny = _STRAIGHT_SINE * upper_length + TINY
+
+    def side() -> C.Vec:
+        return C.unit(C.reject(upper, direction), fallback, side_tiny)
+
+    current = C.unit_with(keep_plane, np.where(plane_ok, keep_plane_length, 0.0), side, 0.0)
     if pole_offset is None:
-        return np.where(current_ok[..., None], current, fallback)
-    toward_pole = reject(pole_offset, direction)
-    pole_length = norm(toward_pole)
-    pole_ok = pole_length > _STRAIGHT_SINE * norm(pole_offset) + TINY
-    toward_pole = unit(toward_pole, fallback)
-    angle = np.arctan2(dot(cross(current, toward_pole), direction), dot(current, toward_pole))
-    blended = _rotate_about(current, direction, pole_weight * angle)
-    blended = np.where(pole_weight[..., None] >= 1.0, toward_pole, blended)
-    chosen = np.where(current_ok[..., None], current, fallback)
-    chosen = np.where(pole_ok[..., None], toward_pole, chosen)
-    return np.where((pole_ok & current_ok)[..., None], blended, chosen)
+        return current
+    toward_pole = C.reject(pole_offset, direction)
+    pole_length = C.norm(toward_pole)
+    pole_tiny = _STRAIGHT_SINE * C.norm(pole_offset) + TINY
+    toward_pole = C.unit_with(toward_pole, pole_length, current, pole_tiny)
+    if np.any(pole_weight < 1.0):
+        current_ok = plane_ok | (C.norm(C.reject(upper, direction)) > side_tiny)
+        angle = np.arctan2(
+            C.dot(C.cross(current, toward_pole), direction), C.dot(current, toward_pole)
+        )
+        angle = np.where(current_ok, np.minimum(pole_weight, 1.0) * angle, angle)
+        cosine, sine = np.cos(angle), np.sin(angle)
+        toward_pole = C.add(C.scale(current, cosine), C.scale(C.cross(direction, current), sine))
+    return toward_pole
 
 
-def _frame_delta(
-    old_axis: FloatArray, old_normal: FloatArray, new_axis: FloatArray, new_normal: FloatArray
-) -> FloatArray:
-    """Rotation ``(..., 4)`` taking the orthonormal pair (old axis, normal) onto the new pair."""
-    old_side = cross(old_axis, old_normal)
-    new_side = cross(new_axis, new_normal)
-    matrix = (
-        new_axis[..., :, None] * old_axis[..., None, :]
-        + new_normal[..., :, None] * old_normal[..., None, :]
-        + new_side[..., :, None] * old_side[..., None, :]
+def _solve_block(
+    root: C.Vec,
+    mid: C.Vec,
+    tip: C.Vec,
+    target: C.Vec,
+    pole: C.Vec | None,
+    pole_weight: FloatArray,
+    max_reach: FloatArray,
+) -> tuple[C.Vec, C.Vec, FloatArray, NDArray[np.bool_], C.Quat, C.Quat]:
+    """Full-weight solve of one block of limbs given as components ``(N,)``.
+
+    Returns ``(mid, tip, residual, clamped, upper_delta, lower_delta)``.
+    """
+    upper = C.sub(mid, root)
+    lower = C.sub(tip, mid)
+    upper_length = C.norm(upper)
+    lower_length = C.norm(lower)
+    zero = np.zeros_like(upper_length)
+    down = (zero, zero - 1.0, zero)
+
+    # Where the tip goes: along root→target, at a distance the triangle allows.
+    old_direction = C.unit(C.sub(tip, root), lambda: C.unit_with(upper, upper_length, down))
+    to_target = C.sub(target, root)
+    distance = C.norm(to_target)
+    direction = C.unit_with(to_target, distance, old_direction)
+    total = upper_length + lower_length
+    shortest = np.abs(upper_length - lower_length) + MIN_REACH_SLACK * total
+    longest = np.maximum(max_reach * total, shortest)
+    reach = np.minimum(np.maximum(distance, shortest), longest)
+    residual = np.abs(distance - reach)
+    clamped = distance > longest
+
+    # Which way the middle joint sticks out.
+    old_cross = C.cross(upper, lower)
+    old_cross_length = C.norm(old_cross)
+    old_bent = old_cross_length > _STRAIGHT_SINE * upper_length * lower_length + TINY
+    old_normal = C.scale(old_cross, 1.0 / np.where(old_bent, old_cross_length, 1.0))
+    pole_offset = None if pole is None else C.sub(pole, root)
+    bend = _bend_direction(
+        direction, upper, upper_length, old_normal, old_bent, pole_offset, pole_weight
     )
-    return quat.from_matrix(matrix)
 
+    # Law of cosines at the root; the new bones and the new bend-plane normal.
+    cos_root = (upper_length**2 + reach**2 - lower_length**2) / np.maximum(
+        2.0 * upper_length * reach, TINY
+    )
+    cos_root = np.clip(cos_root, -1.0, 1.0)
+    sin_root = np.sqrt(1.0 - cos_root**2)
+    new_upper_axis = C.add(C.scale(direction, cos_root), C.scale(bend, sin_root))
+    new_mid = C.add(root, C.scale(new_upper_axis, upper_length))
+    lower_vector = C.sub(C.scale(direction, reach), C.scale(new_upper_axis, upper_length))
+    new_lower_axis = C.unit(lower_vector, new_upper_axis)
+    new_tip = C.add(new_mid, C.scale(new_lower_axis, lower_length))
+    new_normal = C.cross(bend, direction)
 
-def _normal_for(axis: FloatArray, normal: FloatArray) -> FloatArray:
-    """``normal`` made perpendicular to the unit ``axis`` (any perpendicular if parallel)."""
-    return unit(reject(normal, axis), any_perpendicular(axis), 1e-9)
+    # Deltas: first turn the old bend normal onto the new one (shared by both bones, so the
+    # knee turns only about its hinge), then each bone about that normal onto its new axis.
+    old_upper_axis = C.unit_with(upper, upper_length, old_direction)
+    old_lower_axis = C.unit_with(lower, lower_length, old_upper_axis)
+    if not np.all(old_bent):
+        # A straight old limb has no plane: borrow the new normal (minimal twist).
+        borrowed = C.unit(
+            C.reject(new_normal, old_upper_axis),
+            lambda: C.any_perpendicular(old_upper_axis),
+            1e-9,
+        )
+        old_normal = C.select(old_bent, old_normal, borrowed)
+    plane_turn = C.turn(old_normal, new_normal, old_upper_axis)
+    turned_upper = C.qrotate(plane_turn, old_upper_axis)
+    turned_lower = C.qrotate(plane_turn, old_lower_axis)
+    upper_delta = C.qmul(C.turn(turned_upper, new_upper_axis, new_normal), plane_turn)
+    lower_delta = C.qmul(C.turn(turned_lower, new_lower_axis, new_normal), plane_turn)
+    return new_mid, new_tip, residual, clamped, upper_delta, lower_delta
 
 
 def _batch_shape(
@@ -231,44 +278,38 @@ def solve_two_bone(
     points = [np.broadcast_to(p, (*shape, 3)) for p in points]
     root, mid, tip, target = points[:4]
     position_weight, pole_weight, max_reach = (np.broadcast_to(s, shape) for s in scalars)
-    upper = mid - root
-    lower = tip - mid
-    upper_length = norm(upper)
-    lower_length = norm(lower)
+    count = int(np.prod(shape))
+    # Components as rows (3, N): every block then works on contiguous slices.
+    rows = [np.ascontiguousarray(p.reshape(count, 3).T) for p in points]
+    pole_weights = np.ascontiguousarray(pole_weight.reshape(count))
+    reaches = np.ascontiguousarray(max_reach.reshape(count))
+    out_mid = np.empty((3, count))
+    out_tip = np.empty((3, count))
+    residual = np.empty(count)
+    clamped = np.empty(count, dtype=bool)
+    upper_delta = np.empty((4, count))
+    lower_delta = np.empty((4, count))
+    # Blocks keep the temporaries cache-sized; each block is fully vectorised.
+    for start in range(0, count, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        vectors = [tuple(row[:, part]) for row in rows]
+        block = _solve_block(
+            *vectors[:4],  # type: ignore[arg-type]
+            vectors[4] if pole is not None else None,  # type: ignore[arg-type]
+            pole_weights[part],
+            reaches[part],
+        )
+        for out, value in zip((out_mid, out_tip, upper_delta, lower_delta),
+                              (block[0], block[1], block[4], block[5]), strict=True):
+            for i, component in enumerate(value):
+                out[i, part] = component
+        residual[part] = block[2]
+        clamped[part] = block[3]
 
-    # Where the tip goes: along root→target, at a distance the triangle allows.
-    old_direction = unit(tip - root, unit(upper, _DOWN))
-    to_target = target - root
-    distance = norm(to_target)
-    direction = unit(to_target, old_direction)
-    shortest, longest = reach_limits(upper_length, lower_length, max_reach)
-    reach = np.minimum(np.maximum(distance, shortest), longest)
-    residual = np.abs(distance - reach)
-    clamped = distance > longest
-
-    # Which way the middle joint sticks out.
-    old_cross = cross(upper, lower)
-    old_cross_length = norm(old_cross)
-    old_bent = old_cross_length > _STRAIGHT_SINE * upper_length * lower_length + TINY
-    old_normal = old_cross / np.where(old_bent, old_cross_length, 1.0)[..., None]
-    pole_offset = None if pole is None else points[4] - root
-    bend = _bend_direction(direction, upper, old_normal, old_bent, pole_offset, pole_weight)
-
-    new_mid = mid_position(root, direction, bend, upper_length, lower_length, reach)
-    new_normal = cross(bend, direction)
-    new_upper_axis = unit(new_mid - root, direction)
-    new_lower_axis = unit(root + reach[..., None] * direction - new_mid, new_upper_axis)
-    old_upper_axis = unit(upper, old_direction)
-    old_lower_axis = unit(lower, old_upper_axis)
-    # A straight old limb has no plane: borrow the new normal (minimal twist).
-    old_normal = np.where(old_bent[..., None], old_normal, new_normal)
-    upper_delta = _frame_delta(
-        old_upper_axis, _normal_for(old_upper_axis, old_normal), new_upper_axis, new_normal
-    )
-    lower_delta = _frame_delta(
-        old_lower_axis, _normal_for(old_lower_axis, old_normal), new_lower_axis, new_normal
-    )
-
+    out_mid = np.ascontiguousarray(out_mid.T).reshape(*shape, 3)
+    out_tip = np.ascontiguousarray(out_tip.T).reshape(*shape, 3)
+    upper_delta = np.ascontiguousarray(upper_delta.T).reshape(*shape, 4)
+    lower_delta = np.ascontiguousarray(lower_delta.T).reshape(*shape, 4)
     weight = position_weight
     if np.any(weight != 1.0):
         # Seed 001: slerp the upper bone and the knee's own (relative) turn between FK and IK.
@@ -276,14 +317,13 @@ def solve_two_bone(
         identity = quat.identity(shape)
         upper_delta = quat.slerp(identity, upper_delta, weight)
         lower_delta = quat.mul(upper_delta, quat.slerp(identity, knee_turn, weight))
-
-    out_mid = root + quat.rotate(upper_delta, upper)
-    out_tip = out_mid + quat.rotate(lower_delta, lower)
+        out_mid = root + quat.rotate(upper_delta, mid - root)
+        out_tip = out_mid + quat.rotate(lower_delta, tip - mid)
     return TwoBoneResult(
         mid=out_mid,
         tip=out_tip,
-        residual=residual,
-        clamped=clamped,
+        residual=residual.reshape(shape),
+        clamped=clamped.reshape(shape),
         upper_rotation=upper_delta,
         lower_rotation=lower_delta,
         tip_rotation=_end_rotation(target_rotation, tip_rotation, rotation_weight, shape),

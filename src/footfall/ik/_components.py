@@ -1,0 +1,122 @@
+"""Component-wise 3-vector and quaternion helpers for the fast IK core (private).
+
+A vector is a tuple ``(x, y, z)`` of equal-shape arrays and a quaternion a tuple ``(w, x, y, z)``.
+Keeping components apart (structure of arrays) lets NumPy run every step on contiguous memory
+without the strided ``[..., i]`` access and the ``np.stack`` copies of ``(..., 3)`` arrays; the
+solver is about four times faster this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from footfall.ik._vector import TINY, FloatArray
+
+Vec = tuple[FloatArray, FloatArray, FloatArray]
+Quat = tuple[FloatArray, FloatArray, FloatArray, FloatArray]
+
+
+def sub(a: Vec, b: Vec) -> Vec:
+    return a[0] - b[0], a[1] - b[1], a[2] - b[2]
+
+
+def add(a: Vec, b: Vec) -> Vec:
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
+
+
+def scale(a: Vec, s: FloatArray) -> Vec:
+    return a[0] * s, a[1] * s, a[2] * s
+
+
+def dot(a: Vec, b: Vec) -> FloatArray:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a: Vec, b: Vec) -> Vec:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def norm(a: Vec) -> FloatArray:
+    return np.sqrt(dot(a, a))
+
+
+def select(mask: np.ndarray, a: Vec, b: Vec) -> Vec:
+    """``a`` where ``mask`` else ``b``, per component."""
+    return tuple(np.where(mask, x, y) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+
+
+def unit_with(
+    a: Vec, length: FloatArray, fallback: Vec | Callable[[], Vec], tiny: float | FloatArray = TINY
+) -> Vec:
+    """``a / length`` where ``length > tiny``, else ``fallback`` (a callable: called only then)."""
+    ok = length > tiny
+    inverse = 1.0 / np.where(ok, length, 1.0)
+    out = scale(a, inverse)
+    if ok.all():
+        return out
+    return select(ok, out, fallback() if callable(fallback) else fallback)
+
+
+def unit(a: Vec, fallback: Vec | Callable[[], Vec], tiny: float | FloatArray = TINY) -> Vec:
+    """``a`` normalised, ``fallback`` where it is shorter than ``tiny``."""
+    return unit_with(a, norm(a), fallback, tiny)
+
+
+def reject(a: Vec, axis: Vec) -> Vec:
+    """Part of ``a`` perpendicular to the unit ``axis``."""
+    return sub(a, scale(axis, dot(a, axis)))
+
+
+def any_perpendicular(axis: Vec) -> Vec:
+    """Unit vector perpendicular to the unit ``axis``: world +Z rejected, or +X near the Z axis.
+
+    Same rule as :func:`footfall.ik._vector.any_perpendicular`.
+    """
+    near_z = np.abs(axis[2]) >= 0.9
+    helper = (near_z.astype(np.float64), np.zeros_like(axis[0]), (~near_z).astype(np.float64))
+    up = (np.zeros_like(axis[0]), np.ones_like(axis[0]), np.zeros_like(axis[0]))
+    return unit(reject(helper, axis), up)
+
+
+def qmul(a: Quat, b: Quat) -> Quat:
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    )
+
+
+def qrotate(q: Quat, v: Vec) -> Vec:
+    """Rotate ``v`` by the unit quaternion ``q``."""
+    w, xyz = q[0], q[1:]
+    t = scale(cross(xyz, v), 2.0)
+    return add(add(v, scale(t, w)), cross(xyz, t))
+
+
+def turn(a: Vec, b: Vec, half_turn_axis: Vec) -> Quat:
+    """Shortest rotation taking unit ``a`` onto unit ``b``, accurate even when nearly opposite.
+
+    ``half_turn_axis`` is a unit vector perpendicular to ``a``: for opposite-facing inputs the
+    rotation is a half turn about it followed by the (well-conditioned) turn from ``−a`` to ``b``.
+    """
+    cosine = dot(a, b)
+    flip = cosine < 0.0
+    any_flip = bool(flip.any())
+    signed = scale(a, np.where(flip, -1.0, 1.0)) if any_flip else a
+    axis = cross(signed, b)
+    w = 1.0 + np.abs(cosine)
+    inverse = 1.0 / np.sqrt(w * w + dot(axis, axis))
+    q = (w * inverse, axis[0] * inverse, axis[1] * inverse, axis[2] * inverse)
+    if not any_flip:
+        return q
+    # q * (0, m): the half turn about m happens first.
+    m = half_turn_axis
+    v = q[1:]
+    vxm = cross(v, m)
+    flipped = (-dot(v, m), q[0] * m[0] + vxm[0], q[0] * m[1] + vxm[1], q[0] * m[2] + vxm[2])
+    return tuple(np.where(flip, f, s) for f, s in zip(flipped, q, strict=True))  # type: ignore[return-value]
