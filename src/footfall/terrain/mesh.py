@@ -100,7 +100,7 @@ class MeshTerrain(Terrain):
         y_0 = origin[:, 1] + u_0 * edge1[:, 1] + v_0 * edge2[:, 1]
         plane = np.stack([u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0], axis=1)
         pad = np.array([[0, 0, -1.0, 0, 0, 0, 0, 0, 0]])
-        self._down = np.vstack([plane, pad])
+        self._down = np.ascontiguousarray(np.vstack([plane, pad]).T)  # (9, T + 1)
 
     def _build_grid(
         self, corners: np.ndarray, cell_size: float | tuple[float, float] | None
@@ -174,13 +174,21 @@ class MeshTerrain(Terrain):
 
     def _down_hits(self, points: np.ndarray, candidates: np.ndarray, inside: np.ndarray) -> RayHits:
         """Topmost hit of downward rays at ``points (K, 2)`` among ``candidates (K, M)``."""
-        plane = self._down[candidates]  # (K, M, 9)
+        plane = self._down[:, candidates]  # (9, K, M): one contiguous gather per coefficient
         x, z = points[:, 0, None], points[:, 1, None]
-        u = plane[..., 0] * x + plane[..., 1] * z + plane[..., 2]
-        v = plane[..., 3] * x + plane[..., 4] * z + plane[..., 5]
-        y = plane[..., 6] * x + plane[..., 7] * z + plane[..., 8]
-        inside_triangle = (u >= -EDGE_EPS) & (v >= -EDGE_EPS) & (u + v <= 1.0 + EDGE_EPS)
-        y = np.where(inside_triangle, y, -np.inf)
+        u = plane[0] * x
+        u += plane[1] * z
+        u += plane[2]
+        v = plane[3] * x
+        v += plane[4] * z
+        v += plane[5]
+        inside_triangle = (u >= -EDGE_EPS) & (v >= -EDGE_EPS)
+        u += v
+        inside_triangle &= u <= 1.0 + EDGE_EPS
+        y = plane[6] * x
+        y += plane[7] * z
+        y += plane[8]
+        y[~inside_triangle] = -np.inf
         best = np.argmax(y, axis=1)
         rows = np.arange(len(points))
         height = y[rows, best]
