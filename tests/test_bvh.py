@@ -440,3 +440,45 @@ def test_crlf_and_blank_lines_are_accepted(tmp_path: Path) -> None:
     clip = bvh.load(_write(tmp_path, text), scale=0.01)
     assert clip.frame_count == 2
     assert _is_rotation(clip.rotations[1, 1], _euler_matrix("Z", [10]))
+
+
+def test_zero_frames_and_names_with_spaces(tmp_path: Path) -> None:
+    text = GOOD.replace("JOINT Spine", "JOINT Upper  Spine").split("Frames:")[0]
+    text += "Frames: 0\nFrame Time: 0.0333333\n"
+    clip, info = bvh.load(_write(tmp_path, text), scale=0.01, return_info=True)
+    assert clip.frame_count == 0
+    assert clip.skeleton.names == ["Hips", "Upper Spine"]
+    assert info.standing_height == pytest.approx(0.2)  # measured on the rest pose
+    bvh.save(clip, tmp_path / "out.bvh")
+    back = bvh.load(tmp_path / "out.bvh", scale=1.0)
+    assert back.frame_count == 0 and back.skeleton.names == ["Hips", "Upper Spine"]
+    np.testing.assert_allclose(back.skeleton.offsets, clip.skeleton.offsets, atol=1e-9)
+
+
+@pytest.mark.parametrize("order", quat.EULER_ORDERS)
+@pytest.mark.parametrize("middle", [90.0, -90.0, 89.9999999])
+def test_gimbal_lock_round_trip(tmp_path: Path, order: str, middle: float) -> None:
+    """A middle Euler angle at ±90° (gimbal lock in the written order) still comes back."""
+    skeleton = Skeleton(["a", "b", "c"], [-1, 0, 1], [[0, 1, 0], [0.3, 0.4, 0.5], [1, 0, 0]])
+    angles = np.radians([[[30.0, middle, -70.0]] * 3, [[-120.0, middle, 10.0]] * 3])
+    clip = Clip(skeleton, quat.from_euler(angles, order), np.broadcast_to(skeleton.offsets,
+                                                                          (2, 3, 3)), 30.0)
+    bvh.save(clip, tmp_path / "lock.bvh", order=order)
+    back = bvh.load(tmp_path / "lock.bvh", scale=1.0, up="y")
+    assert np.abs(back.global_positions() - clip.global_positions()).max() < 1e-6
+    assert np.abs(quat.to_matrix(back.rotations) - quat.to_matrix(clip.rotations)).max() < 1e-7
+
+
+@pytest.mark.parametrize("order", quat.EULER_ORDERS)
+def test_to_euler_at_exact_gimbal_lock(order: str) -> None:
+    """Regression (quat.to_euler): an exact ±90° middle angle used to miss the lock branch."""
+    for middle in (np.pi / 2, -np.pi / 2):
+        q = quat.from_euler([np.radians(30.0), middle, np.radians(-70.0)], order)
+        back = quat.from_euler(quat.to_euler(q, order), order)
+        assert np.abs(quat.to_matrix(back) - quat.to_matrix(q)).max() < 1e-9
+
+
+def test_motion_must_be_a_keyword(tmp_path: Path) -> None:
+    text = GOOD.replace("JOINT Spine", "JOINT MOTIONSpine").replace("\nMOTION\n", "\nMOTIONS\n")
+    with pytest.raises(BVHError, match="no MOTION section"):
+        bvh.load(_write(tmp_path, text))

@@ -219,10 +219,11 @@ def to_euler(q: ArrayLike, order: str = "XYZ") -> FloatArray:
     # Sign of the permutation (i, j, k): +1 for cyclic orders.
     sign = 1.0 if (j - i) % 3 == 1 else -1.0
     # R = R_i(a) R_j(b) R_k(c):  R[i, k] = sign * sin(b)
-    sin_b = np.clip(sign * m[..., i, k], -1.0, 1.0)
-    b = np.arcsin(sin_b)
-    cos_b = np.sqrt(np.maximum(0.0, 1.0 - sin_b * sin_b))
-    locked = cos_b < 1e-9
+    # cos(b) from the row it scales, and b by atan2: arcsin/sqrt(1 − sin²) lose half the digits
+    # near ±π/2 (2e-8 rad), which also hid exact gimbal locks from the test below.
+    cos_b = np.hypot(m[..., i, i], m[..., i, j])
+    b = np.arctan2(sign * m[..., i, k], cos_b)
+    locked = cos_b < 1e-8
     a = np.arctan2(-sign * m[..., j, k], m[..., k, k])
     c = np.arctan2(-sign * m[..., i, j], m[..., i, i])
     # Gimbal lock: set c = 0 and read a from the remaining 2×2 block.

@@ -456,9 +456,7 @@ def load(
         if isinstance(scale, str) or not (np.isfinite(scale) and scale > 0):
             raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
     lines = _read_text(name).splitlines()
-    motion = next(
-        (i for i, text in enumerate(lines) if text.strip().upper().startswith("MOTION")), None
-    )
+    motion = next((i for i, text in enumerate(lines) if text.split()[:1] == ["MOTION"]), None)
     if motion is None:
         if not any(text.strip() for text in lines):
             raise BVHError(f"{name}, line 1: the file is empty")
