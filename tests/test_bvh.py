@@ -482,3 +482,18 @@ def test_motion_must_be_a_keyword(tmp_path: Path) -> None:
     text = GOOD.replace("JOINT Spine", "JOINT MOTIONSpine").replace("\nMOTION\n", "\nMOTIONS\n")
     with pytest.raises(BVHError, match="no MOTION section"):
         bvh.load(_write(tmp_path, text))
+
+
+def test_skeleton_carried_by_position_channels(loaded, tmp_path: Path) -> None:
+    """All OFFSETs zero, every joint translated by its channels (a real exporter's habit):
+    size and up axis come from the first frame, and the motion survives."""
+    clip = loaded["games105_walk60.bvh"][0][:20]
+    skeleton = clip.skeleton
+    bare = Skeleton(skeleton.names, skeleton.parents, np.zeros_like(skeleton.offsets),
+                    skeleton.end_sites)
+    carried = Clip(bare, clip.rotations, clip.positions * 100.0, clip.fps)  # centimetres
+    bvh.save(carried, tmp_path / "carried.bvh")
+    back, info = bvh.load(tmp_path / "carried.bvh", return_info=True)
+    assert all(len(c) == 6 for c in info.channels)
+    assert (info.unit, info.up) == ("cm", "y")
+    np.testing.assert_allclose(back.global_positions(), clip.global_positions(), atol=1e-6)
