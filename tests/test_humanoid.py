@@ -11,7 +11,7 @@ import pytest
 from pygltflib import GLTF2
 
 from conftest import AVATAR_FILES, BVH_FILES, DATA
-from footfall import quat
+from footfall import bvh, quat
 from footfall.bunny import bunny_skeleton
 from footfall.errors import FootfallError, MappingError
 from footfall.humanoid import (
@@ -29,44 +29,13 @@ from footfall.humanoid import (
 from footfall.skeleton import Skeleton
 
 # ---------------------------------------------------------------------------------------------
-# Rig helpers. Until footfall.bvh is committed the tests read only the BVH HIERARCHY here.
+# Rig helpers.
 
 
+@cache
 def bvh_skeleton(path: Path) -> Skeleton:
-    """Joint names, parents and offsets of a BVH file's hierarchy (End Sites skipped)."""
-    tokens = path.read_text().split("MOTION")[0].split()
-    names: list[str] = []
-    parents: list[int] = []
-    offsets: list[list[float]] = []
-    stack: list[int | None] = []
-    pending: str | None = None
-    position = 0
-    while position < len(tokens):
-        token = tokens[position]
-        if token in ("ROOT", "JOINT"):
-            pending = tokens[position + 1]
-            position += 2
-            continue
-        if token == "End":
-            pending, position = "", position + 2
-            continue
-        if token == "{":
-            if pending:
-                parent = stack[-1] if stack else -1
-                names.append(pending)
-                parents.append(-1 if parent is None else parent)
-                stack.append(len(names) - 1)
-            else:
-                stack.append(None)
-            pending = None
-        elif token == "}":
-            stack.pop()
-        elif token == "OFFSET" and stack and stack[-1] is not None and len(offsets) < len(names):
-            offsets.append([float(v) for v in tokens[position + 1 : position + 4]])
-            position += 4
-            continue
-        position += 1
-    return Skeleton(names, np.array(parents), np.array(offsets))
+    """The skeleton of a BVH file, through footfall's reader (metres, Y up)."""
+    return bvh.load(path).skeleton
 
 
 @cache
@@ -808,3 +777,35 @@ def test_unreadable_mapping_file_and_bad_override_dict(tmp_path):
         map_skeleton(skeleton, override={"Hips": "Pelvis"})
     with pytest.raises(MappingError, match="unknown canonical bone"):
         map_skeleton(skeleton, override={"Tail": "Tail"})
+
+
+def test_sideless_limb_names_take_their_side_from_the_rest_pose():
+    names = ["Hip", "Spine", "Head", "Thigh1", "Knee1", "Ankle1", "Thigh2", "Knee2", "Ankle2"]
+    offsets = [
+        [0, 1, 0], [0, 0.2, 0], [0, 0.4, 0],
+        [-0.1, -0.05, 0], [0, -0.45, 0], [0, -0.45, 0],
+        [0.1, -0.05, 0], [0, -0.45, 0], [0, -0.45, 0],
+    ]  # fmt: skip
+    skeleton = Skeleton(names, np.array([-1, 0, 1, 0, 3, 4, 0, 6, 7]), np.array(offsets))
+    result = map_skeleton(skeleton)
+    assert result.mapping["LeftUpperLeg"] == "Thigh2"  # +X is the character's left
+    assert result.mapping["RightFoot"] == "Ankle1"
+    assert result.mapping["Hips"] == "Hip"
+    legs = find_legs(skeleton)
+    assert [skeleton.names[j] for j in legs["left"][:3]] == ["Thigh2", "Knee2", "Ankle2"]
+    assert legs["left"].toes is None
+
+
+def test_unknown_rig_maps_what_it_can_and_reports_the_rest():
+    names = ["Root", "Torso", "Skull", "Flipper", "Tentacle"]
+    offsets = [[0, 1, 0], [0, 0.3, 0], [0, 0.3, 0], [0.3, 0, 0], [0, -0.5, 0]]
+    skeleton = Skeleton(names, np.array([-1, 0, 1, 1, 0]), np.array(offsets))
+    result = map_skeleton(skeleton)
+    assert result.mapping == {"Hips": "Root", "Spine": "Torso"}
+    assert result.missing == [bone for bone in HUMAN_BONES if bone not in ("Hips", "Spine")]
+    assert result.unused == ["Skull", "Flipper", "Tentacle"]
+    assert "Head" in result.missing_required
+    with pytest.raises(
+        MappingError, match="skeleton has no legs: no joint named like LeftUpperLeg"
+    ):
+        find_legs(skeleton)
