@@ -235,8 +235,11 @@ def _integer_fps(frame_time: float, text: str) -> float:
     return fps
 
 
-def _read_motion(lines: list[str], start: int, path: str, width: int):
-    """Frame count, frame time text/value and the ``(F, width)`` data below MOTION at ``start``."""
+def _read_motion(
+    lines: list[str], start: int, path: str, width: int
+) -> tuple[np.ndarray, float, float]:
+    """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
+    ``start`` (0-based); checks the frame count and that every value is a finite number."""
     index = start + 1
     while index < len(lines) and not lines[index].strip():
         index += 1
