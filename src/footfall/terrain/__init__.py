@@ -11,7 +11,8 @@ from footfall.terrain.files import load_heightmap, load_mesh
 from footfall.terrain.heightfield import HeightfieldTerrain
 from footfall.terrain.hits import STEEP_NORMAL_Y, RayHits
 from footfall.terrain.mesh import MeshTerrain
-from footfall.terrain.scenes import SCENES, course_profile, scene, stair_profile
+from footfall.terrain.profiles import course_profile, stair_profile
+from footfall.terrain.scenes import SCENES, scene
 
 __all__ = [
     "SCENES",
