@@ -44,19 +44,16 @@ def find_legs(skeleton: Skeleton) -> dict[str, LegChain]:
     legs: dict[str, LegChain] = {}
     problems = []
     for side in SIDES:
-        bones = [mapping.get(side + role) for role in ("UpperLeg", "LowerLeg", "Foot", "Toes")]
-        if None in bones[:3]:
-            absent = [
-                side + role
-                for role, b in zip(("UpperLeg", "LowerLeg", "Foot"), bones, strict=False)
-                if b is None
-            ]
+        names = {role: mapping.get(side + role) for role in LEG_ROLES}
+        absent = [side + role for role in LEG_ROLES[:3] if names[role] is None]
+        if absent:
             problems.append(f"no joint named like {', '.join(absent)}")
             continue
-        upper, lower, foot = (skeleton.index(b) for b in bones[:3])  # type: ignore[arg-type]
-        toes = None if bones[3] is None else skeleton.index(bones[3])
+        upper, lower, foot = (skeleton.index(str(names[role])) for role in LEG_ROLES[:3])
+        toes = None if names["Toes"] is None else skeleton.index(names["Toes"])
         if not (hierarchy.is_ancestor(upper, lower) and hierarchy.is_ancestor(lower, foot)):
-            problems.append(f"{bones[0]} → {bones[1]} → {bones[2]} is not one chain")
+            chain = " → ".join(str(names[role]) for role in LEG_ROLES[:3])
+            problems.append(f"{chain} is not one chain")
             continue
         if toes is not None and not hierarchy.is_ancestor(foot, toes):
             toes = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
@@ -32,7 +32,7 @@ from footfall.humanoid.bones import (
     SPINE_BONES,
 )
 from footfall.humanoid.naming import ParsedName
-from footfall.humanoid.topology import Hierarchy, legs_by_shape
+from footfall.humanoid.topology import Hierarchy, ShapeLeg, legs_by_shape
 from footfall.skeleton import Skeleton
 
 # How well a name kind fits a limb role: 3 says so outright, 2 usually, 1 could be.
@@ -67,6 +67,8 @@ _NOT_LEG_KINDS = naming.ARM_KINDS | {
 _ESSENTIAL = frozenset({"UpperLeg", "LowerLeg", "Foot", "UpperArm", "LowerArm", "Hand"})
 
 PathArg = str | PathLike[str]
+# Records {canonical bone: joint} unless the bone or the joint is already taken.
+Assign = Callable[[str, int | None], None]
 
 
 @dataclass(frozen=True)
@@ -311,14 +313,15 @@ def _lay_roles(
         if role in best:
             continue
         strong = [j for j in joints if j not in used and fit[parsed[j].kind].get(role, 0) >= 3]
-        if strong:
-            best[role] = _shallowest(hierarchy, strong)  # type: ignore[assignment]
-            used.add(best[role])
+        joint = _shallowest(hierarchy, strong)
+        if joint is not None:
+            best[role] = joint
+            used.add(joint)
     return best
 
 
 def _legs_from_shape(
-    hierarchy: Hierarchy, found: dict[str, int], exclude: set[int], assign
+    hierarchy: Hierarchy, found: dict[str, int], exclude: set[int], assign: Assign
 ) -> None:
     """Fill a side whose names gave no thigh, shin and foot from the rest-pose shape."""
     sides_without = [
@@ -338,7 +341,7 @@ def _legs_from_shape(
             assign(side + role, joint)
 
 
-def _leg_roles(leg) -> dict[str, int]:
+def _leg_roles(leg: ShapeLeg) -> dict[str, int]:
     roles = {"UpperLeg": leg.upper, "LowerLeg": leg.lower, "Foot": leg.foot}
     if leg.toes is not None:
         roles["Toes"] = leg.toes
@@ -350,7 +353,7 @@ def _spine_neck_head(
     parsed: Sequence[ParsedName],
     found: dict[str, int],
     taken: set[int],
-    assign,
+    assign: Assign,
 ) -> None:
     """Head, neck and the spine between them and the hips."""
     central = [j for j, p in enumerate(parsed) if p.side is None]
