@@ -57,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # Output piped into a reader that stopped early (`footfall info x.bvh | head`).
+        sys.stderr.close()
+        return 0
     except FootfallError as error:
         print(f"footfall {args.command}: error: {error}", file=sys.stderr)
         return 2
