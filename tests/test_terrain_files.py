@@ -61,6 +61,9 @@ def test_mesh_files_load_and_answer_rays(tmp_path: Path, suffix: str) -> None:
     assert hits.hit.all()
     np.testing.assert_allclose(hits.height, [0.0, 0.15, 0.75, 0.15, 0.0], atol=1e-6)
     np.testing.assert_allclose(hits.normal[:, 1], 1.0, atol=1e-9)
+    colors = terrain.vertex_colors  # files without colours get the pastel ground palette
+    assert colors is not None and colors.shape == terrain.vertices.shape
+    assert 0.0 <= colors.min() and colors.max() <= 1.0 and np.ptp(colors, axis=0).max() > 0.05
     riser = terrain.raycast(np.array([[0.0, 0.1, 0.0]]), np.array([[1.0, 0.0, 0.0]]))
     assert riser.steep[0]
     np.testing.assert_allclose(riser.point[0, 0], 1.0, atol=1e-6)

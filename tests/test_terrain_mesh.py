@@ -177,3 +177,5 @@ def test_mesh_construction_errors_name_the_problem() -> None:
         MeshTerrain(bad, faces)
     with pytest.raises(TerrainError, match="cell_size"):
         MeshTerrain(vertices, faces, cell_size=-1.0)
+    with pytest.raises(TerrainError, match="vertex_colors"):
+        MeshTerrain(vertices, faces, vertex_colors=np.zeros((3, 3)))

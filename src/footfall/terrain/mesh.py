@@ -20,6 +20,7 @@ import numpy as np
 from footfall.errors import TerrainError
 from footfall.terrain.base import Terrain
 from footfall.terrain.hits import RayHits
+from footfall.terrain.palette import ground_colors
 
 #: Barycentric slack so rays exactly on a triangle edge or vertex count as hits.
 EDGE_EPS = 1e-9
@@ -38,7 +39,8 @@ class MeshTerrain(Terrain):
     vertices: ``(V, 3)`` metres, Y up. faces: ``(T, 3)`` vertex indices (any winding).
     cell_size: grid cell edge in metres, one value or (x, z) (None: twice the median triangle
     footprint along each axis, at most 1 m, so dense regions get a few triangles per cell
-    however large the flat faces elsewhere). vertex_colors: optional ``(V, 3)`` 0..1 for the viewer.
+    however large the flat faces elsewhere). vertex_colors: ``(V, 3)`` 0..1 for the viewer
+    (None: pastel grass/earth/stone from height and slope).
     """
 
     def __init__(
@@ -58,8 +60,15 @@ class MeshTerrain(Terrain):
         self.params = dict(params or {})
         self.vertices = vertices
         self.faces = faces.astype(np.int64)
-        self.vertex_colors = None if vertex_colors is None else np.asarray(vertex_colors, float)
         corners = vertices[self.faces]  # (T, 3, 3)
+        if vertex_colors is None:
+            vertex_colors = ground_colors(vertices, _vertex_normals(vertices, self.faces, corners))
+        self.vertex_colors = np.asarray(vertex_colors, dtype=np.float64)
+        if self.vertex_colors.shape != vertices.shape:
+            raise TerrainError(
+                f"{name}: vertex_colors must have shape {vertices.shape}; "
+                f"got {self.vertex_colors.shape}"
+            )
         lo, hi = corners.min(axis=(0, 1)), corners.max(axis=(0, 1))
         self.bounds = ((float(lo[0]), float(lo[2])), (float(hi[0]), float(hi[2])))
         self.height_range = (float(lo[1]), float(hi[1]))
@@ -261,6 +270,16 @@ class MeshTerrain(Terrain):
         facing[flip] *= -1
         normal[hit] = facing
         return RayHits(point, normal, hit, best_t)
+
+
+def _vertex_normals(vertices: np.ndarray, faces: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Area-weighted, up-facing unit normals ``(V, 3)`` (up where a vertex has no area)."""
+    face_normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    face_normal[face_normal[:, 1] < 0] *= -1
+    normal = np.zeros_like(vertices)
+    np.add.at(normal, faces.ravel(), np.repeat(face_normal, 3, axis=0))
+    length = np.linalg.norm(normal, axis=1, keepdims=True)
+    return np.where(length > 1e-15, normal / np.maximum(length, 1e-15), (0.0, 1.0, 0.0))
 
 
 def _automatic_cell_size(corners: np.ndarray, span: tuple[float, float]) -> tuple[float, float]:
