@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -42,24 +43,30 @@ class Hierarchy:
 
     def depth(self, joint: int) -> int:
         """Number of ancestors of ``joint`` (its list position when the parents are unknown)."""
+        return len(self._ancestor_lists[joint])
+
+    @cached_property
+    def _ancestor_lists(self) -> tuple[tuple[int, ...], ...]:
+        count = len(self.names)
         if self.parents is None:
-            return joint
-        return len(self.ancestors(joint))
+            return tuple(tuple(range(j - 1, -1, -1)) for j in range(count))
+        lists: list[tuple[int, ...]] = []
+        for joint in range(count):  # parents precede children, so theirs are already known
+            parent = int(self.parents[joint])
+            lists.append(() if parent < 0 else (parent, *lists[parent]))
+        return tuple(lists)
+
+    @cached_property
+    def _ancestor_sets(self) -> tuple[frozenset[int], ...]:
+        return tuple(frozenset(above) for above in self._ancestor_lists)
 
     def ancestors(self, joint: int) -> list[int]:
         """Ancestors of ``joint``, nearest first (every earlier joint for a bare name list)."""
-        if self.parents is None:
-            return list(range(joint - 1, -1, -1))
-        out = []
-        parent = int(self.parents[joint])
-        while parent >= 0:
-            out.append(parent)
-            parent = int(self.parents[parent])
-        return out
+        return list(self._ancestor_lists[joint])
 
     def is_ancestor(self, ancestor: int, joint: int) -> bool:
         """True when ``ancestor`` lies above ``joint`` (strictly)."""
-        return ancestor in self.ancestors(joint)
+        return ancestor in self._ancestor_sets[joint]
 
     def children(self, joint: int) -> list[int]:
         """Direct children of ``joint`` (empty for a bare name list)."""
