@@ -19,7 +19,8 @@ from footfall.terrain import scene
 RAYS = 20_000
 WHOLE_RAYS = 400  # the whole-mesh baseline is slow; time a subset and report per ray
 TRIMESH_RAYS = 2_000
-WHOLE_BATCH = 16  # rays per vectorised whole-mesh batch (keeps memory under ~100 MB)
+WHOLE_BATCH = 16
+GENERAL_RAYS = 2_000  # rays per vectorised whole-mesh batch (keeps memory under ~100 MB)
 
 
 def best_time(function, repeats: int = 3) -> float:
@@ -96,6 +97,33 @@ def main() -> None:
     )
     print(f"chunked / whole mesh = {chunked_rate / whole_rate:,.0f}×")
     print(f"chunked / trimesh    = {chunked_rate / trimesh_rate:,.0f}×")
+    general_rays(terrain, mesh, rng)
+
+
+def general_rays(terrain, mesh: trimesh.Trimesh, rng: np.random.Generator) -> None:
+    """Slanted rays (cell walk) vs trimesh on the same mesh; heights must agree."""
+    count = GENERAL_RAYS
+    origins = np.column_stack(
+        [rng.uniform(0, 27, count), rng.uniform(0.8, 1.5, count), rng.uniform(-1, 1, count)]
+    )
+    directions = np.column_stack(
+        [rng.uniform(-1, 1, count), -np.ones(count), rng.uniform(-0.3, 0.3, count)]
+    )
+    walk_s = best_time(lambda: terrain.raycast(origins, directions))
+    hits = terrain.raycast(origins, directions)
+    trimesh_s = best_time(
+        lambda: mesh.ray.intersects_location(origins, directions, multiple_hits=False), repeats=1
+    )
+    locations, ray_index, _ = mesh.ray.intersects_location(origins, directions, multiple_hits=False)
+    other = np.full((count, 3), np.nan)
+    other[ray_index] = locations
+    agree = np.isclose(other, hits.point, atol=1e-6).all(axis=1).mean()
+    print(f"slanted rays, cell walk (footfall) {count / walk_s:12,.0f} rays/s   ({count} rays)")
+    print(
+        f"slanted rays, trimesh              {count / trimesh_s:12,.0f} rays/s"
+        f"   ({agree:.1%} same point)"
+    )
+    print(f"cell walk / trimesh  = {trimesh_s / walk_s:,.1f}×")
 
 
 if __name__ == "__main__":
