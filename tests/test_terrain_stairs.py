@@ -54,3 +54,27 @@ def test_horizontal_ray_into_riser_is_steep() -> None:
     assert (np.abs(hits.normal[:, 1]) < 0.5).all()
     # The normal faces back along the ray.
     assert (np.einsum("ij,ij->i", hits.normal, directions) < 0).all()
+
+
+@pytest.mark.parametrize(("angle_deg", "steep"), [(30.0, False), (59.0, False), (61.0, True)])
+def test_steep_is_normal_y_below_one_half(angle_deg: float, steep: bool) -> None:
+    # A ramp mesh rising along x and the analytic slope: 60° is where normal.y crosses 0.5.
+    rise = np.tan(np.radians(angle_deg))
+    vertices = np.array([[0, 0, -1], [1, rise, -1], [0, 0, 1], [1, rise, 1]], dtype=float)
+    ramp = MeshTerrain(vertices, np.array([[0, 1, 2], [2, 1, 3]]))
+    slope = scene("slope", angle_deg=angle_deg, length=4.0)
+    xz = np.array([[0.5, 0.0], [0.25, 0.5]])
+    for terrain in (ramp, slope):
+        hits = terrain.raycast_down(xz)
+        assert hits.hit.all()
+        np.testing.assert_allclose(hits.normal[:, 1], np.cos(np.radians(angle_deg)), atol=1e-9)
+        np.testing.assert_array_equal(hits.steep, [steep, steep])
+
+
+def test_course_risers_never_tilt_a_foot() -> None:
+    terrain = scene("course", step_height=0.12)
+    risers = np.asarray(terrain.params["riser_x"])
+    x = np.concatenate([risers, risers - 1e-9, risers + 1e-9])
+    hits = terrain.raycast_down(np.column_stack([x, np.linspace(-2, 2, len(x))]))
+    np.testing.assert_allclose(hits.normal, np.tile([0.0, 1.0, 0.0], (len(x), 1)), atol=1e-12)
+    assert not hits.steep.any()
