@@ -7,8 +7,8 @@ cell border sees the triangles of both sides). A downward ray reads its one cell
 walks the cells it crosses in order (2D DDA) and stops at the first cell that holds its nearest
 hit. All K rays are processed together with NumPy; there is no Python loop over rays.
 
-Written by hand because trimesh's ray queries test candidates from an R-tree one ray at a time in
-Python and do not batch the way foot placement needs (see ``benchmarks/bench_rays.py``).
+Written by hand because trimesh's ray queries gather R-tree candidates with a Python loop over rays
+and are slower for the many short downward rays foot placement casts (``benchmarks/bench_rays.py``).
 """
 
 from __future__ import annotations
