@@ -24,7 +24,7 @@ from footfall.ik._vector import TINY, FloatArray
 # The shortest reach is |L1 − L2| plus this share of L1 + L2, so the triangle always exists.
 MIN_REACH_SLACK = 1e-6
 # Below this sine the limb counts as straight and its bend plane is undefined.
-_STRAIGHT_SINE = 1e-9
+_STRAIGHT_SINE = 1e-7
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,34 @@ def mid_position(
 _BLOCK = 8192  # solves per block: keeps the ~60 temporaries of the core in the CPU cache
 
 
+def _current_bend(
+    direction: C.Vec,
+    upper: C.Vec,
+    upper_length: FloatArray,
+    old_normal: C.Vec,
+    old_bent: NDArray[np.bool_],
+) -> tuple[C.Vec, NDArray[np.bool_]]:
+    """Bend direction that keeps the current bend, and where one exists.
+
+    It keeps the old bend plane (new direction crossed with the old plane normal), else takes
+    the old knee's side of the new line, else any perpendicular (world +Z preferred).
+    """
+    keep_plane = C.cross(direction, old_normal)
+    keep_plane_length = C.norm(keep_plane)
+    plane_ok = old_bent & (keep_plane_length > _STRAIGHT_SINE)
+    if plane_ok.all():
+        return C.scale(keep_plane, 1.0 / keep_plane_length), plane_ok
+    side = C.reject(upper, direction)
+    side_length = C.norm(side)
+    side_tiny = _STRAIGHT_SINE * upper_length + TINY
+    bend = C.select(
+        plane_ok,
+        C.unit_with(keep_plane, keep_plane_length, direction, 0.0),
+        C.unit_with(side, side_length, lambda: C.any_perpendicular(direction), side_tiny),
+    )
+    return bend, plane_ok | (side_length > side_tiny)
+
+
 def _bend_direction(
     direction: C.Vec,
     upper: C.Vec,
@@ -98,31 +126,27 @@ def _bend_direction(
 ) -> C.Vec:
     """Unit direction perpendicular to ``direction`` toward which the middle joint goes.
 
-    The current bend keeps the old bend plane (new direction crossed with the old plane normal),
-    else the old knee's side of the new line; the pole's is the pole's side of the line. The
-    pole weight turns the current bend toward the pole's about the line. Where neither exists
-    (straight limb, pole on the axis), any perpendicular (world +Z preferred).
+    Without a pole the current bend is kept (:func:`_current_bend`); with one, the pole's side
+    of the line, the pole weight turning the current bend toward it about the line. A pole on
+    the line falls back to the current bend.
     """
-    def fallback() -> C.Vec:
-        return C.any_perpendicular(direction)
-
-    keep_plane = C.cross(direction, old_normal)
-    keep_plane_length = C.norm(keep_plane)
-    plane_ok = old_bent & (keep_plane_length > _STRAIGHT_SINE)
-    side_tiny = _STRAIGHT_SINE * upper_length + TINY
-
-    def side() -> C.Vec:
-        return C.unit(C.reject(upper, direction), fallback, side_tiny)
-
-    current = C.unit_with(keep_plane, np.where(plane_ok, keep_plane_length, 0.0), side, 0.0)
     if pole_offset is None:
-        return current
-    toward_pole = C.reject(pole_offset, direction)
-    pole_length = C.norm(toward_pole)
-    pole_tiny = _STRAIGHT_SINE * C.norm(pole_offset) + TINY
-    toward_pole = C.unit_with(toward_pole, pole_length, current, pole_tiny)
+        return _current_bend(direction, upper, upper_length, old_normal, old_bent)[0]
+    along = C.dot(pole_offset, direction)
+    toward_pole = C.sub(pole_offset, C.scale(direction, along))
+    squared = C.dot(toward_pole, toward_pole)
+    pole_tiny = _STRAIGHT_SINE * np.sqrt(squared + along * along) + TINY
+    current = None
     if np.any(pole_weight < 1.0):
-        current_ok = plane_ok | (C.norm(C.reject(upper, direction)) > side_tiny)
+        current, current_ok = _current_bend(direction, upper, upper_length, old_normal, old_bent)
+    toward_pole = C.unit_with(
+        toward_pole,
+        np.sqrt(squared),
+        current if current is not None else lambda: _current_bend(
+            direction, upper, upper_length, old_normal, old_bent)[0],
+        pole_tiny,
+    )
+    if current is not None:
         angle = np.arctan2(
             C.dot(C.cross(current, toward_pole), direction), C.dot(current, toward_pole)
         )
@@ -130,6 +154,59 @@ def _bend_direction(
         cosine, sine = np.cos(angle), np.sin(angle)
         toward_pole = C.add(C.scale(current, cosine), C.scale(C.cross(direction, current), sine))
     return toward_pole
+
+
+def _upper_delta(
+    old_axis: C.Vec, old_normal: C.Vec, new_axis: C.Vec, new_normal: C.Vec, new_side: C.Vec
+) -> C.Quat:
+    """Rotation taking the orthonormal frame (old axis, old normal, ·) onto the new one.
+
+    Quaternion from the rotation matrix ``Σ new ⊗ old`` by its trace; where the turn nears a
+    half turn (trace branch inaccurate) it is rebuilt as a turn of the normals followed by a
+    turn about the new normal.
+    """
+    old_side = C.cross(old_axis, old_normal)
+    trace = C.dot(old_axis, new_axis) + C.dot(old_normal, new_normal) + C.dot(old_side, new_side)
+    vector = C.add(
+        C.add(C.cross(old_axis, new_axis), C.cross(old_normal, new_normal)),
+        C.cross(old_side, new_side),
+    )
+    w = 1.0 + trace
+    inverse = 1.0 / np.sqrt(np.maximum(w * w + C.dot(vector, vector), TINY))
+    delta = (w * inverse, *C.scale(vector, inverse))
+    far = np.flatnonzero(w < 0.5)  # turned by more than about 139°: redo just those
+    if far.size:
+        old_axis, old_normal, new_axis, new_normal = (
+            tuple(c[far] for c in v) for v in (old_axis, old_normal, new_axis, new_normal)
+        )
+        plane_turn = C.turn(old_normal, new_normal, old_axis)
+        turned = C.qrotate(plane_turn, old_axis)
+        exact = C.qmul(C.turn(turned, new_axis, new_normal), plane_turn)
+        for d, e in zip(delta, exact, strict=True):
+            d[far] = e
+    return delta
+
+
+def _knee_turn(
+    old_upper: C.Vec,
+    old_lower: C.Vec,
+    old_sine: FloatArray,
+    new_upper: C.Vec,
+    new_lower: C.Vec,
+    new_normal: C.Vec,
+) -> C.Quat:
+    """Rotation about the new bend normal by the change of the knee angle (new − old)."""
+    old_cosine = C.dot(old_upper, old_lower)
+    new_cosine = C.dot(new_upper, new_lower)
+    new_sine = C.dot(C.cross(new_upper, new_lower), new_normal)
+    cosine = new_cosine * old_cosine + new_sine * old_sine
+    sine = new_sine * old_cosine - new_cosine * old_sine
+    # Half-angle quaternion, from whichever of (1 + cos, sin) and (sin, 1 − cos) is well sized.
+    small = cosine >= 0.0
+    w = np.where(small, 1.0 + cosine, sine)
+    b = np.where(small, sine, 1.0 - cosine)
+    inverse = 1.0 / np.sqrt(np.maximum(w * w + b * b, TINY))
+    return (w * inverse, *C.scale(new_normal, b * inverse))
 
 
 def _solve_block(
@@ -149,11 +226,13 @@ def _solve_block(
     lower = C.sub(tip, mid)
     upper_length = C.norm(upper)
     lower_length = C.norm(lower)
-    zero = np.zeros_like(upper_length)
-    down = (zero, zero - 1.0, zero)
+
+    def old_direction() -> C.Vec:
+        zero = np.zeros_like(upper_length)
+        down = (zero, zero - 1.0, zero)
+        return C.unit(C.sub(tip, root), lambda: C.unit_with(upper, upper_length, down))
 
     # Where the tip goes: along root→target, at a distance the triangle allows.
-    old_direction = C.unit(C.sub(tip, root), lambda: C.unit_with(upper, upper_length, down))
     to_target = C.sub(target, root)
     distance = C.norm(to_target)
     direction = C.unit_with(to_target, distance, old_direction)
@@ -167,7 +246,8 @@ def _solve_block(
     # Which way the middle joint sticks out.
     old_cross = C.cross(upper, lower)
     old_cross_length = C.norm(old_cross)
-    old_bent = old_cross_length > _STRAIGHT_SINE * upper_length * lower_length + TINY
+    lengths = upper_length * lower_length
+    old_bent = old_cross_length > _STRAIGHT_SINE * lengths + TINY
     old_normal = C.scale(old_cross, 1.0 / np.where(old_bent, old_cross_length, 1.0))
     pole_offset = None if pole is None else C.sub(pole, root)
     bend = _bend_direction(
@@ -186,9 +266,12 @@ def _solve_block(
     new_lower_axis = C.unit(lower_vector, new_upper_axis)
     new_tip = C.add(new_mid, C.scale(new_lower_axis, lower_length))
     new_normal = C.cross(bend, direction)
+    # new_upper_axis × new_normal, expanded (bend ⟂ direction, both unit).
+    new_side = C.sub(C.scale(bend, cos_root), C.scale(direction, sin_root))
 
-    # Deltas: first turn the old bend normal onto the new one (shared by both bones, so the
-    # knee turns only about its hinge), then each bone about that normal onto its new axis.
+    # Deltas: the upper bone maps its old frame (axis, bend normal) onto the new one; the lower
+    # bone turns further about the new normal by the change of the knee angle, so the knee only
+    # ever turns about its hinge.
     old_upper_axis = C.unit_with(upper, upper_length, old_direction)
     old_lower_axis = C.unit_with(lower, lower_length, old_upper_axis)
     if not np.all(old_bent):
@@ -199,11 +282,12 @@ def _solve_block(
             1e-9,
         )
         old_normal = C.select(old_bent, old_normal, borrowed)
-    plane_turn = C.turn(old_normal, new_normal, old_upper_axis)
-    turned_upper = C.qrotate(plane_turn, old_upper_axis)
-    turned_lower = C.qrotate(plane_turn, old_lower_axis)
-    upper_delta = C.qmul(C.turn(turned_upper, new_upper_axis, new_normal), plane_turn)
-    lower_delta = C.qmul(C.turn(turned_lower, new_lower_axis, new_normal), plane_turn)
+    upper_delta = _upper_delta(old_upper_axis, old_normal, new_upper_axis, new_normal, new_side)
+    old_sine = old_cross_length / np.maximum(lengths, TINY)
+    knee = _knee_turn(
+        old_upper_axis, old_lower_axis, old_sine, new_upper_axis, new_lower_axis, new_normal
+    )
+    lower_delta = C.qmul(knee, upper_delta)
     return new_mid, new_tip, residual, clamped, upper_delta, lower_delta
 
 
@@ -279,37 +363,37 @@ def solve_two_bone(
     root, mid, tip, target = points[:4]
     position_weight, pole_weight, max_reach = (np.broadcast_to(s, shape) for s in scalars)
     count = int(np.prod(shape))
-    # Components as rows (3, N): every block then works on contiguous slices.
-    rows = [np.ascontiguousarray(p.reshape(count, 3).T) for p in points]
+    flat = [p.reshape(count, 3) for p in points]
     pole_weights = np.ascontiguousarray(pole_weight.reshape(count))
     reaches = np.ascontiguousarray(max_reach.reshape(count))
-    out_mid = np.empty((3, count))
-    out_tip = np.empty((3, count))
+    out_mid = np.empty((count, 3))
+    out_tip = np.empty((count, 3))
     residual = np.empty(count)
     clamped = np.empty(count, dtype=bool)
-    upper_delta = np.empty((4, count))
-    lower_delta = np.empty((4, count))
-    # Blocks keep the temporaries cache-sized; each block is fully vectorised.
+    upper_delta = np.empty((count, 4))
+    lower_delta = np.empty((count, 4))
+    # Blocks keep the temporaries cache-sized; each block is fully vectorised on contiguous
+    # components (x, y, z rows).
     for start in range(0, count, _BLOCK):
         part = slice(start, start + _BLOCK)
-        vectors = [tuple(row[:, part]) for row in rows]
+        vectors = [tuple(np.ascontiguousarray(p[part].T)) for p in flat]
         block = _solve_block(
             *vectors[:4],  # type: ignore[arg-type]
             vectors[4] if pole is not None else None,  # type: ignore[arg-type]
             pole_weights[part],
             reaches[part],
         )
-        for out, value in zip((out_mid, out_tip, upper_delta, lower_delta),
-                              (block[0], block[1], block[4], block[5]), strict=True):
-            for i, component in enumerate(value):
-                out[i, part] = component
+        np.stack(block[0], axis=-1, out=out_mid[part])
+        np.stack(block[1], axis=-1, out=out_tip[part])
+        np.stack(block[4], axis=-1, out=upper_delta[part])
+        np.stack(block[5], axis=-1, out=lower_delta[part])
         residual[part] = block[2]
         clamped[part] = block[3]
 
-    out_mid = np.ascontiguousarray(out_mid.T).reshape(*shape, 3)
-    out_tip = np.ascontiguousarray(out_tip.T).reshape(*shape, 3)
-    upper_delta = np.ascontiguousarray(upper_delta.T).reshape(*shape, 4)
-    lower_delta = np.ascontiguousarray(lower_delta.T).reshape(*shape, 4)
+    out_mid = out_mid.reshape(*shape, 3)
+    out_tip = out_tip.reshape(*shape, 3)
+    upper_delta = upper_delta.reshape(*shape, 4)
+    lower_delta = lower_delta.reshape(*shape, 4)
     weight = position_weight
     if np.any(weight != 1.0):
         # Seed 001: slerp the upper bone and the knee's own (relative) turn between FK and IK.
