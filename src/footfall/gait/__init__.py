@@ -3,7 +3,9 @@
 Pure functions per behaviour live in small modules — :mod:`.phases` (seamless phase, five
 stance phases, ankle roll), :mod:`.stride` (step length and speed), :mod:`.body` (bob, gaze,
 twist, arms), :mod:`.slope` (lean and step rate on slopes), :mod:`.swing` (swing-arc clearance)
-— and :mod:`.clock` holds the fixed-step walk and scene clocks.
+— and :mod:`.clock` holds the fixed-step walk and scene clocks. :class:`ProceduralWalker`
+(:mod:`.walker`) drives any humanoid rig (:mod:`.rig`) with them, planted feet locked in the
+world (:mod:`.locks`), posed by :mod:`.pose`; see :mod:`.walker` for the batched API.
 """
 
 from footfall.gait.body import (
@@ -33,14 +35,17 @@ from footfall.gait.phases import (
 from footfall.gait.slope import adapted_step_rate, forward_lean, slope_along
 from footfall.gait.stride import ground_speed, leg_segments, stance_sweep, step_length
 from footfall.gait.swing import arc_min_height, clearance, raw_lift, swing_lift, swing_progress
+from footfall.gait.walker import ProceduralWalker, WalkFrame
 
 __all__ = [
     "MAX_FRAME_S",
     "PHASE_NAMES",
     "STEP_S",
     "GaitParams",
+    "ProceduralWalker",
     "StepTiming",
     "WalkClock",
+    "WalkFrame",
     "adapted_step_rate",
     "ankle_roll",
     "arc_min_height",

@@ -1,0 +1,494 @@
+"""The procedural walker: K characters walking from one phase clock, batched.
+
+API (what the browser demo and the ``walk`` command use)::
+
+    walker = ProceduralWalker(skeleton, count=K, params=GaitParams(), start=xyz, heading=rad)
+    frame = walker.step(frame_dt, terrain=None)   # clamps dt to 0.05 s, runs 1/60 s ticks
+    frame.rotations        # (K, J, 4) local joint rotations (w, x, y, z)
+    frame.positions        # (K, J, 3) local joint translations (root: world position)
+    frame.global_positions # (K, J, 3) world joint positions
+    frame.stance           # (K, 2) bool, left/right foot planted
+    frame.planted          # (K, 2, 3) world heel point of each planted foot (NaN in swing)
+    walker.turn(heading, at=None)                  # new heading; the gaze leads by 0.4 s
+    walker.rest_frame()                            # reduced motion: one standing pose
+
+``skeleton`` defaults to the bunny (:func:`footfall.bunny.bunny_skeleton`); any humanoid works
+(legs through :mod:`footfall.humanoid`). Lengths are the skeleton's unit; the seed's px figures
+scale with ``leg_length``. The result is the "animated" pose: on uneven ground the planted feet
+sit at the ground height under them and the body follows the ground under the pelvis, and
+:mod:`footfall.grounding` corrects what remains (pelvis, reach, sole alignment).
+
+Each tick: step rate from the slope (#07) → phase advanced by rate·dt (#01; integrated, so a
+rate change never jumps) → body moved at step length × rate (#03) → feet: planted ones from
+their world locks with the ankle roll (#02, #09), swinging ones along the cleared arc toward a
+predicted landing (#08) → hip/head bob, gaze, twist, arms (#04–#06) → pose (:mod:`.pose`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall import quat
+from footfall.bunny import bunny_skeleton
+from footfall.errors import SettingsError
+from footfall.gait import body, phases, slope, stride, swing
+from footfall.gait.clock import STEP_S, WalkClock
+from footfall.gait.locks import FootLocks, ankle_from_heel, foot_rotation
+from footfall.gait.params import GaitParams
+from footfall.gait.pose import BodyPose, compose
+from footfall.gait.rig import WalkRig, pitch, yaw
+from footfall.skeleton import Clip, Skeleton
+from footfall.terrain import Terrain
+
+FloatArray = NDArray[np.float64]
+
+UP = np.array([0.0, 1.0, 0.0])
+# Ground under the pelvis is followed exponentially at this rate (1/s) so a stair edge or a
+# rock does not jerk the body; the feet read the ground under themselves exactly.
+GROUND_FOLLOW_RATE = 10.0
+# Ground steeper than this (normal.y below) is a riser or a wall: feet stay level on it.
+STEEP_NORMAL_Y = 0.5
+MAX_FOOT_TILT = 0.45
+
+
+@dataclass(frozen=True)
+class WalkFrame:
+    """One generated pose of K characters (see the module docstring for the fields).
+
+    Attributes:
+        rotations: ``(K, J, 4)`` local rotations.
+        positions: ``(K, J, 3)`` local translations; the root's is its world position.
+        global_rotations: ``(K, J, 4)`` world rotations.
+        global_positions: ``(K, J, 3)`` world positions.
+        stance: ``(K, 2)`` bool, foot planted (left, right).
+        planted: ``(K, 2, 3)`` locked world heel point of planted feet, NaN while swinging.
+        phase: ``(K, 2)`` step phase of each leg, [0, 1).
+        ankle_roll: ``(K, 2)`` ankle roll, radians.
+        ankle_target: ``(K, 2, 3)`` world ankle targets the legs were solved for.
+        heading: ``(K,)`` body yaw; ``gaze``: ``(K,)`` head yaw, radians.
+        step_rate: ``(K,)`` current step rate, Hz; ``lean``: ``(K,)`` forward lean, radians.
+        slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
+        residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
+        time: scene time, seconds.
+    """
+
+    rotations: FloatArray
+    positions: FloatArray
+    global_rotations: FloatArray
+    global_positions: FloatArray
+    stance: NDArray[np.bool_]
+    planted: FloatArray
+    phase: FloatArray
+    ankle_roll: FloatArray
+    ankle_target: FloatArray
+    heading: FloatArray
+    gaze: FloatArray
+    step_rate: FloatArray
+    lean: FloatArray
+    slope: FloatArray
+    residual: FloatArray
+    time: float
+
+
+class ProceduralWalker:
+    """K characters walking procedurally (seed 004), advanced in fixed 1/60 s ticks.
+
+    Args:
+        skeleton: any humanoid rig (default: the bunny).
+        count: number of characters K.
+        params: :class:`GaitParams`; ``leg_length`` None means the rig's.
+        start: ``(3,)`` or ``(K, 3)`` root ground position (x, ·, z); y is taken from the ground.
+        heading: ``()`` or ``(K,)`` initial yaw, radians (π/2 walks along +X, the demo's way).
+        cycle: ``()`` or ``(K,)`` initial step count (phase offset per character).
+    """
+
+    def __init__(
+        self,
+        skeleton: Skeleton | None = None,
+        count: int = 1,
+        params: GaitParams | None = None,
+        *,
+        start: ArrayLike = (0.0, 0.0, 0.0),
+        heading: ArrayLike = math.pi / 2,
+        cycle: ArrayLike = 0.0,
+    ) -> None:
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+            raise SettingsError(f"ProceduralWalker count must be a positive integer, got {count!r}")
+        self.params = params if params is not None else GaitParams()
+        self.rig = WalkRig.from_skeleton(
+            skeleton if skeleton is not None else bunny_skeleton(),
+            arm_spread=math.radians(self.params.arm_spread_deg),
+        )
+        self.count = int(count)
+        self.leg_length = (
+            self.rig.leg_length if self.params.leg_length is None else self.params.leg_length
+        )
+        self._start = _batched(start, (self.count, 3), "start")
+        self._start_heading = _batched(heading, (self.count,), "heading")
+        self._start_cycle = _batched(cycle, (self.count,), "cycle")
+        self.clock = WalkClock()
+        self._frame: WalkFrame | None = None
+        self._ready = False
+        self._patrol: tuple[float, float] | None = None
+
+    # ----------------------------------------------------------------- public
+    @property
+    def skeleton(self) -> Skeleton:
+        """The rig being walked."""
+        return self.rig.skeleton
+
+    @property
+    def step_length(self) -> float:
+        """Distance one step carries the body, ``2·L·sin(stride)`` (rig units)."""
+        return float(stride.step_length(self.leg_length, self.params.stride))
+
+    def reset(self) -> None:
+        """Back to the start (both clocks to zero, feet re-planted at the next step)."""
+        self.clock.reset()
+        self._frame = None
+        self._ready = False
+
+    def turn(self, heading: ArrayLike, at: float | None = None,
+             characters: ArrayLike | None = None) -> None:
+        """Schedule a turn to ``heading`` (radians) at scene time ``at`` (default: now + lead).
+
+        The gaze starts moving ``gaze_lead_s`` before ``at``; the body turns over ``turn_s``.
+        ``characters`` selects which (index array or mask); default all.
+        """
+        self._ensure_state()
+        now = self.clock.scene_time
+        when = now + self.params.gaze_lead_s if at is None else float(at)
+        if not math.isfinite(when):
+            raise SettingsError(f"turn time must be finite, got {at!r}")
+        chosen = np.zeros(self.count, dtype=bool)
+        chosen[np.arange(self.count) if characters is None else characters] = True
+        target = _batched(heading, (self.count,), "heading")
+        current = body.body_heading(now, self._turn_at, self._heading_from, self._heading_to,
+                                    self.params.turn_s)
+        self._heading_from = np.where(chosen, current, self._heading_from)
+        self._heading_to = np.where(chosen, target, self._heading_to)
+        self._turn_at = np.where(chosen, when, self._turn_at)
+
+    def patrol(self, x_min: float, x_max: float) -> None:
+        """Walk back and forth: turn around (gaze first) on passing ``x_max`` or ``x_min``.
+
+        For scenes laid out along X such as the demo course; ``None``-free, metres.
+        """
+        if not (math.isfinite(x_min) and math.isfinite(x_max) and x_min < x_max):
+            raise SettingsError(f"patrol needs x_min < x_max, got {x_min!r}, {x_max!r}")
+        self._patrol = (float(x_min), float(x_max))
+
+    def _turn_at_ends(self) -> None:
+        if self._patrol is None:
+            return
+        x_min, x_max = self._patrol
+        x = self._position[:, 0]
+        going = np.sin(self._heading_to)
+        idle = ~np.isfinite(self._turn_at) | (self._turn_at < self.clock.scene_time)
+        back = idle & (((x > x_max) & (going > 0)) | ((x < x_min) & (going < 0)))
+        if np.any(back):
+            self.turn(self._heading_to + math.pi, characters=back)
+
+    def step(self, frame_s: float = STEP_S, terrain: Terrain | None = None) -> WalkFrame:
+        """Advance by one rendered frame (clamped to 0.05 s, run in fixed 1/60 s ticks)."""
+        if self.params.reduced_motion:
+            return self.rest_frame(terrain)
+        ticks = self.clock.consume(frame_s)
+        if self._frame is None:
+            self._frame = self._tick(terrain, advance=False)
+        for _ in range(ticks):
+            self._frame = self._tick(terrain, advance=True)
+        return self._frame
+
+    def generate(self, seconds: float, terrain: Terrain | None = None) -> list[WalkFrame]:
+        """Frames at 60 fps for ``seconds``: the start pose then one per tick."""
+        if not (math.isfinite(seconds) and seconds >= 0):
+            raise SettingsError(f"seconds must be a non-negative number, got {seconds!r}")
+        ticks = int(round(seconds / self.clock.step_s))
+        frames = [self.step(0.0, terrain)]
+        for _ in range(ticks):
+            self.clock.consume(self.clock.step_s)
+            frames.append(self._tick(terrain, advance=True))
+            self._frame = frames[-1]
+        return frames
+
+    def to_clips(self, frames: list[WalkFrame]) -> list[Clip]:
+        """One :class:`Clip` per character from consecutive frames (60 fps)."""
+        rotations = np.stack([f.rotations for f in frames], axis=1)
+        positions = np.stack([f.positions for f in frames], axis=1)
+        fps = 1.0 / self.clock.step_s
+        return [Clip(self.skeleton, rotations[k], positions[k], fps) for k in range(self.count)]
+
+    def rest_frame(self, terrain: Terrain | None = None) -> WalkFrame:
+        """Reduced motion: one standing pose at the start, both feet flat, nothing moving."""
+        self._ensure_state(terrain)
+        count = self.count
+        heading = self._start_heading
+        ground = self._ground
+        root_xz = self._start.copy()
+        lateral = np.stack([self._spot(root_xz, heading, side, along=0.0) for side in (0, 1)], 1)
+        heel = lateral + quat.rotate(yaw(heading)[:, None], self._heel_flat())
+        heel[..., 1] = self._ground_at(terrain, heel, np.broadcast_to(ground[:, None], (count, 2)))
+        no_roll = np.zeros((count, 2))
+        align = quat.identity((count, 2))
+        heads = np.broadcast_to(heading[:, None], (count, 2))
+        ankle = ankle_from_heel(heel, align, heads, no_roll, self.rig.heel, self.rig.ball)
+        hip = np.full(count, body.HIP_MEAN_SHARE * self.leg_length)
+        root = root_xz.copy()
+        root[:, 1] = ground + self.rig.ankle_height + self.rig.root_above_hips + hip
+        foot = foot_rotation(align, heads, no_roll)
+        upright = quat.identity((count,))
+        pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count),
+                        np.zeros((count, 2)), np.zeros((count, 2)), ankle, foot, foot)
+        return self._frame_from(pose, np.ones((count, 2), bool), heel, np.zeros((count, 2)),
+                                heading, np.full(count, self.params.step_rate_hz),
+                                np.zeros(count), np.zeros(count), 0.0)
+
+    # ---------------------------------------------------------------- state
+    def _ensure_state(self, terrain: Terrain | None = None) -> None:
+        if self._ready:
+            return
+        count = self.count
+        self._position = self._start.copy()
+        self._cycle = self._start_cycle.copy()
+        self._turn_at = np.full(count, np.inf)
+        self._heading_from = self._start_heading.copy()
+        self._heading_to = self._start_heading.copy()
+        ground, normal = self._ground_under(terrain, self._position, np.zeros(count))
+        self._ground = ground
+        self._slope = slope.slope_along(normal, self._start_heading)
+        self._rate = self._adapted_rate(self._slope)
+        self._locks = FootLocks(count)
+        self._lift = np.zeros((count, 2, 3))
+        self._lift_heading = np.zeros((count, 2))
+        self._lift_align = quat.identity((count, 2))
+        self._landing = np.zeros((count, 2, 3))
+        self._landing_align = quat.identity((count, 2))
+        self._ready = True
+        # Feet as if the walk had been going on at this speed: each foot landed phase/rate ago.
+        ph = phases.leg_phases(self._cycle)
+        share = self.params.stance_share
+        heading = self._start_heading
+        step = self.step_length
+        heels = np.stack(
+            [self._heel_spot(self._position, heading, side, -ph[:, side] * step)
+             for side in (0, 1)],
+            axis=1,
+        )
+        ground_pair = np.broadcast_to(ground[:, None], (count, 2))
+        heels[..., 1] = self._ground_at(terrain, heels, ground_pair)
+        align = self._tilt_at(terrain, heels)
+        heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
+        stance = phases.in_stance(ph, share)
+        self._locks.plant(stance, heels, heads, align)
+        push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
+        lifted = ankle_from_heel(heels, align, heads, push, self.rig.heel, self.rig.ball)
+        self._lift = np.where(~stance[..., None], lifted, self._lift)
+        self._lift_heading = np.where(~stance, heads, self._lift_heading)
+        self._lift_align = np.where(~stance[..., None], align, self._lift_align)
+        self._stance = stance
+
+    def _adapted_rate(self, slope_angle: FloatArray) -> FloatArray:
+        p = self.params
+        lean = slope.forward_lean(slope_angle, p.downhill_lean, p.uphill_lean)
+        return slope.adapted_step_rate(p.step_rate_hz, lean, p.rate_per_lean_hz,
+                                       p.rate_min_hz, p.rate_max_hz)
+
+    # ----------------------------------------------------------------- tick
+    def _tick(self, terrain: Terrain | None, advance: bool) -> WalkFrame:
+        self._ensure_state(terrain)
+        p = self.params
+        count = self.count
+        dt = self.clock.step_s if advance else 0.0
+        if advance:
+            self.clock.tick()
+        now = self.clock.scene_time
+        heading = body.body_heading(now, self._turn_at, self._heading_from, self._heading_to,
+                                    p.turn_s)
+        gaze = body.gaze_heading(now, self._turn_at, self._heading_from, self._heading_to,
+                                 p.gaze_lead_s)
+
+        # 01, 03 — body advance at step length × step rate (rate from the last tick's slope).
+        step = self.step_length
+        wobble = 1.0 + p.speed_wobble * math.cos(p.wobble_rad_s * now)
+        travel = step * self._rate * wobble * dt
+        direction = np.stack([np.sin(heading), np.zeros(count), np.cos(heading)], axis=-1)
+        self._position = self._position + direction * travel[:, None]
+
+        # 07 — ground and slope under the pelvis; lean and step rate. The ground is followed
+        # smoothly (a stair edge must not jerk the body) but along the current slope, so a
+        # steady hill causes no lag.
+        ground, normal = self._ground_under(terrain, self._position, self._ground)
+        follow = 1.0 - math.exp(-GROUND_FOLLOW_RATE * dt)
+        expected = self._ground + np.tan(self._slope) * travel
+        self._ground = expected + (ground - expected) * follow
+        self._slope = self._slope + (slope.slope_along(normal, heading) - self._slope) * follow
+        lean = slope.forward_lean(self._slope, p.downhill_lean, p.uphill_lean)
+        self._rate = self._adapted_rate(self._slope)
+        self._cycle = self._cycle + self._rate * dt
+        ph = phases.leg_phases(self._cycle)
+        stance = phases.in_stance(ph, p.stance_share)
+        landed = stance & ~self._stance
+        lifted = ~stance & self._stance
+
+        # 09 — lock landing feet where they were heading; unlock lifting feet at push-off.
+        heads = np.broadcast_to(heading[:, None], (count, 2))
+        self._locks.plant(landed, self._landing, heads, self._landing_align)
+        push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
+        off = self._locks.ankle(push, self.rig.heel, self.rig.ball)
+        self._lift = np.where(lifted[..., None], off, self._lift)
+        self._lift_heading = np.where(lifted, self._locks.heading, self._lift_heading)
+        self._lift_align = np.where(lifted[..., None], self._locks.align, self._lift_align)
+        self._locks.release(lifted)
+        self._stance = stance
+
+        # 02 — planted feet from their locks with the ankle roll.
+        roll = phases.ankle_roll(ph, p.stance_share)
+        planted_ankle = self._locks.ankle(roll, self.rig.heel, self.rig.ball)
+        planted_foot = foot_rotation(self._locks.align, self._locks.heading, roll)
+
+        # 08 — swinging feet toward the predicted landing, over the cleared arc.
+        k = swing.swing_progress(ph, p.stance_share)
+        ahead = (1.0 - ph) * step  # body travel until this foot lands, at the nominal speed
+        landing = np.stack(
+            [self._heel_spot(self._position, heading, side, ahead[:, side]) for side in (0, 1)],
+            axis=1,
+        )
+        landing[..., 1] = self._ground_at(terrain, landing, self._landing[..., 1]
+                                          if advance else np.broadcast_to(
+                                              self._ground[:, None], (count, 2)))
+        self._landing = np.where(stance[..., None], self._landing, landing)
+        self._landing_align = np.where(stance[..., None], self._landing_align,
+                                       self._tilt_at(terrain, landing))
+        strike = np.full((count, 2), math.radians(phases.HEEL_STRIKE_DEG))
+        land_ankle = ankle_from_heel(self._landing, self._landing_align, heads, strike,
+                                     self.rig.heel, self.rig.ball)
+        ease = k * k * (3.0 - 2.0 * k)
+        lift = swing.swing_lift(k, self._rate[:, None], self.leg_length, True, p.arc_hold,
+                                p.arc_rise, p.arc_min_share)
+        swing_ankle = self._lift + (land_ankle - self._lift) * ease[..., None]
+        swing_ankle = swing_ankle + UP * lift[..., None]
+        swing_roll = np.radians(phases.PUSH_OFF_DEG
+                                + (phases.HEEL_STRIKE_DEG - phases.PUSH_OFF_DEG) * ease)
+        swing_heading = body.blend_heading(self._lift_heading, heads, ease)
+        swing_align = quat.slerp(self._lift_align, self._landing_align, ease)
+        swing_foot = foot_rotation(swing_align, swing_heading, swing_roll)
+
+        ankle = np.where(stance[..., None], planted_ankle, swing_ankle)
+        foot = np.where(stance[..., None], planted_foot, swing_foot)
+        roll_all = np.where(stance, roll, swing_roll)
+        toes_roll = np.minimum(roll_all, 0.0)
+        toes_heading = np.where(stance, self._locks.heading, swing_heading)
+        toes_align = np.where(stance[..., None], self._locks.align, swing_align)
+        toes = foot_rotation(toes_align, toes_heading, toes_roll)
+
+        # 04–06 — body bob, head, twist, arms.
+        left = ph[:, 0]
+        hip = body.hip_height(left, self.leg_length)
+        root = self._position.copy()
+        root[:, 1] = (self._ground + self.rig.ankle_height + self.rig.root_above_hips
+                      + hip * np.cos(self._slope))
+        head_drop = -p.head_compensation * (hip - body.HIP_MEAN_SHARE * self.leg_length)
+        pelvis_twist, chest_twist = body.twist(left, self._rate, p.twist_deg,
+                                               p.shoulder_twist_ratio)
+        leaning = pitch(lean)
+        pelvis = quat.mul(leaning, yaw(pelvis_twist))
+        chest = quat.mul(leaning, yaw(chest_twist))
+        head = yaw(gaze - heading)
+        shoulder, elbow = body.arm_swing(ph, p.stride, p.leg_ratio, p.arm_swing_share,
+                                         p.elbow_bend_deg)
+        pose = BodyPose(root, heading, pelvis, chest, head, head_drop * np.cos(self._slope),
+                        shoulder, elbow, ankle, foot, toes)
+        planted = np.where(stance[..., None], self._locks.heel, np.nan)
+        if advance:
+            self._turn_at_ends()
+        return self._frame_from(pose, stance, planted, roll_all, gaze, self._rate, lean,
+                                self._slope, ph)
+
+    def _frame_from(self, pose: BodyPose, stance, planted, roll, gaze, rate, lean, slope_angle,
+                    ph) -> WalkFrame:
+        result = compose(self.rig, pose)
+        if np.ndim(ph) == 0:
+            ph = np.zeros((self.count, 2))
+        return WalkFrame(
+            rotations=result.rotations, positions=result.positions,
+            global_rotations=result.global_rotations, global_positions=result.global_positions,
+            stance=stance, planted=planted, phase=ph, ankle_roll=roll, ankle_target=pose.ankle,
+            heading=pose.heading, gaze=np.asarray(gaze, dtype=np.float64),
+            step_rate=np.asarray(rate, dtype=np.float64), lean=np.asarray(lean, np.float64),
+            slope=np.asarray(slope_angle, np.float64), residual=result.residual,
+            time=self.clock.scene_time,
+        )
+
+    # ---------------------------------------------------------------- geometry
+    def _spot(self, root: FloatArray, heading: FloatArray, side: int, along) -> FloatArray:
+        """World point under the ankle of ``side`` with the root at ``root``, ``along`` ahead."""
+        offset = np.zeros((self.count, 3))
+        offset[:, 0] = self.rig.foot_lateral[side]
+        offset[:, 2] = along
+        return root + quat.rotate(yaw(heading), offset)
+
+    def _heel_flat(self) -> FloatArray:
+        """``(2, 3)`` canonical heel offset from the ankle's ground point (flat foot)."""
+        heel = self.rig.heel.copy()
+        heel[:, 1] = 0.0
+        return heel
+
+    def _heel_spot(self, root: FloatArray, heading: FloatArray, side: int,
+                   ahead: FloatArray) -> FloatArray:
+        """Heel strike point of ``side`` for a body that will be ``ahead`` further on.
+
+        The foot lands half a stance sweep in front of the hip so the hip passes over it at
+        mid-stance.
+        """
+        sweep = 0.5 * self.params.stance_share * self.step_length
+        spot = self._spot(root, heading, side, ahead + sweep)
+        return spot + quat.rotate(yaw(heading), self._heel_flat()[side])
+
+    def _ground_under(self, terrain: Terrain | None, xz3: FloatArray,
+                      fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Ground height ``(K,)`` and normal ``(K, 3)`` under points; misses keep ``fallback``."""
+        count = xz3.shape[0]
+        if terrain is None:
+            return np.zeros(count), np.tile(UP, (count, 1))
+        hits = terrain.raycast_down(xz3[:, [0, 2]])
+        usable = hits.hit & ~hits.steep & np.isfinite(hits.height)
+        height = np.where(usable, hits.height, fallback)
+        normal = np.where(usable[:, None], hits.normal, UP)
+        return height, normal
+
+    def _ground_at(self, terrain: Terrain | None, points: FloatArray,
+                   fallback: FloatArray) -> FloatArray:
+        """Ground height ``(K, 2)`` under ``(K, 2, 3)`` points (misses: ``fallback``)."""
+        if terrain is None:
+            return np.zeros(points.shape[:-1])
+        hits = terrain.raycast_down(points[..., [0, 2]])
+        usable = hits.hit & np.isfinite(hits.height)
+        return np.where(usable, hits.height, fallback)
+
+    def _tilt_at(self, terrain: Terrain | None, points: FloatArray) -> FloatArray:
+        """Foot tilt ``(K, 2, 4)`` to the ground normal, level on risers, at most 0.45 rad."""
+        if terrain is None:
+            return quat.identity(points.shape[:-1])
+        hits = terrain.raycast_down(points[..., [0, 2]])
+        normal = np.where((hits.hit & ~hits.steep)[..., None], hits.normal, UP)
+        tilt = quat.between(np.broadcast_to(UP, normal.shape), normal)
+        axis, angle = quat.to_axis_angle(tilt)
+        return quat.from_axis_angle(axis, np.minimum(angle, MAX_FOOT_TILT))
+
+
+def _batched(value: ArrayLike, shape: tuple[int, ...], name: str) -> FloatArray:
+    try:
+        array = np.asarray(value, dtype=np.float64)
+        out = np.broadcast_to(array, shape).copy()
+    except (ValueError, TypeError):
+        raise SettingsError(
+            f"ProceduralWalker {name} must broadcast to {shape}, got shape {np.shape(value)}"
+        ) from None
+    if not np.all(np.isfinite(out)):
+        raise SettingsError(f"ProceduralWalker {name} must be finite, got {value!r}")
+    return out
