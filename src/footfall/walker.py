@@ -48,11 +48,13 @@ HEADING = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
 
 @dataclass(frozen=True)
 class WalkerFrame(GroundedFrame):
-    """A :class:`GroundedFrame` plus the walk clock: time (s), distance and swing ``(K, 2)``."""
+    """A :class:`GroundedFrame` plus the walk clock: time (s), distance ``(K,)`` walked, swing
+    progress ``(K, 2)`` and the animated (unsnapped) footstep ``plant_xz (K, 2, 2)``."""
 
     time: float = 0.0
     distance: FloatArray | None = None
     swing: FloatArray | None = None
+    plant_xz: FloatArray | None = None
 
 
 class StepWalker:
@@ -99,9 +101,11 @@ class StepWalker:
         self._upper = np.array([g.upper for g in pipe.legs])
         self._lower = np.array([g.lower for g in pipe.legs])
         self._foot = np.array([g.foot for g in pipe.legs])
-        self.ankle_height = float(np.mean([f.ankle_height for f in pipe.feet]))
+        self.ankle_heights = np.array([f.ankle_height for f in pipe.feet])  # (2,) per foot
         hip_drop = float(rest[root, 1] - rest[self._upper, 1].mean())
-        self.walk_pelvis_height = hip_drop + self.ankle_height + WALK_HEIGHT * self.leg_length
+        self.walk_pelvis_height = (
+            hip_drop + float(self.ankle_heights.mean()) + WALK_HEIGHT * self.leg_length
+        )
         self.step_length = STEP_LENGTH * self.leg_length
         self.bob = BOB * self.leg_length
         # Where each foot walks sideways: straight under its hip, heading applied.
@@ -152,7 +156,8 @@ class StepWalker:
         swing_y = swing_height(0.0, 0.0, plan.swing, 0.02 * self.scale, 0.09 * self.scale)
         foot_y = np.where(plan.stance, 0.0, swing_y)
         foot_z = lateral + self._foot_z
-        ankle = np.stack([foot_x, foot_y + self.ankle_height, foot_z], axis=-1)  # (K, 2, 3)
+        ankle_y = foot_y + self.ankle_heights
+        ankle = np.stack([foot_x, ankle_y, np.broadcast_to(foot_z, ankle_y.shape)], axis=-1)
 
         # Pelvis: seed 000's bob, kept low enough that both legs reach (a soft min, so smooth).
         phase = self.distance / step
@@ -206,7 +211,7 @@ class StepWalker:
         frame = self.pipeline.step(rotations, positions, plan, dt, ik=self.ik)
         fields = {name: getattr(frame, name) for name in GroundedFrame.__dataclass_fields__}
         return WalkerFrame(**fields, time=self.time, distance=self.distance.copy(),
-                           swing=np.asarray(plan.swing).copy())
+                           swing=np.asarray(plan.swing).copy(), plant_xz=plan.plant_xz)
 
 
 def _bunny_extras(skeleton: Skeleton) -> Any:

@@ -230,7 +230,11 @@ class GroundingPipeline:
         lowered = np.minimum(body_ground, limit.min(axis=1) - pelvis_y)
         pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground)
         rate = np.where(p.smoothing, p.pelvis_rate, np.inf)
-        self._pelvis_offset = follow(self._pelvis_offset, pelvis_goal, rate, p.pelvis_snap, dt)
+        smoothed = follow(self._pelvis_offset, pelvis_goal, rate, p.pelvis_snap, dt)
+        # Smoothing may lag, but never so far that a leg cannot reach at full stretch.
+        stretch = reach_limit(target, hip, pelvis_y[:, None], p.max_reach[:, None] * leg * 0.9999)
+        hard = stretch.min(axis=1) - pelvis_y
+        self._pelvis_offset = np.where(ik_on & p.pelvis, np.minimum(smoothed, hard), smoothed)
         lift_body = self._pelvis_offset
         positions[:, self.root, 1] += lift_body
         gpos[..., 1] += lift_body[:, None]

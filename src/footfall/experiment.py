@@ -1,0 +1,327 @@
+"""Seed 002's stairs experiment in metres and 3D, plus a slope scenario for foot alignment.
+
+Stairs up 5, a landing, down 5; 20 s at 60 Hz; step heights swept. Walkers: ``no_ik`` (the body
+follows the ground under it, legs play the flat walk), ``all_on`` and one ablation per stage.
+Everything is measured on the solved feet in stance, on sole samples every centimetre
+(:mod:`footfall.metrics`). The humanoid walks the heights as given; the bunny walks them scaled
+by its leg over a 0.80 m human leg (:data:`HUMAN_LEG`). Treads, landing and stride scale with
+each character's leg (0.30 m treads for the bunny's 0.62 m stride, as in seed 000).
+
+All walkers and all scenarios of one character run in one batch: each scenario's terrain sits in
+its own lane along z (:class:`LaneTerrain`), so a frame is one pipeline call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from footfall import metrics
+from footfall.bunny import PROPORTIONS, bunny_skeleton
+from footfall.grounding import GroundingParams
+from footfall.skeleton import Skeleton
+from footfall.terrain import scene
+from footfall.terrain.hits import RayHits
+from footfall.walker import StepWalker
+
+STEP_HEIGHTS = (0.05, 0.10, 0.15, 0.20, 0.25)
+WALKERS = ("no_ik", "all_on", "no_tread_snap", "no_pelvis", "no_foot_align")
+SLOPES = ("slope_up", "slope_down", "slope_sideways")
+SLOPE_DEG = 12.0
+#: The humanoid leg the swept step heights are meant for (CMU subject 131: 0.80 m); the bunny
+#: walks them scaled by 0.37 / 0.80.
+HUMAN_LEG = 0.80
+DURATION = 20.0
+FPS = 60.0
+LANE_WIDTH = 4.0
+METRIC_KEYS = (
+    "contact_error_m",
+    "support_defect_ratio",
+    "penetration_m",
+    "floating_m",
+    "stance_slip_m",
+    "pelvis_jerk",
+    "clamped_ratio",
+)
+
+
+def walker_setup(name: str) -> tuple[bool, GroundingParams]:
+    """(ik on, params) of the walker called ``name`` (see :data:`WALKERS`)."""
+    base = GroundingParams()
+    table = {
+        "no_ik": (False, base),
+        "all_on": (True, base),
+        "no_tread_snap": (True, base.without("tread_snap")),
+        "no_pelvis": (True, base.without("pelvis")),
+        "no_foot_align": (True, base.without("foot_align")),
+    }
+    return table[name]
+
+
+class LaneTerrain:
+    """Several terrains side by side: terrain i is shifted to the lane centred on z = i·width.
+
+    Answers :meth:`raycast_down` like a :class:`footfall.terrain.Terrain` (each ray goes to the
+    one terrain of its lane, which tests only its own chunk).
+    """
+
+    def __init__(self, terrains: Sequence[Any], width: float = LANE_WIDTH) -> None:
+        self.terrains = list(terrains)
+        self.width = float(width)
+
+    def lane_of(self, z: np.ndarray) -> np.ndarray:
+        """Lane index ``(...)`` of world z ``(...)`` (−1 outside every lane)."""
+        lane = np.floor(np.asarray(z) / self.width + 0.5).astype(int)
+        return np.where((lane >= 0) & (lane < len(self.terrains)), lane, -1)
+
+    def raycast_down(self, xz: np.ndarray) -> RayHits:
+        """Downward rays ``(..., 2)`` → :class:`RayHits` ``(...)``."""
+        xz = np.asarray(xz, dtype=np.float64)
+        shape = xz.shape[:-1]
+        flat = xz.reshape(-1, 2)
+        out = RayHits.missed(flat.shape[0])
+        point, normal, hit, distance = (
+            out.point.copy(), out.normal.copy(), out.hit.copy(), out.distance.copy()
+        )
+        lanes = self.lane_of(flat[:, 1])
+        for index, terrain in enumerate(self.terrains):
+            rows = np.nonzero(lanes == index)[0]
+            if rows.size == 0:
+                continue
+            local = flat[rows] - [0.0, index * self.width]
+            hits = terrain.raycast_down(local)
+            point[rows] = hits.point + [0.0, 0.0, index * self.width]
+            normal[rows], hit[rows], distance[rows] = hits.normal, hits.hit, hits.distance
+        return RayHits(point, normal, hit, distance).reshape(shape)
+
+    def height(self, xz: np.ndarray) -> np.ndarray:
+        """Ground height ``(...)`` under ``xz (..., 2)``, NaN off the lanes."""
+        return self.raycast_down(xz).height
+
+
+@dataclass(frozen=True)
+class Character:
+    """A walking test character: its name, skeleton and leg length (metres)."""
+
+    name: str
+    skeleton: Skeleton
+    legs: Any = None
+
+
+def bunny() -> Character:
+    """Seed 000's bunny."""
+    return Character("bunny", bunny_skeleton())
+
+
+def humanoid(path: str | Path) -> Character:
+    """A humanoid from a BVH file (its rest pose; legs found by name and structure)."""
+    from footfall import bvh
+
+    clip = bvh.load(path)
+    return Character(f"humanoid:{Path(path).stem}", clip.skeleton)
+
+
+def _scenarios(scale: float, height_scale: float, heights: Sequence[float]) -> list[dict]:
+    """Terrains of one run: stairs per step height, then the three slopes."""
+    out = []
+    for nominal in heights:
+        terrain = scene(
+            "stairs", step_height=nominal * height_scale, tread_depth=0.30 * scale,
+            landing=1.2 * scale, start=1.0 * scale, length=32.0 * max(scale, 1.0),
+        )
+        out.append({"kind": "stairs", "nominal": nominal, "terrain": terrain,
+                    "start": -0.5 * scale, "end": terrain.params["stairs_end"] + 1.0 * scale})
+    for name in SLOPES:
+        if name == "slope_sideways":
+            terrain = scene("slope", angle_deg=SLOPE_DEG, sideways=True, width=LANE_WIDTH)
+        else:
+            angle = SLOPE_DEG if name == "slope_up" else -SLOPE_DEG
+            length = 32.0 * max(scale, 1.0)
+            terrain = scene("slope", angle_deg=angle, start=1.0 * scale, length=length)
+        out.append({"kind": name, "nominal": 0.0, "terrain": terrain,
+                    "start": -0.5 * scale, "end": 6.0 * scale})
+    return out
+
+
+def run_character(
+    character: Character,
+    heights: Sequence[float] = STEP_HEIGHTS,
+    duration: float = DURATION,
+    reference_leg: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict], list[dict]]:
+    """Walk every walker over every scenario; returns (stairs rows, slope rows).
+
+    reference_leg: the humanoid leg length the step heights are meant for; a shorter character
+    walks heights scaled by its leg over this (the bunny). None: heights as given.
+    """
+    probe = StepWalker(character.skeleton, scene("flat"), 1, legs=character.legs)
+    leg = probe.leg_length
+    scale = leg / PROPORTIONS.leg_length
+    height_scale = 1.0 if reference_leg is None else leg / reference_leg
+    scenarios = _scenarios(scale, height_scale, heights)
+    lanes = LaneTerrain([s["terrain"] for s in scenarios])
+    count = len(scenarios) * len(WALKERS)
+    lane = np.repeat(np.arange(len(scenarios)), len(WALKERS))
+    which = np.tile(np.arange(len(WALKERS)), len(scenarios))
+    setups = [walker_setup(WALKERS[w]) for w in which]
+    start = np.array([scenarios[i]["start"] for i in lane])
+    end = np.array([scenarios[i]["end"] for i in lane])
+    walker = StepWalker(
+        character.skeleton, lanes, count, params=[s[1] for s in setups],
+        ik=[s[0] for s in setups], lateral_z=lane * LANE_WIDTH, start_x=start,
+        speed=(end - start) / duration, legs=character.legs,
+    )
+    frames = int(round(duration * FPS))
+    pipe = walker.pipeline
+    feet = pipe._foot
+    keys = ("rot", "pos", "stance", "pelvis", "clamp", "body_x", "plant")
+    record: dict[str, list] = {k: [] for k in keys}
+    for f in range(frames):
+        frame = walker.step(1.0 / FPS)
+        record["rot"].append(frame.global_rotations[:, feet])
+        record["pos"].append(frame.global_positions[:, feet])
+        record["stance"].append(frame.stance)
+        record["pelvis"].append(frame.pelvis_height)
+        record["clamp"].append(frame.clamped)
+        record["body_x"].append(frame.global_positions[:, pipe.root, 0])
+        record["plant"].append(frame.plant_xz[..., 0])
+        if progress is not None:
+            progress(f + 1, frames)
+    rot, pos, stance, pelvis, clamp, body_x, plant = (np.array(record[k]) for k in record)
+    soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], pipe.feet[s].sole) for s in range(2)]
+    per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
+    samples = max(g.shape[-1] for g in per_foot)
+    gaps = np.full((*per_foot[0].shape[:2], 2, samples), np.nan)  # (F, K, 2, S), NaN-padded
+    for s, g in enumerate(per_foot):
+        gaps[:, :, s, : g.shape[-1]] = g
+    stairs_rows, slope_rows = [], []
+    for k in range(count):
+        spec = scenarios[lane[k]]
+        row = {"character": character.name, "walker": WALKERS[which[k]]}
+        row.update(_score(gaps[:, k], stance[:, k], pos[:, k], pelvis[:, k], clamp[:, k]))
+        if spec["kind"] == "stairs":
+            params = spec["terrain"].params
+            row["step_height_m"] = float(params["step_height"])
+            row["step_height_nominal_m"] = float(spec["nominal"])
+            down = (body_x[:, k] > params["landing_end"]) & (body_x[:, k] < params["stairs_end"])
+            up = (body_x[:, k] > params["stairs_start"]) & (body_x[:, k] < params["landing_start"])
+            row["contact_error_down_m"] = _error(gaps[:, k], stance[:, k] & down[:, None])
+            row["contact_error_up_m"] = _error(gaps[:, k], stance[:, k] & up[:, None])
+            near = _near_edge(plant[:, k], params["riser_x"], pipe)
+            row["contact_error_near_edge_m"] = _error(gaps[:, k], stance[:, k] & near)
+            stairs_rows.append(row)
+        else:
+            row["scenario"] = spec["kind"]
+            slope_rows.append(row)
+    return stairs_rows, slope_rows
+
+
+def _error(gaps: np.ndarray, mask: np.ndarray) -> float:
+    return metrics.contact_metrics(gaps, mask)["contact_error_m"]
+
+
+def _near_edge(plant_x: np.ndarray, risers: Sequence[float], pipe: Any) -> np.ndarray:
+    """``(F, 2)``: the animated (unsnapped) footstep ``plant_x (F, 2)`` puts the sole within a
+    tread margin of a riser — where seed 002 says tread snapping matters."""
+    margin = GroundingParams().tread_margin
+    heel = np.array([f.heel_back for f in pipe.feet])[None, :, None]
+    toe = np.array([f.toe_forward for f in pipe.feet])[None, :, None]
+    risers = np.asarray(risers)[None, None, :]
+    x = plant_x[..., None]
+    return np.any((risers > x - heel - margin) & (risers < x + toe + margin), axis=-1)
+
+
+def _score(gaps: np.ndarray, stance: np.ndarray, ankles: np.ndarray, pelvis: np.ndarray,
+           clamped: np.ndarray) -> dict[str, float]:
+    out = metrics.contact_metrics(gaps, stance)
+    out["stance_slip_m"] = metrics.stance_slip(ankles, stance)
+    out["pelvis_jerk"] = metrics.pelvis_jerk(pelvis, 1.0 / FPS)
+    out["clamped_ratio"] = metrics.clamped_ratio(clamped)
+    return out
+
+
+def run_experiment(
+    humanoid_bvh: str | Path | None = None,
+    heights: Sequence[float] = STEP_HEIGHTS,
+    duration: float = DURATION,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, list[dict]]:
+    """The whole experiment: the humanoid (if given) and the bunny, every walker and height.
+
+    Returns ``{"rows": [...], "slope_rows": [...]}`` (see the module docstring for the keys).
+    """
+    characters: list[tuple[Character, float | None]] = []
+    if humanoid_bvh is not None:
+        characters.append((humanoid(humanoid_bvh), None))
+    characters.append((bunny(), HUMAN_LEG))
+    rows: list[dict] = []
+    slope_rows: list[dict] = []
+    for character, ref in characters:
+        report = None if progress is None else (lambda i, n, c=character: progress(c.name, i, n))
+        stairs, slopes = run_character(character, heights, duration, ref, report)
+        rows += stairs
+        slope_rows += slopes
+    return {"rows": rows, "slope_rows": slope_rows}
+
+
+def format_table(result: dict[str, list[dict]]) -> str:
+    """The result as a plain-text table (contact error in mm, ratios in %)."""
+    head = (f"{'character':<26}{'walker':<15}{'step m':>7}{'err mm':>8}{'defect%':>8}"
+            f"{'pen mm':>8}{'float mm':>9}{'slip mm':>8}{'jerk':>8}{'clamp%':>7}"
+            f"{'down mm':>8}{'edge mm':>8}")
+    lines = [head, "-" * len(head)]
+    for row in result["rows"]:
+        lines.append(
+            f"{row['character']:<26}{row['walker']:<15}{row['step_height_m']:>7.3f}"
+            f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
+            f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
+            f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
+            f"{row['clamped_ratio'] * 100:>7.1f}{row['contact_error_down_m'] * 1e3:>8.2f}"
+            f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}"
+        )
+    if result.get("slope_rows"):
+        lines += ["", f"{'character':<26}{'walker':<15}{'scenario':<16}{'err mm':>8}{'defect%':>8}"]
+        for row in result["slope_rows"]:
+            lines.append(
+                f"{row['character']:<26}{row['walker']:<15}{row['scenario']:<16}"
+                f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
+            )
+    return "\n".join(lines)
+
+
+def write_json(result: dict[str, list[dict]], path: str | Path) -> None:
+    """Write the result as JSON ``{"rows": [...], "slope_rows": [...]}``."""
+    Path(path).write_text(json.dumps(result, indent=1) + "\n")
+
+
+def plot(result: dict[str, list[dict]], path: str | Path) -> None:
+    """Contact error and support defects against step height, one line per walker (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    characters = sorted({row["character"] for row in result["rows"]})
+    fig, axes = plt.subplots(2, len(characters), figsize=(5.5 * len(characters), 7), squeeze=False)
+    for c, name in enumerate(characters):
+        for walker in WALKERS:
+            rows = [r for r in result["rows"] if r["character"] == name and r["walker"] == walker]
+            x = [r["step_height_m"] for r in rows]
+            axes[0, c].plot(x, [r["contact_error_m"] * 1e3 for r in rows], "o-", label=walker)
+            axes[1, c].plot(x, [r["support_defect_ratio"] * 100 for r in rows], "o-", label=walker)
+        axes[0, c].set_title(name)
+        axes[0, c].set_ylabel("contact error (mm)")
+        axes[1, c].set_ylabel("support defects (%)")
+        axes[1, c].set_xlabel("step height (m)")
+        axes[0, c].axhline(2.0, color="grey", lw=0.8, ls="--")
+        axes[1, c].axhline(1.0, color="grey", lw=0.8, ls="--")
+        axes[0, c].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,91 @@
+"""Contact metrics as a library: exact cases and properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from footfall import metrics, quat
+from footfall.terrain import scene
+
+
+def test_contact_metrics_exact_case() -> None:
+    # 2 frames × 1 foot × 4 samples; the second frame is swing and must not count.
+    gaps = np.array([[[0.0, 0.01, -0.03, 0.002]], [[0.5, 0.5, 0.5, 0.5]]])
+    stance = np.array([[True], [False]])
+    m = metrics.contact_metrics(gaps, stance)
+    assert m["contact_error_m"] == pytest.approx((0.0 + 0.01 + 0.03 + 0.002) / 4)
+    assert m["support_defect_ratio"] == pytest.approx(0.25)  # only |−0.03| > 0.02
+    assert m["penetration_m"] == pytest.approx(0.03)
+    assert m["floating_m"] == 0.0
+    floating = metrics.contact_metrics(np.full((3, 2, 5), 0.004), np.ones((3, 2), bool))
+    assert floating["floating_m"] == pytest.approx(0.004)
+    assert floating["penetration_m"] == 0.0
+    # nothing in stance: zeros, not NaN
+    none = metrics.contact_metrics(gaps, np.zeros((2, 1), bool))
+    assert all(v == 0.0 for v in none.values())
+
+
+@settings(max_examples=40)
+@given(st.lists(st.floats(-0.1, 0.1), min_size=6, max_size=6))
+def test_contact_error_bounds(values: list[float]) -> None:
+    gaps = np.array(values).reshape(2, 1, 3)
+    m = metrics.contact_metrics(gaps, np.ones((2, 1), bool))
+    assert m["contact_error_m"] <= np.abs(gaps).max() + 1e-15
+    assert 0.0 <= m["support_defect_ratio"] <= 1.0
+    lowest = gaps.min(axis=-1)
+    assert m["penetration_m"] == pytest.approx(np.maximum(-lowest, 0).mean())
+    assert m["floating_m"] == pytest.approx(np.maximum(lowest, 0).mean())
+
+
+def test_ground_gaps_on_real_stairs_and_off_terrain() -> None:
+    stairs = scene("stairs", step_height=0.2, tread_depth=0.3, start=1.0)
+    points = np.array([[1.15, 0.25, 0.0], [0.5, -0.01, 0.0], [99.0, 0.0, 0.0]])
+    gaps = metrics.ground_gaps(stairs, points)
+    assert gaps[0] == pytest.approx(0.05)
+    assert gaps[1] == pytest.approx(-0.01)
+    assert np.isnan(gaps[2])
+
+
+def test_sole_world_rotates_the_sole() -> None:
+    sole = np.array([[0.0, -0.1, -0.04], [0.0, -0.1, 0.13]])
+    turn = quat.from_axis_angle([0.0, 1.0, 0.0], np.pi / 2)  # +Z toes now point +X
+    world = metrics.sole_world(turn, np.array([1.0, 0.1, 2.0]), sole)
+    assert world == pytest.approx(np.array([[0.96, 0.0, 2.0], [1.13, 0.0, 2.0]]))
+
+
+def test_stance_slip_counts_only_planted_pairs() -> None:
+    positions = np.array([[0.0, 0, 0], [0.003, 0, 0.004], [1.0, 0, 0], [1.0, 0, 0]])[:, None]
+    stance = np.array([[True], [True], [False], [True]])
+    assert metrics.stance_slip(positions, stance) == pytest.approx(0.005)
+
+
+def test_pelvis_jerk_of_a_cubic() -> None:
+    dt = 1 / 60
+    t = np.arange(30) * dt
+    assert metrics.pelvis_jerk(2.0 * t**3, dt) == pytest.approx(12.0)
+    assert metrics.pelvis_jerk(np.full(30, 0.5), dt) == 0.0
+
+
+def test_clamped_ratio_any_leg_per_frame() -> None:
+    clamped = np.array([[False, False], [True, False], [True, True], [False, False]])
+    assert metrics.clamped_ratio(clamped) == 0.5
+
+
+def test_foot_skate_ratio_gmd_definition() -> None:
+    fps = 30.0
+    frames = 40
+    still = np.zeros((frames, 3))
+    sliding = np.zeros((frames, 3))
+    sliding[:, 0] = np.arange(frames) * (1.0 / fps)  # 1 m/s along x
+    positions = np.stack([still, sliding], axis=1)
+    low = np.full((frames, 2), 0.01)
+    assert metrics.foot_skate_ratio(positions, low, fps) > 0.8
+    high = low.copy()
+    high[:, 1] = 0.3  # the sliding foot is in the air: not a contact
+    assert metrics.foot_skate_ratio(positions, high, fps) == 0.0
+    slow = positions.copy()
+    slow[:, 1, 0] *= 0.3  # 0.3 m/s < 0.5 m/s
+    assert metrics.foot_skate_ratio(slow, low, fps) == 0.0
