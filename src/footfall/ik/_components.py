@@ -31,15 +31,25 @@ def scale(a: Vec, s: FloatArray) -> Vec:
 
 
 def dot(a: Vec, b: Vec) -> FloatArray:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    out = a[0] * b[0]
+    out += a[1] * b[1]
+    out += a[2] * b[2]
+    return out
 
 
 def cross(a: Vec, b: Vec) -> Vec:
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+    x = a[1] * b[2]
+    x -= a[2] * b[1]
+    y = a[2] * b[0]
+    y -= a[0] * b[2]
+    z = a[0] * b[1]
+    z -= a[1] * b[0]
+    return x, y, z
 
 
 def norm(a: Vec) -> FloatArray:
-    return np.sqrt(dot(a, a))
+    out = dot(a, a)
+    return np.sqrt(out, out=out)
 
 
 def select(mask: np.ndarray, a: Vec, b: Vec) -> Vec:
@@ -81,14 +91,26 @@ def any_perpendicular(axis: Vec) -> Vec:
 
 
 def qmul(a: Quat, b: Quat) -> Quat:
+    """Hamilton product ``a * b`` (``b`` applied first)."""
     aw, ax, ay, az = a
     bw, bx, by, bz = b
-    return (
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    )
+    w = aw * bw
+    w -= ax * bx
+    w -= ay * by
+    w -= az * bz
+    x = aw * bx
+    x += ax * bw
+    x += ay * bz
+    x -= az * by
+    y = aw * by
+    y -= ax * bz
+    y += ay * bw
+    y += az * bx
+    z = aw * bz
+    z += ax * by
+    z -= ay * bx
+    z += az * bw
+    return w, x, y, z
 
 
 def qrotate(q: Quat, v: Vec) -> Vec:

@@ -167,10 +167,10 @@ def _upper_delta(
     """
     old_side = C.cross(old_axis, old_normal)
     trace = C.dot(old_axis, new_axis) + C.dot(old_normal, new_normal) + C.dot(old_side, new_side)
-    vector = C.add(
-        C.add(C.cross(old_axis, new_axis), C.cross(old_normal, new_normal)),
-        C.cross(old_side, new_side),
-    )
+    vector = C.cross(old_axis, new_axis)
+    for old, new in ((old_normal, new_normal), (old_side, new_side)):
+        for total, part in zip(vector, C.cross(old, new), strict=True):
+            total += part
     w = 1.0 + trace
     inverse = 1.0 / np.sqrt(np.maximum(w * w + C.dot(vector, vector), TINY))
     delta = (w * inverse, *C.scale(vector, inverse))
@@ -361,11 +361,14 @@ def solve_two_bone(
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
     points = [np.broadcast_to(p, (*shape, 3)) for p in points]
     root, mid, tip, target = points[:4]
-    position_weight, pole_weight, max_reach = (np.broadcast_to(s, shape) for s in scalars)
+    position_weight = np.broadcast_to(scalars[0], shape)
+    # Per-limb weights as flat arrays; a single value stays a scalar (no per-limb copy).
+    pole_weights, reaches = (
+        s if s.ndim == 0 else np.ascontiguousarray(np.broadcast_to(s, shape).reshape(-1))
+        for s in scalars[1:]
+    )
     count = int(np.prod(shape))
     flat = [p.reshape(count, 3) for p in points]
-    pole_weights = np.ascontiguousarray(pole_weight.reshape(count))
-    reaches = np.ascontiguousarray(max_reach.reshape(count))
     out_mid = np.empty((count, 3))
     out_tip = np.empty((count, 3))
     residual = np.empty(count)
@@ -380,8 +383,8 @@ def solve_two_bone(
         block = _solve_block(
             *vectors[:4],  # type: ignore[arg-type]
             vectors[4] if pole is not None else None,  # type: ignore[arg-type]
-            pole_weights[part],
-            reaches[part],
+            pole_weights if pole_weights.ndim == 0 else pole_weights[part],
+            reaches if reaches.ndim == 0 else reaches[part],
         )
         np.stack(block[0], axis=-1, out=out_mid[part])
         np.stack(block[1], axis=-1, out=out_tip[part])
@@ -395,7 +398,7 @@ def solve_two_bone(
     upper_delta = upper_delta.reshape(*shape, 4)
     lower_delta = lower_delta.reshape(*shape, 4)
     weight = position_weight
-    if np.any(weight != 1.0):
+    if np.any(scalars[0] != 1.0):
         # Seed 001: slerp the upper bone and the knee's own (relative) turn between FK and IK.
         knee_turn = quat.inv_mul(upper_delta, lower_delta)
         identity = quat.identity(shape)
