@@ -327,3 +327,20 @@ def test_skeleton_without_legs_is_a_clear_error():
     with pytest.raises(MappingError, match="no legs"):
         ProceduralWalker(chain)
     assert issubclass(MappingError, FootfallError)
+
+
+def test_flat_floor_reads_only_the_slope():
+    ground = terrain.scene("slope", angle_deg=14.0)
+    walker = ProceduralWalker(start=[26.0, 0.0, 0.0], heading=-math.pi / 2, flat_floor=True)
+    frames = walker.generate(1.5, ground)
+    assert frames[-1].step_rate[0] == pytest.approx(2.02, abs=1e-3)
+    heel, ball = pivots(walker, frames[-20:])
+    stance = stack(frames[-20:], "stance")
+    assert np.abs(np.minimum(heel[..., 1], ball[..., 1])[stance]).max() < 1e-9
+    # the footsteps handed to the grounding pipeline are the planted ankles' ground points
+    last = frames[-1]
+    for side in range(2):
+        if last.stance[0, side]:
+            ankle = last.global_positions[0, walker.rig.legs[side].foot]
+            if abs(last.ankle_roll[0, side]) < 1e-12:
+                assert np.allclose(last.footstep[0, side, [0, 2]], ankle[[0, 2]], atol=1e-9)

@@ -27,6 +27,7 @@ predicted landing (#08) → hip/head bob, gaze, twist, arms (#04–#06) → pose
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,6 +74,10 @@ class WalkFrame:
         step_rate: ``(K,)`` current step rate, Hz; ``lean``: ``(K,)`` forward lean, radians.
         slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
         residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
+        swing: ``(K, 2)`` swing progress in [0, 1] (0 while planted).
+        footstep: ``(K, 2, 3)`` ground point under the ankle of the current (or, while
+            swinging, the last) footstep; ``next_footstep``: the next one (the current one
+            while planted).
         time: scene time, seconds.
     """
 
@@ -91,6 +96,9 @@ class WalkFrame:
     lean: FloatArray
     slope: FloatArray
     residual: FloatArray
+    swing: FloatArray
+    footstep: FloatArray
+    next_footstep: FloatArray
     time: float
 
 
@@ -104,6 +112,8 @@ class ProceduralWalker:
         start: ``(3,)`` or ``(K, 3)`` root ground position (x, ·, z); y is taken from the ground.
         heading: ``()`` or ``(K,)`` initial yaw, radians (π/2 walks along +X, the demo's way).
         cycle: ``()`` or ``(K,)`` initial step count (phase offset per character).
+        flat_floor: when True a terrain only sets the slope (lean, step rate); the pose stays
+            on the floor y = 0, which is the animated input :mod:`footfall.grounding` expects.
     """
 
     def __init__(
@@ -115,6 +125,7 @@ class ProceduralWalker:
         start: ArrayLike = (0.0, 0.0, 0.0),
         heading: ArrayLike = math.pi / 2,
         cycle: ArrayLike = 0.0,
+        flat_floor: bool = False,
     ) -> None:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise SettingsError(f"ProceduralWalker count must be a positive integer, got {count!r}")
@@ -134,6 +145,7 @@ class ProceduralWalker:
         self._frame: WalkFrame | None = None
         self._ready = False
         self._patrol: tuple[float, float] | None = None
+        self.flat_floor = bool(flat_floor)
 
     # ----------------------------------------------------------------- public
     @property
@@ -205,16 +217,21 @@ class ProceduralWalker:
         return self._frame
 
     def generate(self, seconds: float, terrain: Terrain | None = None) -> list[WalkFrame]:
-        """Frames at 60 fps for ``seconds``: the start pose then one per tick."""
+        """Frames at 60 fps for ``seconds``: the current pose then one per tick."""
+        return list(self.iterate(seconds, terrain))
+
+    def iterate(self, seconds: float, terrain: Terrain | None = None) -> Iterator[WalkFrame]:
+        """Like :meth:`generate`, one frame at a time (for long walks)."""
         if not (math.isfinite(seconds) and seconds >= 0):
             raise SettingsError(f"seconds must be a non-negative number, got {seconds!r}")
         ticks = int(round(seconds / self.clock.step_s))
-        frames = [self.step(0.0, terrain)]
+        yield self.step(0.0, terrain)
         for _ in range(ticks):
-            self.clock.consume(self.clock.step_s)
-            frames.append(self._tick(terrain, advance=True))
-            self._frame = frames[-1]
-        return frames
+            if self.params.reduced_motion:
+                yield self.rest_frame(terrain)
+                continue
+            self._frame = self._tick(terrain, advance=True)
+            yield self._frame
 
     def to_clips(self, frames: list[WalkFrame]) -> list[Clip]:
         """One :class:`Clip` per character from consecutive frames (60 fps)."""
@@ -244,9 +261,11 @@ class ProceduralWalker:
         upright = quat.identity((count,))
         pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count),
                         np.zeros((count, 2)), np.zeros((count, 2)), ankle, foot, foot)
-        return self._frame_from(pose, np.ones((count, 2), bool), heel, np.zeros((count, 2)),
-                                heading, np.full(count, self.params.step_rate_hz),
-                                np.zeros(count), np.zeros(count), 0.0)
+        step = self._footstep(heel, heads)
+        zeros = np.zeros((count, 2))
+        return self._frame_from(pose, np.ones((count, 2), bool), heel, zeros, heading,
+                                np.full(count, self.params.step_rate_hz), np.zeros(count),
+                                np.zeros(count), zeros, zeros, step, step)
 
     # ---------------------------------------------------------------- state
     def _ensure_state(self, terrain: Terrain | None = None) -> None:
@@ -290,6 +309,7 @@ class ProceduralWalker:
         self._lift = np.where(~stance[..., None], lifted, self._lift)
         self._lift_heading = np.where(~stance, heads, self._lift_heading)
         self._lift_align = np.where(~stance[..., None], align, self._lift_align)
+        self._lift_heel = np.where(~stance[..., None], heels, 0.0)
         self._stance = stance
 
     def _adapted_rate(self, slope_angle: FloatArray) -> FloatArray:
@@ -324,7 +344,7 @@ class ProceduralWalker:
         # steady hill causes no lag.
         ground, normal = self._ground_under(terrain, self._position, self._ground)
         follow = 1.0 - math.exp(-GROUND_FOLLOW_RATE * dt)
-        expected = self._ground + np.tan(self._slope) * travel
+        expected = self._ground + np.tan(self._slope) * travel * (not self.flat_floor)
         self._ground = expected + (ground - expected) * follow
         self._slope = self._slope + (slope.slope_along(normal, heading) - self._slope) * follow
         lean = slope.forward_lean(self._slope, p.downhill_lean, p.uphill_lean)
@@ -343,6 +363,7 @@ class ProceduralWalker:
         self._lift = np.where(lifted[..., None], off, self._lift)
         self._lift_heading = np.where(lifted, self._locks.heading, self._lift_heading)
         self._lift_align = np.where(lifted[..., None], self._locks.align, self._lift_align)
+        self._lift_heel = np.where(lifted[..., None], self._locks.heel, self._lift_heel)
         self._locks.release(lifted)
         self._stance = stance
 
@@ -404,16 +425,17 @@ class ProceduralWalker:
         pose = BodyPose(root, heading, pelvis, chest, head, head_drop * np.cos(self._slope),
                         shoulder, elbow, ankle, foot, toes)
         planted = np.where(stance[..., None], self._locks.heel, np.nan)
+        now_step = self._footstep(np.where(stance[..., None], self._locks.heel, self._lift_heel),
+                                  np.where(stance, self._locks.heading, self._lift_heading))
+        next_step = np.where(stance[..., None], now_step, self._footstep(self._landing, heads))
         if advance:
             self._turn_at_ends()
         return self._frame_from(pose, stance, planted, roll_all, gaze, self._rate, lean,
-                                self._slope, ph)
+                                self._slope, ph, k, now_step, next_step)
 
     def _frame_from(self, pose: BodyPose, stance, planted, roll, gaze, rate, lean, slope_angle,
-                    ph) -> WalkFrame:
+                    ph, swing_k, footstep, next_footstep) -> WalkFrame:
         result = compose(self.rig, pose)
-        if np.ndim(ph) == 0:
-            ph = np.zeros((self.count, 2))
         return WalkFrame(
             rotations=result.rotations, positions=result.positions,
             global_rotations=result.global_rotations, global_positions=result.global_positions,
@@ -421,6 +443,7 @@ class ProceduralWalker:
             heading=pose.heading, gaze=np.asarray(gaze, dtype=np.float64),
             step_rate=np.asarray(rate, dtype=np.float64), lean=np.asarray(lean, np.float64),
             slope=np.asarray(slope_angle, np.float64), residual=result.residual,
+            swing=swing_k, footstep=footstep, next_footstep=next_footstep,
             time=self.clock.scene_time,
         )
 
@@ -431,6 +454,10 @@ class ProceduralWalker:
         offset[:, 0] = self.rig.foot_lateral[side]
         offset[:, 2] = along
         return root + quat.rotate(yaw(heading), offset)
+
+    def _footstep(self, heel: FloatArray, heading: FloatArray) -> FloatArray:
+        """Ground point under the flat foot's ankle ``(K, 2, 3)`` from its heel and yaw."""
+        return heel - quat.rotate(yaw(heading), self._heel_flat())
 
     def _heel_flat(self) -> FloatArray:
         """``(2, 3)`` canonical heel offset from the ankle's ground point (flat foot)."""
@@ -457,14 +484,15 @@ class ProceduralWalker:
             return np.zeros(count), np.tile(UP, (count, 1))
         hits = terrain.raycast_down(xz3[:, [0, 2]])
         usable = hits.hit & ~hits.steep & np.isfinite(hits.height)
+        if self.flat_floor:
+            return np.zeros(count), normal_of(hits, usable)
         height = np.where(usable, hits.height, fallback)
-        normal = np.where(usable[:, None], hits.normal, UP)
-        return height, normal
+        return height, normal_of(hits, usable)
 
     def _ground_at(self, terrain: Terrain | None, points: FloatArray,
                    fallback: FloatArray) -> FloatArray:
         """Ground height ``(K, 2)`` under ``(K, 2, 3)`` points (misses: ``fallback``)."""
-        if terrain is None:
+        if terrain is None or self.flat_floor:
             return np.zeros(points.shape[:-1])
         hits = terrain.raycast_down(points[..., [0, 2]])
         usable = hits.hit & np.isfinite(hits.height)
@@ -472,13 +500,18 @@ class ProceduralWalker:
 
     def _tilt_at(self, terrain: Terrain | None, points: FloatArray) -> FloatArray:
         """Foot tilt ``(K, 2, 4)`` to the ground normal, level on risers, at most 0.45 rad."""
-        if terrain is None:
+        if terrain is None or self.flat_floor:
             return quat.identity(points.shape[:-1])
         hits = terrain.raycast_down(points[..., [0, 2]])
         normal = np.where((hits.hit & ~hits.steep)[..., None], hits.normal, UP)
         tilt = quat.between(np.broadcast_to(UP, normal.shape), normal)
         axis, angle = quat.to_axis_angle(tilt)
         return quat.from_axis_angle(axis, np.minimum(angle, MAX_FOOT_TILT))
+
+
+def normal_of(hits, usable: NDArray[np.bool_]) -> FloatArray:
+    """Ground normals ``(K, 3)`` of usable hits, straight up elsewhere."""
+    return np.where(usable[:, None], hits.normal, UP)
 
 
 def _batched(value: ArrayLike, shape: tuple[int, ...], name: str) -> FloatArray:
