@@ -1,6 +1,7 @@
-"""Component-wise 3-vector and quaternion helpers for the fast IK core (private).
+"""Component-wise 3-vector and quaternion helpers for the IK solvers (private).
 
-A vector is a tuple ``(x, y, z)`` of equal-shape arrays and a quaternion a tuple ``(w, x, y, z)``.
+A vector is a tuple ``(x, y, z)`` of equal-shape arrays and a quaternion a tuple ``(w, x, y, z)``;
+``components`` and ``stack`` convert from and to ``(..., 3)`` / ``(..., 4)`` arrays.
 Keeping components apart (structure of arrays) lets NumPy run every step on contiguous memory
 without the strided ``[..., i]`` access and the ``np.stack`` copies of ``(..., 3)`` arrays; the
 solver is about four times faster this way.
@@ -11,11 +12,24 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import NDArray
 
-from footfall.ik._vector import TINY, FloatArray
-
+FloatArray = NDArray[np.float64]
 Vec = tuple[FloatArray, FloatArray, FloatArray]
 Quat = tuple[FloatArray, FloatArray, FloatArray, FloatArray]
+
+# Below this length (metres) a vector has no usable direction.
+TINY = 1e-12
+
+
+def components(a: FloatArray) -> tuple[FloatArray, ...]:
+    """Components of an ``(..., k)`` array, each ``(...)``."""
+    return tuple(np.moveaxis(np.asarray(a, dtype=np.float64), -1, 0))
+
+
+def stack(a: tuple[FloatArray, ...]) -> FloatArray:
+    """``(..., k)`` array from ``k`` components."""
+    return np.stack(np.broadcast_arrays(*a), axis=-1)
 
 
 def sub(a: Vec, b: Vec) -> Vec:
@@ -48,8 +62,7 @@ def cross(a: Vec, b: Vec) -> Vec:
 
 
 def norm(a: Vec) -> FloatArray:
-    out = dot(a, a)
-    return np.sqrt(out, out=out)
+    return np.sqrt(dot(a, a))
 
 
 def select(mask: np.ndarray, a: Vec, b: Vec) -> Vec:
@@ -80,9 +93,10 @@ def reject(a: Vec, axis: Vec) -> Vec:
 
 
 def any_perpendicular(axis: Vec) -> Vec:
-    """Unit vector perpendicular to the unit ``axis``: world +Z rejected, or +X near the Z axis.
+    """Unit vector perpendicular to the unit ``axis``, deterministic and smooth almost everywhere.
 
-    Same rule as :func:`footfall.ik._vector.any_perpendicular`.
+    Prefers the world +Z direction (a character's forward, where knees point), and world +X
+    where the axis is nearly parallel to Z.
     """
     near_z = np.abs(axis[2]) >= 0.9
     helper = (near_z.astype(np.float64), np.zeros_like(axis[0]), (~near_z).astype(np.float64))
@@ -121,10 +135,12 @@ def qrotate(q: Quat, v: Vec) -> Vec:
 
 
 def turn(a: Vec, b: Vec, half_turn_axis: Vec) -> Quat:
-    """Shortest rotation taking unit ``a`` onto unit ``b``, accurate even when nearly opposite.
+    """A rotation taking unit ``a`` onto unit ``b``, accurate even when they nearly oppose.
 
-    ``half_turn_axis`` is a unit vector perpendicular to ``a``: for opposite-facing inputs the
-    rotation is a half turn about it followed by the (well-conditioned) turn from ``−a`` to ``b``.
+    Less than 90° apart it is the shortest arc. Further apart it is a half turn about
+    ``half_turn_axis`` (a unit vector perpendicular to ``a``) followed by the well-conditioned
+    shortest arc from ``−a`` to ``b``: when ``b`` is also perpendicular to that axis, this is
+    the turn about it.
     """
     cosine = dot(a, b)
     flip = cosine < 0.0

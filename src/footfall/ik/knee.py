@@ -5,7 +5,8 @@ part along the source hip→foot line and a part perpendicular to it. The along 
 the limb-length ratio and the perpendicular part turned (shortest arc) from the source line onto
 the target hip→foot line. The estimate is then moved onto the circle of knees that keep both bone
 lengths exactly (law of cosines): its perpendicular direction is kept, so a knee bent backwards
-in the source stays bent backwards, and a source knee passing through straight gives no flip.
+in the source stays bent backwards, whatever the limb's direction (no fixed reference, so no
+flip when the leg points up or sideways).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall import quat
-from footfall.ik._vector import FloatArray, any_perpendicular, norm, reject, unit
-from footfall.ik.two_bone import mid_position, reach_limits
-
-_DOWN = np.array([0.0, -1.0, 0.0])
+from footfall.ik import _components as C
+from footfall.ik._components import FloatArray
+from footfall.ik.two_bone import reach_limits, root_angle
 
 
 def knee_from_source(
@@ -43,27 +43,37 @@ def knee_from_source(
         ``(..., 3)`` knee with ``|knee − hip| = upper_length`` and, for a reachable foot,
         ``|foot − knee| = lower_length``. A straight source limb bends toward world +Z.
     """
-    source_hip, source_knee, source_foot, target_hip, target_foot = np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64)
-          for v in (source_hip, source_knee, source_foot, target_hip, target_foot))
+    hip, knee, foot, goal_hip, goal_foot = (
+        C.components(a)
+        for a in np.broadcast_arrays(
+            *(np.asarray(v, dtype=np.float64)
+              for v in (source_hip, source_knee, source_foot, target_hip, target_foot))
+        )
     )
     upper_length = np.asarray(upper_length, dtype=np.float64)
     lower_length = np.asarray(lower_length, dtype=np.float64)
+    zero = np.zeros(np.broadcast_shapes(hip[0].shape, upper_length.shape))
+    down = (zero, zero - 1.0, zero)
 
-    source_axis = source_foot - source_hip
-    source_direction = unit(source_axis, unit(source_knee - source_hip, _DOWN))
-    target_axis = target_foot - target_hip
-    target_direction = unit(target_axis, source_direction)
+    knee_offset = C.sub(knee, hip)
+    source_axis = C.sub(foot, hip)
+    source_direction = C.unit(source_axis, lambda: C.unit(knee_offset, down))
+    goal_axis = C.sub(goal_foot, goal_hip)
+    goal_distance = C.norm(goal_axis)
+    goal_direction = C.unit_with(goal_axis, goal_distance, source_direction)
 
-    knee_offset = source_knee - source_hip
-    source_limb = norm(knee_offset) + norm(source_foot - source_knee)
-    ratio = (upper_length + lower_length) / np.maximum(source_limb, 1e-12)
-    along = np.sum(knee_offset * source_direction, axis=-1) * ratio
-    across = quat.rotate(quat.between(source_direction, target_direction), reject(
-        knee_offset, source_direction)) * ratio[..., None]
-    estimate = along[..., None] * target_direction + across
+    # Along part scaled by the limb-length ratio; perpendicular part turned onto the new line.
+    source_limb = C.norm(knee_offset) + C.norm(C.sub(foot, knee))
+    ratio = (upper_length + lower_length) / np.maximum(source_limb, C.TINY)
+    along = C.dot(knee_offset, source_direction) * ratio
+    turn = C.components(quat.between(C.stack(source_direction), C.stack(goal_direction)))
+    across = C.scale(C.qrotate(turn, C.reject(knee_offset, source_direction)), ratio)
+    estimate = C.add(C.scale(goal_direction, along), across)
 
-    bend = unit(reject(estimate, target_direction), any_perpendicular(target_direction), 1e-12)
+    # Nearest knee that keeps both lengths: same side of the hip→foot line as the estimate.
+    bend = C.unit(C.reject(estimate, goal_direction), lambda: C.any_perpendicular(goal_direction))
     shortest, longest = reach_limits(upper_length, lower_length, max_reach)
-    reach = np.minimum(np.maximum(norm(target_axis), shortest), longest)
-    return mid_position(target_hip, target_direction, bend, upper_length, lower_length, reach)
+    reach = np.minimum(np.maximum(goal_distance, shortest), longest)
+    cos_root, sin_root = root_angle(upper_length, lower_length, reach)
+    upper_axis = C.add(C.scale(goal_direction, cos_root), C.scale(bend, sin_root))
+    return C.stack(C.add(goal_hip, C.scale(upper_axis, upper_length)))

@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.errors import SkeletonError
-from footfall.ik._vector import FloatArray
+from footfall.ik._components import FloatArray
 from footfall.ik.two_bone import TwoBoneResult, solve_two_bone
 from footfall.skeleton import forward_kinematics
 

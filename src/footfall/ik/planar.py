@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.ik._vector import TINY, FloatArray
+from footfall.ik._components import TINY, FloatArray
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.ik import _components as C
-from footfall.ik._vector import TINY, FloatArray
+from footfall.ik._components import TINY, FloatArray
 
 # The shortest reach is |L1 − L2| plus this share of L1 + L2, so the triangle always exists.
 MIN_REACH_SLACK = 1e-6
@@ -61,27 +61,21 @@ def reach_limits(
     return shortest, longest
 
 
-def mid_position(
-    root: FloatArray,
-    direction: FloatArray,
-    bend: FloatArray,
-    upper_length: FloatArray,
-    lower_length: FloatArray,
-    reach: FloatArray,
-) -> FloatArray:
-    """Middle joint ``(..., 3)`` of a triangle with sides L1, L2, ``reach`` by the law of cosines.
+def root_angle(
+    upper_length: FloatArray, lower_length: FloatArray, reach: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Cosine and sine ``(...)`` of the angle at the root between root→tip and the upper bone.
 
-    ``direction`` is the unit root→tip direction, ``bend`` the unit direction (perpendicular to
-    it) toward which the middle joint sticks out. ``reach`` must lie within :func:`reach_limits`.
+    Law of cosines for the triangle with sides L1, L2 and ``reach`` (within
+    :func:`reach_limits`); the sine is ≥ 0.
     """
-    denominator = np.maximum(2.0 * upper_length * reach, TINY)
     cos_root = np.clip(
-        (upper_length**2 + reach**2 - lower_length**2) / denominator, -1.0, 1.0
+        (upper_length * upper_length + reach * reach - lower_length * lower_length)
+        / np.maximum(2.0 * upper_length * reach, TINY),
+        -1.0,
+        1.0,
     )
-    sin_root = np.sqrt(1.0 - cos_root**2)
-    return root + upper_length[..., None] * (
-        cos_root[..., None] * direction + sin_root[..., None] * bend
-    )
+    return cos_root, np.sqrt(1.0 - cos_root * cos_root)
 
 
 _BLOCK = 8192  # solves per block: keeps the ~60 temporaries of the core in the CPU cache
@@ -255,11 +249,7 @@ def _solve_block(
     )
 
     # Law of cosines at the root; the new bones and the new bend-plane normal.
-    cos_root = (upper_length**2 + reach**2 - lower_length**2) / np.maximum(
-        2.0 * upper_length * reach, TINY
-    )
-    cos_root = np.clip(cos_root, -1.0, 1.0)
-    sin_root = np.sqrt(1.0 - cos_root**2)
+    cos_root, sin_root = root_angle(upper_length, lower_length, reach)
     new_upper_axis = C.add(C.scale(direction, cos_root), C.scale(bend, sin_root))
     new_mid = C.add(root, C.scale(new_upper_axis, upper_length))
     lower_vector = C.sub(C.scale(direction, reach), C.scale(new_upper_axis, upper_length))
