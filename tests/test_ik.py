@@ -393,3 +393,33 @@ def test_target_at_current_tip_changes_nothing(shape, seed):
     r = solve_two_bone(root, mid, tip, tip)
     assert np.all(length(r.mid - mid)[inside] < 1e-9)
     assert np.all(quat.angle_between(r.lower_rotation, quat.identity(shape))[inside] < 1e-7)
+
+
+def test_per_limb_weight_and_reach_arrays():
+    root, mid, tip = np.zeros(3), np.array([0, -0.5, 0.1]), np.array([0, -0.9, 0])
+    upper, lower = length(mid - root), length(tip - mid)
+    far_target = np.array([0, -5.0, 0])
+    reach = np.array([0.5, 0.9, 0.999])
+    r = solve_two_bone(root, mid, tip, far_target, max_reach=reach)
+    np.testing.assert_allclose(length(r.tip - root), reach * (upper + lower), rtol=1e-9)
+    np.testing.assert_allclose(r.residual, 5.0 - reach * (upper + lower), rtol=1e-9)
+    weights = np.array([0.0, 0.5, 1.0])
+    side = solve_two_bone(root, mid, tip, [0, -0.7, 0], [1, -0.3, 0], pole_weight=weights)
+    # The knee turns from +Z (current plane) toward +X (pole) by 0°, 45°, 90° about the line.
+    angle = np.arctan2(side.mid[:, 0], side.mid[:, 2])
+    np.testing.assert_allclose(angle, weights * np.pi / 2, atol=1e-9)
+    assert np.all(length(side.tip - [0, -0.7, 0]) < 1e-9)
+
+
+def test_limb_turned_upside_down():
+    # A leg pointing up with its knee forward, sent down: the upper bone turns by ~180°.
+    root, mid, tip = np.zeros(3), np.array([0, 0.5, 0.05]), np.array([0, 0.95, 0.0])
+    target = np.array([0.0, -0.7, 0.1])
+    r = solve_two_bone(root, mid, tip, target, [0, -0.3, 1])
+    assert length(r.tip - target) < 1e-12
+    np.testing.assert_allclose(quat.rotate(r.upper_rotation, mid - root), r.mid - root,
+                               atol=1e-12)
+    np.testing.assert_allclose(quat.rotate(r.lower_rotation, tip - mid), r.tip - r.mid,
+                               atol=1e-12)
+    assert quat.angle_between(r.upper_rotation, quat.identity(())) > np.radians(139)
+    assert r.mid[2] > 0

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.ik._components import TINY, FloatArray
+from footfall.ik.two_bone import root_angle
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,9 @@ def leg_ik_planar(
     shortest = np.maximum(min_reach, np.abs(thigh - shin) + 1e-6 * (thigh + shin))
     reach = np.minimum(np.maximum(distance, shortest), np.maximum(max_reach * (thigh + shin), TINY))
     toward_target = np.arctan2(forward, -rise)
-    cos_hip = (thigh**2 + reach**2 - shin**2) / np.maximum(2.0 * thigh * reach, TINY)
+    cos_hip, _ = root_angle(thigh, shin, reach)
     cos_knee = (thigh**2 + shin**2 - reach**2) / np.maximum(2.0 * thigh * shin, TINY)
-    hip_inner = np.arccos(np.clip(cos_hip, -1.0, 1.0))
+    hip_inner = np.arccos(cos_hip)
     knee_inner = np.arccos(np.clip(cos_knee, -1.0, 1.0))
     thigh_angle = -(toward_target + hip_inner)
     shin_angle = np.pi - knee_inner
