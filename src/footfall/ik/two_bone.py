@@ -97,22 +97,26 @@ def _current_bend(
     """Bend direction that keeps the current bend, and where one exists.
 
     It keeps the old bend plane (new direction crossed with the old plane normal), else takes
-    the old knee's side of the new line, else any perpendicular (world +Z preferred).
+    the old knee's side of the new line; a straight limb gets any perpendicular (world +Z
+    preferred).
     """
     keep_plane = C.cross(direction, old_normal)
     keep_plane_length = C.norm(keep_plane)
     plane_ok = old_bent & (keep_plane_length > _STRAIGHT_SINE)
     if plane_ok.all():
         return C.scale(keep_plane, 1.0 / keep_plane_length), plane_ok
+    # A bent limb whose plane holds the new line: the old knee's side of that line. A straight
+    # limb has no side of its own (its knee's side of a tilted line is an accident).
     side = C.reject(upper, direction)
     side_length = C.norm(side)
-    side_tiny = _STRAIGHT_SINE * upper_length + TINY
+    side_ok = old_bent & (side_length > _STRAIGHT_SINE * upper_length + TINY)
     bend = C.select(
         plane_ok,
         C.unit_with(keep_plane, keep_plane_length, direction, 0.0),
-        C.unit_with(side, side_length, lambda: C.any_perpendicular(direction), side_tiny),
+        C.unit_with(side, np.where(side_ok, side_length, 0.0),
+                    lambda: C.any_perpendicular(direction), 0.0),
     )
-    return bend, plane_ok | (side_length > side_tiny)
+    return bend, plane_ok | side_ok
 
 
 def _bend_direction(
