@@ -1,0 +1,180 @@
+"""The demo server: a fixed-step simulation loop feeding the viser scene at 60 Hz.
+
+Each frame: apply what the controls changed, advance the simulation one fixed step (1/60 s),
+send the few batched updates, ``server.flush()``, then sleep to the frame period. Sleeping
+matters: a loop that never sleeps starves viser's sender thread (notes/viewer.md).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable
+
+import numpy as np
+import viser
+
+from footfall.viewer.controls import DemoControls, PendingChanges
+from footfall.viewer.i18n import check_language, text
+from footfall.viewer.scene import CAMERA_FOV, DemoScene, camera_pose, camera_target
+from footfall.viewer.simulation import DT, DemoSettings, DemoSimulation, available_walkers
+
+READOUT_EVERY = 15  # frames between readout refreshes (4 per second)
+SMALL_SCREEN = (900, 500)  # windows narrower or lower than this (pixels) start with the panel shut
+
+
+def port_is_free(host: str, port: int) -> bool:
+    """Whether a TCP server could bind ``host:port`` right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+class DemoApp:
+    """The whole demo: server, simulation, scene, controls and the update loop.
+
+    ``port`` is the wished port; when it is busy viser takes the next free one and
+    :attr:`notice` says so. ``settings`` starts the demo in any state (tests use it).
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        lang: str = "en",
+        settings: DemoSettings | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.lang = check_language(lang)
+        self.simulation = DemoSimulation(settings)
+        self.settings = self.simulation.settings
+        self.notice = "" if port_is_free(host, port) else f"port {port} is busy"
+        self.server = viser.ViserServer(host=host, port=port, label="footfall", verbose=verbose)
+        self.host = host
+        self.port = self.server.get_port()
+        if self.notice:
+            self.notice += f"; using free port {self.port} instead"
+        self.server.gui.configure_theme(
+            control_width="small", show_share_button=False, brand_color=(255, 140, 170)
+        )
+        self.server.gui.set_panel_label(text("title", self.lang))
+        target = camera_target(self.simulation.frame)
+        self.server.initial_camera.fov = CAMERA_FOV
+        self.server.initial_camera.up = (0.0, 1.0, 0.0)
+        position, look_at = camera_pose(target, 1280, 720)
+        self.server.initial_camera.position = position
+        self.server.initial_camera.look_at = look_at
+        self.pending = PendingChanges()
+        self.scene = DemoScene(self.server, self.simulation, self.lang)
+        self.controls = DemoControls(
+            self.server, self.settings, self.pending, self.lang, available_walkers()
+        )
+        self._target = camera_target(self.simulation.frame)
+        self.frames = 0
+        self._running = True
+        self._windows: dict[int, tuple[int, int]] = {}
+        self.server.on_client_connect(self._on_connect)
+        self.server.on_client_disconnect(self._on_disconnect)
+
+    @property
+    def url(self) -> str:
+        """The address to open in a browser."""
+        return f"http://{self.host}:{self.port}/"
+
+    def _on_connect(self, client: viser.ClientHandle) -> None:
+        # A new (or reconnecting) browser: frame both bunnies for its window as soon as it
+        # reports its camera, and again when the window changes shape (a phone turned sideways).
+        def on_camera(camera: viser.CameraHandle) -> None:
+            size = (int(camera.image_width), int(camera.image_height))
+            known = self._windows.get(client.client_id)
+            if known == size:
+                return
+            self._windows[client.client_id] = size
+            if known is None and (size[0] < SMALL_SCREEN[0] or size[1] < SMALL_SCREEN[1]):
+                client.gui.main_panel.minimize()  # phones: the scene first, the panel a tap away
+            self._place_camera(client, camera_target(self.simulation.frame))
+
+        client.camera.on_update(on_camera)
+
+    def _on_disconnect(self, client: viser.ClientHandle) -> None:
+        self._windows.pop(client.client_id, None)
+
+    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray) -> None:
+        size = self._windows.get(client.client_id)
+        if size is None:  # the client has not reported its window yet
+            return
+        position, look_at = camera_pose(target, *size)
+        camera = client.camera
+        camera.fov = CAMERA_FOV
+        camera.up_direction = (0.0, 1.0, 0.0)
+        camera.position = position
+        camera.look_at = look_at
+
+    def _follow(self) -> None:
+        # Follow overrides the user's orbit (switch it off to look around freely).
+        target = camera_target(self.simulation.frame)
+        moved = np.any(np.abs(target - self._target) > 1e-5)
+        self._target = target
+        if not self.settings.follow or not moved:
+            return
+        for client in self.server.get_clients().values():
+            self._place_camera(client, target)
+
+    def tick(self) -> None:
+        """One frame: apply control changes, step the simulation, send the updates."""
+        apply, rebuild = self.pending.take()
+        if rebuild:
+            self.simulation.rebuild()
+            self.scene.build_terrain()
+            self._target = camera_target(self.simulation.frame)
+            self._recentre()
+        elif apply:
+            self.simulation.apply()
+        frame = self.simulation.step(DT)
+        with self.server.atomic():
+            self.scene.update(frame)
+            self._follow()
+            if self.frames % READOUT_EVERY == 0:
+                self.controls.show(frame, self.simulation.stats)
+        self.server.flush()
+        self.frames += 1
+
+    def _recentre(self) -> None:
+        for client in self.server.get_clients().values():
+            self._place_camera(client, self._target)
+
+    def run(
+        self, duration: float | None = None, on_frame: Callable[[], None] | None = None
+    ) -> None:
+        """Run the loop at 60 Hz until :meth:`stop`, Ctrl-C, or ``duration`` seconds."""
+        period = DT
+        start = time.perf_counter()
+        next_time = start
+        try:
+            while self._running:
+                self.tick()
+                if on_frame is not None:
+                    on_frame()
+                if duration is not None and time.perf_counter() - start >= duration:
+                    break
+                next_time += period
+                delay = next_time - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                else:  # fell behind (a slow machine): do not try to catch up in a burst
+                    next_time = time.perf_counter()
+        finally:
+            self.close()
+
+    def stop(self) -> None:
+        """Ask :meth:`run` to return after the current frame (from any thread)."""
+        self._running = False
+
+    def close(self) -> None:
+        """Stop the server and free the port."""
+        self._running = False
+        self.server.stop()

@@ -1,0 +1,327 @@
+"""The 3D scene of the demo in viser: terrain, bushes, two bunnies, rays, gap bars, labels.
+
+Everything that moves is drawn as a few batched meshes (all bunny parts in one, rays and gap
+bars in one, hit dots in one), so a frame costs a handful of array updates however many parts
+the bunnies have (notes/viewer.md: 40 separate transforms cost 30–43 % of a core, one batch 4–8 %).
+The arrays are computed by pure functions (:func:`marker_instances`, :func:`camera_target`) that
+tests check without a browser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import trimesh
+import viser
+
+from footfall import quat
+from footfall.bunny import PROPORTIONS
+from footfall.viewer.bunny_mesh import FUR, part_table, unit_sphere
+from footfall.viewer.i18n import text
+from footfall.viewer.simulation import DemoFrame, DemoSimulation
+
+RAY_COLOR = (127, 227, 255)  # seed 000 #7fe3ff
+GAP_COLOR = (255, 90, 110)  # seed 000 #ff5a6e
+BUSH_COLORS = ((134, 201, 150), (116, 184, 135))  # seed 000 #86c996, #74b887
+SKY_TOP = (178, 214, 250)
+SKY_BOTTOM = (255, 236, 242)
+RAY_RADIUS = 0.008
+GAP_RADIUS = 0.016
+DOT_RADIUS = 0.035
+RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 000: ty + 0.55)
+GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
+LABEL_ABOVE_PELVIS = 1.12
+CAMERA_FOV = np.deg2rad(36.0)  # vertical field of view, radians
+CAMERA_FOCUS_Y = 1.05 - PROPORTIONS.walk_pelvis_height  # look-at height above the ground
+FRAMED_WIDTH = 4.4  # metres of path shown across the screen (both bunnies, 2 m apart)
+FRAMED_HEIGHT = 2.3  # metres shown top to bottom
+MOBILE_WIDTH = 576  # px: viser's phone layout (a control sheet over the lower screen) below this
+MOBILE_BAND = 0.42  # share of a phone-layout screen left to the scene, from the top
+
+
+def unit_cylinder(sections: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    """A cylinder of radius 1 from y = 0 to y = 1: vertices ``(V, 3)``, faces ``(F, 3)``."""
+    mesh = trimesh.creation.cylinder(radius=1.0, height=1.0, sections=sections)
+    vertices = np.asarray(mesh.vertices)[:, [0, 2, 1]] * np.array([1.0, 1.0, -1.0])
+    vertices[:, 1] += 0.5
+    return vertices.astype(np.float32), np.asarray(mesh.faces, np.uint32)[:, ::-1]
+
+
+def sky_image(height: int = 64) -> np.ndarray:
+    """A vertical pastel gradient ``(height, 4, 3)`` uint8 for the background."""
+    t = np.linspace(0.0, 1.0, height)[:, None, None]
+    top, bottom = np.array(SKY_TOP, float), np.array(SKY_BOTTOM, float)
+    return np.broadcast_to(top + (bottom - top) * t, (height, 4, 3)).astype(np.uint8)
+
+
+def terrain_colors(vertices: np.ndarray) -> np.ndarray:
+    """Pastel grass colours by height, ``(V, 3)`` uint8 sRGB, for terrains that bring none."""
+    y = vertices[:, 1]
+    t = np.clip((y - y.min()) / max(float(np.ptp(y)), 1e-6), 0.0, 1.0)[:, None]
+    low, high = np.array([170.0, 220.0, 160.0]), np.array([236.0, 226.0, 178.0])
+    stripe = 6.0 * (np.floor(vertices[:, 0] * 2.0) % 2)[:, None]
+    return np.clip(low + (high - low) * t + stripe, 0, 255).astype(np.uint8)
+
+
+def bush_instances(terrain: object, count: int = 46) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bushes behind the path like seed 000: positions ``(N, 3)``, scales ``(N, 3)``, colours
+    ``(N, 3)`` uint8, spread along the terrain's x range at z ≈ −1.5."""
+    vertices = np.asarray(terrain.vertices)
+    x0, x1 = float(vertices[:, 0].min()), float(vertices[:, 0].max())
+    i = np.arange(count)
+    x = x0 + (i + 0.5) * (x1 - x0) / count
+    z = -1.45 - ((i * 13) % 5) / 20.0
+    y = np.asarray(terrain.height(np.stack([x, z], -1))) + 0.12
+    size = 0.32 * (0.7 + ((i * 37) % 10) / 18.0)
+    scales = size[:, None] * np.array([1.0, 0.85, 1.0])
+    colors = np.array([BUSH_COLORS[0] if k % 3 else BUSH_COLORS[1] for k in i], np.uint8)
+    return np.stack([x, y, z], -1), scales, colors
+
+
+@dataclass
+class MarkerInstances:
+    """Rays and gap bars as cylinder instances (4: rays of the left bunny's two feet, then gap
+    bars of the right bunny's two feet) and hit dots (2). Hidden instances have scale 0.
+
+    ``bar_pos`` (4, 3), ``bar_scale`` (4, 3), ``dot_pos`` (2, 3), ``dot_scale`` (2, 3) metres;
+    ``rays_shown`` (2,) and ``gaps_shown`` (2,) bool.
+    """
+
+    bar_pos: np.ndarray
+    bar_scale: np.ndarray
+    dot_pos: np.ndarray
+    dot_scale: np.ndarray
+    rays_shown: np.ndarray
+    gaps_shown: np.ndarray
+
+
+def marker_instances(frame: DemoFrame, terrain: object, foot_joints: np.ndarray) -> MarkerInstances:
+    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars."""
+    ankle = frame.global_positions[:, foot_joints]  # (K, 2, 3)
+    hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
+    rays_shown = np.full(2, bool(frame.ik[0]))
+    ray_len = np.maximum(ankle[0, :, 1] + RAY_ABOVE_ANKLE - hit[:, 1], 0.0)
+    ray_pos = hit
+    ray_scale = np.stack([np.full(2, RAY_RADIUS), ray_len, np.full(2, RAY_RADIUS)], -1)
+    ray_scale *= rays_shown[:, None]
+
+    right = ankle[1]  # (2, 3)
+    ground = np.asarray(terrain.height(right[:, [0, 2]]))
+    gap = frame.sole_gap[1]
+    gaps_shown = gap > GAP_SHOWN
+    gap_pos = np.stack([right[:, 0], ground, right[:, 2]], -1)
+    gap_scale = np.stack(
+        [np.full(2, GAP_RADIUS), np.maximum(gap, 1e-3), np.full(2, GAP_RADIUS)], -1
+    )
+    gap_scale *= gaps_shown[:, None]
+
+    dot_pos = hit + np.array([0.0, 0.01, 0.0])
+    dot_scale = np.full((2, 3), DOT_RADIUS) * rays_shown[:, None]
+    return MarkerInstances(
+        np.concatenate([ray_pos, gap_pos]).astype(np.float32),
+        np.concatenate([ray_scale, gap_scale]).astype(np.float32),
+        dot_pos.astype(np.float32),
+        dot_scale.astype(np.float32),
+        rays_shown,
+        gaps_shown,
+    )
+
+
+def camera_pose(
+    target: np.ndarray, width: float, height: float, fov: float = CAMERA_FOV
+) -> tuple[np.ndarray, np.ndarray]:
+    """Follow-camera position and look-at ``(3,)`` metres for a window ``width × height`` px.
+
+    Seed 000's slightly raised side view (camera 1.05 m above and a little ahead of the target,
+    7.4 m back), moved back until both bunnies fit. On phone-narrow windows viser covers the lower
+    part with its control sheet, so the bunnies are framed in the top :data:`MOBILE_BAND` of the
+    screen instead (the view slides down, keeping its direction).
+    """
+    band = MOBILE_BAND if width < MOBILE_WIDTH else 1.0
+    aspect = max(width, 1.0) / max(height * band, 1.0)
+    tan_v = np.tan(fov / 2.0)
+    distance = max(
+        FRAMED_HEIGHT / (2.0 * tan_v * band), FRAMED_WIDTH / (2.0 * tan_v * aspect * band)
+    )
+    direction = np.array([0.5, 1.05, 7.4]) / np.linalg.norm([0.5, 1.05, 7.4])
+    # Put the target at the middle of the top band: (1 − band)/2 of the screen above centre.
+    drop = np.array([0.0, (1.0 - band) * distance * tan_v, 0.0])
+    look_at = np.asarray(target, np.float64) - drop
+    return look_at + direction * distance, look_at
+
+
+def camera_target(frame: DemoFrame) -> np.ndarray:
+    """The point the follow camera looks at: between the two bunnies, ``(3,)`` metres."""
+    pelvis = frame.global_positions[:, 0]  # (K, 3)
+    x = float(pelvis[:, 0].mean())
+    y = float(pelvis[:, 1].mean()) + CAMERA_FOCUS_Y
+    return np.array([x, y, 0.0])
+
+
+def linear_rgb(colors: np.ndarray | tuple[int, int, int]) -> np.ndarray:
+    """sRGB colours (0–255) → the linear values viser's batched meshes and glTF vertex colours
+    expect, uint8 (three.js reads both as linear, so pastel sRGB would wash out)."""
+    srgb = np.asarray(colors, np.float64) / 255.0
+    return np.round(np.clip(srgb, 0.0, 1.0) ** 2.2 * 255.0).astype(np.uint8)
+
+
+class DemoScene:
+    """The viser scene of the demo; :meth:`update` draws one :class:`DemoFrame`.
+
+    Each bunny hangs under its own frame node placed at its pelvis: moving a node is a cheap
+    pose message that skips the browser's React tree, so bunny, label and markers travel
+    together at once even when the client lags with the batched arrays (the limbs are then
+    relative to the pelvis and change little from frame to frame).
+    """
+
+    def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
+        self.server = server
+        self.simulation = simulation
+        self.lang = lang
+        self.parts = part_table(simulation.skeleton)
+        scene = server.scene
+        scene.set_up_direction("+y")
+        scene.set_background_image(sky_image())
+        scene.configure_fog(18.0, 45.0, color=SKY_BOTTOM)
+        scene.configure_default_lights(True, cast_shadow=True)
+        scene.configure_environment_map("park", environment_intensity=0.6)
+
+        sphere_v, sphere_f = unit_sphere()
+        cyl_v, cyl_f = unit_cylinder()
+        frame = simulation.frame
+        pelvis = frame.global_positions[:, 0]
+        wxyz, pos = self._relative_parts(frame)
+        count = self.parts.count
+        identity = quat.identity()
+        self.roots = [
+            scene.add_frame(f"/bunny{k}", show_axes=False, position=pelvis[k]) for k in range(2)
+        ]
+        self.bodies = [
+            scene.add_batched_meshes_simple(
+                f"/bunny{k}/body",
+                sphere_v,
+                sphere_f,
+                batched_wxyzs=wxyz[k],
+                batched_positions=pos[k],
+                batched_scales=self.parts.scales(1),
+                batched_colors=linear_rgb(self.parts.colors_for([fur])),
+                lod="off",
+                cast_shadow=True,
+                receive_shadow=False,  # self-shadowed ellipsoids show shadow acne
+            )
+            for k, fur in enumerate((FUR["left"], FUR["right"]))
+        ]
+        assert all(len(w) == count for w in wxyz)
+        self.rays = scene.add_batched_meshes_simple(
+            "/bunny0/rays",
+            cyl_v,
+            cyl_f,
+            batched_wxyzs=np.tile(identity, (2, 1)),
+            batched_positions=np.zeros((2, 3)),
+            batched_colors=linear_rgb(RAY_COLOR),
+            opacity=0.85,
+            lod="off",
+            cast_shadow=False,
+            receive_shadow=False,
+        )
+        self.dots = scene.add_batched_meshes_simple(
+            "/bunny0/dots",
+            sphere_v,
+            sphere_f,
+            batched_wxyzs=np.tile(identity, (2, 1)),
+            batched_positions=np.zeros((2, 3)),
+            batched_colors=linear_rgb(RAY_COLOR),
+            lod="off",
+            cast_shadow=False,
+            receive_shadow=False,
+        )
+        self.gaps = scene.add_batched_meshes_simple(
+            "/bunny1/gaps",
+            cyl_v,
+            cyl_f,
+            batched_wxyzs=np.tile(identity, (2, 1)),
+            batched_positions=np.zeros((2, 3)),
+            batched_colors=linear_rgb(GAP_COLOR),
+            lod="off",
+            cast_shadow=False,
+            receive_shadow=False,
+        )
+        self.labels = [
+            scene.add_label(
+                f"/bunny{k}/label",
+                "",
+                position=(0.0, LABEL_ABOVE_PELVIS, 0.0),
+                anchor="bottom-center",
+                font_screen_scale=1.3,
+            )
+            for k in range(2)
+        ]
+        self.legend = scene.add_label(
+            "/legend", text("legend", lang), anchor="top-center", font_screen_scale=1.0
+        )
+        self.terrain_handles: list = []
+        self.build_terrain()
+        self.update(frame)
+
+    def _relative_parts(self, frame: DemoFrame) -> tuple[np.ndarray, np.ndarray]:
+        wxyz, pos = self.parts.pose(frame.global_rotations, frame.global_positions)
+        count = self.parts.count
+        pelvis = frame.global_positions[:, 0]
+        pos = pos.reshape(2, count, 3) - pelvis[:, None].astype(np.float32)
+        return wxyz.reshape(2, count, 4), pos
+
+    def build_terrain(self) -> None:
+        """(Re)draw the terrain and bushes of the current simulation."""
+        for handle in self.terrain_handles:
+            handle.remove()
+        terrain = self.simulation.terrain
+        vertices = np.asarray(terrain.vertices, np.float64)
+        colors = getattr(terrain, "vertex_colors", None)
+        if colors is None:
+            colors = terrain_colors(vertices)
+        else:
+            colors = np.asarray(colors, np.float64)
+            colors = colors * 255.0 if colors.max() <= 1.0 else colors
+        mesh = trimesh.Trimesh(vertices, np.asarray(terrain.faces), process=False)
+        mesh.visual = trimesh.visual.ColorVisuals(mesh, vertex_colors=linear_rgb(colors))
+        ground = self.server.scene.add_mesh_trimesh("/terrain", mesh, receive_shadow=True)
+        sphere_v, sphere_f = unit_sphere(2)
+        bush_pos, bush_scale, bush_colors = bush_instances(terrain)
+        bushes = self.server.scene.add_batched_meshes_simple(
+            "/bushes",
+            sphere_v,
+            sphere_f,
+            batched_wxyzs=np.tile(quat.identity(), (len(bush_pos), 1)),
+            batched_positions=bush_pos,
+            batched_scales=bush_scale,
+            batched_colors=linear_rgb(bush_colors),
+            lod="off",
+        )
+        self.terrain_handles = [ground, bushes]
+
+    def set_language(self, lang: str) -> None:
+        """Switch the label and legend language."""
+        self.lang = lang
+        self.legend.text = text("legend", lang)
+
+    def update(self, frame: DemoFrame) -> None:
+        """Draw ``frame``: pelvis frames, a few batched arrays, label texts when they change."""
+        pelvis = frame.global_positions[:, 0]
+        wxyz, pos = self._relative_parts(frame)
+        for k in range(2):
+            self.roots[k].position = pelvis[k]
+            self.bodies[k].batched_wxyzs = wxyz[k]
+            self.bodies[k].batched_positions = pos[k]
+            wanted = text("label_ik_on" if frame.ik[k] else "label_ik_off", self.lang)
+            if self.labels[k].text != wanted:
+                self.labels[k].text = wanted
+        markers = marker_instances(frame, self.simulation.terrain, self.simulation.foot_joints)
+        self.rays.batched_positions = markers.bar_pos[:2] - pelvis[0]
+        self.rays.batched_scales = markers.bar_scale[:2]
+        self.dots.batched_positions = markers.dot_pos - pelvis[0]
+        self.dots.batched_scales = markers.dot_scale
+        self.gaps.batched_positions = markers.bar_pos[2:] - pelvis[1]
+        self.gaps.batched_scales = markers.bar_scale[2:]
+        target = camera_target(frame)
+        self.legend.position = np.array([target[0], target[1] + 0.95, 0.0])

@@ -1,0 +1,222 @@
+"""The simulation the demo shows: two bunnies on one terrain, left IK on, right IK off.
+
+No drawing here, so tests, ``footfall render`` and the browser view all run the very same
+simulation. Foot placement itself belongs to :mod:`footfall.walker`; this module only chooses
+the terrain, starts the walkers, advances them with the fixed time step of SPEC (1/60 s) and keeps
+the live readout (each bunny's current sole gap and its running contact error, both measured on
+the solved skeleton, never on the walker's targets).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from footfall.bunny import PROPORTIONS, bunny_skeleton, sole_points
+from footfall.errors import SettingsError
+from footfall.grounding import GroundingParams
+from footfall.metrics import ground_gaps, sole_world
+from footfall.terrain import Terrain, scene
+from footfall.walker import StepWalker
+
+DT = 1.0 / 60.0
+TERRAINS = ("course", "stairs", "hills", "ripples", "slope", "rocks")
+WALKERS = ("stepping", "gait")
+SPEED_RANGE = (0.2, 1.4)
+STEP_HEIGHT_RANGE = (0.04, 0.2)
+START_X = 0.5  # the left bunny's pelvis at the start, metres
+AHEAD_X = 2.0  # seed 000: the right bunny walks 2 m ahead so both show in one side view
+LATERAL_Z = (0.0, 0.0)
+CONTACT_GAP = 0.01  # seed 000 done criterion: a stance sole within 1 cm of the ground
+STAIRS_START = 4.0  # the stairs scene's first riser, metres (both bunnies start before it)
+END_MARGIN = 1.5  # restart when the leading bunny is this close to the terrain's end
+
+
+@dataclass
+class DemoSettings:
+    """Every switch of the demo (the controls edit these), with seed 000's defaults."""
+
+    ik_left: bool = True
+    pelvis: bool = True
+    speed: float = 0.75
+    terrain: str = "course"
+    step_height: float = 0.10
+    walker: str = "stepping"
+    follow: bool = True
+    paused: bool = False
+
+    def check(self) -> DemoSettings:
+        """Raise :class:`SettingsError` naming the first out-of-range field; return self."""
+        if self.terrain not in TERRAINS:
+            raise SettingsError(f"terrain {self.terrain!r} is not one of {TERRAINS}")
+        if self.walker not in WALKERS:
+            raise SettingsError(f"walker {self.walker!r} is not one of {WALKERS}")
+        lo, hi = SPEED_RANGE
+        if not lo <= self.speed <= hi:
+            raise SettingsError(f"speed {self.speed} m/s is outside [{lo}, {hi}]")
+        lo, hi = STEP_HEIGHT_RANGE
+        if not lo <= self.step_height <= hi:
+            raise SettingsError(f"step_height {self.step_height} m is outside [{lo}, {hi}]")
+        return self
+
+
+@dataclass
+class DemoFrame:
+    """What one simulation step shows. K = 2 bunnies (0 = left, IK on; 1 = right, IK off).
+
+    ``global_rotations`` (K, J, 4), ``global_positions`` (K, J, 3) metres; per foot (K, 2):
+    ``stance`` (bool), ``sole_gap`` metres measured on the solved sole (+ floating, − sinking),
+    ``ray_origin`` and ``ray_hit`` (K, 2, 3) metres; ``ik`` (K,) bool; ``time`` seconds.
+    """
+
+    global_rotations: np.ndarray
+    global_positions: np.ndarray
+    stance: np.ndarray
+    sole_gap: np.ndarray
+    ray_origin: np.ndarray
+    ray_hit: np.ndarray
+    ik: np.ndarray
+    time: float
+
+
+@dataclass
+class ContactStats:
+    """Running contact error per bunny: mean |sole gap| over stance feet so far, metres."""
+
+    total: np.ndarray = field(default_factory=lambda: np.zeros(2))
+    count: np.ndarray = field(default_factory=lambda: np.zeros(2))
+
+    def add(self, stance: np.ndarray, gap: np.ndarray) -> None:
+        """Accumulate one frame: ``stance`` and ``gap`` (K, 2)."""
+        self.total += np.where(stance, np.abs(gap), 0.0).sum(axis=1)
+        self.count += stance.sum(axis=1)
+
+    @property
+    def mean(self) -> np.ndarray:
+        """Mean |gap| (K,) metres; NaN for a bunny with no stance sample yet."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
+
+
+def measure_sole_gaps(
+    terrain: Terrain, global_rot: np.ndarray, global_pos: np.ndarray, foot_joints: np.ndarray
+) -> np.ndarray:
+    """Signed mean gap between each solved sole and the ground under it, ``(K, F)`` metres.
+
+    ``global_rot`` (K, J, 4), ``global_pos`` (K, J, 3); ``foot_joints`` (F,) ankle joint indices.
+    The sole is sampled every centimetre heel to toe (:func:`footfall.bunny.sole_points`);
+    positive means the sole floats above the ground, negative that it sinks into it.
+    """
+    world = sole_world(global_rot[:, foot_joints], global_pos[:, foot_joints], sole_points())
+    return ground_gaps(terrain, world).mean(axis=-1)
+
+
+def build_terrain(name: str, step_height: float) -> Terrain:
+    """The terrain ``name`` from :func:`footfall.terrain.scene`; stairs use ``step_height``."""
+    if name not in TERRAINS:
+        raise SettingsError(f"terrain {name!r} is not one of {TERRAINS}")
+    params: dict[str, float] = {}
+    if name in ("course", "stairs"):
+        params["step_height"] = step_height
+    if name == "stairs":
+        params["start"] = STAIRS_START
+    return scene(name, **params)
+
+
+def available_walkers() -> tuple[str, ...]:
+    """The walker choices installed: seed 000 stepping always, the procedural walk cycle when
+    :mod:`footfall.gait` offers one."""
+    try:
+        gait = importlib.import_module("footfall.gait")
+    except ImportError:
+        return ("stepping",)
+    return ("stepping", "gait") if hasattr(gait, "GaitWalker") else ("stepping",)
+
+
+class DemoSimulation:
+    """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
+
+    Change :attr:`settings` and call :meth:`apply` for the cheap switches (IK, pelvis, speed) or
+    :meth:`rebuild` for the ones that need a new terrain or walker.
+    """
+
+    def __init__(self, settings: DemoSettings | None = None) -> None:
+        self.settings = (settings or DemoSettings()).check()
+        self.skeleton = bunny_skeleton()
+        self.foot_joints = np.array(
+            [self.skeleton.index("LeftFoot"), self.skeleton.index("RightFoot")]
+        )
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Build the terrain and walkers from :attr:`settings` and restart at the beginning."""
+        s = self.settings.check()
+        self.terrain = build_terrain(s.terrain, s.step_height)
+        self.walker = self._make_walker()
+        self.stats = ContactStats()
+        self.time = 0.0
+        self.frame = self._observe(self.walker.step(0.0))
+
+    def _make_walker(self):
+        s = self.settings
+        start = [START_X, START_X + AHEAD_X]
+        ik = [s.ik_left, False]
+        params = GroundingParams(pelvis=s.pelvis)
+        return StepWalker(
+            self.skeleton,
+            self.terrain,
+            count=2,
+            ik=ik,
+            lateral_z=list(LATERAL_Z),
+            start_x=start,
+            speed=s.speed,
+            params=params,
+        )
+
+    def apply(self) -> None:
+        """Push the cheap switches (left IK, pelvis correction, speed) into the running walker."""
+        s = self.settings.check()
+        self.walker.ik[0] = s.ik_left
+        self.walker.ik[1] = False
+        self.walker.speed = s.speed
+        self.walker.params = GroundingParams(pelvis=s.pelvis)
+
+    def _observe(self, walker_frame) -> DemoFrame:
+        rot = np.asarray(walker_frame.global_rotations)
+        pos = np.asarray(walker_frame.global_positions)
+        gap = measure_sole_gaps(self.terrain, rot, pos, self.foot_joints)
+        return DemoFrame(
+            global_rotations=rot,
+            global_positions=pos,
+            stance=np.asarray(walker_frame.stance, bool),
+            sole_gap=gap,
+            ray_origin=np.asarray(walker_frame.ray_origin),
+            ray_hit=np.asarray(walker_frame.ray_hit),
+            ik=np.array([self.walker.ik[0], self.walker.ik[1]], bool),
+            time=self.time,
+        )
+
+    def step(self, dt: float = DT) -> DemoFrame:
+        """Advance by ``dt`` seconds (one fixed step) unless paused; return what to show."""
+        if self.settings.paused:
+            return self.frame
+        self.time += dt
+        frame = self._observe(self.walker.step(dt))
+        self.stats.add(frame.stance, frame.sole_gap)
+        self.frame = frame
+        lead_x = frame.global_positions[:, 0, 0].max()
+        if lead_x > self.x_end - END_MARGIN:
+            self.rebuild()
+        return self.frame
+
+    @property
+    def x_end(self) -> float:
+        """The far end of the terrain along x, metres."""
+        return float(self.terrain.bounds[1][0])
+
+    @property
+    def leg_length(self) -> float:
+        """The bunny's leg length, metres (for the view's framing)."""
+        return PROPORTIONS.leg_length
