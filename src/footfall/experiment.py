@@ -272,13 +272,13 @@ def run_experiment(
 
 def format_table(result: dict[str, list[dict]]) -> str:
     """The result as a plain-text table (contact error in mm, ratios in %)."""
-    head = (f"{'character':<26}{'walker':<15}{'step m':>7}{'err mm':>8}{'defect%':>8}"
+    head = (f"{'character':<28}{'walker':<15}{'step m':>7}{'err mm':>8}{'defect%':>8}"
             f"{'pen mm':>8}{'float mm':>9}{'slip mm':>8}{'jerk':>8}{'clamp%':>7}"
             f"{'down mm':>8}{'edge mm':>8}")
     lines = [head, "-" * len(head)]
     for row in result["rows"]:
         lines.append(
-            f"{row['character']:<26}{row['walker']:<15}{row['step_height_m']:>7.3f}"
+            f"{row['character']:<28}{row['walker']:<15}{row['step_height_m']:>7.3f}"
             f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
             f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
             f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
@@ -286,10 +286,10 @@ def format_table(result: dict[str, list[dict]]) -> str:
             f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}"
         )
     if result.get("slope_rows"):
-        lines += ["", f"{'character':<26}{'walker':<15}{'scenario':<16}{'err mm':>8}{'defect%':>8}"]
+        lines += ["", f"{'character':<28}{'walker':<15}{'scenario':<16}{'err mm':>8}{'defect%':>8}"]
         for row in result["slope_rows"]:
             lines.append(
-                f"{row['character']:<26}{row['walker']:<15}{row['scenario']:<16}"
+                f"{row['character']:<28}{row['walker']:<15}{row['scenario']:<16}"
                 f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
             )
     return "\n".join(lines)
