@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from footfall import quat
+from footfall.errors import SkeletonError
 from footfall.ik import knee_from_source, leg_ik_planar, reach_limits, solve_two_bone
 
 shapes = st.lists(st.integers(1, 5), min_size=0, max_size=3).map(tuple)
@@ -179,3 +180,13 @@ def test_knee_degenerate_inputs_never_nan():
         assert length(knee - np.asarray(case[3], float)) == pytest.approx(case[5], abs=1e-12)
     straight = knee_from_source(*cases[1])
     assert straight[2] > 0.1  # straight source: bends toward world +Z
+
+
+def test_malformed_inputs_raise_skeleton_error():
+    with pytest.raises(SkeletonError, match="thigh"):
+        leg_ik_planar(np.zeros(3), 0.0, 0.1, 0.0, np.ones(2), 0.2)
+    with pytest.raises(SkeletonError, match=r"source_knee \(2,\)"):
+        knee_from_source(np.zeros(3), np.zeros(2), np.zeros(3), np.zeros(3), np.zeros(3), 1, 1)
+    with pytest.raises(SkeletonError, match="upper_length"):
+        knee_from_source(np.zeros((4, 3)), np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3),
+                         np.ones(5), 1)

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.errors import SkeletonError
 from footfall.ik import _components as C
 from footfall.ik._components import FloatArray
 from footfall.ik.two_bone import reach_limits, root_angle
@@ -43,15 +44,23 @@ def knee_from_source(
         ``(..., 3)`` knee with ``|knee − hip| = upper_length`` and, for a reachable foot,
         ``|foot − knee| = lower_length``. A straight source limb bends toward world +Z.
     """
-    hip, knee, foot, goal_hip, goal_foot = (
-        C.components(a)
-        for a in np.broadcast_arrays(
-            *(np.asarray(v, dtype=np.float64)
-              for v in (source_hip, source_knee, source_foot, target_hip, target_foot))
-        )
-    )
+    named = {"source_hip": source_hip, "source_knee": source_knee, "source_foot": source_foot,
+             "target_hip": target_hip, "target_foot": target_foot}
+    points = [np.asarray(v, dtype=np.float64) for v in named.values()]
     upper_length = np.asarray(upper_length, dtype=np.float64)
     lower_length = np.asarray(lower_length, dtype=np.float64)
+    shapes = ", ".join(f"{name} {p.shape}" for name, p in zip(named, points, strict=True))
+    if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
+        raise SkeletonError(f"knee_from_source: positions need shape (..., 3); got {shapes}")
+    try:
+        np.broadcast_shapes(*(p.shape[:-1] for p in points), upper_length.shape,
+                            lower_length.shape)
+    except ValueError:
+        raise SkeletonError(
+            f"knee_from_source: batch shapes do not broadcast: {shapes}, upper_length "
+            f"{upper_length.shape}, lower_length {lower_length.shape}"
+        ) from None
+    hip, knee, foot, goal_hip, goal_foot = (C.components(a) for a in np.broadcast_arrays(*points))
     zero = np.zeros(np.broadcast_shapes(hip[0].shape, upper_length.shape))
     down = (zero, zero - 1.0, zero)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from footfall.errors import SkeletonError
 from footfall.ik._components import TINY, FloatArray
 from footfall.ik.two_bone import root_angle
 
@@ -57,9 +58,14 @@ def leg_ik_planar(
         min_reach: shortest hip→ankle distance (seed: 0.05 m); never below |thigh − shin|.
         max_reach: longest reach as a share of thigh + shin (seed: 0.999).
     """
-    hip_y, forward, target_y, slope, thigh, shin = np.broadcast_arrays(
-        *(np.asarray(v, dtype=np.float64) for v in (hip_y, forward, target_y, slope, thigh, shin))
-    )
+    named = {"hip_y": hip_y, "forward": forward, "target_y": target_y, "slope": slope,
+             "thigh": thigh, "shin": shin}
+    values = [np.asarray(v, dtype=np.float64) for v in named.values()]
+    try:
+        hip_y, forward, target_y, slope, thigh, shin = np.broadcast_arrays(*values)
+    except ValueError:
+        shapes = ", ".join(f"{name} {v.shape}" for name, v in zip(named, values, strict=True))
+        raise SkeletonError(f"leg_ik_planar: shapes do not broadcast: {shapes}") from None
     rise = target_y - hip_y
     distance = np.hypot(rise, forward)
     shortest = np.maximum(min_reach, np.abs(thigh - shin) + 1e-6 * (thigh + shin))
