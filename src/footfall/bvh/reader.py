@@ -16,7 +16,7 @@ from typing import Literal, overload
 import numpy as np
 
 from footfall import quat
-from footfall.bvh import units
+from footfall.bvh import decimals, units
 from footfall.errors import BVHError
 from footfall.skeleton import Clip, Skeleton
 
@@ -28,6 +28,7 @@ _CHANNELS = {
 }
 _FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
+_MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -235,11 +236,9 @@ def _integer_fps(frame_time: float, text: str) -> float:
     return fps
 
 
-def _read_motion(
-    lines: list[str], start: int, path: str, width: int
-) -> tuple[np.ndarray, float, float]:
-    """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
-    ``start`` (0-based); checks the frame count and that every value is a finite number."""
+def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float, float, int]:
+    """``(frame count, frame time s, fps, index of the 'Frame Time' line)`` after the MOTION
+    keyword at ``lines[start]``."""
     index = start + 1
     while index < len(lines) and not lines[index].strip():
         index += 1
@@ -265,7 +264,15 @@ def _read_motion(
         raise BVHError(
             f"{path}, line {index + 1}: frame time must be a positive number, found {text!r}"
         )
-    fps = _integer_fps(frame_time, text)
+    return frame_count, frame_time, _integer_fps(frame_time, text), index
+
+
+def _read_motion(
+    lines: list[str], start: int, path: str, width: int
+) -> tuple[np.ndarray, float, float]:
+    """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
+    ``start`` (0-based); checks the frame count and that every value is a finite number."""
+    frame_count, frame_time, fps, index = _motion_header(lines, start, path)
     first_line = index + 2  # 1-based line number of the first frame line
     data_lines = lines[index + 1 :]
     while data_lines and not data_lines[-1].strip():
@@ -295,6 +302,49 @@ def _read_motion(
     return data, frame_time, fps
 
 
+def _split_at_motion(raw: bytes) -> tuple[list[str], list[str], bytes] | None:
+    """``(hierarchy lines, MOTION…'Frame Time' lines, frame bytes)`` found without decoding or
+    splitting the whole file, or ``None`` when the layout is unusual (the caller then does)."""
+    match = _MOTION_LINE.search(raw)
+    if match is None:
+        return None
+    position = match.start()
+    motion_count = 0
+    filled = 0
+    while filled < 3:  # MOTION, Frames, Frame Time (and any blank lines between)
+        end = raw.find(b"\n", position)
+        if end < 0:
+            return None
+        filled += bool(raw[position:end].strip())
+        motion_count += 1
+        position = end + 1
+    try:
+        raw[:position].decode("utf-8")
+        codec = "utf-8"
+    except UnicodeDecodeError:
+        codec = "latin-1"  # as _decode would choose, since the frame bytes must be ASCII
+    header = raw[: match.start()].decode(codec).splitlines()
+    motion = raw[match.start() : position].decode(codec).splitlines()
+    if len(motion) != motion_count or any(line.split()[:1] == ["MOTION"] for line in header):
+        return None  # line breaks other than LF, or an earlier MOTION behind one
+    return header, motion, raw[position:]
+
+
+def _read_motion_fast(
+    motion: list[str], frames: bytes, path: str, width: int
+) -> tuple[np.ndarray, float, float] | None:
+    """:func:`_read_motion` for the usual file (plain decimals, LF or CRLF lines), or ``None``
+    for anything else, including every error, which the slow path then reports by line."""
+    try:
+        frame_count, frame_time, fps, _ = _motion_header(motion, 0, path)
+    except BVHError:
+        return None
+    data = decimals.parse_decimal_rows(frames, width)
+    if data is None or data.shape[0] != frame_count:
+        return None
+    return data, frame_time, fps
+
+
 def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     """Clip in file units and axes from parsed joints and ``(F, C)`` channel data."""
     frames = data.shape[0]
@@ -306,9 +356,7 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
         offsets=offsets,
         end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None},
     )
-    # A trailing zero column stands in for rotation axes a joint has no channel for.
-    padded = np.concatenate([data, np.zeros((frames, 1))], axis=1)
-    zero_column = data.shape[1]
+    zero_column = data.shape[1]  # stands in for rotation axes a joint has no channel for
     positions = np.broadcast_to(offsets, (frames, count, 3)).copy()
     pos_joint, pos_axis, pos_column = [], [], []
     by_order: dict[str, tuple[list[int], list[list[int]]]] = {}
@@ -329,11 +377,58 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
             members[0].append(index)
             members[1].append([rot_columns.get(axis, zero_column) for axis in order])
     positions[:, pos_joint, pos_axis] = data[:, pos_column]
-    rotations = quat.identity((frames, count))
+    padded = None
+    if len(by_order) == 1 and next(iter(by_order.values()))[0] == list(range(count)):
+        rotations = None  # the usual file: every joint rotates, all in one order
+    else:
+        rotations = np.empty((frames, count, 4))
+        rotations[:] = quat.identity(())
     for order, (members, columns) in by_order.items():
-        angles = np.radians(padded[:, np.array(columns)])  # (F, n, 3)
-        rotations[:, members] = quat.from_euler(angles, order)
+        index = np.array(columns)
+        source = data
+        if index.max() == zero_column:
+            if padded is None:
+                padded = np.concatenate([data, np.zeros((frames, 1))], axis=1)
+            source = padded
+        rotation = _euler_to_quat(source[:, index], order)
+        if rotations is None:
+            rotations = rotation
+        else:
+            rotations[:, members] = rotation
+    if rotations is None:  # no rotation channels at all
+        rotations = quat.identity((frames, count))
     return Clip(skeleton, rotations, positions, fps)
+
+
+def _euler_to_quat(degrees: np.ndarray, order: str) -> np.ndarray:
+    """Quaternions ``(..., 4)`` of intrinsic Euler angles ``(..., 3)`` in degrees, in ``order``.
+
+    The same rotation as ``quat.from_euler(np.radians(degrees), order)`` but multiplied out in
+    closed form: for axis quaternions ``(c, s·e)`` about distinct axes ``i, j, k`` with
+    ``e_i × e_j = σ e_k``, the product ``q_i q_j q_k`` is
+    ``(c_i c_j c_k − σ s_i s_j s_k, …)`` term by term below.
+    """
+    half = degrees * (np.pi / 360.0)
+    cos, sin = np.cos(half), np.sin(half)
+    i, j, k = ("XYZ".index(axis) for axis in order)
+    sigma = 1.0 if (j - i) % 3 == 1 else -1.0
+    cos_cos = cos[..., 0] * cos[..., 1]
+    sin_sin = sin[..., 0] * sin[..., 1]
+    sin_cos = sin[..., 0] * cos[..., 1]
+    cos_sin = cos[..., 0] * sin[..., 1]
+    if sigma < 0:
+        np.negative(sin_sin, out=sin_sin)
+    cos_k, sin_k = cos[..., 2], sin[..., 2]
+    out = np.empty(degrees.shape[:-1] + (4,))
+    out[..., 0] = cos_cos * cos_k - sin_sin * sin_k
+    out[..., 1 + k] = cos_cos * sin_k + sin_sin * cos_k
+    if sigma < 0:
+        out[..., 1 + i] = sin_cos * cos_k - cos_sin * sin_k
+        out[..., 1 + j] = cos_sin * cos_k + sin_cos * sin_k
+    else:
+        out[..., 1 + i] = sin_cos * cos_k + cos_sin * sin_k
+        out[..., 1 + j] = cos_sin * cos_k - sin_cos * sin_k
+    return out
 
 
 def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
@@ -378,10 +473,14 @@ def _measure(clip: Clip, up: str) -> tuple[str, float]:
 
 
 def _convert(clip: Clip, scale: float, turn_z_up: bool) -> Clip:
-    """The clip scaled to metres and, for Z-up files, turned to Y up at its roots."""
+    """The clip scaled to metres and, for Z-up files, turned to Y up at its roots.
+
+    Takes over ``clip``'s position and rotation arrays (changed in place, no copies).
+    """
     skeleton = clip.skeleton
     offsets = skeleton.offsets * scale
-    positions = clip.positions * scale
+    positions = clip.positions
+    positions *= scale
     rotations = clip.rotations
     end_sites = {j: site * scale for j, site in skeleton.end_sites.items()}
     if turn_z_up:
@@ -389,18 +488,20 @@ def _convert(clip: Clip, scale: float, turn_z_up: bool) -> Clip:
         turn = units.Z_UP_TO_Y_UP
         offsets[roots] = quat.rotate(turn, offsets[roots])
         positions[:, roots] = quat.rotate(turn, positions[:, roots])
-        rotations = rotations.copy()
         rotations[:, roots] = quat.mul(turn, rotations[:, roots])
     converted = Skeleton(skeleton.names, skeleton.parents, offsets, end_sites)
     return Clip(converted, rotations, positions, clip.fps)
 
 
-def _read_text(path: str) -> str:
+def _read_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as handle:
-            raw = handle.read()
+            return handle.read()
     except OSError as error:
         raise BVHError(f"{path}: cannot read the file ({error.strerror or error})") from None
+
+
+def _decode(raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -458,15 +559,27 @@ def load(
     if scale != "auto":
         if isinstance(scale, str) or not (np.isfinite(scale) and scale > 0):
             raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
-    lines = _read_text(name).splitlines()
-    motion = next((i for i, text in enumerate(lines) if text.split()[:1] == ["MOTION"]), None)
-    if motion is None:
-        if not any(text.strip() for text in lines):
-            raise BVHError(f"{name}, line 1: the file is empty")
-        raise BVHError(f"{name}, line {len(lines)}: no MOTION section (truncated file?)")
-    joints = _parse_hierarchy(lines[:motion], name)
-    width = sum(len(j.channels) for j in joints)
-    data, frame_time, fps = _read_motion(lines, motion, name, width)
+    raw = _read_bytes(name)
+    split = _split_at_motion(raw)
+    parsed = None
+    if split is not None:
+        header, motion_lines, frames = split
+        joints = _parse_hierarchy(header, name)
+        width = sum(len(j.channels) for j in joints)
+        parsed = _read_motion_fast(motion_lines, frames, name, width)
+    if parsed is None:
+        # General path: every line, numpy.loadtxt, and errors that name the line.
+        lines = _decode(raw).splitlines()
+        motion = next((i for i, line in enumerate(lines) if line.split()[:1] == ["MOTION"]), None)
+        if motion is None:
+            if not any(line.strip() for line in lines):
+                raise BVHError(f"{name}, line 1: the file is empty")
+            raise BVHError(f"{name}, line {len(lines)}: no MOTION section (truncated file?)")
+        if split is None:
+            joints = _parse_hierarchy(lines[:motion], name)
+            width = sum(len(j.channels) for j in joints)
+        parsed = _read_motion(lines, motion, name, width)
+    data, frame_time, fps = parsed
     raw = _build_clip(joints, data, fps)
 
     up_axis, raw_height = _measure(raw, up)
