@@ -62,7 +62,8 @@ def cross(a: Vec, b: Vec) -> Vec:
 
 
 def norm(a: Vec) -> FloatArray:
-    return np.sqrt(dot(a, a))
+    out = dot(a, a)
+    return np.sqrt(out, out=out) if isinstance(out, np.ndarray) else np.sqrt(out)
 
 
 def select(mask: np.ndarray, a: Vec, b: Vec) -> Vec:
