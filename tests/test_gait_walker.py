@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import BVH_FILES
 from footfall import quat, terrain
@@ -344,3 +346,23 @@ def test_flat_floor_reads_only_the_slope():
             ankle = last.global_positions[0, walker.rig.legs[side].foot]
             if abs(last.ankle_roll[0, side]) < 1e-12:
                 assert np.allclose(last.footstep[0, side, [0, 2]], ankle[[0, 2]], atol=1e-9)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    stride_deg=st.floats(10.0, 44.0),
+    rate=st.floats(0.8, 2.8),
+    share=st.floats(0.55, 0.8),
+    wobble=st.floats(0.0, 0.12),
+    cycle=st.floats(0.0, 1.0),
+)
+def test_any_seed_range_gait_keeps_feet_locked(stride_deg, rate, share, wobble, cycle):
+    params = GaitParams(stride_deg=stride_deg, step_rate_hz=rate, stance_share=share,
+                        speed_wobble=wobble)
+    walker = ProceduralWalker(params=params, cycle=cycle)
+    frames = walker.generate(1.0)
+    assert all(np.isfinite(f.global_positions).all() for f in frames)
+    assert max(f.residual.max() for f in frames) < 1e-9
+    assert stance_slip(walker, frames)[0] <= 1e-4
+    stance = stack(frames, "stance")
+    assert stance.mean() == pytest.approx(share, abs=0.07)

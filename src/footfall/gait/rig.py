@@ -51,6 +51,8 @@ class WalkRig:
         arms: ``(left, right)`` arm chains, or None when the rig has none.
         facing: ``(4,)`` rest rotation taking canonical +Z to the rig's rest forward.
         leg_length: mean hip-to-ankle length (thigh + shin), skeleton units.
+        leg_lengths: ``(2,)`` each leg's thigh + shin.
+        hip_offsets: ``(2, 3)`` rest offset of each hip joint from the root (rest frame).
         ankle_height: rest ankle height above the sole.
         root_above_hips: rest height of the root above the hip joints.
         foot_lateral: ``(2,)`` canonical x of each hip joint from the root (left positive): the
@@ -73,6 +75,8 @@ class WalkRig:
     arms: tuple[ArmChain, ArmChain] | None
     facing: FloatArray
     leg_length: float
+    leg_lengths: FloatArray
+    hip_offsets: FloatArray
     ankle_height: float
     root_above_hips: float
     foot_lateral: FloatArray
@@ -162,6 +166,8 @@ class WalkRig:
             leg_segments=tuple(segments), below_hips=below,
             skeleton=skeleton, root=root, spine=spine, head=head, legs=legs, arms=arms,
             facing=facing, leg_length=leg_length, ankle_height=ankle_height,
+            leg_lengths=np.array(lengths, dtype=np.float64),
+            hip_offsets=np.array([rest[leg.upper] - rest[root] for leg in legs]),
             root_above_hips=root_above_hips, foot_lateral=foot_lateral, heel=heel, ball=ball,
             arm_align=arm_align, arm_out=arm_out,
         )

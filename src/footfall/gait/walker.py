@@ -9,14 +9,22 @@ API (what the browser demo and the ``walk`` command use)::
     frame.global_positions # (K, J, 3) world joint positions
     frame.stance           # (K, 2) bool, left/right foot planted
     frame.planted          # (K, 2, 3) world heel point of each planted foot (NaN in swing)
+    frame.phase, frame.swing   # (K, 2) step phase, swing progress; frame.ankle_roll (K, 2)
+    frame.footstep             # (K, 2, 3) current/last footstep; frame.next_footstep
     walker.turn(heading, at=None)                  # new heading; the gaze leads by 0.4 s
+    walker.patrol(x_min, x_max)                    # turn around at the ends of a scene
     walker.rest_frame()                            # reduced motion: one standing pose
+    walker.generate(seconds, terrain)              # list of frames at 60 fps
+    GroundedWalker(terrain, skeleton, count).step(dt)  # (animated, grounded) frames
 
-``skeleton`` defaults to the bunny (:func:`footfall.bunny.bunny_skeleton`); any humanoid works
-(legs through :mod:`footfall.humanoid`). Lengths are the skeleton's unit; the seed's px figures
-scale with ``leg_length``. The result is the "animated" pose: on uneven ground the planted feet
-sit at the ground height under them and the body follows the ground under the pelvis, and
-:mod:`footfall.grounding` corrects what remains (pelvis, reach, sole alignment).
+``GroundedWalker`` lives in :mod:`footfall.gait.grounded`. ``skeleton`` defaults to the
+bunny (:func:`footfall.bunny.bunny_skeleton`); any humanoid works (legs through
+:mod:`footfall.humanoid`). Lengths are the skeleton's unit; the seed's px figures scale with
+``leg_length``. On uneven ground the planted feet sit at the ground height under them and the
+body follows the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 (only
+the slope is read) and :mod:`footfall.grounding` places it on the terrain (``GroundedWalker``).
+Reduced motion: ``GaitParams(reduced_motion=True)`` makes :meth:`ProceduralWalker.step` return
+the resting pose.
 
 Each tick: step rate from the slope (#07) → phase advanced by rate·dt (#01; integrated, so a
 rate change never jumps) → body moved at step length × rate (#03) → feet: planted ones from
@@ -38,22 +46,22 @@ from footfall.bunny import bunny_skeleton
 from footfall.errors import SettingsError
 from footfall.gait import body, phases, slope, stride, swing
 from footfall.gait.clock import STEP_S, WalkClock
+from footfall.gait.ground import UP, GroundProbe
 from footfall.gait.locks import FootLocks, ankle_from_heel, foot_rotation
 from footfall.gait.params import GaitParams
 from footfall.gait.pose import BodyPose, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
+from footfall.grounding.pelvis import reach_limit
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
 FloatArray = NDArray[np.float64]
 
-UP = np.array([0.0, 1.0, 0.0])
+# Share of each leg's length the walker lets it stretch to (the IK clamps at 0.999).
+REACH_SHARE = 0.995
 # Ground under the pelvis is followed exponentially at this rate (1/s) so a stair edge or a
 # rock does not jerk the body; the feet read the ground under themselves exactly.
 GROUND_FOLLOW_RATE = 10.0
-# Ground steeper than this (normal.y below) is a riser or a wall: feet stay level on it.
-STEEP_NORMAL_Y = 0.5
-MAX_FOOT_TILT = 0.45
 
 
 @dataclass(frozen=True)
@@ -249,9 +257,9 @@ class ProceduralWalker:
         root_xz = self._start.copy()
         lateral = np.stack([self._spot(root_xz, heading, side, along=0.0) for side in (0, 1)], 1)
         heel = lateral + quat.rotate(yaw(heading)[:, None], self._heel_flat())
-        heel[..., 1] = self._ground_at(terrain, heel, np.broadcast_to(ground[:, None], (count, 2)))
+        heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
+            heel, np.broadcast_to(ground[:, None], (count, 2)))
         no_roll = np.zeros((count, 2))
-        align = quat.identity((count, 2))
         heads = np.broadcast_to(heading[:, None], (count, 2))
         ankle = ankle_from_heel(heel, align, heads, no_roll, self.rig.heel, self.rig.ball)
         hip = np.full(count, body.HIP_MEAN_SHARE * self.leg_length)
@@ -277,7 +285,8 @@ class ProceduralWalker:
         self._turn_at = np.full(count, np.inf)
         self._heading_from = self._start_heading.copy()
         self._heading_to = self._start_heading.copy()
-        ground, normal = self._ground_under(terrain, self._position, np.zeros(count))
+        probe = GroundProbe(terrain, self.flat_floor)
+        ground, normal = probe.under_body(self._position, np.zeros(count))
         self._ground = ground
         self._slope = slope.slope_along(normal, self._start_heading)
         self._rate = self._adapted_rate(self._slope)
@@ -299,8 +308,7 @@ class ProceduralWalker:
             axis=1,
         )
         ground_pair = np.broadcast_to(ground[:, None], (count, 2))
-        heels[..., 1] = self._ground_at(terrain, heels, ground_pair)
-        align = self._tilt_at(terrain, heels)
+        heels[..., 1], align = probe.footing(heels, ground_pair)
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
         stance = phases.in_stance(ph, share)
         self._locks.plant(stance, heels, heads, align)
@@ -342,7 +350,8 @@ class ProceduralWalker:
         # 07 — ground and slope under the pelvis; lean and step rate. The ground is followed
         # smoothly (a stair edge must not jerk the body) but along the current slope, so a
         # steady hill causes no lag.
-        ground, normal = self._ground_under(terrain, self._position, self._ground)
+        probe = GroundProbe(terrain, self.flat_floor)
+        ground, normal = probe.under_body(self._position, self._ground)
         follow = 1.0 - math.exp(-GROUND_FOLLOW_RATE * dt)
         expected = self._ground + np.tan(self._slope) * travel * (not self.flat_floor)
         self._ground = expected + (ground - expected) * follow
@@ -379,12 +388,10 @@ class ProceduralWalker:
             [self._heel_spot(self._position, heading, side, ahead[:, side]) for side in (0, 1)],
             axis=1,
         )
-        landing[..., 1] = self._ground_at(terrain, landing, self._landing[..., 1]
-                                          if advance else np.broadcast_to(
-                                              self._ground[:, None], (count, 2)))
+        landing[..., 1], landing_align = probe.footing(
+            landing, np.broadcast_to(self._ground[:, None], (count, 2)))
         self._landing = np.where(stance[..., None], self._landing, landing)
-        self._landing_align = np.where(stance[..., None], self._landing_align,
-                                       self._tilt_at(terrain, landing))
+        self._landing_align = np.where(stance[..., None], self._landing_align, landing_align)
         strike = np.full((count, 2), math.radians(phases.HEEL_STRIKE_DEG))
         land_ankle = ankle_from_heel(self._landing, self._landing_align, heads, strike,
                                      self.rig.heel, self.rig.ball)
@@ -419,6 +426,12 @@ class ProceduralWalker:
         leaning = pitch(lean)
         pelvis = quat.mul(leaning, yaw(pelvis_twist))
         chest = quat.mul(leaning, yaw(chest_twist))
+        # Long strides or wide stances can put a foot out of reach: lower the pelvis just
+        # enough (seed 000's rule, footfall.grounding.pelvis), never raise it.
+        pelvis_world = quat.mul(yaw(heading), quat.mul(pelvis, quat.inv(self.rig.facing)))
+        hips = root[:, None] + quat.rotate(pelvis_world[:, None], self.rig.hip_offsets)
+        limit = reach_limit(ankle, hips, root[:, 1:2], REACH_SHARE * self.rig.leg_lengths)
+        root[:, 1] = np.minimum(root[:, 1], limit.min(axis=1))
         head = yaw(gaze - heading)
         shoulder, elbow = body.arm_swing(ph, p.stride, p.leg_ratio, p.arm_swing_share,
                                          p.elbow_bend_deg)
@@ -475,43 +488,6 @@ class ProceduralWalker:
         sweep = 0.5 * self.params.stance_share * self.step_length
         spot = self._spot(root, heading, side, ahead + sweep)
         return spot + quat.rotate(yaw(heading), self._heel_flat()[side])
-
-    def _ground_under(self, terrain: Terrain | None, xz3: FloatArray,
-                      fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Ground height ``(K,)`` and normal ``(K, 3)`` under points; misses keep ``fallback``."""
-        count = xz3.shape[0]
-        if terrain is None:
-            return np.zeros(count), np.tile(UP, (count, 1))
-        hits = terrain.raycast_down(xz3[:, [0, 2]])
-        usable = hits.hit & ~hits.steep & np.isfinite(hits.height)
-        if self.flat_floor:
-            return np.zeros(count), normal_of(hits, usable)
-        height = np.where(usable, hits.height, fallback)
-        return height, normal_of(hits, usable)
-
-    def _ground_at(self, terrain: Terrain | None, points: FloatArray,
-                   fallback: FloatArray) -> FloatArray:
-        """Ground height ``(K, 2)`` under ``(K, 2, 3)`` points (misses: ``fallback``)."""
-        if terrain is None or self.flat_floor:
-            return np.zeros(points.shape[:-1])
-        hits = terrain.raycast_down(points[..., [0, 2]])
-        usable = hits.hit & np.isfinite(hits.height)
-        return np.where(usable, hits.height, fallback)
-
-    def _tilt_at(self, terrain: Terrain | None, points: FloatArray) -> FloatArray:
-        """Foot tilt ``(K, 2, 4)`` to the ground normal, level on risers, at most 0.45 rad."""
-        if terrain is None or self.flat_floor:
-            return quat.identity(points.shape[:-1])
-        hits = terrain.raycast_down(points[..., [0, 2]])
-        normal = np.where((hits.hit & ~hits.steep)[..., None], hits.normal, UP)
-        tilt = quat.between(np.broadcast_to(UP, normal.shape), normal)
-        axis, angle = quat.to_axis_angle(tilt)
-        return quat.from_axis_angle(axis, np.minimum(angle, MAX_FOOT_TILT))
-
-
-def normal_of(hits, usable: NDArray[np.bool_]) -> FloatArray:
-    """Ground normals ``(K, 3)`` of usable hits, straight up elsewhere."""
-    return np.where(usable[:, None], hits.normal, UP)
 
 
 def _batched(value: ArrayLike, shape: tuple[int, ...], name: str) -> FloatArray:
