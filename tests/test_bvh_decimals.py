@@ -169,3 +169,12 @@ def test_closed_form_euler_matches_quat_from_euler(angles: list[float], order: s
     ours = reader._euler_to_quat(degrees[None, None], order)[0, 0]
     expected = quat.from_euler(np.radians(degrees), order)
     assert np.abs(ours - expected).max() < 1e-15 * 4
+
+
+@pytest.mark.parametrize(
+    ("text", "width"),
+    [(b" 0 \n 0 ", 1), (b"5\n\n\n-7.25\r\n", 1), (b"+.5 -0.0 12.\n", 3), (b"\t1\t2\n", 2)],
+)
+def test_small_blocks(text: bytes, width: int) -> None:
+    out = parse_decimal_rows(text, width)
+    assert out is not None and _same_bits(out, _float_rows(text))

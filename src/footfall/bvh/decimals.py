@@ -26,15 +26,26 @@ _PIECE_BYTES = 1 << 16
 _TOP_BYTES = np.array(
     [((1 << 64) - 1) ^ ((1 << (8 * (8 - k))) - 1) for k in range(9)], dtype=np.uint64
 )
-# 48 (the byte "0") in each of n places: what n digit bytes add beyond their digits.
-_REPUNIT_48 = np.array([48 * ((10**n - 1) // 9) for n in range(_MAX_TOKEN + 1)], np.int64)
-# What a leading sign byte lacks from "0" ("-" is 45, "+" is 43), by byte value.
-_SIGN_FIX = np.zeros(256, dtype=np.int64)
-_SIGN_FIX[ord("-")] = ord("0") - ord("-")
-_SIGN_FIX[ord("+")] = ord("0") - ord("+")
 _POW10_INT = 10 ** np.arange(_MAX_TOKEN + 1, dtype=np.int64)
-# 10**k, then -10**k at k + _MAX_TOKEN + 1 (a negative number's divisor).
-_SIGNED_POW10 = np.concatenate([_POW10_INT, -_POW10_INT]).astype(np.float64)
+# A number's first byte: unsigned, "-" or "+" (by byte value).
+_UNSIGNED, _MINUS, _PLUS = 0, 1, 2
+_SIGN_CLASS = np.zeros(256, dtype=np.int64)
+_SIGN_CLASS[ord("-")] = _MINUS
+_SIGN_CLASS[ord("+")] = _PLUS
+# At n * 3 + sign: what n bytes summed as digits hold beyond their digits: 48 (the byte "0")
+# in each place, less what a leading sign byte lacks from "0" ("-" is 45, "+" is 43).
+_BYTES_BEYOND_DIGITS = np.array(
+    [
+        48 * ((10**n - 1) // 9) - (ord("0") - lead) * 10 ** max(n - 1, 0) * (lead != ord("0"))
+        for n in range(_MAX_TOKEN + 1)
+        for lead in (ord("0"), ord("-"), ord("+"))
+    ],
+    dtype=np.int64,
+)
+# At k * 3 + sign: the divisor of a mantissa with k decimals, negative for "-".
+_SIGNED_POW10 = np.array(
+    [10.0**k * factor for k in range(_MAX_TOKEN + 1) for factor in (1.0, -1.0, 1.0)]
+)
 
 
 def parse_decimal_rows(text: bytes, width: int) -> np.ndarray | None:
@@ -80,15 +91,14 @@ def _parse_piece(text: bytes, width: int) -> np.ndarray | None:
     if count % width:
         return None
     # Rows: the numbers right after a line feed must be exactly every width-th number.
-    row_starts = np.unique(np.searchsorted(starts, line_feeds))
-    row_starts = row_starts[(row_starts > 0) & (row_starts < count)]
+    after = np.searchsorted(starts, line_feeds)  # sorted; blank lines repeat a value
+    row_starts = after[(after > 0) & (after < count) & (np.diff(after, prepend=-1) != 0)]
     if not np.array_equal(row_starts, np.arange(width, count, width)):
         return None
 
     lengths = ends - starts
-    first = chars[starts]
-    negative = first == ord("-")
-    signed = negative | (first == ord("+"))
+    sign = _SIGN_CLASS[chars[starts]]
+    signed = sign != _UNSIGNED
     if minus_count + plus_count != np.count_nonzero(signed):
         return None  # a sign inside a number
     dot_positions = np.flatnonzero(chars == ord("."))
@@ -126,8 +136,7 @@ def _parse_piece(text: bytes, width: int) -> np.ndarray | None:
         before = words[ends[long] - 16]
         before &= _TOP_BYTES[lengths[long] - 8]
         stacked[long] += _word_value(before).astype(np.int64) * 10**8
-    stacked -= _REPUNIT_48[lengths]
-    stacked += _SIGN_FIX[first] * _POW10_INT[lengths - 1]
+    stacked -= _BYTES_BEYOND_DIGITS[lengths * 3 + sign]
     if every_dot:
         stacked += (ord("0") - ord(".")) * _POW10_INT[decimals]
     else:
@@ -140,7 +149,8 @@ def _parse_piece(text: bytes, width: int) -> np.ndarray | None:
     stacked //= 10
     stacked += fraction
     # Exact mantissa over an exact (signed) power of ten: one correctly rounded division.
-    decimals[negative] += _MAX_TOKEN + 1
+    decimals *= 3
+    decimals += sign
     return (stacked / _SIGNED_POW10[decimals]).reshape(-1, width)
 
 

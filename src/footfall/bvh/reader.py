@@ -378,11 +378,13 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
             members[1].append([rot_columns.get(axis, zero_column) for axis in order])
     positions[:, pos_joint, pos_axis] = data[:, pos_column]
     padded = None
-    if len(by_order) == 1 and next(iter(by_order.values()))[0] == list(range(count)):
-        rotations = None  # the usual file: every joint rotates, all in one order
+    rotating = sum(len(members) for members, _ in by_order.values())
+    if len(by_order) == 1 and rotating == count:
+        rotations = None  # every joint rotates, all in one order: no copy needed
     else:
         rotations = np.empty((frames, count, 4))
-        rotations[:] = quat.identity(())
+        if rotating < count:
+            rotations[:] = quat.identity(())
     for order, (members, columns) in by_order.items():
         index = np.array(columns)
         source = data
