@@ -450,3 +450,13 @@ def test_results_do_not_depend_on_blocking(monkeypatch):
         # Not bit-equal: SIMD transcendental loops may differ by an ulp with array position.
         np.testing.assert_allclose(getattr(blocked, name), getattr(whole, name), rtol=0,
                                    atol=1e-12, err_msg=name)
+
+
+def test_weights_are_clipped_to_unit_range():
+    root, mid, tip = np.zeros(3), np.array([0, -0.5, 0.1]), np.array([0, -0.9, 0])
+    target, pole = np.array([0.1, -0.6, 0.2]), np.array([1, -0.3, 0])
+    full = solve_two_bone(root, mid, tip, target, pole)
+    over = solve_two_bone(root, mid, tip, target, pole, position_weight=3.0, pole_weight=2.0)
+    under = solve_two_bone(root, mid, tip, target, pole, position_weight=-1.0)
+    np.testing.assert_allclose(over.mid, full.mid, atol=1e-12)
+    np.testing.assert_allclose(under.mid, mid, atol=1e-12)

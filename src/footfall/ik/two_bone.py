@@ -154,7 +154,7 @@ def _bend_direction(
         angle = np.arctan2(
             C.dot(C.cross(current, toward_pole), direction), C.dot(current, toward_pole)
         )
-        angle = np.where(current_ok, np.minimum(pole_weight, 1.0) * angle, angle)
+        angle = np.where(current_ok, pole_weight * angle, angle)
         cosine, sine = np.cos(angle), np.sin(angle)
         toward_pole = C.add(C.scale(current, cosine), C.scale(C.cross(direction, current), sine))
     return toward_pole
@@ -348,6 +348,7 @@ def solve_two_bone(
         rotation_weight: ``(...)`` blend of the end joint from ``tip_rotation`` to
             ``target_rotation``.
         pole_weight: ``(...)`` turns the bend plane from the current one (0) to the pole's (1).
+            All three weights are clipped to [0, 1].
         max_reach: ``(...)`` share of L1 + L2 the limb may stretch to.
 
     Returns:
@@ -358,7 +359,9 @@ def solve_two_bone(
     """
     named = {"root": root, "mid": mid, "tip": tip, "target": target, "pole": pole}
     points = [np.asarray(v, dtype=np.float64) for v in named.values() if v is not None]
-    scalars = [np.asarray(v, dtype=np.float64) for v in (position_weight, pole_weight, max_reach)]
+    scalars = [np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
+               for w in (position_weight, pole_weight)]
+    scalars.append(np.asarray(max_reach, dtype=np.float64))
     rotations = [np.asarray(q) for q in (target_rotation, tip_rotation) if q is not None]
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
     points = [np.broadcast_to(p, (*shape, 3)) for p in points]
@@ -429,7 +432,7 @@ def _end_rotation(
     if target_rotation is None:
         return None
     goal = quat.normalize(np.broadcast_to(np.asarray(target_rotation, np.float64), (*shape, 4)))
-    weight = np.asarray(rotation_weight, dtype=np.float64)
+    weight = np.clip(np.asarray(rotation_weight, dtype=np.float64), 0.0, 1.0)
     if tip_rotation is None:
         if np.any(weight != 1.0):
             raise SkeletonError(
