@@ -117,3 +117,11 @@ def test_not_a_bvh_skeleton(tmp_path, capsys):
     bad.write_text("HIERARCHY\nROOT Hips\n{\n")
     assert main(["walk", "--skeleton", str(bad), "-o", str(tmp_path / "x.bvh")]) == 2
     assert "bad.bvh" in capsys.readouterr().err
+
+
+def test_same_command_same_file(tmp_path):
+    a, b = tmp_path / "a.bvh", tmp_path / "b.bvh"
+    args = ["walk", "--terrain", "stairs", "--start-x", "3", "--seconds", "0.5"]
+    assert main([*args, "-o", str(a)]) == 0
+    assert main([*args, "-o", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
