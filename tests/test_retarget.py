@@ -84,11 +84,23 @@ def test_across_rigs_feet_grounded_no_skate_paths_scaled(source_path, target_pat
     source_skate = skate_ratio(gs[:, feet_s], gs[:, feet_s, 1] - rest_s, source.fps)
     target_skate = skate_ratio(gt[:, feet_t], gt[:, feet_t, 1] - rest_t, source.fps)
     assert target_skate <= source_skate + 0.01
-    # Feet follow the source's paths scaled by the size ratio.
-    ankle_path = np.linalg.norm(gt[:, an_t][..., [0, 2]] - s * gs[:, an_s][..., [0, 2]], axis=-1)
-    assert ankle_path.mean() < 0.015 and ankle_path.max() < 0.1
-    toe_path = np.linalg.norm(gt[:, to_t][..., [0, 2]] - s * gs[:, to_s][..., [0, 2]], axis=-1)
-    assert toe_path.mean() < 0.04
+    # Feet follow the source's paths scaled by the size ratio. Each foot keeps the target's own
+    # hip placement (a small shift that turns with the body), so compare the feet's midpoint
+    # after removing its typical offset.
+    middle_t = gt[:, an_t][..., [0, 2]].mean(axis=1)
+    middle_s = gs[:, an_s][..., [0, 2]].mean(axis=1)
+    offset = middle_t - s * middle_s
+    # In the source's heading frame (the shift turns with the body).
+    forward = quat.rotate(source.global_rotations()[:, r.correspondence.hips[1]], [0, 0, 1])
+    yaw = np.arctan2(forward[:, 0], forward[:, 2])
+    cos, sin = np.cos(-yaw), np.sin(-yaw)
+    local = np.stack([cos * offset[:, 0] + sin * offset[:, 1],
+                      -sin * offset[:, 0] + cos * offset[:, 1]], axis=-1)
+    assert np.linalg.norm(np.median(local, axis=0)) < 0.1
+    path_error = np.linalg.norm(local - np.median(local, axis=0), axis=-1)
+    assert path_error.mean() < 0.02 and path_error.max() < 0.1
+    travel = np.linalg.norm(s * (middle_s[-1] - middle_s[0]))
+    assert np.linalg.norm(middle_t[-1] - middle_t[0]) == pytest.approx(travel, abs=0.03)
 
 
 @pytest.mark.parametrize("source_path, target_path", pairs(), ids=lambda p: p.stem)
@@ -185,17 +197,33 @@ def test_group_last() -> None:
 
 
 def test_step_equals_apply_frame_by_frame() -> None:
+    # Same rig at 1.3× size: the stance-width hold (live: fixed fade, offline: whole swing)
+    # has nothing to do, so the live path must reproduce the batched one exactly.
     source = load(next(p for p in RIGS if p.stem == "games105_walk60"))[:40]
+    offline = Retargeter(source.skeleton, source.skeleton)
+    live = Retargeter(source.skeleton, source.skeleton)
+    for r in (offline, live):
+        r.settings.update({"avatar_scale": 1.3, "floor_height": 0.02})
+    out = offline.apply(source)
+    assert not np.allclose(out.global_positions(), source.global_positions(), atol=0.05)
+    for f in range(source.frame_count):
+        rot, pos = live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
+        assert np.all(np.abs(quat.dot(rot, out.rotations[f])) > 1 - 1e-9)
+        np.testing.assert_allclose(pos, out.positions[f], atol=1e-9)
+
+
+def test_live_step_close_to_offline_across_rigs() -> None:
+    source = load(next(p for p in RIGS if p.stem == "games105_walk60"))[:60]
     target = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
     offline = Retargeter(source.skeleton, target.skeleton)
     live = Retargeter(source.skeleton, target.skeleton)
-    out = offline.apply(source)
-    for f in range(source.frame_count):
-        rot, pos = live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
-        np.testing.assert_allclose(quat.unroll_sign(np.stack([out.rotations[f], rot]))[1],
-                                   quat.unroll_sign(np.stack([out.rotations[f], rot]))[0],
-                                   atol=1e-9)
-        np.testing.assert_allclose(pos, out.positions[f], atol=1e-9)
+    out = offline.apply(source).global_positions()
+    frames = [live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
+              for f in range(source.frame_count)]
+    rot = np.stack([f[0] for f in frames])
+    pos = np.stack([f[1] for f in frames])
+    live_global = Clip(target.skeleton, rot, pos, source.fps).global_positions()
+    assert np.abs(live_global - out).max() < 0.03
 
 
 def test_floor_height_and_avatar_scale() -> None:
@@ -212,9 +240,10 @@ def test_floor_height_and_avatar_scale() -> None:
     assert big.skeleton.offsets[1] == pytest.approx(2 * clip.skeleton.offsets[1])
     g = big.global_positions()
     hips = r.correspondence.hips[0]
-    # Twice the size: the hips stand twice as high and travel twice as far.
-    assert np.mean(g[:, hips, 1]) == pytest.approx(np.mean(base[:, hips, 1])
-                                                   + r.target_measures.hips_height, abs=0.02)
+    # Twice the size: the hips rise by the hips-height difference (lowered only where a leg
+    # could not reach) and travel twice as far.
+    raised = np.mean(g[:, hips, 1]) - np.mean(base[:, hips, 1])
+    assert 0.9 * r.target_measures.hips_height < raised <= r.target_measures.hips_height + 1e-9
     np.testing.assert_allclose(g[:, hips, [0, 2]], 2 * base[:, hips, [0, 2]], atol=1e-6)
 
 

@@ -280,7 +280,7 @@ def test_weight_layers_combine_max_for_arms_min_for_legs() -> None:
     hands = np.array([[[0.3, 1.0, 0.0], [-0.3, 1.0, 0.0]],   # apart
                       [[0.02, 1.0, 0.0], [-0.02, 1.0, 0.0]]])  # clapping
     feet = np.array([[[0.1, 0.1, 0.0], [-0.1, 0.1, 0.0]]] * 2)
-    lift = np.array([[0.0, 0.5], [0.0, 0.5]])  # left planted, right lifted high
+    lift = np.array([[0.0, 0.7], [0.0, 0.7]])  # left planted, right lifted high
     hips = np.array([[0.0, 0.9, 0.0]] * 2)
     w = goal_weights(hands, lift, feet, hips, np.array([1.0, 1.0]))
     np.testing.assert_allclose(w.arms, [[0, 0], [1, 1]])

@@ -15,6 +15,8 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
    ankle-height corrected vertically, foot offsets, floor height) with the knee copied from the
    source (``knee_from_source``); hands go to the source hands relative to the hips, scaled, and
    bend toward the copied elbow. Weights come from the automatic limb layers (``weights.py``).
+   Where a planted foot is out of reach (the rig stands straighter than the capture) the hips
+   are lowered just enough, never raised (SPEC §4.4).
    A limb whose tip is already on its target is left alone (do no harm).
 5. Head rotation offset, finger curls and spread (when enabled).
 """
@@ -29,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
-from footfall.errors import SettingsError, SkeletonError
+from footfall.errors import MappingError, SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import (
@@ -41,13 +43,24 @@ from footfall.retarget.calibration import (
     match_directions,
 )
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
-from footfall.retarget.head import auto_avatar_scale, head_forward_offset_deg, head_offset_rotation
+from footfall.retarget.head import (
+    auto_avatar_scale,
+    head_forward_offset_deg,
+    head_offset_rotation,
+)
 from footfall.retarget.kinematics import Levels, fk, local_rotations, positions_from_world
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
     RetargetSettings,
     load_settings,
     save_settings,
+)
+from footfall.retarget.stance import (
+    PLANTED_LIFT,
+    PLANTED_SPEED,
+    RELEASE_SECONDS,
+    PlantedHold,
+    hold_while_planted,
 )
 from footfall.retarget.weights import (
     LimbWeights,
@@ -62,6 +75,7 @@ FloatArray = NDArray[np.float64]
 _HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
                      "head_rotation_offset_z_deg")
 _DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
+_REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 
 
 class Retargeter:
@@ -113,10 +127,18 @@ class Retargeter:
         self._is_leg = np.array(["leg" in n for n in self._limb_names])
         self._side = np.array([0 if n.startswith("left") else 1 for n in self._limb_names])
         self._paths = self._limb_paths()
+        hips_and_legs = [self.correspondence.hips[0]] + [
+            target.index(self.target_map[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]
+        self._mover = _common_ancestor(target, hips_and_legs)
+        self._under_mover = np.array([self._mover in target.chain(j)
+                                      for j in range(target.joint_count)])
         toes = [(target.index(self.target_map[b]), source.index(self.source_map[b]))
                 for b in ("LeftToes", "RightToes") if b in self.target_map and b in self.source_map]
         self._toes = np.array(toes, dtype=np.int64).reshape(-1, 2) if len(toes) == 2 else None
         self._smoother = WeightSmoother()
+        self._capture_floor = 0.0
+        self._hold = PlantedHold()
+        self._last_ankles: FloatArray | None = None
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
         self.fingers: FingerRig
@@ -150,6 +172,7 @@ class Retargeter:
             )
         check_limb_lengths(self.source, self.source_map, "source", src)
         check_limb_lengths(self.target, self.target_map, "target", tgt)
+        standing = tgt  # sizes are measured before any turning
         if match_directions_first:
             tgt = match_directions(self.source, self.target, self.source_map, self.target_map,
                                    src, tgt)
@@ -160,8 +183,13 @@ class Retargeter:
         self.source_pose = src
         self.calibration_pose = tgt
         self._calibration_world = target_world
+        standing_world, calibration_positions = fk(self._target_levels, standing,
+                                                   self.target.offsets)
+        lower, tip = self._t_chain[:, 1], self._t_chain[:, 2]
+        self._tip_offsets = quat.inv_rotate(
+            standing_world[lower], calibration_positions[tip] - calibration_positions[lower])
         self.source_measures = Measures.of(self.source, self.source_map, src)
-        self.target_measures = Measures.of(self.target, self.target_map, tgt)
+        self.target_measures = Measures.of(self.target, self.target_map, standing)
         mapped = np.zeros(self.target.joint_count, dtype=bool)
         mapped[c.target_joints] = True
         self._unmapped = Levels.of(self.target.parents, np.nonzero(~mapped)[0])
@@ -169,9 +197,23 @@ class Retargeter:
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
         self.settings.calibration = {
             "source_pose": src.tolist(),
-            "target_pose": tgt.tolist(),
+            "target_pose": standing.tolist(),
+            "match_directions": bool(match_directions_first),
         }
         self._smoother.reset()
+        source_pos = fk(self._source_levels, src, self.source.offsets)[1]
+        legs = self._t_chain[self._is_leg]
+        source_legs = self._s_chain[self._is_leg]
+        hips_t, hips_s = self.correspondence.hips
+        self._source_hips_world = source_world[hips_s]
+        self._hold.reset()
+        self._last_ankles = None
+        self._source_leg_lengths = (
+            np.linalg.norm(source_pos[source_legs[:, 1]] - source_pos[source_legs[:, 0]], axis=-1)
+            + np.linalg.norm(source_pos[source_legs[:, 2]] - source_pos[source_legs[:, 1]],
+                             axis=-1))
+        self._hip_offsets = (calibration_positions[legs[:, 0]] - calibration_positions[hips_t],
+                             source_pos[source_legs[:, 0]] - source_pos[hips_s])
 
     def reset_calibration(self) -> None:
         """Forget the calibration and recalibrate from the rest poses."""
@@ -185,9 +227,10 @@ class Retargeter:
             raise SettingsError("the target has no Head bone to calibrate")
         for key in _HEAD_OFFSET_KEYS:
             self.settings[key] = 0.0
-        rotations, positions = self._solve(np.asarray(source_rotations, dtype=np.float64)[None],
-                                           np.asarray(source_positions, dtype=np.float64)[None],
-                                           self._fixed_weights(1))
+        source = (np.asarray(source_rotations, dtype=np.float64)[None],
+                  np.asarray(source_positions, dtype=np.float64)[None])
+        shift = self._foot_shift(self._body_yaw(fk(self._source_levels, *source)[0]))
+        rotations, positions = self._solve(*source, self._fixed_weights(1), shift)
         world = fk(self._target_levels, rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
         hips = self.correspondence.hips[0]
@@ -247,7 +290,8 @@ class Retargeter:
         except (TypeError, ValueError):
             fits = False
         if fits:
-            self.calibrate(src, tgt, match_directions_first=False)
+            self.calibrate(src, tgt,
+                           match_directions_first=bool(calibration.get("match_directions", True)))
         else:
             self.calibrate()
 
@@ -305,15 +349,18 @@ class Retargeter:
         rotations, positions = clip.rotations, clip.positions
         if self.settings["filter_enabled"]:
             positions = self._filtered_series(clip)
-        spos_all = fk(self._source_levels, rotations, positions)[1]
+        srot_all, spos_all = fk(self._source_levels, rotations, positions)
+        self._capture_floor = self._estimate_capture_floor(spos_all)
         goals = self._goal_weights(spos_all, props, chairs)
+        shift = self._held_shift_series(srot_all, spos_all, clip.fps)
         weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
         out_rot = np.empty((clip.frame_count, self.target.joint_count, 4))
         out_pos = np.empty((clip.frame_count, self.target.joint_count, 3))
         for start in range(0, clip.frame_count, chunk):
             part = slice(start, start + chunk)
             w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
-            out_rot[part], out_pos[part] = self._solve(rotations[part], positions[part], w)
+            out_rot[part], out_pos[part] = self._solve(rotations[part], positions[part], w,
+                                                       shift[part])
             if progress is not None:
                 progress(min(start + chunk, clip.frame_count))
         return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
@@ -335,24 +382,40 @@ class Retargeter:
         positions = np.asarray(positions, dtype=np.float64)
         if self.settings["filter_enabled"]:
             positions = self._live_filter()(positions, timestamp)
-        spos = fk(self._source_levels, rotations, positions)[1]
+        srot, spos = fk(self._source_levels, rotations, positions)
         goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(goals, dt)
-        return self._solve(rotations, positions, weights)
+        return self._solve(rotations, positions, weights, self._held_shift_live(srot, spos, dt))
 
     # ------------------------------------------------------------------ internals
 
     def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
-        """Joints turned by each limb's upper and lower deltas (twist bones included)."""
+        """Joints turned by each limb's upper and lower deltas (twist bones included).
+
+        A tip that is not below its lower bone (IK rigs whose feet hang from the root, like
+        RobotExpressive) is "detached": it is placed where the lower bone carries it.
+        """
         upper_joints, upper_limbs, lower_joints, lower_limbs = [], [], [], []
+        detached = []
         for k, (upper, lower, tip) in enumerate(self._t_chain):
-            for joints, limbs, top, bottom in ((upper_joints, upper_limbs, upper, lower),
-                                               (lower_joints, lower_limbs, lower, tip)):
-                path = self.target.chain(int(bottom))
-                between = path[path.index(int(top)):-1]
+            upper_path = self.target.chain(int(lower))
+            if int(upper) not in upper_path:
+                name = self._limb_names[k]
+                raise MappingError(
+                    f"target {name}: {self.target.names[lower]!r} is not below "
+                    f"{self.target.names[upper]!r}; a limb must be a joint chain"
+                )
+            tip_path = self.target.chain(int(tip))
+            attached = int(lower) in tip_path
+            detached.append(not attached)
+            spans = [(upper_joints, upper_limbs, upper_path[upper_path.index(int(upper)):-1])]
+            spans.append((lower_joints, lower_limbs,
+                          tip_path[tip_path.index(int(lower)):-1] if attached else [int(lower)]))
+            for joints, limbs, between in spans:
                 joints.extend(between)
                 limbs.extend([k] * len(between))
+        self._detached = np.array(detached, dtype=bool)
         as_array = {"upper_joints": upper_joints, "upper_limbs": upper_limbs,
                     "lower_joints": lower_joints, "lower_limbs": lower_limbs}
         return {k: np.array(v, dtype=np.int64) for k, v in as_array.items()}
@@ -421,8 +484,8 @@ class Retargeter:
              + self.settings["chair_seat_height_offset"] * seated)
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
-    def _solve(self, src_rot: FloatArray, src_lpos: FloatArray,
-               weights: LimbWeights) -> tuple[FloatArray, FloatArray]:
+    def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
+               foot_shift: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``."""
         c = self.correspondence
         scale = self.avatar_scale
@@ -442,37 +505,45 @@ class Retargeter:
         seated = 1.0 - weights.hips
         hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, seated)
         lpos = np.broadcast_to(self.target.offsets * scale, (*batch, joints, 3)).copy()
-        parent = int(self.target.parents[hips_t])
-        if parent < 0:
+        mover = self._mover
+        parent = int(self.target.parents[mover])
+        if mover == hips_t and parent < 0:
             lpos[..., hips_t, :] = hips_pos
         else:
+            # Move the joint the hips and both legs hang from, so the legs come along.
             gpos = positions_from_world(self._target_levels, world, lpos)
-            lpos[..., hips_t, :] = quat.inv_rotate(world[..., parent, :],
-                                                   hips_pos - gpos[..., parent, :])
+            delta = hips_pos - gpos[..., hips_t, :]
+            if parent >= 0:
+                delta = quat.inv_rotate(world[..., parent, :], delta)
+            lpos[..., mover, :] += delta
 
         # Four-limb IK.
         if len(self._limb_names):
-            world = self._solve_limbs(world, lpos, srot, spos, hips_pos, weights)
+            world = self._solve_limbs(world, lpos, srot, spos, hips_pos, weights, foot_shift)
 
         local = local_rotations(self.target.parents, world)
         return self._finish(local), lpos
 
     def _solve_limbs(self, world: FloatArray, lpos: FloatArray, srot: FloatArray,
-                     spos: FloatArray, hips_pos: FloatArray, weights: LimbWeights) -> FloatArray:
+                     spos: FloatArray, hips_pos: FloatArray, weights: LimbWeights,
+                     foot_shift: FloatArray) -> FloatArray:
         c = self.correspondence
         s = self.size_ratio
         gpos = positions_from_world(self._target_levels, world, lpos)
         root = gpos[..., self._t_chain[:, 0], :]
         mid = gpos[..., self._t_chain[:, 1], :]
         tip = gpos[..., self._t_chain[:, 2], :]
+        if np.any(self._detached):
+            carried = mid + quat.rotate(world[..., self._t_chain[:, 1], :],
+                                        self._tip_offsets * self.avatar_scale)
+            tip = np.where(self._detached[:, None], carried, tip)
         source_tip = spos[..., self._s_chain[:, 2], :]
         hips_s = spos[..., c.hips[1], :]
-        # Hands: relative to the hips, scaled. Feet: scaled horizontally, ankle height kept.
-        target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
         legs = self._is_leg
+        # Feet: scaled horizontally (plus the stance-width shift), ankle height kept.
         ankle_shift = (self.target_measures.ankle_height * self.avatar_scale
                        - self.source_measures.ankle_height)[self._side[legs]]
-        feet = source_tip[..., legs, :] * np.array([s, 1.0, s])
+        feet = source_tip[..., legs, :] * np.array([s, 1.0, s]) + foot_shift
         feet[..., 1] += ankle_shift + self.settings["floor_height"]
         front, out = self.settings["foot_front_back_offset"], self.settings["foot_in_out_offset"]
         if front or out:
@@ -482,12 +553,37 @@ class Retargeter:
             shift = front * np.array([0.0, 0.0, 1.0]) + out * outward
             feet = feet + quat.rotate(turn, shift)
         if self._toes is not None:
-            feet = self._toe_pivot(feet, spos, gpos)
+            feet, pitch = self._toe_pivot(feet, spos, gpos, foot_shift)
+            foot_joints = self._t_chain[legs, 2]
+            world = world.copy()
+            world[..., foot_joints, :] = quat.mul(pitch, world[..., foot_joints, :])
+        upper_length = np.linalg.norm(mid - root, axis=-1)
+        lower_length = np.linalg.norm(tip - mid, axis=-1)
+        # Lower (never raise) the hips where a foot on IK could not be reached.
+        source_extension = (
+            np.linalg.norm(source_tip[..., legs, :] - spos[..., self._s_chain[legs, 0], :], axis=-1)
+            / self._source_leg_lengths)
+        reach = (np.clip(source_extension, _REACH, 1.0)
+                 * (upper_length + lower_length)[..., legs])
+        thigh = root[..., legs, :]
+        across = np.sum((thigh - feet)[..., [0, 2]] ** 2, axis=-1)
+        highest = feet[..., 1] + np.sqrt(np.maximum(reach**2 - across, 0.0))
+        drop = np.max(np.maximum(thigh[..., 1] - highest, 0.0) * weights.legs, axis=-1)
+        drop = np.where(drop > 1e-9, drop, 0.0)
+        if np.any(drop > 0):
+            down = np.zeros(drop.shape + (3,))
+            down[..., 1] = -drop
+            root, mid, tip = (v + down[..., None, :] for v in (root, mid, tip))
+            gpos = gpos + down[..., None, :] * self._under_mover[:, None]
+            hips_pos = hips_pos + down
+            parent = int(self.target.parents[self._mover])
+            lpos[..., self._mover, :] += (down if parent < 0 else
+                                          quat.inv_rotate(world[..., parent, :], down))
+        # Hands: relative to the hips, scaled.
+        target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
         target[..., legs, :] = feet
         # Bend goals: legs copy the source knee; arms bend toward the copied elbow.
         pole = mid.copy()
-        upper_length = np.linalg.norm(mid - root, axis=-1)
-        lower_length = np.linalg.norm(tip - mid, axis=-1)
         pole[..., legs, :] = knee_from_source(
             spos[..., self._s_chain[legs, 0], :], spos[..., self._s_chain[legs, 1], :],
             spos[..., self._s_chain[legs, 2], :], root[..., legs, :], target[..., legs, :],
@@ -503,11 +599,79 @@ class Retargeter:
                                                     world[..., p["upper_joints"], :])
         world[..., p["lower_joints"], :] = quat.mul(result.lower_rotation[..., p["lower_limbs"], :],
                                                     world[..., p["lower_joints"], :])
+        for k in np.nonzero(self._detached)[0]:
+            joint = int(self._t_chain[k, 2])
+            parent = int(self.target.parents[joint])
+            place = result.tip[..., k, :]
+            if parent >= 0:
+                place = quat.inv_rotate(world[..., parent, :], place - gpos[..., parent, :])
+            lpos[..., joint, :] = place
         return world
 
-    def _toe_pivot(self, feet: FloatArray, spos: FloatArray, gpos: FloatArray) -> FloatArray:
-        """Ankle targets that keep the toes on the source's toe path while the heel is up,
-        and never lower than the source's toes.
+    def _body_yaw(self, srot: FloatArray) -> FloatArray:
+        """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""
+        hips_s = self.correspondence.hips[1]
+        turn = quat.mul_inv(srot[..., hips_s, :], self._source_hips_world)
+        forward = quat.rotate(turn, np.array([0.0, 0.0, 1.0]))
+        return np.arctan2(forward[..., 0], forward[..., 2])
+
+    def _estimate_capture_floor(self, spos: FloatArray) -> float:
+        """How high the capture's feet float when down (5th percentile of the lowest foot
+        point above its standing height, ≥ 0), metres. Live frames assume 0."""
+        if self._toes is None or len(spos) < 10:
+            return 0.0
+        ankles = (spos[:, self._s_chain[self._is_leg, 2], 1]
+                  - self.source_measures.ankle_height)
+        toes = spos[:, self._toes[:, 1], 1] - self.source_measures.toe_height
+        return float(max(np.percentile(np.minimum(ankles, toes), 5), 0.0))
+
+    def _planted(self, spos: FloatArray, speed: FloatArray | None) -> FloatArray:
+        """Whether each source foot is planted ``(..., 2)`` (low and slow, see ``stance``)."""
+        ankles = spos[..., self._s_chain[self._is_leg, 2], 1]
+        planted = ankles - self.source_measures.ankle_height < PLANTED_LIFT
+        return planted if speed is None else planted & (speed < PLANTED_SPEED)
+
+    def _held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float) -> FloatArray:
+        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
+        ankles = spos[:, self._s_chain[self._is_leg, 2]][..., [0, 2]]
+        speed = np.zeros(ankles.shape[:-1])
+        if len(ankles) > 1:
+            step = np.linalg.norm(np.diff(ankles, axis=0), axis=-1) * fps
+            speed = np.concatenate([step[:1], step], axis=0)
+        return hold_while_planted(self._foot_shift(self._body_yaw(srot)),
+                                  self._planted(spos, speed))
+
+    def _held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float) -> FloatArray:
+        ankles = spos[..., self._s_chain[self._is_leg, 2], :][..., [0, 2]]
+        speed = None
+        if self._last_ankles is not None and self._last_ankles.shape == ankles.shape:
+            speed = np.linalg.norm(ankles - self._last_ankles, axis=-1) / dt
+        self._last_ankles = ankles
+        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+        return self._hold(self._foot_shift(self._body_yaw(srot)), self._planted(spos, speed))
+
+    def _foot_shift(self, yaw: FloatArray) -> FloatArray:
+        """Stance-width shift ``(..., 2, 3)`` of the feet for a smoothed body ``yaw (...)``.
+
+        Scaling the source's foot paths keeps the source's (scaled) stance width; a rig with
+        other hip proportions (RobotExpressive's legs stand 1.3 m apart) then needs each foot
+        moved by ``target_hip_offset − size_ratio · source_hip_offset``, turned with the body.
+        Callers freeze it while a foot is planted (``stance.py``).
+        """
+        target_offset, source_offset = self._hip_offsets
+        delta = target_offset * self.avatar_scale - self.size_ratio * source_offset
+        delta[:, 1] = 0.0
+        turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
+        return quat.rotate(turn, delta)
+
+    def _toe_pivot(self, feet: FloatArray, spos: FloatArray, gpos: FloatArray,
+                   foot_shift: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Ankle targets ``(..., 2, 3)`` and foot pitch corrections ``(..., 2, 4)``.
+
+        On the floor the foot is pitched so its toes sit as high above the floor as the
+        source's (calibration poses rarely agree on the foot's pitch: CMU's rest foot points
+        down). While the heel is up the toes stay on the source's toe path; in the air they
+        never go lower than the source's.
 
         When the source foot rolls over its toes (heel raised, toes down), the toes are the
         pivot: following the ankle alone would slide the target's toes (its foot has another
@@ -517,20 +681,25 @@ class Retargeter:
         s = self.size_ratio
         source_ankle = spos[..., self._s_chain[self._is_leg, 2], :]
         source_toe = spos[..., self._toes[:, 1], :]
-        heel_up = source_ankle[..., 1] - self.source_measures.ankle_height
+        floor = self._capture_floor
+        heel_up = source_ankle[..., 1] - self.source_measures.ankle_height - floor
         toe_rest = self.target_measures.toe_height * self.avatar_scale
-        toe_height = source_toe[..., 1] - self.source_measures.toe_height
+        toe_height = source_toe[..., 1] - self.source_measures.toe_height - floor
         pivot = (_ramp(heel_up, 0.005, 0.03) * (1.0 - _ramp(toe_height, 0.02, 0.06)))[..., None]
-        toe_target = source_toe * np.array([s, 1.0, s])
+        toe_target = source_toe * np.array([s, 1.0, s]) + foot_shift
         toe_target[..., 1] += (toe_rest - self.source_measures.toe_height
                                + self.settings["floor_height"])
         foot_vector = gpos[..., self._toes[:, 0], :] - gpos[..., self._t_chain[self._is_leg, 2], :]
+        pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1],
+                                 1.0 - _ramp(toe_height, 0.02, 0.06))
+        foot_vector = quat.rotate(pitch, foot_vector)
         feet = feet + pivot * (toe_target - foot_vector - feet)
         # Never let the target's toes dip below the source's (a foot of other proportions
         # pitched toe-down in the swing would otherwise scrape the floor).
+        # Only in the air: on the floor the toe may sit where the foot's shape puts it.
         dip = toe_target[..., 1] - (feet[..., 1] + foot_vector[..., 1])
-        feet[..., 1] += np.maximum(dip, 0.0)
-        return feet
+        feet[..., 1] += np.maximum(dip, 0.0) * _ramp(toe_height, 0.01, 0.03)
+        return feet, pitch
 
     def _finish(self, local: FloatArray) -> FloatArray:
         """Head offset and finger pose on the local rotations."""
@@ -549,3 +718,34 @@ class Retargeter:
 
 def _ramp(value: FloatArray, start: float, end: float) -> FloatArray:
     return np.clip((value - start) / (end - start), 0.0, 1.0)
+
+
+def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
+    """The deepest joint that is an ancestor of (or equal to) every joint in ``joints``."""
+    chains = [skeleton.chain(j) for j in joints]
+    common = joints[0]
+    for depth, candidate in enumerate(chains[0]):
+        if all(depth < len(c) and c[depth] == candidate for c in chains):
+            common = candidate
+        else:
+            break
+    return common
+
+
+def _pitch_to_height(vector: FloatArray, height: FloatArray, weight: FloatArray) -> FloatArray:
+    """Rotation ``(..., 4)`` about the horizontal axis across ``vector (..., 3)`` that brings
+    its vertical component to ``height (...)`` (as near as its length allows), scaled by
+    ``weight (...)`` and limited to ±0.6 rad."""
+    axis = np.cross(vector, np.array([0.0, 1.0, 0.0]))
+    length = np.linalg.norm(axis, axis=-1, keepdims=True)
+    axis = np.where(length > 1e-12, axis / np.maximum(length, 1e-12), np.array([1.0, 0, 0]))
+    across = np.cross(axis, vector)
+    # vector'(φ).y = A cos φ + B sin φ = height
+    a, b = vector[..., 1], across[..., 1]
+    radius = np.maximum(np.hypot(a, b), 1e-12)
+    centre = np.arctan2(b, a)
+    spread = np.arccos(np.clip(height / radius, -1.0, 1.0))
+    roots = np.stack([centre - spread, centre + spread])
+    roots = (roots + np.pi) % (2.0 * np.pi) - np.pi
+    angle = np.where(np.abs(roots[0]) <= np.abs(roots[1]), roots[0], roots[1])
+    return quat.from_axis_angle(axis, np.clip(angle, -0.6, 0.6) * weight)

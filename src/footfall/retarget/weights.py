@@ -35,8 +35,8 @@ class WeightThresholds:
     hands_far: float = 0.35
     prop_near: float = 0.1
     prop_far: float = 0.3
-    foot_low: float = 0.15
-    foot_high: float = 0.35
+    foot_low: float = 0.3
+    foot_high: float = 0.6
     chair_near: float = 0.3
     chair_far: float = 0.8
     seated_foot_near: float = 0.1

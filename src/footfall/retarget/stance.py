@@ -1,0 +1,112 @@
+"""Stance width: feet keep the target's own hip width, held still while a foot is planted.
+
+Scaling the source's foot paths by the size ratio keeps the source's (scaled) stance width. A rig
+with other hip proportions (RobotExpressive's legs stand 1.3 m apart) would then stand
+knock-kneed, so each foot is moved by ``target_hip_offset − size_ratio · source_hip_offset``,
+turned with the body's heading. The heading turns while a foot is planted (pelvis yaw, turning
+on the spot), which would drag the planted foot, so the shift is frozen from touchdown to
+lift-off; during the swing it catches up with the body — offline spread over the whole swing
+(the next touchdown is known), live over a fixed time — lifted clear of the floor in
+proportion to the distance it has to make up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+#: A source foot counts as planted while its ankle is less than PLANTED_LIFT (m) above its
+#: standing height and moves slower than PLANTED_SPEED (m/s); captures often float a little.
+PLANTED_LIFT = 0.12
+PLANTED_SPEED = 0.3
+#: Live only: seconds over which a released shift catches up with the body.
+RELEASE_SECONDS = 0.3
+#: Swing clearance added per metre of catch-up, and its cap, m.
+CLEARANCE_PER_METRE = 0.5
+CLEARANCE_FREE = 0.05
+MAX_CLEARANCE = 0.15
+
+
+def _index(shape: tuple[int, ...]) -> NDArray[np.int64]:
+    return np.arange(shape[0]).reshape((shape[0],) + (1,) * (len(shape) - 1))
+
+
+def hold_while_planted(values: ArrayLike, planted: ArrayLike) -> FloatArray:
+    """``values (F, ..., 3)`` frozen at touchdown through each planted run (``planted (F, ...)``).
+
+    In each swing the frozen value blends linearly into the current one, reaching it at the next
+    touchdown (or at the end). Vectorised with running maxima/minima of event indices.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    planted = np.asarray(planted, dtype=bool)
+    frames = planted.shape[0]
+    index = _index(planted.shape)
+    first = np.zeros_like(planted[:1])
+    previous = np.concatenate([first, planted[:-1]], axis=0)
+    touchdown = planted & ~previous
+    last_touchdown = np.maximum.accumulate(np.where(touchdown, index, 0), axis=0)
+    held = np.take_along_axis(values, last_touchdown[..., None], axis=0)
+    release = ~planted & previous
+    last_release = np.maximum.accumulate(np.where(release, index, -1), axis=0)
+    next_touchdown = np.minimum.accumulate(np.where(touchdown, index, frames)[::-1], axis=0)[::-1]
+    held_at_release = np.take_along_axis(held, np.maximum(last_release - 1, 0)[..., None], axis=0)
+    span = np.maximum(next_touchdown - last_release, 1)
+    progress = np.clip((index - last_release + 1) / span, 0.0, 1.0)
+    remaining = np.where(last_release >= 0, 1.0 - progress, 0.0)[..., None]
+    gap = held_at_release - values
+    swinging = values + gap * remaining
+    swinging[..., 1] += swing_lift(gap, progress, last_release >= 0)
+    return np.where(planted[..., None], held, swinging)
+
+
+def swing_lift(gap: FloatArray, progress: FloatArray, active: ArrayLike) -> FloatArray:
+    """Extra foot lift ``(...)`` while a swing catches up a stance gap ``(..., 3)``.
+
+    A foot that must travel further than the source's (a wide-legged avatar turning on the
+    spot) is lifted ``CLEARANCE_PER_METRE`` per metre of catch-up beyond ``CLEARANCE_FREE``
+    (at most ``MAX_CLEARANCE``),
+    along a half sine over the swing, so it does not scrape the floor on its way.
+    """
+    distance = np.linalg.norm(gap[..., [0, 2]], axis=-1)
+    height = np.minimum(CLEARANCE_PER_METRE * np.maximum(distance - CLEARANCE_FREE, 0.0),
+                        MAX_CLEARANCE)
+    return np.where(active, height * np.sin(np.pi * np.clip(progress, 0.0, 1.0)), 0.0)
+
+
+class PlantedHold:
+    """Live version of :func:`hold_while_planted` (the swing blend lasts ``fade`` frames)."""
+
+    def __init__(self, fade: int = 18) -> None:
+        self.fade = fade
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the state."""
+        self.held: FloatArray | None = None
+        self.planted: NDArray[np.bool_] | None = None
+        self.released: FloatArray | None = None
+        self.since: NDArray[np.int64] | None = None
+
+    def __call__(self, values: ArrayLike, planted: ArrayLike) -> FloatArray:
+        """Held values ``(..., 3)`` for this frame's ``values`` and ``planted (...)``."""
+        values = np.asarray(values, dtype=np.float64)
+        planted = np.asarray(planted, dtype=bool)
+        if self.held is None or self.held.shape != values.shape:
+            self.held = values.copy()
+            self.released = values.copy()
+            self.planted = np.zeros(planted.shape, dtype=bool)
+            self.since = np.full(planted.shape, self.fade)
+        touchdown = planted & ~self.planted
+        release = ~planted & self.planted
+        self.released = np.where(release[..., None], self.held, self.released)
+        self.since = np.where(release, 0, self.since)
+        self.held = np.where(touchdown[..., None], values, self.held)
+        self.planted = planted
+        self.since = np.where(planted, self.since, self.since + 1)
+        progress = np.clip(self.since / max(self.fade, 1), 0.0, 1.0)
+        gap = self.released - values
+        swinging = values + gap * (1.0 - progress)[..., None]
+        swinging[..., 1] += swing_lift(gap, progress, self.since < self.fade)
+        return np.where(planted[..., None], self.held, swinging)
