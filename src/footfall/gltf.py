@@ -241,7 +241,8 @@ def save_animation(
         if moving[j]:
             # world = parent_world · frame · [t, 1]  ⇒  [t, 1] = frame⁻¹ · [l / s_parent, 1]
             inverse = np.linalg.inv(frame)
-            scaled = clip.positions[:, j] / avatar.parent_scale[j]
+            below_root = root_scale if skeleton.parents[j] >= 0 else 1.0  # root scale applies
+            scaled = clip.positions[:, j] / (avatar.parent_scale[j] * below_root)
             add(node, "translation", scaled @ inverse[:3, :3].T + inverse[:3, 3], pygltflib.VEC3)
         scale = scales[j] * (root_scale if skeleton.parents[j] < 0 else 1.0)
         if abs(scale - 1.0) > 1e-9:

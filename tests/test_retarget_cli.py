@@ -1,0 +1,82 @@
+"""``footfall retarget`` end to end on real files, and its clear errors."""
+
+import json
+
+import numpy as np
+import pytest
+import trimesh
+
+from conftest import DATA
+from footfall import bvh
+from footfall.cli import main
+from footfall.gltf import load_animation
+
+GAMES = DATA / "bvh" / "games105_walk60.bvh"
+MIXAMO = DATA / "bvh" / "mixamo_stepping.bvh"
+CESIUM = DATA / "avatars" / "CesiumMan.glb"
+
+
+def test_bvh_onto_bvh(tmp_path, capsys) -> None:
+    out = tmp_path / "walk_on_mixamo.bvh"
+    assert main(["retarget", str(GAMES), "--to", str(MIXAMO), "-o", str(out), "--quiet"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    clip = bvh.load(out)
+    source = bvh.load(GAMES)
+    assert clip.frame_count == source.frame_count
+    assert clip.skeleton.names == bvh.load(MIXAMO).skeleton.names
+    assert np.all(np.isfinite(clip.global_positions()))
+
+
+def test_bvh_onto_glb_with_progress(tmp_path, capsys) -> None:
+    out = tmp_path / "walk.glb"
+    assert main(["retarget", str(GAMES), "--to", str(CESIUM), "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "frame" in captured.err  # the progress bar
+    clip = load_animation(out, fps=60.0)
+    assert clip.frame_count == bvh.load(GAMES).frame_count
+    also = tmp_path / "walk_on_cesium.bvh"
+    assert main(["retarget", str(GAMES), "--to", str(CESIUM), "-o", str(also), "--quiet"]) == 0
+    assert bvh.load(also).skeleton.joint_count == 19
+
+
+def test_mapping_file_naming_missing_bone(tmp_path, capsys) -> None:
+    mapping = tmp_path / "map.json"
+    mapping.write_text(json.dumps({"LeftHand": "NoSuchJoint"}))
+    out = tmp_path / "out.bvh"
+    code = main(["retarget", str(GAMES), "--to", str(MIXAMO), "-o", str(out), "--quiet",
+                 "--mapping", str(mapping)])
+    assert code == 2
+    assert "NoSuchJoint" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_target_glb_without_skin(tmp_path, capsys) -> None:
+    box = tmp_path / "box.glb"
+    trimesh.creation.box().export(box)
+    out = tmp_path / "out.glb"
+    out.write_bytes(b"keep me")
+    code = main(["retarget", str(GAMES), "--to", str(box), "-o", str(out), "--quiet"])
+    assert code == 2
+    assert "no skin" in capsys.readouterr().err
+    assert out.read_bytes() == b"keep me"
+
+
+@pytest.mark.parametrize("target, output, message", [
+    ("MIXAMO", "out.glb", "needs a .glb/.gltf avatar"),
+    ("MIXAMO", "out.fbx", "write .bvh, .glb or .gltf"),
+    ("CESIUM", "out.txt", "write .bvh, .glb or .gltf"),
+])
+def test_bad_output_kinds(tmp_path, capsys, target, output, message) -> None:
+    path = {"MIXAMO": MIXAMO, "CESIUM": CESIUM}[target]
+    code = main(["retarget", str(GAMES), "--to", str(path), "-o", str(tmp_path / output),
+                 "--quiet"])
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / output).exists()
+
+
+def test_bad_scale_is_a_clear_error(tmp_path, capsys) -> None:
+    code = main(["retarget", str(GAMES), "--to", str(MIXAMO), "-o", str(tmp_path / "o.bvh"),
+                 "--quiet", "--scale", "9"])
+    assert code == 2
+    assert "avatar_scale" in capsys.readouterr().err
