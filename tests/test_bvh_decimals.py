@@ -166,8 +166,24 @@ def test_shifted_values_between_lines_still_name_the_line(tmp_path: Path) -> Non
 )
 def test_closed_form_euler_matches_quat_from_euler(angles: list[float], order: str) -> None:
     degrees = np.array(angles)
-    ours = reader._euler_to_quat(degrees[None, None], order)[0, 0]
     expected = quat.from_euler(np.radians(degrees), order)
+    ours = reader._euler_to_quat(degrees[None, None].copy(), [order])[0, 0]
+    assert np.abs(ours - expected).max() < 1e-15 * 4
+
+
+@FAST
+@given(seed=st.integers(0, 2**32 - 1), joints=st.integers(1, 6), frames=st.integers(1, 4))
+def test_closed_form_euler_with_a_different_order_per_joint(
+    seed: int, joints: int, frames: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    orders = [quat.EULER_ORDERS[i] for i in rng.integers(0, 6, joints)]
+    degrees = rng.uniform(-400.0, 400.0, size=(frames, joints, 3))
+    expected = np.stack(
+        [quat.from_euler(np.radians(degrees[:, j]), order) for j, order in enumerate(orders)],
+        axis=1,
+    )
+    ours = reader._euler_to_quat(degrees.copy(), orders)
     assert np.abs(ours - expected).max() < 1e-15 * 4
 
 
