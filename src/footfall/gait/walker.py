@@ -255,8 +255,7 @@ class ProceduralWalker:
         heading = self._start_heading
         ground = self._ground
         root_xz = self._start.copy()
-        lateral = np.stack([self._spot(root_xz, heading, side, along=0.0) for side in (0, 1)], 1)
-        heel = lateral + quat.rotate(yaw(heading)[:, None], self._heel_flat())
+        heel = self._heels(root_xz, heading, np.zeros((count, 2)))
         heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
             heel, np.broadcast_to(ground[:, None], (count, 2)))
         no_roll = np.zeros((count, 2))
@@ -302,11 +301,7 @@ class ProceduralWalker:
         share = self.params.stance_share
         heading = self._start_heading
         step = self.step_length
-        heels = np.stack(
-            [self._heel_spot(self._position, heading, side, -ph[:, side] * step)
-             for side in (0, 1)],
-            axis=1,
-        )
+        heels = self._heel_strikes(self._position, heading, -ph * step)
         ground_pair = np.broadcast_to(ground[:, None], (count, 2))
         heels[..., 1], align = probe.footing(heels, ground_pair)
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
@@ -367,9 +362,10 @@ class ProceduralWalker:
         # 09 — lock landing feet where they were heading; unlock lifting feet at push-off.
         heads = np.broadcast_to(heading[:, None], (count, 2))
         self._locks.plant(landed, self._landing, heads, self._landing_align)
-        push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
-        off = self._locks.ankle(push, self.rig.heel, self.rig.ball)
-        self._lift = np.where(lifted[..., None], off, self._lift)
+        if np.any(lifted):
+            push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
+            off = self._locks.ankle(push, self.rig.heel, self.rig.ball)
+            self._lift = np.where(lifted[..., None], off, self._lift)
         self._lift_heading = np.where(lifted, self._locks.heading, self._lift_heading)
         self._lift_align = np.where(lifted[..., None], self._locks.align, self._lift_align)
         self._lift_heel = np.where(lifted[..., None], self._locks.heel, self._lift_heel)
@@ -384,10 +380,7 @@ class ProceduralWalker:
         # 08 — swinging feet toward the predicted landing, over the cleared arc.
         k = swing.swing_progress(ph, p.stance_share)
         ahead = (1.0 - ph) * step  # body travel until this foot lands, at the nominal speed
-        landing = np.stack(
-            [self._heel_spot(self._position, heading, side, ahead[:, side]) for side in (0, 1)],
-            axis=1,
-        )
+        landing = self._heel_strikes(self._position, heading, ahead)
         landing[..., 1], landing_align = probe.footing(
             landing, np.broadcast_to(self._ground[:, None], (count, 2)))
         self._landing = np.where(stance[..., None], self._landing, landing)
@@ -461,12 +454,13 @@ class ProceduralWalker:
         )
 
     # ---------------------------------------------------------------- geometry
-    def _spot(self, root: FloatArray, heading: FloatArray, side: int, along) -> FloatArray:
-        """World point under the ankle of ``side`` with the root at ``root``, ``along`` ahead."""
-        offset = np.zeros((self.count, 3))
-        offset[:, 0] = self.rig.foot_lateral[side]
-        offset[:, 2] = along
-        return root + quat.rotate(yaw(heading), offset)
+    def _heels(self, root: FloatArray, heading: FloatArray, along: FloatArray) -> FloatArray:
+        """Heel points ``(K, 2, 3)`` of flat feet whose ankles stand ``along (K, 2)`` ahead of
+        the root ``(K, 3)``, under the hips, facing ``heading (K,)``."""
+        offset = np.zeros((self.count, 2, 3))
+        offset[..., 0] = self.rig.foot_lateral
+        offset[..., 2] = along
+        return root[:, None] + quat.rotate(yaw(heading)[:, None], offset + self._heel_flat())
 
     def _footstep(self, heel: FloatArray, heading: FloatArray) -> FloatArray:
         """Ground point under the flat foot's ankle ``(K, 2, 3)`` from its heel and yaw."""
@@ -478,16 +472,15 @@ class ProceduralWalker:
         heel[:, 1] = 0.0
         return heel
 
-    def _heel_spot(self, root: FloatArray, heading: FloatArray, side: int,
-                   ahead: FloatArray) -> FloatArray:
-        """Heel strike point of ``side`` for a body that will be ``ahead`` further on.
+    def _heel_strikes(self, root: FloatArray, heading: FloatArray,
+                      ahead: FloatArray) -> FloatArray:
+        """Heel strike points ``(K, 2, 3)`` for a body that will be ``ahead (K, 2)`` further on.
 
         The foot lands half a stance sweep in front of the hip so the hip passes over it at
         mid-stance.
         """
         sweep = 0.5 * self.params.stance_share * self.step_length
-        spot = self._spot(root, heading, side, ahead + sweep)
-        return spot + quat.rotate(yaw(heading), self._heel_flat()[side])
+        return self._heels(root, heading, ahead + sweep)
 
 
 def _batched(value: ArrayLike, shape: tuple[int, ...], name: str) -> FloatArray:
