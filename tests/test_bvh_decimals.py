@@ -93,6 +93,13 @@ def test_many_pieces_match_one(monkeypatch: pytest.MonkeyPatch) -> None:
     assert parse_decimal_rows(text.replace(b"\n", b" 1\n", 1), 9) is None
 
 
+def test_start_offset_skips_the_header() -> None:
+    text = b"Frame Time: 0.01\n1.5 -2\n3 4.25\n"
+    out = parse_decimal_rows(text, 2, start=text.index(b"\n") + 1)
+    assert out is not None and _same_bits(out, np.array([[1.5, -2.0], [3.0, 4.25]]))
+    assert parse_decimal_rows(text, 2) is None  # the header is not plain
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -127,14 +134,14 @@ def test_fast_and_general_paths_load_the_same_clip(
 ) -> None:
     answers = []
 
-    def recording(text: bytes, width: int) -> np.ndarray | None:
-        answers.append(parse_decimal_rows(text, width))
+    def recording(text: bytes, width: int, start: int = 0) -> np.ndarray | None:
+        answers.append(parse_decimal_rows(text, width, start))
         return answers[-1]
 
     monkeypatch.setattr(decimals, "parse_decimal_rows", recording)
     fast, fast_info = bvh.load(path, return_info=True)
     assert len(answers) == 1 and answers[0] is not None  # the shared files are all plain
-    monkeypatch.setattr(decimals, "parse_decimal_rows", lambda text, width: None)
+    monkeypatch.setattr(decimals, "parse_decimal_rows", lambda text, width, start=0: None)
     slow, slow_info = bvh.load(path, return_info=True)
     assert fast_info == slow_info
     assert fast.fps == slow.fps

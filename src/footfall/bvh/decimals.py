@@ -48,25 +48,28 @@ _SIGNED_POW10 = np.array(
 )
 
 
-def parse_decimal_rows(text: bytes, width: int) -> np.ndarray | None:
-    """Numbers of ``text`` as ``(rows, width)`` float64, or ``None`` if not in the plain form.
+def parse_decimal_rows(text: bytes, width: int, start: int = 0) -> np.ndarray | None:
+    """Numbers of ``text[start:]`` as ``(rows, width)`` float64, or ``None`` if not all plain.
 
-    ``text`` holds lines (LF or CRLF) of whitespace-separated numbers; blank lines are skipped
+    The text holds lines (LF or CRLF) of whitespace-separated numbers; blank lines are skipped
     and every other line must hold exactly ``width`` numbers, else the result is ``None`` too,
     so that the caller can find and report the offending line with its own slow parser.
     """
-    if width <= 0 or text.translate(None, _PLAIN_BYTES):
-        return None  # a letter, symbol or control byte (exponent, nan, inf, form feed, ...)
-    if b"\r" in text and text.count(b"\r") != text.count(b"\r\n"):
-        return None  # a lone CR, which also ends a line
-    # Pieces of whole lines small enough for the temporaries to stay in cache: large numpy
-    # temporaries are fresh memory maps, and their page faults cost more than the arithmetic.
+    if width <= 0:
+        return None
+    # Pieces of whole lines small enough for the temporaries to stay in cache and be reused
+    # (large numpy temporaries are fresh memory maps whose page faults cost more than the
+    # arithmetic); a piece ends after a LF, so it never splits a CRLF.
     pieces = []
-    start = 0
     while start < len(text):
         end = text.find(b"\n", start + _PIECE_BYTES)
         end = len(text) if end < 0 else end + 1
-        rows = _parse_piece(text[start:end], width)
+        piece = text[start:end]
+        if piece.translate(None, _PLAIN_BYTES):
+            return None  # a letter, symbol or control byte (exponent, nan, inf, form feed...)
+        if b"\r" in piece and piece.count(b"\r") != piece.count(b"\r\n"):
+            return None  # a lone CR, which also ends a line
+        rows = _parse_piece(piece, width)
         if rows is None:
             return None
         pieces.append(rows)

@@ -302,9 +302,10 @@ def _read_motion(
     return data, frame_time, fps
 
 
-def _split_at_motion(raw: bytes) -> tuple[list[str], list[str], bytes] | None:
-    """``(hierarchy lines, MOTION…'Frame Time' lines, frame bytes)`` found without decoding or
-    splitting the whole file, or ``None`` when the layout is unusual (the caller then does)."""
+def _split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
+    """``(hierarchy lines, MOTION…'Frame Time' lines, offset of the frame lines)`` found
+    without decoding or splitting the whole file, or ``None`` when the layout is unusual (the
+    caller then does)."""
     match = _MOTION_LINE.search(raw)
     if match is None:
         return None
@@ -327,11 +328,11 @@ def _split_at_motion(raw: bytes) -> tuple[list[str], list[str], bytes] | None:
     motion = raw[match.start() : position].decode(codec).splitlines()
     if len(motion) != motion_count or any(line.split()[:1] == ["MOTION"] for line in header):
         return None  # line breaks other than LF, or an earlier MOTION behind one
-    return header, motion, raw[position:]
+    return header, motion, position
 
 
 def _read_motion_fast(
-    motion: list[str], frames: bytes, path: str, width: int
+    motion: list[str], raw: bytes, start: int, path: str, width: int
 ) -> tuple[np.ndarray, float, float] | None:
     """:func:`_read_motion` for the usual file (plain decimals, LF or CRLF lines), or ``None``
     for anything else, including every error, which the slow path then reports by line."""
@@ -339,14 +340,17 @@ def _read_motion_fast(
         frame_count, frame_time, fps, _ = _motion_header(motion, 0, path)
     except BVHError:
         return None
-    data = decimals.parse_decimal_rows(frames, width)
+    data = decimals.parse_decimal_rows(raw, width, start)
     if data is None or data.shape[0] != frame_count:
         return None
     return data, frame_time, fps
 
 
 def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
-    """Clip in file units and axes from parsed joints and ``(F, C)`` channel data."""
+    """Clip in file units and axes from parsed joints and ``(F, C)`` channel data.
+
+    ``data`` is used up: its rotation columns may be overwritten.
+    """
     frames = data.shape[0]
     count = len(joints)
     offsets = np.stack([j.offset for j in joints])
@@ -382,9 +386,17 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     if not rotating:
         return Clip(skeleton, quat.identity((frames, count)), positions, fps)
     index = np.array(rot_columns)
-    if index.max() == zero_column:
-        data = np.concatenate([data, np.zeros((frames, 1))], axis=1)
-    rotation = _euler_to_quat(data[:, index], orders)
+    first = int(index[0, 0])
+    if index.max() < zero_column and np.array_equal(
+        index.ravel(), np.arange(first, first + index.size)
+    ):
+        # The usual layout, rotation channels side by side in order: convert them in place.
+        angles = data[:, first : first + index.size].reshape(frames, len(rotating), 3)
+    else:
+        if index.max() == zero_column:
+            data = np.concatenate([data, np.zeros((frames, 1))], axis=1)
+        angles = data[:, index]
+    rotation = _euler_to_quat(angles, orders)
     if len(rotating) == count:
         return Clip(skeleton, rotation, positions, fps)
     rotations = np.empty((frames, count, 4))
@@ -427,16 +439,22 @@ def _euler_to_quat(degrees: np.ndarray, orders: list[str]) -> np.ndarray:
     out = np.empty(degrees.shape[:-1] + (4,))
     np.multiply(cos_cos, cos_k, out=out[..., 0])
     out[..., 0] -= sin_sin * sin_k
-    vector = np.empty(degrees.shape)  # (v_i, v_j, v_k) per joint
-    np.multiply(sin_cos, cos_k, out=vector[..., 0])
-    vector[..., 0] += cos_sin * sigma_sin_k
-    np.multiply(cos_sin, cos_k, out=vector[..., 1])
-    vector[..., 1] -= sin_cos * sigma_sin_k
-    np.multiply(cos_cos, sin_k, out=vector[..., 2])
-    vector[..., 2] += sin_sin * cos_k
-    # Axis i, j, k of joint r goes to x, y or z: out[..., r, 1 + axes[r, n]] = vector[..., r, n].
-    joints = np.arange(len(orders))[:, None]
-    out[..., joints, 1 + axes] = vector
+    if len(set(orders)) == 1:  # one order: v_i, v_j, v_k go straight to their places
+        vector = None
+        targets = [out[..., 1 + axis] for axis in axes[0]]
+    else:
+        vector = np.empty(degrees.shape)
+        targets = [vector[..., n] for n in range(3)]
+    np.multiply(sin_cos, cos_k, out=targets[0])
+    targets[0] += cos_sin * sigma_sin_k
+    np.multiply(cos_sin, cos_k, out=targets[1])
+    targets[1] -= sin_cos * sigma_sin_k
+    np.multiply(cos_cos, sin_k, out=targets[2])
+    targets[2] += sin_sin * cos_k
+    if vector is not None:
+        # Axis n of joint r goes to x, y or z: out[..., r, 1 + axes[r, n]] = vector[..., r, n].
+        joints = np.arange(len(orders))[:, None]
+        out[..., joints, 1 + axes] = vector
     return out
 
 
@@ -572,10 +590,10 @@ def load(
     split = _split_at_motion(raw)
     parsed = None
     if split is not None:
-        header, motion_lines, frames = split
+        header, motion_lines, frames_start = split
         joints = _parse_hierarchy(header, name)
         width = sum(len(j.channels) for j in joints)
-        parsed = _read_motion_fast(motion_lines, frames, name, width)
+        parsed = _read_motion_fast(motion_lines, raw, frames_start, name, width)
     if parsed is None:
         # General path: every line, numpy.loadtxt, and errors that name the line.
         lines = _decode(raw).splitlines()
