@@ -89,3 +89,12 @@ def test_foot_skate_ratio_gmd_definition() -> None:
     slow = positions.copy()
     slow[:, 1, 0] *= 0.3  # 0.3 m/s < 0.5 m/s
     assert metrics.foot_skate_ratio(slow, low, fps) == 0.0
+
+
+def test_contact_skate_ratio_counts_only_planted_feet() -> None:
+    fps = 30.0
+    positions = np.zeros((4, 1, 3))
+    positions[:, 0, 0] = [0.0, 0.1, 0.2, 0.2]  # 3 m/s, 3 m/s, then still
+    contacts = np.array([[True], [True], [False], [True]])
+    assert metrics.contact_skate_ratio(positions, contacts, fps) == pytest.approx(1 / 3)
+    assert metrics.contact_skate_ratio(positions, np.zeros((4, 1), bool), fps) == 0.0

@@ -38,10 +38,11 @@ def sole_world(
 
 def ground_gaps(terrain: Any, points: ArrayLike) -> FloatArray:
     """Signed height ``(...)`` of points ``(..., 3)`` above the ground under them; NaN off the
-    terrain (no ground to measure against)."""
+    terrain (no ground to measure against) and for NaN points (padding)."""
     points = np.asarray(points, dtype=np.float64)
-    hits = terrain.raycast_down(points[..., [0, 2]])
-    return np.where(hits.hit, points[..., 1] - hits.height, np.nan)
+    valid = np.all(np.isfinite(points), axis=-1)
+    hits = terrain.raycast_down(np.where(valid[..., None], points[..., [0, 2]], 0.0))
+    return np.where(hits.hit & valid, points[..., 1] - hits.height, np.nan)
 
 
 def _masked_mean(values: FloatArray, mask: NDArray[np.bool_]) -> float:
@@ -132,4 +133,19 @@ def foot_skate_ratio(
     with np.errstate(invalid="ignore"):
         contact = (heights[:-1] < height) & (heights[1:] < height)
     skating = contact & (velocity > speed) & (average > speed)
+    return float(skating.any(axis=-1).mean())
+
+
+def contact_skate_ratio(
+    foot_positions: ArrayLike, contacts: ArrayLike, fps: float, speed: float = SKATE_SPEED
+) -> float:
+    """Share of frame pairs in which a foot in contact (``(F, feet)``, both frames) moves
+    horizontally faster than ``speed`` m/s; positions ``(F, feet, 3)``. Unlike GMD's ratio, a
+    fast swing close to the ground does not count."""
+    positions = np.asarray(foot_positions, dtype=np.float64)
+    contacts = np.asarray(contacts, dtype=bool)
+    if positions.shape[0] < 2:
+        return 0.0
+    velocity = np.linalg.norm(np.diff(positions[..., [0, 2]], axis=0), axis=-1) * fps
+    skating = contacts[1:] & contacts[:-1] & (velocity > speed)
     return float(skating.any(axis=-1).mean())

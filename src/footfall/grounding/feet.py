@@ -35,11 +35,13 @@ class Leg:
 
 @dataclass(frozen=True)
 class FootModel:
-    """Sole of one foot in the ankle's rest (world-aligned) frame, metres.
+    """Sole of one foot in the foot joint's own frame (ankle at the origin), metres.
 
-    sole: ``(S, 3)`` samples from heel to toe tip at the sole level, ankle at the origin.
+    sole: ``(S, 3)`` samples from heel to toe tip at the sole level.
     ankle_height: ankle above the sole. heel_back / toe_forward: sole extent along ``forward``.
-    forward: ``(3,)`` unit horizontal direction the foot points in at rest.
+    forward: ``(3,)`` unit direction of the toes along the sole.
+    below_ankle: ``(3,)`` the sole point straight under the ankle (None: ``(0, −h, 0)``, the
+    rest pose with world-aligned joints).
     """
 
     sole: FloatArray
@@ -47,11 +49,11 @@ class FootModel:
     heel_back: float
     toe_forward: float
     forward: FloatArray
+    below_ankle: FloatArray = None  # type: ignore[assignment]
 
-    @property
-    def below_ankle(self) -> FloatArray:
-        """``(3,)`` the sole point straight under the ankle."""
-        return np.array([0.0, -self.ankle_height, 0.0])
+    def __post_init__(self) -> None:
+        if self.below_ankle is None:
+            object.__setattr__(self, "below_ankle", np.array([0.0, -self.ankle_height, 0.0]))
 
 
 def legs_of(skeleton: Skeleton, legs: Any = None) -> tuple[Leg, Leg]:
@@ -127,3 +129,72 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01) -> FootModel
     along = np.linspace(-heel_back, toe_forward, count)
     sole = along[:, None] * forward + np.array([0.0, -ankle_height, 0.0])
     return FootModel(sole, ankle_height, heel_back, toe_forward, forward)
+
+
+def _toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
+    """(joint, offset in that joint's frame) of the points that mark the toe tip."""
+    tips: list[tuple[int, FloatArray]] = []
+    if leg.toes is not None:
+        tips.append((leg.toes, np.zeros(3)))
+        if leg.toes in skeleton.end_sites:
+            tips.append((leg.toes, np.asarray(skeleton.end_sites[leg.toes], dtype=np.float64)))
+        tips.extend((leg.toes, skeleton.offsets[c]) for c in skeleton.children(leg.toes))
+    elif leg.foot in skeleton.end_sites:
+        tips.append((leg.foot, np.asarray(skeleton.end_sites[leg.foot], dtype=np.float64)))
+    else:
+        tips.extend((leg.foot, skeleton.offsets[c]) for c in skeleton.children(leg.foot))
+    return tips
+
+
+def foot_model_from_motion(
+    skeleton: Skeleton,
+    leg: Leg,
+    global_rotations: FloatArray,
+    global_positions: FloatArray,
+    floor: float,
+    spacing: float = 0.01,
+) -> FootModel:
+    """The sole of ``leg`` measured on an animation, for rigs whose rest pose is not standing.
+
+    global_rotations, global_positions: ``(F, J, 4)``, ``(F, J, 3)``; floor: the animation's
+    floor height. The frame where the ankle and toe tip are lowest together is taken as the foot
+    standing flat: its sole runs from heel to toe tip at floor level along the foot's horizontal
+    direction, and is stored in the foot joint's frame.
+    """
+    from footfall import quat
+
+    tips = _toe_tips(skeleton, leg)
+    if not tips:
+        raise SkeletonError(
+            f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"
+        )
+    ankle = global_positions[:, leg.foot]
+    tip_points = np.stack(
+        [global_positions[:, j] + quat.rotate(global_rotations[:, j], off) for j, off in tips],
+        axis=1,
+    )  # (F, T, 3)
+    reach = np.hypot(tip_points[..., 0] - ankle[:, None, 0], tip_points[..., 2] - ankle[:, None, 2])
+    tip = tip_points[np.arange(len(ankle)), reach.argmax(axis=1)]  # (F, 3) farthest tip
+    flat = int(np.argmin(ankle[:, 1] + tip[:, 1]))
+    direction = tip[flat] - ankle[flat]
+    toe_forward = float(np.hypot(direction[0], direction[2]))
+    ankle_height = float(ankle[flat, 1] - floor)
+    if toe_forward < 1e-6 or ankle_height <= 0:
+        raise SkeletonError(
+            f"foot {skeleton.names[leg.foot]!r}: cannot find a flat standing frame to measure "
+            "the sole (toes straight below the ankle, or the ankle below the floor)"
+        )
+    forward = np.array([direction[0], 0.0, direction[2]]) / toe_forward
+    heel_back = HEEL_RATIO * toe_forward
+    count = int(np.floor((heel_back + toe_forward) / spacing + 1e-9)) + 1
+    along = np.linspace(-heel_back, toe_forward, count)
+    world = along[:, None] * forward + np.array([0.0, -ankle_height, 0.0])
+    rotation = global_rotations[flat, leg.foot]
+    return FootModel(
+        quat.inv_rotate(rotation, world),
+        ankle_height,
+        heel_back,
+        toe_forward,
+        quat.inv_rotate(rotation, forward),
+        quat.inv_rotate(rotation, np.array([0.0, -ankle_height, 0.0])),
+    )

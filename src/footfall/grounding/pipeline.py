@@ -49,12 +49,19 @@ class FootPlan:
     stance: planted. swing: swing progress q ∈ [0, 1] (ignored while planted).
     plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the current (or last) footstep.
     next_plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the next footstep.
+    lock_xz, lock_weight: optional foot locks (post-processing): ``(K, 2, 2)`` world (x, z) the
+    ankle is held at and ``(K, 2)`` how much (0 = animated, 1 = locked).
+    lock_turn: optional ``(K, 2)`` radians about +Y that turn the foot to its locked heading
+    (applied with ``lock_weight``).
     """
 
     stance: BoolArray
     swing: FloatArray
     plant_xz: FloatArray
     next_plant_xz: FloatArray
+    lock_xz: FloatArray | None = None
+    lock_weight: FloatArray | None = None
+    lock_turn: FloatArray | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,7 @@ class GroundingPipeline:
         count: number of characters K.
         params: one :class:`GroundingParams` or one per character.
         legs: override for the (left, right) legs; found by :func:`footfall.humanoid.find_legs`.
+        feet: override for the (left, right) soles (default: measured on the rest pose).
     """
 
     def __init__(
@@ -109,6 +117,7 @@ class GroundingPipeline:
         count: int = 1,
         params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,
         legs: Any = None,
+        feet: tuple[FootModel, FootModel] | None = None,
     ) -> None:
         if count < 1:
             raise SkeletonError(f"count must be ≥ 1, got {count}")
@@ -116,7 +125,9 @@ class GroundingPipeline:
         self.terrain = terrain
         self.count = count
         self.legs: tuple[Leg, Leg] = legs_of(skeleton, legs)
-        self.feet: tuple[FootModel, FootModel] = tuple(foot_model(skeleton, g) for g in self.legs)
+        self.feet: tuple[FootModel, FootModel] = feet or (
+            foot_model(skeleton, self.legs[0]), foot_model(skeleton, self.legs[1])
+        )
         self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
         self._upper = np.array([g.upper for g in self.legs])
         self._lower = np.array([g.lower for g in self.legs])
@@ -155,12 +166,18 @@ class GroundingPipeline:
         plan: FootPlan,
         dt: float = 1 / 60,
         ik: ArrayLike | None = None,
+        *,
+        foot_lift: ArrayLike | None = None,
+        pelvis_offset: ArrayLike | None = None,
     ) -> GroundedFrame:
         """Ground one animated frame of K characters.
 
         rotations: ``(K, J, 4)`` local rotations; positions: ``(K, J, 3)`` local translations
         (root in world metres, animated for a flat floor at y = 0). dt: seconds since the last
         frame (clamped to 0.05). ik: optional ``(K,)`` bool, ANDed with the ``ik`` switch.
+        foot_lift: optional ``(K, 2)`` metres added to grounded ankle targets (offline
+        correction passes). pelvis_offset: optional ``(K,)`` pelvis offset to use instead of the
+        smoothed one (offline smoothing); it is still kept low enough for the legs to reach.
         """
         p = self._params
         ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool), (self.count,))
@@ -178,6 +195,9 @@ class GroundingPipeline:
         grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
         hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
         foot_rot = grot[:, self._foot]  # (K, 2, 4)
+        if plan.lock_turn is not None and plan.lock_weight is not None:
+            turn = np.asarray(plan.lock_turn, np.float64) * np.asarray(plan.lock_weight, np.float64)
+            foot_rot = quat.mul(quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), turn), foot_rot)
         ik = ik_on[:, None]  # (K, 1)
         leg = self.leg_length[None, :]
 
@@ -193,6 +213,11 @@ class GroundingPipeline:
         foot_shift = np.where(stance[..., None], shift[:, :, 0], moving)
         target = ankle.copy()
         target[..., _XZ] += foot_shift
+        if plan.lock_xz is not None and plan.lock_weight is not None:
+            weight = np.broadcast_to(np.asarray(plan.lock_weight, np.float64), (count, 2))
+            weight = weight[..., None]
+            locked = np.asarray(plan.lock_xz, np.float64) + shift[:, :, 0]
+            target[..., _XZ] += (locked - target[..., _XZ]) * weight
         foot_hits = self.terrain.raycast_down(target[..., _XZ])
         swing_ground = swing_offset(plant_height[..., 0], plant_height[..., 1], swing)
         ground = np.where(stance, foot_hits.height, swing_ground)
@@ -219,6 +244,8 @@ class GroundingPipeline:
         pitch, roll = self._angles[..., 0], self._angles[..., 1]
         lift = ankle_lift(pitch, roll, self._ankle_height[None, :])
         target[..., 1] = ankle[..., 1] + offset + lift
+        if foot_lift is not None:
+            target[..., 1] += np.where(grounded, np.asarray(foot_lift, np.float64), 0.0)
 
         # 3. Pelvis: never above the animated height over the body's ground; lowered to reach.
         pelvis_y = gpos[:, self.root, 1]
@@ -230,7 +257,10 @@ class GroundingPipeline:
         lowered = np.minimum(body_ground, limit.min(axis=1) - pelvis_y)
         pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground)
         rate = np.where(p.smoothing, p.pelvis_rate, np.inf)
-        smoothed = follow(self._pelvis_offset, pelvis_goal, rate, p.pelvis_snap, dt)
+        if pelvis_offset is None:
+            smoothed = follow(self._pelvis_offset, pelvis_goal, rate, p.pelvis_snap, dt)
+        else:
+            smoothed = np.broadcast_to(np.asarray(pelvis_offset, np.float64), (count,))
         # Smoothing may lag, but never so far that a leg cannot reach at full stretch.
         stretch = reach_limit(target, hip, pelvis_y[:, None], p.max_reach[:, None] * leg * 0.9999)
         hard = stretch.min(axis=1) - pelvis_y
@@ -305,6 +335,11 @@ class GroundingPipeline:
         todo = ~known
         if np.any(todo):
             index = np.nonzero(todo)
+            # Identical footsteps (same spot, foot and switch) are cast once: the first one's
+            # direction and parameters stand for all (a clip's frames share their footsteps).
+            rows_all = np.column_stack([keys[index], index[1], snap[index[0]]])
+            _, first, inverse = np.unique(rows_all, axis=0, return_index=True, return_inverse=True)
+            full_index, index = index, tuple(i[first] for i in index)
             plant = keys[index]  # (N, 2)
             direction = np.broadcast_to(forward[..., None, _XZ], (count, 2, 2, 2))[index]
             leg_foot = index[1]
@@ -320,10 +355,11 @@ class GroundingPipeline:
                     p.tread_tolerance[rows], float(p.tread_spacing.min()),
                 )
             hits = self.terrain.raycast_down(plant + shift)
-            values[index] = np.concatenate(
+            computed = np.concatenate(
                 [shift, np.where(hits.hit, hits.height, 0.0)[:, None], hits.hit[:, None],
                  snapping[:, None]], axis=1
             )
+            values[full_index] = computed[inverse.reshape(-1)]
         self._cache_keys = keys
         self._cache_values = values
         return values[..., :2], values[..., 2], values[..., 3] > 0.5

@@ -1,0 +1,124 @@
+"""Planted feet locked in world space (seed 003 #09; Holden's foot locking) and the footstep
+plan of a clip from its contacts.
+
+A contact locks the ankle where it touched down; the lock is released when the contact ends or
+the animated ankle drifts past the unlock radius, and then blended out over ``blend_seconds`` so
+the foot never pops. This is a sequential filter over frames (a loop over time is the method).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall.grounding.contacts import segments
+
+FloatArray = NDArray[np.float64]
+
+UNLOCK_RADIUS = 0.2
+BLEND_SECONDS = 0.1
+
+
+def foot_locks(
+    ankle_xz: ArrayLike,
+    contacts: ArrayLike,
+    fps: float,
+    unlock_radius: float = UNLOCK_RADIUS,
+    blend_seconds: float = BLEND_SECONDS,
+) -> tuple[FloatArray, FloatArray]:
+    """Lock positions ``(F, feet, 2)`` and weights ``(F, feet)`` for points ``(F, feet, 2)``
+    (the ankle, or the ball of the foot: whatever should stay put while planted)."""
+    ankle_xz = np.asarray(ankle_xz, dtype=np.float64)
+    contacts = np.asarray(contacts, dtype=bool)
+    frames, feet = contacts.shape
+    lock = ankle_xz.copy()
+    weight = np.zeros((frames, feet))
+    fade = 1.0 / max(blend_seconds * fps, 1.0)
+    for foot in range(feet):
+        held = False
+        released_in_contact = False
+        position = ankle_xz[0, foot].copy()
+        w = 0.0
+        for f in range(frames):
+            touching = contacts[f, foot]
+            if not touching:
+                released_in_contact = False
+            if touching and not held and not released_in_contact and w == 0.0:
+                held, position, w = True, ankle_xz[f, foot].copy(), 1.0
+            elif held and (not touching or
+                           np.linalg.norm(ankle_xz[f, foot] - position) > unlock_radius):
+                held = False
+                released_in_contact = touching
+            if not held:
+                w = max(0.0, w - fade)
+            lock[f, foot] = position
+            weight[f, foot] = w
+    return lock, weight
+
+
+def contact_plan(
+    ankle_xz: ArrayLike, contacts: ArrayLike
+) -> tuple[NDArray[np.bool_], FloatArray, FloatArray, FloatArray]:
+    """Footsteps of a clip: ``(stance, swing, plant_xz, next_plant_xz)`` per frame and foot.
+
+    Each contact segment is a footstep at the ankle position where it began; between two
+    segments the foot swings from one to the next (progress by frame). Before the first and after
+    the last contact the foot keeps the nearest footstep.
+    """
+    ankle_xz = np.asarray(ankle_xz, dtype=np.float64)
+    contacts = np.asarray(contacts, dtype=bool)
+    frames, feet = contacts.shape
+    swing = np.zeros((frames, feet))
+    plant = ankle_xz.copy()
+    next_plant = ankle_xz.copy()
+    for foot in range(feet):
+        steps = segments(contacts[:, foot])
+        if not steps:
+            continue
+        spots = [ankle_xz[start, foot] for start, _ in steps]
+        first = steps[0][0]
+        plant[:first, foot] = next_plant[:first, foot] = spots[0]
+        for i, (start, stop) in enumerate(steps):
+            plant[start:stop, foot] = next_plant[start:stop, foot] = spots[i]
+            after = steps[i + 1][0] if i + 1 < len(steps) else frames
+            plant[stop:after, foot] = spots[i]
+            next_plant[stop:after, foot] = spots[i + 1] if i + 1 < len(steps) else spots[i]
+            if after > stop:
+                swing[stop:after, foot] = (np.arange(stop, after) - stop + 1) / (after - stop + 1)
+    return contacts.copy(), swing, plant, next_plant
+
+
+def heading(direction: ArrayLike) -> FloatArray:
+    """Heading angle ``(...)`` about +Y of horizontal directions ``(..., 3)`` (0 along +Z)."""
+    direction = np.asarray(direction, dtype=np.float64)
+    return np.arctan2(direction[..., 0], direction[..., 2])
+
+
+def ball_locks(
+    ankle: ArrayLike,
+    ball: ArrayLike,
+    contacts: ArrayLike,
+    fps: float,
+    unlock_radius: float = UNLOCK_RADIUS,
+    blend_seconds: float = BLEND_SECONDS,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Locks that pin the ball of each planted foot and its heading.
+
+    ankle, ball: ``(F, feet, 3)`` world positions. Returns the ankle (x, z) that keeps the ball on
+    its lock ``(F, feet, 2)``, the weights ``(F, feet)`` and the turn about +Y ``(F, feet)`` that
+    keeps the foot's heading. Pinning the ball rather than the ankle lets the heel rise at
+    push-off without dragging the toes.
+    """
+    ankle = np.asarray(ankle, dtype=np.float64)
+    ball = np.asarray(ball, dtype=np.float64)
+    ball_lock, weight = foot_locks(ball[..., [0, 2]], contacts, fps, unlock_radius, blend_seconds)
+    angle = np.unwrap(heading(ball - ankle), axis=0)
+    held, _ = foot_locks(angle[..., None], contacts, fps, np.inf, blend_seconds)
+    turn = held[..., 0] - angle
+    offset = (ankle - ball)[..., [0, 2]]  # ball → ankle, turned with the foot
+    cos, sin = np.cos(turn), np.sin(turn)
+    turned = np.stack(
+        [cos * offset[..., 0] + sin * offset[..., 1], -sin * offset[..., 0] + cos * offset[..., 1]],
+        axis=-1,
+    )
+    return ball_lock + turned, weight, turn

@@ -1,0 +1,264 @@
+"""Ground any clip on a terrain (seed 003's recipe as a post-process, seed 004 #09's locks).
+
+Given a clip animated on a flat floor: place it on the terrain, find its contacts from the feet
+themselves, lock planted feet in world space, offset each foot by the ground under it, lower the
+pelvis, solve the legs and align the soles — the same :class:`GroundingPipeline` as the walker,
+run over all frames at once (frames are the batch). Offline, the pelvis is smoothed without lag
+(a moving minimum, then a moving average: never above the height the feet need) and a
+correction pass puts each planted sole's lowest point exactly on the ground. Only rotations and
+the root translation change, so bone lengths are exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from numpy.typing import NDArray
+
+from footfall import metrics, quat
+from footfall.errors import SkeletonError
+from footfall.grounding.contacts import detect_contacts, horizontal_speed
+from footfall.grounding.feet import FootModel, Leg, foot_model_from_motion, legs_of
+from footfall.grounding.locks import ball_locks, contact_plan
+from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
+from footfall.grounding.pipeline import FootPlan, GroundingPipeline
+from footfall.skeleton import Clip, forward_kinematics
+
+FloatArray = NDArray[np.float64]
+#: Frames per pipeline call (bounds memory on long clips; progress is reported per chunk).
+CHUNK = 1024
+PELVIS_SMOOTH_SECONDS = 0.25
+LIFT_BLEND_SECONDS = 0.1
+CORRECTION_PASSES = 2
+
+
+@dataclass(frozen=True)
+class ClipFeet:
+    """Where a clip's feet are: sole samples ``(F, 2, S, 3)`` (NaN-padded when the two soles
+    differ in length), ankles and toes ``(F, 2, 3)``, world metres."""
+
+    sole: FloatArray
+    ankle: FloatArray
+    toe: FloatArray
+
+
+def clip_feet(
+    rotations: FloatArray, positions: FloatArray, skeleton: Any, legs: tuple[Leg, Leg],
+    models: tuple[FootModel, FootModel],
+) -> ClipFeet:
+    """Sole samples, ankles and toes of poses ``(F, J, 4)``, ``(F, J, 3)``."""
+    grot, gpos = forward_kinematics(skeleton.parents, rotations, positions)
+    samples = max(len(m.sole) for m in models)
+    sole = np.full((gpos.shape[0], 2, samples, 3), np.nan)
+    toe = np.empty((gpos.shape[0], 2, 3))
+    for side, (leg, model) in enumerate(zip(legs, models, strict=True)):
+        world = metrics.sole_world(grot[:, leg.foot], gpos[:, leg.foot], model.sole)
+        sole[:, side, : len(model.sole)] = world
+        toe[:, side] = world[:, -1] if leg.toes is None else gpos[:, leg.toes]  # ball joint
+    ankle = gpos[:, [leg.foot for leg in legs]]
+    return ClipFeet(sole, ankle, toe)
+
+
+def place_clip(clip: Clip, terrain: Any) -> Clip:
+    """The clip turned about +Y so its root travels along +X and moved over the terrain's
+    interesting part (the up flight of stairs, else the middle of the terrain)."""
+    root = int(np.nonzero(clip.skeleton.parents < 0)[0][0])
+    path = clip.positions[:, root]
+    travel = path[-1] - path[0]
+    yaw = np.arctan2(travel[0], travel[2]) if np.hypot(travel[0], travel[2]) > 0.2 else np.pi / 2
+    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2 - yaw)
+    rotations = clip.rotations.copy()
+    positions = clip.positions.copy()
+    rotations[:, root] = quat.mul(turn, rotations[:, root])
+    positions[:, root] = quat.rotate(turn, positions[:, root])
+    params = getattr(terrain, "params", {}) or {}
+    if "stairs_start" in params and "landing_start" in params:
+        centre = np.array([(params["stairs_start"] + params["landing_start"]) / 2, 0.0])
+    else:
+        (x_min, z_min), (x_max, z_max) = terrain.bounds
+        centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
+    turned = positions[:, root][:, [0, 2]]
+    middle = (turned.min(axis=0) + turned.max(axis=0)) / 2
+    positions[:, root, 0] += centre[0] - middle[0]
+    positions[:, root, 2] += centre[1] - middle[1]
+    return Clip(clip.skeleton, rotations, positions, clip.fps)
+
+
+def animation_floor(clip: Clip) -> float:
+    """Height of the floor a clip was animated on: the 5th percentile over frames of its lowest
+    joint or end site, metres."""
+    grot, gpos = clip.forward_kinematics()
+    lowest = gpos[..., 1].min(axis=1)
+    for joint, offset in clip.skeleton.end_sites.items():
+        tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
+        lowest = np.minimum(lowest, tip[:, 1])
+    return float(np.percentile(lowest, 5))
+
+
+def _smooth_below(values: FloatArray, window: int) -> FloatArray:
+    """A smooth curve ``(F,)`` never above ``values``: moving minimum, then moving average."""
+    if window < 2 or values.shape[0] < 2:
+        return values.copy()
+    half = window // 2
+    padded = np.pad(values, half, mode="edge")
+    eroded = sliding_window_view(padded, 2 * half + 1).min(axis=-1)
+    padded = np.pad(eroded, half, mode="edge")
+    return sliding_window_view(padded, 2 * half + 1).mean(axis=-1)
+
+
+def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
+    """Per-foot lift ``(F, 2)`` held in contact and faded to zero over ``frames`` outside it."""
+    out = np.where(contacts, lift, 0.0)
+    if frames < 1:
+        return out
+    index = np.arange(lift.shape[0])
+    for foot in range(lift.shape[1]):
+        contact_frames = np.nonzero(contacts[:, foot])[0]
+        if contact_frames.size == 0:
+            continue
+        nearest = contact_frames[np.clip(np.searchsorted(contact_frames, index), 0,
+                                         contact_frames.size - 1)]
+        before = contact_frames[np.clip(np.searchsorted(contact_frames, index) - 1, 0,
+                                        contact_frames.size - 1)]
+        closer = np.where(np.abs(before - index) < np.abs(nearest - index), before, nearest)
+        distance = np.abs(closer - index)
+        weight = np.clip(1.0 - distance / (frames + 1), 0.0, 1.0)
+        out[:, foot] = np.where(contacts[:, foot], out[:, foot], lift[closer, foot] * weight)
+    return out
+
+
+@dataclass
+class GroundResult:
+    """A grounded clip and its report (``before`` / ``after`` metrics, fallbacks, warnings)."""
+
+    clip: Clip
+    before: dict[str, float]
+    after: dict[str, float]
+    contacts: NDArray[np.bool_]
+    fallback_frames: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def report(self) -> dict[str, Any]:
+        """The JSON report: ``{"before": {...}, "after": {...}, ...}``."""
+        return {
+            "before": self.before,
+            "after": self.after,
+            "frames": self.clip.frame_count,
+            "fps": self.clip.fps,
+            "contact_ratio": float(self.contacts.mean()) if self.contacts.size else 0.0,
+            "fallback_frames": self.fallback_frames,
+            "warnings": self.warnings,
+        }
+
+
+def score(feet: ClipFeet, contacts: NDArray[np.bool_], terrain: Any, fps: float) -> dict:
+    """The clip metrics of the issue on ``feet`` over ``terrain`` during ``contacts (F, 2)``."""
+    gaps = metrics.ground_gaps(terrain, feet.sole)  # (F, 2, S)
+    out = metrics.contact_metrics(gaps, contacts)
+    # GMD: the foot (toe/ball) joints' own height above the ground, 5 cm / 0.5 m/s.
+    toe_height = metrics.ground_gaps(terrain, feet.toe)
+    out["foot_skate_ratio"] = metrics.foot_skate_ratio(
+        feet.toe, np.where(np.isfinite(toe_height), toe_height, np.inf), fps
+    )
+    out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
+    out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, fps)
+    return out
+
+
+def ground_clip(
+    clip: Clip,
+    terrain: Any,
+    params: GroundingParams = DEFAULT_PARAMS,
+    *,
+    place: bool = True,
+    legs: Any = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> GroundResult:
+    """Ground ``clip`` (metres, Y up, animated on a flat floor) on ``terrain``.
+
+    Raises :class:`SkeletonError` naming the frame and joint when the clip holds NaN.
+    """
+    clip.check_finite()
+    if clip.frame_count < 1:
+        raise SkeletonError("the clip has no frames")
+    skeleton = clip.skeleton
+    leg_pair = legs_of(skeleton, legs)
+    source = place_clip(clip, terrain) if place else clip.copy()
+    root = int(np.nonzero(skeleton.parents < 0)[0][0])
+    floor = animation_floor(source)
+    grot, gpos = source.forward_kinematics()
+    models = tuple(foot_model_from_motion(skeleton, g, grot, gpos, floor) for g in leg_pair)
+    feet = clip_feet(source.rotations, source.positions, skeleton, leg_pair, models)
+    lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
+    fps = clip.fps
+    contacts = detect_contacts(
+        lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.toe, fps), fps
+    )
+    before = score(feet, contacts, terrain, fps)
+
+    rotations = source.rotations.copy()
+    positions = source.positions.copy()
+    positions[:, root, 1] -= floor  # the animation's floor becomes y = 0
+    ankle_xz = feet.ankle[..., [0, 2]]
+    lock_xz, lock_weight, lock_turn = ball_locks(feet.ankle, feet.toe, contacts, fps)
+    stance, swing, plant, next_plant = contact_plan(ankle_xz, contacts)
+    offline = replace(params, smoothing=False)
+    frames = clip.frame_count
+    chunks = [(s, min(s + CHUNK, frames)) for s in range(0, frames, CHUNK)]
+    passes = 2 * (1 + CORRECTION_PASSES)
+    done = 0
+    pipelines: dict[int, GroundingPipeline] = {}
+
+    def run(lift: FloatArray, pelvis: FloatArray | None) -> tuple[FloatArray, FloatArray, Any]:
+        nonlocal done
+        out_rot, out_pos = np.empty_like(rotations), np.empty_like(positions)
+        offsets, fallback = np.empty(frames), np.zeros((frames, 2), dtype=bool)
+        for start, stop in chunks:
+            size = stop - start
+            if size not in pipelines:
+                pipelines[size] = GroundingPipeline(
+                    skeleton, terrain, size, offline, leg_pair, feet=models
+                )
+            pipe = pipelines[size]
+            pipe.reset()
+            part = slice(start, stop)
+            plan = FootPlan(stance[part], swing[part], plant[part], next_plant[part],
+                            lock_xz[part], lock_weight[part], lock_turn[part])
+            frame = pipe.step(rotations[part], positions[part], plan, 1.0 / fps,
+                              foot_lift=lift[part],
+                              pelvis_offset=None if pelvis is None else pelvis[part])
+            out_rot[part], out_pos[part] = frame.rotations, frame.positions
+            offsets[part], fallback[part] = frame.pelvis_offset, frame.fallback
+            done += 1
+            if progress is not None:
+                progress(done, passes * len(chunks))
+        return out_rot, out_pos, (offsets, fallback)
+
+    window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
+    lift = np.zeros((frames, 2))
+    for correction in range(1 + CORRECTION_PASSES):
+        _, _, (goal, _) = run(lift, None)
+        out_rot, out_pos, (_, fallback) = run(lift, _smooth_below(goal, window))
+        if correction == CORRECTION_PASSES:
+            break
+        solved = clip_feet(out_rot, out_pos, skeleton, leg_pair, models)
+        gaps = metrics.ground_gaps(terrain, solved.sole)
+        low = np.nanmin(np.where(np.isfinite(gaps), gaps, np.inf), axis=-1)
+        error = np.where(np.isfinite(low) & contacts & ~fallback, low, 0.0)
+        lift = lift - _blend_out(error, contacts, int(round(LIFT_BLEND_SECONDS * fps)))
+
+    grounded = Clip(skeleton, out_rot, out_pos, fps)
+    after = score(clip_feet(out_rot, out_pos, skeleton, leg_pair, models), contacts, terrain, fps)
+    result = GroundResult(grounded, before, after, contacts)
+    missing = int(fallback.any(axis=1).sum())
+    result.fallback_frames = missing
+    if missing:
+        result.warnings.append(
+            f"{missing} of {frames} frames: the ground under a foot was missing or out of reach "
+            "(hole, cliff or off the terrain); the animated foot was kept there"
+        )
+    return result
