@@ -12,9 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from footfall import quat
-
 FloatArray = NDArray[np.float64]
+_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
 @dataclass(frozen=True)
@@ -47,41 +46,77 @@ class Levels:
         return cls(roots, tuple(joints), tuple(parent_list))
 
 
+def qmul(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Hamilton product ``a * b`` of ``(..., 4)`` arrays, with few temporaries."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
+
+
+def qrotate(q: FloatArray, v: FloatArray) -> FloatArray:
+    """``q v q⁻¹`` for unit ``q (..., 4)`` and ``v (..., 3)`` (no ``np.cross``)."""
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    vx, vy, vz = v[..., 0], v[..., 1], v[..., 2]
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    out = np.empty(np.broadcast_shapes(q.shape[:-1], v.shape[:-1]) + (3,))
+    out[..., 0] = vx + w * tx + (y * tz - z * ty)
+    out[..., 1] = vy + w * ty + (z * tx - x * tz)
+    out[..., 2] = vz + w * tz + (x * ty - y * tx)
+    return out
+
+
 def fk(levels: Levels, rotations: ArrayLike, translations: ArrayLike) -> tuple[FloatArray,
                                                                              FloatArray]:
     """Global ``(rotations (..., J, 4), positions (..., J, 3))`` from local ones, level by level.
 
-    Same result as :func:`footfall.skeleton.forward_kinematics`.
+    Same result as :func:`footfall.skeleton.forward_kinematics`. Works joint-major inside (the
+    gathers of one level are then contiguous blocks) and returns the usual layout.
     """
-    rotations = np.asarray(rotations, dtype=np.float64)
-    translations = np.asarray(translations, dtype=np.float64)
-    grot = np.empty_like(rotations)
-    gpos = np.empty_like(translations)
-    grot[..., levels.roots, :] = rotations[..., levels.roots, :]
-    gpos[..., levels.roots, :] = translations[..., levels.roots, :]
+    rot = np.asarray(rotations, dtype=np.float64)
+    pos = np.asarray(translations, dtype=np.float64)
+    if rot.ndim > 2:
+        if pos.ndim < rot.ndim:
+            pos = np.broadcast_to(pos, rot.shape[:-1] + (3,))
+        rot = np.ascontiguousarray(np.moveaxis(rot, -2, 0))
+        pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
+    grot = np.empty_like(rot)
+    gpos = np.empty(rot.shape[:-1] + (3,))
+    grot[levels.roots] = rot[levels.roots]
+    gpos[levels.roots] = pos[levels.roots]
     for idx, par in zip(levels.joints, levels.parents, strict=True):
-        parent_rot = grot[..., par, :]
-        grot[..., idx, :] = quat.mul(parent_rot, rotations[..., idx, :])
-        gpos[..., idx, :] = gpos[..., par, :] + quat.rotate(parent_rot, translations[..., idx, :])
-    return grot, gpos
+        parent_rot = grot[par]
+        grot[idx] = qmul(parent_rot, rot[idx])
+        gpos[idx] = gpos[par] + qrotate(parent_rot, pos[idx])
+    if grot.ndim == 2:
+        return grot, gpos
+    return np.moveaxis(grot, 0, -2), np.moveaxis(gpos, 0, -2)
 
 
 def positions_from_world(levels: Levels, world_rotations: FloatArray,
                          translations: ArrayLike) -> FloatArray:
     """Global positions ``(..., J, 3)`` when the global rotations are already known."""
-    translations = np.asarray(translations, dtype=np.float64)
-    shape = world_rotations.shape[:-1] + (3,)
-    gpos = np.empty(shape)
-    gpos[..., levels.roots, :] = translations[..., levels.roots, :]
+    grot = world_rotations
+    pos = np.asarray(translations, dtype=np.float64)
+    if grot.ndim > 2:
+        grot = np.ascontiguousarray(np.moveaxis(grot, -2, 0))
+        pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
+    gpos = np.empty(grot.shape[:-1] + (3,))
+    gpos[levels.roots] = pos[levels.roots]
     for idx, par in zip(levels.joints, levels.parents, strict=True):
-        gpos[..., idx, :] = gpos[..., par, :] + quat.rotate(world_rotations[..., par, :],
-                                                            translations[..., idx, :])
-    return gpos
+        gpos[idx] = gpos[par] + qrotate(grot[par], pos[idx])
+    return gpos if gpos.ndim == 2 else np.moveaxis(gpos, 0, -2)
 
 
 def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray) -> FloatArray:
     """Local rotations ``(..., J, 4)`` from global ones (roots keep theirs)."""
     has_parent = parents >= 0
     safe = np.where(has_parent, parents, 0)
-    local = quat.inv_mul(world_rotations[..., safe, :], world_rotations)
+    local = qmul(world_rotations[..., safe, :] * _CONJUGATE, world_rotations)
     return np.where(has_parent[:, None], local, world_rotations)

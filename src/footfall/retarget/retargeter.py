@@ -48,7 +48,14 @@ from footfall.retarget.head import (
     head_forward_offset_deg,
     head_offset_rotation,
 )
-from footfall.retarget.kinematics import Levels, fk, local_rotations, positions_from_world
+from footfall.retarget.kinematics import (
+    Levels,
+    fk,
+    local_rotations,
+    positions_from_world,
+    qmul,
+    qrotate,
+)
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
     RetargetSettings,
@@ -76,6 +83,7 @@ _HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
                      "head_rotation_offset_z_deg")
 _DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 _REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
+_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
 class Retargeter:
@@ -135,6 +143,14 @@ class Retargeter:
         toes = [(target.index(self.target_map[b]), source.index(self.source_map[b]))
                 for b in ("LeftToes", "RightToes") if b in self.target_map and b in self.source_map]
         self._toes = np.array(toes, dtype=np.int64).reshape(-1, 2) if len(toes) == 2 else None
+        # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
+        needed = {int(j) for j in self._t_chain.ravel()} | {self.correspondence.hips[0]}
+        needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
+        needed |= {int(target.parents[self._mover])}
+        if self._toes is not None:
+            needed |= {int(j) for j in self._toes[:, 0]}
+        closure = {a for j in needed if j >= 0 for a in target.chain(j)}
+        self._position_levels = Levels.of(target.parents, sorted(closure))
         self._smoother = WeightSmoother()
         self._capture_floor = 0.0
         self._hold = PlantedHold()
@@ -359,8 +375,8 @@ class Retargeter:
         for start in range(0, clip.frame_count, chunk):
             part = slice(start, start + chunk)
             w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
-            out_rot[part], out_pos[part] = self._solve(rotations[part], positions[part], w,
-                                                       shift[part])
+            out_rot[part], out_pos[part] = self._solve(
+                rotations[part], positions[part], w, shift[part], (srot_all[part], spos_all[part]))
             if progress is not None:
                 progress(min(start + chunk, clip.frame_count))
         return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
@@ -386,7 +402,8 @@ class Retargeter:
         goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(goals, dt)
-        return self._solve(rotations, positions, weights, self._held_shift_live(srot, spos, dt))
+        return self._solve(rotations, positions, weights, self._held_shift_live(srot, spos, dt),
+                           (srot, spos))
 
     # ------------------------------------------------------------------ internals
 
@@ -485,20 +502,24 @@ class Retargeter:
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
-               foot_shift: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``."""
+               foot_shift: FloatArray,
+               source_global: tuple[FloatArray, FloatArray] | None = None
+               ) -> tuple[FloatArray, FloatArray]:
+        """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``
+        (``source_global``: their FK when already known)."""
         c = self.correspondence
         scale = self.avatar_scale
-        srot, spos = fk(self._source_levels, src_rot, src_lpos)
+        srot, spos = (fk(self._source_levels, src_rot, src_lpos) if source_global is None
+                      else source_global)
         batch = srot.shape[:-2]
         joints = self.target.joint_count
         world = np.empty((*batch, joints, 4))
-        world[..., c.target_joints, :] = quat.mul(srot[..., c.source_joints, :], self.offsets)
+        world[..., c.target_joints, :] = qmul(srot[..., c.source_joints, :], self.offsets)
         calib = self.calibration_pose
         if len(self._unmapped.roots):
             world[..., self._unmapped.roots, :] = calib[self._unmapped.roots]
         for idx, par in zip(self._unmapped.joints, self._unmapped.parents, strict=True):
-            world[..., idx, :] = quat.mul(world[..., par, :], calib[idx])
+            world[..., idx, :] = qmul(world[..., par, :], calib[idx])
 
         # Hips.
         hips_t, hips_s = c.hips
@@ -511,10 +532,10 @@ class Retargeter:
             lpos[..., hips_t, :] = hips_pos
         else:
             # Move the joint the hips and both legs hang from, so the legs come along.
-            gpos = positions_from_world(self._target_levels, world, lpos)
+            gpos = positions_from_world(self._position_levels, world, lpos)
             delta = hips_pos - gpos[..., hips_t, :]
             if parent >= 0:
-                delta = quat.inv_rotate(world[..., parent, :], delta)
+                delta = qrotate(world[..., parent, :] * _CONJUGATE, delta)
             lpos[..., mover, :] += delta
 
         # Four-limb IK.
@@ -529,13 +550,13 @@ class Retargeter:
                      foot_shift: FloatArray) -> FloatArray:
         c = self.correspondence
         s = self.size_ratio
-        gpos = positions_from_world(self._target_levels, world, lpos)
+        gpos = positions_from_world(self._position_levels, world, lpos)
         root = gpos[..., self._t_chain[:, 0], :]
         mid = gpos[..., self._t_chain[:, 1], :]
         tip = gpos[..., self._t_chain[:, 2], :]
         if np.any(self._detached):
-            carried = mid + quat.rotate(world[..., self._t_chain[:, 1], :],
-                                        self._tip_offsets * self.avatar_scale)
+            carried = mid + qrotate(world[..., self._t_chain[:, 1], :],
+                                    self._tip_offsets * self.avatar_scale)
             tip = np.where(self._detached[:, None], carried, tip)
         source_tip = spos[..., self._s_chain[:, 2], :]
         hips_s = spos[..., c.hips[1], :]
@@ -556,7 +577,7 @@ class Retargeter:
             feet, pitch = self._toe_pivot(feet, spos, gpos, foot_shift)
             foot_joints = self._t_chain[legs, 2]
             world = world.copy()
-            world[..., foot_joints, :] = quat.mul(pitch, world[..., foot_joints, :])
+            world[..., foot_joints, :] = qmul(pitch, world[..., foot_joints, :])
         upper_length = np.linalg.norm(mid - root, axis=-1)
         lower_length = np.linalg.norm(tip - mid, axis=-1)
         # Lower (never raise) the hips where a foot on IK could not be reached.
@@ -578,7 +599,7 @@ class Retargeter:
             hips_pos = hips_pos + down
             parent = int(self.target.parents[self._mover])
             lpos[..., self._mover, :] += (down if parent < 0 else
-                                          quat.inv_rotate(world[..., parent, :], down))
+                                          qrotate(world[..., parent, :] * _CONJUGATE, down))
         # Hands: relative to the hips, scaled.
         target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
         target[..., legs, :] = feet
@@ -595,16 +616,16 @@ class Retargeter:
         result = solve_two_bone(root, mid, tip, target, pole, position_weight=weight)
         p = self._paths
         world = world.copy()
-        world[..., p["upper_joints"], :] = quat.mul(result.upper_rotation[..., p["upper_limbs"], :],
-                                                    world[..., p["upper_joints"], :])
-        world[..., p["lower_joints"], :] = quat.mul(result.lower_rotation[..., p["lower_limbs"], :],
-                                                    world[..., p["lower_joints"], :])
+        world[..., p["upper_joints"], :] = qmul(result.upper_rotation[..., p["upper_limbs"], :],
+                                                world[..., p["upper_joints"], :])
+        world[..., p["lower_joints"], :] = qmul(result.lower_rotation[..., p["lower_limbs"], :],
+                                                world[..., p["lower_joints"], :])
         for k in np.nonzero(self._detached)[0]:
             joint = int(self._t_chain[k, 2])
             parent = int(self.target.parents[joint])
             place = result.tip[..., k, :]
             if parent >= 0:
-                place = quat.inv_rotate(world[..., parent, :], place - gpos[..., parent, :])
+                place = qrotate(world[..., parent, :] * _CONJUGATE, place - gpos[..., parent, :])
             lpos[..., joint, :] = place
         return world
 
@@ -612,7 +633,7 @@ class Retargeter:
         """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""
         hips_s = self.correspondence.hips[1]
         turn = quat.mul_inv(srot[..., hips_s, :], self._source_hips_world)
-        forward = quat.rotate(turn, np.array([0.0, 0.0, 1.0]))
+        forward = qrotate(turn, np.array([0.0, 0.0, 1.0]))
         return np.arctan2(forward[..., 0], forward[..., 2])
 
     def _estimate_capture_floor(self, spos: FloatArray) -> float:
@@ -662,7 +683,7 @@ class Retargeter:
         delta = target_offset * self.avatar_scale - self.size_ratio * source_offset
         delta[:, 1] = 0.0
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
-        return quat.rotate(turn, delta)
+        return qrotate(turn, delta)
 
     def _toe_pivot(self, feet: FloatArray, spos: FloatArray, gpos: FloatArray,
                    foot_shift: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -692,7 +713,7 @@ class Retargeter:
         foot_vector = gpos[..., self._toes[:, 0], :] - gpos[..., self._t_chain[self._is_leg, 2], :]
         pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1],
                                  1.0 - _ramp(toe_height, 0.02, 0.06))
-        foot_vector = quat.rotate(pitch, foot_vector)
+        foot_vector = qrotate(pitch, foot_vector)
         feet = feet + pivot * (toe_target - foot_vector - feet)
         # Never let the target's toes dip below the source's (a foot of other proportions
         # pitched toe-down in the swing would otherwise scrape the floor).
