@@ -406,7 +406,7 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
 
 
 def _euler_to_quat(degrees: np.ndarray, orders: list[str]) -> np.ndarray:
-    """Quaternions ``(..., R, 4)`` of intrinsic Euler angles ``(..., R, 3)`` in degrees, the
+    """Quaternions ``(F, R, 4)`` of intrinsic Euler angles ``(F, R, 3)`` in degrees, the
     angles of joint ``r`` in the order ``orders[r]`` (e.g. "ZXY"); ``degrees`` is overwritten.
 
     The same rotations as ``quat.from_euler(np.radians(degrees), order)`` but multiplied out
@@ -414,9 +414,26 @@ def _euler_to_quat(degrees: np.ndarray, orders: list[str]) -> np.ndarray:
     axes ``i, j, k`` with ``e_i × e_j = σ e_k``, the product ``q_i q_j q_k`` is
     ``w = c_i c_j c_k − σ s_i s_j s_k``, ``v_i = s_i c_j c_k + σ c_i s_j s_k``,
     ``v_j = c_i s_j c_k − σ s_i c_j s_k``, ``v_k = c_i c_j s_k + σ s_i s_j c_k``.
+    Done in blocks of frames so that the temporaries stay small, cached and reused.
     """
     axes = np.array([["XYZ".index(axis) for axis in order] for order in orders])
     sigma = np.where((axes[:, 1] - axes[:, 0]) % 3 == 1, 1.0, -1.0)
+    out = np.empty(degrees.shape[:-1] + (4,))
+    step = max(1, _EULER_BLOCK // max(1, len(orders)))
+    for start in range(0, len(degrees), step):
+        _euler_block(degrees[start : start + step], axes, sigma, out[start : start + step])
+    return out
+
+
+# Joint-frames per block of _euler_to_quat (temporaries of 8 bytes × this × 3).
+_EULER_BLOCK = 2048
+
+
+def _euler_block(
+    degrees: np.ndarray, axes: np.ndarray, sigma: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`_euler_to_quat` of one block into ``out``, given ``axes (R, 3)`` (0–2 for X–Z,
+    in each joint's order) and ``sigma (R,)``, the sign of ``e_i × e_j = σ e_k``."""
     # cos and sin of the half angles from one tangent of the quarter angles: numpy's tan is
     # vectorised and several times faster than sin plus cos, and as exact (within 1 ulp here):
     # sin = 2t / (1 + t²), cos = 2 / (1 + t²) − 1. Two arrays, computed in place.
@@ -436,11 +453,10 @@ def _euler_to_quat(degrees: np.ndarray, orders: list[str]) -> np.ndarray:
     sin_cos = sin_i * cos_j
     cos_sin = cos_i * sin_j
     sigma_sin_k = sin_k * sigma
-    out = np.empty(degrees.shape[:-1] + (4,))
     np.multiply(cos_cos, cos_k, out=out[..., 0])
     out[..., 0] -= sin_sin * sin_k
-    if len(set(orders)) == 1:  # one order: v_i, v_j, v_k go straight to their places
-        vector = None
+    one_order = bool(np.all(axes == axes[0]))
+    if one_order:  # v_i, v_j, v_k go straight to their places
         targets = [out[..., 1 + axis] for axis in axes[0]]
     else:
         vector = np.empty(degrees.shape)
@@ -451,11 +467,10 @@ def _euler_to_quat(degrees: np.ndarray, orders: list[str]) -> np.ndarray:
     targets[1] -= sin_cos * sigma_sin_k
     np.multiply(cos_cos, sin_k, out=targets[2])
     targets[2] += sin_sin * cos_k
-    if vector is not None:
+    if not one_order:
         # Axis n of joint r goes to x, y or z: out[..., r, 1 + axes[r, n]] = vector[..., r, n].
-        joints = np.arange(len(orders))[:, None]
+        joints = np.arange(len(axes))[:, None]
         out[..., joints, 1 + axes] = vector
-    return out
 
 
 def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
