@@ -100,7 +100,7 @@ def _parse_piece(text: bytes, width: int) -> np.ndarray | None:
         return None
 
     lengths = ends - starts
-    sign = _SIGN_CLASS[chars[starts]]
+    sign = _SIGN_CLASS.take(chars.take(starts))  # take: faster than [] for gathers
     signed = sign != _UNSIGNED
     if minus_count + plus_count != np.count_nonzero(signed):
         return None  # a sign inside a number
@@ -131,30 +131,30 @@ def _parse_piece(text: bytes, width: int) -> np.ndarray | None:
     # (byte value times its power of ten); then "0" (48) is taken off every place and the
     # sign and dot bytes are put back to zero.
     words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    last = words[ends - 8]
-    last &= _TOP_BYTES[np.minimum(lengths, 8)]
+    last = words.take(ends - 8)
+    last &= _TOP_BYTES.take(np.minimum(lengths, 8))
     stacked = _word_value(last).astype(np.int64)
     long = np.flatnonzero(lengths > 8)  # few in most files: only they need a second word
     if len(long):
-        before = words[ends[long] - 16]
-        before &= _TOP_BYTES[lengths[long] - 8]
+        before = words.take(ends[long] - 16)
+        before &= _TOP_BYTES.take(lengths[long] - 8)
         stacked[long] += _word_value(before).astype(np.int64) * 10**8
-    stacked -= _BYTES_BEYOND_DIGITS[lengths * 3 + sign]
+    stacked -= _BYTES_BEYOND_DIGITS.take(lengths * 3 + sign)
     if every_dot:
-        stacked += (ord("0") - ord(".")) * _POW10_INT[decimals]
+        stacked += (ord("0") - ord(".")) * _POW10_INT.take(decimals)
     else:
         # A number without a dot is read as if it ended in one ("12" as "12.").
         stacked = np.where(has_dot, stacked + (ord("0") - ord(".")) * _POW10_INT[decimals],
                            stacked * 10)
     # The dot's place multiplied the digits before it by 10 too much.
-    fraction = stacked % _POW10_INT[decimals]
+    fraction = stacked % _POW10_INT.take(decimals)
     stacked -= fraction
     stacked //= 10
     stacked += fraction
     # Exact mantissa over an exact (signed) power of ten: one correctly rounded division.
     decimals *= 3
     decimals += sign
-    return (stacked / _SIGNED_POW10[decimals]).reshape(-1, width)
+    return (stacked / _SIGNED_POW10.take(decimals)).reshape(-1, width)
 
 
 def _word_value(words: np.ndarray) -> np.ndarray:
