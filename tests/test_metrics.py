@@ -98,3 +98,19 @@ def test_contact_skate_ratio_counts_only_planted_feet() -> None:
     contacts = np.array([[True], [True], [False], [True]])
     assert metrics.contact_skate_ratio(positions, contacts, fps) == pytest.approx(1 / 3)
     assert metrics.contact_skate_ratio(positions, np.zeros((4, 1), bool), fps) == 0.0
+
+
+def test_score_clip_on_a_real_clip_and_bad_contacts() -> None:
+    from conftest import DATA
+    from footfall import bvh
+    from footfall.errors import SkeletonError
+
+    clip = bvh.load(DATA / "bvh" / "games105_walk60.bvh")
+    flat = scene("flat")
+    scores = metrics.score_clip(clip, flat)
+    assert {"contact_error_m", "penetration_m", "floating_m", "foot_skate_ratio"} <= set(scores)
+    raised = scene("flat", height=0.1)  # the same clip sunk 10 cm into the ground
+    sunk = metrics.score_clip(clip, raised)
+    assert sunk["penetration_m"] == pytest.approx(scores["penetration_m"] + 0.1, abs=0.01)
+    with pytest.raises(SkeletonError, match="contacts have shape"):
+        metrics.score_clip(clip, flat, contacts=np.ones((3, 2), bool))

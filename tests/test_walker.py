@@ -93,3 +93,16 @@ def test_ik_off_shows_gaps_on_stairs_and_ik_on_closes_them() -> None:
         off.extend(np.abs(frame.sole_gap[1][frame.stance[1]]))
     assert np.mean(on) < 0.002
     assert np.max(off) > 0.1
+
+
+def test_setting_params_keeps_the_smoothing_going() -> None:
+    """The demo re-assigns params on every control change; that must not jolt the pelvis."""
+    stairs = scene("stairs", step_height=0.1)
+    steady = StepWalker(SKELETON, stairs, 1, legs=LEGS, start_x=3.0)
+    poked = StepWalker(SKELETON, stairs, 1, legs=LEGS, start_x=3.0)
+    for _ in range(60):
+        a = steady.step(1 / 60)
+        poked.params = GroundingParams()
+        b = poked.step(1 / 60)
+    assert b.pelvis_height == pytest.approx(a.pelvis_height, abs=1e-12)
+    assert b.global_positions == pytest.approx(a.global_positions, abs=1e-12)

@@ -149,3 +149,17 @@ def contact_skate_ratio(
     velocity = np.linalg.norm(np.diff(positions[..., [0, 2]], axis=0), axis=-1) * fps
     skating = contacts[1:] & contacts[:-1] & (velocity > speed)
     return float(skating.any(axis=-1).mean())
+
+
+def score_clip(
+    clip: Any, terrain: Any, contacts: ArrayLike | None = None, legs: Any = None
+) -> dict[str, float]:
+    """Score any clip (:class:`footfall.skeleton.Clip`, metres) as it stands on ``terrain``.
+
+    Contacts ``(F, 2)`` are detected from the motion when not given (feet low and slow above
+    the clip's own floor). Returns contact_error_m, support_defect_ratio, penetration_m,
+    floating_m, foot_skate_ratio (GMD), stance_slip_m and contact_skate_ratio.
+    """
+    from footfall.grounding.postprocess import measure_clip
+
+    return measure_clip(clip, terrain, contacts, legs)

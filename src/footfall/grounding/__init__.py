@@ -4,7 +4,15 @@ The data path is terrain rays → footsteps (plan, tread snap, swing curve) → 
 foot alignment; :class:`GroundingPipeline` runs it for K characters per call.
 """
 
-from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
+from footfall.grounding.contacts import detect_contacts, median_filter, segments
+from footfall.grounding.feet import (
+    FootModel,
+    Leg,
+    foot_model,
+    foot_model_from_motion,
+    leg_lengths,
+    legs_of,
+)
 from footfall.grounding.foot_align import align_rotation, ankle_lift, slope_angles, tilt_normal
 from footfall.grounding.footsteps import (
     StepPlan,
@@ -14,6 +22,7 @@ from footfall.grounding.footsteps import (
     swing_offset,
     tread_snap_shift,
 )
+from footfall.grounding.locks import ball_locks, contact_plan, foot_locks
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -22,11 +31,13 @@ from footfall.grounding.params import (
 )
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
+from footfall.grounding.postprocess import GroundResult, ground_clip, measure_clip, place_clip
 
 __all__ = [
     "DEFAULT_PARAMS",
     "FootModel",
     "FootPlan",
+    "GroundResult",
     "GroundedFrame",
     "GroundingParams",
     "GroundingPipeline",
@@ -35,12 +46,22 @@ __all__ = [
     "StepPlan",
     "align_rotation",
     "ankle_lift",
+    "ball_locks",
+    "contact_plan",
+    "detect_contacts",
     "follow",
+    "foot_locks",
     "foot_model",
+    "foot_model_from_motion",
+    "ground_clip",
     "leg_lengths",
     "legs_of",
+    "measure_clip",
+    "median_filter",
+    "place_clip",
     "plan_steps",
     "reach_limit",
+    "segments",
     "slope_angles",
     "smoothstep",
     "stack_params",

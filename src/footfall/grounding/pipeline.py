@@ -149,13 +149,20 @@ class GroundingPipeline:
 
     @params.setter
     def params(self, params: GroundingParams | Sequence[GroundingParams]) -> None:
+        # New switches take effect smoothly: the pelvis and sole angles keep following from
+        # where they are; only the footstep cache (snapped with the old values) is dropped.
         self._params = stack_params(params, self.count)
-        self.reset()
+        if not hasattr(self, "_pelvis_offset"):
+            self.reset()
+        self._forget_footsteps()
 
     def reset(self) -> None:
         """Forget the smoothing state and the footstep cache (next frame starts afresh)."""
         self._pelvis_offset = np.full(self.count, np.nan)
         self._angles = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
+        self._forget_footsteps()
+
+    def _forget_footsteps(self) -> None:
         self._cache_keys = np.full((self.count, 2, 2, 2), np.nan)  # (K, foot, plant/next, xz)
         self._cache_values = np.zeros((self.count, 2, 2, 5))  # shift xz, height, hit, snapped
 

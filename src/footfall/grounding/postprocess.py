@@ -169,6 +169,39 @@ def score(feet: ClipFeet, contacts: NDArray[np.bool_], terrain: Any, fps: float)
     return out
 
 
+def _clip_setup(
+    clip: Clip, legs: Any
+) -> tuple[tuple[Leg, Leg], tuple[FootModel, FootModel], float, ClipFeet]:
+    """Legs, soles measured on the motion, the animation's floor and where the feet are."""
+    leg_pair = legs_of(clip.skeleton, legs)
+    floor = animation_floor(clip)
+    grot, gpos = clip.forward_kinematics()
+    models = tuple(foot_model_from_motion(clip.skeleton, g, grot, gpos, floor) for g in leg_pair)
+    feet = clip_feet(clip.rotations, clip.positions, clip.skeleton, leg_pair, models)
+    return leg_pair, models, floor, feet
+
+
+def _contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:
+    lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
+    return detect_contacts(
+        lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.toe, fps), fps
+    )
+
+
+def measure_clip(clip: Clip, terrain: Any, contacts: Any = None, legs: Any = None) -> dict:
+    """:func:`score` of a clip as it stands (see :func:`footfall.metrics.score_clip`)."""
+    clip.check_finite()
+    _, _, floor, feet = _clip_setup(clip, legs)
+    if contacts is None:
+        contacts = _contacts(feet, floor, clip.fps)
+    contacts = np.asarray(contacts, dtype=bool)
+    if contacts.shape != (clip.frame_count, 2):
+        raise SkeletonError(
+            f"contacts have shape {contacts.shape}; expected ({clip.frame_count}, 2)"
+        )
+    return score(feet, contacts, terrain, clip.fps)
+
+
 def ground_clip(
     clip: Clip,
     terrain: Any,
@@ -186,18 +219,11 @@ def ground_clip(
     if clip.frame_count < 1:
         raise SkeletonError("the clip has no frames")
     skeleton = clip.skeleton
-    leg_pair = legs_of(skeleton, legs)
     source = place_clip(clip, terrain) if place else clip.copy()
     root = int(np.nonzero(skeleton.parents < 0)[0][0])
-    floor = animation_floor(source)
-    grot, gpos = source.forward_kinematics()
-    models = tuple(foot_model_from_motion(skeleton, g, grot, gpos, floor) for g in leg_pair)
-    feet = clip_feet(source.rotations, source.positions, skeleton, leg_pair, models)
-    lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
+    leg_pair, models, floor, feet = _clip_setup(source, legs)
     fps = clip.fps
-    contacts = detect_contacts(
-        lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.toe, fps), fps
-    )
+    contacts = _contacts(feet, floor, fps)
     before = score(feet, contacts, terrain, fps)
 
     rotations = source.rotations.copy()
