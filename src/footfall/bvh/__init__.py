@@ -2,7 +2,8 @@
 
 ``load(path, scale="auto", up="auto")`` returns a :class:`footfall.skeleton.Clip`;
 ``save(clip, path, order="ZXY")`` writes a file Blender opens. Modules: :mod:`.reader`,
-:mod:`.writer`, :mod:`.units` (guessing the length unit and up axis).
+:mod:`.writer`, :mod:`.units` (guessing the length unit and up axis), :mod:`.motion` (the
+MOTION block) and :mod:`.decimals` (its vectorised number parser).
 """
 
 from footfall.bvh.reader import BVHInfo, load

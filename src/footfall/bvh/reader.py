@@ -1,14 +1,15 @@
 """Reading BVH files into :class:`footfall.skeleton.Clip` (metres, Y up).
 
 Written by hand because no maintained BVH reader handles every real-world trap (mixed channel
-counts, position channels on any joint, several roots) with batched quaternion output; the
-MOTION block is parsed by :func:`numpy.loadtxt` in one call, and the hierarchy (a few hundred
-lines) by a small token parser that remembers line numbers for error messages.
+counts, position channels on any joint, several roots) with batched quaternion output. The
+hierarchy (a few hundred lines) is read by a small token parser that remembers line numbers
+for error messages; the MOTION block by :mod:`footfall.bvh.motion` (vectorised on the file's
+bytes, or :func:`numpy.loadtxt` for unusual and malformed files); Euler angles become
+quaternions in one closed-form pass over every joint.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import Literal, overload
@@ -16,7 +17,7 @@ from typing import Literal, overload
 import numpy as np
 
 from footfall import quat
-from footfall.bvh import decimals, units
+from footfall.bvh import motion, units
 from footfall.errors import BVHError
 from footfall.skeleton import Clip, Skeleton
 
@@ -26,9 +27,6 @@ _CHANNELS = {
         "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"
     )
 }
-_FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
-_FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
-_MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -198,152 +196,6 @@ def _rotation_order(channels: list[str]) -> str:
     """Euler order of the rotation channels as written; missing axes go last (angle 0)."""
     axes = [c[0] for c in channels if c.endswith("rotation")]
     return "".join(axes + [a for a in "XYZ" if a not in axes])
-
-
-def _frame_lines_error(data_lines: list[str], first_line: int, width: int, path: str) -> BVHError:
-    """Find the first bad frame line (slow path, only after the fast parse failed)."""
-    for offset, text in enumerate(data_lines):
-        values = text.split()
-        if not values:
-            continue
-        number = first_line + offset
-        if len(values) != width:
-            return BVHError(
-                f"{path}, line {number}: frame line has {len(values)} values, expected {width}"
-            )
-        for value in values:
-            try:
-                float(value)
-            except ValueError:
-                return BVHError(f"{path}, line {number}: {value!r} is not a number")
-    return BVHError(f"{path}, line {first_line}: cannot read the frame data")
-
-
-def _line_of_row(data_lines: list[str], first_line: int, row: int) -> int:
-    """File line number of the ``row``-th non-blank frame line."""
-    filled = [i for i, text in enumerate(data_lines) if text.strip()]
-    return first_line + filled[min(row, len(filled) - 1)]
-
-
-def _integer_fps(frame_time: float, text: str) -> float:
-    """``1 / frame_time``, snapped to a whole rate when the written digits allow it (0.0083333)."""
-    fps = 1.0 / frame_time
-    whole = round(fps)
-    if whole > 0 and "e" not in text.lower():
-        decimals = len(text.split(".")[1]) if "." in text else 0
-        if abs(1.0 / whole - frame_time) <= 0.5 * 10.0 ** (-decimals) + 1e-15:
-            return float(whole)
-    return fps
-
-
-def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float, float, int]:
-    """``(frame count, frame time s, fps, index of the 'Frame Time' line)`` after the MOTION
-    keyword at ``lines[start]``."""
-    index = start + 1
-    while index < len(lines) and not lines[index].strip():
-        index += 1
-    match = _FRAMES.match(lines[index]) if index < len(lines) else None
-    if match is None:
-        raise BVHError(f"{path}, line {index + 1}: expected 'Frames: N' after MOTION")
-    if not match.group(1).isdigit():
-        raise BVHError(
-            f"{path}, line {index + 1}: frame count must be a whole number, found "
-            f"{match.group(1)!r}"
-        )
-    frame_count = int(match.group(1))
-    index += 1
-    match = _FRAME_TIME.match(lines[index]) if index < len(lines) else None
-    if match is None:
-        raise BVHError(f"{path}, line {index + 1}: expected 'Frame Time: seconds' after Frames")
-    text = match.group(1)
-    try:
-        frame_time = float(text)
-    except ValueError:
-        frame_time = float("nan")
-    if not (np.isfinite(frame_time) and frame_time > 0):
-        raise BVHError(
-            f"{path}, line {index + 1}: frame time must be a positive number, found {text!r}"
-        )
-    return frame_count, frame_time, _integer_fps(frame_time, text), index
-
-
-def _read_motion(
-    lines: list[str], start: int, path: str, width: int
-) -> tuple[np.ndarray, float, float]:
-    """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
-    ``start`` (0-based); checks the frame count and that every value is a finite number."""
-    frame_count, frame_time, fps, index = _motion_header(lines, start, path)
-    first_line = index + 2  # 1-based line number of the first frame line
-    data_lines = lines[index + 1 :]
-    while data_lines and not data_lines[-1].strip():
-        data_lines.pop()
-    if not data_lines:
-        # No channels at all: frame lines are empty, so trust the frame count.
-        data = np.zeros((frame_count if width == 0 else 0, width))
-    else:
-        try:
-            data = np.loadtxt(data_lines, dtype=np.float64, comments=None, ndmin=2)
-        except ValueError:
-            raise _frame_lines_error(data_lines, first_line, width, path) from None
-        if data.shape[1] != width:
-            raise _frame_lines_error(data_lines, first_line, width, path)
-    if data.shape[0] != frame_count:
-        raise BVHError(
-            f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} frame lines "
-            "follow (truncated file?)"
-        )
-    bad = ~np.isfinite(data)
-    if np.any(bad):
-        row, column = np.argwhere(bad)[0]
-        raise BVHError(
-            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
-            f"{data[row, column]} in column {int(column) + 1} is not finite"
-        )
-    return data, frame_time, fps
-
-
-def _split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
-    """``(hierarchy lines, MOTION…'Frame Time' lines, offset of the frame lines)`` found
-    without decoding or splitting the whole file, or ``None`` when the layout is unusual (the
-    caller then does)."""
-    match = _MOTION_LINE.search(raw)
-    if match is None:
-        return None
-    position = match.start()
-    motion_count = 0
-    filled = 0
-    while filled < 3:  # MOTION, Frames, Frame Time (and any blank lines between)
-        end = raw.find(b"\n", position)
-        if end < 0:
-            return None
-        filled += bool(raw[position:end].strip())
-        motion_count += 1
-        position = end + 1
-    try:
-        raw[:position].decode("utf-8")
-        codec = "utf-8"
-    except UnicodeDecodeError:
-        codec = "latin-1"  # as _decode would choose, since the frame bytes must be ASCII
-    header = raw[: match.start()].decode(codec).splitlines()
-    motion = raw[match.start() : position].decode(codec).splitlines()
-    if len(motion) != motion_count or any(line.split()[:1] == ["MOTION"] for line in header):
-        return None  # line breaks other than LF, or an earlier MOTION behind one
-    return header, motion, position
-
-
-def _read_motion_fast(
-    motion: list[str], raw: bytes, start: int, path: str, width: int
-) -> tuple[np.ndarray, float, float] | None:
-    """:func:`_read_motion` for the usual file (plain decimals, LF or CRLF lines), or ``None``
-    for anything else, including every error, which the slow path then reports by line."""
-    try:
-        frame_count, frame_time, fps, _ = _motion_header(motion, 0, path)
-    except BVHError:
-        return None
-    data = decimals.parse_decimal_rows(raw, width, start)
-    if data is None or data.shape[0] != frame_count:
-        return None
-    return data, frame_time, fps
 
 
 def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
@@ -602,25 +454,25 @@ def load(
         if isinstance(scale, str) or not (np.isfinite(scale) and scale > 0):
             raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
     raw = _read_bytes(name)
-    split = _split_at_motion(raw)
+    split = motion.split_at_motion(raw)
     parsed = None
     if split is not None:
         header, motion_lines, frames_start = split
         joints = _parse_hierarchy(header, name)
         width = sum(len(j.channels) for j in joints)
-        parsed = _read_motion_fast(motion_lines, raw, frames_start, name, width)
+        parsed = motion.read_motion_fast(motion_lines, raw, frames_start, name, width)
     if parsed is None:
         # General path: every line, numpy.loadtxt, and errors that name the line.
         lines = _decode(raw).splitlines()
-        motion = next((i for i, line in enumerate(lines) if line.split()[:1] == ["MOTION"]), None)
-        if motion is None:
+        start = next((i for i, line in enumerate(lines) if line.split()[:1] == ["MOTION"]), None)
+        if start is None:
             if not any(line.strip() for line in lines):
                 raise BVHError(f"{name}, line 1: the file is empty")
             raise BVHError(f"{name}, line {len(lines)}: no MOTION section (truncated file?)")
         if split is None:
-            joints = _parse_hierarchy(lines[:motion], name)
+            joints = _parse_hierarchy(lines[:start], name)
             width = sum(len(j.channels) for j in joints)
-        parsed = _read_motion(lines, motion, name, width)
+        parsed = motion.read_motion(lines, start, name, width)
     data, frame_time, fps = parsed
     raw = _build_clip(joints, data, fps)
 
