@@ -23,7 +23,8 @@ DEFECT_THRESHOLD = 0.02
 #: GMD (2023) foot-skate ratio: contact below 5 cm in both frames, skating above 0.5 m/s.
 SKATE_HEIGHT = 0.05
 SKATE_SPEED = 0.5
-SKATE_WINDOW = 5
+#: GMD averages over 5 frames of 20 fps motion: 0.25 s, kept in seconds at any frame rate.
+SKATE_WINDOW_SECONDS = 5 / 20
 
 
 def sole_world(
@@ -114,20 +115,21 @@ def foot_skate_ratio(
     fps: float,
     height: float = SKATE_HEIGHT,
     speed: float = SKATE_SPEED,
-    window: int = SKATE_WINDOW,
+    window_seconds: float = SKATE_WINDOW_SECONDS,
 ) -> float:
     """GMD's foot-skate ratio: share of frame pairs in which a grounded foot slides.
 
     foot_positions: ``(F, feet, 3)`` world foot (toe) positions; foot_heights: ``(F, feet)``
     heights above the ground. A foot is in contact when below ``height`` in both frames of a
-    pair; it skates when its horizontal speed and its ``window``-frame moving average both exceed
-    ``speed``. Returns skating pairs / (F − 1).
+    pair; it skates when its horizontal speed and its moving average over ``window_seconds``
+    (GMD: 5 frames at 20 fps) both exceed ``speed``. Returns skating pairs / (F − 1).
     """
     positions = np.asarray(foot_positions, dtype=np.float64)
     heights = np.asarray(foot_heights, dtype=np.float64)
     if positions.shape[0] < 2:
         return 0.0
     velocity = np.linalg.norm(np.diff(positions[..., [0, 2]], axis=0), axis=-1) * fps
+    window = max(1, int(round(window_seconds * fps)))
     kernel = np.ones(window) / window
     average = np.apply_along_axis(lambda v: np.convolve(v, kernel, mode="same"), 0, velocity)
     with np.errstate(invalid="ignore"):
