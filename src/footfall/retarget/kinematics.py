@@ -72,41 +72,50 @@ def qrotate(q: FloatArray, v: FloatArray) -> FloatArray:
     return out
 
 
-def fk(levels: Levels, rotations: ArrayLike, translations: ArrayLike) -> tuple[FloatArray,
-                                                                             FloatArray]:
+def fk(levels: Levels, rotations: ArrayLike, translations: ArrayLike,
+       positions: bool = True) -> tuple[FloatArray, FloatArray | None]:
     """Global ``(rotations (..., J, 4), positions (..., J, 3))`` from local ones, level by level.
 
     Same result as :func:`footfall.skeleton.forward_kinematics`. Works joint-major inside (the
-    gathers of one level are then contiguous blocks) and returns the usual layout.
+    gathers of one level are then contiguous blocks) and returns the usual layout (views of
+    joint-major memory). With ``positions=False`` only rotations are computed (None returned).
     """
     rot = np.asarray(rotations, dtype=np.float64)
     pos = np.asarray(translations, dtype=np.float64)
     if rot.ndim > 2:
-        if pos.ndim < rot.ndim:
-            pos = np.broadcast_to(pos, rot.shape[:-1] + (3,))
         rot = np.ascontiguousarray(np.moveaxis(rot, -2, 0))
-        pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
+        if positions:
+            if pos.ndim < rot.ndim:
+                pos = np.broadcast_to(pos, rot.shape[1:-1] + pos.shape[-2:])
+            pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
     grot = np.empty_like(rot)
-    gpos = np.empty(rot.shape[:-1] + (3,))
     grot[levels.roots] = rot[levels.roots]
-    gpos[levels.roots] = pos[levels.roots]
+    gpos = None
+    if positions:
+        gpos = np.empty(rot.shape[:-1] + (3,))
+        gpos[levels.roots] = pos[levels.roots]
     for idx, par in zip(levels.joints, levels.parents, strict=True):
         parent_rot = grot[par]
         grot[idx] = qmul(parent_rot, rot[idx])
-        gpos[idx] = gpos[par] + qrotate(parent_rot, pos[idx])
+        if gpos is not None:
+            gpos[idx] = gpos[par] + qrotate(parent_rot, pos[idx])
     if grot.ndim == 2:
         return grot, gpos
-    return np.moveaxis(grot, 0, -2), np.moveaxis(gpos, 0, -2)
+    return np.moveaxis(grot, 0, -2), None if gpos is None else np.moveaxis(gpos, 0, -2)
 
 
 def positions_from_world(levels: Levels, world_rotations: FloatArray,
                          translations: ArrayLike) -> FloatArray:
     """Global positions ``(..., J, 3)`` when the global rotations are already known."""
-    grot = world_rotations
     pos = np.asarray(translations, dtype=np.float64)
-    if grot.ndim > 2:
-        grot = np.ascontiguousarray(np.moveaxis(grot, -2, 0))
+    if world_rotations.ndim == 2:
+        grot = world_rotations
+    else:
+        # Joint-major, and only the joints the levels name (a subset for partial FK).
+        grot = np.zeros((world_rotations.shape[-2],) + world_rotations.shape[:-2] + (4,))
         pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
+        for par in levels.parents:
+            grot[par] = np.moveaxis(world_rotations[..., par, :], -2, 0)
     gpos = np.empty(grot.shape[:-1] + (3,))
     gpos[levels.roots] = pos[levels.roots]
     for idx, par in zip(levels.joints, levels.parents, strict=True):
@@ -116,7 +125,10 @@ def positions_from_world(levels: Levels, world_rotations: FloatArray,
 
 def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray) -> FloatArray:
     """Local rotations ``(..., J, 4)`` from global ones (roots keep theirs)."""
-    has_parent = parents >= 0
-    safe = np.where(has_parent, parents, 0)
-    local = qmul(world_rotations[..., safe, :] * _CONJUGATE, world_rotations)
-    return np.where(has_parent[:, None], local, world_rotations)
+    children = np.nonzero(parents >= 0)[0]
+    roots = np.nonzero(parents < 0)[0]
+    local = np.empty_like(world_rotations)  # keeps the input's memory layout
+    local[..., roots, :] = world_rotations[..., roots, :]
+    parent_conjugate = world_rotations[..., parents[children], :] * _CONJUGATE
+    local[..., children, :] = qmul(parent_conjugate, world_rotations[..., children, :])
+    return local

@@ -151,6 +151,13 @@ class Retargeter:
             needed |= {int(j) for j in self._toes[:, 0]}
         closure = {a for j in needed if j >= 0 for a in target.chain(j)}
         self._position_levels = Levels.of(target.parents, sorted(closure))
+        source_needed = {int(j) for j in self._s_chain.ravel()} | {self.correspondence.hips[1]}
+        if self._toes is not None:
+            source_needed |= {int(j) for j in self._toes[:, 1]}
+        source_needed |= {source.index(self.source_map[b]) for b in ("Neck", "Head")
+                          if b in self.source_map}
+        self._source_position_levels = Levels.of(
+            source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
         self._smoother = WeightSmoother()
         self._capture_floor = 0.0
         self._hold = PlantedHold()
@@ -365,20 +372,25 @@ class Retargeter:
         rotations, positions = clip.rotations, clip.positions
         if self.settings["filter_enabled"]:
             positions = self._filtered_series(clip)
-        srot_all, spos_all = fk(self._source_levels, rotations, positions)
+        srot_all = fk(self._source_levels, rotations, positions, positions=False)[0]
+        spos_all = positions_from_world(self._source_position_levels, srot_all, positions)
         self._capture_floor = self._estimate_capture_floor(spos_all)
         goals = self._goal_weights(spos_all, props, chairs)
         shift = self._held_shift_series(srot_all, spos_all, clip.fps)
         weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
-        out_rot = np.empty((clip.frame_count, self.target.joint_count, 4))
-        out_pos = np.empty((clip.frame_count, self.target.joint_count, 3))
+        parts_rot, parts_pos = [], []
         for start in range(0, clip.frame_count, chunk):
             part = slice(start, start + chunk)
             w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
-            out_rot[part], out_pos[part] = self._solve(
-                rotations[part], positions[part], w, shift[part], (srot_all[part], spos_all[part]))
+            rot, pos = self._solve(rotations[part], positions[part], w, shift[part],
+                                   (srot_all[part], spos_all[part]))
+            parts_rot.append(rot)
+            parts_pos.append(pos)
             if progress is not None:
                 progress(min(start + chunk, clip.frame_count))
+        # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
+        out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
+        out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
         return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
 
     def step(
@@ -398,7 +410,8 @@ class Retargeter:
         positions = np.asarray(positions, dtype=np.float64)
         if self.settings["filter_enabled"]:
             positions = self._live_filter()(positions, timestamp)
-        srot, spos = fk(self._source_levels, rotations, positions)
+        srot = fk(self._source_levels, rotations, positions, positions=False)[0]
+        spos = positions_from_world(self._source_position_levels, srot, positions)
         goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(goals, dt)
@@ -513,7 +526,8 @@ class Retargeter:
                       else source_global)
         batch = srot.shape[:-2]
         joints = self.target.joint_count
-        world = np.empty((*batch, joints, 4))
+        # Joint-major memory behind the usual (..., J, 4) view: joint gathers are contiguous.
+        world = np.moveaxis(np.empty((joints, *batch, 4)), 0, -2)
         world[..., c.target_joints, :] = qmul(srot[..., c.source_joints, :], self.offsets)
         calib = self.calibration_pose
         if len(self._unmapped.roots):
@@ -525,7 +539,8 @@ class Retargeter:
         hips_t, hips_s = c.hips
         seated = 1.0 - weights.hips
         hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, seated)
-        lpos = np.broadcast_to(self.target.offsets * scale, (*batch, joints, 3)).copy()
+        lpos = np.moveaxis(np.empty((joints, *batch, 3)), 0, -2)
+        lpos[...] = self.target.offsets * scale
         mover = self._mover
         parent = int(self.target.parents[mover])
         if mover == hips_t and parent < 0:
@@ -576,7 +591,7 @@ class Retargeter:
         if self._toes is not None:
             feet, pitch = self._toe_pivot(feet, spos, gpos, foot_shift)
             foot_joints = self._t_chain[legs, 2]
-            world = world.copy()
+            world = world.copy(order="K")
             world[..., foot_joints, :] = qmul(pitch, world[..., foot_joints, :])
         upper_length = np.linalg.norm(mid - root, axis=-1)
         lower_length = np.linalg.norm(tip - mid, axis=-1)
@@ -615,7 +630,7 @@ class Retargeter:
         weight = np.where(np.linalg.norm(tip - target, axis=-1) < _DO_NO_HARM, 0.0, weight)
         result = solve_two_bone(root, mid, tip, target, pole, position_weight=weight)
         p = self._paths
-        world = world.copy()
+        world = world.copy(order="K")
         world[..., p["upper_joints"], :] = qmul(result.upper_rotation[..., p["upper_limbs"], :],
                                                 world[..., p["upper_joints"], :])
         world[..., p["lower_joints"], :] = qmul(result.lower_rotation[..., p["lower_limbs"], :],
