@@ -150,10 +150,9 @@ class ProceduralWalker:
         self._start_heading = _batched(heading, (self.count,), "heading")
         self._start_cycle = _batched(cycle, (self.count,), "cycle")
         self.clock = WalkClock()
-        self._frame: WalkFrame | None = None
-        self._ready = False
         self._patrol: tuple[float, float] | None = None
         self.flat_floor = bool(flat_floor)
+        self.reset()
 
     # ----------------------------------------------------------------- public
     @property
@@ -169,8 +168,11 @@ class ProceduralWalker:
     def reset(self) -> None:
         """Back to the start (both clocks to zero, feet re-planted at the next step)."""
         self.clock.reset()
-        self._frame = None
+        self._frame: WalkFrame | None = None
         self._ready = False
+        self._turn_at = np.full(self.count, np.inf)
+        self._heading_from = self._start_heading.copy()
+        self._heading_to = self._start_heading.copy()
 
     def turn(self, heading: ArrayLike, at: float | None = None,
              characters: ArrayLike | None = None) -> None:
@@ -179,7 +181,6 @@ class ProceduralWalker:
         The gaze starts moving ``gaze_lead_s`` before ``at``; the body turns over ``turn_s``.
         ``characters`` selects which (index array or mask); default all.
         """
-        self._ensure_state()
         now = self.clock.scene_time
         when = now + self.params.gaze_lead_s if at is None else float(at)
         if not math.isfinite(when):
@@ -196,7 +197,7 @@ class ProceduralWalker:
     def patrol(self, x_min: float, x_max: float) -> None:
         """Walk back and forth: turn around (gaze first) on passing ``x_max`` or ``x_min``.
 
-        For scenes laid out along X such as the demo course; ``None``-free, metres.
+        For scenes laid out along X such as the demo course; metres.
         """
         if not (math.isfinite(x_min) and math.isfinite(x_max) and x_min < x_max):
             raise SettingsError(f"patrol needs x_min < x_max, got {x_min!r}, {x_max!r}")
@@ -281,9 +282,6 @@ class ProceduralWalker:
         count = self.count
         self._position = self._start.copy()
         self._cycle = self._start_cycle.copy()
-        self._turn_at = np.full(count, np.inf)
-        self._heading_from = self._start_heading.copy()
-        self._heading_to = self._start_heading.copy()
         probe = GroundProbe(terrain, self.flat_floor)
         ground, normal = probe.under_body(self._position, np.zeros(count))
         self._ground = ground
