@@ -106,3 +106,30 @@ def test_setting_params_keeps_the_smoothing_going() -> None:
         b = poked.step(1 / 60)
     assert b.pelvis_height == pytest.approx(a.pelvis_height, abs=1e-12)
     assert b.global_positions == pytest.approx(a.global_positions, abs=1e-12)
+
+
+def test_humanoid_from_bvh_walks_with_the_same_pipeline() -> None:
+    from conftest import DATA
+    from footfall import bvh
+
+    skeleton = bvh.load(DATA / "bvh" / "games105_walk60.bvh").skeleton
+    stairs = scene("stairs", step_height=0.15, tread_depth=0.6, start=1.5)
+    walker = StepWalker(skeleton, stairs, 2, ik=[True, False], lateral_z=[0.0, 1.0], start_x=0.3,
+                        speed=1.2)  # legs found by find_legs
+    assert walker.leg_length == pytest.approx(0.80, abs=0.02)
+    on, off = [], []
+    for _ in range(120):
+        frame = walker.step(1 / 60)
+        on.extend(np.abs(frame.sole_gap[0][frame.stance[0]]))
+        off.extend(np.abs(frame.sole_gap[1][frame.stance[1]]))
+    assert frame.global_positions.shape == (2, skeleton.joint_count, 3)
+    assert np.all(np.isfinite(frame.global_positions))
+    assert np.mean(on) < 0.002
+    assert np.max(off) > 0.1
+
+
+def test_bunny_legs_found_without_help() -> None:
+    walker = StepWalker(SKELETON, scene("flat"), 1)
+    legs = walker.pipeline.legs
+    assert [SKELETON.names[legs[0].upper], SKELETON.names[legs[1].foot]] == [
+        "LeftUpperLeg", "RightFoot"]
