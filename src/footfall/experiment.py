@@ -313,8 +313,10 @@ def plot(result: dict[str, list[dict]], path: str | Path) -> None:
         for walker in WALKERS:
             rows = [r for r in result["rows"] if r["character"] == name and r["walker"] == walker]
             x = [r["step_height_m"] for r in rows]
-            axes[0, c].plot(x, [r["contact_error_m"] * 1e3 for r in rows], "o-", label=walker)
-            axes[1, c].plot(x, [r["support_defect_ratio"] * 100 for r in rows], "o-", label=walker)
+            style = "s--" if walker == "no_foot_align" else "o-"  # equals all_on on level treads
+            axes[0, c].plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
+            axes[1, c].plot(x, [r["support_defect_ratio"] * 100 for r in rows], style,
+                            label=walker)
         axes[0, c].set_title(name)
         axes[0, c].set_ylabel("contact error (mm)")
         axes[1, c].set_ylabel("support defects (%)")
