@@ -137,17 +137,30 @@ def match_directions(
     _, source_pos = forward_kinematics(source.parents, source_pose, source.offsets)
     local = np.array(target_pose, dtype=np.float64, copy=True)
     for bone, child in DIRECTION_PAIRS:
-        if not all(b in source_map and b in target_map for b in (bone, child)):
+        if not (bone in source_map and bone in target_map):
             continue
-        t, tc = target.index(target_map[bone]), target.index(target_map[child])
-        s, sc = source.index(source_map[bone]), source.index(source_map[child])
+        t, s = target.index(target_map[bone]), source.index(source_map[bone])
         grot, gpos = forward_kinematics(target.parents, local, target.offsets)
-        turn = quat.between(gpos[tc] - gpos[t], source_pos[sc] - source_pos[s])
+        target_end = _bone_end(target, target_map, child, t, gpos)
+        source_end = _bone_end(source, source_map, child, s, source_pos)
+        if target_end is None or source_end is None:
+            continue
+        turn = quat.between(target_end - gpos[t], source_end - source_pos[s])
         new_world = quat.mul(turn, grot[t])
         parent = int(target.parents[t])
         # Only this joint's local rotation changes, so everything below it turns along.
         local[t] = new_world if parent < 0 else quat.inv_mul(grot[parent], new_world)
     return local
+
+
+def _bone_end(skeleton: Skeleton, mapping: Mapping[str, str], child: str, joint: int,
+              positions: FloatArray) -> FloatArray | None:
+    """Where a bone points: its mapped child bone, else the mean of its children (a rig
+    without a hand bone, like RobotExpressive's palms), else None."""
+    if child in mapping:
+        return positions[skeleton.index(mapping[child])]
+    children = skeleton.children(joint)
+    return positions[children].mean(axis=0) if children else None
 
 
 def check_limb_lengths(skeleton: Skeleton, mapping: Mapping[str, str], role: str,

@@ -84,6 +84,7 @@ _HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
 _DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 _REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 _CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
+_MAX_TOE_RAISE = 0.03  # metres the ankle may be raised to keep the toes above the source's
 
 
 class Retargeter:
@@ -734,7 +735,7 @@ class Retargeter:
         # pitched toe-down in the swing would otherwise scrape the floor).
         # Only in the air: on the floor the toe may sit where the foot's shape puts it.
         dip = toe_target[..., 1] - (feet[..., 1] + foot_vector[..., 1])
-        feet[..., 1] += np.maximum(dip, 0.0) * _ramp(toe_height, 0.01, 0.03)
+        feet[..., 1] += np.clip(dip, 0.0, _MAX_TOE_RAISE) * _ramp(toe_height, 0.01, 0.03)
         return feet, pitch
 
     def _finish(self, local: FloatArray) -> FloatArray:
