@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the real data copied from ../shared/data (see tests/data/SOURCES.md)."""
+"""Shared fixtures: paths to the real data from ../shared/data (see tests/data/SOURCES.md)."""
 
 from pathlib import Path
 
