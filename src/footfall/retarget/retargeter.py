@@ -11,13 +11,10 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
    plus the floor height. Seed 001 adds the *leg length* difference; the leg length here is
    measured from the hips joint to the floor in the calibration pose, so feet reach the floor
    whatever the pelvis and foot proportions.
-4. Four-limb two-bone IK (``footfall.ik``): feet go to the source ankle (scaled horizontally,
-   ankle-height corrected vertically, foot offsets, floor height) with the knee copied from the
-   source (``knee_from_source``); hands go to the source hands relative to the hips, scaled, and
-   bend toward the copied elbow. Weights come from the automatic limb layers (``weights.py``).
-   Where a planted foot is out of reach (the rig stands straighter than the capture) the hips
-   are lowered just enough, never raised (SPEC §4.4).
-   A limb whose tip is already on its target is left alone (do no harm).
+4. Four-limb two-bone IK (``limbs.py``): feet to the source ankles (scaled, ankle height
+   kept, stance width held while planted, toes handled), knees copied from the source, hands
+   to the source hands relative to the hips; hips lowered where a foot is out of reach.
+   Weights come from the automatic limb layers (``weights.py``).
 5. Head rotation offset, finger curls and spread (when enabled).
 """
 
@@ -31,9 +28,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
-from footfall.errors import MappingError, SettingsError, SkeletonError
+from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
-from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import (
     Correspondence,
     Measures,
@@ -56,18 +52,12 @@ from footfall.retarget.kinematics import (
     qmul,
     qrotate,
 )
+from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
     RetargetSettings,
     load_settings,
     save_settings,
-)
-from footfall.retarget.stance import (
-    PLANTED_LIFT,
-    PLANTED_SPEED,
-    RELEASE_SECONDS,
-    PlantedHold,
-    hold_while_planted,
 )
 from footfall.retarget.weights import (
     LimbWeights,
@@ -81,10 +71,7 @@ from footfall.skeleton import Clip, Skeleton
 FloatArray = NDArray[np.float64]
 _HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
                      "head_rotation_offset_z_deg")
-_DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
-_REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 _CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
-_MAX_TOE_RAISE = 0.03  # metres the ankle may be raised to keep the toes above the source's
 
 
 class Retargeter:
@@ -129,40 +116,10 @@ class Retargeter:
             )
         self._source_levels = Levels.of(source.parents)
         self._target_levels = Levels.of(target.parents)
-        self._limb_names = list(self.correspondence.limbs)
-        chains = [self.correspondence.limbs[n] for n in self._limb_names]
-        self._t_chain = np.array([c[0] for c in chains], dtype=np.int64).reshape(-1, 3)
-        self._s_chain = np.array([c[1] for c in chains], dtype=np.int64).reshape(-1, 3)
-        self._is_leg = np.array(["leg" in n for n in self._limb_names])
-        self._side = np.array([0 if n.startswith("left") else 1 for n in self._limb_names])
-        self._paths = self._limb_paths()
-        hips_and_legs = [self.correspondence.hips[0]] + [
-            target.index(self.target_map[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]
-        self._mover = _common_ancestor(target, hips_and_legs)
-        self._under_mover = np.array([self._mover in target.chain(j)
-                                      for j in range(target.joint_count)])
-        toes = [(target.index(self.target_map[b]), source.index(self.source_map[b]))
-                for b in ("LeftToes", "RightToes") if b in self.target_map and b in self.source_map]
-        self._toes = np.array(toes, dtype=np.int64).reshape(-1, 2) if len(toes) == 2 else None
-        # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
-        needed = {int(j) for j in self._t_chain.ravel()} | {self.correspondence.hips[0]}
-        needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
-        needed |= {int(target.parents[self._mover])}
-        if self._toes is not None:
-            needed |= {int(j) for j in self._toes[:, 0]}
-        closure = {a for j in needed if j >= 0 for a in target.chain(j)}
-        self._position_levels = Levels.of(target.parents, sorted(closure))
-        source_needed = {int(j) for j in self._s_chain.ravel()} | {self.correspondence.hips[1]}
-        if self._toes is not None:
-            source_needed |= {int(j) for j in self._toes[:, 1]}
-        source_needed |= {source.index(self.source_map[b]) for b in ("Neck", "Head")
-                          if b in self.source_map}
-        self._source_position_levels = Levels.of(
-            source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
+        self.limbs = Limbs(source, target, self.source_map, self.target_map,
+                           self.correspondence)
         self._smoother = WeightSmoother()
         self._capture_floor = 0.0
-        self._hold = PlantedHold()
-        self._last_ankles: FloatArray | None = None
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
         self.fingers: FingerRig
@@ -207,11 +164,8 @@ class Retargeter:
         self.source_pose = src
         self.calibration_pose = tgt
         self._calibration_world = target_world
-        standing_world, calibration_positions = fk(self._target_levels, standing,
-                                                   self.target.offsets)
-        lower, tip = self._t_chain[:, 1], self._t_chain[:, 2]
-        self._tip_offsets = quat.inv_rotate(
-            standing_world[lower], calibration_positions[tip] - calibration_positions[lower])
+        standing_world, standing_positions = fk(self._target_levels, standing,
+                                                self.target.offsets)
         self.source_measures = Measures.of(self.source, self.source_map, src)
         self.target_measures = Measures.of(self.target, self.target_map, standing)
         mapped = np.zeros(self.target.joint_count, dtype=bool)
@@ -226,18 +180,7 @@ class Retargeter:
         }
         self._smoother.reset()
         source_pos = fk(self._source_levels, src, self.source.offsets)[1]
-        legs = self._t_chain[self._is_leg]
-        source_legs = self._s_chain[self._is_leg]
-        hips_t, hips_s = self.correspondence.hips
-        self._source_hips_world = source_world[hips_s]
-        self._hold.reset()
-        self._last_ankles = None
-        self._source_leg_lengths = (
-            np.linalg.norm(source_pos[source_legs[:, 1]] - source_pos[source_legs[:, 0]], axis=-1)
-            + np.linalg.norm(source_pos[source_legs[:, 2]] - source_pos[source_legs[:, 1]],
-                             axis=-1))
-        self._hip_offsets = (calibration_positions[legs[:, 0]] - calibration_positions[hips_t],
-                             source_pos[source_legs[:, 0]] - source_pos[hips_s])
+        self.limbs.calibrate(source_pos, source_world, standing_world, standing_positions)
 
     def reset_calibration(self) -> None:
         """Forget the calibration and recalibrate from the rest poses."""
@@ -253,7 +196,8 @@ class Retargeter:
             self.settings[key] = 0.0
         source = (np.asarray(source_rotations, dtype=np.float64)[None],
                   np.asarray(source_positions, dtype=np.float64)[None])
-        shift = self._foot_shift(self._body_yaw(fk(self._source_levels, *source)[0]))
+        shift = self.limbs.foot_shift(self.limbs.body_yaw(fk(self._source_levels, *source)[0]),
+                                      self._sizes())
         rotations, positions = self._solve(*source, self._fixed_weights(1), shift)
         world = fk(self._target_levels, rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
@@ -374,10 +318,10 @@ class Retargeter:
         if self.settings["filter_enabled"]:
             positions = self._filtered_series(clip)
         srot_all = fk(self._source_levels, rotations, positions, positions=False)[0]
-        spos_all = positions_from_world(self._source_position_levels, srot_all, positions)
-        self._capture_floor = self._estimate_capture_floor(spos_all)
+        spos_all = positions_from_world(self.limbs.source_position_levels, srot_all, positions)
+        self._capture_floor = self.limbs.estimate_capture_floor(spos_all, self.source_measures)
         goals = self._goal_weights(spos_all, props, chairs)
-        shift = self._held_shift_series(srot_all, spos_all, clip.fps)
+        shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
         weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
         parts_rot, parts_pos = [], []
         for start in range(0, clip.frame_count, chunk):
@@ -412,44 +356,14 @@ class Retargeter:
         if self.settings["filter_enabled"]:
             positions = self._live_filter()(positions, timestamp)
         srot = fk(self._source_levels, rotations, positions, positions=False)[0]
-        spos = positions_from_world(self._source_position_levels, srot, positions)
+        spos = positions_from_world(self.limbs.source_position_levels, srot, positions)
         goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(goals, dt)
-        return self._solve(rotations, positions, weights, self._held_shift_live(srot, spos, dt),
-                           (srot, spos))
+        shift = self.limbs.held_shift_live(srot, spos, dt, self._sizes())
+        return self._solve(rotations, positions, weights, shift, (srot, spos))
 
     # ------------------------------------------------------------------ internals
-
-    def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
-        """Joints turned by each limb's upper and lower deltas (twist bones included).
-
-        A tip that is not below its lower bone (IK rigs whose feet hang from the root, like
-        RobotExpressive) is "detached": it is placed where the lower bone carries it.
-        """
-        upper_joints, upper_limbs, lower_joints, lower_limbs = [], [], [], []
-        detached = []
-        for k, (upper, lower, tip) in enumerate(self._t_chain):
-            upper_path = self.target.chain(int(lower))
-            if int(upper) not in upper_path:
-                name = self._limb_names[k]
-                raise MappingError(
-                    f"target {name}: {self.target.names[lower]!r} is not below "
-                    f"{self.target.names[upper]!r}; a limb must be a joint chain"
-                )
-            tip_path = self.target.chain(int(tip))
-            attached = int(lower) in tip_path
-            detached.append(not attached)
-            spans = [(upper_joints, upper_limbs, upper_path[upper_path.index(int(upper)):-1])]
-            spans.append((lower_joints, lower_limbs,
-                          tip_path[tip_path.index(int(lower)):-1] if attached else [int(lower)]))
-            for joints, limbs, between in spans:
-                joints.extend(between)
-                limbs.extend([k] * len(between))
-        self._detached = np.array(detached, dtype=bool)
-        as_array = {"upper_joints": upper_joints, "upper_limbs": upper_limbs,
-                    "lower_joints": lower_joints, "lower_limbs": lower_limbs}
-        return {k: np.array(v, dtype=np.int64) for k, v in as_array.items()}
 
     def _live_filter(self) -> OneEuroFilter:
         cutoff, beta = self.settings["filter_min_cutoff"], self.settings["filter_beta"]
@@ -463,16 +377,25 @@ class Retargeter:
         return filt.filter_series(clip.positions)
 
     def _fixed_weights(self, frames: int) -> LimbWeights:
-        count = len(self._limb_names)
-        legs = int(np.sum(self._is_leg))
-        return LimbWeights(np.zeros((frames, count - legs)), np.ones((frames, legs)),
+        legs = self.limbs.leg_count
+        return LimbWeights(np.zeros((frames, self.limbs.count - legs)), np.ones((frames, legs)),
                            np.ones(frames))
+
+    def _sizes(self) -> Sizes:
+        """The current sizes and settings the limbs solve with."""
+        values = self.settings.values
+        return Sizes(self.size_ratio, self.avatar_scale, self.source_measures,
+                     self.target_measures, values["floor_height"],
+                     values["foot_front_back_offset"], values["foot_in_out_offset"],
+                     self._capture_floor, self._calibration_world)
 
     def _goal_weights(self, spos: FloatArray, props: ArrayLike | None,
                       chairs: ArrayLike | None) -> LimbWeights:
         """Goal weights ``(..., arms 2)``, ``(..., legs 2)``, ``(...)`` from source positions."""
         batch = spos.shape[:-2]
-        arm_count = int(np.sum(~self._is_leg))
+        arm_count = self.limbs.count - self.limbs.leg_count
+        sides = self.limbs.sides()
+        tips = self.limbs.source_tips(spos)
         mode = self.settings["ik_mode"]
         if mode != "auto":
             value = 1.0 if mode == "ik" else 0.0
@@ -483,13 +406,11 @@ class Retargeter:
             s = self.size_ratio
             hips_s = spos[..., self.correspondence.hips[1], :]
             hips_t = self._hips_target(hips_s, np.ones(batch), np.zeros(batch))
-            leg_rows = np.nonzero(self._is_leg)[0]
-            feet_s = spos[..., self._s_chain[leg_rows, 2], :]
-            lift = feet_s[..., 1] - self.source_measures.ankle_height[self._side[leg_rows]]
+            feet_s = tips[..., :2, :]  # legs come first
+            lift = feet_s[..., 1] - self.source_measures.ankle_height
             feet_t = feet_s * np.array([s, 1.0, s])
-            arm_rows = np.nonzero(~self._is_leg)[0]
             if arm_count == 2:
-                hands = hips_t[..., None, :] + s * (spos[..., self._s_chain[arm_rows, 2], :]
+                hands = hips_t[..., None, :] + s * (tips[..., self.limbs.arm_rows, :]
                                                     - hips_s[..., None, :])
             else:
                 hands = np.repeat(hips_t[..., None, :], 2, axis=-2)
@@ -500,7 +421,7 @@ class Retargeter:
             arms, legs, hips = goals.arms[..., :arm_count], goals.legs, goals.hips
         if arm_count:
             enabled = np.array([self.settings["left_arm_ik"], self.settings["right_arm_ik"]],
-                               dtype=float)[self._side[~self._is_leg]]
+                               dtype=float)[sides[self.limbs.arm_rows]]
             arms = arms * enabled
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
@@ -542,201 +463,25 @@ class Retargeter:
         hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, seated)
         lpos = np.moveaxis(np.empty((joints, *batch, 3)), 0, -2)
         lpos[...] = self.target.offsets * scale
-        mover = self._mover
+        mover = self.limbs.mover
         parent = int(self.target.parents[mover])
         if mover == hips_t and parent < 0:
             lpos[..., hips_t, :] = hips_pos
         else:
             # Move the joint the hips and both legs hang from, so the legs come along.
-            gpos = positions_from_world(self._position_levels, world, lpos)
+            gpos = positions_from_world(self.limbs.position_levels, world, lpos)
             delta = hips_pos - gpos[..., hips_t, :]
             if parent >= 0:
                 delta = qrotate(world[..., parent, :] * _CONJUGATE, delta)
             lpos[..., mover, :] += delta
 
         # Four-limb IK.
-        if len(self._limb_names):
-            world = self._solve_limbs(world, lpos, srot, spos, hips_pos, weights, foot_shift)
+        if self.limbs.count:
+            world = self.limbs.solve(world, lpos, spos, hips_pos, weights, foot_shift,
+                                     self._sizes())
 
         local = local_rotations(self.target.parents, world)
         return self._finish(local), lpos
-
-    def _solve_limbs(self, world: FloatArray, lpos: FloatArray, srot: FloatArray,
-                     spos: FloatArray, hips_pos: FloatArray, weights: LimbWeights,
-                     foot_shift: FloatArray) -> FloatArray:
-        c = self.correspondence
-        s = self.size_ratio
-        gpos = positions_from_world(self._position_levels, world, lpos)
-        root = gpos[..., self._t_chain[:, 0], :]
-        mid = gpos[..., self._t_chain[:, 1], :]
-        tip = gpos[..., self._t_chain[:, 2], :]
-        if np.any(self._detached):
-            carried = mid + qrotate(world[..., self._t_chain[:, 1], :],
-                                    self._tip_offsets * self.avatar_scale)
-            tip = np.where(self._detached[:, None], carried, tip)
-        source_tip = spos[..., self._s_chain[:, 2], :]
-        hips_s = spos[..., c.hips[1], :]
-        legs = self._is_leg
-        # Feet: scaled horizontally (plus the stance-width shift), ankle height kept.
-        ankle_shift = (self.target_measures.ankle_height * self.avatar_scale
-                       - self.source_measures.ankle_height)[self._side[legs]]
-        feet = source_tip[..., legs, :] * np.array([s, 1.0, s]) + foot_shift
-        feet[..., 1] += ankle_shift + self.settings["floor_height"]
-        front, out = self.settings["foot_front_back_offset"], self.settings["foot_in_out_offset"]
-        if front or out:
-            turn = quat.mul_inv(world[..., self._t_chain[legs, 2], :],
-                                self._calibration_world[self._t_chain[legs, 2]])
-            outward = np.where(self._side[legs] == 0, 1.0, -1.0)[:, None] * np.array([1, 0, 0])
-            shift = front * np.array([0.0, 0.0, 1.0]) + out * outward
-            feet = feet + quat.rotate(turn, shift)
-        if self._toes is not None:
-            feet, pitch = self._toe_pivot(feet, spos, gpos, foot_shift)
-            foot_joints = self._t_chain[legs, 2]
-            world = world.copy(order="K")
-            world[..., foot_joints, :] = qmul(pitch, world[..., foot_joints, :])
-        upper_length = np.linalg.norm(mid - root, axis=-1)
-        lower_length = np.linalg.norm(tip - mid, axis=-1)
-        # Lower (never raise) the hips where a foot on IK could not be reached.
-        source_extension = (
-            np.linalg.norm(source_tip[..., legs, :] - spos[..., self._s_chain[legs, 0], :], axis=-1)
-            / self._source_leg_lengths)
-        reach = (np.clip(source_extension, _REACH, 1.0)
-                 * (upper_length + lower_length)[..., legs])
-        thigh = root[..., legs, :]
-        across = np.sum((thigh - feet)[..., [0, 2]] ** 2, axis=-1)
-        highest = feet[..., 1] + np.sqrt(np.maximum(reach**2 - across, 0.0))
-        drop = np.max(np.maximum(thigh[..., 1] - highest, 0.0) * weights.legs, axis=-1)
-        drop = np.where(drop > 1e-9, drop, 0.0)
-        if np.any(drop > 0):
-            down = np.zeros(drop.shape + (3,))
-            down[..., 1] = -drop
-            root, mid, tip = (v + down[..., None, :] for v in (root, mid, tip))
-            gpos = gpos + down[..., None, :] * self._under_mover[:, None]
-            hips_pos = hips_pos + down
-            parent = int(self.target.parents[self._mover])
-            lpos[..., self._mover, :] += (down if parent < 0 else
-                                          qrotate(world[..., parent, :] * _CONJUGATE, down))
-        # Hands: relative to the hips, scaled.
-        target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
-        target[..., legs, :] = feet
-        # Bend goals: legs copy the source knee; arms bend toward the copied elbow.
-        pole = mid.copy()
-        pole[..., legs, :] = knee_from_source(
-            spos[..., self._s_chain[legs, 0], :], spos[..., self._s_chain[legs, 1], :],
-            spos[..., self._s_chain[legs, 2], :], root[..., legs, :], target[..., legs, :],
-            upper_length[..., legs], lower_length[..., legs])
-        weight = np.empty(root.shape[:-1])
-        weight[..., legs] = weights.legs
-        weight[..., ~legs] = weights.arms
-        weight = np.where(np.linalg.norm(tip - target, axis=-1) < _DO_NO_HARM, 0.0, weight)
-        result = solve_two_bone(root, mid, tip, target, pole, position_weight=weight)
-        p = self._paths
-        world = world.copy(order="K")
-        world[..., p["upper_joints"], :] = qmul(result.upper_rotation[..., p["upper_limbs"], :],
-                                                world[..., p["upper_joints"], :])
-        world[..., p["lower_joints"], :] = qmul(result.lower_rotation[..., p["lower_limbs"], :],
-                                                world[..., p["lower_joints"], :])
-        for k in np.nonzero(self._detached)[0]:
-            joint = int(self._t_chain[k, 2])
-            parent = int(self.target.parents[joint])
-            place = result.tip[..., k, :]
-            if parent >= 0:
-                place = qrotate(world[..., parent, :] * _CONJUGATE, place - gpos[..., parent, :])
-            lpos[..., joint, :] = place
-        return world
-
-    def _body_yaw(self, srot: FloatArray) -> FloatArray:
-        """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""
-        hips_s = self.correspondence.hips[1]
-        turn = quat.mul_inv(srot[..., hips_s, :], self._source_hips_world)
-        forward = qrotate(turn, np.array([0.0, 0.0, 1.0]))
-        return np.arctan2(forward[..., 0], forward[..., 2])
-
-    def _estimate_capture_floor(self, spos: FloatArray) -> float:
-        """How high the capture's feet float when down (5th percentile of the lowest foot
-        point above its standing height, ≥ 0), metres. Live frames assume 0."""
-        if self._toes is None or len(spos) < 10:
-            return 0.0
-        ankles = (spos[:, self._s_chain[self._is_leg, 2], 1]
-                  - self.source_measures.ankle_height)
-        toes = spos[:, self._toes[:, 1], 1] - self.source_measures.toe_height
-        return float(max(np.percentile(np.minimum(ankles, toes), 5), 0.0))
-
-    def _planted(self, spos: FloatArray, speed: FloatArray | None) -> FloatArray:
-        """Whether each source foot is planted ``(..., 2)`` (low and slow, see ``stance``)."""
-        ankles = spos[..., self._s_chain[self._is_leg, 2], 1]
-        planted = ankles - self.source_measures.ankle_height < PLANTED_LIFT
-        return planted if speed is None else planted & (speed < PLANTED_SPEED)
-
-    def _held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float) -> FloatArray:
-        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
-        ankles = spos[:, self._s_chain[self._is_leg, 2]][..., [0, 2]]
-        speed = np.zeros(ankles.shape[:-1])
-        if len(ankles) > 1:
-            step = np.linalg.norm(np.diff(ankles, axis=0), axis=-1) * fps
-            speed = np.concatenate([step[:1], step], axis=0)
-        return hold_while_planted(self._foot_shift(self._body_yaw(srot)),
-                                  self._planted(spos, speed))
-
-    def _held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float) -> FloatArray:
-        ankles = spos[..., self._s_chain[self._is_leg, 2], :][..., [0, 2]]
-        speed = None
-        if self._last_ankles is not None and self._last_ankles.shape == ankles.shape:
-            speed = np.linalg.norm(ankles - self._last_ankles, axis=-1) / dt
-        self._last_ankles = ankles
-        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
-        return self._hold(self._foot_shift(self._body_yaw(srot)), self._planted(spos, speed))
-
-    def _foot_shift(self, yaw: FloatArray) -> FloatArray:
-        """Stance-width shift ``(..., 2, 3)`` of the feet for a smoothed body ``yaw (...)``.
-
-        Scaling the source's foot paths keeps the source's (scaled) stance width; a rig with
-        other hip proportions (RobotExpressive's legs stand 1.3 m apart) then needs each foot
-        moved by ``target_hip_offset − size_ratio · source_hip_offset``, turned with the body.
-        Callers freeze it while a foot is planted (``stance.py``).
-        """
-        target_offset, source_offset = self._hip_offsets
-        delta = target_offset * self.avatar_scale - self.size_ratio * source_offset
-        delta[:, 1] = 0.0
-        turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
-        return qrotate(turn, delta)
-
-    def _toe_pivot(self, feet: FloatArray, spos: FloatArray, gpos: FloatArray,
-                   foot_shift: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Ankle targets ``(..., 2, 3)`` and foot pitch corrections ``(..., 2, 4)``.
-
-        On the floor the foot is pitched so its toes sit as high above the floor as the
-        source's (calibration poses rarely agree on the foot's pitch: CMU's rest foot points
-        down). While the heel is up the toes stay on the source's toe path; in the air they
-        never go lower than the source's.
-
-        When the source foot rolls over its toes (heel raised, toes down), the toes are the
-        pivot: following the ankle alone would slide the target's toes (its foot has another
-        length). The ankle target then becomes the mapped source toe minus the target's own
-        ankle→toe vector (the foot's world rotation is already the source's).
-        """
-        s = self.size_ratio
-        source_ankle = spos[..., self._s_chain[self._is_leg, 2], :]
-        source_toe = spos[..., self._toes[:, 1], :]
-        floor = self._capture_floor
-        heel_up = source_ankle[..., 1] - self.source_measures.ankle_height - floor
-        toe_rest = self.target_measures.toe_height * self.avatar_scale
-        toe_height = source_toe[..., 1] - self.source_measures.toe_height - floor
-        pivot = (_ramp(heel_up, 0.005, 0.03) * (1.0 - _ramp(toe_height, 0.02, 0.06)))[..., None]
-        toe_target = source_toe * np.array([s, 1.0, s]) + foot_shift
-        toe_target[..., 1] += (toe_rest - self.source_measures.toe_height
-                               + self.settings["floor_height"])
-        foot_vector = gpos[..., self._toes[:, 0], :] - gpos[..., self._t_chain[self._is_leg, 2], :]
-        pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1],
-                                 1.0 - _ramp(toe_height, 0.02, 0.06))
-        foot_vector = qrotate(pitch, foot_vector)
-        feet = feet + pivot * (toe_target - foot_vector - feet)
-        # Never let the target's toes dip below the source's (a foot of other proportions
-        # pitched toe-down in the swing would otherwise scrape the floor).
-        # Only in the air: on the floor the toe may sit where the foot's shape puts it.
-        dip = toe_target[..., 1] - (feet[..., 1] + foot_vector[..., 1])
-        feet[..., 1] += np.clip(dip, 0.0, _MAX_TOE_RAISE) * _ramp(toe_height, 0.01, 0.03)
-        return feet, pitch
 
     def _finish(self, local: FloatArray) -> FloatArray:
         """Head offset and finger pose on the local rotations."""
@@ -752,37 +497,3 @@ class Retargeter:
                                        (values["left_hand_enabled"], values["right_hand_enabled"]))
         return local
 
-
-def _ramp(value: FloatArray, start: float, end: float) -> FloatArray:
-    return np.clip((value - start) / (end - start), 0.0, 1.0)
-
-
-def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
-    """The deepest joint that is an ancestor of (or equal to) every joint in ``joints``."""
-    chains = [skeleton.chain(j) for j in joints]
-    common = joints[0]
-    for depth, candidate in enumerate(chains[0]):
-        if all(depth < len(c) and c[depth] == candidate for c in chains):
-            common = candidate
-        else:
-            break
-    return common
-
-
-def _pitch_to_height(vector: FloatArray, height: FloatArray, weight: FloatArray) -> FloatArray:
-    """Rotation ``(..., 4)`` about the horizontal axis across ``vector (..., 3)`` that brings
-    its vertical component to ``height (...)`` (as near as its length allows), scaled by
-    ``weight (...)`` and limited to ±0.6 rad."""
-    axis = np.cross(vector, np.array([0.0, 1.0, 0.0]))
-    length = np.linalg.norm(axis, axis=-1, keepdims=True)
-    axis = np.where(length > 1e-12, axis / np.maximum(length, 1e-12), np.array([1.0, 0, 0]))
-    across = np.cross(axis, vector)
-    # vector'(φ).y = A cos φ + B sin φ = height
-    a, b = vector[..., 1], across[..., 1]
-    radius = np.maximum(np.hypot(a, b), 1e-12)
-    centre = np.arctan2(b, a)
-    spread = np.arccos(np.clip(height / radius, -1.0, 1.0))
-    roots = np.stack([centre - spread, centre + spread])
-    roots = (roots + np.pi) % (2.0 * np.pi) - np.pi
-    angle = np.where(np.abs(roots[0]) <= np.abs(roots[1]), roots[0], roots[1])
-    return quat.from_axis_angle(axis, np.clip(angle, -0.6, 0.6) * weight)
