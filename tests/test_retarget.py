@@ -318,3 +318,50 @@ def test_clip_of_another_skeleton_and_nan_clip_raise() -> None:
     bad.rotations[1, 2] = np.nan
     with pytest.raises(SkeletonError, match="frame 1"):
         r.apply(bad)
+
+
+# ---------------------------------------------------------------- remote-control registry
+
+
+def test_actions_run_through_the_typed_registry() -> None:
+    import json
+
+    from footfall.errors import SettingsError
+    from footfall.retarget.settings import ACTIONS, run_action
+
+    cmu = load(next(p for p in RIGS if p.stem == "cmu_131_01"))
+    mixamo = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
+    r = Retargeter(cmu.skeleton, mixamo.skeleton)
+    frame = (cmu.rotations[0], cmu.positions[0])
+    assert set(ACTIONS) == {"setHandPosePreset", "calibrateIPose", "resetCalibration",
+                            "calibrateHeadForward", "autoCalibrateAll"}
+    run_action(r, "setHandPosePreset", {"preset": "바위"})
+    assert r.settings["fingers_enabled"] and r.settings["left_index_curl"] == 1.0
+    run_action(r, "setHandPosePreset", {"preset": "reset"})
+    assert not r.settings["fingers_enabled"]
+    before = r.offsets.copy()
+    run_action(r, "calibrateIPose", frame=frame)
+    assert not np.allclose(before, r.offsets)
+    # Calibrated on this very frame: the target now repeats its calibration pose there.
+    rot, _ = r.step(*frame)
+    pose = Clip(mixamo.skeleton, rot[None], mixamo.skeleton.offsets[None], 60)
+    world = pose.global_rotations()[0]
+    chest = mixamo.skeleton.index(r.target_map["Chest"])
+    assert quat.angle_between(world[chest], r._calibration_world[chest]) < 1e-6
+    run_action(r, "resetCalibration")
+    np.testing.assert_allclose(r.offsets, before)
+    offset = run_action(r, "calibrateHeadForward", frame=frame)
+    assert offset.shape == (3,)
+    scale = run_action(r, "autoCalibrateAll", frame=frame)
+    assert 0.1 <= scale <= 3.0 and r.settings["avatar_scale"] == scale
+    data = r.character_data()
+    json.dumps(data)  # JSON-ready
+    assert {p["name"] for p in data["parameters"]} >= {"avatar_scale", "left_thumb_curl"}
+    with pytest.raises(SettingsError, match="unknown action 'fly'"):
+        run_action(r, "fly")
+    with pytest.raises(SettingsError, match="needs the current source frame"):
+        run_action(r, "calibrateIPose")
+    with pytest.raises(SettingsError, match="preset"):
+        run_action(r, "setHandPosePreset", {"preset": "spock"})
+    with pytest.raises(SettingsError, match="no argument"):
+        run_action(r, "resetCalibration", {"force": True})

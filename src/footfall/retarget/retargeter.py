@@ -182,6 +182,29 @@ class Retargeter:
         source_pos = fk(self._source_levels, src, self.source.offsets)[1]
         self.limbs.calibrate(source_pos, source_world, standing_world, standing_positions)
 
+    def calibrate_i_pose(self, source_rotations: ArrayLike,
+                         source_positions: ArrayLike | None = None) -> None:
+        """Calibrate with this source frame (``(Js, 4)`` local rotations) as the I-pose; the
+        target's arms and legs are turned to match it, its fingers keep their rest pose."""
+        del source_positions  # rotations alone define the pose
+        self.calibrate(source_pose=source_rotations)
+
+    def character_data(self) -> dict[str, Any]:
+        """JSON-ready state for a remote control: every setting with its description, the
+        actions, sizes and the bones matched."""
+        from footfall.retarget.settings import ACTIONS, PARAMETERS
+
+        return {
+            "values": dict(self.settings.values),
+            "parameters": [p.describe() for p in PARAMETERS.values()],
+            "actions": [a.describe() for a in ACTIONS.values()],
+            "size_ratio": self.size_ratio,
+            "hips_height": {"source": self.source_measures.hips_height,
+                            "target": self.target_measures.hips_height},
+            "target_bones": dict(self.target_map),
+            "limbs": list(self.correspondence.limbs),
+        }
+
     def reset_calibration(self) -> None:
         """Forget the calibration and recalibrate from the rest poses."""
         self.calibrate()

@@ -24,6 +24,7 @@ from typing import Any
 import platformdirs
 
 from footfall.errors import SettingsError
+from footfall.retarget.fingers import PRESET_ALIASES, PRESETS
 
 FINGERS = ("thumb", "index", "middle", "ring", "pinky")
 HANDS = ("left", "right")
@@ -221,6 +222,68 @@ class RetargetSettings:
             raise SettingsError(f"{where}: 'calibration' must be an object")
         settings.calibration = calibration
         return settings
+
+
+@dataclass(frozen=True)
+class Action:
+    """One remote-control action (seed 001's WebSocket actions), mapped to a retargeter method.
+
+    Attributes:
+        name: the action's wire name.
+        method: the public ``Retargeter`` method it calls (an explicit table, no reflection on
+            private names).
+        doc: one line saying what it does.
+        needs_frame: the method takes the current source frame (rotations, translations) first.
+        arguments: the typed arguments after the frame, in call order.
+    """
+
+    name: str
+    method: str
+    doc: str
+    needs_frame: bool = False
+    arguments: tuple[Parameter, ...] = ()
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description."""
+        return {"name": self.name, "doc": self.doc, "needs_frame": self.needs_frame,
+                "arguments": [a.describe() for a in self.arguments]}
+
+
+PRESET_NAMES = tuple(PRESETS) + tuple(PRESET_ALIASES)
+ACTIONS: dict[str, Action] = {a.name: a for a in (
+    Action("setHandPosePreset", "set_hand_pose", "finger preset on both hands",
+           arguments=(Parameter("preset", str, "reset", "preset name", choices=PRESET_NAMES),)),
+    Action("calibrateIPose", "calibrate_i_pose",
+           "calibrate with the performer's current pose as the I-pose", needs_frame=True),
+    Action("resetCalibration", "reset_calibration", "forget the calibration (rest poses)"),
+    Action("calibrateHeadForward", "calibrate_head_forward",
+           "head offset so the head looks straight ahead in the current frame", needs_frame=True),
+    Action("autoCalibrateAll", "auto_calibrate",
+           "avatar scale from the neck height ratio, then head forward", needs_frame=True),
+)}
+
+
+def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None = None,
+               frame: tuple[Any, Any] | None = None) -> Any:
+    """Run action ``name`` on ``retargeter`` with checked ``arguments``; returns its result.
+
+    ``frame`` is the current source ``(rotations, translations)`` for actions that need it.
+    Raises :class:`SettingsError` for an unknown action, unknown or invalid arguments, or a
+    missing frame.
+    """
+    action = ACTIONS.get(name)
+    if action is None:
+        raise SettingsError(f"unknown action {name!r}; choose one of {sorted(ACTIONS)}")
+    given = dict(arguments or {})
+    known = {a.name for a in action.arguments}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise SettingsError(f"action {name!r} takes no argument(s) {unknown}")
+    values = [a.validate(given.get(a.name, a.default)) for a in action.arguments]
+    if action.needs_frame and frame is None:
+        raise SettingsError(f"action {name!r} needs the current source frame")
+    method = getattr(retargeter, action.method)
+    return method(*frame, *values) if action.needs_frame else method(*values)
 
 
 def _known(name: str) -> Parameter:
