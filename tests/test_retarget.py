@@ -365,3 +365,16 @@ def test_actions_run_through_the_typed_registry() -> None:
         run_action(r, "setHandPosePreset", {"preset": "spock"})
     with pytest.raises(SettingsError, match="no argument"):
         run_action(r, "resetCalibration", {"force": True})
+
+
+def test_props_follow_the_retargeted_hand() -> None:
+    source = load(next(p for p in RIGS if p.stem == "games105_walk60"))[:10]
+    mixamo = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
+    r = Retargeter(source.skeleton, mixamo.skeleton)
+    r.props.attach("cup", "left_hand")
+    out = r.apply(source)
+    where = r.prop_transforms(out.rotations, out.positions)
+    hand = out.global_positions()[:, mixamo.skeleton.index(r.target_map["LeftHand"])]
+    distance = np.linalg.norm(where["cup"][0] - hand, axis=-1)
+    np.testing.assert_allclose(distance, np.linalg.norm([0.039, -0.022, 0.0]), atol=1e-9)
+    assert np.ptp(where["cup"][0][:, 2]) > 0.05  # it travels with the walk

@@ -307,6 +307,13 @@ class Retargeter:
         return Skeleton(self.target.names, self.target.parents, self.target.offsets * scale,
                         {j: v * scale for j, v in self.target.end_sites.items()})
 
+    def prop_transforms(self, rotations: ArrayLike, translations: ArrayLike
+                        ) -> dict[str, tuple[FloatArray, FloatArray]]:
+        """World ``(position (..., 3), rotation (..., 4))`` of every attached prop for target
+        local ``rotations (..., Jt, 4)`` and ``translations (..., Jt, 3)`` (a retargeted pose)."""
+        grot, gpos = fk(self._target_levels, rotations, translations)
+        return self.props.prop_transforms(grot, gpos)
+
     def joint_scales(self) -> FloatArray:
         """``(Jt,)`` uniform scale per joint: the head scale on the head, 1 elsewhere."""
         scales = np.ones(self.target.joint_count)
