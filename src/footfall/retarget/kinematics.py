@@ -164,10 +164,16 @@ def positions_from_world(levels: Levels, world_rotations: FloatArray,
         grot = world_rotations
     else:
         # Joint-major, and only the joints the levels name (a subset for partial FK).
-        grot = np.zeros((world_rotations.shape[-2],) + world_rotations.shape[:-2] + (4,))
-        pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
+        count = world_rotations.shape[-2]
+        grot = np.zeros((count,) + world_rotations.shape[:-2] + (4,))
         for par in levels.parents:
             grot[par] = np.moveaxis(world_rotations[..., par, :], -2, 0)
+        if levels.members is not None and len(levels.members) < count:
+            moved = np.zeros((count,) + pos.shape[:-2] + (3,))
+            moved[levels.members] = np.moveaxis(pos[..., levels.members, :], -2, 0)
+            pos = moved
+        else:
+            pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
     gpos = np.empty(grot.shape[:-1] + (3,))
     gpos[levels.roots] = pos[levels.roots]
     for idx, par in zip(levels.joints, levels.parents, strict=True):
@@ -175,12 +181,26 @@ def positions_from_world(levels: Levels, world_rotations: FloatArray,
     return gpos if gpos.ndim == 2 else np.moveaxis(gpos, 0, -2)
 
 
+def qmul_conjugate(a: FloatArray, b: FloatArray) -> FloatArray:
+    """``conj(a) * b`` of ``(..., 4)`` arrays (the inverse of unit ``a``, then ``b``)."""
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw + ax * bx + ay * by + az * bz
+    out[..., 1] = aw * bx - ax * bw - ay * bz + az * by
+    out[..., 2] = aw * by + ax * bz - ay * bw - az * bx
+    out[..., 3] = aw * bz - ax * by + ay * bx - az * bw
+    return out
+
+
 def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray) -> FloatArray:
-    """Local rotations ``(..., J, 4)`` from global ones (roots keep theirs)."""
-    children = np.nonzero(parents >= 0)[0]
+    """Local rotations ``(..., J, 4)`` from global ones (roots keep theirs).
+
+    Every joint is divided by its parent in one call (a root by itself, then overwritten), so
+    no scatter into a strided result is needed.
+    """
     roots = np.nonzero(parents < 0)[0]
-    local = np.empty_like(world_rotations)  # keeps the input's memory layout
+    parent_or_self = np.where(parents < 0, np.arange(len(parents)), parents)
+    local = qmul_conjugate(world_rotations[..., parent_or_self, :], world_rotations)
     local[..., roots, :] = world_rotations[..., roots, :]
-    parent_conjugate = world_rotations[..., parents[children], :] * _CONJUGATE
-    local[..., children, :] = qmul(parent_conjugate, world_rotations[..., children, :])
     return local
