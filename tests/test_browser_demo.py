@@ -1,0 +1,246 @@
+"""The demo in a real browser: Debian's chromium driven by Playwright (software WebGL).
+
+The page loads, the canvas shows the terrain and both bunnies (hiding each one changes the
+picture), clicking the IK control changes what the server simulates, closing the tab and
+reconnecting works, and screenshots at 1280×720, 844×390 and 390×844 land in ``artifacts/``.
+"""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from playwright import sync_api
+
+from footfall.viewer.app import DemoApp
+from footfall.viewer.simulation import DemoSettings
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [  # notes/viewer.md: what makes headless Chromium draw viser's WebGL
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[DemoApp]:
+    """The demo server running its 60 Hz loop in a thread, as ``footfall demo`` does.
+
+    It starts paused: viser renders on demand, so a still scene lets the software-WebGL browser
+    idle between checks (the IK test runs it)."""
+    app = DemoApp(port=_free_port(), lang="en", settings=DemoSettings(paused=True))
+    loop = threading.Thread(target=app.run, daemon=True)
+    loop.start()
+    yield app
+    app.stop()
+    loop.join(timeout=10)
+    assert not loop.is_alive()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: apt-get install chromium (see README)"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        # launch() starts from a fresh temporary profile (the notes' fresh --user-data-dir).
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+def _open(browser, app: DemoApp, width: int, height: int):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(120_000)  # software WebGL on a busy machine is slow
+    page.goto(app.url)
+    page.wait_for_selector("canvas")
+    # The software-WebGL notice never stops animating, so a normal click would wait forever.
+    notice = page.locator("#webgl-software-rendering")
+    notice.wait_for()
+    page.evaluate(
+        "() => document.querySelector('#webgl-software-rendering .mantine-Notification-"
+        "closeButton').click()"
+    )
+    notice.wait_for(state="detached")
+    return page
+
+
+def _canvas_box(page) -> dict[str, float]:
+    """The scene canvas (the largest one: viser keeps other, empty canvases on the page)."""
+    boxes = [box for c in page.locator("canvas").all() if (box := c.bounding_box())]
+    return max(boxes, key=lambda box: box["width"] * box["height"])
+
+
+def _canvas(page) -> np.ndarray:
+    """What the scene canvas shows now, ``(H, W, 3)``."""
+    png = page.screenshot(clip=_canvas_box(page))
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
+
+
+def _changed_columns(page, before: np.ndarray, timeout: float = 60.0) -> np.ndarray:
+    """Wait until the canvas differs from ``before``; the changed pixels' column indices."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        after = _canvas(page)
+        changed = np.abs(after - before).sum(axis=-1) > 40
+        if changed.sum() > 400:
+            return np.nonzero(changed)[1]
+        time.sleep(0.3)
+    raise AssertionError("the canvas did not change")
+
+
+def _wait_until_like(page, picture: np.ndarray, timeout: float = 60.0) -> None:
+    """Wait until the canvas shows ``picture`` again (fewer than 400 pixels differ)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (np.abs(_canvas(page) - picture).sum(axis=-1) > 40).sum() <= 400:
+            return
+        time.sleep(0.3)
+    raise AssertionError("the canvas did not return to the earlier picture")
+
+
+def _settled(page, timeout: float = 60.0) -> np.ndarray:
+    """The canvas once two pictures a second apart agree (the scene has finished loading)."""
+    deadline = time.monotonic() + timeout
+    previous = _canvas(page)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        current = _canvas(page)
+        if (np.abs(current - previous).sum(axis=-1) > 40).sum() <= 100:
+            return current
+        previous = current
+    raise AssertionError("the canvas never settled")
+
+
+def _looks_like_a_scene(pixels: np.ndarray) -> None:
+    colours = np.unique(pixels.reshape(-1, 3) // 8, axis=0)
+    assert len(colours) > 200, f"only {len(colours)} colours: a blank or flat canvas"
+    assert pixels.std(axis=(0, 1)).max() > 15
+
+
+@pytest.fixture(scope="module")
+def desktop(demo: DemoApp, browser) -> Iterator[object]:
+    """One desktop-sized page shared by the desktop tests (each page load costs seconds)."""
+    page = _open(browser, demo, 1280, 720)
+    page.get_by_label("IK (left bunny)", exact=True).wait_for()
+    yield page
+    page.close()
+
+
+def test_desktop_page_shows_terrain_and_both_bunnies(demo: DemoApp, desktop) -> None:
+    page = desktop
+    # The demo is paused (see ``demo``): a still picture where only what the test changes moves.
+    still = _settled(page)
+    _looks_like_a_scene(still)
+    width = still.shape[1]
+    page.screenshot(path=ARTIFACTS / "browser_1280x720.png")
+
+    x_of = {}
+    for k, root in enumerate(demo.scene.roots):
+        root.visible = False
+        x_of[k] = float(np.median(_changed_columns(page, still)))
+        root.visible = True
+        _wait_until_like(page, still)
+    # The IK-on bunny walks on the left of the screen, the IK-off one on the right.
+    assert x_of[0] < width / 2 < x_of[1], x_of
+
+    ground = demo.scene.terrain_handles[0]
+    ground.visible = False
+    hidden = _changed_columns(page, still)
+    ground.visible = True
+    assert np.ptp(hidden) > width / 2, "the terrain should span the view"
+    _wait_until_like(page, still)
+
+
+def test_clicking_ik_changes_the_simulation(demo: DemoApp, desktop) -> None:
+    page = desktop
+    checkbox = page.get_by_label("IK (left bunny)", exact=True)
+    assert checkbox.is_checked()
+    assert bool(demo.simulation.walker.ik[0])
+    demo.settings.paused = False
+    try:
+        time_before = demo.simulation.time
+        page.locator("label", has_text="IK (left bunny)").click()
+        _wait_for(lambda: not bool(demo.simulation.walker.ik[0]), 30, "the server to switch IK")
+        _wait_for(lambda: not demo.simulation.frame.ik[0], 5, "a frame without IK")
+        assert demo.simulation.time > time_before
+        assert demo.scene.labels[0].text == "IK off"
+        page.screenshot(path=ARTIFACTS / "browser_ik_off.png")
+        page.locator("label", has_text="IK (left bunny)").click()
+        _wait_for(lambda: bool(demo.simulation.walker.ik[0]), 30, "IK back on")
+        _wait_for(lambda: demo.scene.labels[0].text == "IK on", 5, "the label back to IK on")
+    finally:
+        demo.settings.paused = True
+
+
+def test_phone_sizes_show_the_scene(demo: DemoApp, browser) -> None:
+    page = _open(browser, demo, 844, 390)
+    try:
+        box = _canvas_box(page)
+        assert box["width"] >= 842 and box["height"] >= 350
+        _settled(page)  # the client reports its window; the camera frames both bunnies
+        # Landscape: the panel starts shut (one bar), the whole scene visible; it opens.
+        checkbox = page.get_by_label("IK (left bunny)", exact=True)
+        assert not checkbox.is_visible()
+        _looks_like_a_scene(_canvas(page))
+        page.screenshot(path=ARTIFACTS / "browser_844x390.png")
+        page.get_by_role("button", name="Expand panel").click()
+        checkbox.wait_for(state="visible")
+
+        # Portrait (the phone turned): viser's control sheet covers the lower part; the camera
+        # frames the bunnies in the top part, which must show the scene.
+        page.set_viewport_size({"width": 390, "height": 844})
+        _settled(page)
+        box = _canvas_box(page)
+        assert box["width"] >= 388
+        pixels = _canvas(page)
+        _looks_like_a_scene(pixels[: int(pixels.shape[0] * 0.4)])
+        page.screenshot(path=ARTIFACTS / "browser_390x844.png")
+    finally:
+        page.close()
+
+
+def test_closing_and_reconnecting(demo: DemoApp, browser) -> None:
+    page = _open(browser, demo, 640, 360)
+    _wait_for(lambda: len(demo.server.get_clients()) >= 1, 60, "the client to connect")
+    before = len(demo.server.get_clients())
+    page.close()
+    _wait_for(lambda: len(demo.server.get_clients()) == before - 1, 60, "the client to leave")
+    frames = demo.frames
+    page = _open(browser, demo, 640, 360)
+    try:
+        _wait_for(lambda: len(demo.server.get_clients()) == before, 60, "the client to return")
+        page.get_by_role("button", name="Expand panel").wait_for()
+        assert demo.frames > frames  # the loop kept running throughout
+    finally:
+        page.close()
