@@ -18,9 +18,13 @@ def test_copies_follow_source_rotations_with_hip_offsets() -> None:
     offsets = [(1.0, 0.0, 0.0), (-1.0, 0.0, 0.5), (0.0, 0.0, -2.0)]
     targets = [CopyTarget(mixamo, hip_offset=o) for o in offsets]
     targets.append(CopyTarget(cesium.skeleton, hip_offset=(2.0, 0.0, 0.0),
-                              rest=cesium.rest_rotations, sync_root_scale=False))
+                              rest=cesium.rest_rotations, sync_root_scale=False,
+                              transfer_head_scale=False))
     copier = PoseCopier(source.skeleton, targets)
-    poses = copier.copy(source.rotations, source.positions, root_scale=1.5)
+    poses = copier.copy(source.rotations, source.positions, root_scale=1.5, head_scale=1.2)
+    head = mixamo.index("mixamorig:Head")
+    assert poses[0].joint_scales[head] == 1.2 and np.sum(poses[0].joint_scales != 1) == 1
+    assert np.all(poses[3].joint_scales == 1.0)
     assert len(poses) == 4
     hips_source = source.global_positions()[:, 0]
     for pose, offset in zip(poses[:3], offsets, strict=True):

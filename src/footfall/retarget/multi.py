@@ -31,6 +31,7 @@ class CopyTarget:
         skeleton: its skeleton.
         hip_offset: ``(3,)`` world offset added to the source hips position, metres.
         sync_root_scale: follow the source's root scale ratio.
+        transfer_head_scale: give the target's head the source's head scale.
         rest: ``(J, 4)`` rest local rotations (glTF avatars), identity by default.
         mapping: ``{canonical bone: joint}`` override.
     """
@@ -38,6 +39,7 @@ class CopyTarget:
     skeleton: Skeleton
     hip_offset: ArrayLike = (0.0, 0.0, 0.0)
     sync_root_scale: bool = True
+    transfer_head_scale: bool = True
     rest: ArrayLike | None = None
     mapping: Mapping[str, str | None] | None = None
 
@@ -45,11 +47,13 @@ class CopyTarget:
 @dataclass
 class CopiedPose:
     """A target's pose: local ``rotations (..., J, 4)``, ``positions (..., J, 3)``, root
-    ``scale`` (uniform; already applied to the positions)."""
+    ``scale`` (uniform; already applied to the positions), and ``joint_scales (J,)`` (the
+    source's head scale on the head when ``transfer_head_scale``)."""
 
     rotations: FloatArray
     positions: FloatArray
     scale: float
+    joint_scales: FloatArray
 
 
 @dataclass
@@ -61,6 +65,7 @@ class _Group:
     offsets: FloatArray  # (N, M, 4)
     rest: FloatArray  # (N, J, 4)
     hips: int
+    head: int
     unmapped: Levels
     hip_offsets: FloatArray = field(default_factory=lambda: np.zeros((0, 3)))
     sync: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
@@ -100,6 +105,8 @@ class PoseCopier:
                 groups[key] = _Group(skeleton, [], pairs.target_joints, pairs.source_joints,
                                      np.zeros((0, len(pairs.target_joints), 4)),
                                      np.zeros((0, skeleton.joint_count, 4)), pairs.hips[0],
+                                     skeleton.index(target_map["Head"]) if "Head" in target_map
+                                     else -1,
                                      Levels.of(skeleton.parents, np.nonzero(~mapped)[0]))
             group = groups[key]
             group.members.append(k)
@@ -110,11 +117,12 @@ class PoseCopier:
             group.sync = np.append(group.sync, bool(entry.sync_root_scale))
         self._groups = list(groups.values())
 
-    def copy(self, rotations: ArrayLike, positions: ArrayLike,
-             root_scale: float = 1.0) -> list[CopiedPose]:
+    def copy(self, rotations: ArrayLike, positions: ArrayLike, root_scale: float = 1.0,
+             head_scale: float = 1.0) -> list[CopiedPose]:
         """Poses of every target (in ``targets`` order) for source local ``rotations
         (..., Js, 4)`` and ``positions (..., Js, 3)``; ``root_scale`` is the source root's scale
-        relative to its original (targets with ``sync_root_scale`` follow it)."""
+        relative to its original (targets with ``sync_root_scale`` follow it), ``head_scale``
+        the source's head scale (given to targets with ``transfer_head_scale``)."""
         srot, spos = fk(self._levels, rotations, positions)
         hips_source = spos[..., self._source_hips, :]
         out: list[CopiedPose | None] = [None] * len(self.targets)
@@ -148,5 +156,8 @@ class PoseCopier:
                 lpos[..., hips, :] = quat.inv_rotate(parent_rot[..., parent, :],
                                                      hips_world - parent_pos[..., parent, :])
             for n, member in enumerate(group.members):
-                out[member] = CopiedPose(local[n], lpos[n], float(scale[n]))
+                joint_scales = np.ones(joints)
+                if group.head >= 0 and self.targets[member].transfer_head_scale:
+                    joint_scales[group.head] = head_scale
+                out[member] = CopiedPose(local[n], lpos[n], float(scale[n]), joint_scales)
         return [pose for pose in out if pose is not None]
