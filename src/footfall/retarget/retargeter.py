@@ -345,10 +345,10 @@ class Retargeter:
             raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
         clip.check_finite()
         rotations, positions = clip.rotations, clip.positions
-        if self.settings["filter_enabled"]:
-            positions = self._filtered_series(clip)
         srot_all = fk(self._source_levels, rotations, positions, positions=False)[0]
         spos_all = positions_from_world(self.limbs.source_position_levels, srot_all, positions)
+        if self.settings["filter_enabled"]:
+            spos_all = self._filtered_series(spos_all, clip.fps)
         self._capture_floor = self.limbs.estimate_capture_floor(spos_all, self.source_measures)
         goals = self._goal_weights(spos_all, props, chairs)
         shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
@@ -380,13 +380,15 @@ class Retargeter:
     ) -> tuple[FloatArray, FloatArray]:
         """Retarget one live frame: source ``(..., Js, 4)`` local rotations and ``(..., Js, 3)``
         translations → target ``(..., Jt, 4)``, ``(..., Jt, 3)``. Weights are smoothed over
-        calls (``dt`` seconds per step); raw positions are One Euro filtered when enabled."""
+        calls (``dt`` seconds per step); the raw source joint positions that feet, hands and hips
+        follow are One Euro filtered when ``filter_enabled``."""
         rotations = np.asarray(rotations, dtype=np.float64)
         positions = np.asarray(positions, dtype=np.float64)
-        if self.settings["filter_enabled"]:
-            positions = self._live_filter()(positions, timestamp)
         srot = fk(self._source_levels, rotations, positions, positions=False)[0]
         spos = positions_from_world(self.limbs.source_position_levels, srot, positions)
+        if self.settings["filter_enabled"]:
+            read = self.limbs.source_position_levels.members
+            spos[..., read, :] = self._live_filter(dt)(spos[..., read, :], timestamp)
         goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(goals, dt)
@@ -395,16 +397,22 @@ class Retargeter:
 
     # ------------------------------------------------------------------ internals
 
-    def _live_filter(self) -> OneEuroFilter:
+    def _live_filter(self, dt: float) -> OneEuroFilter:
+        """The live One Euro filter on raw source joint positions (rebuilt when its settings
+        change; its rate comes from ``dt`` unless timestamps are given)."""
         cutoff, beta = self.settings["filter_min_cutoff"], self.settings["filter_beta"]
         if self._filter is None or (self._filter.min_cutoff, self._filter.beta) != (cutoff, beta):
-            self._filter = OneEuroFilter(60.0, cutoff, beta)
+            self._filter = OneEuroFilter(1.0 / dt, cutoff, beta)
         return self._filter
 
-    def _filtered_series(self, clip: Clip) -> FloatArray:
-        filt = OneEuroFilter(clip.fps, self.settings["filter_min_cutoff"],
+    def _filtered_series(self, spos: FloatArray, fps: float) -> FloatArray:
+        """Raw source joint positions ``(F, Js, 3)`` One Euro filtered (the joints read)."""
+        read = self.limbs.source_position_levels.members
+        out = np.array(spos, copy=True)
+        filt = OneEuroFilter(fps, self.settings["filter_min_cutoff"],
                              self.settings["filter_beta"])
-        return filt.filter_series(clip.positions)
+        out[:, read] = filt.filter_series(spos[:, read])
+        return out
 
     def _fixed_weights(self, frames: int) -> LimbWeights:
         legs = self.limbs.leg_count
