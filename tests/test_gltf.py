@@ -115,3 +115,13 @@ def test_writing_a_mismatched_clip_leaves_the_file_alone(tmp_path) -> None:
         save_animation(avatar, bad, path)
     assert path.read_bytes() == b"previous"
     assert quat.normalize(avatar.rest_rotations).shape == (19, 4)
+
+
+def test_gltf_json_output_round_trips(tmp_path) -> None:
+    avatar = load_avatar(CESIUM)
+    clip = load_animation(CESIUM, fps=24.0)
+    out = tmp_path / "walk.gltf"
+    save_animation(avatar, clip, out)
+    assert out.read_text(encoding="utf-8").lstrip().startswith("{")
+    back = load_animation(out, fps=24.0)
+    np.testing.assert_allclose(back.global_positions(), clip.global_positions(), atol=1e-4)
