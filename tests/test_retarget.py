@@ -404,3 +404,21 @@ def test_one_euro_filter_on_raw_positions_calms_jitter() -> None:
               for f in range(60)]
     live_path = np.array(frames)
     np.testing.assert_allclose(live_path, calmed.positions[:60, hips], atol=1e-9)
+
+
+def test_step_rejects_malformed_frames() -> None:
+    clip = load(next(p for p in RIGS if p.stem == "games105_walk60"))
+    r = Retargeter(clip.skeleton, clip.skeleton)
+    with pytest.raises(SkeletonError, match=r"expected rotations \(\.\.\., 20, 4\)"):
+        r.step(clip.rotations[0, :5], clip.positions[0, :5])
+    with pytest.raises(SkeletonError, match="expected rotations"):
+        r.step(clip.rotations[0], clip.positions[1:3])
+    rot = clip.rotations[0].copy()
+    rot[3, 1] = np.nan
+    with pytest.raises(SkeletonError, match="joint 3"):
+        r.step(rot, clip.positions[0])
+    from footfall.errors import SettingsError
+
+    with pytest.raises(SettingsError, match="dt must be positive"):
+        r.step(clip.rotations[0], clip.positions[0], dt=0.0)
+    r.step(clip.rotations[0], clip.positions[0])  # still works after the bad frames

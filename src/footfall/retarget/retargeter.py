@@ -349,7 +349,17 @@ class Retargeter:
         spos_all = positions_from_world(self.limbs.source_position_levels, srot_all, positions)
         if self.settings["filter_enabled"]:
             spos_all = self._filtered_series(spos_all, clip.fps)
+        # The capture's floor offset is known for a whole clip only (live frames assume 0).
         self._capture_floor = self.limbs.estimate_capture_floor(spos_all, self.source_measures)
+        try:
+            return self._apply_solved(clip, srot_all, spos_all, props, chairs, chunk, progress)
+        finally:
+            self._capture_floor = 0.0
+
+    def _apply_solved(self, clip: Clip, srot_all: FloatArray, spos_all: FloatArray,
+                      props: ArrayLike | None, chairs: ArrayLike | None, chunk: int,
+                      progress: Callable[[int], None] | None) -> Clip:
+        rotations, positions = clip.rotations, clip.positions
         goals = self._goal_weights(spos_all, props, chairs)
         shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
         weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
@@ -384,6 +394,20 @@ class Retargeter:
         follow are One Euro filtered when ``filter_enabled``."""
         rotations = np.asarray(rotations, dtype=np.float64)
         positions = np.asarray(positions, dtype=np.float64)
+        joints = self.source.joint_count
+        if (rotations.ndim < 2 or rotations.shape[-2:] != (joints, 4)
+                or positions.shape != rotations.shape[:-1] + (3,)):
+            raise SkeletonError(
+                f"step: expected rotations (..., {joints}, 4) and translations (..., {joints}, 3)"
+                f" of the source skeleton, got {rotations.shape} and {positions.shape}"
+            )
+        if not (np.isfinite(rotations).all() and np.isfinite(positions).all()):
+            bad = ~(np.isfinite(rotations).all(-1) & np.isfinite(positions).all(-1))
+            joint = int(np.argwhere(bad)[0][-1])
+            raise SkeletonError(f"step: NaN or inf at joint {joint} "
+                                f"({self.source.names[joint]!r}); frame skipped")
+        if not (np.isfinite(dt) and dt > 0):
+            raise SettingsError(f"step: dt must be positive seconds, got {dt!r}")
         srot = fk(self._source_levels, rotations, positions, positions=False)[0]
         spos = positions_from_world(self.limbs.source_position_levels, srot, positions)
         if self.settings["filter_enabled"]:
