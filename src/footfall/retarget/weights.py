@@ -10,8 +10,8 @@ Each limb's goal weight is built from layers, each a linear ramp of one distance
 
 Arms turn IK on when any reason applies; legs and hips only when all agree. The hips weight
 scales the leg-length hip correction (seated avatars keep the source's hip height). Goals are
-smoothed exponentially, ``w += (goal − w)·(1 − exp(−speed·dt))`` — batched over frames with
-``scipy.signal.lfilter``, or one frame at a time by :class:`WeightSmoother`.
+smoothed exponentially, ``w += (goal − w)·(1 − exp(−speed·dt))`` — batched over frames in
+closed form (:func:`smooth_series`), or one frame at a time by :class:`WeightSmoother`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.signal import lfilter
 
 FloatArray = NDArray[np.float64]
 
@@ -130,19 +129,40 @@ def smoothing_alpha(speed: float, dt: float) -> float:
     return float(1.0 - np.exp(-max(speed, 0.0) * dt))
 
 
+_BLOCK = 64  # frames per block of the closed-form smoothing below
+
+
 def smooth_series(goals: ArrayLike, speed: float, dt: float,
                   initial: ArrayLike | None = None) -> FloatArray:
     """Exponentially smoothed goals ``(F, ...)`` along frames; starts at ``initial``
-    (default: the first goal, so a clip does not ramp in from zero)."""
+    (default: the first goal, so a clip does not ramp in from zero).
+
+    ``y[n] = (1 − α) y[n−1] + α x[n]`` solved block by block in closed form: inside a block
+    of ``_BLOCK`` frames ``y = T x + (1 − α)^(k+1) y_before`` with the lower-triangular
+    ``T[k, j] = α (1 − α)^(k−j)`` (all powers ≤ 1, so nothing overflows); only the block ends
+    are carried in a short loop.
+    """
     goals = np.asarray(goals, dtype=np.float64)
     alpha = smoothing_alpha(speed, dt)
-    if alpha >= 1.0 or goals.shape[0] == 0:
+    frames = goals.shape[0]
+    if alpha >= 1.0 or frames == 0:
         return goals.copy()
+    decay = 1.0 - alpha
     start = goals[0] if initial is None else np.broadcast_to(initial, goals.shape[1:])
-    # y[n] = (1 − α) y[n−1] + α x[n], with y[−1] = start.
-    zi = ((1.0 - alpha) * np.asarray(start, dtype=np.float64))[None]
-    out, _ = lfilter([alpha], [1.0, -(1.0 - alpha)], goals, axis=0, zi=zi)
-    return out
+    flat = goals.reshape(frames, -1)
+    blocks = -(-frames // _BLOCK)
+    padded = np.zeros((blocks * _BLOCK, flat.shape[1]))
+    padded[:frames] = flat
+    lag = np.arange(_BLOCK)[:, None] - np.arange(_BLOCK)[None, :]
+    transfer = np.where(lag >= 0, alpha * decay ** np.maximum(lag, 0), 0.0)
+    carry = decay ** (np.arange(_BLOCK) + 1.0)  # weight of the state before the block
+    local = transfer @ padded.reshape(blocks, _BLOCK, -1)  # (blocks, _BLOCK, C)
+    state = np.asarray(start, dtype=np.float64).reshape(-1)
+    out = np.empty_like(local)
+    for b in range(blocks):
+        out[b] = local[b] + carry[:, None] * state
+        state = out[b, -1]
+    return out.reshape(-1, flat.shape[1])[:frames].reshape(goals.shape)
 
 
 def smooth_weights(goals: LimbWeights, speed: float, dt: float) -> LimbWeights:
