@@ -318,3 +318,12 @@ def test_batched_smoothing_equals_live_smoothing(goals: list[float], speed: floa
         state = live(LimbWeights(np.array([g]), np.array([g]), np.array(g)), 1 / 60)
         assert state.arms[0] == pytest.approx(batch[k], abs=1e-12)
     assert np.all(batch >= -1e-12) and np.all(batch <= 1 + 1e-12)
+
+
+def test_smoothing_of_empty_and_single_series() -> None:
+    assert smooth_series(np.zeros((30, 0)), 10.0, 1 / 60).shape == (30, 0)
+    assert smooth_series(np.zeros((0, 2)), 10.0, 1 / 60).shape == (0, 2)
+    np.testing.assert_allclose(smooth_series(np.array([[0.3, 0.7]]), 10.0, 1 / 60), [[0.3, 0.7]])
+    long = np.r_[np.zeros(100), np.ones(200)]  # crosses block boundaries
+    out = smooth_series(long, 5.0, 1 / 60)
+    assert out[99] == 0.0 and 0.0 < out[100] < out[150] < out[299] < 1.0

@@ -145,7 +145,7 @@ def smooth_series(goals: ArrayLike, speed: float, dt: float,
     goals = np.asarray(goals, dtype=np.float64)
     alpha = smoothing_alpha(speed, dt)
     frames = goals.shape[0]
-    if alpha >= 1.0 or frames == 0:
+    if alpha >= 1.0 or goals.size == 0:
         return goals.copy()
     decay = 1.0 - alpha
     start = goals[0] if initial is None else np.broadcast_to(initial, goals.shape[1:])
