@@ -393,15 +393,18 @@ def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
 def _pitch_to_height(vector: FloatArray, height: FloatArray, weight: FloatArray) -> FloatArray:
     """Rotation ``(..., 4)`` about the horizontal axis across ``vector (..., 3)`` that brings
     its vertical component to ``height (...)`` (as near as its length allows), scaled by
-    ``weight (...)`` and limited to ±0.6 rad."""
-    axis = np.cross(vector, np.array([0.0, 1.0, 0.0]))
-    length = np.linalg.norm(axis, axis=-1, keepdims=True)
-    axis = np.where(length > 1e-12, axis / np.maximum(length, 1e-12), np.array([1.0, 0, 0]))
-    across = np.cross(axis, vector)
-    # vector'(φ).y = A cos φ + B sin φ = height
-    a, b = vector[..., 1], across[..., 1]
-    radius = np.maximum(np.hypot(a, b), 1e-12)
-    centre = np.arctan2(b, a)
+    ``weight (...)`` and limited to ±0.6 rad.
+
+    About the unit axis ``a = v × up / |v × up|`` a turn by φ gives
+    ``v'.y = v.y cos φ + (a × v).y sin φ`` and ``(a × v).y`` is the horizontal length of ``v``.
+    """
+    horizontal = np.hypot(vector[..., 0], vector[..., 2])
+    safe = np.maximum(horizontal, 1e-12)
+    axis = np.stack([-vector[..., 2] / safe, np.zeros_like(safe), vector[..., 0] / safe], -1)
+    axis = np.where((horizontal > 1e-12)[..., None], axis, np.array([1.0, 0.0, 0.0]))
+    vertical = vector[..., 1]
+    radius = np.maximum(np.hypot(vertical, horizontal), 1e-12)
+    centre = np.arctan2(horizontal, vertical)
     spread = np.arccos(np.clip(height / radius, -1.0, 1.0))
     roots = np.stack([centre - spread, centre + spread])
     roots = (roots + np.pi) % (2.0 * np.pi) - np.pi
