@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import BVH_FILES
-from footfall import bvh
+from footfall import bvh, metrics
 from footfall.cli import main
 from footfall.errors import SkeletonError
-from footfall.grounding.postprocess import ground_clip
+from footfall.grounding.postprocess import _clip_setup, clip_feet, ground_clip, place_clip
 from footfall.skeleton import Clip
 from footfall.terrain import scene
 
@@ -44,9 +44,17 @@ def test_grounded_clip_meets_the_issue(clips: dict[str, Clip], name: str, terrai
     assert after["penetration_m"] <= 0.005
     assert after["floating_m"] <= 0.005
     assert after["contact_skate_ratio"] <= 0.02
-    # GMD's ratio also counts fast swings under 5 cm, which the animation itself has; it is
-    # reported, not bounded here (see docs/experiment.md)
-    assert 0.0 <= after["foot_skate_ratio"] <= 1.0
+    if name == "mixamo_stepping.bvh":
+        # GMD's ratio also counts fast swings under 5 cm: this clip's quick low steps drag the
+        # toes along its own floor (docs/experiment.md); grounding must not make it worse
+        assert after["foot_skate_ratio"] <= before["foot_skate_ratio"]
+    elif name.startswith("cmu"):
+        # the first 300 frames are standing and shuffling before the walk: a standing foot
+        # drifts ~9 cm under its lock and pays it back in a 4 cm-high shuffle (docs); the
+        # whole clip is bounded at 0.02 below
+        assert after["foot_skate_ratio"] <= 0.06
+    else:
+        assert after["foot_skate_ratio"] <= 0.02
     assert result.fallback_frames == 0
     # the terrain really was uneven under the raw clip
     assert before["contact_error_m"] > after["contact_error_m"] or terrain == "rocks"
@@ -67,6 +75,42 @@ def test_flat_ground_only_cleans_the_contacts(clips: dict[str, Clip]) -> None:
     assert result.before["penetration_m"] > 0.001
     assert result.after["penetration_m"] <= 0.001
     assert result.after["floating_m"] <= 0.001
+
+
+def test_whole_cmu_clip_does_not_skate() -> None:
+    clip = bvh.load(BVH_FILES[0].parent / "cmu_131_01_metres.bvh")
+    result = ground_clip(clip, TERRAINS["stairs"])
+    assert result.before["foot_skate_ratio"] > 0.2  # the feet cut through the stairs before
+    assert result.after["foot_skate_ratio"] <= 0.02
+    assert result.after["penetration_m"] <= 0.005 and result.after["floating_m"] <= 0.005
+
+
+def test_push_off_stays_locked_until_the_toe_lifts(clips: dict[str, Clip]) -> None:
+    # games105's toe tip slides 0.35 – 0.6 m/s on the floor at push-off (frames 76 – 81 of
+    # the left foot) after heel and ball speeds end the raw contact; the held contact keeps it
+    # locked, so the ball no longer skates under 5 cm (GMD ratio 0.127 before the hold)
+    clip = clips["games105_walk60.bvh"]
+    result = ground_clip(clip, scene("flat"))
+    assert result.contacts[76:81, 0].all() and not result.contacts[84, 0]
+    assert result.after["foot_skate_ratio"] == 0.0
+    legs, models, _, _ = _clip_setup(clip, None)
+    feet = clip_feet(result.clip.rotations, result.clip.positions, clip.skeleton, legs, models)
+    ball_step = np.linalg.norm(np.diff(feet.toe[70:81, 0][:, [0, 2]], axis=0), axis=-1)
+    assert ball_step.max() < 1e-6  # pinned
+
+
+def test_swinging_soles_keep_their_clearance_over_stairs(clips: dict[str, Clip]) -> None:
+    # a swing toe used to cut 8 cm into a stair (games105, right foot); each swinging sole
+    # sample now keeps at least the height it had over the animation's own floor
+    stairs = TERRAINS["stairs"]
+    placed = place_clip(clips["games105_walk60.bvh"], stairs)
+    legs, models, floor, source = _clip_setup(placed, None)
+    result = ground_clip(placed, stairs, place=False)
+    feet = clip_feet(result.clip.rotations, result.clip.positions, placed.skeleton, legs, models)
+    gaps = metrics.ground_gaps(stairs, feet.sole)
+    swing = ~result.contacts
+    assert np.nanmin(gaps[swing] - (source.sole[..., 1] - floor)[swing]) > -1e-6
+    assert np.nanmin(gaps[swing]) > 0.0  # nothing inside the stairs
 
 
 def test_nan_in_a_clip_names_frame_and_joint(clips: dict[str, Clip]) -> None:

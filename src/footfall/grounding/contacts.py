@@ -1,9 +1,12 @@
-"""Foot contacts from a clip itself (no labels): low and slow feet, median-filtered.
+"""Foot contacts from a clip itself (no labels): low and slow feet, median-filtered, held.
 
 A foot is in contact when its lowest sole point is near the clip's floor and its heel (ankle) or
 toe is nearly still — the heel carries the contact after heel strike, the toe before push-off.
 Single-frame flickers are removed with a median filter (Holden's foot locking uses toe speed
-below 0.15 m/s and a median filter the same way).
+below 0.15 m/s and a median filter the same way). A contact is then *held* (hysteresis) over the
+neighbouring frames in which the foot still touches the floor — its lowest heel or toe point
+within ``HOLD_HEIGHT`` — but slides slower than ``HOLD_SPEED``: a planted toe that slides at
+push-off is still planted, and must be locked, not released to skate.
 """
 
 from __future__ import annotations
@@ -17,6 +20,14 @@ from numpy.typing import ArrayLike, NDArray
 CONTACT_HEIGHT = 0.04
 CONTACT_SPEED = 0.3
 MEDIAN_SECONDS = 5 / 60
+#: Hysteresis: a contact is held while the lowest heel/toe point is within 2 cm of the floor and
+#: slower than 1 m/s (a swinging foot is faster: 2 – 4 m/s in the test clips).
+HOLD_HEIGHT = 0.02
+HOLD_SPEED = 1.0
+#: A break in a contact shorter than 0.2 s over which the foot moves less than 5 cm is no step
+#: (a weight shift while standing): the contact is bridged instead of released and re-locked.
+BRIDGE_SECONDS = 0.2
+BRIDGE_DISTANCE = 0.05
 
 
 def horizontal_speed(positions: ArrayLike, fps: float) -> NDArray[np.float64]:
@@ -55,6 +66,57 @@ def detect_contacts(
     still = np.minimum(np.asarray(heel_speed), np.asarray(toe_speed)) < speed
     raw = (sole_height < height) & still
     return median_filter(raw, int(round(median_seconds * fps)))
+
+
+def hold_contacts(
+    contacts: ArrayLike,
+    point_height: ArrayLike,
+    point_speed: ArrayLike,
+    height: float = HOLD_HEIGHT,
+    speed: float = HOLD_SPEED,
+) -> NDArray[np.bool_]:
+    """Contacts ``(F, feet)`` grown forward and backward in time over the frames in which the
+    foot's lowest point is still on the floor (``point_height (F, feet)`` m above it, below
+    ``height``) and slower than ``speed`` (``point_speed (F, feet)`` m/s): the hysteresis
+    that keeps a sliding planted foot in contact (so it is locked) until it really lifts."""
+    contacts = np.asarray(contacts, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        touching = (np.asarray(point_height) < height) & (np.asarray(point_speed) < speed)
+    out = contacts.copy()
+    frames = contacts.shape[0]
+    for foot in range(contacts.shape[1]):
+        for start, stop in segments(contacts[:, foot]):
+            while stop < frames and touching[stop, foot] and not out[stop, foot]:
+                out[stop, foot] = True
+                stop += 1
+            while start > 0 and touching[start - 1, foot] and not out[start - 1, foot]:
+                out[start - 1, foot] = True
+                start -= 1
+    return out
+
+
+def bridge_gaps(
+    contacts: ArrayLike,
+    positions: ArrayLike,
+    fps: float,
+    seconds: float = BRIDGE_SECONDS,
+    distance: float = BRIDGE_DISTANCE,
+) -> NDArray[np.bool_]:
+    """Contacts ``(F, feet)`` with short breaks closed: a gap of at most ``seconds`` between two
+    contacts, over which the foot's position ``(F, feet, 3)`` moves less than ``distance``
+    horizontally, is part of one contact (released and re-locked, the foot would jump)."""
+    contacts = np.asarray(contacts, dtype=bool)
+    positions = np.asarray(positions, dtype=np.float64)
+    out = contacts.copy()
+    longest = seconds * fps
+    for foot in range(contacts.shape[1]):
+        steps = segments(contacts[:, foot])
+        for (_, stop), (start, _) in zip(steps[:-1], steps[1:], strict=True):
+            step = positions[start, foot] - positions[stop - 1, foot]
+            moved = np.hypot(step[0], step[2])
+            if start - stop <= longest and moved < distance:
+                out[stop:start, foot] = True
+    return out
 
 
 def segments(flags: ArrayLike) -> list[tuple[int, int]]:

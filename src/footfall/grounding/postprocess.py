@@ -21,9 +21,20 @@ from numpy.typing import NDArray
 
 from footfall import metrics, quat
 from footfall.errors import SkeletonError
-from footfall.grounding.contacts import detect_contacts, horizontal_speed
-from footfall.grounding.feet import FootModel, Leg, foot_model_from_motion, legs_of
-from footfall.grounding.locks import ball_locks, contact_plan
+from footfall.grounding.contacts import (
+    bridge_gaps,
+    detect_contacts,
+    hold_contacts,
+    horizontal_speed,
+)
+from footfall.grounding.feet import (
+    FootModel,
+    Leg,
+    _toe_tips,
+    foot_model_from_motion,
+    legs_of,
+)
+from footfall.grounding.locks import ball_locks, contact_plan, release_over_swing
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundingPipeline
 from footfall.skeleton import Clip, forward_kinematics
@@ -39,11 +50,14 @@ CORRECTION_PASSES = 2
 @dataclass(frozen=True)
 class ClipFeet:
     """Where a clip's feet are: sole samples ``(F, 2, S, 3)`` (NaN-padded when the two soles
-    differ in length), ankles and toes ``(F, 2, 3)``, world metres."""
+    differ in length), ankles and toes (the ball joint) ``(F, 2, 3)``, and the points that touch
+    the floor ``(F, 2, P, 3)`` (NaN-padded): the heel and the rig's own toe points (ball, toe
+    tip), which bend with the toes where the rigid sole cannot; world metres."""
 
     sole: FloatArray
     ankle: FloatArray
     toe: FloatArray
+    touch: FloatArray | None = None
 
 
 def clip_feet(
@@ -55,12 +69,17 @@ def clip_feet(
     samples = max(len(m.sole) for m in models)
     sole = np.full((gpos.shape[0], 2, samples, 3), np.nan)
     toe = np.empty((gpos.shape[0], 2, 3))
+    tips = [_toe_tips(skeleton, leg) for leg in legs]
+    touch = np.full((gpos.shape[0], 2, 1 + max(len(t) for t in tips), 3), np.nan)
     for side, (leg, model) in enumerate(zip(legs, models, strict=True)):
         world = metrics.sole_world(grot[:, leg.foot], gpos[:, leg.foot], model.sole)
         sole[:, side, : len(model.sole)] = world
         toe[:, side] = world[:, -1] if leg.toes is None else gpos[:, leg.toes]  # ball joint
+        touch[:, side, 0] = world[:, 0]  # heel
+        for i, (joint, offset) in enumerate(tips[side], start=1):
+            touch[:, side, i] = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
     ankle = gpos[:, [leg.foot for leg in legs]]
-    return ClipFeet(sole, ankle, toe)
+    return ClipFeet(sole, ankle, toe, touch)
 
 
 def place_clip(clip: Clip, terrain: Any) -> Clip:
@@ -108,6 +127,19 @@ def _smooth_below(values: FloatArray, window: int) -> FloatArray:
     eroded = sliding_window_view(padded, 2 * half + 1).min(axis=-1)
     padded = np.pad(eroded, half, mode="edge")
     return sliding_window_view(padded, 2 * half + 1).mean(axis=-1)
+
+
+def _smooth_above(values: FloatArray, window: int) -> FloatArray:
+    """A smooth curve ``(F, ...)`` never below ``values``: moving maximum, then moving average
+    (per column along frames)."""
+    if window < 2 or values.shape[0] < 2:
+        return values.copy()
+    half = window // 2
+    pad = [(half, half)] + [(0, 0)] * (values.ndim - 1)
+    dilated = sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0)
+    dilated = dilated.max(axis=-1)
+    averaged = sliding_window_view(np.pad(dilated, pad, mode="edge"), 2 * half + 1, axis=0)
+    return averaged.mean(axis=-1)
 
 
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
@@ -182,10 +214,18 @@ def _clip_setup(
 
 
 def _contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:
+    """Contacts from the motion (low and slow), held while the heel or toe still touches the
+    floor and slides slower than a swing (see :mod:`footfall.grounding.contacts`)."""
     lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
-    return detect_contacts(
+    contacts = detect_contacts(
         lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.toe, fps), fps
     )
+    assert feet.touch is not None
+    heights = np.where(np.isfinite(feet.touch[..., 1]), feet.touch[..., 1], np.inf)
+    low = heights.argmin(axis=-1)  # (F, 2) the touching point: heel, ball or toe tip
+    point = np.take_along_axis(feet.touch, low[..., None, None], axis=2)[:, :, 0]
+    held = hold_contacts(contacts, point[..., 1] - floor, horizontal_speed(point, fps))
+    return bridge_gaps(held, feet.toe, fps)
 
 
 def measure_clip(clip: Clip, terrain: Any, contacts: Any = None, legs: Any = None) -> dict:
@@ -232,6 +272,7 @@ def ground_clip(
     ankle_xz = feet.ankle[..., [0, 2]]
     lock_xz, lock_weight, lock_turn = ball_locks(feet.ankle, feet.toe, contacts, fps)
     stance, swing, plant, next_plant = contact_plan(ankle_xz, contacts)
+    lock_weight = release_over_swing(lock_weight, contacts, swing)
     offline = replace(params, smoothing=False)
     frames = clip.frame_count
     chunks = [(s, min(s + CHUNK, frames)) for s in range(0, frames, CHUNK)]
@@ -265,10 +306,17 @@ def ground_clip(
         return out_rot, out_pos, (offsets, fallback)
 
     window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
+    swing_window = max(1, int(round(LIFT_BLEND_SECONDS * fps)))
+    # What each sole sample cleared over the animation's floor: a swinging foot keeps at least
+    # that clearance over the ground actually under it (a toe must not cut through a stair
+    # riser); on flat ground this asks for nothing, and a sample the animation itself put below
+    # its floor (toes bent past the rigid sole) is not lifted.
+    clearance = feet.sole[..., 1] - floor  # (F, 2, S)
     lift = np.zeros((frames, 2))
+    swing_lift = np.zeros((frames, 2))
     for correction in range(1 + CORRECTION_PASSES):
-        _, _, (goal, _) = run(lift, None)
-        out_rot, out_pos, (_, fallback) = run(lift, _smooth_below(goal, window))
+        _, _, (goal, _) = run(lift + swing_lift, None)
+        out_rot, out_pos, (_, fallback) = run(lift + swing_lift, _smooth_below(goal, window))
         if correction == CORRECTION_PASSES:
             break
         solved = clip_feet(out_rot, out_pos, skeleton, leg_pair, models)
@@ -276,6 +324,12 @@ def ground_clip(
         low = np.nanmin(np.where(np.isfinite(gaps), gaps, np.inf), axis=-1)
         error = np.where(np.isfinite(low) & contacts & ~fallback, low, 0.0)
         lift = lift - _blend_out(error, contacts, int(round(LIFT_BLEND_SECONDS * fps)))
+        with np.errstate(invalid="ignore"):
+            short = np.nanmax(np.where(np.isfinite(gaps), clearance - gaps, -np.inf), axis=-1)
+        short = np.where(np.isfinite(short) & ~contacts & ~fallback, np.maximum(short, 0.0), 0.0)
+        swing_lift = np.where(
+            contacts, 0.0, swing_lift + _smooth_above(short, swing_window)
+        )
 
     grounded = Clip(skeleton, out_rot, out_pos, fps)
     after = score(clip_feet(out_rot, out_pos, skeleton, leg_pair, models), contacts, terrain, fps)
