@@ -166,3 +166,45 @@ def test_ground_command_bad_input(tmp_path, capsys) -> None:
     broken = tmp_path / "broken.bvh"
     broken.write_text("HIERARCHY\nROOT Hips\n{\n")
     assert main(["ground", str(broken), "--terrain", "stairs", "-o", str(tmp_path / "o.bvh")]) == 2
+
+
+def _write_heightmap(path) -> None:  # noqa: ANN001
+    from PIL import Image
+
+    x = np.linspace(0.0, 1.0, 64)
+    ramp = 0.5 + 0.5 * np.sin(2 * np.pi * 3 * x)[None, :] * np.cos(2 * np.pi * 2 * x)[:, None]
+    Image.fromarray((ramp * 255).astype(np.uint8), mode="L").save(path)
+
+
+def test_ground_command_on_a_heightmap_image(tmp_path) -> None:
+    image = tmp_path / "bumps.png"
+    _write_heightmap(image)
+    source = BVH_FILES[0].parent / "games105_walk60.bvh"
+    out, report = tmp_path / "out.bvh", tmp_path / "report.json"
+    assert main(["ground", str(source), "--terrain", str(image), "--size", "8", "8",
+                 "--height-range", "0", "0.3", "-o", str(out), "--report", str(report),
+                 "--quiet"]) == 0
+    data = json.loads(report.read_text())
+    # the bumps were under the feet (0.3 m range over 8 m), and the grounded feet meet them
+    assert data["before"]["penetration_m"] > 0.05  # flat-floor feet sink into the bumps
+    assert data["after"]["penetration_m"] <= 0.005 and data["after"]["floating_m"] <= 0.005
+    assert data["fallback_frames"] == 0
+    assert bvh.load(out).frame_count == bvh.load(source).frame_count
+
+
+def test_ground_command_heightmap_errors(tmp_path, capsys) -> None:
+    source = BVH_FILES[0].parent / "mixamo_stepping.bvh"
+    out = str(tmp_path / "o.bvh")
+    fake = tmp_path / "fake.png"
+    fake.write_text("not an image")
+    assert main(["ground", str(source), "--terrain", str(fake), "-o", out]) == 2
+    assert "cannot read heightmap image" in capsys.readouterr().err
+    image = tmp_path / "bumps.png"
+    _write_heightmap(image)
+    assert main(["ground", str(source), "--terrain", str(image), "--size", "0", "5",
+                 "-o", out]) == 2
+    assert "size_xz must be two positive" in capsys.readouterr().err
+    assert main(["ground", str(source), "--terrain", str(tmp_path / "missing.png"),
+                 "-o", out]) == 2
+    assert "neither a scene" in capsys.readouterr().err
+

@@ -1,4 +1,5 @@
-"""``footfall ground CLIP.bvh --terrain NAME|MESHFILE -o OUT.bvh``: ground any clip on a terrain."""
+"""``footfall ground CLIP.bvh --terrain NAME|MESHFILE|IMAGE -o OUT.bvh``: ground any clip on a
+terrain (a built-in scene, a mesh file, or a greyscale heightmap image)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from footfall.errors import FootfallError
 NAME = "ground"
 HELP = "put a BVH clip's feet on a terrain: contacts, foot locks, pelvis, leg IK, sole alignment"
 DESCRIPTION = (
-    "Read a clip animated on flat ground, place it on a built-in terrain scene or a mesh file "
+    "Read a clip animated on flat ground, place it on a built-in terrain scene, a mesh file or a "
+    "greyscale heightmap image (black = the low end of --height-range, white = the high end, "
+    "covering --size metres centred on the origin) "
     "(its path turned to walk along +X over the terrain's interesting part unless --no-place), "
     "find the foot contacts from the motion, lock planted feet in world space, offset each foot "
     "by the ground under it, lower the pelvis, solve the legs and align the soles. Writes a BVH "
@@ -25,7 +28,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
     parser.add_argument("clip", help="the .bvh file to ground")
     parser.add_argument("--terrain", required=True,
-                        help="a built-in scene (stairs, hills, rocks, …) or a mesh file")
+                        help="a built-in scene (stairs, hills, rocks, …), a mesh file (.obj, "
+                        ".stl, .ply, .glb, …) or a greyscale heightmap image (.png, .jpg, .tif…)")
+    parser.add_argument("--size", type=float, nargs=2, default=(20.0, 20.0),
+                        metavar=("X_M", "Z_M"),
+                        help="heightmap images: metres the image covers along x and z "
+                        "(default 20 20), centred on the origin")
+    parser.add_argument("--height-range", type=float, nargs=2, default=(0.0, 1.0),
+                        metavar=("BLACK_M", "WHITE_M"),
+                        help="heightmap images: heights of black and white pixels, metres "
+                        "(default 0 1)")
     parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh")
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
@@ -33,8 +45,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _terrain(text: str):  # noqa: ANN202 - returns a footfall.terrain.Terrain
-    from footfall.terrain import SCENES, load_mesh, scene
+#: File suffixes read as heightmap images (anything else is read as a mesh).
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pgm", ".gif", ".webp")
+
+
+def _terrain(text: str, size: tuple[float, float] = (20.0, 20.0),
+             height_range: tuple[float, float] = (0.0, 1.0)):  # noqa: ANN202 - a Terrain
+    """The terrain ``--terrain`` names: a scene, a heightmap image or a mesh file."""
+    from footfall.terrain import SCENES, load_heightmap, load_mesh, scene
 
     if text in SCENES:
         return scene(text)
@@ -43,6 +61,9 @@ def _terrain(text: str):  # noqa: ANN202 - returns a footfall.terrain.Terrain
         raise FootfallError(
             f"--terrain {text!r} is neither a scene ({', '.join(sorted(SCENES))}) nor a file"
         )
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        origin = (-size[0] / 2, -size[1] / 2)
+        return load_heightmap(path, tuple(size), tuple(height_range), origin_xz=origin)
     return load_mesh(path)
 
 
@@ -53,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from footfall import bvh
     from footfall.grounding.postprocess import ground_clip
 
-    terrain = _terrain(args.terrain)
+    terrain = _terrain(args.terrain, tuple(args.size), tuple(args.height_range))
     clip = bvh.load(args.clip)
     bar = None
 
