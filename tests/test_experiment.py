@@ -77,6 +77,18 @@ def test_foot_alignment_matters_on_slopes(result: dict, character: str) -> None:
         assert off["contact_error_m"] > on["contact_error_m"] + 0.003
 
 
+@pytest.mark.parametrize("character", ["humanoid", "bunny"])
+def test_sole_roll_shows_on_the_sideways_slope(result: dict, character: str) -> None:
+    # the sole is sampled across its width: a foot left level on a 12° sideways slope has its
+    # outer columns off the ground by ±width/2·tan 12° (≈ 9 mm for the humanoid)
+    slopes = [r for r in result["slope_rows"] if r["character"].startswith(character)
+              and r["scenario"] == "slope_sideways"]
+    on = next(r for r in slopes if r["walker"] == "all_on")
+    off = next(r for r in slopes if r["walker"] == "no_foot_align")
+    assert on["contact_error_m"] <= 0.002
+    assert off["contact_error_m"] > on["contact_error_m"] + 0.002
+
+
 def test_eval_command_writes_json_and_png(tmp_path, capsys) -> None:
     out_json, out_png = tmp_path / "eval.json", tmp_path / "eval.png"
     code = main(["eval", "--seconds", "2", "--heights", "0.1", "--quiet",

@@ -56,6 +56,19 @@ def test_sole_world_rotates_the_sole() -> None:
     assert world == pytest.approx(np.array([[0.96, 0.0, 2.0], [1.13, 0.0, 2.0]]))
 
 
+def test_sole_grid_spans_the_width_across_the_sole() -> None:
+    sole = np.array([[x, -0.1, 0.0] for x in np.linspace(-0.04, 0.13, 18)])  # along +x
+    grid = metrics.sole_grid(sole, [0.0, 1.0, 0.0], width=0.06)
+    assert grid.shape == (54, 3)
+    # three columns: the centre line and ±3 cm across (along z, perpendicular to x and up)
+    assert np.unique(np.round(grid[:, 2], 9)).tolist() == pytest.approx([-0.03, 0.0, 0.03])
+    assert np.allclose(grid[:, 1], -0.1) and np.allclose(grid[18:36], sole)
+    # rolled 0.2 rad about the sole's long axis on a level floor: the edges are ±3 cm·sin 0.2 off
+    roll = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.2)
+    world = metrics.sole_world(roll, np.array([0.0, 0.1, 0.0]), grid)
+    assert world[:, 1].max() - world[:, 1].min() == pytest.approx(0.06 * np.sin(0.2), abs=1e-12)
+
+
 def test_stance_slip_counts_only_planted_pairs() -> None:
     positions = np.array([[0.0, 0, 0], [0.003, 0, 0.004], [1.0, 0, 0], [1.0, 0, 0]])[:, None]
     stance = np.array([[True], [True], [False], [True]])

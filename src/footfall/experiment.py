@@ -2,10 +2,11 @@
 
 Stairs up 5, a landing, down 5; 20 s at 60 Hz; step heights swept. Walkers: ``no_ik`` (the body
 follows the ground under it, legs play the flat walk), ``all_on`` and one ablation per stage.
-Everything is measured on the solved feet in stance, on sole samples every centimetre
-(:mod:`footfall.metrics`). The humanoid walks the heights as given; the bunny walks them scaled
-by its leg over a 0.80 m human leg (:data:`HUMAN_LEG`). Treads, landing and stride scale with
-each character's leg (0.30 m treads for the bunny's 0.62 m stride, as in seed 000).
+Everything is measured on the solved feet in stance, on sole samples every centimetre along
+the sole and in three columns across its width (:func:`sole_samples`, :mod:`footfall.metrics`).
+The humanoid walks the heights as given; the bunny walks them scaled by its leg over a 0.80 m
+human leg (:data:`HUMAN_LEG`). Treads, landing and stride scale with each character's leg
+(0.30 m treads for the bunny's 0.62 m stride, as in seed 000).
 
 All walkers and all scenarios of one character run in one batch: each scenario's terrain sits in
 its own lane along z (:class:`LaneTerrain`), so a frame is one pipeline call.
@@ -194,7 +195,8 @@ def run_character(
         if progress is not None:
             progress(f + 1, frames)
     rot, pos, stance, pelvis, clamp, body_x, plant = (np.array(record[k]) for k in record)
-    soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], pipe.feet[s].sole) for s in range(2)]
+    soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
+             for s in range(2)]
     per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
     samples = max(g.shape[-1] for g in per_foot)
     gaps = np.full((*per_foot[0].shape[:2], 2, samples), np.nan)  # (F, K, 2, S), NaN-padded
@@ -220,6 +222,15 @@ def run_character(
             row["scenario"] = spec["kind"]
             slope_rows.append(row)
     return stairs_rows, slope_rows
+
+
+def sole_samples(foot: Any) -> np.ndarray:
+    """Measurement points ``(S·3, 3)`` of a :class:`~footfall.grounding.feet.FootModel`'s sole
+    (ankle frame): every centimetre from heel to toe tip, in three columns across the sole's
+    width (:data:`footfall.metrics.SOLE_WIDTH_RATIO` of its length), so sole roll is scored."""
+    length = foot.heel_back + foot.toe_forward
+    return metrics.sole_grid(foot.sole, -np.asarray(foot.below_ankle),
+                             metrics.SOLE_WIDTH_RATIO * length)
 
 
 def _error(gaps: np.ndarray, mask: np.ndarray) -> float:

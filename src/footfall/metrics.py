@@ -37,6 +37,32 @@ def sole_world(
     return ankle_positions + quat.rotate(foot_rotations, np.asarray(sole, dtype=np.float64))
 
 
+#: Sole width as a share of the sole's length (a human foot: ~0.10 m wide, 0.26 m long).
+SOLE_WIDTH_RATIO = 0.38
+
+
+def sole_grid(
+    sole: ArrayLike, up: ArrayLike, width: float, columns: int = 3
+) -> FloatArray:
+    """A sole sampled across its width as well as along it: ``(S · columns, 3)`` points.
+
+    sole: ``(S, 3)`` samples along the sole's centre line (any frame); up: ``(3,)`` the sole's
+    normal in that frame; width: metres between the outer columns. Each centre sample is
+    repeated at ``columns`` evenly spaced offsets across the sole (perpendicular to the centre
+    line and to ``up``), so a roll of the foot against a sideways slope shows in the gaps.
+    """
+    sole = np.asarray(sole, dtype=np.float64)
+    up = np.asarray(up, dtype=np.float64)
+    along = sole[-1] - sole[0]
+    side = np.cross(up, along)
+    norm = np.linalg.norm(side)
+    if sole.shape[0] < 2 or norm < 1e-12 or columns < 2:
+        return sole.copy()
+    side /= norm
+    offsets = np.linspace(-width / 2, width / 2, columns)
+    return (sole[None, :, :] + offsets[:, None, None] * side).reshape(-1, 3)
+
+
 def ground_gaps(terrain: Any, points: ArrayLike) -> FloatArray:
     """Signed height ``(...)`` of points ``(..., 3)`` above the ground under them; NaN off the
     terrain (no ground to measure against) and for NaN points (padding)."""
