@@ -17,6 +17,7 @@ blocks (or, for half turns, only the limbs) that need them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -299,14 +300,25 @@ def _batch_shape(
     rotation_weight_shape: tuple[int, ...],
 ) -> tuple[int, ...]:
     """Common batch shape of every input; raises :class:`SkeletonError` naming bad shapes."""
-    shapes = ", ".join(
-        f"{name} {np.shape(value)}" for name, value in named.items() if value is not None
-    )
+
+    def shapes() -> str:  # built only for an error message
+        return ", ".join(
+            f"{name} {np.shape(value)}" for name, value in named.items() if value is not None
+        )
+
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points) or any(
         q.ndim < 1 or q.shape[-1] != 4 for q in rotations
     ):
         raise SkeletonError(f"solve_two_bone: positions need shape (..., 3), rotations "
-                            f"(..., 4); got {shapes}")
+                            f"(..., 4); got {shapes()}")
+    first = points[0].shape[:-1]
+    if (
+        all(p.shape[:-1] == first for p in points)
+        and all(s.ndim == 0 for s in scalars)
+        and all(q.shape[:-1] == first for q in rotations)
+        and rotation_weight_shape == ()
+    ):
+        return first  # the usual call: nothing to broadcast
     try:
         return np.broadcast_shapes(
             *(p.shape[:-1] for p in points),
@@ -315,8 +327,62 @@ def _batch_shape(
             rotation_weight_shape,
         )
     except ValueError:
-        raise SkeletonError(f"solve_two_bone: input batch shapes do not broadcast: {shapes}, "
+        raise SkeletonError(f"solve_two_bone: input batch shapes do not broadcast: {shapes()}, "
                             f"weights {[s.shape for s in scalars]}") from None
+
+
+def _unit_interval(weight: ArrayLike) -> FloatArray:
+    """``weight`` as float64 clipped to [0, 1] (NaN stays NaN, as with ``np.clip``)."""
+    return np.minimum(np.maximum(np.asarray(weight, dtype=np.float64), 0.0), 1.0)
+
+
+def _columns(rows: tuple[FloatArray, ...], out: FloatArray) -> None:
+    """Write component rows ``(N,)`` into the columns of ``out (N, k)``."""
+    for i, row in enumerate(rows):
+        out[:, i] = row
+
+
+def _slerp_from_identity(q: C.Quat, t: FloatArray) -> C.Quat:
+    """``quat.slerp(identity, q, t)`` on components: the shorter arc, nlerp when nearly equal."""
+    d = q[0]
+    flip = d < 0
+    if flip.any():
+        q = tuple(np.where(flip, -c, c) for c in q)  # type: ignore[assignment]
+    d = np.abs(d)
+    theta = np.arccos(np.minimum(d, 1.0))
+    sin_theta = np.sin(theta)
+    near = sin_theta < 1e-6
+    safe = np.where(near, 1.0, sin_theta)
+    wa = np.where(near, 1.0 - t, np.sin((1.0 - t) * theta) / safe)
+    wb = np.where(near, t, np.sin(t * theta) / safe)
+    w, x, y, z = wa + wb * q[0], wb * q[1], wb * q[2], wb * q[3]
+    norm = w * w
+    norm += x * x
+    norm += y * y
+    norm += z * z
+    norm = np.sqrt(norm)
+    ok = norm > 1e-12
+    if ok.all():
+        return w / norm, x / norm, y / norm, z / norm
+    safe = np.where(ok, norm, 1.0)
+    zero = np.zeros_like(norm)
+    return (np.where(ok, w / safe, 1.0), np.where(ok, x / safe, zero),
+            np.where(ok, y / safe, zero), np.where(ok, z / safe, zero))
+
+
+def _partial(
+    root: C.Vec, mid: C.Vec, tip: C.Vec, upper_delta: C.Quat, lower_delta: C.Quat,
+    weight: FloatArray,
+) -> tuple[C.Vec, C.Vec, C.Quat, C.Quat]:
+    """Seed 001's weights: slerp the upper bone and the knee's own (relative) turn between FK
+    and IK; returns ``(mid, tip, upper_delta, lower_delta)`` on components."""
+    conjugate = (upper_delta[0], -upper_delta[1], -upper_delta[2], -upper_delta[3])
+    knee_turn = C.qmul(conjugate, lower_delta)
+    upper_delta = _slerp_from_identity(upper_delta, weight)
+    lower_delta = C.qmul(upper_delta, _slerp_from_identity(knee_turn, weight))
+    new_mid = C.add(root, C.qrotate(upper_delta, C.sub(mid, root)))
+    new_tip = C.add(new_mid, C.qrotate(lower_delta, C.sub(tip, mid)))
+    return new_mid, new_tip, upper_delta, lower_delta
 
 
 def solve_two_bone(
@@ -359,65 +425,67 @@ def solve_two_bone(
     """
     named = {"root": root, "mid": mid, "tip": tip, "target": target, "pole": pole}
     points = [np.asarray(v, dtype=np.float64) for v in named.values() if v is not None]
-    scalars = [np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
-               for w in (position_weight, pole_weight)]
-    scalars.append(np.asarray(max_reach, dtype=np.float64))
+    position_weight = _unit_interval(position_weight)
+    scalars = [position_weight, _unit_interval(pole_weight),
+               np.asarray(max_reach, dtype=np.float64)]
     rotations = [np.asarray(q) for q in (target_rotation, tip_rotation) if q is not None]
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
-    points = [np.broadcast_to(p, (*shape, 3)) for p in points]
-    root, mid, tip, target = points[:4]
-    position_weight = np.broadcast_to(scalars[0], shape)
+    count = math.prod(shape)
     # Per-limb weights as flat arrays; a single value stays a scalar (no per-limb copy).
-    pole_weights, reaches = (
+    weight, pole_weights, reaches = (
         s if s.ndim == 0 else np.ascontiguousarray(np.broadcast_to(s, shape).reshape(-1))
-        for s in scalars[1:]
+        for s in scalars
     )
-    count = int(np.prod(shape))
-    flat = [p.reshape(count, 3) for p in points]
+    partial = bool(np.any(weight != 1.0))
+    if partial and weight.ndim == 0:
+        weight = np.full(count, weight)
     out_mid = np.empty((count, 3))
     out_tip = np.empty((count, 3))
     residual = np.empty(count)
     clamped = np.empty(count, dtype=bool)
     upper_delta = np.empty((count, 4))
     lower_delta = np.empty((count, 4))
+    if count <= _BLOCK:
+        # One block (every per-frame call): the inputs go to contiguous component rows in one
+        # copy, without the block loop's slicing.
+        stacked = np.empty((len(points), *shape, 3))
+        for i, p in enumerate(points):
+            stacked[i] = p
+        rows = np.ascontiguousarray(stacked.reshape(len(points), count, 3).transpose(0, 2, 1))
+        blocks = [(slice(None), [tuple(r) for r in rows])]
+    else:
+        flat = [np.broadcast_to(p, (*shape, 3)).reshape(count, 3) for p in points]
+        blocks = (
+            (part, [tuple(np.ascontiguousarray(p[part].T)) for p in flat])
+            for part in (slice(start, start + _BLOCK) for start in range(0, count, _BLOCK))
+        )
     # Blocks keep the temporaries cache-sized; each block is fully vectorised on contiguous
     # components (x, y, z rows).
-    for start in range(0, count, _BLOCK):
-        part = slice(start, start + _BLOCK)
-        vectors = [tuple(np.ascontiguousarray(p[part].T)) for p in flat]
+    for part, vectors in blocks:
         block = _solve_block(
             *vectors[:4],  # type: ignore[arg-type]
             vectors[4] if pole is not None else None,  # type: ignore[arg-type]
             pole_weights if pole_weights.ndim == 0 else pole_weights[part],
             reaches if reaches.ndim == 0 else reaches[part],
         )
-        np.stack(block[0], axis=-1, out=out_mid[part])
-        np.stack(block[1], axis=-1, out=out_tip[part])
-        np.stack(block[4], axis=-1, out=upper_delta[part])
-        np.stack(block[5], axis=-1, out=lower_delta[part])
+        block_mid, block_tip, block_upper, block_lower = block[0], block[1], block[4], block[5]
+        if partial:
+            block_mid, block_tip, block_upper, block_lower = _partial(
+                *vectors[:3], block_upper, block_lower, weight[part]  # type: ignore[arg-type]
+            )
+        _columns(block_mid, out_mid[part])
+        _columns(block_tip, out_tip[part])
+        _columns(block_upper, upper_delta[part])
+        _columns(block_lower, lower_delta[part])
         residual[part] = block[2]
         clamped[part] = block[3]
-
-    out_mid = out_mid.reshape(*shape, 3)
-    out_tip = out_tip.reshape(*shape, 3)
-    upper_delta = upper_delta.reshape(*shape, 4)
-    lower_delta = lower_delta.reshape(*shape, 4)
-    weight = position_weight
-    if np.any(scalars[0] != 1.0):
-        # Seed 001: slerp the upper bone and the knee's own (relative) turn between FK and IK.
-        knee_turn = quat.inv_mul(upper_delta, lower_delta)
-        identity = quat.identity(shape)
-        upper_delta = quat.slerp(identity, upper_delta, weight)
-        lower_delta = quat.mul(upper_delta, quat.slerp(identity, knee_turn, weight))
-        out_mid = root + quat.rotate(upper_delta, mid - root)
-        out_tip = out_mid + quat.rotate(lower_delta, tip - mid)
     return TwoBoneResult(
-        mid=out_mid,
-        tip=out_tip,
+        mid=out_mid.reshape(*shape, 3),
+        tip=out_tip.reshape(*shape, 3),
         residual=residual.reshape(shape),
         clamped=clamped.reshape(shape),
-        upper_rotation=upper_delta,
-        lower_rotation=lower_delta,
+        upper_rotation=upper_delta.reshape(*shape, 4),
+        lower_rotation=lower_delta.reshape(*shape, 4),
         tip_rotation=_end_rotation(target_rotation, tip_rotation, rotation_weight, shape),
     )
 
