@@ -368,3 +368,18 @@ def test_app_reports_a_busy_port_and_serves_on_a_free_one() -> None:
             assert app.frames == 1
         finally:
             app.close()
+
+
+def test_procedural_walk_cycle_is_offered_and_walks_the_course() -> None:
+    assert "gait" in available_walkers()
+    sim = DemoSimulation(DemoSettings(walker="gait"))
+    start = sim.frame.global_positions[:, 0, 0].copy()
+    for _ in range(240):
+        frame = sim.step()
+    travelled = frame.global_positions[:, 0, 0] - start
+    np.testing.assert_allclose(travelled, 0.75 * 4.0, rtol=0.2)
+    assert frame.ik.tolist() == [True, False]
+    assert sim.stats.mean[0] < sim.stats.mean[1]  # grounded beats flat on the ripples
+    sim.settings.speed = 1.0
+    sim.apply()
+    assert sim.walker.speed == pytest.approx(1.0)

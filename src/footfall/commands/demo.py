@@ -51,13 +51,15 @@ def run(args: argparse.Namespace) -> int:
     settings = DemoSettings(terrain=args.terrain, speed=args.speed).check()
     lang = args.lang or detect_language()
     app = DemoApp(host=args.host, port=args.port, lang=lang, settings=settings)
-    if app.notice:
-        print(f"footfall demo: {app.notice}", flush=True)
-    print(f"footfall demo: open {app.url}  (Ctrl-C stops)", flush=True)
-    if not args.no_browser and _has_display():
-        webbrowser.open(app.url)
     try:
+        if app.notice:
+            print(f"footfall demo: {app.notice}", flush=True)
+        print(f"footfall demo: open {app.url}  (Ctrl-C stops)", flush=True)
+        if not args.no_browser and _has_display():
+            webbrowser.open(app.url)
         app.run(duration=args.duration)
     except KeyboardInterrupt:
         print("footfall demo: stopped", flush=True)
+    finally:
+        app.close()
     return 0

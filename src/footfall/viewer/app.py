@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 import viser
 
+from footfall.errors import SettingsError
 from footfall.viewer.controls import DemoControls, PendingChanges
 from footfall.viewer.i18n import check_language, text
 from footfall.viewer.scene import CAMERA_FOV, DemoScene, camera_pose, camera_target
@@ -50,6 +51,8 @@ class DemoApp:
         verbose: bool = False,
     ) -> None:
         self.lang = check_language(lang)
+        if not 1 <= int(port) <= 65535:
+            raise SettingsError(f"port {port} must be in 1…65535")
         self.simulation = DemoSimulation(settings)
         self.settings = self.simulation.settings
         self.notice = "" if port_is_free(host, port) else f"port {port} is busy"
@@ -76,6 +79,7 @@ class DemoApp:
         self._target = camera_target(self.simulation.frame)
         self.frames = 0
         self._running = True
+        self._closed = False
         self._windows: dict[int, tuple[int, int]] = {}
         self.server.on_client_connect(self._on_connect)
         self.server.on_client_disconnect(self._on_disconnect)
@@ -175,6 +179,8 @@ class DemoApp:
         self._running = False
 
     def close(self) -> None:
-        """Stop the server and free the port."""
+        """Stop the server and free the port (once; later calls do nothing)."""
         self._running = False
-        self.server.stop()
+        if not self._closed:
+            self._closed = True
+            self.server.stop()

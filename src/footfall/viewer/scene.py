@@ -258,7 +258,7 @@ class DemoScene:
             for k in range(2)
         ]
         self.legend = scene.add_label(
-            "/legend", text("legend", lang), anchor="top-center", font_screen_scale=1.0
+            "/legend", text("legend", lang), anchor="bottom-center", font_screen_scale=1.0
         )
         self.terrain_handles: list = []
         self.build_terrain()

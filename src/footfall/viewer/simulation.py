@@ -10,7 +10,7 @@ the solved skeleton, never on the walker's targets).
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -127,12 +127,74 @@ def build_terrain(name: str, step_height: float) -> Terrain:
 
 def available_walkers() -> tuple[str, ...]:
     """The walker choices installed: seed 000 stepping always, the procedural walk cycle when
-    :mod:`footfall.gait` offers one."""
+    :mod:`footfall.gait` offers its grounded walker."""
     try:
-        gait = importlib.import_module("footfall.gait")
+        grounded = importlib.import_module("footfall.gait.grounded")
     except ImportError:
         return ("stepping",)
-    return ("stepping", "gait") if hasattr(gait, "GaitWalker") else ("stepping",)
+    return ("stepping", "gait") if hasattr(grounded, "GroundedWalker") else ("stepping",)
+
+
+class GaitStepper:
+    """Seed 004's procedural walk cycle (:mod:`footfall.gait`) behind the StepWalker interface
+    the demo drives: ``step(dt)`` → grounded frame, settable ``ik`` (K,), ``speed``, ``params``.
+
+    Speed maps to the step rate: ground speed = step length × step rate (seed 004), so the
+    walk keeps its stride and steps faster or slower.
+    """
+
+    def __init__(
+        self,
+        skeleton: object,
+        terrain: Terrain,
+        ik: list[bool],
+        start_x: list[float],
+        speed: float,
+        params: GroundingParams,
+    ) -> None:
+        from footfall.gait.grounded import GroundedWalker, foot_plan
+
+        self._foot_plan = foot_plan
+        starts = [(x, 0.0, z) for x, z in zip(start_x, LATERAL_Z, strict=True)]
+        self.terrain = terrain
+        self.grounded = GroundedWalker(
+            terrain, skeleton, count=len(start_x), grounding=params, start=starts
+        )
+        self.ik = np.array(ik, bool)
+        self.speed = speed
+
+    @property
+    def speed(self) -> float:
+        """Ground speed on level ground, m/s."""
+        return self._speed
+
+    @speed.setter
+    def speed(self, speed: float) -> None:
+        from footfall.gait.stride import step_length
+
+        walker = self.grounded.walker
+        length = float(step_length(walker.leg_length, walker.params.stride))
+        walker.params = replace(walker.params, step_rate_hz=float(speed) / length)
+        self._speed = float(speed)
+
+    @property
+    def params(self) -> object:
+        """The grounding parameters (assign one GroundingParams for every bunny)."""
+        return self.grounded.pipeline.params
+
+    @params.setter
+    def params(self, params: GroundingParams) -> None:
+        self.grounded.pipeline.params = params
+
+    def step(self, dt: float):
+        """Advance one frame: the walk cycle on flat ground, then grounded (IK per bunny)."""
+        walker = self.grounded.walker
+        before = walker.clock.ticks
+        animated = walker.step(dt, self.terrain)
+        elapsed = (walker.clock.ticks - before) * walker.clock.step_s
+        return self.grounded.pipeline.step(
+            animated.rotations, animated.positions, self._foot_plan(animated), elapsed, ik=self.ik
+        )
 
 
 class DemoSimulation:
@@ -164,6 +226,8 @@ class DemoSimulation:
         start = [START_X, START_X + AHEAD_X]
         ik = [s.ik_left, False]
         params = GroundingParams(pelvis=s.pelvis)
+        if s.walker == "gait":
+            return GaitStepper(self.skeleton, self.terrain, ik, start, s.speed, params)
         return StepWalker(
             self.skeleton,
             self.terrain,
