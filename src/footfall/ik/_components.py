@@ -27,6 +27,17 @@ def components(a: FloatArray) -> tuple[FloatArray, ...]:
     return tuple(np.moveaxis(np.asarray(a, dtype=np.float64), -1, 0))
 
 
+def rows(points: list[FloatArray], shape: tuple[int, ...]) -> FloatArray:
+    """Contiguous ``(k, 3, *shape)`` components of ``k`` points ``(..., 3)`` broadcast to ``shape``.
+
+    One copy for all points (cheaper per call than ``components`` on each, for small batches).
+    """
+    stacked = np.empty((len(points), *shape, 3))
+    for i, p in enumerate(points):
+        stacked[i] = p
+    return np.ascontiguousarray(np.moveaxis(stacked, -1, 1))
+
+
 def stack(a: tuple[FloatArray, ...]) -> FloatArray:
     """``(..., k)`` array from ``k`` components."""
     return np.stack(np.broadcast_arrays(*a), axis=-1)
@@ -64,6 +75,39 @@ def cross(a: Vec, b: Vec) -> Vec:
 def norm(a: Vec) -> FloatArray:
     out = dot(a, a)
     return np.sqrt(out, out=out) if isinstance(out, np.ndarray) else np.sqrt(out)
+
+
+def between(a: Vec, b: Vec) -> Quat:
+    """``footfall.quat.between`` on components, bit for bit: shortest rotation taking the
+    direction ``a`` onto ``b``; antiparallel turns by π about an axis perpendicular to ``a``,
+    zero vectors give the identity."""
+    eps = 1e-12
+    norm_a, norm_b = norm(a), norm(b)
+    degenerate = (norm_a < eps) | (norm_b < eps)
+    divisor = np.where(norm_a > eps, norm_a, 1.0)
+    unit_a = (a[0] / divisor, a[1] / divisor, a[2] / divisor)
+    divisor = np.where(norm_b > eps, norm_b, 1.0)
+    unit_b = (b[0] / divisor, b[1] / divisor, b[2] / divisor)
+    w = 1.0 + dot(unit_a, unit_b)
+    q = (w, *cross(unit_a, unit_b))
+    opposite = w < 1e-9
+    if np.any(opposite):
+        first = np.abs(unit_a[0]) < 0.9
+        helper = (first.astype(np.float64), (~first).astype(np.float64), np.zeros_like(w))
+        perp = cross(unit_a, helper)
+        divisor = np.maximum(norm(perp), eps)
+        q = tuple(np.where(opposite, f, c) for f, c in zip(
+            (np.zeros_like(w), perp[0] / divisor, perp[1] / divisor, perp[2] / divisor), q,
+            strict=True))  # type: ignore[assignment]
+    length = q[0] * q[0]
+    for c in q[1:]:
+        length += c * c
+    length = np.sqrt(length)
+    ok = length > eps
+    divisor = np.where(ok, length, 1.0)
+    identity = ~ok | degenerate
+    return (np.where(identity, 1.0, q[0] / divisor), *(
+        np.where(identity, 0.0, c / divisor) for c in q[1:]))
 
 
 def select(mask: np.ndarray, a: Vec, b: Vec) -> Vec:

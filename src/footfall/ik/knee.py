@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.ik import _components as C
 from footfall.ik._components import FloatArray
@@ -53,15 +52,15 @@ def knee_from_source(
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
         raise SkeletonError(f"knee_from_source: positions need shape (..., 3); got {shapes}")
     try:
-        np.broadcast_shapes(*(p.shape[:-1] for p in points), upper_length.shape,
-                            lower_length.shape)
+        shape = np.broadcast_shapes(*(p.shape[:-1] for p in points))
+        np.broadcast_shapes(shape, upper_length.shape, lower_length.shape)
     except ValueError:
         raise SkeletonError(
             f"knee_from_source: batch shapes do not broadcast: {shapes}, upper_length "
             f"{upper_length.shape}, lower_length {lower_length.shape}"
         ) from None
-    hip, knee, foot, goal_hip, goal_foot = (C.components(a) for a in np.broadcast_arrays(*points))
-    zero = np.zeros(np.broadcast_shapes(hip[0].shape, upper_length.shape))
+    hip, knee, foot, goal_hip, goal_foot = (tuple(r) for r in C.rows(points, shape))
+    zero = np.zeros(np.broadcast_shapes(shape, upper_length.shape))
     down = (zero, zero - 1.0, zero)
 
     knee_offset = C.sub(knee, hip)
@@ -75,7 +74,7 @@ def knee_from_source(
     source_limb = C.norm(knee_offset) + C.norm(C.sub(foot, knee))
     ratio = (upper_length + lower_length) / np.maximum(source_limb, C.TINY)
     along = C.dot(knee_offset, source_direction) * ratio
-    turn = C.components(quat.between(C.stack(source_direction), C.stack(goal_direction)))
+    turn = C.between(source_direction, goal_direction)
     across = C.scale(C.qrotate(turn, C.reject(knee_offset, source_direction)), ratio)
     estimate = C.add(C.scale(goal_direction, along), across)
 
@@ -85,4 +84,8 @@ def knee_from_source(
     reach = np.minimum(np.maximum(goal_distance, shortest), longest)
     cos_root, sin_root = root_angle(upper_length, lower_length, reach)
     upper_axis = C.add(C.scale(goal_direction, cos_root), C.scale(bend, sin_root))
-    return C.stack(C.add(goal_hip, C.scale(upper_axis, upper_length)))
+    knee_position = C.add(goal_hip, C.scale(upper_axis, upper_length))
+    out = np.empty((*np.broadcast_shapes(*(c.shape for c in knee_position)), 3))
+    for i, c in enumerate(knee_position):
+        out[..., i] = c
+    return out
