@@ -227,22 +227,6 @@ def test_ik_off_body_follows_the_ground_legs_unchanged() -> None:
     assert stance_gap == pytest.approx(0.0, abs=1e-9)
 
 
-def test_grounded_soles_on_stairs_beat_the_flat_walk() -> None:
-    """Measured on the solved feet: IK on keeps planted soles on the treads, IK off does not."""
-    stairs = scene("stairs", step_height=0.08)
-    walker = StepWalker(SKELETON, stairs, 2, legs=bunny_legs(), ik=[True, False],
-                        lateral_z=[0.0, 1.0], start_x=0.5)
-    gaps = []
-    for _ in range(400):
-        frame = walker.step(1 / 60)
-        gaps.append(np.where(frame.stance, frame.sole_gap, np.nan))
-    gaps = np.abs(np.array(gaps))
-    on, off = np.nanmean(gaps[:, 0]), np.nanmean(gaps[:, 1])
-    assert on < 0.002
-    assert off > 5 * on
-    assert np.nanmax(gaps[:, 1]) > 0.05
-
-
 def test_unreachable_ground_falls_back_to_the_animated_foot() -> None:
     """Off the terrain (rays miss) the feet keep the animation, flagged, never NaN."""
     small = scene("flat", length=4.0)
