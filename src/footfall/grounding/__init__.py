@@ -4,7 +4,13 @@ The data path is terrain rays → footsteps (plan, tread snap, swing curve) → 
 foot alignment; :class:`GroundingPipeline` runs it for K characters per call.
 """
 
-from footfall.grounding.contacts import detect_contacts, median_filter, segments
+from footfall.grounding.contacts import (
+    bridge_gaps,
+    detect_contacts,
+    hold_contacts,
+    median_filter,
+    segments,
+)
 from footfall.grounding.feet import (
     FootModel,
     Leg,
@@ -22,7 +28,13 @@ from footfall.grounding.footsteps import (
     swing_offset,
     tread_snap_shift,
 )
-from footfall.grounding.locks import ball_locks, contact_plan, foot_locks
+from footfall.grounding.locks import (
+    ball_locks,
+    contact_plan,
+    foot_locks,
+    release_over_swing,
+    rest_frames,
+)
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -47,6 +59,7 @@ __all__ = [
     "align_rotation",
     "ankle_lift",
     "ball_locks",
+    "bridge_gaps",
     "contact_plan",
     "detect_contacts",
     "follow",
@@ -54,6 +67,7 @@ __all__ = [
     "foot_model",
     "foot_model_from_motion",
     "ground_clip",
+    "hold_contacts",
     "leg_lengths",
     "legs_of",
     "measure_clip",
@@ -61,6 +75,8 @@ __all__ = [
     "place_clip",
     "plan_steps",
     "reach_limit",
+    "release_over_swing",
+    "rest_frames",
     "segments",
     "slope_angles",
     "smoothstep",

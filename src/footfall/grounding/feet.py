@@ -131,7 +131,7 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01) -> FootModel
     return FootModel(sole, ankle_height, heel_back, toe_forward, forward)
 
 
-def _toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
+def toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
     """(joint, offset in that joint's frame) of the points that mark the toe tip."""
     tips: list[tuple[int, FloatArray]] = []
     if leg.toes is not None:
@@ -163,7 +163,7 @@ def foot_model_from_motion(
     """
     from footfall import quat
 
-    tips = _toe_tips(skeleton, leg)
+    tips = toe_tips(skeleton, leg)
     if not tips:
         raise SkeletonError(
             f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"

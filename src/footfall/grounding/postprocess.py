@@ -30,9 +30,9 @@ from footfall.grounding.contacts import (
 from footfall.grounding.feet import (
     FootModel,
     Leg,
-    _toe_tips,
     foot_model_from_motion,
     legs_of,
+    toe_tips,
 )
 from footfall.grounding.locks import ball_locks, contact_plan, release_over_swing
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
@@ -69,7 +69,7 @@ def clip_feet(
     samples = max(len(m.sole) for m in models)
     sole = np.full((gpos.shape[0], 2, samples, 3), np.nan)
     toe = np.empty((gpos.shape[0], 2, 3))
-    tips = [_toe_tips(skeleton, leg) for leg in legs]
+    tips = [toe_tips(skeleton, leg) for leg in legs]
     touch = np.full((gpos.shape[0], 2, 1 + max(len(t) for t in tips), 3), np.nan)
     for side, (leg, model) in enumerate(zip(legs, models, strict=True)):
         world = metrics.sole_world(grot[:, leg.foot], gpos[:, leg.foot], model.sole)
