@@ -71,10 +71,21 @@ def rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
     """Rotate vectors ``v (..., 3)`` by unit quaternions ``q (..., 4)``; returns ``(..., 3)``."""
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
-    w = q[..., :1]
-    xyz = q[..., 1:]
-    t = 2.0 * np.cross(xyz, v)
-    return v + w * t + np.cross(xyz, t)
+    # v + w·t + xyz × t with t = 2·(xyz × v), written per component: np.cross is several
+    # times slower on the small arrays FK feeds it joint by joint.
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    vx, vy, vz = v[..., 0], v[..., 1], v[..., 2]
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return np.stack(
+        [
+            vx + w * tx + (y * tz - z * ty),
+            vy + w * ty + (z * tx - x * tz),
+            vz + w * tz + (x * ty - y * tx),
+        ],
+        axis=-1,
+    )
 
 
 def inv_rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
