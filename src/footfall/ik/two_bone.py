@@ -27,6 +27,7 @@ from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.ik import _components as C
 from footfall.ik._components import TINY, FloatArray
+from footfall.ik._small import solve_small
 
 # The shortest reach is |L1 − L2| plus this share of L1 + L2, so the triangle always exists.
 MIN_REACH_SLACK = 1e-6
@@ -86,6 +87,9 @@ def root_angle(
 
 
 _BLOCK = 8192  # solves per block: keeps the ~60 temporaries of the core in the CPU cache
+# Up to this many limbs a call runs the core with Python floats (_small.py): NumPy's fixed cost
+# per operation outweighs the per-limb cost of Python floats below about this size.
+_SMALL = 8
 
 
 def _current_bend(
@@ -342,6 +346,39 @@ def _columns(rows: tuple[FloatArray, ...], out: FloatArray) -> None:
         out[:, i] = row
 
 
+_FAILED = (np.nan,) * 16
+
+
+def _core_rows(
+    table: FloatArray, rows: FloatArray, has_pole: bool, limbs: list[int],
+    pole_weights: FloatArray, reaches: FloatArray,
+) -> None:
+    """Solve the ``limbs`` given by input ``rows (k, 3, m)`` with the vectorised core and write
+    them into their rows of ``table (N, 16)`` (the layout of ``_small.solve_small``)."""
+    vectors = [tuple(r) for r in rows]
+    mid, tip, residual, clamped, upper, lower = _solve_block(
+        *vectors[:4],  # type: ignore[arg-type]
+        vectors[4] if has_pole else None,  # type: ignore[arg-type]
+        pole_weights if pole_weights.ndim == 0 else pole_weights[limbs],
+        reaches if reaches.ndim == 0 else reaches[limbs],
+    )
+    for column, values in enumerate((*mid, *tip, residual, clamped, *upper, *lower)):
+        table[limbs, column] = values
+
+
+def _partial_columns(
+    solved: tuple[C.Vec, C.Vec, C.Quat, C.Quat], *outs: FloatArray
+) -> None:
+    """Write ``(mid, tip, upper_delta, lower_delta)`` components into ``outs`` (4 arrays)."""
+    for rows, out in zip(solved, outs, strict=True):
+        _columns(rows, out)
+
+
+def _block_rows(rows: FloatArray) -> tuple[C.Vec, C.Vec, C.Vec]:
+    """``(root, mid, tip)`` component rows from the ``(k, 3, N)`` input rows."""
+    return tuple(rows[0]), tuple(rows[1]), tuple(rows[2])  # type: ignore[return-value]
+
+
 def _slerp_from_identity(q: C.Quat, t: FloatArray) -> C.Quat:
     """``quat.slerp(identity, q, t)`` on components: the shorter arc, nlerp when nearly equal."""
     d = q[0]
@@ -451,8 +488,34 @@ def solve_two_bone(
         stacked = np.empty((len(points), *shape, 3))
         for i, p in enumerate(points):
             stacked[i] = p
-        rows = np.ascontiguousarray(stacked.reshape(len(points), count, 3).transpose(0, 2, 1))
+        stacked = stacked.reshape(len(points), count, 3)
+        rows = np.ascontiguousarray(stacked.transpose(0, 2, 1))
         blocks = [(slice(None), [tuple(r) for r in rows])]
+        limbs = None
+        if count <= _SMALL and not np.any(pole_weights < 1.0) and np.isfinite(stacked).all():
+            limbs = solve_small(stacked.tolist(), pole is not None,
+                                reaches.tolist() if reaches.ndim else [float(reaches)] * count)
+        if limbs is not None:
+            # A few limbs: Python floats, bit-identical to the core (see _small.py); limbs that
+            # need a fallback go through the core on their own.
+            failed = [i for i, limb in enumerate(limbs) if limb is None]
+            table = np.array([_FAILED if limb is None else limb for limb in limbs])  # (count, 16)
+            if failed:
+                _core_rows(table, rows[:, :, failed], pole is not None, failed,
+                           pole_weights, reaches)
+            blocks = []
+            residual[:] = table[:, 6]
+            clamped[:] = table[:, 7] != 0.0
+            if partial:
+                deltas = np.ascontiguousarray(table[:, 8:].T)
+                _partial_columns(_partial(*_block_rows(rows), tuple(deltas[:4]),
+                                          tuple(deltas[4:]), weight),
+                                 out_mid, out_tip, upper_delta, lower_delta)
+            else:
+                out_mid[:] = table[:, 0:3]
+                out_tip[:] = table[:, 3:6]
+                upper_delta[:] = table[:, 8:12]
+                lower_delta[:] = table[:, 12:16]
     else:
         flat = [np.broadcast_to(p, (*shape, 3)).reshape(count, 3) for p in points]
         blocks = (
@@ -473,10 +536,8 @@ def solve_two_bone(
             block_mid, block_tip, block_upper, block_lower = _partial(
                 *vectors[:3], block_upper, block_lower, weight[part]  # type: ignore[arg-type]
             )
-        _columns(block_mid, out_mid[part])
-        _columns(block_tip, out_tip[part])
-        _columns(block_upper, upper_delta[part])
-        _columns(block_lower, lower_delta[part])
+        _partial_columns((block_mid, block_tip, block_upper, block_lower),
+                         out_mid[part], out_tip[part], upper_delta[part], lower_delta[part])
         residual[part] = block[2]
         clamped[part] = block[3]
     return TwoBoneResult(
