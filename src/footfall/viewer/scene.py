@@ -19,7 +19,7 @@ from footfall import quat
 from footfall.bunny import PROPORTIONS
 from footfall.viewer.bunny_mesh import FUR, part_table, unit_sphere
 from footfall.viewer.i18n import text
-from footfall.viewer.simulation import DemoFrame, DemoSimulation
+from footfall.viewer.simulation import AHEAD_X, DemoFrame, DemoSimulation
 
 RAY_COLOR = (127, 227, 255)  # seed 000 #7fe3ff
 GAP_COLOR = (255, 90, 110)  # seed 000 #ff5a6e
@@ -257,8 +257,14 @@ class DemoScene:
             )
             for k in range(2)
         ]
+        # The legend rides on the left bunny's frame, halfway to the right bunny and above both
+        # labels, so it follows the camera's subject without a message of its own each frame.
         self.legend = scene.add_label(
-            "/legend", text("legend", lang), anchor="bottom-center", font_screen_scale=1.0
+            "/bunny0/legend",
+            text("legend", lang),
+            position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.38, 0.0),
+            anchor="bottom-center",
+            font_screen_scale=1.0,
         )
         self.terrain_handles: list = []
         self.build_terrain()
@@ -323,5 +329,3 @@ class DemoScene:
         self.dots.batched_scales = markers.dot_scale
         self.gaps.batched_positions = markers.bar_pos[2:] - pelvis[1]
         self.gaps.batched_scales = markers.bar_scale[2:]
-        target = camera_target(frame)
-        self.legend.position = np.array([target[0], target[1] + 0.95, 0.0])
