@@ -152,3 +152,32 @@ def test_component_between_equals_quat_between(seed, count):
     expected = quat.between(a, b)
     got = np.stack(C.between(tuple(a.T), tuple(b.T)), axis=-1)
     np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 8), case=st.integers(0, 4))
+def test_small_knee_batches_equal_the_vectorised_path(seed, count, case):
+    import footfall.ik.knee as knee_module
+    from footfall.ik import knee_from_source
+
+    rng = np.random.default_rng(seed)
+    hip = rng.normal(size=(count, 3))
+    knee = hip + rng.normal([0, -0.5, 0.2], 0.2, (count, 3))
+    foot = knee + rng.normal([0, -0.5, -0.1], 0.2, (count, 3))
+    goal_hip = rng.normal(size=(count, 3))
+    goal_foot = goal_hip + rng.normal([0, -0.6, 0], 0.4, (count, 3))
+    # One limb in a fallback case: reversed line (half turn), foot on the hip, straight source.
+    if case == 1:
+        goal_foot[0] = goal_hip[0] - (foot[0] - hip[0])
+    elif case == 2:
+        goal_foot[0] = goal_hip[0]
+    elif case == 3:
+        knee[0] = hip[0] + 0.4 * (foot[0] - hip[0])
+    lengths = rng.uniform(0.1, 0.5, (2, count))
+    args = (hip, knee, foot, goal_hip, goal_foot, *lengths)
+    small = knee_from_source(*args, max_reach=0.95)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(knee_module, "_SMALL_KNEES", 0)
+        vectorised = knee_from_source(*args, max_reach=0.95)
+    np.testing.assert_array_equal(small, vectorised)
+    np.testing.assert_allclose(np.linalg.norm(small - goal_hip, axis=-1), lengths[0], rtol=1e-12)

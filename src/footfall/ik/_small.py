@@ -133,3 +133,84 @@ def solve_small(
     ``[x, y, z]`` per limb) at full weights; None for a limb that needs a fallback."""
     poles = points[4] if has_pole else [None] * len(max_reach)
     return [_limb(*limb) for limb in zip(*points[:4], poles, max_reach, strict=True)]
+
+
+def _knee(
+    hip: list[float], knee: list[float], foot: list[float], goal_hip: list[float],
+    goal_foot: list[float], upper_length: float, lower_length: float, max_reach: float,
+) -> tuple[float, float, float] | None:
+    """``knee.knee_from_source`` for one limb (its main path, same operations in the same
+    order); None where it needs a fallback."""
+    offset = (knee[0] - hip[0], knee[1] - hip[1], knee[2] - hip[2])
+    axis = (foot[0] - hip[0], foot[1] - hip[1], foot[2] - hip[2])
+    length = sqrt(_dot(axis, axis))
+    goal = (goal_foot[0] - goal_hip[0], goal_foot[1] - goal_hip[1], goal_foot[2] - goal_hip[2])
+    distance = sqrt(_dot(goal, goal))
+    if not (length > TINY and distance > TINY):
+        return None
+    inverse = 1.0 / length
+    source = (axis[0] * inverse, axis[1] * inverse, axis[2] * inverse)
+    inverse = 1.0 / distance
+    direction = (goal[0] * inverse, goal[1] * inverse, goal[2] * inverse)
+    lower = (foot[0] - knee[0], foot[1] - knee[1], foot[2] - knee[2])
+    source_limb = sqrt(_dot(offset, offset)) + sqrt(_dot(lower, lower))
+    ratio = (upper_length + lower_length) / max(source_limb, TINY)
+    along = _dot(offset, source) * ratio
+
+    # quat.between(source, direction), its main branch.
+    norm_a, norm_b = sqrt(_dot(source, source)), sqrt(_dot(direction, direction))
+    if not (norm_a > 1e-12 and norm_b > 1e-12):
+        return None
+    unit_a = (source[0] / norm_a, source[1] / norm_a, source[2] / norm_a)
+    unit_b = (direction[0] / norm_b, direction[1] / norm_b, direction[2] / norm_b)
+    w = 1.0 + _dot(unit_a, unit_b)
+    if not w >= 1e-9:
+        return None
+    turn_axis = _cross(unit_a, unit_b)
+    norm_q = sqrt(w * w + turn_axis[0] * turn_axis[0] + turn_axis[1] * turn_axis[1]
+                  + turn_axis[2] * turn_axis[2])
+    if not norm_q > 1e-12:
+        return None
+    w = w / norm_q
+    xyz = (turn_axis[0] / norm_q, turn_axis[1] / norm_q, turn_axis[2] / norm_q)
+
+    # Perpendicular part turned onto the new line, scaled.
+    d = _dot(offset, source)
+    across = (offset[0] - source[0] * d, offset[1] - source[1] * d, offset[2] - source[2] * d)
+    t = _cross(xyz, across)
+    t = (t[0] * 2.0, t[1] * 2.0, t[2] * 2.0)
+    u = _cross(xyz, t)
+    across = tuple((a + s * w + c) * ratio for a, s, c in zip(across, t, u, strict=True))
+    estimate = tuple(g * along + a for g, a in zip(direction, across, strict=True))
+    d = _dot(estimate, direction)
+    bend = tuple(e - g * d for e, g in zip(estimate, direction, strict=True))
+    length = sqrt(_dot(bend, bend))
+    if not length > TINY:
+        return None
+    inverse = 1.0 / length
+
+    total = upper_length + lower_length
+    shortest = abs(upper_length - lower_length) + MIN_REACH_SLACK * total
+    reach = min(max(distance, shortest), max(max_reach * total, shortest))
+    cos_root = min(max((upper_length * upper_length + reach * reach
+                        - lower_length * lower_length)
+                       / max(2.0 * upper_length * reach, TINY), -1.0), 1.0)
+    sin_root = sqrt(1.0 - cos_root * cos_root)
+    return tuple(  # type: ignore[return-value]
+        h + (g * cos_root + b * inverse * sin_root) * upper_length
+        for h, g, b in zip(goal_hip, direction, bend, strict=True)
+    )
+
+
+def knees_small(
+    points: list[list[list[float]]], upper: list[float], lower: list[float], reach: list[float]
+) -> list[tuple[float, float, float]] | None:
+    """:func:`_knee` for each limb of ``points`` (five lists of ``[x, y, z]``); None when any
+    limb needs a fallback."""
+    out = []
+    for limb in zip(*points, upper, lower, reach, strict=True):
+        knee = _knee(*limb)
+        if knee is None:
+            return None
+        out.append(knee)
+    return out

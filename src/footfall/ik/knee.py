@@ -11,13 +11,22 @@ flip when the leg points up or sideways).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.errors import SkeletonError
 from footfall.ik import _components as C
 from footfall.ik._components import FloatArray
+from footfall.ik._small import knees_small
 from footfall.ik.two_bone import reach_limits, root_angle
+
+_SMALL_KNEES = 8  # up to this many limbs a call runs with Python floats
+
+
+def _shapes(named: dict[str, np.ndarray]) -> str:
+    return ", ".join(f"{name} {np.shape(p)}" for name, p in named.items())
 
 
 def knee_from_source(
@@ -48,18 +57,31 @@ def knee_from_source(
     points = [np.asarray(v, dtype=np.float64) for v in named.values()]
     upper_length = np.asarray(upper_length, dtype=np.float64)
     lower_length = np.asarray(lower_length, dtype=np.float64)
-    shapes = ", ".join(f"{name} {p.shape}" for name, p in zip(named, points, strict=True))
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
-        raise SkeletonError(f"knee_from_source: positions need shape (..., 3); got {shapes}")
+        raise SkeletonError(
+            f"knee_from_source: positions need shape (..., 3); got {_shapes(named)}")
     try:
         shape = np.broadcast_shapes(*(p.shape[:-1] for p in points))
-        np.broadcast_shapes(shape, upper_length.shape, lower_length.shape)
+        full = np.broadcast_shapes(shape, upper_length.shape, lower_length.shape)
     except ValueError:
         raise SkeletonError(
-            f"knee_from_source: batch shapes do not broadcast: {shapes}, upper_length "
+            f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, upper_length "
             f"{upper_length.shape}, lower_length {lower_length.shape}"
         ) from None
-    hip, knee, foot, goal_hip, goal_foot = (tuple(r) for r in C.rows(points, shape))
+    rows = C.rows(points, shape)
+    count = math.prod(shape)
+    if count <= _SMALL_KNEES and full == shape and np.ndim(max_reach) == 0:
+        # A few limbs (every per-frame call): Python floats, bit-identical (see _small.py).
+        knees = None
+        flat = rows.reshape(5, 3, count)
+        if np.isfinite(flat).all():
+            knees = knees_small(
+                flat.transpose(0, 2, 1).tolist(),
+                *(np.broadcast_to(v, shape).reshape(count).tolist()
+                  for v in (upper_length, lower_length, np.asarray(max_reach, np.float64))))
+        if knees is not None:
+            return np.array(knees).reshape(*shape, 3)
+    hip, knee, foot, goal_hip, goal_foot = (tuple(r) for r in rows)
     zero = np.zeros(np.broadcast_shapes(shape, upper_length.shape))
     down = (zero, zero - 1.0, zero)
 
