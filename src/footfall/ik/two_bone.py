@@ -13,6 +13,11 @@ of 8192 limbs, each block fully vectorised. With 10⁶-element temporaries every
 would stream through main memory and page-fault fresh arrays; cache-sized blocks are about
 2–8× faster (``benchmarks/bench_ik.py``). Fallbacks for degenerate limbs are computed only for
 blocks (or, for half turns, only the limbs) that need them.
+
+Per-frame calls solve a few limbs, where NumPy's fixed cost per operation dominates: up to
+``_SMALL`` limbs the core's main path runs with Python floats (``_small.py``, bit-identical),
+limbs needing a fallback go through the vectorised core, and the position weights are applied
+on components without leaving the block (``_blend.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.ik import _components as C
+from footfall.ik._blend import blend
 from footfall.ik._components import TINY, FloatArray
 from footfall.ik._small import solve_small
 
@@ -379,49 +385,6 @@ def _block_rows(rows: FloatArray) -> tuple[C.Vec, C.Vec, C.Vec]:
     return tuple(rows[0]), tuple(rows[1]), tuple(rows[2])  # type: ignore[return-value]
 
 
-def _slerp_from_identity(q: C.Quat, t: FloatArray) -> C.Quat:
-    """``quat.slerp(identity, q, t)`` on components: the shorter arc, nlerp when nearly equal."""
-    d = q[0]
-    flip = d < 0
-    if flip.any():
-        q = tuple(np.where(flip, -c, c) for c in q)  # type: ignore[assignment]
-    d = np.abs(d)
-    theta = np.arccos(np.minimum(d, 1.0))
-    sin_theta = np.sin(theta)
-    near = sin_theta < 1e-6
-    safe = np.where(near, 1.0, sin_theta)
-    wa = np.where(near, 1.0 - t, np.sin((1.0 - t) * theta) / safe)
-    wb = np.where(near, t, np.sin(t * theta) / safe)
-    w, x, y, z = wa + wb * q[0], wb * q[1], wb * q[2], wb * q[3]
-    norm = w * w
-    norm += x * x
-    norm += y * y
-    norm += z * z
-    norm = np.sqrt(norm)
-    ok = norm > 1e-12
-    if ok.all():
-        return w / norm, x / norm, y / norm, z / norm
-    safe = np.where(ok, norm, 1.0)
-    zero = np.zeros_like(norm)
-    return (np.where(ok, w / safe, 1.0), np.where(ok, x / safe, zero),
-            np.where(ok, y / safe, zero), np.where(ok, z / safe, zero))
-
-
-def _partial(
-    root: C.Vec, mid: C.Vec, tip: C.Vec, upper_delta: C.Quat, lower_delta: C.Quat,
-    weight: FloatArray,
-) -> tuple[C.Vec, C.Vec, C.Quat, C.Quat]:
-    """Seed 001's weights: slerp the upper bone and the knee's own (relative) turn between FK
-    and IK; returns ``(mid, tip, upper_delta, lower_delta)`` on components."""
-    conjugate = (upper_delta[0], -upper_delta[1], -upper_delta[2], -upper_delta[3])
-    knee_turn = C.qmul(conjugate, lower_delta)
-    upper_delta = _slerp_from_identity(upper_delta, weight)
-    lower_delta = C.qmul(upper_delta, _slerp_from_identity(knee_turn, weight))
-    new_mid = C.add(root, C.qrotate(upper_delta, C.sub(mid, root)))
-    new_tip = C.add(new_mid, C.qrotate(lower_delta, C.sub(tip, mid)))
-    return new_mid, new_tip, upper_delta, lower_delta
-
-
 def solve_two_bone(
     root: ArrayLike,
     mid: ArrayLike,
@@ -473,7 +436,7 @@ def solve_two_bone(
         s if s.ndim == 0 else np.ascontiguousarray(np.broadcast_to(s, shape).reshape(-1))
         for s in scalars
     )
-    partial = bool(np.any(weight != 1.0))
+    partial = bool((weight != 1.0).any())
     if partial and weight.ndim == 0:
         weight = np.full(count, weight)
     out_mid = np.empty((count, 3))
@@ -492,7 +455,7 @@ def solve_two_bone(
         rows = np.ascontiguousarray(stacked.transpose(0, 2, 1))
         blocks = [(slice(None), [tuple(r) for r in rows])]
         limbs = None
-        if count <= _SMALL and not np.any(pole_weights < 1.0) and np.isfinite(stacked).all():
+        if count <= _SMALL and not (pole_weights < 1.0).any() and np.isfinite(stacked).all():
             limbs = solve_small(stacked.tolist(), pole is not None,
                                 reaches.tolist() if reaches.ndim else [float(reaches)] * count)
         if limbs is not None:
@@ -508,7 +471,7 @@ def solve_two_bone(
             clamped[:] = table[:, 7] != 0.0
             if partial:
                 deltas = np.ascontiguousarray(table[:, 8:].T)
-                _partial_columns(_partial(*_block_rows(rows), tuple(deltas[:4]),
+                _partial_columns(blend(*_block_rows(rows), tuple(deltas[:4]),
                                           tuple(deltas[4:]), weight),
                                  out_mid, out_tip, upper_delta, lower_delta)
             else:
@@ -533,7 +496,7 @@ def solve_two_bone(
         )
         block_mid, block_tip, block_upper, block_lower = block[0], block[1], block[4], block[5]
         if partial:
-            block_mid, block_tip, block_upper, block_lower = _partial(
+            block_mid, block_tip, block_upper, block_lower = blend(
                 *vectors[:3], block_upper, block_lower, weight[part]  # type: ignore[arg-type]
             )
         _partial_columns((block_mid, block_tip, block_upper, block_lower),
