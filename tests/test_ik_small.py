@@ -129,10 +129,18 @@ def test_one_limb_without_batch_axis_and_broadcast_inputs():
     np.testing.assert_array_equal(many.tip, np.broadcast_to(single.tip, (3, 3)))
 
 
-def test_non_finite_input_stays_on_the_core():
-    # NaN input skips the float path (whose comparisons would differ) and gives NaN, no error.
-    r = solve_two_bone([0, 0, 0], [0, -0.5, 0.1], [0, -1, 0], [np.nan, 0, 0], [0, 0, 1])
-    assert np.isnan(r.tip).any()
+def test_non_finite_input_gives_what_the_core_gives():
+    # NaN positions or reach skip the float path (Python's min/max treat NaN differently).
+    points = limbs(1, 3, 0, with_pole=True)
+    points[3][1, 0] = np.nan
+    for reach in (0.999, np.array([0.9, 0.9, np.nan])):
+        small = solve_two_bone(*points, max_reach=reach)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(two_bone, "_SMALL", 0)
+            core = solve_two_bone(*points, max_reach=reach)
+        assert np.isnan(small.tip).any()
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(small, name), getattr(core, name))
 
 
 @settings(max_examples=60, deadline=None)

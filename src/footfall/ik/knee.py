@@ -75,10 +75,11 @@ def knee_from_source(
         knees = None
         flat = rows.reshape(5, 3, count)
         if np.isfinite(flat).all():
-            knees = knees_small(
-                flat.transpose(0, 2, 1).tolist(),
-                *(np.broadcast_to(v, shape).reshape(count).tolist()
-                  for v in (upper_length, lower_length, np.asarray(max_reach, np.float64))))
+            scalars = [np.broadcast_to(v, shape).reshape(count)
+                       for v in (upper_length, lower_length, np.asarray(max_reach, np.float64))]
+            if all(np.isfinite(v).all() for v in scalars):  # min/max differ from NumPy's on NaN
+                knees = knees_small(flat.transpose(0, 2, 1).tolist(),
+                                    *(v.tolist() for v in scalars))
         if knees is not None:
             return np.array(knees).reshape(*shape, 3)
     hip, knee, foot, goal_hip, goal_foot = (tuple(r) for r in rows)

@@ -455,7 +455,8 @@ def solve_two_bone(
         rows = np.ascontiguousarray(stacked.transpose(0, 2, 1))
         blocks = [(slice(None), [tuple(r) for r in rows])]
         limbs = None
-        if count <= _SMALL and not (pole_weights < 1.0).any() and np.isfinite(stacked).all():
+        if (count <= _SMALL and not (pole_weights < 1.0).any() and np.isfinite(stacked).all()
+                and np.isfinite(reaches).all()):  # Python's min/max differ from NumPy's on NaN
             limbs = solve_small(stacked.tolist(), pole is not None,
                                 reaches.tolist() if reaches.ndim else [float(reaches)] * count)
         if limbs is not None:
