@@ -5,15 +5,18 @@ the array size, and the vectorised core (``two_bone._solve_block``) is some 350 
 few hundred microseconds per call. Python floats run the same maths in about 15 µs per limb.
 
 This is the core's main path only, operation for operation in the same order (so results are
-bit-identical: + − × ÷ and sqrt are correctly rounded in both, and no transcendental function
-is used). A limb that needs a fallback (target on the root, straight limb, pole on the line,
-turn beyond ~139°, zero-length bone) comes back as None, and the caller solves it with the
-vectorised core.
+bit-identical: + − × ÷ and sqrt are correctly rounded in both; the position-weight blend takes
+its arccos and sines from NumPy on arrays of the same length as the vectorised blend, whose
+SIMD loops may differ from ``math`` by an ulp). A limb that needs a fallback (target on the
+root, straight limb, pole on the line, turn beyond ~139°, zero-length bone) comes back as None,
+and the caller solves it with the vectorised core.
 """
 
 from __future__ import annotations
 
 from math import sqrt
+
+import numpy as np
 
 from footfall.ik._components import TINY
 
@@ -213,4 +216,69 @@ def knees_small(
         if knee is None:
             return None
         out.append(knee)
+    return out
+
+
+def _slerp_parts(d: list[float], weight: np.ndarray) -> tuple[list[float], ...]:
+    """``sin θ``, ``sin((1 − t)θ)``, ``sin(tθ)`` with ``θ = arccos(min(d, 1))``, from NumPy on
+    arrays of the same length as ``_blend.slerp_from_identity`` uses (so the same values)."""
+    theta = np.arccos(np.minimum(np.array(d), 1.0))
+    return (np.sin(theta).tolist(), np.sin((1.0 - weight) * theta).tolist(),
+            np.sin(weight * theta).tolist())
+
+
+def _slerp(q: tuple[float, ...], t: float, sin_theta: float, sin_a: float, sin_b: float
+           ) -> tuple[float, float, float, float]:
+    """One ``_blend.slerp_from_identity`` given its sines (``q`` already on the w ≥ 0 side)."""
+    if sin_theta < 1e-6:
+        wa, wb = 1.0 - t, t
+    else:
+        wa, wb = sin_a / sin_theta, sin_b / sin_theta
+    w, x, y, z = wa + wb * q[0], wb * q[1], wb * q[2], wb * q[3]
+    norm = sqrt(w * w + x * x + y * y + z * z)
+    if not norm > 1e-12:
+        return 1.0, 0.0, 0.0, 0.0
+    return w / norm, x / norm, y / norm, z / norm
+
+
+def _qmul(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+
+
+def _qrotate(q: tuple[float, ...], v: tuple[float, ...]) -> tuple[float, float, float]:
+    xyz = q[1:]
+    t = _cross(xyz, v)
+    t = (t[0] * 2.0, t[1] * 2.0, t[2] * 2.0)
+    u = _cross(xyz, t)
+    w = q[0]
+    return v[0] + t[0] * w + u[0], v[1] + t[1] * w + u[1], v[2] + t[2] * w + u[2]
+
+
+def blend_small(
+    points: list[list[list[float]]], solved: list[list[float]], weight: np.ndarray
+) -> list[tuple[float, ...]]:
+    """``_blend.blend`` for a few limbs: ``(mid 3, tip 3, upper 4, lower 4)`` per limb from the
+    inputs ``points`` (root, mid, tip lists), full-weight rows ``solved`` (``solve_small``'s
+    layout) and the position weights ``(N,)``; the transcendental parts come from NumPy."""
+    uppers, knees = [], []
+    for row in solved:
+        upper = tuple(row[8:12])
+        knee = _qmul((upper[0], -upper[1], -upper[2], -upper[3]), row[12:16])
+        uppers.append(tuple(-c for c in upper) if upper[0] < 0 else upper)
+        knees.append(tuple(-c for c in knee) if knee[0] < 0 else knee)
+    upper_sines = _slerp_parts([q[0] for q in uppers], weight)
+    knee_sines = _slerp_parts([q[0] for q in knees], weight)
+    out = []
+    for i, t in enumerate(weight.tolist()):
+        upper = _slerp(uppers[i], t, *(s[i] for s in upper_sines))
+        lower = _qmul(upper, _slerp(knees[i], t, *(s[i] for s in knee_sines)))
+        root, mid, tip = points[0][i], points[1][i], points[2][i]
+        turned = _qrotate(upper, (mid[0] - root[0], mid[1] - root[1], mid[2] - root[2]))
+        new_mid = (root[0] + turned[0], root[1] + turned[1], root[2] + turned[2])
+        turned = _qrotate(lower, (tip[0] - mid[0], tip[1] - mid[1], tip[2] - mid[2]))
+        out.append((*new_mid, new_mid[0] + turned[0], new_mid[1] + turned[1],
+                    new_mid[2] + turned[2], *upper, *lower))
     return out

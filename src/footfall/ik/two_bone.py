@@ -16,8 +16,8 @@ blocks (or, for half turns, only the limbs) that need them.
 
 Per-frame calls solve a few limbs, where NumPy's fixed cost per operation dominates: up to
 ``_SMALL`` limbs the core's main path runs with Python floats (``_small.py``, bit-identical),
-limbs needing a fallback go through the vectorised core, and the position weights are applied
-on components without leaving the block (``_blend.py``).
+limbs needing a fallback go through the vectorised core; larger batches apply the position
+weights on components without leaving the block (``_blend.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from footfall.errors import SkeletonError
 from footfall.ik import _components as C
 from footfall.ik._blend import blend
 from footfall.ik._components import TINY, FloatArray
-from footfall.ik._small import solve_small
+from footfall.ik._small import blend_small, solve_small
 
 # The shortest reach is |L1 − L2| plus this share of L1 + L2, so the triangle always exists.
 MIN_REACH_SLACK = 1e-6
@@ -380,11 +380,6 @@ def _partial_columns(
         _columns(rows, out)
 
 
-def _block_rows(rows: FloatArray) -> tuple[C.Vec, C.Vec, C.Vec]:
-    """``(root, mid, tip)`` component rows from the ``(k, 3, N)`` input rows."""
-    return tuple(rows[0]), tuple(rows[1]), tuple(rows[2])  # type: ignore[return-value]
-
-
 def solve_two_bone(
     root: ArrayLike,
     mid: ArrayLike,
@@ -457,7 +452,8 @@ def solve_two_bone(
         limbs = None
         if (count <= _SMALL and not (pole_weights < 1.0).any() and np.isfinite(stacked).all()
                 and np.isfinite(reaches).all()):  # Python's min/max differ from NumPy's on NaN
-            limbs = solve_small(stacked.tolist(), pole is not None,
+            lists = stacked.tolist()
+            limbs = solve_small(lists, pole is not None,
                                 reaches.tolist() if reaches.ndim else [float(reaches)] * count)
         if limbs is not None:
             # A few limbs: Python floats, bit-identical to the core (see _small.py); limbs that
@@ -471,10 +467,11 @@ def solve_two_bone(
             residual[:] = table[:, 6]
             clamped[:] = table[:, 7] != 0.0
             if partial:
-                deltas = np.ascontiguousarray(table[:, 8:].T)
-                _partial_columns(blend(*_block_rows(rows), tuple(deltas[:4]),
-                                          tuple(deltas[4:]), weight),
-                                 out_mid, out_tip, upper_delta, lower_delta)
+                table = np.array(blend_small(lists, table.tolist(), weight))  # (count, 14)
+                out_mid[:] = table[:, 0:3]
+                out_tip[:] = table[:, 3:6]
+                upper_delta[:] = table[:, 6:10]
+                lower_delta[:] = table[:, 10:14]
             else:
                 out_mid[:] = table[:, 0:3]
                 out_tip[:] = table[:, 3:6]
