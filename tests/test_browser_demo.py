@@ -119,16 +119,6 @@ def _changed_columns(page, before: np.ndarray, timeout: float = 60.0) -> np.ndar
     raise AssertionError("the canvas did not change")
 
 
-def _wait_until_like(page, picture: np.ndarray, timeout: float = 60.0) -> None:
-    """Wait until the canvas shows ``picture`` again (fewer than 400 pixels differ)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if (np.abs(_canvas(page) - picture).sum(axis=-1) > 40).sum() <= 400:
-            return
-        time.sleep(0.3)
-    raise AssertionError("the canvas did not return to the earlier picture")
-
-
 def _settled(page, timeout: float = 60.0) -> np.ndarray:
     """The canvas once two pictures a second apart agree (the scene has finished loading)."""
     deadline = time.monotonic() + timeout
@@ -153,8 +143,23 @@ def desktop(demo: DemoApp, browser) -> Iterator[object]:
     """One desktop-sized page shared by the desktop tests (each page load costs seconds)."""
     page = _open(browser, demo, 1280, 720)
     page.get_by_label("IK (left bunny)", exact=True).wait_for()
+    _wait_for(lambda: bool(demo._windows), 60, "the client to report its window")
     yield page
     page.close()
+
+
+def _toggle(page, handle) -> tuple[float, float]:
+    """Hide ``handle`` then show it again; the median screen column of what it covered and
+    the spread of those columns."""
+    shown = _settled(page)
+    handle.visible = False
+    gone = _changed_columns(page, shown)
+    hidden = _settled(page)
+    handle.visible = True
+    back = _changed_columns(page, hidden)
+    # It comes back where it was.
+    assert abs(np.median(back) - np.median(gone)) < 40, (np.median(gone), np.median(back))
+    return float(np.median(gone)), float(np.ptp(gone))
 
 
 def test_desktop_page_shows_terrain_and_both_bunnies(demo: DemoApp, desktop) -> None:
@@ -165,21 +170,12 @@ def test_desktop_page_shows_terrain_and_both_bunnies(demo: DemoApp, desktop) -> 
     width = still.shape[1]
     page.screenshot(path=ARTIFACTS / "browser_1280x720.png")
 
-    x_of = {}
-    for k, root in enumerate(demo.scene.roots):
-        root.visible = False
-        x_of[k] = float(np.median(_changed_columns(page, still)))
-        root.visible = True
-        _wait_until_like(page, still)
+    left, _ = _toggle(page, demo.scene.roots[0])
+    right, _ = _toggle(page, demo.scene.roots[1])
     # The IK-on bunny walks on the left of the screen, the IK-off one on the right.
-    assert x_of[0] < width / 2 < x_of[1], x_of
-
-    ground = demo.scene.terrain_handles[0]
-    ground.visible = False
-    hidden = _changed_columns(page, still)
-    ground.visible = True
-    assert np.ptp(hidden) > width / 2, "the terrain should span the view"
-    _wait_until_like(page, still)
+    assert left < width / 2 < right, (left, right)
+    _, spread = _toggle(page, demo.scene.terrain_handles[0])
+    assert spread > width / 2, "the terrain should span the view"
 
 
 def test_clicking_ik_changes_the_simulation(demo: DemoApp, desktop) -> None:
