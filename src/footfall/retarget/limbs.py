@@ -18,6 +18,7 @@ All four limbs go through one batched ``footfall.ik.solve_two_bone`` call.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -85,6 +86,20 @@ class Limbs:
         self._is_leg = np.array(["leg" in n for n in self._limb_names])
         self._side = np.array([0 if n.startswith("left") else 1 for n in self._limb_names])
         self._paths = self._limb_paths()
+        if not np.array_equal(self._is_leg[:2], [True, True]) or self._is_leg[2:].any():
+            raise MappingError(f"limbs must list the two legs first, got {self._limb_names}")
+        # Index arrays and constants of the per-frame solve, computed once.
+        self._t_flat = np.ascontiguousarray(self._t_chain.T).reshape(-1)  # roots, mids, tips
+        self._t_mids = self._t_chain[:, 1].copy()
+        self._t_leg_tips = self._t_chain[:2, 2].copy()
+        self._s_flat = np.concatenate([self._s_chain[:, 2], self._s_chain[:2, 0],
+                                       self._s_chain[:2, 1], [self.hips[1]]])
+        self._leg_sides = self._side[:2].copy()
+        self._s_leg_tips = self._s_chain[:2, 2].copy()
+        self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
+                         * np.array([1.0, 0.0, 0.0]))
+        self._any_detached = bool(self._detached.any())
+        self._detached_rows = [int(k) for k in np.nonzero(self._detached)[0]]
         hips_and_legs = [self.hips[0]] + [
             target.index(target_map[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]
         self.mover = _common_ancestor(target, hips_and_legs)
@@ -93,6 +108,8 @@ class Limbs:
         toes = [(target.index(target_map[b]), source.index(source_map[b]))
                 for b in ("LeftToes", "RightToes") if b in target_map and b in source_map]
         self._toes = np.array(toes, dtype=np.int64).reshape(-1, 2) if len(toes) == 2 else None
+        if self._toes is not None:
+            self._foot_ends = np.concatenate([self._toes[:, 0], self._t_leg_tips])
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
         needed = {int(j) for j in self._t_chain.ravel()} | {self.hips[0]}
         needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
@@ -150,6 +167,8 @@ class Limbs:
                              - source_positions[source_legs[:, 1]], axis=-1))
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
+        self._source_hips_inverse = (self._source_hips_world * _CONJUGATE).tolist()
+        self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
         self.reset_live()
 
     def reset_live(self) -> None:
@@ -159,59 +178,65 @@ class Limbs:
 
     def solve(self, world: FloatArray, lpos: FloatArray, spos: FloatArray, hips_pos: FloatArray,
               weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes) -> FloatArray:
-        """New world rotations ``(..., J, 4)`` after four-limb IK; ``lpos`` (local translations,
-        joint-major view) is updated in place where the hips drop or a detached foot moves.
+        """World rotations ``(..., J, 4)`` after four-limb IK, updated in place (and returned);
+        ``lpos`` (local translations, joint-major view) is updated in place where the hips drop
+        or a detached foot moves.
 
         ``world``: target world rotations before IK; ``spos``: source global positions (the
         joints the limbs read); ``hips_pos``: target hips world position ``(..., 3)``;
         ``foot_shift``: stance-width shift ``(..., 2, 3)``.
         """
         s = sizes.size_ratio
+        count = self.count
         gpos = positions_from_world(self.position_levels, world, lpos)
-        root = gpos[..., self._t_chain[:, 0], :]
-        mid = gpos[..., self._t_chain[:, 1], :]
-        tip = gpos[..., self._t_chain[:, 2], :]
-        if np.any(self._detached):
-            carried = mid + qrotate(world[..., self._t_chain[:, 1], :],
+        # One gather for the three joints of every limb: roots, mids, tips.
+        chain = gpos[..., self._t_flat, :]
+        root, mid, tip = (chain[..., :count, :], chain[..., count:2 * count, :],
+                          chain[..., 2 * count:, :])
+        if self._any_detached:
+            carried = mid + qrotate(world[..., self._t_mids, :],
                                     self._tip_offsets * sizes.avatar_scale)
-            tip = np.where(self._detached[:, None], carried, tip)
-        source_tip = spos[..., self._s_chain[:, 2], :]
-        hips_s = spos[..., self.hips[1], :]
-        legs = self._is_leg
+            tip[...] = np.where(self._detached[:, None], carried, tip)
+        # One gather for the source: every tip, the leg roots and knees, the hips.
+        source = spos[..., self._s_flat, :]
+        source_tip = source[..., :count, :]
+        source_feet = source_tip[..., :2, :]  # legs come first
+        source_leg_root = source[..., count:count + 2, :]
+        source_knee = source[..., count + 2:count + 4, :]
+        hips_s = source[..., count + 4, :]
         # Feet: scaled horizontally (plus the stance-width shift), ankle height kept.
         ankle_shift = (sizes.target.ankle_height * sizes.avatar_scale
-                       - sizes.source.ankle_height)[self._side[legs]]
-        feet = source_tip[..., legs, :] * np.array([s, 1.0, s]) + foot_shift
+                       - sizes.source.ankle_height)[self._leg_sides]
+        feet = source_feet * np.array([s, 1.0, s]) + foot_shift
         feet[..., 1] += ankle_shift + sizes.floor_height
         front, out = sizes.foot_front, sizes.foot_out
         if front or out:
-            turn = quat.mul_inv(world[..., self._t_chain[legs, 2], :],
-                                sizes.calibration_world[self._t_chain[legs, 2]])
-            outward = np.where(self._side[legs] == 0, 1.0, -1.0)[:, None] * np.array([1, 0, 0])
-            shift = front * np.array([0.0, 0.0, 1.0]) + out * outward
+            turn = quat.mul_inv(world[..., self._t_leg_tips, :],
+                                sizes.calibration_world[self._t_leg_tips])
+            shift = front * np.array([0.0, 0.0, 1.0]) + out * self._outward
             feet = feet + quat.rotate(turn, shift)
         if self._toes is not None:
-            feet, pitch = self._toe_pivot(feet, spos, gpos, foot_shift, sizes)
-            foot_joints = self._t_chain[legs, 2]
-            world = world.copy(order="K")
-            world[..., foot_joints, :] = qmul(pitch, world[..., foot_joints, :])
-        upper_length = np.linalg.norm(mid - root, axis=-1)
-        lower_length = np.linalg.norm(tip - mid, axis=-1)
+            feet, pitch = self._toe_pivot(feet, source_feet, spos, gpos, foot_shift, sizes)
+            world[..., self._t_leg_tips, :] = qmul(pitch, world[..., self._t_leg_tips, :])
+        bones = chain[..., count:, :] - chain[..., :2 * count, :]  # mid − root, tip − mid
+        lengths = np.sqrt(np.add.reduce(bones * bones, axis=-1))
+        upper_length, lower_length = lengths[..., :count], lengths[..., count:]
         # Lower (never raise) the hips where a foot on IK could not be reached.
-        source_extension = (
-            np.linalg.norm(source_tip[..., legs, :] - spos[..., self._s_chain[legs, 0], :], axis=-1)
-            / self._source_leg_lengths)
+        extension = source_feet - source_leg_root
+        source_extension = (np.sqrt(np.add.reduce(extension * extension, axis=-1))
+                            / self._source_leg_lengths)
         reach = (np.clip(source_extension, REACH, 1.0)
-                 * (upper_length + lower_length)[..., legs])
-        thigh = root[..., legs, :]
-        across = np.sum((thigh - feet)[..., [0, 2]] ** 2, axis=-1)
+                 * (upper_length[..., :2] + lower_length[..., :2]))
+        thigh = root[..., :2, :]
+        apart = thigh - feet
+        across = apart[..., 0] ** 2 + apart[..., 2] ** 2
         highest = feet[..., 1] + np.sqrt(np.maximum(reach**2 - across, 0.0))
         drop = np.max(np.maximum(thigh[..., 1] - highest, 0.0) * weights.legs, axis=-1)
-        drop = np.where(drop > 1e-9, drop, 0.0)
-        if np.any(drop > 0):
+        if np.any(drop > 1e-9):
+            drop = np.where(drop > 1e-9, drop, 0.0)
             down = np.zeros(drop.shape + (3,))
             down[..., 1] = -drop
-            root, mid, tip = (v + down[..., None, :] for v in (root, mid, tip))
+            chain += down[..., None, :]  # root, mid and tip are views of it
             gpos = gpos + down[..., None, :] * self._under_mover[:, None]
             hips_pos = hips_pos + down
             parent = int(self.target.parents[self.mover])
@@ -219,25 +244,24 @@ class Limbs:
                                           qrotate(world[..., parent, :] * _CONJUGATE, down))
         # Hands: relative to the hips, scaled.
         target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
-        target[..., legs, :] = feet
+        target[..., :2, :] = feet
         # Bend goals: legs copy the source knee; arms bend toward the copied elbow.
         pole = mid.copy()
-        pole[..., legs, :] = knee_from_source(
-            spos[..., self._s_chain[legs, 0], :], spos[..., self._s_chain[legs, 1], :],
-            spos[..., self._s_chain[legs, 2], :], root[..., legs, :], target[..., legs, :],
-            upper_length[..., legs], lower_length[..., legs])
+        pole[..., :2, :] = knee_from_source(
+            source_leg_root, source_knee, source_feet, thigh, feet,
+            upper_length[..., :2], lower_length[..., :2])
         weight = np.empty(root.shape[:-1])
-        weight[..., legs] = weights.legs
-        weight[..., ~legs] = weights.arms
-        weight = np.where(np.linalg.norm(tip - target, axis=-1) < DO_NO_HARM, 0.0, weight)
+        weight[..., :2] = weights.legs
+        weight[..., 2:] = weights.arms
+        miss = tip - target
+        weight[np.sqrt(np.add.reduce(miss * miss, axis=-1)) < DO_NO_HARM] = 0.0
         result = solve_two_bone(root, mid, tip, target, pole, position_weight=weight)
         p = self._paths
-        world = world.copy(order="K")
         world[..., p["upper_joints"], :] = qmul(result.upper_rotation[..., p["upper_limbs"], :],
                                                 world[..., p["upper_joints"], :])
         world[..., p["lower_joints"], :] = qmul(result.lower_rotation[..., p["lower_limbs"], :],
                                                 world[..., p["lower_joints"], :])
-        for k in np.nonzero(self._detached)[0]:
+        for k in self._detached_rows:
             joint = int(self._t_chain[k, 2])
             parent = int(self.target.parents[joint])
             place = result.tip[..., k, :]
@@ -283,6 +307,8 @@ class Limbs:
     def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
         """Live stance-width shift ``(..., 2, 3)`` (state kept between calls)."""
+        if spos.ndim == 2:
+            return self._held_shift_one(srot, spos, dt, sizes)
         ankles = spos[..., self._s_chain[self._is_leg, 2], :][..., [0, 2]]
         speed = None
         if self._last_ankles is not None and self._last_ankles.shape == ankles.shape:
@@ -291,6 +317,38 @@ class Limbs:
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
         return self._hold(self.foot_shift(self.body_yaw(srot), sizes),
                           self._planted(spos, speed, sizes.source))
+
+    def _held_shift_one(self, srot: FloatArray, spos: FloatArray, dt: float,
+                        sizes: Sizes) -> FloatArray:
+        """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays) in Python floats: the same
+        arithmetic as the batched path (body yaw, turned hip-width delta, planted test, hold)
+        without a dozen NumPy calls on two-element arrays."""
+        ankles = spos[self._s_leg_tips].tolist()
+        xz = [[a[0], a[2]] for a in ankles]
+        last = self._last_ankles
+        speed = None
+        if last is not None and last.shape == (len(xz), 2):
+            speed = []
+            for (x, z), (lx, lz) in zip(xz, last.tolist(), strict=True):
+                dx, dz = x - lx, z - lz
+                speed.append(math.sqrt(dx * dx + dz * dz) / dt)
+        self._last_ankles = np.array(xz)
+        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+        # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
+        w, x, y, z = _mul_floats(*srot[self.hips[1]].tolist(), *self._source_hips_inverse)
+        fx, _, fz = _rotate_floats(w, x, y, z, 0.0, 0.0, 1.0)
+        half = 0.5 * math.atan2(fx, fz)
+        sin_half = math.sin(half)
+        turn = (math.cos(half), sin_half * 0.0, sin_half * 1.0, sin_half * 0.0)
+        scale, ratio = sizes.avatar_scale, sizes.size_ratio
+        shifts = []
+        for t, s in zip(*self._hip_offset_lists, strict=True):
+            shifts.append(list(_rotate_floats(*turn, t[0] * scale - ratio * s[0], 0.0,
+                                              t[2] * scale - ratio * s[2])))
+        rest = sizes.source.ankle_height.tolist()
+        planted = [a[1] - h < PLANTED_LIFT and (speed is None or v < PLANTED_SPEED)
+                   for a, h, v in zip(ankles, rest, speed or rest, strict=True)]
+        return self._hold.one(shifts, planted)
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
         """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``.
@@ -306,8 +364,9 @@ class Limbs:
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
         return qrotate(turn, delta)
 
-    def _toe_pivot(self, feet: FloatArray, spos: FloatArray, gpos: FloatArray,
-                   foot_shift: FloatArray, sizes: Sizes) -> tuple[FloatArray, FloatArray]:
+    def _toe_pivot(self, feet: FloatArray, source_ankle: FloatArray, spos: FloatArray,
+                   gpos: FloatArray, foot_shift: FloatArray, sizes: Sizes
+                   ) -> tuple[FloatArray, FloatArray]:
         """Ankle targets ``(..., 2, 3)`` and foot pitch corrections ``(..., 2, 4)``.
 
         On the floor the foot is pitched so its toes sit as high above the floor as the
@@ -321,26 +380,27 @@ class Limbs:
         ankle→toe vector (the foot's world rotation is already the source's).
         """
         s = sizes.size_ratio
-        source_ankle = spos[..., self._s_chain[self._is_leg, 2], :]
         source_toe = spos[..., self._toes[:, 1], :]
         floor = sizes.capture_floor
         heel_up = source_ankle[..., 1] - sizes.source.ankle_height - floor
         toe_rest = sizes.target.toe_height * sizes.avatar_scale
         toe_height = source_toe[..., 1] - sizes.source.toe_height - floor
-        pivot = (_ramp(heel_up, 0.005, 0.03) * (1.0 - _ramp(toe_height, 0.02, 0.06)))[..., None]
+        toe_up = _ramp(toe_height, 0.02, 0.06)
+        pivot = (_ramp(heel_up, 0.005, 0.03) * (1.0 - toe_up))[..., None]
         toe_target = source_toe * np.array([s, 1.0, s]) + foot_shift
         toe_target[..., 1] += (toe_rest - sizes.source.toe_height
                                + sizes.floor_height)
-        foot_vector = gpos[..., self._toes[:, 0], :] - gpos[..., self._t_chain[self._is_leg, 2], :]
-        pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1],
-                                 1.0 - _ramp(toe_height, 0.02, 0.06))
+        ends = gpos[..., self._foot_ends, :]  # target toes, then ankles
+        foot_vector = ends[..., :2, :] - ends[..., 2:, :]
+        pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1], 1.0 - toe_up)
         foot_vector = qrotate(pitch, foot_vector)
         feet = feet + pivot * (toe_target - foot_vector - feet)
         # Never let the target's toes dip below the source's (a foot of other proportions
         # pitched toe-down in the swing would otherwise scrape the floor).
         # Only in the air: on the floor the toe may sit where the foot's shape puts it.
         dip = toe_target[..., 1] - (feet[..., 1] + foot_vector[..., 1])
-        feet[..., 1] += np.clip(dip, 0.0, MAX_TOE_RAISE) * _ramp(toe_height, 0.01, 0.03)
+        feet[..., 1] += (np.minimum(np.maximum(dip, 0.0), MAX_TOE_RAISE)
+                         * _ramp(toe_height, 0.01, 0.03))
         return feet, pitch
 
     def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
@@ -375,7 +435,8 @@ class Limbs:
 
 
 def _ramp(value: FloatArray, start: float, end: float) -> FloatArray:
-    return np.clip((value - start) / (end - start), 0.0, 1.0)
+    # minimum/maximum: the same values as np.clip (NaN included) at a fraction of its overhead
+    return np.minimum(np.maximum((value - start) / (end - start), 0.0), 1.0)
 
 
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
@@ -397,16 +458,46 @@ def _pitch_to_height(vector: FloatArray, height: FloatArray, weight: FloatArray)
 
     About the unit axis ``a = v × up / |v × up|`` a turn by φ gives
     ``v'.y = v.y cos φ + (a × v).y sin φ`` and ``(a × v).y`` is the horizontal length of ``v``.
+    Written with few NumPy calls (one live frame pays per call); the same values as
+    ``quat.from_axis_angle(axis, angle)``.
     """
     horizontal = np.hypot(vector[..., 0], vector[..., 2])
     safe = np.maximum(horizontal, 1e-12)
-    axis = np.stack([-vector[..., 2] / safe, np.zeros_like(safe), vector[..., 0] / safe], -1)
-    axis = np.where((horizontal > 1e-12)[..., None], axis, np.array([1.0, 0.0, 0.0]))
+    axis = np.empty(vector.shape)
+    axis[..., 0] = -vector[..., 2] / safe
+    axis[..., 1] = 0.0
+    axis[..., 2] = vector[..., 0] / safe
+    axis[~(horizontal > 1e-12)] = (1.0, 0.0, 0.0)
     vertical = vector[..., 1]
     radius = np.maximum(np.hypot(vertical, horizontal), 1e-12)
     centre = np.arctan2(horizontal, vertical)
-    spread = np.arccos(np.clip(height / radius, -1.0, 1.0))
-    roots = np.stack([centre - spread, centre + spread])
-    roots = (roots + np.pi) % (2.0 * np.pi) - np.pi
-    angle = np.where(np.abs(roots[0]) <= np.abs(roots[1]), roots[0], roots[1])
-    return quat.from_axis_angle(axis, np.clip(angle, -0.6, 0.6) * weight)
+    spread = np.arccos(np.minimum(np.maximum(height / radius, -1.0), 1.0))
+    low = (centre - spread + np.pi) % (2.0 * np.pi) - np.pi
+    high = (centre + spread + np.pi) % (2.0 * np.pi) - np.pi
+    angle = np.where(np.abs(low) <= np.abs(high), low, high)
+    half = 0.5 * (np.minimum(np.maximum(angle, -0.6), 0.6) * weight)
+    norm = np.sqrt(np.add.reduce(axis * axis, axis=-1))
+    out = np.empty(vector.shape[:-1] + (4,))
+    out[..., 0] = np.cos(half)
+    out[..., 1:] = np.sin(half)[..., None] * (axis / np.where(norm > 1e-12, norm, 1.0)[..., None])
+    return out
+
+
+def _mul_floats(aw: float, ax: float, ay: float, az: float,
+                bw: float, bx: float, by: float, bz: float) -> tuple[float, float, float, float]:
+    """Hamilton product ``a * b`` of two quaternions as Python floats (``qmul``'s formula)."""
+    return (aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw)
+
+
+def _rotate_floats(w: float, x: float, y: float, z: float,
+                   vx: float, vy: float, vz: float) -> tuple[float, float, float]:
+    """``q v q⁻¹`` as Python floats (``qrotate``'s formula)."""
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return (vx + w * tx + (y * tz - z * ty),
+            vy + w * ty + (z * tx - x * tz),
+            vz + w * tz + (x * ty - y * tx))

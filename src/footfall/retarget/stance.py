@@ -12,6 +12,8 @@ proportion to the distance it has to make up.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -110,3 +112,42 @@ class PlantedHold:
         swinging = values + gap * (1.0 - progress)[..., None]
         swinging[..., 1] += swing_lift(gap, progress, self.since < self.fade)
         return np.where(planted[..., None], self.held, swinging)
+
+    def one(self, values: list[list[float]], planted: list[bool]) -> FloatArray:
+        """:meth:`__call__` for one frame ``values (n, 3)`` given as Python floats (a live
+        frame pays per NumPy call; the same arithmetic, state shared with ``__call__``)."""
+        n = len(values)
+        if self.held is None or self.held.shape != (n, 3):
+            self.held = np.array(values)
+            self.released = np.array(values)
+            self.planted = np.zeros(n, dtype=bool)
+            self.since = np.full(n, self.fade)
+        assert self.released is not None and self.since is not None
+        held, released = self.held.tolist(), self.released.tolist()
+        was, since = self.planted.tolist(), self.since.tolist()
+        fade = self.fade
+        out = []
+        for k in range(n):
+            down, value = planted[k], values[k]
+            if was[k] and not down:
+                released[k] = held[k]
+                since[k] = 0
+            if down and not was[k]:
+                held[k] = value
+            if not down:
+                since[k] += 1
+            if down:
+                out.append(held[k])
+                continue
+            progress = min(max(since[k] / max(fade, 1), 0.0), 1.0)
+            gap = [r - v for r, v in zip(released[k], value, strict=True)]
+            swinging = [v + g * (1.0 - progress) for v, g in zip(value, gap, strict=True)]
+            if since[k] < fade:
+                distance = math.sqrt(gap[0] * gap[0] + gap[2] * gap[2])
+                height = min(CLEARANCE_PER_METRE * max(distance - CLEARANCE_FREE, 0.0),
+                             MAX_CLEARANCE)
+                swinging[1] += height * math.sin(math.pi * progress)
+            out.append(swinging)
+        self.held, self.released = np.array(held), np.array(released)
+        self.planted, self.since = np.array(planted, dtype=bool), np.array(since)
+        return np.array(out)
