@@ -201,6 +201,12 @@ def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray) -> 
     """
     roots = np.nonzero(parents < 0)[0]
     parent_or_self = np.where(parents < 0, np.arange(len(parents)), parents)
-    local = qmul_conjugate(world_rotations[..., parent_or_self, :], world_rotations)
-    local[..., roots, :] = world_rotations[..., roots, :]
-    return local
+    if world_rotations.ndim == 2:
+        local = qmul_conjugate(world_rotations[parent_or_self], world_rotations)
+        local[roots] = world_rotations[roots]
+        return local
+    # Joint-major: the parent gather copies whole blocks, and every factor has one layout.
+    world = np.moveaxis(world_rotations, -2, 0)
+    local = qmul_conjugate(world[parent_or_self], world)
+    local[roots] = world[roots]
+    return np.moveaxis(local, 0, -2)

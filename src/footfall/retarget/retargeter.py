@@ -171,6 +171,10 @@ class Retargeter:
         mapped = np.zeros(self.target.joint_count, dtype=bool)
         mapped[c.target_joints] = True
         self._unmapped = Levels.of(self.target.parents, np.nonzero(~mapped)[0])
+        # Offsets and unmapped calibration rotations shaped to broadcast joint-major, per
+        # batch shape (computed once: the per-frame solve reuses them).
+        self._offsets_jm = _JointMajor(self.offsets)
+        self._unmapped_calib = [_JointMajor(tgt[idx]) for idx in self._unmapped.joints]
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
         self.settings.calibration = {
@@ -343,8 +347,10 @@ class Retargeter:
         """
         if clip.skeleton.names != self.source.names:
             raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
-        clip.check_finite()
         rotations, positions = clip.rotations, clip.positions
+        # One sum is finite exactly when every value is (or overflows: then look closely).
+        if not (np.isfinite(np.sum(rotations)) and np.isfinite(np.sum(positions))):
+            clip.check_finite()
         srot_all = fk(self._source_levels, rotations, positions, positions=False)[0]
         spos_all = positions_from_world(self.limbs.source_position_levels, srot_all, positions)
         if self.settings["filter_enabled"]:
@@ -511,13 +517,19 @@ class Retargeter:
         batch = srot.shape[:-2]
         joints = self.target.joint_count
         # Joint-major memory behind the usual (..., J, 4) view: joint gathers are contiguous.
-        world = np.moveaxis(np.empty((joints, *batch, 4)), 0, -2)
-        world[..., c.target_joints, :] = qmul(srot[..., c.source_joints, :], self.offsets)
+        # ``world_jm`` is that memory as (J, ..., 4); one frame needs no view at all.
+        world_jm = np.empty((joints, *batch, 4))
+        source_jm = srot if not batch else np.moveaxis(srot, -2, 0)
+        world_jm[c.target_joints] = qmul(source_jm[c.source_joints], self._offsets_jm[batch])
+        unmapped = self._unmapped
         calib = self.calibration_pose
-        if len(self._unmapped.roots):
-            world[..., self._unmapped.roots, :] = calib[self._unmapped.roots]
-        for idx, par in zip(self._unmapped.joints, self._unmapped.parents, strict=True):
-            world[..., idx, :] = qmul(world[..., par, :], calib[idx])
+        if len(unmapped.roots):
+            world_jm[unmapped.roots] = calib[unmapped.roots].reshape(
+                (-1,) + (1,) * len(batch) + (4,))
+        for idx, par, rot in zip(unmapped.joints, unmapped.parents, self._unmapped_calib,
+                                 strict=True):
+            world_jm[idx] = qmul(world_jm[par], rot[batch])
+        world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
 
         # Hips.
         hips_t, hips_s = c.hips
@@ -559,3 +571,20 @@ class Retargeter:
                                        (values["left_hand_enabled"], values["right_hand_enabled"]))
         return local
 
+
+
+class _JointMajor:
+    """A ``(K, 4)`` array reshaped to ``(K, 1, …, 1, 4)`` for a batch shape (cached per rank),
+    to broadcast against joint-major ``(K, ..., 4)`` arrays."""
+
+    def __init__(self, values: FloatArray) -> None:
+        self.values = values
+        self._shaped: dict[int, FloatArray] = {}
+
+    def __getitem__(self, batch: tuple[int, ...]) -> FloatArray:
+        rank = len(batch)
+        shaped = self._shaped.get(rank)
+        if shaped is None:
+            shaped = self.values.reshape((len(self.values),) + (1,) * rank + (4,))
+            self._shaped[rank] = shaped
+        return shaped
