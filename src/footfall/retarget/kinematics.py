@@ -69,8 +69,9 @@ def qmul(a: FloatArray, b: FloatArray) -> FloatArray:
     """Hamilton product ``a * b`` of ``(..., 4)`` arrays, with few temporaries."""
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    w = aw * bw - ax * bx - ay * by - az * bz
+    out = np.empty(w.shape + (4,))  # the broadcast shape, without np.broadcast_shapes
+    out[..., 0] = w
     out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
     out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
     out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
@@ -84,8 +85,9 @@ def qrotate(q: FloatArray, v: FloatArray) -> FloatArray:
     tx = 2.0 * (y * vz - z * vy)
     ty = 2.0 * (z * vx - x * vz)
     tz = 2.0 * (x * vy - y * vx)
-    out = np.empty(np.broadcast_shapes(q.shape[:-1], v.shape[:-1]) + (3,))
-    out[..., 0] = vx + w * tx + (y * tz - z * ty)
+    x_out = vx + w * tx + (y * tz - z * ty)
+    out = np.empty(x_out.shape + (3,))
+    out[..., 0] = x_out
     out[..., 1] = vy + w * ty + (z * tx - x * tz)
     out[..., 2] = vz + w * tz + (x * ty - y * tx)
     return out
@@ -185,8 +187,9 @@ def qmul_conjugate(a: FloatArray, b: FloatArray) -> FloatArray:
     """``conj(a) * b`` of ``(..., 4)`` arrays (the inverse of unit ``a``, then ``b``)."""
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = aw * bw + ax * bx + ay * by + az * bz
+    w = aw * bw + ax * bx + ay * by + az * bz
+    out = np.empty(w.shape + (4,))
+    out[..., 0] = w
     out[..., 1] = aw * bx - ax * bw - ay * bz + az * by
     out[..., 2] = aw * by + ax * bz - ay * bw - az * bx
     out[..., 3] = aw * bz - ax * by + ay * bx - az * bw

@@ -99,6 +99,11 @@ class Limbs:
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
                          * np.array([1.0, 0.0, 0.0]))
         self._any_detached = bool(self._detached.any())
+        p = self._paths
+        self._turned_joints = np.concatenate([p["upper_joints"], p["lower_joints"]])
+        self._turned_rows = np.concatenate([p["upper_limbs"], p["lower_limbs"] + self.count])
+        # Limbs sharing a joint (odd mappings) turn it twice: uppers first, then lowers.
+        self._turned_once = len(np.unique(self._turned_joints)) == len(self._turned_joints)
         self._detached_rows = [int(k) for k in np.nonzero(self._detached)[0]]
         hips_and_legs = [self.hips[0]] + [
             target.index(target_map[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]
@@ -256,11 +261,18 @@ class Limbs:
         miss = tip - target
         weight[np.sqrt(np.add.reduce(miss * miss, axis=-1)) < DO_NO_HARM] = 0.0
         result = solve_two_bone(root, mid, tip, target, pole, position_weight=weight)
-        p = self._paths
-        world[..., p["upper_joints"], :] = qmul(result.upper_rotation[..., p["upper_limbs"], :],
-                                                world[..., p["upper_joints"], :])
-        world[..., p["lower_joints"], :] = qmul(result.lower_rotation[..., p["lower_limbs"], :],
-                                                world[..., p["lower_joints"], :])
+        # Every joint of every limb turned by its delta in one product (the joints are
+        # distinct), joint-major so the gathers of ``world`` copy whole blocks.
+        deltas = np.concatenate([result.upper_rotation, result.lower_rotation], axis=-2)
+        turned = np.moveaxis(world, -2, 0)
+        if self._turned_once:
+            turned[self._turned_joints] = qmul(np.moveaxis(deltas, -2, 0)[self._turned_rows],
+                                               turned[self._turned_joints])
+        else:
+            p = self._paths
+            for joints, rows in ((p["upper_joints"], p["upper_limbs"]),
+                                 (p["lower_joints"], p["lower_limbs"] + self.count)):
+                turned[joints] = qmul(np.moveaxis(deltas, -2, 0)[rows], turned[joints])
         for k in self._detached_rows:
             joint = int(self._t_chain[k, 2])
             parent = int(self.target.parents[joint])
