@@ -32,6 +32,17 @@ class Levels:
     member_parents: NDArray[np.int64] | None = None
     ancestors: FloatArray | None = None
 
+    @property
+    def one_frame_steps(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """``members``, the rows of the non-roots among them and their parents (cached)."""
+        cached = self.__dict__.get("_one_frame_steps")
+        if cached is None:
+            assert self.members is not None and self.member_parents is not None
+            inner = np.nonzero(self.member_parents >= 0)[0]
+            cached = (self.members, inner, self.member_parents[inner])
+            object.__setattr__(self, "_one_frame_steps", cached)
+        return cached
+
     @classmethod
     def of(cls, parents: ArrayLike, subset: ArrayLike | None = None) -> Levels:
         """Levels of a hierarchy (``parents (J,)``, −1 for roots); with ``subset`` only those
@@ -155,10 +166,9 @@ def positions_from_world(levels: Levels, world_rotations: FloatArray,
     pos = np.asarray(translations, dtype=np.float64)
     if world_rotations.ndim == 2 and levels.ancestors is not None:
         # One frame: position = sum of the offsets turned by their parents, one matrix product.
-        members, member_parents = levels.members, levels.member_parents
-        steps = pos[members].copy()
-        inner = member_parents >= 0
-        steps[inner] = qrotate(world_rotations[member_parents[inner]], pos[members[inner]])
+        members, inner_members, inner_parents = levels.one_frame_steps
+        steps = pos[members]
+        steps[inner_members] = qrotate(world_rotations[inner_parents], pos[members[inner_members]])
         gpos = np.empty(pos.shape[:-1] + (3,))
         gpos[members] = levels.ancestors @ steps
         return gpos

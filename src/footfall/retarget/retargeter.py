@@ -119,6 +119,7 @@ class Retargeter:
         self.limbs = Limbs(source, target, self.source_map, self.target_map,
                            self.correspondence)
         self._smoother = WeightSmoother()
+        self._arm_sides = self.limbs.sides()[self.limbs.arm_rows].tolist()
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
@@ -461,9 +462,7 @@ class Retargeter:
                       chairs: ArrayLike | None) -> LimbWeights:
         """Goal weights ``(..., arms 2)``, ``(..., legs 2)``, ``(...)`` from source positions."""
         batch = spos.shape[:-2]
-        arm_count = self.limbs.count - self.limbs.leg_count
-        sides = self.limbs.sides()
-        tips = self.limbs.source_tips(spos)
+        arm_count = self.limbs.count - 2  # legs come first
         mode = self.settings["ik_mode"]
         if mode != "auto":
             value = 1.0 if mode == "ik" else 0.0
@@ -472,6 +471,7 @@ class Retargeter:
             hips = np.ones(batch)
         else:
             s = self.size_ratio
+            tips = self.limbs.source_tips(spos)
             hips_s = spos[..., self.correspondence.hips[1], :]
             hips_t = self._hips_target(hips_s, np.ones(batch), np.zeros(batch))
             feet_s = tips[..., :2, :]  # legs come first
@@ -488,8 +488,9 @@ class Retargeter:
             goals = goal_weights(hands, lift, feet_t, hips_t, ratio, props, chairs, thresholds)
             arms, legs, hips = goals.arms[..., :arm_count], goals.legs, goals.hips
         if arm_count:
-            enabled = np.array([self.settings["left_arm_ik"], self.settings["right_arm_ik"]],
-                               dtype=float)[sides[self.limbs.arm_rows]]
+            values = self.settings.values
+            switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
+            enabled = np.array([switch[side] for side in self._arm_sides])
             arms = arms * enabled
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
@@ -502,7 +503,11 @@ class Retargeter:
                     - self.source_measures.hips_height)
         y = (hips_source[..., 1] + raise_by * hips_weight + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * seated)
-        return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
+        out = np.empty(np.shape(y) + (3,))
+        out[..., 0] = s * hips_source[..., 0]
+        out[..., 1] = y
+        out[..., 2] = s * hips_source[..., 2]
+        return out
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
                foot_shift: FloatArray,
@@ -535,7 +540,8 @@ class Retargeter:
         hips_t, hips_s = c.hips
         seated = 1.0 - weights.hips
         hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, seated)
-        lpos = np.moveaxis(np.empty((joints, *batch, 3)), 0, -2)
+        lpos_jm = np.empty((joints, *batch, 3))
+        lpos = lpos_jm if not batch else np.moveaxis(lpos_jm, 0, -2)
         lpos[...] = self.target.offsets * scale
         mover = self.limbs.mover
         parent = int(self.target.parents[mover])
