@@ -76,13 +76,17 @@ class Levels:
                    ancestors)
 
 
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes(a, b)``, skipped for equal shapes (most calls of a live frame)."""
+    return a if a == b else np.broadcast_shapes(a, b)
+
+
 def qmul(a: FloatArray, b: FloatArray) -> FloatArray:
     """Hamilton product ``a * b`` of ``(..., 4)`` arrays, with few temporaries."""
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    w = aw * bw - ax * bx - ay * by - az * bz
-    out = np.empty(w.shape + (4,))  # the broadcast shape, without np.broadcast_shapes
-    out[..., 0] = w
+    out = np.empty(_broadcast(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
     out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
     out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
     out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
@@ -96,9 +100,8 @@ def qrotate(q: FloatArray, v: FloatArray) -> FloatArray:
     tx = 2.0 * (y * vz - z * vy)
     ty = 2.0 * (z * vx - x * vz)
     tz = 2.0 * (x * vy - y * vx)
-    x_out = vx + w * tx + (y * tz - z * ty)
-    out = np.empty(x_out.shape + (3,))
-    out[..., 0] = x_out
+    out = np.empty(_broadcast(q.shape[:-1], v.shape[:-1]) + (3,))
+    out[..., 0] = vx + w * tx + (y * tz - z * ty)
     out[..., 1] = vy + w * ty + (z * tx - x * tz)
     out[..., 2] = vz + w * tz + (x * ty - y * tx)
     return out
@@ -175,17 +178,10 @@ def positions_from_world(levels: Levels, world_rotations: FloatArray,
     if world_rotations.ndim == 2:
         grot = world_rotations
     else:
-        # Joint-major, and only the joints the levels name (a subset for partial FK).
-        count = world_rotations.shape[-2]
-        grot = np.zeros((count,) + world_rotations.shape[:-2] + (4,))
-        for par in levels.parents:
-            grot[par] = np.moveaxis(world_rotations[..., par, :], -2, 0)
-        if levels.members is not None and len(levels.members) < count:
-            moved = np.zeros((count,) + pos.shape[:-2] + (3,))
-            moved[levels.members] = np.moveaxis(pos[..., levels.members, :], -2, 0)
-            pos = moved
-        else:
-            pos = np.ascontiguousarray(np.moveaxis(pos, -2, 0))
+        # Joint-major views, no copies: the solver's arrays are joint-major in memory, so each
+        # level's gathers below copy whole blocks (any other layout still works).
+        grot = np.moveaxis(world_rotations, -2, 0)
+        pos = np.moveaxis(pos, -2, 0)
     gpos = np.empty(grot.shape[:-1] + (3,))
     gpos[levels.roots] = pos[levels.roots]
     for idx, par in zip(levels.joints, levels.parents, strict=True):
@@ -197,9 +193,8 @@ def qmul_conjugate(a: FloatArray, b: FloatArray) -> FloatArray:
     """``conj(a) * b`` of ``(..., 4)`` arrays (the inverse of unit ``a``, then ``b``)."""
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    w = aw * bw + ax * bx + ay * by + az * bz
-    out = np.empty(w.shape + (4,))
-    out[..., 0] = w
+    out = np.empty(_broadcast(a.shape, b.shape))
+    out[..., 0] = aw * bw + ax * bx + ay * by + az * bz
     out[..., 1] = aw * bx - ax * bw - ay * bz + az * by
     out[..., 2] = aw * by + ax * bz - ay * bw - az * bx
     out[..., 3] = aw * bz - ax * by + ay * bx - az * bw
@@ -214,12 +209,6 @@ def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray) -> 
     """
     roots = np.nonzero(parents < 0)[0]
     parent_or_self = np.where(parents < 0, np.arange(len(parents)), parents)
-    if world_rotations.ndim == 2:
-        local = qmul_conjugate(world_rotations[parent_or_self], world_rotations)
-        local[roots] = world_rotations[roots]
-        return local
-    # Joint-major: the parent gather copies whole blocks, and every factor has one layout.
-    world = np.moveaxis(world_rotations, -2, 0)
-    local = qmul_conjugate(world[parent_or_self], world)
-    local[roots] = world[roots]
-    return np.moveaxis(local, 0, -2)
+    local = qmul_conjugate(world_rotations[..., parent_or_self, :], world_rotations)
+    local[..., roots, :] = world_rotations[..., roots, :]
+    return local
