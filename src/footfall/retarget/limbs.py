@@ -264,15 +264,18 @@ class Limbs:
         # Every joint of every limb turned by its delta in one product (the joints are
         # distinct), joint-major so the gathers of ``world`` copy whole blocks.
         deltas = np.concatenate([result.upper_rotation, result.lower_rotation], axis=-2)
-        turned = np.moveaxis(world, -2, 0)
+        if world.ndim > 2:
+            turned, deltas = np.moveaxis(world, -2, 0), np.moveaxis(deltas, -2, 0)
+        else:
+            turned = world
         if self._turned_once:
-            turned[self._turned_joints] = qmul(np.moveaxis(deltas, -2, 0)[self._turned_rows],
+            turned[self._turned_joints] = qmul(deltas[self._turned_rows],
                                                turned[self._turned_joints])
         else:
             p = self._paths
             for joints, rows in ((p["upper_joints"], p["upper_limbs"]),
                                  (p["lower_joints"], p["lower_limbs"] + self.count)):
-                turned[joints] = qmul(np.moveaxis(deltas, -2, 0)[rows], turned[joints])
+                turned[joints] = qmul(deltas[rows], turned[joints])
         for k in self._detached_rows:
             joint = int(self._t_chain[k, 2])
             parent = int(self.target.parents[joint])
