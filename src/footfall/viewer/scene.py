@@ -262,7 +262,7 @@ class DemoScene:
         self.legend = scene.add_label(
             "/bunny0/legend",
             text("legend", lang),
-            position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.6, 0.0),
+            position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.32, 0.0),
             anchor="bottom-center",
             font_screen_scale=1.0,
         )
