@@ -33,6 +33,17 @@ class Levels:
     ancestors: FloatArray | None = None
 
     @property
+    def one_frame_order(self) -> tuple[list[int], list[tuple[int, int]]]:
+        """Roots and ``(joint, parent)`` pairs, parents first, as Python ints (cached)."""
+        cached = self.__dict__.get("_one_frame_order")
+        if cached is None:
+            pairs = [(j, p) for idx, par in zip(self.joints, self.parents, strict=True)
+                     for j, p in zip(idx.tolist(), par.tolist(), strict=True)]
+            cached = (self.roots.tolist(), pairs)
+            object.__setattr__(self, "_one_frame_order", cached)
+        return cached
+
+    @property
     def one_frame_steps(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
         """``members``, the rows of the non-roots among them and their parents (cached)."""
         cached = self.__dict__.get("_one_frame_steps")
@@ -150,16 +161,16 @@ def _fk_rotations_one_frame(levels: Levels, rotations: FloatArray) -> FloatArray
     """
     local = rotations.tolist()
     world: list[list[float] | None] = [None] * len(local)
-    for j in levels.roots.tolist():
+    roots, order = levels.one_frame_order
+    for j in roots:
         world[j] = local[j]
-    for idx, par in zip(levels.joints, levels.parents, strict=True):
-        for j, p in zip(idx.tolist(), par.tolist(), strict=True):
-            aw, ax, ay, az = world[p]
-            bw, bx, by, bz = local[j]
-            world[j] = [aw * bw - ax * bx - ay * by - az * bz,
-                        aw * bx + ax * bw + ay * bz - az * by,
-                        aw * by - ax * bz + ay * bw + az * bx,
-                        aw * bz + ax * by - ay * bx + az * bw]
+    for j, p in order:
+        aw, ax, ay, az = world[p]
+        bw, bx, by, bz = local[j]
+        world[j] = [aw * bw - ax * bx - ay * by - az * bz,
+                    aw * bx + ax * bw + ay * bz - az * by,
+                    aw * by - ax * bz + ay * bw + az * bx,
+                    aw * bz + ax * by - ay * bx + az * bw]
     return np.array(world)
 
 
@@ -201,14 +212,23 @@ def qmul_conjugate(a: FloatArray, b: FloatArray) -> FloatArray:
     return out
 
 
-def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray) -> FloatArray:
+def parent_or_self(parents: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(roots, parent of each joint or the joint itself for roots)`` for
+    :func:`local_rotations` (compute once per skeleton)."""
+    parents = np.asarray(parents)
+    return np.nonzero(parents < 0)[0], np.where(parents < 0, np.arange(len(parents)), parents)
+
+
+def local_rotations(parents: NDArray[np.int64], world_rotations: FloatArray,
+                    indices: tuple[NDArray[np.int64], NDArray[np.int64]] | None = None
+                    ) -> FloatArray:
     """Local rotations ``(..., J, 4)`` from global ones (roots keep theirs).
 
     Every joint is divided by its parent in one call (a root by itself, then overwritten), so
-    no scatter into a strided result is needed.
+    no scatter into a strided result is needed. ``indices``: ``parent_or_self(parents)`` when
+    already known.
     """
-    roots = np.nonzero(parents < 0)[0]
-    parent_or_self = np.where(parents < 0, np.arange(len(parents)), parents)
-    local = qmul_conjugate(world_rotations[..., parent_or_self, :], world_rotations)
+    roots, parent = parent_or_self(parents) if indices is None else indices
+    local = qmul_conjugate(world_rotations[..., parent, :], world_rotations)
     local[..., roots, :] = world_rotations[..., roots, :]
     return local

@@ -48,6 +48,7 @@ from footfall.retarget.kinematics import (
     Levels,
     fk,
     local_rotations,
+    parent_or_self,
     positions_from_world,
     qmul,
     qrotate,
@@ -120,6 +121,7 @@ class Retargeter:
                            self.correspondence)
         self._smoother = WeightSmoother()
         self._arm_sides = self.limbs.sides()[self.limbs.arm_rows].tolist()
+        self._target_parent_or_self = parent_or_self(target.parents)
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
@@ -464,6 +466,13 @@ class Retargeter:
         batch = spos.shape[:-2]
         arm_count = self.limbs.count - 2  # legs come first
         mode = self.settings["ik_mode"]
+        if mode != "auto" and not batch:
+            # One live frame with fixed weights: three small arrays, no arithmetic on them.
+            value = 1.0 if mode == "ik" else 0.0
+            values = self.settings.values
+            switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
+            return LimbWeights(np.array([value * switch[side] for side in self._arm_sides]),
+                               np.array([value, value]), np.array(1.0))
         if mode != "auto":
             value = 1.0 if mode == "ik" else 0.0
             arms = np.full((*batch, arm_count), value)
@@ -560,7 +569,7 @@ class Retargeter:
             world = self.limbs.solve(world, lpos, spos, hips_pos, weights, foot_shift,
                                      self._sizes())
 
-        local = local_rotations(self.target.parents, world)
+        local = local_rotations(self.target.parents, world, self._target_parent_or_self)
         return self._finish(local), lpos
 
     def _finish(self, local: FloatArray) -> FloatArray:
