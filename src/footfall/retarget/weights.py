@@ -71,7 +71,8 @@ def ramp(value: ArrayLike, start: float, end: float) -> FloatArray:
     span = end - start
     if abs(span) < 1e-12:
         return (value >= end).astype(np.float64)
-    return np.clip((value - start) / span, 0.0, 1.0)
+    # minimum/maximum: np.clip's values (NaN included) without its per-call overhead
+    return np.minimum(np.maximum((value - start) / span, 0.0), 1.0)
 
 
 def _nearest(points: FloatArray, others: FloatArray | None) -> FloatArray:
