@@ -1,7 +1,7 @@
 """The 3D scene of the demo in viser: terrain, bushes, two bunnies, rays, gap bars, labels.
 
-Everything that moves is drawn as a few batched meshes (all bunny parts in one, rays and gap
-bars in one, hit dots in one), so a frame costs a handful of array updates however many parts
+Everything that moves is drawn as a few batched meshes (each bunny's parts in one; rays, hit
+dots and gap bars together in one), so a frame costs a handful of array updates however many parts
 the bunnies have (notes/viewer.md: 40 separate transforms cost 30–43 % of a core, one batch 4–8 %).
 The arrays are computed by pure functions (:func:`marker_instances`, :func:`camera_target`) that
 tests check without a browser.
@@ -29,6 +29,7 @@ SKY_BOTTOM = (255, 236, 242)
 RAY_RADIUS = 0.008
 GAP_RADIUS = 0.016
 DOT_RADIUS = 0.035
+DOT_THICKNESS = 0.05  # hit dots are short fat cylinders (one mesh with the rays and bars)
 RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 000: ty + 0.55)
 GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
 LABEL_ABOVE_PELVIS = 1.12
@@ -213,36 +214,16 @@ class DemoScene:
             for k, fur in enumerate((FUR["left"], FUR["right"]))
         ]
         assert all(len(w) == count for w in wxyz)
-        self.rays = scene.add_batched_meshes_simple(
-            "/bunny0/rays",
+        # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances,
+        # placed relative to the left bunny's frame (the right bunny walks at its side).
+        self.markers = scene.add_batched_meshes_simple(
+            "/bunny0/markers",
             cyl_v,
             cyl_f,
-            batched_wxyzs=np.tile(identity, (2, 1)),
-            batched_positions=np.zeros((2, 3)),
-            batched_colors=linear_rgb(RAY_COLOR),
-            opacity=0.85,
-            lod="off",
-            cast_shadow=False,
-            receive_shadow=False,
-        )
-        self.dots = scene.add_batched_meshes_simple(
-            "/bunny0/dots",
-            sphere_v,
-            sphere_f,
-            batched_wxyzs=np.tile(identity, (2, 1)),
-            batched_positions=np.zeros((2, 3)),
-            batched_colors=linear_rgb(RAY_COLOR),
-            lod="off",
-            cast_shadow=False,
-            receive_shadow=False,
-        )
-        self.gaps = scene.add_batched_meshes_simple(
-            "/bunny1/gaps",
-            cyl_v,
-            cyl_f,
-            batched_wxyzs=np.tile(identity, (2, 1)),
-            batched_positions=np.zeros((2, 3)),
-            batched_colors=linear_rgb(GAP_COLOR),
+            batched_wxyzs=np.tile(identity, (6, 1)),
+            batched_positions=np.zeros((6, 3)),
+            batched_scales=np.zeros((6, 3)),
+            batched_colors=linear_rgb([RAY_COLOR] * 4 + [GAP_COLOR] * 2),
             lod="off",
             cast_shadow=False,
             receive_shadow=False,
@@ -323,9 +304,15 @@ class DemoScene:
             if self.labels[k].text != wanted:
                 self.labels[k].text = wanted
         markers = marker_instances(frame, self.simulation.terrain, self.simulation.foot_joints)
-        self.rays.batched_positions = markers.bar_pos[:2] - pelvis[0]
-        self.rays.batched_scales = markers.bar_scale[:2]
-        self.dots.batched_positions = markers.dot_pos - pelvis[0]
-        self.dots.batched_scales = markers.dot_scale
-        self.gaps.batched_positions = markers.bar_pos[2:] - pelvis[1]
-        self.gaps.batched_scales = markers.bar_scale[2:]
+        disc = markers.dot_scale * np.array([1.0, DOT_THICKNESS / DOT_RADIUS, 1.0])
+        positions = np.concatenate(
+            [
+                markers.bar_pos[:2],
+                markers.dot_pos - [0.0, 0.01 + DOT_THICKNESS / 2, 0.0],
+                markers.bar_pos[2:],
+            ]
+        )
+        self.markers.batched_positions = positions - pelvis[0]
+        self.markers.batched_scales = np.concatenate(
+            [markers.bar_scale[:2], disc, markers.bar_scale[2:]]
+        )
