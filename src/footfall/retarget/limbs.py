@@ -361,8 +361,9 @@ class Limbs:
             shifts.append(list(_rotate_floats(*turn, t[0] * scale - ratio * s[0], 0.0,
                                               t[2] * scale - ratio * s[2])))
         rest = sizes.source.ankle_height.tolist()
-        planted = [a[1] - h < PLANTED_LIFT and (speed is None or v < PLANTED_SPEED)
-                   for a, h, v in zip(ankles, rest, speed or rest, strict=True)]
+        slow = [True] * len(ankles) if speed is None else [v < PLANTED_SPEED for v in speed]
+        planted = [a[1] - h < PLANTED_LIFT and still
+                   for a, h, still in zip(ankles, rest, slow, strict=True)]
         return self._hold.one(shifts, planted)
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
