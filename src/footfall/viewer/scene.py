@@ -243,9 +243,9 @@ class DemoScene:
         self.legend = scene.add_label(
             "/bunny0/legend",
             text("legend", lang),
-            position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.32, 0.0),
+            position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.45, 0.0),
             anchor="bottom-center",
-            font_screen_scale=1.0,
+            font_screen_scale=0.85,
         )
         self.terrain_handles: list = []
         self.build_terrain()
