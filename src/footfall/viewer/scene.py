@@ -287,11 +287,6 @@ class DemoScene:
         )
         self.terrain_handles = [ground, bushes]
 
-    def set_language(self, lang: str) -> None:
-        """Switch the label and legend language."""
-        self.lang = lang
-        self.legend.text = text("legend", lang)
-
     def update(self, frame: DemoFrame) -> None:
         """Draw ``frame``: pelvis frames, a few batched arrays, label texts when they change."""
         pelvis = frame.global_positions[:, 0]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from footfall.bunny import PROPORTIONS, bunny_skeleton, sole_points
+from footfall.bunny import bunny_skeleton, sole_points
 from footfall.errors import SettingsError
 from footfall.grounding import GroundingParams
 from footfall.metrics import ground_gaps, sole_world
@@ -279,8 +279,3 @@ class DemoSimulation:
     def x_end(self) -> float:
         """The far end of the terrain along x, metres."""
         return float(self.terrain.bounds[1][0])
-
-    @property
-    def leg_length(self) -> float:
-        """The bunny's leg length, metres (for the view's framing)."""
-        return PROPORTIONS.leg_length
