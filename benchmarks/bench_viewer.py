@@ -7,10 +7,11 @@ shows the page, and the frame rate the loop held. Three runs in one go:
 * ``demo``        the demo as shipped (bunnies, rays, dots, gap bars as a few batched meshes);
 * ``drawing``     the same loop with the simulation replaced by a replay of recorded frames,
                   i.e. what drawing and sending cost on their own;
+* ``no-follow``   the drawing with the follow camera switched off (its share of the cost);
 * ``per-part``    baseline: the drawing with every bunny part its own scene node (56 pose
                   updates a frame instead of a few arrays), the naive way.
 
-Run: ``.venv/bin/python benchmarks/bench_viewer.py [--seconds 10]``
+Run: ``.venv/bin/python benchmarks/bench_viewer.py [--seconds 10]`` (about a minute)
 """
 
 from __future__ import annotations
@@ -128,8 +129,9 @@ def main() -> None:
     results = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        for name in ("demo", "drawing", "per-part"):
-            app = DemoApp(port=8791, lang="en", settings=DemoSettings())
+        for name in ("demo", "drawing", "no-follow", "per-part"):
+            settings = DemoSettings(follow=name != "no-follow")
+            app = DemoApp(port=8791, lang="en", settings=settings)
             if name != "demo":
                 app.simulation.step = Replay(app.simulation, frames).step
             if name == "per-part":
