@@ -25,10 +25,11 @@ from footfall import quat
 from footfall.bunny import PROPORTIONS
 from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
+from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
 from footfall.ik import solve_two_bone
-from footfall.skeleton import Skeleton, forward_kinematics
+from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
 
@@ -114,6 +115,9 @@ class StepWalker:
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
         self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _bunny_extras(skeleton)
+        self._leg_fk = LevelFK(
+            skeleton.parents, [*self._upper, *self._lower, *self._foot, root]
+        )
 
     @staticmethod
     def _per_character(values: ArrayLike | None, default: float, name: str) -> FloatArray:
@@ -185,7 +189,7 @@ class StepWalker:
         for joint, axis, angle in self._extras(phase):
             rotations[:, joint] = quat.from_axis_angle(axis, angle)
 
-        grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
+        grot, gpos = self._leg_fk(rotations, positions)  # only the legs and the root
         knee = gpos[:, self._lower]
         forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))
         solved = solve_two_bone(

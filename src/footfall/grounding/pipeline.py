@@ -27,6 +27,7 @@ from footfall.errors import SkeletonError
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
 from footfall.grounding.footsteps import smoothstep, swing_offset, tread_snap_shift
+from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -35,7 +36,7 @@ from footfall.grounding.params import (
 )
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.ik import solve_two_bone
-from footfall.skeleton import Skeleton, forward_kinematics
+from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -133,6 +134,12 @@ class GroundingPipeline:
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
+        self._fk = LevelFK(skeleton.parents)
+        # The first pass reads only the legs, their parents and the root.
+        self._leg_fk = LevelFK(
+            skeleton.parents,
+            [self.root, *self._upper, *self._lower, *self._foot, *self._hip_parent],
+        )
         lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
         self.leg_length = lengths.sum(axis=1)  # (2,)
         self._ankle_height = np.array([f.ankle_height for f in self.feet])
@@ -199,7 +206,7 @@ class GroundingPipeline:
             )
         stance = np.broadcast_to(np.asarray(plan.stance, dtype=bool), (count, 2))
         swing = np.broadcast_to(np.asarray(plan.swing, dtype=np.float64), (count, 2))
-        grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
+        grot, gpos = self._leg_fk(rotations, positions)  # legs and root only
         hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
         foot_rot = grot[:, self._foot]  # (K, 2, 4)
         if plan.lock_turn is not None and plan.lock_weight is not None:
@@ -291,7 +298,7 @@ class GroundingPipeline:
         old_local = rotations[:, chains]
         rotations[:, chains] = np.where(ik[..., None, None], new_local, old_local)
 
-        grot, gpos = forward_kinematics(self.skeleton.parents, rotations, positions)
+        grot, gpos = self._fk(rotations, positions)
         sole = gpos[:, self._foot] + quat.rotate(grot[:, self._foot], self._below_ankle)
         sole_hits = self.terrain.raycast_down(sole[..., _XZ])
         under = np.where(sole_hits.hit, sole_hits.height, offset)

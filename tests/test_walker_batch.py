@@ -1,0 +1,89 @@
+"""Batching never changes results: one or two characters step exactly as the same rows of a
+large batch, and the depth-level forward kinematics equals the joint-by-joint one bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import DATA
+from footfall import bvh, quat
+from footfall.bunny import bunny_skeleton
+from footfall.grounding import GroundingParams
+from footfall.grounding.levels import LevelFK
+from footfall.skeleton import forward_kinematics
+from footfall.terrain import scene
+from footfall.walker import StepWalker
+
+SKELETON = bunny_skeleton()
+BIG = 40
+FIELDS = (
+    "rotations", "positions", "global_rotations", "global_positions", "stance", "ground_height",
+    "sole_gap", "sole_pitch", "sole_roll", "clamped", "fallback", "ray_origin", "ray_hit",
+    "ankle_target", "pelvis_height", "pelvis_offset", "distance", "swing", "plant_xz",
+)
+
+
+def _crowd(terrain_name: str) -> tuple[StepWalker, dict]:
+    rng = np.random.default_rng(7)
+    settings = {
+        "ik": rng.random(BIG) > 0.3,
+        "lateral_z": rng.uniform(-1.5, 1.5, BIG),
+        "start_x": rng.uniform(-1.0, 20.0, BIG),
+        "speed": rng.uniform(0.4, 1.3, BIG),
+        # Switches that change per character (tread search limits are shared by a batch).
+        "params": [
+            GroundingParams(pelvis=i % 3 != 0, smoothing=i % 5 != 0, foot_align=i % 4 != 1)
+            for i in range(BIG)
+        ],
+    }
+    return StepWalker(SKELETON, scene(terrain_name), BIG, **settings), settings
+
+
+def _rows(settings: dict, rows: list[int], terrain_name: str) -> StepWalker:
+    return StepWalker(
+        SKELETON, scene(terrain_name), len(rows),
+        ik=settings["ik"][rows], lateral_z=settings["lateral_z"][rows],
+        start_x=settings["start_x"][rows], speed=settings["speed"][rows],
+        params=[settings["params"][i] for i in rows],
+    )
+
+
+@pytest.mark.parametrize("terrain_name", ["course", "rocks"])
+def test_one_and_two_characters_equal_their_rows_of_a_large_batch(terrain_name: str) -> None:
+    big, settings = _crowd(terrain_name)
+    on, off = int(np.argmax(settings["ik"])), int(np.argmin(settings["ik"]))
+    picks = [[on], [off], [on, off], [3, 17]]
+    smalls = [_rows(settings, rows, terrain_name) for rows in picks]
+    for step in range(90):
+        frame = big.step(1 / 60)
+        small_frames = [walker.step(1 / 60) for walker in smalls]
+        for rows, small in zip(picks, small_frames, strict=True):
+            for name in FIELDS:
+                want = np.asarray(getattr(frame, name))[rows]
+                got = np.asarray(getattr(small, name))
+                assert np.array_equal(got, want, equal_nan=True), (step, rows, name)
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_level_fk_equals_joint_by_joint_fk(batch: int) -> None:
+    clip = bvh.load(DATA / "bvh" / "cmu_131_01_metres.bvh")
+    skeleton = clip.skeleton
+    rng = np.random.default_rng(batch)
+    joints = skeleton.joint_count
+    rotations = quat.normalize(rng.normal(size=(batch, joints, 4)))
+    translations = rng.normal(size=(batch, joints, 3))
+    want_rot, want_pos = forward_kinematics(skeleton.parents, rotations, translations)
+    got_rot, got_pos = LevelFK(skeleton.parents)(rotations, translations)
+    assert np.array_equal(got_rot, want_rot) and np.array_equal(got_pos, want_pos)
+
+    # Only some joints: those and their ancestors are exact, the rest are left at zero.
+    needed = [joints - 1, joints // 2]
+    part_rot, part_pos = LevelFK(skeleton.parents, needed)(rotations, translations)
+    chain = set(skeleton.chain(needed[0])) | set(skeleton.chain(needed[1]))
+    for j in range(joints):
+        if j in chain:
+            assert np.array_equal(part_rot[:, j], want_rot[:, j]), j
+            assert np.array_equal(part_pos[:, j], want_pos[:, j]), j
+        else:
+            assert not part_rot[:, j].any() and not part_pos[:, j].any(), j
