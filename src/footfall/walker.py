@@ -25,7 +25,7 @@ from footfall import quat
 from footfall.bunny import PROPORTIONS
 from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
-from footfall.grounding.levels import LevelFK
+from footfall.grounding.levels import LevelFK, inv_mul, mul
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
 from footfall.ik import solve_two_bone
@@ -115,6 +115,7 @@ class StepWalker:
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
         self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _bunny_extras(skeleton)
+        self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
         self._leg_fk = LevelFK(
             skeleton.parents, [*self._upper, *self._lower, *self._foot, root]
         )
@@ -186,22 +187,23 @@ class StepWalker:
         root = self.pipeline.root
         rotations[:, root] = HEADING
         positions[:, root] = np.stack([pelvis_x, pelvis_y, lateral[:, 0]], axis=-1)
-        for joint, axis, angle in self._extras(phase):
-            rotations[:, joint] = quat.from_axis_angle(axis, angle)
+        extra_joints, extra_rotations = self._extras(phase)
+        if len(extra_joints):
+            rotations[:, extra_joints] = extra_rotations
 
         grot, gpos = self._leg_fk(rotations, positions)  # only the legs and the root
         knee = gpos[:, self._lower]
-        forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))
+        forward = self._forward
         solved = solve_two_bone(
             gpos[:, self._upper], knee, gpos[:, self._foot], ankle,
             pole=knee + forward * self.leg_length,
         )
-        upper_rot = quat.mul(solved.upper_rotation, grot[:, self._upper])
-        lower_rot = quat.mul(solved.lower_rotation, grot[:, self._lower])
+        upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
+        lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
         parents = self.skeleton.parents
-        rotations[:, self._upper] = quat.inv_mul(grot[:, parents[self._upper]], upper_rot)
-        rotations[:, self._lower] = quat.inv_mul(upper_rot, lower_rot)
-        rotations[:, self._foot] = quat.inv_mul(lower_rot, HEADING)  # soles flat, toes forward
+        rotations[:, self._upper] = inv_mul(grot[:, parents[self._upper]], upper_rot)
+        rotations[:, self._lower] = inv_mul(upper_rot, lower_rot)
+        rotations[:, self._foot] = inv_mul(lower_rot, HEADING)  # soles flat, toes forward
         plant = np.stack([start + plan.plant, foot_z], axis=-1)
         next_plant = np.stack([start + plan.next_plant, foot_z], axis=-1)
         return rotations, positions, FootPlan(plan.stance, plan.swing, plant, next_plant)
@@ -229,8 +231,14 @@ def _bunny_extras(skeleton: Skeleton) -> Any:
         extras.append((skeleton.index("LeftUpperArm"), 0.0, 0.5))
         extras.append((skeleton.index("RightUpperArm"), 0.0, -0.5))
 
-    def pose(phase: FloatArray) -> list[tuple[int, FloatArray, FloatArray]]:
+    joints = np.array([j for j, _, _ in extras], dtype=np.intp)
+    leans = np.array([lean for _, lean, _ in extras])
+    amps = np.array([amp for _, _, amp in extras])
+
+    def pose(phase: FloatArray) -> tuple[NDArray[np.intp], FloatArray]:
+        """Joint indices ``(E,)`` and their local rotations ``(K, E, 4)`` at ``phase (K,)``."""
         swing = np.sin(2.0 * np.pi * phase)
-        return [(j, x_axis, np.full_like(swing, lean) + amp * swing) for j, lean, amp in extras]
+        angles = leans + amps * swing[:, None]  # (K, E)
+        return joints, quat.from_axis_angle(x_axis, angles)
 
     return pose

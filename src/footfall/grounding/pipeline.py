@@ -27,7 +27,7 @@ from footfall.errors import SkeletonError
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
 from footfall.grounding.footsteps import smoothstep, swing_offset, tread_snap_shift
-from footfall.grounding.levels import LevelFK
+from footfall.grounding.levels import LevelFK, inv_mul, mul, rotate
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -220,7 +220,7 @@ class GroundingPipeline:
         body_ground = np.where(body_hits.hit, body_hits.height, 0.0)
 
         # 2. Footsteps: snapped shift and plant heights (cached per footstep), swing curve.
-        forward, _ = heading_frame(quat.rotate(foot_rot, self._foot_forward))
+        forward, _ = heading_frame(rotate(foot_rot, self._foot_forward))
         shift, plant_height, plant_hit = self._footsteps(plan, forward, ik_on & p.tread_snap)
         eased = smoothstep(swing)[..., None]
         moving = shift[:, :, 0] + (shift[:, :, 1] - shift[:, :, 0]) * eased
@@ -286,20 +286,20 @@ class GroundingPipeline:
 
         # 4. Leg IK to the ankle targets; the foot keeps its animated world rotation, tilted.
         solved = solve_two_bone(hip, knee, ankle, target, max_reach=p.max_reach[:, None])
-        upper_rot = quat.mul(solved.upper_rotation, grot[:, self._upper])
-        lower_rot = quat.mul(solved.lower_rotation, grot[:, self._lower])
-        foot_goal = quat.mul(align_rotation(pitch, roll, forward), foot_rot)
+        upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
+        lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
+        foot_goal = mul(align_rotation(pitch, roll, forward), foot_rot)
         parent_rot = grot[:, self._hip_parent]
-        new_local = np.stack(
-            [quat.inv_mul(parent_rot, upper_rot), quat.inv_mul(upper_rot, lower_rot),
-             quat.inv_mul(lower_rot, foot_goal)], axis=2
+        new_local = inv_mul(
+            np.stack([parent_rot, upper_rot, lower_rot], axis=2),
+            np.stack([upper_rot, lower_rot, foot_goal], axis=2),
         )  # (K, 2, 3, 4)
         chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
         old_local = rotations[:, chains]
         rotations[:, chains] = np.where(ik[..., None, None], new_local, old_local)
 
         grot, gpos = self._fk(rotations, positions)
-        sole = gpos[:, self._foot] + quat.rotate(grot[:, self._foot], self._below_ankle)
+        sole = gpos[:, self._foot] + rotate(grot[:, self._foot], self._below_ankle)
         sole_hits = self.terrain.raycast_down(sole[..., _XZ])
         under = np.where(sole_hits.hit, sole_hits.height, offset)
         ray_hit = np.concatenate([sole[..., :1], under[..., None], sole[..., 2:]], axis=-1)

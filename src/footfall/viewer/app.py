@@ -22,6 +22,10 @@ from footfall.viewer.simulation import DT, DemoSettings, DemoSimulation, availab
 
 READOUT_EVERY = 15  # frames between readout refreshes (4 per second)
 SMALL_SCREEN = (900, 500)  # windows narrower or lower than this (pixels) start with the panel shut
+#: The follow camera moves once its target has moved this far (metres) since the last move: at
+#: 0.75 m/s that is every second or third frame, so fewer camera messages (each costs the
+#: server a message, a recomputed orientation and the browser's camera report back).
+CAMERA_STEP = 0.02
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -107,26 +111,33 @@ class DemoApp:
     def _on_disconnect(self, client: viser.ClientHandle) -> None:
         self._windows.pop(client.client_id, None)
 
-    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray) -> None:
+    def _place_camera(
+        self, client: viser.ClientHandle, target: np.ndarray, lens: bool = True
+    ) -> None:
         size = self._windows.get(client.client_id)
         if size is None:  # the client has not reported its window yet
             return
         position, look_at = camera_pose(target, *size)
         camera = client.camera
-        camera.fov = CAMERA_FOV
-        camera.up_direction = (0.0, 1.0, 0.0)
+        if lens:  # field of view and up direction: set when placing, kept while following
+            camera.fov = CAMERA_FOV
+            camera.up_direction = (0.0, 1.0, 0.0)
         camera.position = position
         camera.look_at = look_at
 
     def _follow(self) -> None:
-        # Follow overrides the user's orbit (switch it off to look around freely).
+        # Follow overrides the user's orbit (switch it off to look around freely). The camera
+        # moves in steps of CAMERA_STEP; with follow off the target is still tracked.
         target = camera_target(self.simulation.frame)
-        moved = np.any(np.abs(target - self._target) > 1e-5)
-        self._target = target
-        if not self.settings.follow or not moved:
+        moved = np.any(np.abs(target - self._target) > CAMERA_STEP)
+        if not self.settings.follow:
+            self._target = target
             return
+        if not moved:
+            return
+        self._target = target
         for client in self.server.get_clients().values():
-            self._place_camera(client, target)
+            self._place_camera(client, target, lens=False)
 
     def tick(self) -> None:
         """One frame: apply control changes, step the simulation, send the updates."""
