@@ -11,7 +11,10 @@ shows the page, and the frame rate the loop held. Three runs in one go:
 * ``per-part``    baseline: the drawing with every bunny part its own scene node (56 pose
                   updates a frame instead of a few arrays), the naive way.
 
-Run: ``.venv/bin/python benchmarks/bench_viewer.py [--seconds 10]`` (about a minute)
+Run: ``.venv/bin/python benchmarks/bench_viewer.py [--seconds 10] [--runs demo,drawing]``
+(about a minute). To compare with an older commit in the same session, run this script with
+``PYTHONPATH=<that commit's src>`` (e.g. from ``git archive <commit> src``) between runs of the
+current code.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import time
 import numpy as np
 from playwright.sync_api import sync_playwright
 
+import footfall
 from footfall.viewer.app import DemoApp
 from footfall.viewer.bunny_mesh import unit_sphere
 from footfall.viewer.simulation import DT, DemoSettings
@@ -115,7 +119,12 @@ def measure(browser, app: DemoApp, seconds: float) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="measured window per run")
+    parser.add_argument(
+        "--runs", default="demo,drawing,no-follow,per-part", help="comma-separated runs"
+    )
     args = parser.parse_args()
+    runs = [name.strip() for name in args.runs.split(",") if name.strip()]
+    print(f"footfall from {footfall.__file__}")
 
     # Recorded frames for the replays (the first 10 s of the course).
     recorder = DemoApp(port=8790, lang="en", settings=DemoSettings())
@@ -129,7 +138,7 @@ def main() -> None:
     results = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        for name in ("demo", "drawing", "no-follow", "per-part"):
+        for name in runs:
             settings = DemoSettings(follow=name != "no-follow")
             app = DemoApp(port=8791, lang="en", settings=settings)
             if name != "demo":
@@ -140,7 +149,7 @@ def main() -> None:
             print(f"{name:9s} CPU {results[name][0]:6.1%} of one core, {results[name][1]:5.1f} Hz")
         browser.close()
 
-    base_cpu = results["per-part"][0]
+    base_cpu = results.get("per-part", (float("nan"),))[0]
     print()
     print(
         f"simulation alone: {sim_ms:.2f} ms CPU per 1/60 s step = {sim_ms * 60 / 10:.1f} % "

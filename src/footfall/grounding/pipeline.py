@@ -134,6 +134,7 @@ class GroundingPipeline:
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
+        self._chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
         self._fk = LevelFK(skeleton.parents)
         # The first pass reads only the legs, their parents and the root.
         self._leg_fk = LevelFK(
@@ -215,10 +216,6 @@ class GroundingPipeline:
         ik = ik_on[:, None]  # (K, 1)
         leg = self.leg_length[None, :]
 
-        # 1. The ground under the body: where the body goes when a foot cannot be grounded.
-        body_hits = self.terrain.raycast_down(gpos[:, self.root, _XZ])
-        body_ground = np.where(body_hits.hit, body_hits.height, 0.0)
-
         # 2. Footsteps: snapped shift and plant heights (cached per footstep), swing curve.
         forward, _ = heading_frame(rotate(foot_rot, self._foot_forward))
         shift, plant_height, plant_hit = self._footsteps(plan, forward, ik_on & p.tread_snap)
@@ -232,10 +229,16 @@ class GroundingPipeline:
             weight = weight[..., None]
             locked = np.asarray(plan.lock_xz, np.float64) + shift[:, :, 0]
             target[..., _XZ] += (locked - target[..., _XZ]) * weight
-        foot_hits = self.terrain.raycast_down(target[..., _XZ])
+        # 1. The ground under the body (where the body goes when a foot cannot be grounded) and
+        # under each foot's target: one batch of rays (K, 1 + 2).
+        hits = self.terrain.raycast_down(
+            np.concatenate([gpos[:, self.root, _XZ][:, None], target[..., _XZ]], axis=1)
+        )
+        body_ground = np.where(hits.hit[:, 0], hits.height[:, 0], 0.0)
+        foot_hit, foot_height, foot_normal = hits.hit[:, 1:], hits.height[:, 1:], hits.normal[:, 1:]
         swing_ground = swing_offset(plant_height[..., 0], plant_height[..., 1], swing)
-        ground = np.where(stance, foot_hits.height, swing_ground)
-        found = np.where(stance, foot_hits.hit, plant_hit[..., 0] & plant_hit[..., 1])
+        ground = np.where(stance, foot_height, swing_ground)
+        found = np.where(stance, foot_hit, plant_hit[..., 0] & plant_hit[..., 1])
         with np.errstate(invalid="ignore"):
             reachable = found & (
                 np.abs(ground - body_ground[:, None]) <= p.max_step_ratio[:, None] * leg
@@ -246,10 +249,10 @@ class GroundingPipeline:
         target[..., _XZ] = np.where(grounded[..., None], target[..., _XZ], ankle[..., _XZ])
 
         # 5 (angles first: they lift the ankle). Sole pitch and roll, faded over the swing.
-        pitch, roll = slope_angles(foot_hits.normal, forward, p.steep_normal_y[:, None],
+        pitch, roll = slope_angles(foot_normal, forward, p.steep_normal_y[:, None],
                                    p.max_slope[:, None])
         fade = np.where(stance, 1.0, np.abs(np.cos(np.pi * swing)))
-        aligned = grounded & p.foot_align[:, None] & foot_hits.hit
+        aligned = grounded & p.foot_align[:, None] & foot_hit
         goal = np.stack([pitch, roll], axis=-1) * np.where(aligned, fade, 0.0)[..., None]
         rate = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
         self._angles = np.where(
@@ -285,18 +288,21 @@ class GroundingPipeline:
         hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
 
         # 4. Leg IK to the ankle targets; the foot keeps its animated world rotation, tilted.
-        solved = solve_two_bone(hip, knee, ankle, target, max_reach=p.max_reach[:, None])
-        upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
-        lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
-        foot_goal = mul(align_rotation(pitch, roll, forward), foot_rot)
-        parent_rot = grot[:, self._hip_parent]
-        new_local = inv_mul(
-            np.stack([parent_rot, upper_rot, lower_rot], axis=2),
-            np.stack([upper_rot, lower_rot, foot_goal], axis=2),
-        )  # (K, 2, 3, 4)
-        chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
-        old_local = rotations[:, chains]
-        rotations[:, chains] = np.where(ik[..., None, None], new_local, old_local)
+        # (Skipped when no character has IK on: the legs keep the animation.)
+        clamped = np.zeros((count, 2), dtype=bool)
+        if ik_on.any():
+            solved = solve_two_bone(hip, knee, ankle, target, max_reach=p.max_reach[:, None])
+            upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
+            lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
+            foot_goal = mul(align_rotation(pitch, roll, forward), foot_rot)
+            parent_rot = grot[:, self._hip_parent]
+            new_local = inv_mul(
+                np.stack([parent_rot, upper_rot, lower_rot], axis=2),
+                np.stack([upper_rot, lower_rot, foot_goal], axis=2),
+            )  # (K, 2, 3, 4)
+            chains = self._chains
+            rotations[:, chains] = np.where(ik[..., None, None], new_local, rotations[:, chains])
+            clamped = ik & solved.clamped
 
         grot, gpos = self._fk(rotations, positions)
         sole = gpos[:, self._foot] + rotate(grot[:, self._foot], self._below_ankle)
@@ -315,7 +321,7 @@ class GroundingPipeline:
             sole_gap=sole[..., 1] - under,
             sole_pitch=np.where(ik, pitch, 0.0),
             sole_roll=np.where(ik, roll, 0.0),
-            clamped=ik & solved.clamped,
+            clamped=clamped,
             fallback=fallback,
             ray_origin=ray_origin,
             ray_hit=ray_hit,
