@@ -13,6 +13,7 @@ from footfall import bvh, quat
 from footfall.bunny import bunny_skeleton
 from footfall.grounding import GroundingParams
 from footfall.grounding import levels as fused
+from footfall.grounding.foot_align import _between_up
 from footfall.grounding.levels import LevelFK
 from footfall.skeleton import forward_kinematics
 from footfall.terrain import scene
@@ -104,3 +105,15 @@ def test_fused_quaternion_products_equal_quat_bit_for_bit(seed: int, count: int)
     assert np.array_equal(fused.rotate(a, v), quat.rotate(a, v))
     assert np.array_equal(fused.rotate(a, v[0, 0]), quat.rotate(a, v[0, 0]))  # broadcast
     assert np.array_equal(fused.mul(a, b[0, 0]), quat.mul(a, b[0, 0]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 6))
+def test_sole_tilt_rotation_equals_quat_between_bit_for_bit(seed: int, count: int) -> None:
+    rng = np.random.default_rng(seed)
+    normals = rng.normal(size=(count, 2, 3))
+    normals[0, 0] = (0.0, 0.0, 0.0)  # degenerate: identity
+    if count > 1:
+        normals[1, 1] = (0.0, -2.0, 0.0)  # antiparallel to up
+    want = quat.between(np.array([0.0, 1.0, 0.0]), normals)
+    assert np.array_equal(_between_up(normals), want)

@@ -15,6 +15,12 @@ from footfall import quat
 
 FloatArray = NDArray[np.float64]
 UP = np.array([0.0, 1.0, 0.0])
+_EPS = 1e-12  # as quat.between
+_HORIZONTAL = np.array([1.0, 0.0, 1.0])
+_PLUS_Z = np.array([0.0, 0.0, 1.0])
+_YZX = np.array([1, 2, 0])
+_ZXY = np.array([2, 0, 1])
+_UP_YZX, _UP_ZXY = UP[_YZX], UP[_ZXY]
 
 
 def heading_frame(forward: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -22,10 +28,13 @@ def heading_frame(forward: ArrayLike) -> tuple[FloatArray, FloatArray]:
 
     A vertical or zero direction falls back to +Z forward.
     """
-    forward = np.asarray(forward, dtype=np.float64) * np.array([1.0, 0.0, 1.0])
+    forward = np.asarray(forward, dtype=np.float64) * _HORIZONTAL
     length = np.linalg.norm(forward, axis=-1, keepdims=True)
-    forward = np.where(length > 1e-9, forward / np.maximum(length, 1e-12), [0.0, 0.0, 1.0])
-    left = np.stack([forward[..., 2], np.zeros(forward.shape[:-1]), -forward[..., 0]], axis=-1)
+    forward = np.where(length > 1e-9, forward / np.maximum(length, 1e-12), _PLUS_Z)
+    left = np.empty_like(forward)
+    left[..., 0] = forward[..., 2]
+    left[..., 1] = 0.0
+    left[..., 2] = -forward[..., 0]
     return forward, left
 
 
@@ -59,7 +68,22 @@ def tilt_normal(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatA
 
 def align_rotation(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatArray:
     """World rotation ``(..., 4)`` tilting a flat sole onto the plane of (pitch, roll)."""
-    return quat.between(UP, tilt_normal(pitch, roll, forward))
+    return _between_up(tilt_normal(pitch, roll, forward))
+
+
+def _between_up(b: FloatArray) -> FloatArray:
+    """``quat.between(UP, b)`` for ``b (..., 3)`` with UP's unit length and cross product
+    written out: the same operations on the same values (bit-identical), fewer NumPy calls."""
+    b = np.asarray(b, dtype=np.float64)
+    nb = np.linalg.norm(b, axis=-1, keepdims=True)
+    ub = b / np.where(nb > _EPS, nb, 1.0)
+    dot = np.sum(UP * ub, axis=-1, keepdims=True)
+    if np.any((1.0 + dot[..., 0]) < 1e-9):  # antiparallel somewhere: the general routine
+        return quat.between(UP, b)
+    # np.cross(UP, ub) = (a1·b2 − a2·b1, a2·b0 − a0·b2, a0·b1 − a1·b0) with a = UP.
+    axis = _UP_YZX * ub[..., _ZXY] - _UP_ZXY * ub[..., _YZX]
+    q = quat.normalize(np.concatenate([1.0 + dot, axis], axis=-1))
+    return np.where((nb < _EPS), quat.identity(q.shape[:-1]), q)
 
 
 def ankle_lift(pitch: ArrayLike, roll: ArrayLike, ankle_height: ArrayLike) -> FloatArray:
