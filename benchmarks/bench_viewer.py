@@ -29,21 +29,9 @@ from playwright.sync_api import sync_playwright
 import footfall
 from footfall.viewer.app import DemoApp
 from footfall.viewer.bunny_mesh import unit_sphere
+from footfall.viewer.headless import CHROMIUM
+from footfall.viewer.headless import CHROMIUM_FLAGS as FLAGS
 from footfall.viewer.simulation import DT, DemoSettings
-
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--use-angle=swiftshader",
-    "--enable-unsafe-swiftshader",
-]
 
 
 class Replay:

@@ -20,21 +20,10 @@ from PIL import Image
 from playwright import sync_api
 
 from footfall.viewer.app import DemoApp
+from footfall.viewer.headless import CHROMIUM
+from footfall.viewer.headless import CHROMIUM_FLAGS as FLAGS
 from footfall.viewer.simulation import DemoSettings
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [  # notes/viewer.md: what makes headless Chromium draw viser's WebGL
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--use-angle=swiftshader",
-    "--enable-unsafe-swiftshader",
-]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
