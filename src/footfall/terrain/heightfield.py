@@ -134,16 +134,9 @@ class HeightfieldTerrain(Terrain):
         return RayHits(point, normal, hit, distance)
 
     def _raycast(self, origin: np.ndarray, direction: np.ndarray, limit: float) -> RayHits:
-        from footfall.terrain.mesh import _slab  # one slab test for both terrain kinds
-
         count = len(origin)
-        (x_min, z_min), (x_max, z_max) = self.bounds
         # Padded so rays touching the bounding box's faces are marched too.
-        lo = np.array([x_min, self.height_range[0], z_min]) - 1e-6
-        hi = np.array([x_max, self.height_range[1], z_max]) + 1e-6
-        t_enter, t_leave = _slab(origin, direction, lo, hi)
-        t_enter = np.maximum(t_enter, 0.0)
-        t_leave = np.minimum(t_leave, limit)
+        t_enter, t_leave = self._box_interval(origin, direction, limit, pad=1e-6)
         searching = np.flatnonzero(t_enter <= t_leave)
         best_t = np.full(count, np.inf)
 

@@ -213,12 +213,7 @@ class MeshTerrain(Terrain):
 
     def _raycast(self, origin: np.ndarray, direction: np.ndarray, limit: float) -> RayHits:
         count = len(origin)
-        (x_min, z_min), (x_max, z_max) = self.bounds
-        box_lo = np.array([x_min, self.height_range[0], z_min]) - 1e-9
-        box_hi = np.array([x_max, self.height_range[1], z_max]) + 1e-9
-        t_enter, t_leave = _slab(origin, direction, box_lo, box_hi)
-        t_enter = np.maximum(t_enter, 0.0)
-        t_leave = np.minimum(t_leave, limit)
+        t_enter, t_leave = self._box_interval(origin, direction, limit, pad=1e-9)
         active = t_enter <= t_leave
         best_t = np.full(count, np.inf)
         best_triangle = np.full(count, len(self.faces))
@@ -295,19 +290,6 @@ def _automatic_cell_size(corners: np.ndarray, span: tuple[float, float]) -> tupl
     return size[0] * grow, size[1] * grow
 
 
-def _slab(
-    origin: np.ndarray, direction: np.ndarray, lo: np.ndarray, hi: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Ray parameter interval ``(K,), (K,)`` inside the box [lo, hi] (empty: enter > leave)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / direction
-        t_lo = (lo - origin) * inv
-        t_hi = (hi - origin) * inv
-    parallel = direction == 0
-    inside = (origin >= lo) & (origin <= hi)
-    near = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi))
-    far = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi))
-    return near.max(axis=1), far.min(axis=1)
 
 
 def _moller_trumbore(
