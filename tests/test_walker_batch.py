@@ -12,7 +12,6 @@ from conftest import DATA
 from footfall import bvh, quat
 from footfall.bunny import bunny_skeleton
 from footfall.grounding import GroundingParams
-from footfall.grounding import levels as fused
 from footfall.grounding.foot_align import _between_up
 from footfall.grounding.levels import LevelFK
 from footfall.skeleton import forward_kinematics
@@ -91,20 +90,6 @@ def test_level_fk_equals_joint_by_joint_fk(batch: int) -> None:
             assert np.array_equal(part_pos[:, j], want_pos[:, j]), j
         else:
             assert not part_rot[:, j].any() and not part_pos[:, j].any(), j
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.integers(1, 5))
-def test_fused_quaternion_products_equal_quat_bit_for_bit(seed: int, count: int) -> None:
-    rng = np.random.default_rng(seed)
-    a = quat.normalize(rng.normal(size=(count, 2, 4)))
-    b = quat.normalize(rng.normal(size=(count, 2, 4))) * rng.uniform(0.5, 2.0)
-    v = rng.normal(size=(count, 2, 3)) * 10.0 ** rng.uniform(-3, 3)
-    assert np.array_equal(fused.mul(a, b), quat.mul(a, b))
-    assert np.array_equal(fused.inv_mul(a, b), quat.inv_mul(a, b))
-    assert np.array_equal(fused.rotate(a, v), quat.rotate(a, v))
-    assert np.array_equal(fused.rotate(a, v[0, 0]), quat.rotate(a, v[0, 0]))  # broadcast
-    assert np.array_equal(fused.mul(a, b[0, 0]), quat.mul(a, b[0, 0]))
 
 
 @settings(max_examples=40, deadline=None)

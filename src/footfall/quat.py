@@ -34,10 +34,26 @@ def normalize(q: ArrayLike) -> FloatArray:
     return np.where(norm > _EPS, out, identity(q.shape[:-1]))
 
 
+# Below this many elements per input, the products are gathered in a few NumPy calls instead of
+# one call per term: per-call overhead dominates small arrays (FK level by level, one or two
+# characters per frame), while the gathers' (..., 4, 4) temporaries lose on large ones. Both
+# paths form the same products and sums in the same order, so results are bit-identical.
+_SMALL = 256
+_MUL_A = np.array([[0, 1, 2, 3]] * 4)
+_MUL_B = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]])
+_MUL_SIGN = np.array([[1.0, -1.0, -1.0, -1.0], [1.0, 1.0, 1.0, -1.0],
+                      [1.0, -1.0, 1.0, 1.0], [1.0, 1.0, -1.0, 1.0]])
+_YZX = np.array([1, 2, 0])
+_ZXY = np.array([2, 0, 1])
+
+
 def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Hamilton product ``a * b`` of ``(..., 4)`` arrays (``b`` applied first)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
+    if a.size <= _SMALL and b.size <= _SMALL:
+        terms = a[..., _MUL_A] * b[..., _MUL_B] * _MUL_SIGN  # (..., 4 rows, 4 terms)
+        return ((terms[..., 0] + terms[..., 1]) + terms[..., 2]) + terms[..., 3]
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
     return np.stack(
@@ -71,6 +87,10 @@ def rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
     """Rotate vectors ``v (..., 3)`` by unit quaternions ``q (..., 4)``; returns ``(..., 3)``."""
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
+    if q.size <= _SMALL and v.size <= _SMALL:
+        a, b = q[..., 1:][..., _YZX], q[..., 1:][..., _ZXY]  # (y, z, x), (z, x, y)
+        t = 2.0 * (a * v[..., _ZXY] - b * v[..., _YZX])
+        return (v + q[..., :1] * t) + (a * t[..., _ZXY] - b * t[..., _YZX])
     # v + w·t + xyz × t with t = 2·(xyz × v), written per component: np.cross is several
     # times slower on the small arrays FK feeds it joint by joint.
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]

@@ -25,10 +25,11 @@ from footfall import quat
 from footfall.bunny import PROPORTIONS
 from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
-from footfall.grounding.levels import LevelFK, inv_mul, mul
+from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
 from footfall.ik import solve_two_bone
+from footfall.quat import inv_mul, mul
 from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]

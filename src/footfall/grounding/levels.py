@@ -12,39 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from footfall.quat import mul, rotate
+
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
-
-# Hamilton product terms, row by row in quat.mul's order: out[r] = Σ_t sign·a[A[r,t]]·b[B[r,t]].
-_MUL_A = np.array([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]])
-_MUL_B = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]])
-_MUL_SIGN = np.array([[1.0, -1.0, -1.0, -1.0], [1.0, 1.0, 1.0, -1.0],
-                      [1.0, -1.0, 1.0, 1.0], [1.0, 1.0, -1.0, 1.0]])
-_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
-# Cross product u × v by components: u[_C1]·v[_C2] − u[_C2]·v[_C1] … per quat.rotate.
-_YZX = np.array([1, 2, 0])
-_ZXY = np.array([2, 0, 1])
-
-
-def mul(a: FloatArray, b: FloatArray) -> FloatArray:
-    """``quat.mul`` in 7 NumPy calls instead of ~35, bit-identical (same products, same order
-    of sums; a sign of ±1 is exact). ``a``, ``b``: ``(..., 4)`` float64, broadcastable."""
-    terms = a[..., _MUL_A] * b[..., _MUL_B] * _MUL_SIGN  # (..., 4 rows, 4 terms)
-    return ((terms[..., 0] + terms[..., 1]) + terms[..., 2]) + terms[..., 3]
-
-
-def inv_mul(a: FloatArray, b: FloatArray) -> FloatArray:
-    """``quat.inv_mul`` (``inv(a) * b``) through :func:`mul`, bit-identical."""
-    return mul(a * _CONJUGATE, b)
-
-
-def rotate(q: FloatArray, v: FloatArray) -> FloatArray:
-    """``quat.rotate`` with the components gathered at once, bit-identical.
-    ``q (..., 4)``, ``v (..., 3)`` float64 with broadcastable leading shapes."""
-    xyz = q[..., 1:]
-    a, b = xyz[..., _YZX], xyz[..., _ZXY]  # (y, z, x), (z, x, y)
-    t = 2.0 * (a * v[..., _ZXY] - b * v[..., _YZX])
-    return (v + q[..., :1] * t) + (a * t[..., _ZXY] - b * t[..., _YZX])
 
 
 class LevelFK:

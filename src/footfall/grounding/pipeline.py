@@ -27,7 +27,7 @@ from footfall.errors import SkeletonError
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
 from footfall.grounding.footsteps import smoothstep, swing_offset, tread_snap_shift
-from footfall.grounding.levels import LevelFK, inv_mul, mul, rotate
+from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -36,6 +36,7 @@ from footfall.grounding.params import (
 )
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.ik import solve_two_bone
+from footfall.quat import inv_mul, mul, rotate
 from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
