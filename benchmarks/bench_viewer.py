@@ -53,12 +53,12 @@ class PerPartBody:
     """Baseline body: one scene node per part, posed one by one (takes the batched arrays the
     scene would have sent)."""
 
-    def __init__(self, app: DemoApp, k: int) -> None:
+    def __init__(self, app: DemoApp) -> None:
         vertices, faces = unit_sphere(2)
-        radii = app.scene.parts.radii
+        radii = app.scene.parts.scales(2)
         self.nodes = [
             app.server.scene.add_mesh_simple(
-                f"/bunny{k}/part{i}", vertices, faces, scale=tuple(radii[i]), color=(240, 220, 220)
+                f"/walkers/part{i}", vertices, faces, scale=tuple(radii[i]), color=(240, 220, 220)
             )
             for i in range(len(radii))
         ]
@@ -76,10 +76,9 @@ class PerPartBody:
 
 
 def per_part_nodes(app: DemoApp) -> None:
-    """Baseline: replace the two batched bunny meshes by one scene node per part."""
-    for body in app.scene.bodies:
-        body.remove()
-    app.scene.bodies = [PerPartBody(app, k) for k in range(2)]
+    """Baseline: replace the bunnies' batched mesh by one scene node per part."""
+    app.scene.bodies.remove()
+    app.scene.bodies = PerPartBody(app)
 
 
 def measure(browser, app: DemoApp, seconds: float) -> tuple[float, float]:

@@ -137,14 +137,14 @@ def desktop(demo: DemoApp, browser) -> Iterator[object]:
     page.close()
 
 
-def _toggle(page, handle) -> tuple[float, float]:
-    """Hide ``handle`` then show it again; the median screen column of what it covered and
-    the spread of those columns."""
+def _toggle(page, show) -> tuple[float, float]:
+    """Hide something (``show(False)``) then show it again; the median screen column of what
+    it covered and the spread of those columns."""
     shown = _settled(page)
-    handle.visible = False
+    show(False)
     gone = _changed_columns(page, shown)
     hidden = _settled(page)
-    handle.visible = True
+    show(True)
     back = _changed_columns(page, hidden)
     # It comes back where it was.
     assert abs(np.median(back) - np.median(gone)) < 40, (np.median(gone), np.median(back))
@@ -159,11 +159,12 @@ def test_desktop_page_shows_terrain_and_both_bunnies(demo: DemoApp, desktop) -> 
     width = still.shape[1]
     page.screenshot(path=ARTIFACTS / "browser_1280x720.png")
 
-    left, _ = _toggle(page, demo.scene.roots[0])
-    right, _ = _toggle(page, demo.scene.roots[1])
+    left, _ = _toggle(page, lambda shown: demo.scene.show_bunny(0, shown))
+    right, _ = _toggle(page, lambda shown: demo.scene.show_bunny(1, shown))
     # The IK-on bunny walks on the left of the screen, the IK-off one on the right.
     assert left < width / 2 < right, (left, right)
-    _, spread = _toggle(page, demo.scene.terrain_handles[0])
+    terrain = demo.scene.terrain_handles[0]
+    _, spread = _toggle(page, lambda shown: setattr(terrain, "visible", shown))
     assert spread > width / 2, "the terrain should span the view"
 
 

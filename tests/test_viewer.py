@@ -29,6 +29,8 @@ from footfall.viewer.scene import (
     unit_cylinder,
 )
 from footfall.viewer.simulation import (
+    BLOCK_FRAMES,
+    DT,
     DemoSettings,
     DemoSimulation,
     available_walkers,
@@ -341,6 +343,32 @@ def test_pelvis_switch_reaches_the_walker() -> None:
     flags = getattr(params, "pelvis", None)
     assert not np.any(flags)
     np.testing.assert_allclose(sim.walker.speed, 1.2)
+
+
+def test_demo_simulates_ahead_in_blocks_and_a_switch_acts_on_the_next_frame() -> None:
+    """The demo hands out frames simulated BLOCK_FRAMES at a time; they equal frames stepped one
+    by one, and a control change mid-block rewinds: the very next frame already obeys it."""
+    sim = DemoSimulation()
+    reference = DemoSimulation()  # stepped one frame at a time through its walker
+    assert BLOCK_FRAMES > 1
+    shown = BLOCK_FRAMES + BLOCK_FRAMES // 2  # stop in the middle of the second block
+    for _ in range(shown):
+        frame = sim.step()
+        want = reference.walker.step(DT)
+        assert np.array_equal(frame.global_positions, want.global_positions)
+    assert len(sim._ahead) - sim._shown > 0, "frames should be waiting, simulated ahead"
+    for demo in (sim, reference):
+        demo.settings.ik_left = False
+        demo.settings.speed = 1.1
+        demo.apply()
+    for _ in range(BLOCK_FRAMES + 3):
+        frame = sim.step()
+        want = reference.walker.step(DT)
+        assert not frame.ik[0]
+        assert np.array_equal(frame.global_positions, want.global_positions)
+        assert np.array_equal(frame.sole_gap, measure_sole_gaps(
+            reference.terrain, want.global_rotations, want.global_positions, FEET))
+    np.testing.assert_allclose(sim.time, (shown + BLOCK_FRAMES + 3) * DT, rtol=1e-12)
 
 
 def test_demo_restarts_at_the_end_of_the_terrain() -> None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from conftest import DATA
 from footfall import bvh, quat
 from footfall.bunny import bunny_skeleton
+from footfall.errors import SkeletonError
 from footfall.grounding import GroundingParams
 from footfall.grounding.foot_align import _between_up
 from footfall.grounding.levels import LevelFK
@@ -102,3 +103,50 @@ def test_sole_tilt_rotation_equals_quat_between_bit_for_bit(seed: int, count: in
         normals[1, 1] = (0.0, -2.0, 0.0)  # antiparallel to up
     want = quat.between(np.array([0.0, 1.0, 0.0]), normals)
     assert np.array_equal(_between_up(normals), want)
+
+
+@pytest.mark.parametrize("terrain_name", ["course", "stairs", "rocks"])
+def test_frames_stepped_in_blocks_equal_frames_stepped_one_by_one(terrain_name: str) -> None:
+    """``step_frames`` (T frames in one batched call) is T calls of ``step``, bit for bit, in
+    blocks of any length; the walker's clock and distance end in the same place."""
+    one_by_one = _crowd(terrain_name)[0]
+    blocks = _crowd(terrain_name)[0]
+    singles = [one_by_one.step(1 / 60) for _ in range(130)]
+    done = 0
+    for size in (1, 7, 30, 2, 60, 30):
+        block = blocks.step_frames(1 / 60, size)
+        assert block.global_positions.shape == (size, BIG, SKELETON.joint_count, 3)
+        for t in range(size):
+            for name in FIELDS:
+                want = np.asarray(getattr(singles[done + t], name))
+                got = np.asarray(getattr(block, name))[t]
+                assert np.array_equal(got, want, equal_nan=True), (size, t, name)
+        assert block.time[-1] == singles[done + size - 1].time
+        done += size
+    assert np.array_equal(blocks.distance, one_by_one.distance)
+
+
+def test_rewind_goes_back_to_a_frame_of_the_block() -> None:
+    """After simulating ahead, ``rewind(t)`` continues exactly as if the frames after t had never
+    been simulated (a live view dropping what it had simulated ahead)."""
+    plain = _crowd("course")[0]
+    ahead = _crowd("course")[0]
+    plain.step_frames(1 / 60, 12)
+    ahead.step_frames(1 / 60, 30)
+    ahead.rewind(11)
+    # The footstep cache is forgotten on rewind; the plain walker forgets it too, as a control
+    # change (new parameters) does.
+    plain.pipeline.reset_footsteps()
+    want = plain.step_frames(1 / 60, 20)
+    got = ahead.step_frames(1 / 60, 20)
+    for name in FIELDS:
+        assert np.array_equal(getattr(got, name), getattr(want, name), equal_nan=True), name
+
+
+def test_step_frames_rejects_bad_shapes_and_counts() -> None:
+    walker = StepWalker(SKELETON, scene("flat"), 2)
+    with pytest.raises(SkeletonError, match="frames"):
+        walker.step_frames(1 / 60, 0)
+    rotations, positions, plan = walker.flat_pose()
+    with pytest.raises(SkeletonError, match="pose shapes"):
+        walker.pipeline.step_frames(rotations, positions, plan)  # (K, J, 4) lacks the T axis

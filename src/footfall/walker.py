@@ -27,7 +27,7 @@ from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
 from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
+from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline, frame_at
 from footfall.ik import solve_two_bone
 from footfall.quat import inv_mul, mul
 from footfall.skeleton import Skeleton
@@ -150,14 +150,22 @@ class StepWalker:
         """World x of each character's pelvis ``(K,)``."""
         return np.broadcast_to(self.start_x, (self.count,)) + self.distance
 
-    def flat_pose(self) -> tuple[FloatArray, FloatArray, FootPlan]:
-        """The walk on flat ground at the current clock: local rotations ``(K, J, 4)``,
-        translations ``(K, J, 3)`` and the footstep plan (world xz)."""
-        count = self.count
+    def flat_pose(
+        self, distance: ArrayLike | None = None
+    ) -> tuple[FloatArray, FloatArray, FootPlan]:
+        """The walk on flat ground after ``distance`` metres walked (default: the walker's own
+        ``(K,)``; or ``(T, K)`` for T frames at once): local rotations ``(..., J, 4)``,
+        translations ``(..., J, 3)`` and the footstep plan (world xz), with distance's leading
+        shape."""
+        distance = self.distance if distance is None else np.asarray(distance, np.float64)
+        lead = distance.shape
+        distance = distance.reshape(-1)
+        count = distance.size  # rows: frame-major, character-minor
+        frames = count // self.count
         step = self.step_length
-        plan = plan_steps(self.distance, step)
-        start = np.broadcast_to(self.start_x, (count,))[:, None]
-        lateral = np.broadcast_to(self.lateral_z, (count,))[:, None]
+        plan = plan_steps(distance, step)
+        start = np.tile(np.broadcast_to(self.start_x, (self.count,)), frames)[:, None]
+        lateral = np.tile(np.broadcast_to(self.lateral_z, (self.count,)), frames)[:, None]
         foot_x = start + plan.foot_track()
         swing_y = swing_height(0.0, 0.0, plan.swing, 0.02 * self.scale, 0.09 * self.scale)
         foot_y = np.where(plan.stance, 0.0, swing_y)
@@ -166,9 +174,9 @@ class StepWalker:
         ankle = np.stack([foot_x, ankle_y, np.broadcast_to(foot_z, ankle_y.shape)], axis=-1)
 
         # Pelvis: seed 000's bob, kept low enough that both legs reach (a soft min, so smooth).
-        phase = self.distance / step
+        phase = distance / step
         bob = self.walk_pelvis_height + self.bob * np.cos(4.0 * np.pi * phase)
-        pelvis_x = start[:, 0] + self.distance
+        pelvis_x = start[:, 0] + distance
         hip = np.stack(
             [pelvis_x[:, None] + self._hip_from_pelvis[:, 0], np.zeros((count, 2)),
              lateral + self._hip_from_pelvis[:, 2]], axis=-1
@@ -207,18 +215,47 @@ class StepWalker:
         rotations[:, self._foot] = inv_mul(lower_rot, HEADING)  # soles flat, toes forward
         plant = np.stack([start + plan.plant, foot_z], axis=-1)
         next_plant = np.stack([start + plan.next_plant, foot_z], axis=-1)
-        return rotations, positions, FootPlan(plan.stance, plan.swing, plant, next_plant)
+
+        def shaped(array: FloatArray) -> FloatArray:
+            return array.reshape(*lead, *array.shape[1:])
+
+        return shaped(rotations), shaped(positions), FootPlan(
+            shaped(plan.stance), shaped(plan.swing), shaped(plant), shaped(next_plant)
+        )
 
     def step(self, dt: float = 1 / 60) -> WalkerFrame:
         """Advance every character by ``min(dt, 0.05)`` seconds and return the grounded frame."""
+        return frame_at(self.step_frames(dt, 1), 0)
+
+    def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> WalkerFrame:
+        """Advance ``frames`` steps of ``min(dt, 0.05)`` seconds in one batched call.
+
+        The same as ``frames`` calls of :meth:`step`; the returned frame's arrays have a leading
+        frame axis ``(T, K, ...)`` (``time`` is ``(T,)``). :meth:`rewind` goes back to any of
+        them (a live view dropping frames it simulated ahead).
+        """
         dt = float(min(max(dt, 0.0), MAX_DT))
-        self.distance = self.distance + self._speed * dt
-        self.time += dt
-        rotations, positions, plan = self.flat_pose()
-        frame = self.pipeline.step(rotations, positions, plan, dt, ik=self.ik)
-        fields = {name: getattr(frame, name) for name in GroundedFrame.__dataclass_fields__}
-        return WalkerFrame(**fields, time=self.time, distance=self.distance.copy(),
+        if frames < 1:
+            raise SkeletonError(f"frames must be ≥ 1, got {frames}")
+        # Repeated addition, as frame-by-frame stepping does (the same floating-point sums).
+        steps = np.broadcast_to(self._speed * dt, (frames, self.count))
+        distance = np.add.accumulate(np.concatenate([self.distance[None], steps]), axis=0)[1:]
+        times = np.add.accumulate(np.r_[self.time, np.full(frames, dt)])[1:]
+        self._history = (distance, times)
+        self.distance = distance[-1].copy()
+        self.time = float(times[-1])
+        rotations, positions, plan = self.flat_pose(distance)
+        block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik)
+        fields = {name: getattr(block, name) for name in GroundedFrame.__dataclass_fields__}
+        return WalkerFrame(**fields, time=times, distance=distance.copy(),
                            swing=np.asarray(plan.swing).copy(), plant_xz=plan.plant_xz)
+
+    def rewind(self, frame: int) -> None:
+        """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch."""
+        distance, times = self._history
+        self.distance = distance[frame].copy()
+        self.time = float(times[frame])
+        self.pipeline.rewind(frame)
 
 
 def _bunny_extras(skeleton: Skeleton) -> Any:

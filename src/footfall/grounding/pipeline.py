@@ -163,15 +163,16 @@ class GroundingPipeline:
         self._params = stack_params(params, self.count)
         if not hasattr(self, "_pelvis_offset"):
             self.reset()
-        self._forget_footsteps()
+        self.reset_footsteps()
 
     def reset(self) -> None:
         """Forget the smoothing state and the footstep cache (next frame starts afresh)."""
         self._pelvis_offset = np.full(self.count, np.nan)
         self._angles = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
-        self._forget_footsteps()
+        self.reset_footsteps()
 
-    def _forget_footsteps(self) -> None:
+    def reset_footsteps(self) -> None:
+        """Forget the cached footsteps (their snap shift and ground are cast again)."""
         self._cache_keys = np.full((self.count, 2, 2, 2), np.nan)  # (K, foot, plant/next, xz)
         self._cache_values = np.zeros((self.count, 2, 2, 5))  # shift xz, height, hit, snapped
 
@@ -195,43 +196,91 @@ class GroundingPipeline:
         correction passes). pelvis_offset: optional ``(K,)`` pelvis offset to use instead of the
         smoothed one (offline smoothing); it is still kept low enough for the legs to reach.
         """
-        p = self._params
-        ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool), (self.count,))
-        dt = float(min(max(dt, 0.0), 0.05))
+        one = self.step_frames(
+            np.asarray(rotations)[None], np.asarray(positions)[None], _first_axis(plan), dt, ik,
+            foot_lift=None if foot_lift is None else np.asarray(foot_lift)[None],
+            pelvis_offset=None if pelvis_offset is None else np.asarray(pelvis_offset)[None],
+        )
+        return frame_at(one, 0)
+
+    def step_frames(
+        self,
+        rotations: ArrayLike,
+        positions: ArrayLike,
+        plan: FootPlan,
+        dt: float = 1 / 60,
+        ik: ArrayLike | None = None,
+        *,
+        foot_lift: ArrayLike | None = None,
+        pelvis_offset: ArrayLike | None = None,
+    ) -> GroundedFrame:
+        """Ground T consecutive frames of K characters in one batched call.
+
+        The same as T calls of :meth:`step` (``dt`` apart), with every input and output given a
+        leading frame axis: rotations ``(T, K, J, 4)``, positions ``(T, K, J, 3)``, plan fields
+        ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``; the returned
+        frame's arrays are ``(T, K, ...)``. Only the two smoothing filters (pelvis, sole angles)
+        run frame by frame; rays, IK and FK run once for all T·K rows. Afterwards the state is
+        that of the last frame; :meth:`rewind` goes back to any frame of the batch.
+        """
         rotations = np.array(rotations, dtype=np.float64)
         positions = np.array(positions, dtype=np.float64)
-        count, joints = self.count, self.skeleton.joint_count
-        if rotations.shape != (count, joints, 4) or positions.shape != (count, joints, 3):
+        k, joints = self.count, self.skeleton.joint_count
+        if (
+            rotations.ndim != 4 or rotations.shape[1:] != (k, joints, 4)
+            or positions.shape != rotations.shape[:-1] + (3,)
+        ):
             raise SkeletonError(
-                f"pose shapes {rotations.shape}, {positions.shape}; expected ({count}, {joints}, 4)"
-                f" and ({count}, {joints}, 3)"
+                f"pose shapes {rotations.shape}, {positions.shape}; expected (T, {k}, {joints}, 4)"
+                f" and (T, {k}, {joints}, 3)"
             )
-        stance = np.broadcast_to(np.asarray(plan.stance, dtype=bool), (count, 2))
-        swing = np.broadcast_to(np.asarray(plan.swing, dtype=np.float64), (count, 2))
+        frames = rotations.shape[0]
+        count = frames * k  # rows: frame-major, character-minor
+        rotations = rotations.reshape(count, joints, 4)
+        positions = positions.reshape(count, joints, 3)
+        p = self._params.tile(frames)
+        ik_on = p.ik if ik is None else p.ik & np.tile(
+            np.broadcast_to(np.asarray(ik, bool), (k,)), frames
+        )
+        dt = float(min(max(dt, 0.0), 0.05))
+
+        def rows(value: ArrayLike | None, tail: tuple[int, ...], dtype: type) -> Any:
+            if value is None:
+                return None
+            array = np.asarray(value, dtype=dtype)
+            return np.broadcast_to(array, (frames, k, *tail)).reshape(count, *tail)
+
+        stance = rows(plan.stance, (2,), bool)
+        swing = rows(plan.swing, (2,), np.float64)
+        lock_weight = rows(plan.lock_weight, (2,), np.float64)
+        lock_turn = rows(plan.lock_turn, (2,), np.float64)
+        plant_xz = rows(plan.plant_xz, (2, 2), np.float64)
+        next_xz = rows(plan.next_plant_xz, (2, 2), np.float64)
         grot, gpos = self._leg_fk(rotations, positions)  # legs and root only
         hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
-        foot_rot = grot[:, self._foot]  # (K, 2, 4)
-        if plan.lock_turn is not None and plan.lock_weight is not None:
-            turn = np.asarray(plan.lock_turn, np.float64) * np.asarray(plan.lock_weight, np.float64)
+        foot_rot = grot[:, self._foot]  # (N, 2, 4)
+        if lock_turn is not None and lock_weight is not None:
+            turn = lock_turn * lock_weight
             foot_rot = quat.mul(quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), turn), foot_rot)
-        ik = ik_on[:, None]  # (K, 1)
+        ik = ik_on[:, None]  # (N, 1)
         leg = self.leg_length[None, :]
 
         # 2. Footsteps: snapped shift and plant heights (cached per footstep), swing curve.
         forward, _ = heading_frame(rotate(foot_rot, self._foot_forward))
-        shift, plant_height, plant_hit = self._footsteps(plan, forward, ik_on & p.tread_snap)
+        shift, plant_height, plant_hit = self._footsteps(
+            plant_xz, next_xz, forward, ik_on & p.tread_snap, p
+        )
         eased = smoothstep(swing)[..., None]
         moving = shift[:, :, 0] + (shift[:, :, 1] - shift[:, :, 0]) * eased
         foot_shift = np.where(stance[..., None], shift[:, :, 0], moving)
         target = ankle.copy()
         target[..., _XZ] += foot_shift
-        if plan.lock_xz is not None and plan.lock_weight is not None:
-            weight = np.broadcast_to(np.asarray(plan.lock_weight, np.float64), (count, 2))
-            weight = weight[..., None]
-            locked = np.asarray(plan.lock_xz, np.float64) + shift[:, :, 0]
+        if plan.lock_xz is not None and lock_weight is not None:
+            weight = lock_weight[..., None]
+            locked = rows(plan.lock_xz, (2, 2), np.float64) + shift[:, :, 0]
             target[..., _XZ] += (locked - target[..., _XZ]) * weight
         # 1. The ground under the body (where the body goes when a foot cannot be grounded) and
-        # under each foot's target: one batch of rays (K, 1 + 2).
+        # under each foot's target: one batch of rays (N, 1 + 2).
         hits = self.terrain.raycast_down(
             np.concatenate([gpos[:, self.root, _XZ][:, None], target[..., _XZ]], axis=1)
         )
@@ -256,14 +305,21 @@ class GroundingPipeline:
         aligned = grounded & p.foot_align[:, None] & foot_hit
         goal = np.stack([pitch, roll], axis=-1) * np.where(aligned, fade, 0.0)[..., None]
         rate = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
-        self._angles = np.where(
-            np.isinf(rate), goal, self._angles + (goal - self._angles) * -np.expm1(-rate * dt)
-        )
-        pitch, roll = self._angles[..., 0], self._angles[..., 1]
+        angles = np.empty((frames, k, 2, 2))
+        goal = goal.reshape(frames, k, 2, 2)
+        blend = -np.expm1(-rate[:k] * dt)
+        instant = np.isinf(rate[:k])
+        state = self._angles
+        for t in range(frames):  # the sole angles follow their goal frame by frame
+            state = np.where(instant, goal[t], state + (goal[t] - state) * blend)
+            angles[t] = state
+        self._angles = state
+        angles = angles.reshape(count, 2, 2)
+        pitch, roll = angles[..., 0], angles[..., 1]
         lift = ankle_lift(pitch, roll, self._ankle_height[None, :])
         target[..., 1] = ankle[..., 1] + offset + lift
         if foot_lift is not None:
-            target[..., 1] += np.where(grounded, np.asarray(foot_lift, np.float64), 0.0)
+            target[..., 1] += np.where(grounded, rows(foot_lift, (2,), np.float64), 0.0)
 
         # 3. Pelvis: never above the animated height over the body's ground; lowered to reach.
         pelvis_y = gpos[:, self.root, 1]
@@ -273,17 +329,27 @@ class GroundingPipeline:
         )
         limit = reach_limit(target, hip, pelvis_y[:, None], reach)
         lowered = np.minimum(body_ground, limit.min(axis=1) - pelvis_y)
-        pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground)
-        rate = np.where(p.smoothing, p.pelvis_rate, np.inf)
-        if pelvis_offset is None:
-            smoothed = follow(self._pelvis_offset, pelvis_goal, rate, p.pelvis_snap, dt)
-        else:
-            smoothed = np.broadcast_to(np.asarray(pelvis_offset, np.float64), (count,))
+        pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground).reshape(frames, k)
         # Smoothing may lag, but never so far that a leg cannot reach at full stretch.
         stretch = reach_limit(target, hip, pelvis_y[:, None], p.max_reach[:, None] * leg * 0.9999)
-        hard = stretch.min(axis=1) - pelvis_y
-        self._pelvis_offset = np.where(ik_on & p.pelvis, np.minimum(smoothed, hard), smoothed)
-        lift_body = self._pelvis_offset
+        hard = (stretch.min(axis=1) - pelvis_y).reshape(frames, k)
+        lowering = (ik_on & p.pelvis)[:k]
+        rate = np.where(p.smoothing, p.pelvis_rate, np.inf)[:k]
+        snap = p.pelvis_snap[:k]
+        given = rows(pelvis_offset, (), np.float64)
+        given = None if given is None else given.reshape(frames, k)
+        lift_body = np.empty((frames, k))
+        state = self._pelvis_offset
+        for t in range(frames):  # the pelvis follows its goal frame by frame
+            if given is None:
+                smoothed = follow(state, pelvis_goal[t], rate, snap, dt)
+            else:
+                smoothed = given[t]
+            state = np.where(lowering, np.minimum(smoothed, hard[t]), smoothed)
+            lift_body[t] = state
+        self._pelvis_offset = state
+        self._history = (lift_body, angles.reshape(frames, k, 2, 2))
+        lift_body = lift_body.reshape(count)
         positions[:, self.root, 1] += lift_body
         gpos[..., 1] += lift_body[:, None]
         hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
@@ -300,7 +366,7 @@ class GroundingPipeline:
             new_local = inv_mul(
                 np.stack([parent_rot, upper_rot, lower_rot], axis=2),
                 np.stack([upper_rot, lower_rot, foot_goal], axis=2),
-            )  # (K, 2, 3, 4)
+            )  # (N, 2, 3, 4)
             chains = self._chains
             rotations[:, chains] = np.where(ik[..., None, None], new_local, rotations[:, chains])
             clamped = ik & solved.clamped
@@ -312,46 +378,67 @@ class GroundingPipeline:
         ray_hit = np.concatenate([sole[..., :1], under[..., None], sole[..., 2:]], axis=-1)
         ray_origin = ray_hit.copy()
         ray_origin[..., 1] = target[..., 1] + 1.5 * leg
+
+        def out(array: np.ndarray) -> np.ndarray:
+            return array.reshape(frames, k, *array.shape[1:])
+
         return GroundedFrame(
-            rotations=rotations,
-            positions=positions,
-            global_rotations=grot,
-            global_positions=gpos,
-            stance=stance.copy(),
-            ground_height=under,
-            sole_gap=sole[..., 1] - under,
-            sole_pitch=np.where(ik, pitch, 0.0),
-            sole_roll=np.where(ik, roll, 0.0),
-            clamped=clamped,
-            fallback=fallback,
-            ray_origin=ray_origin,
-            ray_hit=ray_hit,
-            ankle_target=target,
-            pelvis_height=gpos[:, self.root, 1],
-            pelvis_offset=lift_body.copy(),
+            rotations=out(rotations),
+            positions=out(positions),
+            global_rotations=out(grot),
+            global_positions=out(gpos),
+            stance=out(stance.copy()),
+            ground_height=out(under),
+            sole_gap=out(sole[..., 1] - under),
+            sole_pitch=out(np.where(ik, pitch, 0.0)),
+            sole_roll=out(np.where(ik, roll, 0.0)),
+            clamped=out(clamped),
+            fallback=out(fallback),
+            ray_origin=out(ray_origin),
+            ray_hit=out(ray_hit),
+            ankle_target=out(target),
+            pelvis_height=out(gpos[:, self.root, 1]),
+            pelvis_offset=out(lift_body.copy()),
         )
 
-    def _footsteps(
-        self, plan: FootPlan, forward: FloatArray, snap: BoolArray
-    ) -> tuple[FloatArray, FloatArray, BoolArray]:
-        """Snap shift ``(K, 2, 2, 2)``, ground height and hit ``(K, 2, 2)`` of plant and next.
+    def rewind(self, frame: int) -> None:
+        """Set the smoothing state back to frame ``frame`` of the last :meth:`step_frames`
+        batch (a live view dropping the frames it had simulated ahead); forgets the footstep
+        cache."""
+        pelvis, angles = self._history
+        self._pelvis_offset = pelvis[frame].copy()
+        self._angles = angles[frame].copy()
+        self.reset_footsteps()
 
-        The middle axis 2 is (current plant, next plant). Results are cached by footstep
-        position, so each footstep costs its rays once.
+    def _footsteps(
+        self,
+        plant_xz: FloatArray,
+        next_xz: FloatArray,
+        forward: FloatArray,
+        snap: BoolArray,
+        p: ParamArrays,
+    ) -> tuple[FloatArray, FloatArray, BoolArray]:
+        """Snap shift ``(N, 2, 2, 2)``, ground height and hit ``(N, 2, 2)`` of plant and next.
+
+        N = T·K rows (frame-major). The axis after the foot is (current plant, next plant).
+        Results are cached by footstep position, so each footstep costs its rays once: within a
+        batch identical footsteps are cast once (the earliest frame's direction stands for all),
+        and the last frame's footsteps are kept for the next call.
         """
-        count = self.count
-        keys = np.stack(
-            [np.broadcast_to(plan.plant_xz, (count, 2, 2)),
-             np.broadcast_to(plan.next_plant_xz, (count, 2, 2))], axis=2
-        ).astype(np.float64)  # (K, foot, which, xz)
+        count = plant_xz.shape[0]
+        k = self.count
+        keys = np.stack([plant_xz, next_xz], axis=2)  # (N, foot, which, xz)
         values = np.zeros((count, 2, 2, 5))
         known = np.zeros((count, 2, 2), dtype=bool)
         snap_flag = np.broadcast_to(snap[:, None, None], (count, 2, 2)).astype(np.float64)
+        frames = count // k
+        cache_keys = np.tile(self._cache_keys, (frames, 1, 1, 1))
+        cache_values = np.tile(self._cache_values, (frames, 1, 1, 1))
         for slot in range(2):  # reuse last frame's plant or next plant
-            same = np.all(keys == self._cache_keys[:, :, slot : slot + 1], axis=-1)
-            same &= self._cache_values[:, :, slot : slot + 1, 4] == snap_flag
+            same = np.all(keys == cache_keys[:, :, slot : slot + 1], axis=-1)
+            same &= cache_values[:, :, slot : slot + 1, 4] == snap_flag
             take = same & ~known
-            values = np.where(take[..., None], self._cache_values[:, :, slot : slot + 1], values)
+            values = np.where(take[..., None], cache_values[:, :, slot : slot + 1], values)
             known |= same
         todo = ~known
         if np.any(todo):
@@ -367,7 +454,6 @@ class GroundingPipeline:
             shift = np.zeros_like(plant)
             snapping = snap[index[0]]
             if np.any(snapping):
-                p = self._params
                 rows = index[0][snapping]
                 shift[snapping] = tread_snap_shift(
                     self.terrain, plant[snapping], direction[snapping],
@@ -381,6 +467,25 @@ class GroundingPipeline:
                  snapping[:, None]], axis=1
             )
             values[full_index] = computed[inverse.reshape(-1)]
-        self._cache_keys = keys
-        self._cache_values = values
+        self._cache_keys = keys[-k:]
+        self._cache_values = values[-k:]
         return values[..., :2], values[..., 2], values[..., 3] > 0.5
+
+
+def _first_axis(plan: FootPlan) -> FootPlan:
+    """``plan`` with a frame axis of length 1 in front of every field."""
+    values = {
+        name: None if (value := getattr(plan, name)) is None else np.asarray(value)[None]
+        for name in FootPlan.__dataclass_fields__
+    }
+    return FootPlan(**values)
+
+
+def frame_at(frames: Any, index: int) -> Any:
+    """Frame ``index`` of a batch from :meth:`GroundingPipeline.step_frames`: every array field
+    of the (GroundedFrame or subclass) dataclass indexed on its leading frame axis."""
+    values = {}
+    for name in frames.__dataclass_fields__:
+        value = getattr(frames, name)
+        values[name] = value[index] if isinstance(value, np.ndarray) else value
+    return type(frames)(**values)

@@ -33,6 +33,7 @@ DOT_THICKNESS = 0.05  # hit dots are short fat cylinders (one mesh with the rays
 RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 000: ty + 0.55)
 GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
 LABEL_ABOVE_PELVIS = 1.12
+LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from where it was sent
 CAMERA_FOV = np.deg2rad(36.0)  # vertical field of view, radians
 CAMERA_FOCUS_Y = 1.05 - PROPORTIONS.walk_pelvis_height  # look-at height above the ground
 FRAMED_WIDTH = 4.4  # metres of path shown across the screen (both bunnies, 2 m apart)
@@ -170,10 +171,12 @@ def linear_rgb(colors: np.ndarray | tuple[int, int, int]) -> np.ndarray:
 class DemoScene:
     """The viser scene of the demo; :meth:`update` draws one :class:`DemoFrame`.
 
-    Each bunny hangs under its own frame node placed at its pelvis: moving a node is a cheap
-    pose message that skips the browser's React tree, so bunny, label and markers travel
-    together at once even when the client lags with the batched arrays (the limbs are then
-    relative to the pelvis and change little from frame to frame).
+    Everything that moves hangs under one frame node placed at the left bunny's pelvis: both
+    bunnies' parts in one batched mesh, rays, dots and gap bars in another, the two labels and
+    the legend. A frame costs five property messages (the node's position, the parts' rotations
+    and positions, the markers' positions and scales) plus the right label when the bunnies'
+    heights drift apart; moving the node is a cheap pose message that skips the browser's React
+    tree, so everything travels together even when the client lags with the arrays.
     """
 
     def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
@@ -191,33 +194,27 @@ class DemoScene:
         sphere_v, sphere_f = unit_sphere()
         cyl_v, cyl_f = unit_cylinder()
         frame = simulation.frame
-        pelvis = frame.global_positions[:, 0]
+        origin = frame.global_positions[0, 0]
         wxyz, pos = self._relative_parts(frame)
-        count = self.parts.count
         identity = quat.identity()
-        self.roots = [
-            scene.add_frame(f"/bunny{k}", show_axes=False, position=pelvis[k]) for k in range(2)
-        ]
-        self.bodies = [
-            scene.add_batched_meshes_simple(
-                f"/bunny{k}/body",
-                sphere_v,
-                sphere_f,
-                batched_wxyzs=wxyz[k],
-                batched_positions=pos[k],
-                batched_scales=self.parts.scales(1),
-                batched_colors=linear_rgb(self.parts.colors_for([fur])),
-                lod="off",
-                cast_shadow=True,
-                receive_shadow=False,  # self-shadowed ellipsoids show shadow acne
-            )
-            for k, fur in enumerate((FUR["left"], FUR["right"]))
-        ]
-        assert all(len(w) == count for w in wxyz)
-        # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances,
-        # placed relative to the left bunny's frame (the right bunny walks at its side).
+        self.group = scene.add_frame("/walkers", show_axes=False, position=origin)
+        self._scales = self.parts.scales(2)
+        self._hidden = np.zeros(2, bool)
+        self.bodies = scene.add_batched_meshes_simple(
+            "/walkers/bunnies",
+            sphere_v,
+            sphere_f,
+            batched_wxyzs=wxyz,
+            batched_positions=pos,
+            batched_scales=self._scales,
+            batched_colors=linear_rgb(self.parts.colors_for([FUR["left"], FUR["right"]])),
+            lod="off",
+            cast_shadow=True,
+            receive_shadow=False,  # self-shadowed ellipsoids show shadow acne
+        )
+        # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances.
         self.markers = scene.add_batched_meshes_simple(
-            "/bunny0/markers",
+            "/walkers/markers",
             cyl_v,
             cyl_f,
             batched_wxyzs=np.tile(identity, (6, 1)),
@@ -228,20 +225,20 @@ class DemoScene:
             cast_shadow=False,
             receive_shadow=False,
         )
+        self._label_at = self._label_positions(frame)
         self.labels = [
             scene.add_label(
-                f"/bunny{k}/label",
+                f"/walkers/label{k}",
                 "",
-                position=(0.0, LABEL_ABOVE_PELVIS, 0.0),
+                position=self._label_at[k],
                 anchor="bottom-center",
                 font_screen_scale=1.3,
             )
             for k in range(2)
         ]
-        # The legend rides on the left bunny's frame, halfway to the right bunny and above both
-        # labels, so it follows the camera's subject without a message of its own each frame.
+        # The legend rides halfway to the right bunny, above both labels.
         self.legend = scene.add_label(
-            "/bunny0/legend",
+            "/walkers/legend",
             text("legend", lang),
             position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.45, 0.0),
             anchor="bottom-center",
@@ -252,11 +249,25 @@ class DemoScene:
         self.update(frame)
 
     def _relative_parts(self, frame: DemoFrame) -> tuple[np.ndarray, np.ndarray]:
+        """Both bunnies' part rotations ``(2·P, 4)`` and positions ``(2·P, 3)`` (float32),
+        relative to the left bunny's pelvis."""
         wxyz, pos = self.parts.pose(frame.global_rotations, frame.global_positions)
-        count = self.parts.count
+        return wxyz, pos - frame.global_positions[0, 0].astype(np.float32)
+
+    @staticmethod
+    def _label_positions(frame: DemoFrame) -> np.ndarray:
+        """Each label's place ``(2, 3)`` above its bunny, relative to the left pelvis."""
         pelvis = frame.global_positions[:, 0]
-        pos = pos.reshape(2, count, 3) - pelvis[:, None].astype(np.float32)
-        return wxyz.reshape(2, count, 4), pos
+        return pelvis - pelvis[0] + np.array([0.0, LABEL_ABOVE_PELVIS, 0.0])
+
+    def show_bunny(self, k: int, shown: bool) -> None:
+        """Show or hide bunny ``k`` (0 left, 1 right): its parts get scale 0 when hidden."""
+        self._hidden[k] = not shown
+        scales = self._scales.copy()
+        count = self.parts.count
+        for j in np.nonzero(self._hidden)[0]:
+            scales[j * count : (j + 1) * count] = 0.0
+        self.bodies.batched_scales = scales
 
     def build_terrain(self) -> None:
         """(Re)draw the terrain and bushes of the current simulation."""
@@ -288,13 +299,17 @@ class DemoScene:
         self.terrain_handles = [ground, bushes]
 
     def update(self, frame: DemoFrame) -> None:
-        """Draw ``frame``: pelvis frames, a few batched arrays, label texts when they change."""
-        pelvis = frame.global_positions[:, 0]
+        """Draw ``frame``: the group node, two batched meshes, labels when they change."""
+        origin = frame.global_positions[0, 0]
         wxyz, pos = self._relative_parts(frame)
+        self.group.position = origin
+        self.bodies.batched_wxyzs = wxyz
+        self.bodies.batched_positions = pos
+        label_at = self._label_positions(frame)
         for k in range(2):
-            self.roots[k].position = pelvis[k]
-            self.bodies[k].batched_wxyzs = wxyz[k]
-            self.bodies[k].batched_positions = pos[k]
+            if np.any(np.abs(label_at[k] - self._label_at[k]) > LABEL_STEP):
+                self._label_at[k] = label_at[k]
+                self.labels[k].position = label_at[k]
             wanted = text("label_ik_on" if frame.ik[k] else "label_ik_off", self.lang)
             if self.labels[k].text != wanted:
                 self.labels[k].text = wanted
@@ -307,7 +322,7 @@ class DemoScene:
                 markers.bar_pos[2:],
             ]
         )
-        self.markers.batched_positions = positions - pelvis[0]
+        self.markers.batched_positions = positions - origin
         self.markers.batched_scales = np.concatenate(
             [markers.bar_scale[:2], disc, markers.bar_scale[2:]]
         )

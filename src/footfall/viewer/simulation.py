@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -32,6 +33,9 @@ LATERAL_Z = (0.0, 0.0)
 CONTACT_GAP = 0.01  # seed 000 done criterion: a stance sole within 1 cm of the ground
 STAIRS_START = 4.0  # the stairs scene's first riser, metres (both bunnies start before it)
 END_MARGIN = 1.5  # restart when the leading bunny is this close to the terrain's end
+#: Frames simulated ahead in one batched call (0.5 s at 60 Hz): one call for 30 frames costs
+#: about twice one call for one frame. A control change drops the frames not yet shown.
+BLOCK_FRAMES = 30
 
 
 @dataclass
@@ -111,6 +115,17 @@ def measure_sole_gaps(
     """
     world = sole_world(global_rot[:, foot_joints], global_pos[:, foot_joints], sole_points())
     return ground_gaps(terrain, world).mean(axis=-1)
+
+
+def frame_with_axis(frame: object) -> object:
+    """A single grounded frame seen as a block of one: arrays gain a leading axis."""
+    return SimpleNamespace(
+        **{
+            name: np.asarray(getattr(frame, name))[None]
+            for name in ("global_rotations", "global_positions", "stance", "ray_origin",
+                         "ray_hit")
+        }
+    )
 
 
 def build_terrain(name: str, step_height: float) -> Terrain:
@@ -202,6 +217,11 @@ class DemoSimulation:
 
     Change :attr:`settings` and call :meth:`apply` for the cheap switches (IK, pelvis, speed) or
     :meth:`rebuild` for the ones that need a new terrain or walker.
+
+    Fixed steps are simulated :data:`BLOCK_FRAMES` at a time (one batched pipeline call,
+    :meth:`footfall.walker.StepWalker.step_frames`) and handed out one per :meth:`step`; the
+    frames are the same as stepping one by one. :meth:`apply` rewinds the walker to the frame
+    last shown and drops the rest, so a switch takes effect on the very next frame.
     """
 
     def __init__(self, settings: DemoSettings | None = None) -> None:
@@ -219,6 +239,8 @@ class DemoSimulation:
         self.walker = self._make_walker()
         self.stats = ContactStats()
         self.time = 0.0
+        self._ahead: list[DemoFrame] = []  # simulated, not yet shown
+        self._shown = 0  # frames of the current block handed out
         self.frame = self._observe(self.walker.step(0.0))
 
     def _make_walker(self):
@@ -242,32 +264,63 @@ class DemoSimulation:
     def apply(self) -> None:
         """Push the cheap switches (left IK, pelvis correction, speed) into the running walker."""
         s = self.settings.check()
+        self._drop_ahead()
         self.walker.ik[0] = s.ik_left
         self.walker.ik[1] = False
         self.walker.speed = s.speed
         self.walker.params = GroundingParams(pelvis=s.pelvis)
 
+    def _drop_ahead(self) -> None:
+        """Forget the frames simulated ahead; the walker goes back to the last one shown."""
+        if self._ahead:
+            self.walker.rewind(self._shown - 1)
+            self._ahead = []
+
     def _observe(self, walker_frame) -> DemoFrame:
-        rot = np.asarray(walker_frame.global_rotations)
-        pos = np.asarray(walker_frame.global_positions)
-        gap = measure_sole_gaps(self.terrain, rot, pos, self.foot_joints)
-        return DemoFrame(
-            global_rotations=rot,
-            global_positions=pos,
-            stance=np.asarray(walker_frame.stance, bool),
-            sole_gap=gap,
-            ray_origin=np.asarray(walker_frame.ray_origin),
-            ray_hit=np.asarray(walker_frame.ray_hit),
-            ik=np.array([self.walker.ik[0], self.walker.ik[1]], bool),
-            time=self.time,
-        )
+        return self._observe_block(frame_with_axis(walker_frame), self.time)[0]
+
+    def _observe_block(self, block, start_time: float) -> list[DemoFrame]:
+        """DemoFrames for a walker block ``(T, K, ...)``; frame t is at ``start_time + t·DT``."""
+        rot = np.asarray(block.global_rotations)
+        pos = np.asarray(block.global_positions)
+        frames, k = rot.shape[:2]
+        gap = measure_sole_gaps(
+            self.terrain, rot.reshape(frames * k, *rot.shape[2:]),
+            pos.reshape(frames * k, *pos.shape[2:]), self.foot_joints,
+        ).reshape(frames, k, -1)
+        stance = np.asarray(block.stance, bool)
+        origin, hit = np.asarray(block.ray_origin), np.asarray(block.ray_hit)
+        ik = np.array([self.walker.ik[0], self.walker.ik[1]], bool)
+        return [
+            DemoFrame(
+                global_rotations=rot[t],
+                global_positions=pos[t],
+                stance=stance[t],
+                sole_gap=gap[t],
+                ray_origin=origin[t],
+                ray_hit=hit[t],
+                ik=ik,
+                time=start_time + t * DT,
+            )
+            for t in range(frames)
+        ]
 
     def step(self, dt: float = DT) -> DemoFrame:
         """Advance by ``dt`` seconds (one fixed step) unless paused; return what to show."""
         if self.settings.paused:
             return self.frame
-        self.time += dt
-        frame = self._observe(self.walker.step(dt))
+        if dt == DT and hasattr(self.walker, "step_frames"):
+            if self._shown >= len(self._ahead):
+                block = self.walker.step_frames(DT, BLOCK_FRAMES)
+                self._ahead = self._observe_block(block, self.time + DT)
+                self._shown = 0
+            frame = self._ahead[self._shown]
+            self._shown += 1
+            self.time = frame.time
+        else:
+            self._drop_ahead()
+            self.time += dt
+            frame = self._observe(self.walker.step(dt))
         self.stats.add(frame.stance, frame.sole_gap)
         self.frame = frame
         lead_x = frame.global_positions[:, 0, 0].max()
