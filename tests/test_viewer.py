@@ -208,7 +208,7 @@ def course_run() -> dict[str, np.ndarray]:
         stance.append(frame.stance)
         ankle_x.append(pos[..., 0])
         gaps.append(frame.sole_gap)
-        markers = marker_instances(frame, sim.terrain, FEET)
+        markers = marker_instances(frame, FEET)
         rays_shown.append(markers.rays_shown)
         gaps_shown.append(markers.gaps_shown)
         hit = frame.ray_hit[0]
@@ -277,11 +277,11 @@ def test_left_bunny_has_rays_and_hit_dots(course_run) -> None:
 def test_rays_hide_when_the_left_bunny_switches_ik_off() -> None:
     sim = DemoSimulation()
     sim.step()
-    assert marker_instances(sim.frame, sim.terrain, FEET).rays_shown.all()
+    assert marker_instances(sim.frame, FEET).rays_shown.all()
     sim.settings.ik_left = False
     sim.apply()
     frame = sim.step()
-    markers = marker_instances(frame, sim.terrain, FEET)
+    markers = marker_instances(frame, FEET)
     assert not markers.rays_shown.any()
     assert np.all(markers.bar_scale[:2] == 0) and np.all(markers.dot_scale == 0)
     assert not frame.ik[0]

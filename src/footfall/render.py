@@ -220,7 +220,7 @@ class SideView:
                 patch.set_facecolor(_rgb(self.part_colors[k][i]))
                 patch.set_zorder(5 + 0.01 * order[i] + 0.001 * k)
 
-        markers = marker_instances(frame, sim.terrain, sim.foot_joints)
+        markers = marker_instances(frame, sim.foot_joints)
         for line, i in ((self.rays, 0), (self.rays_b, 1)):
             base, length = markers.bar_pos[i], markers.bar_scale[i, 1]
             line.set_data([base[0], base[0]], [base[1], base[1] + length])

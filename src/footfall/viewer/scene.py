@@ -98,8 +98,12 @@ class MarkerInstances:
     gaps_shown: np.ndarray
 
 
-def marker_instances(frame: DemoFrame, terrain: object, foot_joints: np.ndarray) -> MarkerInstances:
-    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars."""
+def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstances:
+    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars.
+
+    Rays and gap bars stand on ``frame.ray_hit``, the ground the simulation found under each
+    sole (no ray is cast here); ``foot_joints`` (2,) are the ankle joints.
+    """
     ankle = frame.global_positions[:, foot_joints]  # (K, 2, 3)
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
@@ -108,11 +112,9 @@ def marker_instances(frame: DemoFrame, terrain: object, foot_joints: np.ndarray)
     ray_scale = np.stack([np.full(2, RAY_RADIUS), ray_len, np.full(2, RAY_RADIUS)], -1)
     ray_scale *= rays_shown[:, None]
 
-    right = ankle[1]  # (2, 3)
-    ground = np.asarray(terrain.height(right[:, [0, 2]]))
     gap = frame.sole_gap[1]
     gaps_shown = gap > GAP_SHOWN
-    gap_pos = np.stack([right[:, 0], ground, right[:, 2]], -1)
+    gap_pos = frame.ray_hit[1]  # (2, 3) the ground under the right bunny's soles
     gap_scale = np.stack(
         [np.full(2, GAP_RADIUS), np.maximum(gap, 1e-3), np.full(2, GAP_RADIUS)], -1
     )
@@ -313,7 +315,7 @@ class DemoScene:
             wanted = text("label_ik_on" if frame.ik[k] else "label_ik_off", self.lang)
             if self.labels[k].text != wanted:
                 self.labels[k].text = wanted
-        markers = marker_instances(frame, self.simulation.terrain, self.simulation.foot_joints)
+        markers = marker_instances(frame, self.simulation.foot_joints)
         disc = markers.dot_scale * np.array([1.0, DOT_THICKNESS / DOT_RADIUS, 1.0])
         positions = np.concatenate(
             [
