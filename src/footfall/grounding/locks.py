@@ -175,9 +175,15 @@ def ball_locks(
                                anchor)
     turn = (held[..., 0] - angle) * turning
     offset = (ankle - ball)[..., [0, 2]]  # ball → ankle, turned with the foot
+    return ball_lock + turn_xz(offset, turn), weight, turn
+
+
+def turn_xz(vectors: ArrayLike, turn: ArrayLike) -> FloatArray:
+    """Horizontal vectors ``(..., 2)`` as (x, z) turned by ``turn (...)`` radians about +Y."""
+    vectors = np.asarray(vectors, dtype=np.float64)
     cos, sin = np.cos(turn), np.sin(turn)
-    turned = np.stack(
-        [cos * offset[..., 0] + sin * offset[..., 1], -sin * offset[..., 0] + cos * offset[..., 1]],
+    return np.stack(
+        [cos * vectors[..., 0] + sin * vectors[..., 1],
+         -sin * vectors[..., 0] + cos * vectors[..., 1]],
         axis=-1,
     )
-    return ball_lock + turned, weight, turn

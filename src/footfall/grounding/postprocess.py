@@ -34,7 +34,7 @@ from footfall.grounding.feet import (
     legs_of,
     toe_tips,
 )
-from footfall.grounding.locks import ball_locks, contact_plan, release_over_swing
+from footfall.grounding.locks import ball_locks, contact_plan, release_over_swing, turn_xz
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundingPipeline
 from footfall.skeleton import Clip, forward_kinematics
@@ -44,7 +44,19 @@ FloatArray = NDArray[np.float64]
 CHUNK = 1024
 PELVIS_SMOOTH_SECONDS = 0.25
 LIFT_BLEND_SECONDS = 0.1
-CORRECTION_PASSES = 2
+CORRECTION_PASSES = 3
+#: Candidate places along x tried by :func:`place_clip`, and the margin kept to the terrain's ends.
+PLACE_CANDIDATES = 64
+PLACE_MARGIN = 0.5
+#: A swinging foot whose ball moves faster than SWING_SPEED keeps the ball at least
+#: BALL_CLEARANCE over the ground under it. Below that, a fast foot is a foot dragged along the
+#: ground: it scuffs over bumps and stair noses, and GMD's foot-skate test (ball under 5 cm,
+#: over 0.5 m/s) counts it as skating. ``ground_clip(..., ball_clearance=0)`` turns it off.
+BALL_CLEARANCE = metrics.SKATE_HEIGHT
+SWING_SPEED = metrics.SKATE_SPEED
+#: The correction passes reach an asked height from below; aiming this much (metres) above it
+#: keeps a foot that got there from ending a rounding error under it.
+CLEARANCE_MARGIN = 1e-3
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,8 @@ def clip_feet(
 
 def place_clip(clip: Clip, terrain: Any) -> Clip:
     """The clip turned about +Y so its root travels along +X and moved over the terrain's
-    interesting part (the up flight of stairs, else the middle of the terrain)."""
+    interesting part: the up flight of stairs, else the stretch along x (at the middle z) where
+    the ground under the clip's lowest points varies most (the middle on flat ground)."""
     root = int(np.nonzero(clip.skeleton.parents < 0)[0][0])
     path = clip.positions[:, root]
     travel = path[-1] - path[0]
@@ -95,16 +108,38 @@ def place_clip(clip: Clip, terrain: Any) -> Clip:
     rotations[:, root] = quat.mul(turn, rotations[:, root])
     positions[:, root] = quat.rotate(turn, positions[:, root])
     params = getattr(terrain, "params", {}) or {}
+    (x_min, z_min), (x_max, z_max) = terrain.bounds
     if "stairs_start" in params and "landing_start" in params:
         centre = np.array([(params["stairs_start"] + params["landing_start"]) / 2, 0.0])
     else:
-        (x_min, z_min), (x_max, z_max) = terrain.bounds
         centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
     turned = positions[:, root][:, [0, 2]]
     middle = (turned.min(axis=0) + turned.max(axis=0)) / 2
     positions[:, root, 0] += centre[0] - middle[0]
     positions[:, root, 2] += centre[1] - middle[1]
+    placed = Clip(clip.skeleton, rotations, positions, clip.fps)
+    if "stairs_start" not in params:
+        positions[:, root, 0] += _roughest_shift(placed, terrain, (x_min, x_max))
     return Clip(clip.skeleton, rotations, positions, clip.fps)
+
+
+def _roughest_shift(clip: Clip, terrain: Any, x_range: tuple[float, float]) -> float:
+    """Shift along x (metres) that puts the clip's lowest points ``(F,)`` over the most uneven
+    ground (largest spread of heights) while they stay on the terrain; 0 when all is level."""
+    _, gpos = clip.forward_kinematics()
+    lowest = np.take_along_axis(gpos, gpos[..., 1].argmin(axis=1)[:, None, None], axis=1)[:, 0]
+    points = lowest[:, [0, 2]]  # (F, 2)
+    low = x_range[0] + PLACE_MARGIN - points[:, 0].min()
+    high = x_range[1] - PLACE_MARGIN - points[:, 0].max()
+    if high <= low:
+        return 0.0
+    shifts = np.linspace(low, high, PLACE_CANDIDATES)
+    shifts = np.append(shifts, 0.0)  # the middle wins ties
+    moved = points[None] + np.stack([shifts, np.zeros_like(shifts)], axis=-1)[:, None]
+    heights = np.asarray(terrain.height(moved), np.float64)
+    spread = np.where(np.isfinite(heights), heights, 0.0).std(axis=1)
+    best = int(np.argmax(spread))
+    return float(shifts[best]) if spread[best] > spread[-1] + 1e-6 else 0.0
 
 
 def animation_floor(clip: Clip) -> float:
@@ -142,6 +177,19 @@ def _smooth_above(values: FloatArray, window: int) -> FloatArray:
     return averaged.mean(axis=-1)
 
 
+def _carry_shift(
+    shift: FloatArray, pinned: NDArray[np.bool_], weight: FloatArray
+) -> FloatArray:
+    """Lock shifts ``(F, feet, 2)`` carried from each lock's last fully pinned frame over the
+    frames in which that lock is let go (``0 < weight < 1``), so releasing it does not jump."""
+    frames = shift.shape[0]
+    index = np.where(pinned, np.arange(frames)[:, None], -1)
+    last = np.maximum.accumulate(index, axis=0)  # (F, feet) last pinned frame so far
+    carried = np.take_along_axis(shift, np.maximum(last, 0)[..., None], axis=0)
+    releasing = ~pinned & (weight > 0.0) & (last >= 0)
+    return np.where(releasing[..., None], carried, shift)
+
+
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
     """Per-foot lift ``(F, 2)`` held in contact and faded to zero over ``frames`` outside it."""
     out = np.where(contacts, lift, 0.0)
@@ -173,6 +221,7 @@ class GroundResult:
     contacts: NDArray[np.bool_]
     fallback_frames: int = 0
     warnings: list[str] = field(default_factory=list)
+    swing_lift_max_m: float = 0.0
 
     def report(self) -> dict[str, Any]:
         """The JSON report: ``{"before": {...}, "after": {...}, ...}``."""
@@ -183,6 +232,7 @@ class GroundResult:
             "fps": self.clip.fps,
             "contact_ratio": float(self.contacts.mean()) if self.contacts.size else 0.0,
             "fallback_frames": self.fallback_frames,
+            "swing_lift_max_m": self.swing_lift_max_m,
             "warnings": self.warnings,
         }
 
@@ -250,14 +300,22 @@ def ground_clip(
     place: bool = True,
     legs: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    ball_clearance: float = BALL_CLEARANCE,
 ) -> GroundResult:
     """Ground ``clip`` (metres, Y up, animated on a flat floor) on ``terrain``.
+
+    Swinging feet keep the clearance each sole sample had over the animation's floor, and a
+    ball moving faster than :data:`SWING_SPEED` stays ``ball_clearance`` metres (default
+    :data:`BALL_CLEARANCE`; 0 = off) over the ground; the report's ``swing_lift_max_m`` says
+    how far any swing was raised for these.
 
     Raises :class:`SkeletonError` naming the frame and joint when the clip holds NaN.
     """
     clip.check_finite()
     if clip.frame_count < 1:
         raise SkeletonError("the clip has no frames")
+    if not (np.isfinite(ball_clearance) and 0.0 <= ball_clearance <= 0.5):
+        raise SkeletonError(f"ball_clearance must be in [0, 0.5] m, got {ball_clearance}")
     skeleton = clip.skeleton
     source = place_clip(clip, terrain) if place else clip.copy()
     root = int(np.nonzero(skeleton.parents < 0)[0][0])
@@ -273,6 +331,11 @@ def ground_clip(
     lock_xz, lock_weight, lock_turn = ball_locks(feet.ankle, feet.toe, contacts, fps)
     stance, swing, plant, next_plant = contact_plan(ankle_xz, contacts)
     lock_weight = release_over_swing(lock_weight, contacts, swing)
+    # Where each locked ball should be: the ankle lock plus the animated ankle → ball offset,
+    # turned with the foot. Tilting the sole to the ground turns it about the ankle, so the
+    # correction passes move the ankle lock until the solved ball is back there.
+    ball_goal = lock_xz + turn_xz((feet.toe - feet.ankle)[..., [0, 2]], lock_turn)
+    pinned = lock_weight > 1.0 - 1e-9
     offline = replace(params, smoothing=False)
     frames = clip.frame_count
     chunks = [(s, min(s + CHUNK, frames)) for s in range(0, frames, CHUNK)]
@@ -294,7 +357,7 @@ def ground_clip(
             pipe.reset()
             part = slice(start, stop)
             plan = FootPlan(stance[part], swing[part], plant[part], next_plant[part],
-                            lock_xz[part], lock_weight[part], lock_turn[part])
+                            lock_xz[part] + lock_shift[part], lock_weight[part], lock_turn[part])
             frame = pipe.step(rotations[part], positions[part], plan, 1.0 / fps,
                               foot_lift=lift[part],
                               pelvis_offset=None if pelvis is None else pelvis[part])
@@ -314,12 +377,19 @@ def ground_clip(
     clearance = feet.sole[..., 1] - floor  # (F, 2, S)
     lift = np.zeros((frames, 2))
     swing_lift = np.zeros((frames, 2))
+    lock_shift = np.zeros((frames, 2, 2))
     for correction in range(1 + CORRECTION_PASSES):
         _, _, (goal, _) = run(lift + swing_lift, None)
         out_rot, out_pos, (_, fallback) = run(lift + swing_lift, _smooth_below(goal, window))
         if correction == CORRECTION_PASSES:
             break
         solved = clip_feet(out_rot, out_pos, skeleton, leg_pair, models)
+        if correction == 0:  # the locks first; later passes correct heights at those places
+            drift = solved.toe[..., [0, 2]] - ball_goal
+            lock_shift = _carry_shift(
+                lock_shift - np.where((pinned & ~fallback)[..., None], drift, 0.0),
+                pinned, lock_weight,
+            )
         gaps = metrics.ground_gaps(terrain, solved.sole)
         low = np.nanmin(np.where(np.isfinite(gaps), gaps, np.inf), axis=-1)
         error = np.where(np.isfinite(low) & contacts & ~fallback, low, 0.0)
@@ -327,6 +397,13 @@ def ground_clip(
         with np.errstate(invalid="ignore"):
             short = np.nanmax(np.where(np.isfinite(gaps), clearance - gaps, -np.inf), axis=-1)
         short = np.where(np.isfinite(short) & ~contacts & ~fallback, np.maximum(short, 0.0), 0.0)
+        # A fast ball keeps its clearance (speed to the next frame, as the skate test takes it).
+        ball_gap = metrics.ground_gaps(terrain, solved.toe)  # (F, 2)
+        step = np.linalg.norm(np.diff(solved.toe[..., [0, 2]], axis=0), axis=-1) * fps
+        fast = np.concatenate([step, step[-1:]]) > SWING_SPEED
+        fast &= np.isfinite(ball_gap) & ~contacts & ~fallback
+        ask = ball_clearance + CLEARANCE_MARGIN if ball_clearance > 0 else 0.0
+        short = np.maximum(short, np.where(fast, ask - ball_gap, 0.0))
         swing_lift = np.where(
             contacts, 0.0, swing_lift + _smooth_above(short, swing_window)
         )
@@ -334,6 +411,7 @@ def ground_clip(
     grounded = Clip(skeleton, out_rot, out_pos, fps)
     after = score(clip_feet(out_rot, out_pos, skeleton, leg_pair, models), contacts, terrain, fps)
     result = GroundResult(grounded, before, after, contacts)
+    result.swing_lift_max_m = float(np.max(swing_lift, initial=0.0))
     missing = int(fallback.any(axis=1).sum())
     result.fallback_frames = missing
     if missing:
