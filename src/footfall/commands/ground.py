@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain")
+    parser.add_argument(
+        "--ball-clearance", type=float, default=None, metavar="M",
+        help="a swinging foot moving faster than 0.5 m/s keeps its ball this high over the "
+             "ground (metres; default 0.05, GMD's skate height; 0 = as animated)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -86,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
             bar = tqdm(total=total, desc="grounding", unit="pass", file=sys.stderr, leave=False)
         bar.update(done - bar.n)
 
-    result = ground_clip(clip, terrain, place=not args.no_place, progress=progress)
+    extra = {} if args.ball_clearance is None else {"ball_clearance": args.ball_clearance}
+    result = ground_clip(clip, terrain, place=not args.no_place, progress=progress, **extra)
     if bar is not None:
         bar.close()
     bvh.save(result.clip, args.output)
@@ -99,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     for key in ("penetration_m", "floating_m", "contact_error_m", "foot_skate_ratio",
                 "contact_skate_ratio"):
         print(f"{key:<22}{report['before'][key]:>12.4f}{report['after'][key]:>12.4f}")
+    print(f"swinging feet raised by at most {100 * result.swing_lift_max_m:.1f} cm")
     print(f"wrote {args.output}")
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=1) + "\n")
