@@ -39,6 +39,7 @@ SLOPE_DEG = 12.0
 HUMAN_LEG = 0.80
 DURATION = 20.0
 FPS = 60.0
+BLOCK = 30  # frames per batched pipeline call
 LANE_WIDTH = 4.0
 METRIC_KEYS = (
     "contact_error_m",
@@ -183,18 +184,23 @@ def run_character(
     feet = pipe._foot
     keys = ("rot", "pos", "stance", "pelvis", "clamp", "body_x", "plant")
     record: dict[str, list] = {k: [] for k in keys}
-    for f in range(frames):
-        frame = walker.step(1.0 / FPS)
-        record["rot"].append(frame.global_rotations[:, feet])
-        record["pos"].append(frame.global_positions[:, feet])
-        record["stance"].append(frame.stance)
-        record["pelvis"].append(frame.pelvis_height)
-        record["clamp"].append(frame.clamped)
-        record["body_x"].append(frame.global_positions[:, pipe.root, 0])
-        record["plant"].append(frame.plant_xz[..., 0])
+    done = 0
+    while done < frames:  # BLOCK frames per batched call (the same frames as one by one)
+        size = min(BLOCK, frames - done)
+        block = walker.step_frames(1.0 / FPS, size)
+        record["rot"].append(block.global_rotations[:, :, feet])
+        record["pos"].append(block.global_positions[:, :, feet])
+        record["stance"].append(block.stance)
+        record["pelvis"].append(block.pelvis_height)
+        record["clamp"].append(block.clamped)
+        record["body_x"].append(block.global_positions[:, :, pipe.root, 0])
+        record["plant"].append(block.plant_xz[..., 0])
+        done += size
         if progress is not None:
-            progress(f + 1, frames)
-    rot, pos, stance, pelvis, clamp, body_x, plant = (np.array(record[k]) for k in record)
+            progress(done, frames)
+    rot, pos, stance, pelvis, clamp, body_x, plant = (
+        np.concatenate(record[k]) for k in record
+    )
     soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]
     per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
