@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import webbrowser
 
@@ -51,6 +52,18 @@ def run(args: argparse.Namespace) -> int:
     settings = DemoSettings(terrain=args.terrain, speed=args.speed).check()
     lang = args.lang or detect_language()
     app = DemoApp(host=args.host, port=args.port, lang=lang, settings=settings)
+    interrupted = []
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        # Ctrl-C ends the loop after the current frame instead of raising KeyboardInterrupt
+        # wherever the loop happens to be (inside viser's sender, with its locks held, that
+        # could leave the shutdown waiting forever). A second Ctrl-C interrupts at once.
+        interrupted.append(signum)
+        app.stop()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, on_interrupt)
     try:
         if app.notice:
             print(f"footfall demo: {app.notice}", flush=True)
@@ -59,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
             webbrowser.open(app.url)
         app.run(duration=args.duration)
     except KeyboardInterrupt:
-        print("footfall demo: stopped", flush=True)
+        interrupted.append(signal.SIGINT)
     finally:
+        signal.signal(signal.SIGINT, previous)
         app.close()
+    if interrupted:
+        print("footfall demo: stopped", flush=True)
     return 0
