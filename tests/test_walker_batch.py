@@ -150,3 +150,16 @@ def test_step_frames_rejects_bad_shapes_and_counts() -> None:
     rotations, positions, plan = walker.flat_pose()
     with pytest.raises(SkeletonError, match="pose shapes"):
         walker.pipeline.step_frames(rotations, positions, plan)  # (K, J, 4) lacks the T axis
+
+
+def test_given_sole_angles_replace_the_smoothed_ones_where_a_foot_is_aligned() -> None:
+    walker = StepWalker(SKELETON, scene("slope"), 2, ik=[True, False], start_x=[3.0, 3.0])
+    rotations, positions, plan = walker.flat_pose()
+    pipe = walker.pipeline
+    free = pipe.step(rotations, positions, plan, ik=walker.ik)
+    pipe.reset()
+    given = np.full((2, 2, 2), 0.1)
+    held = pipe.step(rotations, positions, plan, ik=walker.ik, sole_angles=given)
+    assert np.allclose(held.sole_pitch[0], 0.1) and np.allclose(held.sole_roll[0], 0.1)
+    assert not np.allclose(free.sole_pitch[0], 0.1)
+    assert np.all(held.sole_pitch[1] == 0.0)  # IK off: nothing aligned, nothing applied

@@ -186,6 +186,7 @@ class GroundingPipeline:
         *,
         foot_lift: ArrayLike | None = None,
         pelvis_offset: ArrayLike | None = None,
+        sole_angles: ArrayLike | None = None,
     ) -> GroundedFrame:
         """Ground one animated frame of K characters.
 
@@ -195,11 +196,14 @@ class GroundingPipeline:
         foot_lift: optional ``(K, 2)`` metres added to grounded ankle targets (offline
         correction passes). pelvis_offset: optional ``(K,)`` pelvis offset to use instead of the
         smoothed one (offline smoothing); it is still kept low enough for the legs to reach.
+        sole_angles: optional ``(K, 2, 2)`` sole (pitch, roll) radians to apply instead of the
+        smoothed ones (offline smoothing); still only where a foot is grounded.
         """
         one = self.step_frames(
             np.asarray(rotations)[None], np.asarray(positions)[None], _first_axis(plan), dt, ik,
             foot_lift=None if foot_lift is None else np.asarray(foot_lift)[None],
             pelvis_offset=None if pelvis_offset is None else np.asarray(pelvis_offset)[None],
+            sole_angles=None if sole_angles is None else np.asarray(sole_angles)[None],
         )
         return frame_at(one, 0)
 
@@ -213,12 +217,14 @@ class GroundingPipeline:
         *,
         foot_lift: ArrayLike | None = None,
         pelvis_offset: ArrayLike | None = None,
+        sole_angles: ArrayLike | None = None,
     ) -> GroundedFrame:
         """Ground T consecutive frames of K characters in one batched call.
 
         The same as T calls of :meth:`step` (``dt`` apart), with every input and output given a
         leading frame axis: rotations ``(T, K, J, 4)``, positions ``(T, K, J, 3)``, plan fields
-        ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``; the returned
+        ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``, sole_angles
+        ``(T, K, 2, 2)``; the returned
         frame's arrays are ``(T, K, ...)``. Only the two smoothing filters (pelvis, sole angles)
         run frame by frame; rays, IK and FK run once for all T·K rows. Afterwards the state is
         that of the last frame; :meth:`rewind` goes back to any frame of the batch.
@@ -314,6 +320,9 @@ class GroundingPipeline:
             state = np.where(instant, goal[t], state + (goal[t] - state) * blend)
             angles[t] = state
         self._angles = state
+        if sole_angles is not None:  # given (offline smoothing), where a foot is aligned
+            given_angles = rows(sole_angles, (2, 2), np.float64).reshape(frames, k, 2, 2)
+            angles = np.where(aligned.reshape(frames, k, 2, 1), given_angles, 0.0)
         angles = angles.reshape(count, 2, 2)
         pitch, roll = angles[..., 0], angles[..., 1]
         lift = ankle_lift(pitch, roll, self._ankle_height[None, :])

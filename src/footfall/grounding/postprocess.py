@@ -164,6 +164,15 @@ def _smooth_below(values: FloatArray, window: int) -> FloatArray:
     return sliding_window_view(padded, 2 * half + 1).mean(axis=-1)
 
 
+def _smooth_mean(values: FloatArray, window: int) -> FloatArray:
+    """Centred moving average ``(F, ...)`` along frames over ``window`` frames (edges held)."""
+    if window < 2 or values.shape[0] < 2:
+        return values.copy()
+    half = window // 2
+    pad = [(half, half)] + [(0, 0)] * (values.ndim - 1)
+    return sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0).mean(-1)
+
+
 def _smooth_above(values: FloatArray, window: int) -> FloatArray:
     """A smooth curve ``(F, ...)`` never below ``values``: moving maximum, then moving average
     (per column along frames)."""
@@ -343,10 +352,13 @@ def ground_clip(
     done = 0
     pipelines: dict[int, GroundingPipeline] = {}
 
-    def run(lift: FloatArray, pelvis: FloatArray | None) -> tuple[FloatArray, FloatArray, Any]:
+    def run(
+        lift: FloatArray, pelvis: FloatArray | None, angles: FloatArray | None
+    ) -> tuple[FloatArray, FloatArray, Any]:
         nonlocal done
         out_rot, out_pos = np.empty_like(rotations), np.empty_like(positions)
         offsets, fallback = np.empty(frames), np.zeros((frames, 2), dtype=bool)
+        applied = np.zeros((frames, 2, 2))
         for start, stop in chunks:
             size = stop - start
             if size not in pipelines:
@@ -360,13 +372,15 @@ def ground_clip(
                             lock_xz[part] + lock_shift[part], lock_weight[part], lock_turn[part])
             frame = pipe.step(rotations[part], positions[part], plan, 1.0 / fps,
                               foot_lift=lift[part],
-                              pelvis_offset=None if pelvis is None else pelvis[part])
+                              pelvis_offset=None if pelvis is None else pelvis[part],
+                              sole_angles=None if angles is None else angles[part])
             out_rot[part], out_pos[part] = frame.rotations, frame.positions
             offsets[part], fallback[part] = frame.pelvis_offset, frame.fallback
+            applied[part] = np.stack([frame.sole_pitch, frame.sole_roll], axis=-1)
             done += 1
             if progress is not None:
                 progress(done, passes * len(chunks))
-        return out_rot, out_pos, (offsets, fallback)
+        return out_rot, out_pos, (offsets, fallback, applied)
 
     window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
     swing_window = max(1, int(round(LIFT_BLEND_SECONDS * fps)))
@@ -378,9 +392,17 @@ def ground_clip(
     lift = np.zeros((frames, 2))
     swing_lift = np.zeros((frames, 2))
     lock_shift = np.zeros((frames, 2, 2))
+    angles = None
     for correction in range(1 + CORRECTION_PASSES):
-        _, _, (goal, _) = run(lift + swing_lift, None)
-        out_rot, out_pos, (_, fallback) = run(lift + swing_lift, _smooth_below(goal, window))
+        _, _, (goal, _, found) = run(lift + swing_lift, None, angles)
+        if angles is None:
+            # The sole angles of the first pass, smoothed over time and then held: on a
+            # faceted mesh the normal under a moving ankle jumps from face to face, and angles
+            # that changed from pass to pass would undo the lock correction below.
+            angles = _smooth_mean(found, swing_window)
+        out_rot, out_pos, (_, fallback, _) = run(
+            lift + swing_lift, _smooth_below(goal, window), angles
+        )
         if correction == CORRECTION_PASSES:
             break
         solved = clip_feet(out_rot, out_pos, skeleton, leg_pair, models)
