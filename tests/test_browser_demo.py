@@ -230,3 +230,26 @@ def test_closing_and_reconnecting(demo: DemoApp, browser) -> None:
         assert demo.frames > frames  # the loop kept running throughout
     finally:
         page.close()
+
+
+def test_korean_page(browser) -> None:
+    """``--lang ko``: the panel and the labels over the bunnies speak Korean (the test command
+    installs Debian's fonts-nanum, so the screenshot shows Hangul, not boxes)."""
+    app = DemoApp(port=_free_port(), lang="ko", settings=DemoSettings(paused=True))
+    loop = threading.Thread(target=app.run, daemon=True)
+    loop.start()
+    try:
+        page = _open(browser, app, 1280, 720)
+        try:
+            page.get_by_label("IK (왼쪽 토끼)", exact=True).wait_for()
+            page.get_by_text("footfall — 발 땅에 붙이기").first.wait_for()
+            # The labels over the bunnies are drawn into the canvas (not page text).
+            assert [label.text for label in app.scene.labels] == ["IK 켬", "IK 끔"]
+            _looks_like_a_scene(_settled(page))
+            page.screenshot(path=ARTIFACTS / "browser_ko_1280x720.png")
+        finally:
+            page.close()
+    finally:
+        app.stop()
+        loop.join(timeout=10)
+    assert not loop.is_alive()

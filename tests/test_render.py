@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -132,5 +133,10 @@ def test_korean_labels_need_a_korean_font(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     if hangul_font() is None:
         assert "no Korean font" in err  # falls back to English, and says so
-    else:
+    else:  # the test command installs fonts-nanum: Hangul labels, drawn without a warning
         assert err == ""
+        render(tmp_path / "en.png", replace(options, lang="en"))
+        assert capsys.readouterr().err == ""
+        korean = np.asarray(Image.open(tmp_path / "ko.png").convert("RGB"), np.int16)
+        english = np.asarray(Image.open(tmp_path / "en.png").convert("RGB"), np.int16)
+        assert (np.abs(korean - english).sum(axis=-1) > 60).sum() > 50  # other letters

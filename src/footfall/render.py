@@ -73,6 +73,18 @@ def hangul_font() -> str | None:
     return next((name for name in HANGUL_FONTS if name in installed), None)
 
 
+def boldest_weight(family: str) -> int:
+    """The heaviest installed weight (100–900) of font ``family``, 400 when unknown: asking for
+    exactly that one keeps matplotlib from warning that "bold" is missing (NanumGothic's bold
+    face is registered as 600)."""
+    weights = [
+        int(font.weight)
+        for font in font_manager.fontManager.ttflist
+        if font.name == family and str(font.weight).isdigit()
+    ]
+    return max(weights, default=400)
+
+
 def projected_ellipses(
     wxyz: np.ndarray, centre: np.ndarray, radii: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -106,12 +118,14 @@ class SideView:
         font = hangul_font()
         if self.lang == "ko" and font is None:
             print(
-                "footfall render: no Korean font installed (e.g. fonts-noto-cjk); "
+                "footfall render: no Korean font installed (e.g. Debian fonts-nanum); "
                 "labels in English",
                 file=sys.stderr,
             )
             self.lang = "en"
-        fonts = [font, "DejaVu Sans"] if font is not None else ["DejaVu Sans"]
+        # Korean text in the Korean font (it has Latin letters and digits too), English in
+        # matplotlib's own: one family each, so no fallback asks for a weight it lacks.
+        fonts = [font] if self.lang == "ko" and font is not None else ["DejaVu Sans"]
         scale = options.width / 800.0  # text keeps its size relative to the picture
         dpi = 100
         # The object-oriented Agg canvas: no pyplot state, never a display.
@@ -140,7 +154,7 @@ class SideView:
             "fontsize": 13 * scale,
             "zorder": 12,
             "color": "white",
-            "fontweight": "bold",
+            "fontweight": boldest_weight(fonts[0]),
             "fontfamily": fonts,
         }
         self.labels = [
