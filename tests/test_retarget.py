@@ -8,7 +8,7 @@ import pytest
 
 from conftest import BVH_FILES
 from footfall import bvh, quat
-from footfall.errors import MappingError, SkeletonError
+from footfall.errors import MappingError, SettingsError, SkeletonError
 from footfall.retarget import Retargeter
 from footfall.retarget.spine import group_last
 from footfall.skeleton import Clip, Skeleton
@@ -422,3 +422,57 @@ def test_step_rejects_malformed_frames() -> None:
     with pytest.raises(SettingsError, match="dt must be positive"):
         r.step(clip.rotations[0], clip.positions[0], dt=0.0)
     r.step(clip.rotations[0], clip.positions[0])  # still works after the bad frames
+
+
+def _hand_variant(skeleton: Skeleton, mapping: dict) -> Skeleton:
+    """The skeleton with a differently built hand: finger bones 1.6× as long and the fingers'
+    roots spread wider apart on the palm."""
+    offsets = skeleton.offsets.copy()
+    for canonical, name in mapping.items():
+        if any(f in canonical for f in ("Thumb", "Index", "Middle", "Ring", "Little")):
+            j = skeleton.index(name)
+            offsets[j] *= 1.6
+            if canonical.endswith("Proximal"):
+                offsets[j, 2] *= 1.8
+    return Skeleton(skeleton.names, skeleton.parents, offsets)
+
+
+def test_finger_copy_modes() -> None:
+    """``finger_copy``: rotation (bone by bone) and curl (measured per finger, rebuilt on the
+    avatar's own axes) carry the source's finger curls; none keeps the calibration pose."""
+    clip = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
+    same = Retargeter(clip.skeleton, clip.skeleton)
+    assert same.source_fingers.present and same.fingers.present
+    rng = np.random.default_rng(3)
+    frames = clip.frame_count
+    curl = rng.uniform(-0.4, 1.0, (frames, 2, 5))
+    spread = rng.uniform(-0.6, 0.6, (frames, 2, 5))
+    source = clip.copy()
+    source.rotations = same.source_fingers.apply(clip.rotations, curl, spread)
+    measured = same.source_fingers.measure(source.rotations)
+    np.testing.assert_allclose(measured[0], curl, atol=1e-9)
+    np.testing.assert_allclose(measured[1], spread, atol=1e-9)
+    body = [j for j in range(clip.skeleton.joint_count) if j not in same.fingers.joints]
+    outputs = {}
+    for mode in ("rotation", "curl", "none"):
+        same.settings["finger_copy"] = mode
+        outputs[mode] = same.apply(source).rotations
+        got_curl, got_spread = same.fingers.measure(outputs[mode])
+        if mode == "none":
+            assert np.abs(got_curl).max() < 1e-9 and np.abs(got_spread).max() < 1e-9
+        else:
+            np.testing.assert_allclose(got_curl, curl, atol=1e-6)
+            np.testing.assert_allclose(got_spread, spread, atol=1e-6)
+    # The body does not depend on the finger mode.
+    np.testing.assert_allclose(outputs["curl"][:, body], outputs["rotation"][:, body], atol=1e-12)
+    np.testing.assert_allclose(outputs["none"][:, body], outputs["rotation"][:, body], atol=1e-12)
+
+    # Onto a hand built differently, curl mode gives the avatar the source's curls exactly.
+    other = _hand_variant(clip.skeleton, dict(same.source_map))
+    across = Retargeter(clip.skeleton, other)
+    across.settings["finger_copy"] = "curl"
+    got_curl, got_spread = across.fingers.measure(across.apply(source).rotations)
+    np.testing.assert_allclose(got_curl, np.clip(curl, -1, 1), atol=1e-6)
+    np.testing.assert_allclose(got_spread, spread, atol=1e-6)
+    with pytest.raises(SettingsError, match="finger_copy"):
+        across.settings["finger_copy"] = "muscles"

@@ -327,3 +327,23 @@ def test_smoothing_of_empty_and_single_series() -> None:
     long = np.r_[np.zeros(100), np.ones(200)]  # crosses block boundaries
     out = smooth_series(long, 5.0, 1 / 60)
     assert out[99] == 0.0 and 0.0 < out[100] < out[150] < out[299] < 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(-1.0, 1.0), min_size=10, max_size=10),
+    st.lists(st.floats(-1.0, 1.0), min_size=10, max_size=10),
+)
+def test_finger_measure_inverts_apply(curls: list[float], spreads: list[float]) -> None:
+    skeleton, mapping = hand_rig()
+    rig = FingerRig.build(skeleton, mapping)
+    rest = quat.identity((skeleton.joint_count,))
+    curl = np.reshape(curls, (2, 5))
+    spread = np.reshape(spreads, (2, 5))
+    got_curl, got_spread = rig.measure(rig.apply(rest, curl, spread))
+    np.testing.assert_allclose(got_curl, curl, atol=1e-9)
+    np.testing.assert_allclose(got_spread, spread, atol=1e-9)
+    # Per frame: (F, 2, 5) values give (F, J, 4) poses and measure back frame by frame.
+    frames = np.stack([curl, -curl, np.zeros_like(curl)])
+    posed = rig.apply(np.tile(rest, (3, 1, 1)), frames, np.zeros_like(frames))
+    np.testing.assert_allclose(rig.measure(posed)[0], frames, atol=1e-9)

@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="world height added to the hips and feet, metres (default 0)")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="avatar scale, 0.1–3 (default 1)")
+    parser.add_argument("--finger-copy", choices=("rotation", "curl", "none"),
+                        default="rotation",
+                        help="source fingers onto the avatar: bone by bone (default), as curl "
+                             "and spread per finger (hands built differently), or not at all")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -63,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
     settings = RetargetSettings()
     settings.update({"ik_mode": args.ik, "floor_height": args.floor_height,
-                     "avatar_scale": args.scale})
+                     "avatar_scale": args.scale, "finger_copy": args.finger_copy})
     retargeter = Retargeter(source.skeleton, target, args.mapping, args.target_mapping,
                             settings=settings,
                             target_rest=None if avatar is None else avatar.rest_rotations)

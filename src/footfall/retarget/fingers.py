@@ -161,13 +161,14 @@ class FingerRig:
     ) -> FloatArray:
         """Local rotations ``(..., J, 4)`` with the finger joints set from curl and spread.
 
-        ``curl`` and ``spread`` are ``(2, 5)`` (hand, finger) in −1…1; ``hands`` ``(2,)`` bool
-        selects which hands change. Non-finger joints are returned unchanged.
+        ``curl`` and ``spread`` are ``(2, 5)`` (hand, finger) in −1…1, or ``(..., 2, 5)`` per
+        frame; ``hands`` ``(2,)`` bool selects which hands change. Non-finger joints are
+        returned unchanged.
         """
         out = np.array(rotations, dtype=np.float64, copy=True)
         curl = np.asarray(curl, dtype=np.float64)
         spread = np.asarray(spread, dtype=np.float64)
-        if curl.shape != (2, 5) or spread.shape != (2, 5):
+        if curl.shape[-2:] != (2, 5) or spread.shape[-2:] != (2, 5):
             raise SettingsError(
                 f"curl and spread must be (2, 5) (hand, finger), got {curl.shape}, {spread.shape}"
             )
@@ -177,15 +178,41 @@ class FingerRig:
         if not np.any(enabled):
             return out
         curl_deg = np.where(curl[..., None] >= 0, curl[..., None] * CURL_DEG,
-                            curl[..., None] * EXTEND_DEG)  # (2, 5, 3)
+                            curl[..., None] * EXTEND_DEG)  # (..., 2, 5, 3)
         rotation = quat.from_axis_angle(self.curl_axes, np.radians(curl_deg))
-        spread_rad = np.radians(spread * SPREAD_DEG * _SPREAD_SIGN)  # (2, 5)
+        spread_rad = np.radians(spread * SPREAD_DEG * _SPREAD_SIGN)  # (..., 2, 5)
         spread_rot = quat.from_axis_angle(self.spread_axes, spread_rad)
-        rotation[:, :, 0] = quat.mul(spread_rot, rotation[:, :, 0])
-        new_local = quat.mul(self.rest_local, rotation)  # (2, 5, 3, 4)
+        rotation[..., 0, :] = quat.mul(spread_rot, rotation[..., 0, :])
+        new_local = quat.mul(self.rest_local, rotation)  # (..., 2, 5, 3, 4)
         index = self.joints[enabled]
-        out[..., index, :] = new_local[enabled]
+        out[..., index, :] = new_local[..., enabled, :]
         return out
+
+    def measure(self, rotations: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        """Curl and spread ``(..., 2, 5)`` (−1…1) of the fingers in local rotations
+        ``(..., J, 4)``: the inverse of :meth:`apply`, read from each joint's turn away from the
+        calibration pose about its curl axis (mean over the finger's joints) and the first
+        joint's turn about the spread axis. Exact for what :meth:`apply` made of pure curls or
+        pure spreads, close for both at once; 0 where a finger is missing."""
+        rotations = np.asarray(rotations, dtype=np.float64)
+        present = self.joints >= 0  # (2, 5, 3)
+        local = rotations[..., np.where(present, self.joints, 0), :]  # (..., 2, 5, 3, 4)
+        turn = quat.inv_mul(self.rest_local, local)
+        curl_angle = np.degrees(_twist_angle(turn, self.curl_axes))
+        value = np.where(curl_angle >= 0, curl_angle / CURL_DEG, curl_angle / EXTEND_DEG)
+        value = np.where(present, value, 0.0)
+        count = present.sum(axis=-1)
+        curl = np.where(count > 0, value.sum(axis=-1) / np.maximum(count, 1), 0.0)
+        spread_angle = np.degrees(_twist_angle(turn[..., 0, :], self.spread_axes))
+        spread = np.where(present[..., 0], spread_angle / (SPREAD_DEG * _SPREAD_SIGN), 0.0)
+        return np.clip(curl, -1.0, 1.0), np.clip(spread, -1.0, 1.0)
+
+
+def _twist_angle(rotation: FloatArray, axis: FloatArray) -> FloatArray:
+    """Signed angle (radians) of the twist of ``rotation (..., 4)`` about unit ``axis (..., 3)``
+    (swing–twist split); 0 for a zero axis."""
+    along = np.sum(rotation[..., 1:] * axis, axis=-1)
+    return 2.0 * np.arctan2(along, rotation[..., 0])
 
 
 def _unit(v: ArrayLike, fallback: tuple[float, float, float]) -> FloatArray:

@@ -126,6 +126,7 @@ class Retargeter:
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
         self.fingers: FingerRig
+        self.source_fingers: FingerRig
         self.calibrate()
 
     # ------------------------------------------------------------------ calibration
@@ -180,6 +181,7 @@ class Retargeter:
         self._unmapped_calib = [_JointMajor(tgt[idx]) for idx in self._unmapped.joints]
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
+        self.source_fingers = FingerRig.build(self.source, self.source_map, src)
         self.settings.calibration = {
             "source_pose": src.tolist(),
             "target_pose": standing.tolist(),
@@ -570,11 +572,19 @@ class Retargeter:
                                      self._sizes())
 
         local = local_rotations(self.target.parents, world, self._target_parent_or_self)
-        return self._finish(local), lpos
+        return self._finish(local, src_rot), lpos
 
-    def _finish(self, local: FloatArray) -> FloatArray:
-        """Head offset and finger pose on the local rotations."""
+    def _finish(self, local: FloatArray, source_local: FloatArray) -> FloatArray:
+        """Head offset and finger pose on the local rotations (``source_local``: the source's
+        local rotations, for ``finger_copy``)."""
         values = self.settings.values
+        copy = values["finger_copy"]
+        if copy != "rotation" and self.fingers.present:
+            if copy == "curl" and self.source_fingers.present:
+                curl, spread = self.source_fingers.measure(source_local)
+            else:  # "none", or a source without fingers: the calibration pose
+                curl = spread = np.zeros(source_local.shape[:-2] + (2, 5))
+            local = self.fingers.apply(local, curl, spread)
         offset = [values[k] for k in _HEAD_OFFSET_KEYS]
         if any(offset) and "Head" in self.target_map:
             head = self.target.index(self.target_map["Head"])

@@ -148,7 +148,13 @@ _BASE = [
        0.0, 2.0),
     _p("sit_hips_ratio_high", float, 0.85, "hips height / standing height above: standing",
        0.0, 2.0),
-    _p("fingers_enabled", bool, False, "drive fingers from the curl/spread values below"),
+    _p("finger_copy", str, "rotation",
+       "how the source's fingers reach the avatar: rotation (bone by bone through the "
+       "calibration), curl (measured as curl and spread per finger and rebuilt on the avatar's "
+       "own finger axes: for hands built differently), none (the calibration pose)",
+       choices=("rotation", "curl", "none")),
+    _p("fingers_enabled", bool, False,
+       "drive fingers from the curl/spread values below (over any finger_copy)"),
     _p("left_hand_enabled", bool, True, "finger values apply to the left hand"),
     _p("right_hand_enabled", bool, True, "finger values apply to the right hand"),
     _p("filter_enabled", bool, False, "One Euro filter on raw source positions (live)"),
