@@ -8,6 +8,7 @@ shows the page, and the frame rate the loop held. Three runs in one go:
 * ``drawing``     the same loop with the simulation replaced by a replay of recorded frames,
                   i.e. what drawing and sending cost on their own;
 * ``no-follow``   the drawing with the follow camera switched off (its share of the cost);
+* ``gait``        the demo with the procedural walk cycle chosen as the walker;
 * ``per-part``    baseline: the drawing with every bunny part its own scene node (56 pose
                   updates a frame instead of a few arrays), the naive way.
 
@@ -126,9 +127,11 @@ def main() -> None:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         for name in runs:
-            settings = DemoSettings(follow=name != "no-follow")
+            settings = DemoSettings(
+                follow=name != "no-follow", walker="gait" if name == "gait" else "stepping"
+            )
             app = DemoApp(port=8791, lang="en", settings=settings)
-            if name != "demo":
+            if name not in ("demo", "gait"):
                 app.simulation.step = Replay(app.simulation, frames).step
             if name == "per-part":
                 per_part_nodes(app)

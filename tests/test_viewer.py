@@ -26,6 +26,7 @@ from footfall.viewer.scene import (
     linear_rgb,
     marker_instances,
     sky_image,
+    sunken_markers,
     unit_cylinder,
 )
 from footfall.viewer.simulation import (
@@ -345,11 +346,13 @@ def test_pelvis_switch_reaches_the_walker() -> None:
     np.testing.assert_allclose(sim.walker.speed, 1.2)
 
 
-def test_demo_simulates_ahead_in_blocks_and_a_switch_acts_on_the_next_frame() -> None:
+@pytest.mark.parametrize("walker", ["stepping", "gait"])
+def test_demo_simulates_ahead_in_blocks_and_a_switch_acts_on_the_next_frame(walker: str) -> None:
     """The demo hands out frames simulated BLOCK_FRAMES at a time; they equal frames stepped one
-    by one, and a control change mid-block rewinds: the very next frame already obeys it."""
-    sim = DemoSimulation()
-    reference = DemoSimulation()  # stepped one frame at a time through its walker
+    by one, and a control change mid-block rewinds: the very next frame already obeys it (the
+    procedural walk replays from its copy taken before the block)."""
+    sim = DemoSimulation(DemoSettings(walker=walker))
+    reference = DemoSimulation(DemoSettings(walker=walker))  # stepped one frame at a time
     assert BLOCK_FRAMES > 1
     shown = BLOCK_FRAMES + BLOCK_FRAMES // 2  # stop in the middle of the second block
     for _ in range(shown):
@@ -369,6 +372,14 @@ def test_demo_simulates_ahead_in_blocks_and_a_switch_acts_on_the_next_frame() ->
         assert np.array_equal(frame.sole_gap, measure_sole_gaps(
             reference.terrain, want.global_rotations, want.global_positions, FEET))
     np.testing.assert_allclose(sim.time, (shown + BLOCK_FRAMES + 3) * DT, rtol=1e-12)
+
+
+def test_procedural_walk_blocks_need_whole_ticks() -> None:
+    sim = DemoSimulation(DemoSettings(walker="gait"))
+    block = sim.walker.step_frames(2 * DT, 4)  # two ticks a frame: fine
+    assert block.global_positions.shape[:2] == (4, 2)
+    with pytest.raises(SettingsError, match="whole walk-clock ticks"):
+        sim.walker.step_frames(0.025, 4)  # 1, 2, 1, 2 ticks
 
 
 def test_demo_restarts_at_the_end_of_the_terrain() -> None:
@@ -411,3 +422,52 @@ def test_procedural_walk_cycle_is_offered_and_walks_the_course() -> None:
     sim.settings.speed = 1.0
     sim.apply()
     assert sim.walker.speed == pytest.approx(1.0)
+
+
+def test_sunken_markers_draw_the_same_bars_and_resize_only_on_show_or_hide() -> None:
+    """Rays and gap bars are cylinders of a few lengths: their tops are where the bars end,
+    their bottoms 5 cm or more below the ground under them (hidden by the terrain); hidden ones
+    have scale 0; the scales change on a few frames only."""
+    sim = DemoSimulation(DemoSettings(terrain="stairs", step_height=0.2))
+    changes, previous, lengths = 0, None, None
+    for _ in range(900):
+        frame = sim.step()
+        markers = marker_instances(frame, FEET)
+        positions, scales, lengths = sunken_markers(markers, lengths)
+        bars = np.r_[0, 1, 4, 5]
+        shown = np.concatenate([markers.rays_shown, markers.gaps_shown])
+        top = positions[bars, 1] + scales[bars, 1]
+        want_top = markers.bar_pos[:, 1] + markers.bar_scale[:, 1]
+        np.testing.assert_allclose(top[shown], want_top[shown], atol=1e-5)
+        sunk = positions[bars, 1][shown] - markers.bar_pos[shown, 1]
+        assert np.all(sunk <= -0.05 + 1e-6) and np.all(sunk >= -0.3 - 1e-6)
+        np.testing.assert_allclose(positions[bars][:, [0, 2]], markers.bar_pos[:, [0, 2]])
+        assert np.all(scales[bars][~shown] == 0)
+        changes += previous is not None and not np.array_equal(scales, previous)
+        previous = scales
+    assert 2 <= changes < 900 / 5
+
+
+def test_scene_group_lags_by_a_step_and_the_bunnies_stay_exact() -> None:
+    from footfall.viewer.app import DemoApp
+    from footfall.viewer.scene import GROUP_STEP
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = DemoApp(port=port)
+    try:
+        moves = 0
+        for _ in range(120):
+            before = app.scene._origin.copy()
+            app.tick()
+            moves += not np.array_equal(before, app.scene._origin)
+            frame = app.simulation.frame
+            origin = np.asarray(app.scene.group.position)
+            assert np.all(np.abs(frame.global_positions[0, 0] - origin) <= GROUP_STEP + 1e-9)
+            _, world = app.scene.parts.pose(frame.global_rotations, frame.global_positions)
+            drawn = np.asarray(app.scene.bodies.batched_positions) + origin
+            np.testing.assert_allclose(drawn, world, atol=2e-6)
+        assert 20 < moves < 100  # the node moves every second or third frame at 0.75 m/s
+    finally:
+        app.close()

@@ -119,11 +119,12 @@ class DemoApp:
             return
         position, look_at = camera_pose(target, *size)
         camera = client.camera
-        if lens:  # field of view and up direction: set when placing, kept while following
-            camera.fov = CAMERA_FOV
-            camera.up_direction = (0.0, 1.0, 0.0)
-        camera.position = position
-        camera.look_at = look_at
+        with client.atomic():  # one wake-up of viser's sender for the camera's messages
+            if lens:  # field of view and up direction: set when placing, kept while following
+                camera.fov = CAMERA_FOV
+                camera.up_direction = (0.0, 1.0, 0.0)
+            camera.position = position
+            camera.look_at = look_at
 
     def _follow(self) -> None:
         # Follow overrides the user's orbit (switch it off to look around freely). The camera

@@ -34,6 +34,15 @@ RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 00
 GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
 LABEL_ABOVE_PELVIS = 1.12
 LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from where it was sent
+#: The moving group node (bunnies, markers, labels) follows the left pelvis in steps of this
+#: many metres; the arrays under it are relative to where it was last sent, so the bunnies
+#: themselves move smoothly and only the labels lag by up to this much.
+GROUP_STEP = 0.02
+#: Drawn rays and gap bars are cylinders whose lower part is sunk into the ground (the terrain
+#: hides it) by SINK to MAX_SINK metres: a frame moves them, and resizes one only when its sunk
+#: part would leave that range (then to the middle of it), or when it shows or hides.
+SINK = 0.05
+MAX_SINK = 0.3
 CAMERA_FOV = np.deg2rad(36.0)  # vertical field of view, radians
 CAMERA_FOCUS_Y = 1.05 - PROPORTIONS.walk_pelvis_height  # look-at height above the ground
 FRAMED_WIDTH = 4.4  # metres of path shown across the screen (both bunnies, 2 m apart)
@@ -132,6 +141,37 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
     )
 
 
+def sunken_markers(
+    markers: MarkerInstances, lengths: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The six marker cylinders (2 rays, 2 hit dots, 2 gap bars) as positions ``(6, 3)`` and
+    scales ``(6, 3)`` float32, plus the bar lengths ``(4,)`` to pass back next frame.
+
+    Each ray and gap bar is a cylinder whose top is where the bar ends and whose lower part is
+    sunk :data:`SINK` to :data:`MAX_SINK` metres below the ground (the terrain hides it); it
+    keeps last frame's length (``lengths``) while that stays in range, so the scales seldom
+    change.
+    """
+    top = markers.bar_pos[:, 1] + markers.bar_scale[:, 1]  # (4,) where each bar ends
+    need = markers.bar_scale[:, 1] + SINK
+    fresh = need + (MAX_SINK - SINK) / 2
+    if lengths is None:
+        lengths = fresh
+    else:
+        keep = (lengths >= need) & (lengths <= markers.bar_scale[:, 1] + MAX_SINK)
+        lengths = np.where(keep, lengths, fresh)
+    bars = markers.bar_pos.astype(np.float64).copy()
+    bars[:, 1] = top - lengths
+    shown = np.concatenate([markers.rays_shown, markers.gaps_shown])
+    radius = np.array([RAY_RADIUS] * 2 + [GAP_RADIUS] * 2)
+    bar_scale = np.stack([radius, lengths, radius], axis=-1) * shown[:, None]
+    dots = markers.dot_pos - np.array([0.0, 0.01 + DOT_THICKNESS / 2, 0.0])
+    dot_scale = np.array([DOT_RADIUS, DOT_THICKNESS, DOT_RADIUS]) * markers.rays_shown[:, None]
+    positions = np.concatenate([bars[:2], dots, bars[2:]])
+    scales = np.concatenate([bar_scale[:2], dot_scale, bar_scale[2:]])
+    return positions.astype(np.float32), scales.astype(np.float32), lengths
+
+
 def camera_pose(
     target: np.ndarray, width: float, height: float, fov: float = CAMERA_FOV
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -197,9 +237,12 @@ class DemoScene:
         cyl_v, cyl_f = unit_cylinder()
         frame = simulation.frame
         origin = frame.global_positions[0, 0]
+        self._origin = np.array(origin, np.float64)  # where the group node was last sent
         wxyz, pos = self._relative_parts(frame)
         identity = quat.identity()
         self.group = scene.add_frame("/walkers", show_axes=False, position=origin)
+        self._marker_scales: np.ndarray | None = None  # as last sent
+        self._bar_lengths: np.ndarray | None = None
         self._scales = self.parts.scales(2)
         self._hidden = np.zeros(2, bool)
         self.bodies = scene.add_batched_meshes_simple(
@@ -252,9 +295,9 @@ class DemoScene:
 
     def _relative_parts(self, frame: DemoFrame) -> tuple[np.ndarray, np.ndarray]:
         """Both bunnies' part rotations ``(2·P, 4)`` and positions ``(2·P, 3)`` (float32),
-        relative to the left bunny's pelvis."""
+        relative to the group node."""
         wxyz, pos = self.parts.pose(frame.global_rotations, frame.global_positions)
-        return wxyz, pos - frame.global_positions[0, 0].astype(np.float32)
+        return wxyz, pos - self._origin.astype(np.float32)
 
     @staticmethod
     def _label_positions(frame: DemoFrame) -> np.ndarray:
@@ -301,10 +344,13 @@ class DemoScene:
         self.terrain_handles = [ground, bushes]
 
     def update(self, frame: DemoFrame) -> None:
-        """Draw ``frame``: the group node, two batched meshes, labels when they change."""
-        origin = frame.global_positions[0, 0]
+        """Draw ``frame``: two or three array messages, the group node and labels when they
+        have moved far enough."""
+        pelvis = frame.global_positions[0, 0]
+        if np.any(np.abs(pelvis - self._origin) > GROUP_STEP):
+            self._origin = np.array(pelvis, np.float64)
+            self.group.position = self._origin
         wxyz, pos = self._relative_parts(frame)
-        self.group.position = origin
         self.bodies.batched_wxyzs = wxyz
         self.bodies.batched_positions = pos
         label_at = self._label_positions(frame)
@@ -316,15 +362,8 @@ class DemoScene:
             if self.labels[k].text != wanted:
                 self.labels[k].text = wanted
         markers = marker_instances(frame, self.simulation.foot_joints)
-        disc = markers.dot_scale * np.array([1.0, DOT_THICKNESS / DOT_RADIUS, 1.0])
-        positions = np.concatenate(
-            [
-                markers.bar_pos[:2],
-                markers.dot_pos - [0.0, 0.01 + DOT_THICKNESS / 2, 0.0],
-                markers.bar_pos[2:],
-            ]
-        )
-        self.markers.batched_positions = positions - origin
-        self.markers.batched_scales = np.concatenate(
-            [markers.bar_scale[:2], disc, markers.bar_scale[2:]]
-        )
+        positions, scales, self._bar_lengths = sunken_markers(markers, self._bar_lengths)
+        self.markers.batched_positions = positions - self._origin.astype(np.float32)
+        if self._marker_scales is None or not np.array_equal(scales, self._marker_scales):
+            self._marker_scales = scales  # resized only on a new length, a show or a hide
+            self.markers.batched_scales = scales

@@ -9,6 +9,7 @@ the solved skeleton, never on the walker's targets).
 
 from __future__ import annotations
 
+import copy
 import importlib
 from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
@@ -210,6 +211,47 @@ class GaitStepper:
         return self.grounded.pipeline.step(
             animated.rotations, animated.positions, self._foot_plan(animated), elapsed, ik=self.ik
         )
+
+    def step_frames(self, dt: float, frames: int):
+        """``frames`` steps of ``dt`` (a whole number of 1/60 s ticks each): the walk cycle frame
+        by frame (it keeps footstep locks), the grounding of all of them in one batched call.
+        The same frames as :meth:`step`; arrays ``(T, K, ...)``. :meth:`rewind` goes back to any
+        of them."""
+        walker = self.grounded.walker
+        self._snapshot = (copy.deepcopy(walker, self._shared()), float(dt))
+        animated, elapsed = [], []
+        for _ in range(frames):
+            before = walker.clock.ticks
+            animated.append(walker.step(dt, self.terrain))
+            elapsed.append((walker.clock.ticks - before) * walker.clock.step_s)
+        if len(set(elapsed)) != 1:
+            raise SettingsError(
+                f"step_frames needs frames of whole walk-clock ticks; dt={dt} s gave {elapsed}"
+            )
+        plans = [self._foot_plan(a) for a in animated]
+        fields = ("stance", "swing", "plant_xz", "next_plant_xz")
+        plan = type(plans[0])(**{f: np.stack([getattr(p, f) for p in plans]) for f in fields})
+        rotations = np.stack([a.rotations for a in animated])
+        positions = np.stack([a.positions for a in animated])
+        return self.grounded.pipeline.step_frames(
+            rotations, positions, plan, elapsed[0], ik=self.ik
+        )
+
+    def rewind(self, frame: int) -> None:
+        """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch: the walk
+        cycle replays from its copy taken before the batch; the grounding state is restored."""
+        snapshot, dt = self._snapshot
+        walker = copy.deepcopy(snapshot, self._shared())
+        for _ in range(frame + 1):
+            walker.step(dt, self.terrain)
+        self.grounded.walker = walker
+        self.grounded.pipeline.rewind(frame)
+
+    def _shared(self) -> dict[int, object]:
+        """What a copy of the walk cycle shares with the original (read-only, large)."""
+        walker = self.grounded.walker
+        shared = (self.terrain, walker.skeleton, walker.rig, walker.params)
+        return {id(item): item for item in shared}
 
 
 class DemoSimulation:
