@@ -159,6 +159,10 @@ class GaitStepper:
     walk keeps its stride and steps faster or slower.
     """
 
+    #: Frames per :meth:`step_frames` call in the demo: the walk cycle itself runs frame by frame
+    #: (1.7 ms each), so a long block would stall one tick; four keep every tick short.
+    block_frames = 4
+
     def __init__(
         self,
         skeleton: object,
@@ -353,7 +357,8 @@ class DemoSimulation:
             return self.frame
         if dt == DT and hasattr(self.walker, "step_frames"):
             if self._shown >= len(self._ahead):
-                block = self.walker.step_frames(DT, BLOCK_FRAMES)
+                size = getattr(self.walker, "block_frames", BLOCK_FRAMES)
+                block = self.walker.step_frames(DT, size)
                 self._ahead = self._observe_block(block, self.time + DT)
                 self._shown = 0
             frame = self._ahead[self._shown]
