@@ -59,7 +59,8 @@ class PerPartBody:
         radii = app.scene.parts.scales(2)
         self.nodes = [
             app.server.scene.add_mesh_simple(
-                f"/walkers/part{i}", vertices, faces, scale=tuple(radii[i]), color=(240, 220, 220)
+                f"/world/walkers/part{i}", vertices, faces, scale=tuple(radii[i]),
+                color=(240, 220, 220),
             )
             for i in range(len(radii))
         ]

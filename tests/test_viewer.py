@@ -471,3 +471,29 @@ def test_scene_group_lags_by_a_step_and_the_bunnies_stay_exact() -> None:
         assert 20 < moves < 100  # the node moves every second or third frame at 0.75 m/s
     finally:
         app.close()
+
+
+def test_follow_moves_the_world_under_still_cameras() -> None:
+    """Following keeps the bunnies where the cameras look (the anchor) by shifting /world;
+    with follow off the world stays and the bunnies walk on."""
+    from footfall.viewer.app import FOLLOW_STEP, DemoApp
+    from footfall.viewer.scene import camera_target
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = DemoApp(port=port)
+    try:
+        for _ in range(90):
+            app.tick()
+        shift = np.asarray(app.scene.world.position)
+        seen = camera_target(app.simulation.frame) + shift
+        assert np.all(np.abs(seen - app._anchor) <= FOLLOW_STEP + 1e-9)
+        assert shift[0] < -0.9  # 1.5 s at 0.75 m/s: the world slid back ~1.1 m
+        app.settings.follow = False
+        for _ in range(30):
+            app.tick()
+        np.testing.assert_array_equal(np.asarray(app.scene.world.position), shift)
+        assert camera_target(app.simulation.frame)[0] + shift[0] > app._anchor[0] + 0.3
+    finally:
+        app.close()

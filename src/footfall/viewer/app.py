@@ -22,10 +22,9 @@ from footfall.viewer.simulation import DT, DemoSettings, DemoSimulation, availab
 
 READOUT_EVERY = 15  # frames between readout refreshes (4 per second)
 SMALL_SCREEN = (900, 500)  # windows narrower or lower than this (pixels) start with the panel shut
-#: The follow camera moves once its target has moved this far (metres) since the last move: at
-#: 0.75 m/s that is every second or third frame, so fewer camera messages (each costs the
-#: server a message, a recomputed orientation and the browser's camera report back).
-CAMERA_STEP = 0.02
+#: The follow view moves the world once the bunnies have moved this far (metres) from where it
+#: last put them: every frame while they walk.
+FOLLOW_STEP = 0.001
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -80,7 +79,10 @@ class DemoApp:
         self.controls = DemoControls(
             self.server, self.settings, self.pending, self.lang, available_walkers()
         )
-        self._target = camera_target(self.simulation.frame)
+        # The follow view: the world is shifted by ``_offset`` so the bunnies stay where the
+        # cameras were placed to look (``_anchor``); the cameras themselves stay still.
+        self._anchor = camera_target(self.simulation.frame)
+        self._offset = np.zeros(3)
         self.frames = 0
         self._running = True
         self._closed = False
@@ -104,7 +106,7 @@ class DemoApp:
             self._windows[client.client_id] = size
             if known is None and (size[0] < SMALL_SCREEN[0] or size[1] < SMALL_SCREEN[1]):
                 client.gui.main_panel.minimize()  # phones: the scene first, the panel a tap away
-            self._place_camera(client, camera_target(self.simulation.frame))
+            self._place_camera(client, self._view_target())
 
         client.camera.on_update(on_camera)
 
@@ -126,19 +128,19 @@ class DemoApp:
             camera.position = position
             camera.look_at = look_at
 
+    def _view_target(self) -> np.ndarray:
+        """Where the bunnies appear now (their camera target in the shifted world), metres."""
+        return camera_target(self.simulation.frame) + self._offset
+
     def _follow(self) -> None:
-        # Follow overrides the user's orbit (switch it off to look around freely). The camera
-        # moves in steps of CAMERA_STEP; with follow off the target is still tracked.
-        target = camera_target(self.simulation.frame)
-        moved = np.any(np.abs(target - self._target) > CAMERA_STEP)
+        # The world moves under the still cameras so the bunnies stay at the anchor; a user's
+        # orbit is kept. With follow off the world stays put and the bunnies walk on.
         if not self.settings.follow:
-            self._target = target
             return
-        if not moved:
-            return
-        self._target = target
-        for client in self.server.get_clients().values():
-            self._place_camera(client, target, lens=False)
+        offset = self._anchor - camera_target(self.simulation.frame)
+        if np.any(np.abs(offset - self._offset) > FOLLOW_STEP):
+            self._offset = offset
+            self.scene.world.position = offset
 
     def tick(self) -> None:
         """One frame: apply control changes, step the simulation, send the updates."""
@@ -146,7 +148,9 @@ class DemoApp:
         if rebuild:
             self.simulation.rebuild()
             self.scene.build_terrain()
-            self._target = camera_target(self.simulation.frame)
+            self._offset = np.zeros(3)
+            self.scene.world.position = self._offset
+            self._anchor = camera_target(self.simulation.frame)
             self._recentre()
         elif apply:
             self.simulation.apply()
@@ -161,7 +165,7 @@ class DemoApp:
 
     def _recentre(self) -> None:
         for client in self.server.get_clients().values():
-            self._place_camera(client, self._target)
+            self._place_camera(client, self._anchor)
 
     def run(
         self, duration: float | None = None, on_frame: Callable[[], None] | None = None

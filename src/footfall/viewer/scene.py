@@ -240,13 +240,16 @@ class DemoScene:
         self._origin = np.array(origin, np.float64)  # where the group node was last sent
         wxyz, pos = self._relative_parts(frame)
         identity = quat.identity()
-        self.group = scene.add_frame("/walkers", show_axes=False, position=origin)
+        # Everything hangs under /world: the follow view moves the world under a still camera
+        # (one pose message a frame; no camera messages and no camera reports back).
+        self.world = scene.add_frame("/world", show_axes=False)
+        self.group = scene.add_frame("/world/walkers", show_axes=False, position=origin)
         self._marker_scales: np.ndarray | None = None  # as last sent
         self._bar_lengths: np.ndarray | None = None
         self._scales = self.parts.scales(2)
         self._hidden = np.zeros(2, bool)
         self.bodies = scene.add_batched_meshes_simple(
-            "/walkers/bunnies",
+            "/world/walkers/bunnies",
             sphere_v,
             sphere_f,
             batched_wxyzs=wxyz,
@@ -259,7 +262,7 @@ class DemoScene:
         )
         # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances.
         self.markers = scene.add_batched_meshes_simple(
-            "/walkers/markers",
+            "/world/walkers/markers",
             cyl_v,
             cyl_f,
             batched_wxyzs=np.tile(identity, (6, 1)),
@@ -273,7 +276,7 @@ class DemoScene:
         self._label_at = self._label_positions(frame)
         self.labels = [
             scene.add_label(
-                f"/walkers/label{k}",
+                f"/world/walkers/label{k}",
                 "",
                 position=self._label_at[k],
                 anchor="bottom-center",
@@ -283,7 +286,7 @@ class DemoScene:
         ]
         # The legend rides halfway to the right bunny, above both labels.
         self.legend = scene.add_label(
-            "/walkers/legend",
+            "/world/walkers/legend",
             text("legend", lang),
             position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.45, 0.0),
             anchor="bottom-center",
@@ -328,11 +331,11 @@ class DemoScene:
             colors = colors * 255.0 if colors.max() <= 1.0 else colors
         mesh = trimesh.Trimesh(vertices, np.asarray(terrain.faces), process=False)
         mesh.visual = trimesh.visual.ColorVisuals(mesh, vertex_colors=linear_rgb(colors))
-        ground = self.server.scene.add_mesh_trimesh("/terrain", mesh, receive_shadow=True)
+        ground = self.server.scene.add_mesh_trimesh("/world/terrain", mesh, receive_shadow=True)
         sphere_v, sphere_f = unit_sphere(2)
         bush_pos, bush_scale, bush_colors = bush_instances(terrain)
         bushes = self.server.scene.add_batched_meshes_simple(
-            "/bushes",
+            "/world/bushes",
             sphere_v,
             sphere_f,
             batched_wxyzs=np.tile(quat.identity(), (len(bush_pos), 1)),
