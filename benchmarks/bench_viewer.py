@@ -59,7 +59,7 @@ class PerPartBody:
         radii = app.scene.parts.scales(2)
         self.nodes = [
             app.server.scene.add_mesh_simple(
-                f"/world/walkers/part{i}", vertices, faces, scale=tuple(radii[i]),
+                f"/walkers/part{i}", vertices, faces, scale=tuple(radii[i]),
                 color=(240, 220, 220),
             )
             for i in range(len(radii))

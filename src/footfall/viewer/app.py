@@ -140,7 +140,7 @@ class DemoApp:
         offset = self._anchor - camera_target(self.simulation.frame)
         if np.any(np.abs(offset - self._offset) > FOLLOW_STEP):
             self._offset = offset
-            self.scene.world.position = offset
+            self.scene.shift_world(offset)
 
     def tick(self) -> None:
         """One frame: apply control changes, step the simulation, send the updates."""
@@ -149,15 +149,15 @@ class DemoApp:
             self.simulation.rebuild()
             self.scene.build_terrain()
             self._offset = np.zeros(3)
-            self.scene.world.position = self._offset
+            self.scene.shift_world(self._offset)
             self._anchor = camera_target(self.simulation.frame)
             self._recentre()
         elif apply:
             self.simulation.apply()
         frame = self.simulation.step(DT)
         with self.server.atomic():
-            self.scene.update(frame)
             self._follow()
+            self.scene.update(frame)
             if self.frames % READOUT_EVERY == 0:
                 self.controls.show(frame, self.simulation.stats)
         self.server.flush()

@@ -238,18 +238,20 @@ class DemoScene:
         frame = simulation.frame
         origin = frame.global_positions[0, 0]
         self._origin = np.array(origin, np.float64)  # where the group node was last sent
+        self.offset = np.zeros(3)  # the world's shift, metres (see shift_world)
         wxyz, pos = self._relative_parts(frame)
         identity = quat.identity()
-        # Everything hangs under /world: the follow view moves the world under a still camera
-        # (one pose message a frame; no camera messages and no camera reports back).
+        # The ground hangs under /world: the follow view moves it under still cameras (one pose
+        # message a frame; no camera messages, no camera reports back). The bunnies hang under
+        # /walkers at their place in that moving view, which changes little while following.
         self.world = scene.add_frame("/world", show_axes=False)
-        self.group = scene.add_frame("/world/walkers", show_axes=False, position=origin)
+        self.group = scene.add_frame("/walkers", show_axes=False, position=origin)
         self._marker_scales: np.ndarray | None = None  # as last sent
         self._bar_lengths: np.ndarray | None = None
         self._scales = self.parts.scales(2)
         self._hidden = np.zeros(2, bool)
         self.bodies = scene.add_batched_meshes_simple(
-            "/world/walkers/bunnies",
+            "/walkers/bunnies",
             sphere_v,
             sphere_f,
             batched_wxyzs=wxyz,
@@ -262,7 +264,7 @@ class DemoScene:
         )
         # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances.
         self.markers = scene.add_batched_meshes_simple(
-            "/world/walkers/markers",
+            "/walkers/markers",
             cyl_v,
             cyl_f,
             batched_wxyzs=np.tile(identity, (6, 1)),
@@ -276,7 +278,7 @@ class DemoScene:
         self._label_at = self._label_positions(frame)
         self.labels = [
             scene.add_label(
-                f"/world/walkers/label{k}",
+                f"/walkers/label{k}",
                 "",
                 position=self._label_at[k],
                 anchor="bottom-center",
@@ -286,7 +288,7 @@ class DemoScene:
         ]
         # The legend rides halfway to the right bunny, above both labels.
         self.legend = scene.add_label(
-            "/world/walkers/legend",
+            "/walkers/legend",
             text("legend", lang),
             position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.45, 0.0),
             anchor="bottom-center",
@@ -300,7 +302,17 @@ class DemoScene:
         """Both bunnies' part rotations ``(2·P, 4)`` and positions ``(2·P, 3)`` (float32),
         relative to the group node."""
         wxyz, pos = self.parts.pose(frame.global_rotations, frame.global_positions)
-        return wxyz, pos - self._origin.astype(np.float32)
+        return wxyz, pos - self._base()
+
+    def _base(self) -> np.ndarray:
+        """The world point under the group node's origin ``(3,)`` float32."""
+        return (self._origin - self.offset).astype(np.float32)
+
+    def shift_world(self, offset: np.ndarray) -> None:
+        """Move the ground by ``offset`` ``(3,)`` metres (the follow view); the bunnies are
+        drawn shifted alike on the next :meth:`update`."""
+        self.offset = np.array(offset, np.float64)
+        self.world.position = self.offset
 
     @staticmethod
     def _label_positions(frame: DemoFrame) -> np.ndarray:
@@ -349,7 +361,7 @@ class DemoScene:
     def update(self, frame: DemoFrame) -> None:
         """Draw ``frame``: two or three array messages, the group node and labels when they
         have moved far enough."""
-        pelvis = frame.global_positions[0, 0]
+        pelvis = frame.global_positions[0, 0] + self.offset  # where the view shows it
         if np.any(np.abs(pelvis - self._origin) > GROUP_STEP):
             self._origin = np.array(pelvis, np.float64)
             self.group.position = self._origin
@@ -366,7 +378,7 @@ class DemoScene:
                 self.labels[k].text = wanted
         markers = marker_instances(frame, self.simulation.foot_joints)
         positions, scales, self._bar_lengths = sunken_markers(markers, self._bar_lengths)
-        self.markers.batched_positions = positions - self._origin.astype(np.float32)
+        self.markers.batched_positions = positions - self._base()
         if self._marker_scales is None or not np.array_equal(scales, self._marker_scales):
             self._marker_scales = scales  # resized only on a new length, a show or a hide
             self.markers.batched_scales = scales
