@@ -101,7 +101,8 @@ class GroundingPipeline:
 
     The only state is what must persist between frames: the smoothed pelvis offset, the
     smoothed sole angles and a cache of snapped footsteps (so tread snapping rays are cast once
-    per footstep, not per frame).
+    per footstep, not per frame); plus, for :meth:`rewind`, the two filters' values at each
+    frame of the last :meth:`step_frames` batch.
 
     Args:
         skeleton: the characters' skeleton (all K share it).
@@ -224,10 +225,10 @@ class GroundingPipeline:
         The same as T calls of :meth:`step` (``dt`` apart), with every input and output given a
         leading frame axis: rotations ``(T, K, J, 4)``, positions ``(T, K, J, 3)``, plan fields
         ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``, sole_angles
-        ``(T, K, 2, 2)``; the returned
-        frame's arrays are ``(T, K, ...)``. Only the two smoothing filters (pelvis, sole angles)
-        run frame by frame; rays, IK and FK run once for all T·K rows. Afterwards the state is
-        that of the last frame; :meth:`rewind` goes back to any frame of the batch.
+        ``(T, K, 2, 2)``; the returned frame's arrays are ``(T, K, ...)``. Only the two
+        smoothing filters (pelvis, sole angles) run frame by frame; rays, IK and FK run once for
+        all T·K rows. Afterwards the state is that of the last frame; :meth:`rewind` goes back
+        to any frame of the batch.
         """
         rotations = np.array(rotations, dtype=np.float64)
         positions = np.array(positions, dtype=np.float64)
