@@ -170,6 +170,7 @@ class GroundingPipeline:
         """Forget the smoothing state and the footstep cache (next frame starts afresh)."""
         self._pelvis_offset = np.full(self.count, np.nan)
         self._angles = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
+        self._history = (self._pelvis_offset[None].copy(), self._angles[None].copy())
         self.reset_footsteps()
 
     def reset_footsteps(self) -> None:
