@@ -499,6 +499,12 @@ def test_follow_moves_the_world_under_still_cameras() -> None:
         seen = camera_target(app.simulation.frame) + shift
         assert np.all(np.abs(seen - app._anchor) <= FOLLOW_STEP + 1e-9)
         assert shift[0] < -0.9  # 1.5 s at 0.75 m/s: the world slid back ~1.1 m
+        # The legend stays put in the view, above the anchor the cameras look at.
+        from footfall.viewer.scene import LEGEND_ABOVE_TARGET
+
+        np.testing.assert_allclose(
+            np.asarray(app.scene.legend.position), app._anchor + [0, LEGEND_ABOVE_TARGET, 0]
+        )
         app.settings.follow = False
         for _ in range(30):
             app.tick()

@@ -151,6 +151,7 @@ class DemoApp:
             self._offset = np.zeros(3)
             self.scene.shift_world(self._offset)
             self._anchor = camera_target(self.simulation.frame)
+            self.scene.place_legend(self._anchor)
             self._recentre()
         elif apply:
             self.simulation.apply()

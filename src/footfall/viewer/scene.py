@@ -19,7 +19,7 @@ from footfall import quat
 from footfall.bunny import PROPORTIONS
 from footfall.viewer.bunny_mesh import FUR, part_table, unit_sphere
 from footfall.viewer.i18n import text
-from footfall.viewer.simulation import AHEAD_X, DemoFrame, DemoSimulation
+from footfall.viewer.simulation import DemoFrame, DemoSimulation
 
 RAY_COLOR = (127, 227, 255)  # seed 000 #7fe3ff
 GAP_COLOR = (255, 90, 110)  # seed 000 #ff5a6e
@@ -38,6 +38,9 @@ LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from 
 #: many metres; the arrays under it are relative to where it was last sent, so the bunnies
 #: themselves move smoothly and only the labels lag by up to this much.
 GROUP_STEP = 0.02
+#: The legend's height above the point the cameras look at, metres (the framed view reaches
+#: FRAMED_HEIGHT / 2 = 1.15 m above it).
+LEGEND_ABOVE_TARGET = 0.95
 #: Drawn rays and gap bars are cylinders whose lower part is sunk into the ground (the terrain
 #: hides it) by SINK to MAX_SINK metres: a frame moves them, and resizes one only when its sunk
 #: part would leave that range (then to the middle of it), or when it shows or hides.
@@ -213,12 +216,13 @@ def linear_rgb(colors: np.ndarray | tuple[int, int, int]) -> np.ndarray:
 class DemoScene:
     """The viser scene of the demo; :meth:`update` draws one :class:`DemoFrame`.
 
-    Everything that moves hangs under one frame node placed at the left bunny's pelvis: both
-    bunnies' parts in one batched mesh, rays, dots and gap bars in another, the two labels and
-    the legend. A frame costs five property messages (the node's position, the parts' rotations
-    and positions, the markers' positions and scales) plus the right label when the bunnies'
-    heights drift apart; moving the node is a cheap pose message that skips the browser's React
-    tree, so everything travels together even when the client lags with the arrays.
+    The ground (terrain, bushes) hangs under ``/world``, which the follow view shifts under
+    still cameras (:meth:`shift_world`). The bunnies hang under ``/walkers``, a node at the left
+    bunny's pelvis as the view shows it (moved in :data:`GROUP_STEP` steps, so seldom while
+    following): both bunnies' parts in one batched mesh, rays, dots and gap bars in another, the
+    two labels. A frame costs the ground's shift, the parts' rotations and positions and the
+    markers' positions; the node, the labels and the markers' scales only when they change. The
+    legend stays put in the view, above where the cameras look (:meth:`place_legend`).
     """
 
     def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
@@ -286,11 +290,11 @@ class DemoScene:
             )
             for k in range(2)
         ]
-        # The legend rides halfway to the right bunny, above both labels.
+        # The legend stays put in the view, above where the cameras look (between the bunnies).
         self.legend = scene.add_label(
-            "/walkers/legend",
+            "/legend",
             text("legend", lang),
-            position=(AHEAD_X / 2, LABEL_ABOVE_PELVIS + 0.45, 0.0),
+            position=camera_target(frame) + [0.0, LEGEND_ABOVE_TARGET, 0.0],
             anchor="bottom-center",
             font_screen_scale=0.85,
         )
@@ -307,6 +311,10 @@ class DemoScene:
     def _base(self) -> np.ndarray:
         """The world point under the group node's origin ``(3,)`` float32."""
         return (self._origin - self.offset).astype(np.float32)
+
+    def place_legend(self, look_at: np.ndarray) -> None:
+        """Put the legend above ``look_at`` ``(3,)`` metres, where the cameras were aimed."""
+        self.legend.position = np.asarray(look_at, np.float64) + [0.0, LEGEND_ABOVE_TARGET, 0.0]
 
     def shift_world(self, offset: np.ndarray) -> None:
         """Move the ground by ``offset`` ``(3,)`` metres (the follow view); the bunnies are
