@@ -378,8 +378,14 @@ def test_procedural_walk_blocks_need_whole_ticks() -> None:
     sim = DemoSimulation(DemoSettings(walker="gait"))
     block = sim.walker.step_frames(2 * DT, 4)  # two ticks a frame: fine
     assert block.global_positions.shape[:2] == (4, 2)
+    ticks = sim.walker.grounded.walker.clock.ticks
     with pytest.raises(SettingsError, match="whole walk-clock ticks"):
         sim.walker.step_frames(0.025, 4)  # 1, 2, 1, 2 ticks
+    assert sim.walker.grounded.walker.clock.ticks == ticks  # the failed call changed nothing
+    with pytest.raises(SettingsError, match="frames must be"):
+        sim.walker.step_frames(DT, 0)
+    with pytest.raises(SettingsError, match="rewind: frame 4"):
+        sim.walker.rewind(4)
 
 
 def test_demo_restarts_at_the_end_of_the_terrain() -> None:

@@ -163,3 +163,15 @@ def test_given_sole_angles_replace_the_smoothed_ones_where_a_foot_is_aligned() -
     assert np.allclose(held.sole_pitch[0], 0.1) and np.allclose(held.sole_roll[0], 0.1)
     assert not np.allclose(free.sole_pitch[0], 0.1)
     assert np.all(held.sole_pitch[1] == 0.0)  # IK off: nothing aligned, nothing applied
+
+
+def test_rewind_outside_the_last_batch_is_a_clear_error_and_changes_nothing() -> None:
+    walker = StepWalker(SKELETON, scene("flat"), 2)
+    with pytest.raises(SkeletonError, match="rewind: frame 3"):
+        walker.rewind(3)  # no batch yet: only frame 0 (the start) exists
+    walker.step_frames(1 / 60, 5)
+    distance, time = walker.distance.copy(), walker.time
+    for bad in (5, -1):
+        with pytest.raises(SkeletonError, match="not in the last batch of 5"):
+            walker.rewind(bad)
+    assert np.array_equal(walker.distance, distance) and walker.time == time

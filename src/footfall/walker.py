@@ -95,6 +95,7 @@ class StepWalker:
         self.speed = speed
         self.distance = np.zeros(count)
         self.time = 0.0
+        self._history = (self.distance[None].copy(), np.zeros(1))  # per frame of the last batch
         pipe = self.pipeline
         self.leg_length = float(pipe.leg_length.mean())
         self.scale = self.leg_length / PROPORTIONS.leg_length
@@ -253,6 +254,8 @@ class StepWalker:
     def rewind(self, frame: int) -> None:
         """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch."""
         distance, times = self._history
+        if not 0 <= frame < len(times):
+            raise SkeletonError(f"rewind: frame {frame} is not in the last batch of {len(times)}")
         self.distance = distance[frame].copy()
         self.time = float(times[frame])
         self.pipeline.rewind(frame)

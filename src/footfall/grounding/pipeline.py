@@ -202,7 +202,7 @@ class GroundingPipeline:
         smoothed ones (offline smoothing); still only where a foot is grounded.
         """
         one = self.step_frames(
-            np.asarray(rotations)[None], np.asarray(positions)[None], _first_axis(plan), dt, ik,
+            np.asarray(rotations)[None], np.asarray(positions)[None], with_frame_axis(plan), dt, ik,
             foot_lift=None if foot_lift is None else np.asarray(foot_lift)[None],
             pelvis_offset=None if pelvis_offset is None else np.asarray(pelvis_offset)[None],
             sole_angles=None if sole_angles is None else np.asarray(sole_angles)[None],
@@ -417,6 +417,8 @@ class GroundingPipeline:
         batch (a live view dropping the frames it had simulated ahead); forgets the footstep
         cache."""
         pelvis, angles = self._history
+        if not 0 <= frame < len(pelvis):
+            raise SkeletonError(f"rewind: frame {frame} is not in the last batch of {len(pelvis)}")
         self._pelvis_offset = pelvis[frame].copy()
         self._angles = angles[frame].copy()
         self.reset_footsteps()
@@ -483,13 +485,15 @@ class GroundingPipeline:
         return values[..., :2], values[..., 2], values[..., 3] > 0.5
 
 
-def _first_axis(plan: FootPlan) -> FootPlan:
-    """``plan`` with a frame axis of length 1 in front of every field."""
-    values = {
-        name: None if (value := getattr(plan, name)) is None else np.asarray(value)[None]
-        for name in FootPlan.__dataclass_fields__
-    }
-    return FootPlan(**values)
+def with_frame_axis(frame: Any) -> Any:
+    """``frame`` (a FootPlan, GroundedFrame or subclass) as a batch of one frame: a leading
+    axis of length 1 in front of every array field (None stays None); :func:`frame_at` undoes
+    it."""
+    values = {}
+    for name in frame.__dataclass_fields__:
+        value = getattr(frame, name)
+        values[name] = value if value is None else np.asarray(value)[None]
+    return type(frame)(**values)
 
 
 def frame_at(frames: Any, index: int) -> Any:

@@ -12,13 +12,13 @@ from __future__ import annotations
 import copy
 import importlib
 from dataclasses import dataclass, field, replace
-from types import SimpleNamespace
 
 import numpy as np
 
 from footfall.bunny import bunny_skeleton, sole_points
 from footfall.errors import SettingsError
 from footfall.grounding import GroundingParams
+from footfall.grounding.pipeline import frame_at, with_frame_axis
 from footfall.metrics import ground_gaps, sole_world
 from footfall.terrain import Terrain, scene
 from footfall.walker import StepWalker
@@ -118,17 +118,6 @@ def measure_sole_gaps(
     return ground_gaps(terrain, world).mean(axis=-1)
 
 
-def frame_with_axis(frame: object) -> object:
-    """A single grounded frame seen as a block of one: arrays gain a leading axis."""
-    return SimpleNamespace(
-        **{
-            name: np.asarray(getattr(frame, name))[None]
-            for name in ("global_rotations", "global_positions", "stance", "ray_origin",
-                         "ray_hit")
-        }
-    )
-
-
 def build_terrain(name: str, step_height: float) -> Terrain:
     """The terrain ``name`` from :func:`footfall.terrain.scene`; stairs use ``step_height``."""
     if name not in TERRAINS:
@@ -182,6 +171,7 @@ class GaitStepper:
         )
         self.ik = np.array(ik, bool)
         self.speed = speed
+        self._snapshot: tuple | None = None  # the walk cycle before the last batch
 
     @property
     def speed(self) -> float:
@@ -208,27 +198,24 @@ class GaitStepper:
 
     def step(self, dt: float):
         """Advance one frame: the walk cycle on flat ground, then grounded (IK per bunny)."""
-        walker = self.grounded.walker
-        before = walker.clock.ticks
-        animated = walker.step(dt, self.terrain)
-        elapsed = (walker.clock.ticks - before) * walker.clock.step_s
-        return self.grounded.pipeline.step(
-            animated.rotations, animated.positions, self._foot_plan(animated), elapsed, ik=self.ik
-        )
+        return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float, frames: int):
         """``frames`` steps of ``dt`` (a whole number of 1/60 s ticks each): the walk cycle frame
         by frame (it keeps footstep locks), the grounding of all of them in one batched call.
         The same frames as :meth:`step`; arrays ``(T, K, ...)``. :meth:`rewind` goes back to any
         of them."""
+        if frames < 1:
+            raise SettingsError(f"frames must be ≥ 1, got {frames}")
         walker = self.grounded.walker
-        self._snapshot = (copy.deepcopy(walker, self._shared()), float(dt))
+        self._snapshot = (copy.deepcopy(walker, self._shared()), float(dt), frames)
         animated, elapsed = [], []
         for _ in range(frames):
             before = walker.clock.ticks
             animated.append(walker.step(dt, self.terrain))
             elapsed.append((walker.clock.ticks - before) * walker.clock.step_s)
         if len(set(elapsed)) != 1:
+            self.grounded.walker, self._snapshot = self._snapshot[0], None  # nothing changed
             raise SettingsError(
                 f"step_frames needs frames of whole walk-clock ticks; dt={dt} s gave {elapsed}"
             )
@@ -244,7 +231,9 @@ class GaitStepper:
     def rewind(self, frame: int) -> None:
         """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch: the walk
         cycle replays from its copy taken before the batch; the grounding state is restored."""
-        snapshot, dt = self._snapshot
+        if self._snapshot is None or not 0 <= frame < self._snapshot[2]:
+            raise SettingsError(f"rewind: frame {frame} is not in the last batch")
+        snapshot, dt, _ = self._snapshot
         walker = copy.deepcopy(snapshot, self._shared())
         for _ in range(frame + 1):
             walker.step(dt, self.terrain)
@@ -323,7 +312,7 @@ class DemoSimulation:
             self._ahead = []
 
     def _observe(self, walker_frame) -> DemoFrame:
-        return self._observe_block(frame_with_axis(walker_frame), self.time)[0]
+        return self._observe_block(with_frame_axis(walker_frame), self.time)[0]
 
     def _observe_block(self, block, start_time: float) -> list[DemoFrame]:
         """DemoFrames for a walker block ``(T, K, ...)``; frame t is at ``start_time + t·DT``."""
