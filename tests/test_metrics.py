@@ -127,3 +127,63 @@ def test_score_clip_on_a_real_clip_and_bad_contacts() -> None:
     assert sunk["penetration_m"] == pytest.approx(scores["penetration_m"] + 0.1, abs=0.01)
     with pytest.raises(SkeletonError, match="contacts have shape"):
         metrics.score_clip(clip, flat, contacts=np.ones((3, 2), bool))
+
+
+def _toe_clip(toe_xz: np.ndarray, toe_y: np.ndarray, body_y: float = 1.0) -> np.ndarray:
+    """(T, 3, 3): joint 0 a body joint high up, joints 1 and 2 the left and right toes."""
+    frames = toe_xz.shape[0]
+    positions = np.zeros((frames, 3, 3))
+    positions[:, 0, 1] = body_y
+    positions[:, 1, [0, 2]] = toe_xz
+    positions[:, 1, 1] = toe_y
+    positions[:, 2, [0, 2]] = [[0.3, 0.0]]
+    positions[:, 2, 1] = toe_y.min()  # the right toe rests on the floor, never moving
+    return positions
+
+
+def test_gmd_ratio_worked_by_hand() -> None:
+    # 20 fps, 8 frames; the left toe slides 0.04 m per frame (0.8 m/s) from frame 2 to 5, low.
+    x = np.array([0.0, 0.0, 0.0, 0.04, 0.08, 0.12, 0.12, 0.12])
+    toe_xz = np.stack([x, np.zeros(8)], axis=1)
+    toe_y = np.full(8, 0.02)
+    # speeds per pair (m/s): 0 0 .8 .8 .8 0 0; 5-frame centred averages (zeros outside):
+    # [.16, .32, .48, .48, .48, .32, .16]: pairs 2, 3, 4 exceed 0.5 in speed but their averages
+    # (.48) do not, so nothing skates.
+    assert metrics.gmd_foot_skate_ratio(_toe_clip(toe_xz, toe_y), 20.0, 1, 2) == 0.0
+    # Faster: 0.06 m per frame (1.2 m/s) → averages [.24, .48, .72, .72, .72, .48, .24]:
+    # pairs 2, 3 and 4 skate → 3 / 7.
+    x = np.array([0.0, 0.0, 0.0, 0.06, 0.12, 0.18, 0.18, 0.18])
+    toe_xz = np.stack([x, np.zeros(8)], axis=1)
+    ratio = metrics.gmd_foot_skate_ratio(_toe_clip(toe_xz, toe_y), 20.0, 1, 2)
+    assert ratio == pytest.approx(3 / 7)
+    # The same slide 6 cm above the clip's floor (the lowest joint) is not contact.
+    high = _toe_clip(toe_xz, toe_y + 0.06)
+    high[:, 2, 1] = 0.02  # the right toe stays down and sets the floor
+    assert metrics.gmd_foot_skate_ratio(high, 20.0, 1, 2) == 0.0
+    # At 60 fps GMD keeps every third frame: the same 20 fps motion, frames interleaved with
+    # copies, gives the same figure.
+    dense = np.repeat(_toe_clip(toe_xz, toe_y), 3, axis=0)
+    assert metrics.gmd_frame_step(60.0) == 3 and metrics.gmd_frame_step(30.0) == 1
+    assert metrics.gmd_foot_skate_ratio(dense, 60.0, 1, 2) == pytest.approx(3 / 7)
+
+
+def test_gmd_ratio_floor_is_the_lowest_joint_not_zero() -> None:
+    # The whole clip 1 m up: same ratio as on the floor (the floor is the lowest joint).
+    x = np.array([0.0, 0.0, 0.0, 0.06, 0.12, 0.18, 0.18, 0.18])
+    clip = _toe_clip(np.stack([x, np.zeros(8)], axis=1), np.full(8, 0.02))
+    lifted = clip + np.array([0.0, 1.0, 0.0])
+    assert metrics.gmd_foot_skate_ratio(lifted, 20.0, 1, 2) == pytest.approx(3 / 7)
+    assert metrics.gmd_foot_skate_ratio(clip[:1], 20.0, 1, 2) == 0.0
+
+
+def test_physdiff_metrics_worked_by_hand() -> None:
+    # 4 frames, 2 joints; the lowest joint per frame: -0.01, 0.003, 0.002, 0.05 m.
+    heights = np.array([[-0.01, 0.5], [0.003, 0.5], [0.5, 0.002], [0.05, 0.4]])
+    horizontal = np.zeros((4, 2, 2))
+    horizontal[:, 0, 0] = [0.0, 0.01, 0.03, 0.06]
+    horizontal[:, 1, 0] = [0.0, 0.0, 0.004, 0.0]
+    m = metrics.physdiff_metrics(heights, horizontal)
+    assert m["penetration_mm"] == pytest.approx(10.0 / 4)
+    assert m["floating_mm"] == pytest.approx((0.05 - 0.005) * 1000 / 4)
+    # touching (|h| <= 5 mm) in frames 1 and 2: one pair (1→2), joint 0 of frame 1 moved 2 cm.
+    assert m["sliding_mm"] == pytest.approx(20.0)

@@ -164,6 +164,104 @@ def foot_skate_ratio(
     return float(skating.any(axis=-1).mean())
 
 
+#: GMD's released evaluation (``calculate_skating_ratio``): HumanML3D motion at 20 fps, a foot in
+#: contact below 5 cm in both frames of a pair, skating above 0.5 m/s both in that pair and in the
+#: 5-frame centred moving average (zero-padded at the ends: ``uniform_filter1d``, "constant").
+GMD_FPS = 20.0
+GMD_HEIGHT = 0.05
+GMD_SPEED = 0.5
+GMD_WINDOW = 5
+
+
+def gmd_frame_step(fps: float) -> int:
+    """HumanML3D's frame skipping to 20 fps: every ``int(fps / 20)``-th frame (at least 1).
+
+    At 30 fps this keeps every frame and GMD's code then treats them as 20 fps; that is how the
+    released code measures such clips, and so does this one.
+    """
+    return max(1, int(fps / GMD_FPS))
+
+
+def _centred_moving_average(values: FloatArray, window: int) -> FloatArray:
+    """Moving average over axis 0 with zeros outside the series (``mode="constant"``)."""
+    before = window // 2
+    after = window - 1 - before
+    padded = np.concatenate(
+        [np.zeros((before, *values.shape[1:])), values, np.zeros((after, *values.shape[1:]))]
+    )
+    sums = np.cumsum(np.concatenate([np.zeros((1, *values.shape[1:])), padded]), axis=0)
+    return (sums[window:] - sums[:-window]) / window
+
+
+def gmd_foot_skate_ratio(
+    positions: ArrayLike, fps: float, left_toe: int, right_toe: int
+) -> float:
+    """GMD's foot-skate ratio exactly as its released code computes it.
+
+    positions: ``(T, J, 3)`` world joint positions, metres, Y up, at ``fps``. The clip is
+    resampled by frame skipping (:func:`gmd_frame_step`); the floor is the lowest height of any
+    joint over the (resampled) clip, as HumanML3D's preprocessing puts it; the feet are the two
+    toe-base joints (HumanML3D joints 10 and 11). A frame pair skates when one foot is below
+    5 cm in both frames and its horizontal speed (displacement × 20) and that speed's 5-frame
+    centred average both exceed 0.5 m/s. Returns skating pairs / pairs (0 for fewer than 2).
+    """
+    positions = np.asarray(positions, dtype=np.float64)
+    if positions.ndim != 3 or positions.shape[-1] != 3:
+        raise ValueError(f"positions must be (T, J, 3), got {positions.shape}")
+    sampled = positions[:: gmd_frame_step(fps)]
+    if sampled.shape[0] < 2:
+        return 0.0
+    floor = float(np.nanmin(sampled[..., 1]))
+    feet = sampled[:, [left_toe, right_toe]]
+    heights = feet[..., 1] - floor
+    speed = np.linalg.norm(np.diff(feet[..., [0, 2]], axis=0), axis=-1) * GMD_FPS
+    average = _centred_moving_average(speed, GMD_WINDOW)
+    contact = (heights[:-1] < GMD_HEIGHT) & (heights[1:] < GMD_HEIGHT)
+    skating = contact & (speed > GMD_SPEED) & (average > GMD_SPEED)
+    return float(skating.any(axis=-1).sum() / skating.shape[0])
+
+
+#: PhysDiff (Yuan et al. 2023) measures the body's lowest point against the ground with a 5 mm
+#: tolerance; footfall uses the lowest joint (no body mesh) and reports millimetres.
+PHYSDIFF_TOLERANCE = 0.005
+
+
+def physdiff_metrics(heights: ArrayLike, horizontal: ArrayLike) -> dict[str, float]:
+    """PhysDiff-style penetration, floating and sliding of the lowest joint, in millimetres.
+
+    heights: ``(T, J)`` each joint's height above the ground straight under it, metres (NaN
+    where there is no ground); horizontal: ``(T, J, 2)`` the joints' ground-plane positions.
+    Per frame the lowest joint is taken. ``penetration_mm``: mean over frames of how far it is
+    below the ground; ``floating_mm``: mean over frames of how far it is above the ground beyond
+    the 5 mm tolerance; ``sliding_mm``: mean horizontal displacement of that joint to the next
+    frame over the frame pairs where it touches the ground (within 5 mm) in both frames.
+    """
+    heights = np.asarray(heights, dtype=np.float64)
+    horizontal = np.asarray(horizontal, dtype=np.float64)
+    frames = heights.shape[0]
+    if frames == 0:
+        return {"penetration_mm": 0.0, "floating_mm": 0.0, "sliding_mm": 0.0}
+    filled = np.where(np.isfinite(heights), heights, np.inf)
+    lowest_joint = np.argmin(filled, axis=1)
+    lowest = filled[np.arange(frames), lowest_joint]
+    valid = np.isfinite(lowest)
+    penetration = np.maximum(-lowest, 0.0)
+    floating = np.maximum(lowest - PHYSDIFF_TOLERANCE, 0.0)
+    touching = valid & (np.abs(lowest) <= PHYSDIFF_TOLERANCE)
+    sliding = 0.0
+    if frames >= 2:
+        pairs = touching[:-1] & touching[1:]
+        pair = np.arange(frames - 1)
+        joint = lowest_joint[:-1]
+        step = np.linalg.norm(horizontal[1:][pair, joint] - horizontal[:-1][pair, joint], axis=-1)
+        sliding = float(step[pairs].mean()) if np.any(pairs) else 0.0
+    return {
+        "penetration_mm": 1000.0 * (float(penetration[valid].mean()) if np.any(valid) else 0.0),
+        "floating_mm": 1000.0 * (float(floating[valid].mean()) if np.any(valid) else 0.0),
+        "sliding_mm": 1000.0 * sliding,
+    }
+
+
 def contact_skate_ratio(
     foot_positions: ArrayLike, contacts: ArrayLike, fps: float, speed: float = SKATE_SPEED
 ) -> float:
