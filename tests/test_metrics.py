@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from footfall import metrics, quat
+from footfall.grounding import measure_clip
 from footfall.terrain import scene
 
 
@@ -120,13 +121,15 @@ def test_score_clip_on_a_real_clip_and_bad_contacts() -> None:
 
     clip = bvh.load(DATA / "bvh" / "games105_walk60.bvh")
     flat = scene("flat")
-    scores = metrics.score_clip(clip, flat)
-    assert {"contact_error_m", "penetration_m", "floating_m", "foot_skate_ratio"} <= set(scores)
+    scores = measure_clip(clip, flat)
+    assert {"contact_error_m", "stance_sink_m", "stance_float_m", "gmd_foot_skate_ratio",
+            "physdiff_penetration_mm"} <= set(scores)
     raised = scene("flat", height=0.1)  # the same clip sunk 10 cm into the ground
-    sunk = metrics.score_clip(clip, raised)
-    assert sunk["penetration_m"] == pytest.approx(scores["penetration_m"] + 0.1, abs=0.01)
+    sunk = measure_clip(clip, raised)
+    assert sunk["stance_sink_m"] == pytest.approx(scores["stance_sink_m"] + 0.1, abs=0.01)
+    assert sunk["physdiff_penetration_mm"] > scores["physdiff_penetration_mm"] + 50
     with pytest.raises(SkeletonError, match="contacts have shape"):
-        metrics.score_clip(clip, flat, contacts=np.ones((3, 2), bool))
+        measure_clip(clip, flat, contacts=np.ones((3, 2), bool))
 
 
 def _toe_clip(toe_xz: np.ndarray, toe_y: np.ndarray, body_y: float = 1.0) -> np.ndarray:

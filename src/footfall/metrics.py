@@ -1,4 +1,4 @@
-"""Contact metrics for any motion on any terrain (seed 002; PhysDiff; GMD's foot-skate ratio).
+"""Contact metrics on arrays (seed 002; PhysDiff; GMD's foot-skate ratio), any terrain.
 
 Everything is measured on the *solved* feet (seed 002's lesson: measuring the IK target says
 nothing, it is the ground by construction). Soles are sampled every centimetre; a sample's gap
@@ -143,7 +143,8 @@ def foot_skate_ratio(
     speed: float = SKATE_SPEED,
     window_seconds: float = SKATE_WINDOW_SECONDS,
 ) -> float:
-    """GMD's foot-skate ratio: share of frame pairs in which a grounded foot slides.
+    """A GMD-style foot-skate ratio at the clip's own frame rate over given heights (not GMD's
+    released evaluation, which :func:`gmd_foot_skate_ratio` reproduces).
 
     foot_positions: ``(F, feet, 3)`` world foot (toe) positions; foot_heights: ``(F, feet)``
     heights above the ground. A foot is in contact when below ``height`` in both frames of a
@@ -275,17 +276,3 @@ def contact_skate_ratio(
     velocity = np.linalg.norm(np.diff(positions[..., [0, 2]], axis=0), axis=-1) * fps
     skating = contacts[1:] & contacts[:-1] & (velocity > speed)
     return float(skating.any(axis=-1).mean())
-
-
-def score_clip(
-    clip: Any, terrain: Any, contacts: ArrayLike | None = None, legs: Any = None
-) -> dict[str, float]:
-    """Score any clip (:class:`footfall.skeleton.Clip`, metres) as it stands on ``terrain``.
-
-    Contacts ``(F, 2)`` are detected from the motion when not given (feet low and slow above
-    the clip's own floor). Returns contact_error_m, support_defect_ratio, penetration_m,
-    floating_m, foot_skate_ratio (GMD), stance_slip_m and contact_skate_ratio.
-    """
-    from footfall.grounding.postprocess import measure_clip
-
-    return measure_clip(clip, terrain, contacts, legs)

@@ -7,20 +7,25 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from footfall.errors import FootfallError
 
 NAME = "ground"
 HELP = "put a BVH clip's feet on a terrain: contacts, foot locks, pelvis, leg IK, sole alignment"
 DESCRIPTION = (
-    "Read a clip animated on flat ground, place it on a built-in terrain scene, a mesh file or a "
-    "greyscale heightmap image (black = the low end of --height-range, white = the high end, "
-    "covering --size metres centred on the origin) "
-    "(its path turned to walk along +X over the terrain's interesting part unless --no-place), "
-    "find the foot contacts from the motion, lock planted feet in world space, offset each foot "
-    "by the ground under it, lower the pelvis, solve the legs and align the soles. Writes a BVH "
-    "with the same skeleton, joint names and frame rate, and optionally a JSON report of the "
-    "contact metrics before and after."
+    "Read a clip animated on flat ground, place it on a built-in terrain scene (sized to hold "
+    "the clip's whole path), a mesh file or a greyscale heightmap image (black = the low end of "
+    "--height-range, white = the high end, covering --size metres centred on the origin) (its "
+    "pelvis path turned to travel along +X over the terrain's interesting part unless "
+    "--no-place), find the foot contacts from the motion (or read them with --contacts), offset "
+    "each foot by the ground under it, move the pelvis with the lower foot, solve the legs and "
+    "tilt the soles by the slope. Stance feet that slide, sink or float in the source are "
+    "corrected by no more than their own defect; swings keep their animated height over the real "
+    "ground; on level ground at the clip's own floor nothing else changes. Writes a BVH with the "
+    "same skeleton, joint names and frame rate, and optionally a JSON report: GMD's foot-skate "
+    "ratio, PhysDiff's penetration/floating/sliding and footfall's contact metrics before and "
+    "after, and the contact frames per foot."
 )
 
 
@@ -30,10 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--terrain", required=True,
                         help="a built-in scene (stairs, hills, rocks, …), a mesh file (.obj, "
                         ".stl, .ply, .glb, …) or a greyscale heightmap image (.png, .jpg, .tif…)")
-    parser.add_argument("--size", type=float, nargs=2, default=(20.0, 20.0),
+    parser.add_argument("--size", type=float, nargs=2, default=None,
                         metavar=("X_M", "Z_M"),
-                        help="heightmap images: metres the image covers along x and z "
-                        "(default 20 20), centred on the origin")
+                        help="metres along x and z: for a built-in scene its length and width "
+                        "(default: big enough for the clip's whole path, at least 32 × 4); for a "
+                        "heightmap image the area it covers, centred on the origin (default 20 20)")
     parser.add_argument("--height-range", type=float, nargs=2, default=(0.0, 1.0),
                         metavar=("BLACK_M", "WHITE_M"),
                         help="heightmap images: heights of black and white pixels, metres "
@@ -43,9 +49,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain")
     parser.add_argument(
-        "--ball-clearance", type=float, default=None, metavar="M",
-        help="a swinging foot moving faster than 0.5 m/s keeps its ball this high over the "
-             "ground (metres; default 0.05, GMD's skate height; 0 = as animated)",
+        "--ball-clearance", type=float, default=0.0, metavar="M",
+        help="extra clearance, off by default: a swinging foot moving faster than 0.5 m/s keeps "
+             "its ball this high over the ground (metres; 0 = swings as animated). It changes "
+             "the motion and the report says by how much (swing_lift_max_m)",
+    )
+    parser.add_argument(
+        "--contacts", metavar="JSON",
+        help='use these foot contacts instead of finding them: {"left": [[start, stop], ...], '
+             '"right": [...]} (frames, stop exclusive; a --report file works too)',
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -54,22 +66,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pgm", ".gif", ".webp")
 
 
-def _terrain(text: str, size: tuple[float, float] = (20.0, 20.0),
-             height_range: tuple[float, float] = (0.0, 1.0)):  # noqa: ANN202 - a Terrain
-    """The terrain ``--terrain`` names: a scene, a heightmap image or a mesh file."""
+def _terrain(text: str, size: tuple[float, float] | None = None,
+             height_range: tuple[float, float] = (0.0, 1.0),
+             clip: Any = None):  # noqa: ANN202 - a Terrain
+    """The terrain ``--terrain`` names: a scene (``size`` metres, else big enough for ``clip``),
+    a heightmap image or a mesh file."""
+    from footfall.grounding.placement import scene_size
     from footfall.terrain import SCENES, load_heightmap, load_mesh, scene
 
     if text in SCENES:
-        return scene(text)
+        if size is None and clip is not None:
+            size = scene_size(clip)
+        return scene(text) if size is None else scene(text, length=size[0], width=size[1])
     path = Path(text)
     if not path.is_file():
         raise FootfallError(
             f"--terrain {text!r} is neither a scene ({', '.join(sorted(SCENES))}) nor a file"
         )
     if path.suffix.lower() in IMAGE_SUFFIXES:
+        size = (20.0, 20.0) if size is None else size
         origin = (-size[0] / 2, -size[1] / 2)
         return load_heightmap(path, tuple(size), tuple(height_range), origin_xz=origin)
     return load_mesh(path)
+
+
+#: What the command prints, before → after (every figure is in the report).
+SHOWN = ("gmd_foot_skate_ratio", "physdiff_penetration_mm", "physdiff_floating_mm",
+         "physdiff_sliding_mm", "contact_error_m", "stance_slip_m")
+
+
+def _read_contacts(path: str, frames: int):  # noqa: ANN202 - (F, 2) bool
+    from footfall.grounding.postprocess import contacts_from_segments
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise FootfallError(f"--contacts {path}: cannot read JSON: {error}") from None
+    return contacts_from_segments(data, frames, where=f"--contacts {path}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,8 +112,10 @@ def run(args: argparse.Namespace) -> int:
     from footfall import bvh
     from footfall.grounding.postprocess import ground_clip
 
-    terrain = _terrain(args.terrain, tuple(args.size), tuple(args.height_range))
     clip = bvh.load(args.clip)
+    size = None if args.size is None else tuple(args.size)
+    terrain = _terrain(args.terrain, size, tuple(args.height_range), clip)
+    contacts = None if args.contacts is None else _read_contacts(args.contacts, clip.frame_count)
     bar = None
 
     def progress(done: int, total: int) -> None:
@@ -91,8 +126,8 @@ def run(args: argparse.Namespace) -> int:
             bar = tqdm(total=total, desc="grounding", unit="pass", file=sys.stderr, leave=False)
         bar.update(done - bar.n)
 
-    extra = {} if args.ball_clearance is None else {"ball_clearance": args.ball_clearance}
-    result = ground_clip(clip, terrain, place=not args.no_place, progress=progress, **extra)
+    result = ground_clip(clip, terrain, place=not args.no_place, progress=progress,
+                         contacts=contacts, ball_clearance=args.ball_clearance)
     if bar is not None:
         bar.close()
     bvh.save(result.clip, args.output)
@@ -101,13 +136,17 @@ def run(args: argparse.Namespace) -> int:
     report["terrain"] = args.terrain
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    print(f"{'metric':<22}{'before':>12}{'after':>12}")
-    for key in ("penetration_m", "floating_m", "contact_error_m", "foot_skate_ratio",
-                "contact_skate_ratio"):
-        print(f"{key:<22}{report['before'][key]:>12.4f}{report['after'][key]:>12.4f}")
-    print(f"swinging feet raised by at most {100 * result.swing_lift_max_m:.1f} cm")
+    print(f"{'metric':<26}{'before':>12}{'after':>12}")
+    for key in SHOWN:
+        print(f"{key:<26}{report['before'][key]:>12.4f}{report['after'][key]:>12.4f}")
+    if result.swing_lift_max_m > 0:
+        print("--ball-clearance raised swinging feet by up to "
+              f"{100 * result.swing_lift_max_m:.1f} cm")
     print(f"wrote {args.output}")
     if args.report:
-        Path(args.report).write_text(json.dumps(report, indent=1) + "\n")
+        target = Path(args.report)
+        partial = target.with_name(f".{target.name}.partial")
+        partial.write_text(json.dumps(report, indent=1) + "\n")
+        partial.replace(target)  # atomic: a reader never sees half a report
         print(f"wrote {args.report}")
     return 0

@@ -43,7 +43,8 @@ from footfall.grounding.params import (
 )
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
-from footfall.grounding.postprocess import GroundResult, ground_clip, measure_clip, place_clip
+from footfall.grounding.placement import place_clip, scene_size
+from footfall.grounding.postprocess import GroundResult, ground_clip, measure_clip
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -73,6 +74,7 @@ __all__ = [
     "measure_clip",
     "median_filter",
     "place_clip",
+    "scene_size",
     "plan_steps",
     "reach_limit",
     "release_over_swing",

@@ -1,23 +1,35 @@
-"""Ground any clip on a terrain (seed 003's recipe as a post-process, seed 004 #09's locks).
+"""Ground any clip on a terrain (the engine recipe as a post-process), doing no harm.
 
-Given a clip animated on a flat floor: place it on the terrain, find its contacts from the feet
-themselves, lock planted feet in world space, offset each foot by the ground under it, lower the
-pelvis, solve the legs and align the soles — the same :class:`GroundingPipeline` as the walker,
-run over all frames at once (frames are the batch). Offline, the pelvis is smoothed without lag
-(a moving minimum, then a moving average: never above the height the feet need) and a
-correction pass puts each planted sole's lowest point exactly on the ground. Only rotations and
-the root translation change, so bone lengths are exact.
+Every change is a *correction of the source*, zero where nothing needs correcting:
+
+- each foot is offset by the ground under it relative to the clip's own floor (the engine
+  recipe's ``offset = hit − trace end``); on level ground at that floor the offset is zero;
+- a swinging foot keeps its animated height above the real ground under each of its points,
+  and rises above that only where the terrain would cut it (smoothed from above);
+- the pelvis is lowered (or raised on a flight of stairs) with the lower foot, smoothed from
+  below, so a leg never has to stretch further than the animation did;
+- a planted foot is corrected only by the source's own defect: its lowest point put on the
+  ground (it sank or floated) and its ball held where it landed (it slid), both blended in and
+  out within 0.1 s; a lock lets go as soon as the source moves the foot faster than a stance
+  slip, so a swing or a kick is never held back;
+- the sole turns by the slope under it on top of its animated angle (none on level ground).
+
+The legs are solved analytically (two-bone IK keeping the animated knee plane), only where a
+correction is non-zero; every other joint keeps its animated rotation, so on level ground at
+the clip's floor the output equals the input except where the source's stance feet slid,
+sank or floated. A correction pass then measures the solved feet and removes what the tilt
+left. Only leg rotations and the root translation change, so bone lengths are exact.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from footfall import metrics, quat
 from footfall.errors import SkeletonError
@@ -26,6 +38,7 @@ from footfall.grounding.contacts import (
     detect_contacts,
     hold_contacts,
     horizontal_speed,
+    segments,
 )
 from footfall.grounding.feet import (
     FootModel,
@@ -34,29 +47,36 @@ from footfall.grounding.feet import (
     legs_of,
     toe_tips,
 )
-from footfall.grounding.locks import ball_locks, contact_plan, release_over_swing, turn_xz
+from footfall.grounding.foot_align import align_rotation, slope_angles
+from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.pipeline import FootPlan, GroundingPipeline
+from footfall.grounding.placement import frame_ranges, place_clip
+from footfall.ik import solve_two_bone
 from footfall.skeleton import Clip, forward_kinematics
 
 FloatArray = NDArray[np.float64]
-#: Frames per pipeline call (bounds memory on long clips; progress is reported per chunk).
-CHUNK = 1024
 PELVIS_SMOOTH_SECONDS = 0.25
-LIFT_BLEND_SECONDS = 0.1
-CORRECTION_PASSES = 3
-#: Candidate places along x tried by :func:`place_clip`, and the margin kept to the terrain's ends.
-PLACE_CANDIDATES = 64
-PLACE_MARGIN = 0.5
-#: A swinging foot whose ball moves faster than SWING_SPEED keeps the ball at least
-#: BALL_CLEARANCE over the ground under it. Below that, a fast foot is a foot dragged along the
-#: ground: it scuffs over bumps and stair noses, and GMD's foot-skate test (ball under 5 cm,
-#: over 0.5 m/s) counts it as skating. ``ground_clip(..., ball_clearance=0)`` turns it off.
-BALL_CLEARANCE = metrics.SKATE_HEIGHT
-SWING_SPEED = metrics.SKATE_SPEED
-#: The correction passes reach an asked height from below; aiming this much (metres) above it
-#: keeps a foot that got there from ending a rounding error under it.
-CLEARANCE_MARGIN = 1e-3
+#: Corrections of a planted foot are blended in and out over this long (issue: within 0.1 s);
+#: swing offsets are smoothed from above over the same time.
+BLEND_SECONDS = 0.1
+#: Solves after the first that measure the solved feet and correct what is left.
+CORRECTION_PASSES = 2
+#: Optional extra clearance (off by default): a swinging ball faster than SWING_SPEED m/s kept
+#: ``ball_clearance`` metres over the ground. It changes the motion and is reported.
+SWING_SPEED = 0.5
+#: A correction smaller than this (metres) is none: the leg keeps its animated rotations.
+NO_CORRECTION = 1e-9
+#: A planted foot within this of its planted height (metres, above or below: capture noise,
+#: PhysDiff's tolerance) is not corrected; beyond it, only the excess is.
+STANCE_TOLERANCE = 0.005
+#: A foot's planted height is the low percentile of its support joints' heights in stance.
+REST_PERCENTILE = 5
+#: A detected contact in which every support joint is higher than this over its planted height
+#: (metres) is a slow low swing (a shuffle, a last small step), not a stance: left as animated.
+CONTACT_FLOAT = 0.015
+#: The ball is held only while it rests: within this of its planted height (metres); it is let
+#: go when the heel rises onto the toes.
+BALL_REST = 0.01
 
 
 @dataclass(frozen=True)
@@ -92,54 +112,6 @@ def clip_feet(
             touch[:, side, i] = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
     ankle = gpos[:, [leg.foot for leg in legs]]
     return ClipFeet(sole, ankle, toe, touch)
-
-
-def place_clip(clip: Clip, terrain: Any) -> Clip:
-    """The clip turned about +Y so its root travels along +X and moved over the terrain's
-    interesting part: the up flight of stairs, else the stretch along x (at the middle z) where
-    the ground under the clip's lowest points varies most (the middle on flat ground)."""
-    root = int(np.nonzero(clip.skeleton.parents < 0)[0][0])
-    path = clip.positions[:, root]
-    travel = path[-1] - path[0]
-    yaw = np.arctan2(travel[0], travel[2]) if np.hypot(travel[0], travel[2]) > 0.2 else np.pi / 2
-    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2 - yaw)
-    rotations = clip.rotations.copy()
-    positions = clip.positions.copy()
-    rotations[:, root] = quat.mul(turn, rotations[:, root])
-    positions[:, root] = quat.rotate(turn, positions[:, root])
-    params = getattr(terrain, "params", {}) or {}
-    (x_min, z_min), (x_max, z_max) = terrain.bounds
-    if "stairs_start" in params and "landing_start" in params:
-        centre = np.array([(params["stairs_start"] + params["landing_start"]) / 2, 0.0])
-    else:
-        centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
-    turned = positions[:, root][:, [0, 2]]
-    middle = (turned.min(axis=0) + turned.max(axis=0)) / 2
-    positions[:, root, 0] += centre[0] - middle[0]
-    positions[:, root, 2] += centre[1] - middle[1]
-    placed = Clip(clip.skeleton, rotations, positions, clip.fps)
-    if "stairs_start" not in params:
-        positions[:, root, 0] += _roughest_shift(placed, terrain, (x_min, x_max))
-    return Clip(clip.skeleton, rotations, positions, clip.fps)
-
-
-def _roughest_shift(clip: Clip, terrain: Any, x_range: tuple[float, float]) -> float:
-    """Shift along x (metres) that puts the clip's lowest points ``(F,)`` over the most uneven
-    ground (largest spread of heights) while they stay on the terrain; 0 when all is level."""
-    _, gpos = clip.forward_kinematics()
-    lowest = np.take_along_axis(gpos, gpos[..., 1].argmin(axis=1)[:, None, None], axis=1)[:, 0]
-    points = lowest[:, [0, 2]]  # (F, 2)
-    low = x_range[0] + PLACE_MARGIN - points[:, 0].min()
-    high = x_range[1] - PLACE_MARGIN - points[:, 0].max()
-    if high <= low:
-        return 0.0
-    shifts = np.linspace(low, high, PLACE_CANDIDATES)
-    shifts = np.append(shifts, 0.0)  # the middle wins ties
-    moved = points[None] + np.stack([shifts, np.zeros_like(shifts)], axis=-1)[:, None]
-    heights = np.asarray(terrain.height(moved), np.float64)
-    spread = np.where(np.isfinite(heights), heights, 0.0).std(axis=1)
-    best = int(np.argmax(spread))
-    return float(shifts[best]) if spread[best] > spread[-1] + 1e-6 else 0.0
 
 
 def animation_floor(clip: Clip) -> float:
@@ -186,19 +158,6 @@ def _smooth_above(values: FloatArray, window: int) -> FloatArray:
     return averaged.mean(axis=-1)
 
 
-def _carry_shift(
-    shift: FloatArray, pinned: NDArray[np.bool_], weight: FloatArray
-) -> FloatArray:
-    """Lock shifts ``(F, feet, 2)`` carried from each lock's last fully pinned frame over the
-    frames in which that lock is let go (``0 < weight < 1``), so releasing it does not jump."""
-    frames = shift.shape[0]
-    index = np.where(pinned, np.arange(frames)[:, None], -1)
-    last = np.maximum.accumulate(index, axis=0)  # (F, feet) last pinned frame so far
-    carried = np.take_along_axis(shift, np.maximum(last, 0)[..., None], axis=0)
-    releasing = ~pinned & (weight > 0.0) & (last >= 0)
-    return np.where(releasing[..., None], carried, shift)
-
-
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
     """Per-foot lift ``(F, 2)`` held in contact and faded to zero over ``frames`` outside it."""
     out = np.where(contacts, lift, 0.0)
@@ -220,44 +179,129 @@ def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> Fl
     return out
 
 
+def _fill_missing(values: FloatArray) -> FloatArray:
+    """``(F, ...)`` with NaN replaced by the nearest earlier finite value along frames (the
+    next one before the first; 0 where a column has none)."""
+    out = values.copy()
+    finite = np.isfinite(out)
+    index = np.where(finite, np.arange(out.shape[0]).reshape(-1, *([1] * (out.ndim - 1))), -1)
+    last = np.maximum.accumulate(index, axis=0)
+    first = np.argmax(finite, axis=0)
+    last = np.where(last < 0, first, last)
+    out = np.take_along_axis(out, last, axis=0)
+    return np.where(np.isfinite(out), out, 0.0)
+
+
+def contact_segments(contacts: NDArray[np.bool_]) -> dict[str, list[list[int]]]:
+    """Contacts ``(F, 2)`` as ``{"left": [[start, stop], ...], "right": [...]}`` (stop
+    exclusive): the report's list a user can check, and what ``--contacts`` reads back."""
+    return {side: [[int(a), int(b)] for a, b in segments(contacts[:, i])]
+            for i, side in enumerate(("left", "right"))}
+
+
+def contacts_from_segments(data: Any, frames: int, where: str = "contacts") -> NDArray[np.bool_]:
+    """Contacts ``(F, 2)`` from :func:`contact_segments`' JSON (or a report holding it under
+    ``"contacts"``); raises :class:`SkeletonError` naming the field at fault."""
+    if isinstance(data, dict) and "contacts" in data and "left" not in data:
+        data = data["contacts"]
+    if not isinstance(data, dict):
+        raise SkeletonError(f"{where}: expected an object with 'left' and 'right' lists")
+    out = np.zeros((frames, 2), dtype=bool)
+    for i, side in enumerate(("left", "right")):
+        spans = data.get(side)
+        if not isinstance(spans, list):
+            raise SkeletonError(f"{where}: '{side}' must be a list of [start, stop] frames")
+        for k, span in enumerate(spans):
+            ok = (isinstance(span, list) and len(span) == 2
+                  and all(isinstance(v, int) and not isinstance(v, bool) for v in span))
+            if not ok or not 0 <= span[0] < span[1] <= frames:
+                raise SkeletonError(
+                    f"{where}: {side}[{k}] = {span!r} is not [start, stop] with "
+                    f"0 <= start < stop <= {frames}"
+                )
+            out[span[0]:span[1], i] = True
+    return out
+
+
 @dataclass
 class GroundResult:
-    """A grounded clip and its report (``before`` / ``after`` metrics, fallbacks, warnings)."""
+    """A grounded clip and its report (``before`` / ``after`` metrics, contacts, warnings)."""
 
     clip: Clip
     before: dict[str, float]
     after: dict[str, float]
     contacts: NDArray[np.bool_]
     fallback_frames: int = 0
+    off_terrain_frames: int = 0
     warnings: list[str] = field(default_factory=list)
     swing_lift_max_m: float = 0.0
 
     def report(self) -> dict[str, Any]:
-        """The JSON report: ``{"before": {...}, "after": {...}, ...}``."""
+        """The JSON report: ``{"before": {...}, "after": {...}, "contacts": {...}, ...}``."""
         return {
             "before": self.before,
             "after": self.after,
             "frames": self.clip.frame_count,
             "fps": self.clip.fps,
             "contact_ratio": float(self.contacts.mean()) if self.contacts.size else 0.0,
+            "contacts": contact_segments(self.contacts),
             "fallback_frames": self.fallback_frames,
+            "off_terrain_frames": self.off_terrain_frames,
             "swing_lift_max_m": self.swing_lift_max_m,
             "warnings": self.warnings,
         }
 
 
-def score(feet: ClipFeet, contacts: NDArray[np.bool_], terrain: Any, fps: float) -> dict:
-    """The clip metrics of the issue on ``feet`` over ``terrain`` during ``contacts (F, 2)``."""
-    gaps = metrics.ground_gaps(terrain, feet.sole)  # (F, 2, S)
-    out = metrics.contact_metrics(gaps, contacts)
-    # GMD: the foot (toe/ball) joints' own height above the ground, 5 cm / 0.5 m/s.
-    toe_height = metrics.ground_gaps(terrain, feet.toe)
-    out["foot_skate_ratio"] = metrics.foot_skate_ratio(
-        feet.toe, np.where(np.isfinite(toe_height), toe_height, np.inf), fps
-    )
+def toe_joints(legs: tuple[Leg, Leg]) -> tuple[int, int]:
+    """The (left, right) toe-base joints GMD's ratio follows (the foot where there is none)."""
+    left, right = (leg.foot if leg.toes is None else leg.toes for leg in legs)
+    return left, right
+
+
+def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: Any,
+          legs: tuple[Leg, Leg], rest: FloatArray | None = None) -> dict[str, float]:
+    """Every metric of a clip on ``terrain``, each under the name of what it is.
+
+    ``gmd_foot_skate_ratio``: GMD's released code (:func:`footfall.metrics.gmd_foot_skate_ratio`,
+    its own floor, not the terrain); ``physdiff_*_mm``: the lowest joint against the terrain
+    (:func:`footfall.metrics.physdiff_metrics`); footfall's own, over the ``contacts (F, 2)``:
+    ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples), ``stance_sink_m``
+    and ``stance_float_m`` (lowest sole sample below / above the ground), ``stance_slip_m``
+    (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames faster than
+    0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
+    ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's support
+    joints: ankle, ball, toe tips).
+    """
+    _, gpos = clip.forward_kinematics()
+    out = {"gmd_foot_skate_ratio": metrics.gmd_foot_skate_ratio(gpos, clip.fps, *toe_joints(legs))}
+    heights = _joint_heights(gpos, terrain)
+    physdiff = metrics.physdiff_metrics(heights, gpos[..., [0, 2]])
+    out.update({f"physdiff_{key}": value for key, value in physdiff.items()})
+    stance = metrics.contact_metrics(metrics.ground_gaps(terrain, feet.sole), contacts)
+    out["contact_error_m"] = stance["contact_error_m"]
+    out["support_defect_ratio"] = stance["support_defect_ratio"]
+    out["stance_sink_m"] = stance["penetration_m"]
+    out["stance_float_m"] = stance["floating_m"]
     out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
-    out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, fps)
+    out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, clip.fps)
+    if rest is not None:
+        defect = _stance_defect(_support_heights(feet, terrain), rest)
+        out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
+            else 0.0
     return out
+
+
+def _joint_heights(positions: FloatArray, terrain: Any) -> FloatArray:
+    """Every joint's height ``(F, J)`` over the ground under it, with rays cast only for the
+    joints that can be the lowest over the ground (within the terrain's height span of the
+    frame's lowest joint); the others get +inf, which no minimum picks."""
+    low, high = getattr(terrain, "height_range", (-np.inf, np.inf))
+    span = float(high - low) if np.isfinite(high - low) else np.inf
+    y = positions[..., 1]
+    candidate = y <= y.min(axis=1, keepdims=True) + span + 1e-9
+    heights = np.full(y.shape, np.inf)
+    heights[candidate] = metrics.ground_gaps(terrain, positions[candidate])
+    return heights
 
 
 def _clip_setup(
@@ -269,7 +313,7 @@ def _clip_setup(
     grot, gpos = clip.forward_kinematics()
     models = tuple(foot_model_from_motion(clip.skeleton, g, grot, gpos, floor) for g in leg_pair)
     feet = clip_feet(clip.rotations, clip.positions, clip.skeleton, leg_pair, models)
-    return leg_pair, models, floor, feet
+    return leg_pair, models, floor, feet  # type: ignore[return-value]
 
 
 def _contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:
@@ -287,18 +331,191 @@ def _contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:
     return bridge_gaps(held, feet.toe, fps)
 
 
-def measure_clip(clip: Clip, terrain: Any, contacts: Any = None, legs: Any = None) -> dict:
-    """:func:`score` of a clip as it stands (see :func:`footfall.metrics.score_clip`)."""
-    clip.check_finite()
-    _, _, floor, feet = _clip_setup(clip, legs)
-    if contacts is None:
-        contacts = _contacts(feet, floor, clip.fps)
+def _check_contacts(contacts: Any, frames: int) -> NDArray[np.bool_]:
     contacts = np.asarray(contacts, dtype=bool)
-    if contacts.shape != (clip.frame_count, 2):
-        raise SkeletonError(
-            f"contacts have shape {contacts.shape}; expected ({clip.frame_count}, 2)"
+    if contacts.shape != (frames, 2):
+        raise SkeletonError(f"contacts have shape {contacts.shape}; expected ({frames}, 2)")
+    return contacts
+
+
+def measure_clip(clip: Clip, terrain: Any, contacts: Any = None, legs: Any = None) -> dict:
+    """:func:`score` of a clip as it stands on ``terrain`` (contacts found in the motion when
+    not given)."""
+    clip.check_finite()
+    leg_pair, _, floor, feet = _clip_setup(clip, legs)
+    contacts = (_contacts(feet, floor, clip.fps) if contacts is None
+                else _check_contacts(contacts, clip.frame_count))
+    rest = _planted_heights(_support_heights(feet, LevelGround(floor)), contacts)
+    return score(clip, feet, contacts, terrain, leg_pair, rest)
+
+
+#: Sole samples taken every this many (of 1 cm) when finding the ground under a foot.
+SOLE_STRIDE = 3
+
+
+def _points(feet: ClipFeet) -> FloatArray:
+    """The points of each foot that can touch the ground ``(F, 2, N, 3)`` (NaN-padded): the
+    sole every 3 cm with its toe end, and the touch points (heel, ball, toe tips)."""
+    assert feet.touch is not None
+    sole = feet.sole[:, :, ::SOLE_STRIDE]
+    return np.concatenate([sole, feet.sole[:, :, -1:], feet.touch], axis=2)
+
+
+def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: Any, floor: float
+                    ) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """How far each foot must move up ``(F, 2)`` so every point ``(F, 2, N, 3)`` (moved by the
+    horizontal ``shift (F, 2, 2)``) keeps its animated height over the ground under it, and
+    where the ground under a foot is missing ``(F, 2)``."""
+    moved = points.copy()
+    moved[..., [0, 2]] += shift[:, :, None, :]
+    below = metrics.ground_gaps(terrain, np.where(np.isfinite(moved), moved, np.nan))
+    ground = moved[..., 1] - below  # (F, 2, N) NaN where there is no ground
+    valid = np.isfinite(points[..., 1])
+    off = np.any(valid & ~np.isfinite(ground), axis=-1)
+    with np.errstate(invalid="ignore"):
+        need = np.nanmax(np.where(np.isfinite(ground), ground - floor, -np.inf), axis=-1)
+    need = np.where(np.isfinite(need), need, np.nan)
+    return _fill_missing(need), off
+
+
+def _support_heights(feet: ClipFeet, terrain: Any, shift: FloatArray | None = None
+                     ) -> FloatArray:
+    """Heights ``(F, 2, P)`` of the joints each foot stands on over the ground straight under
+    them (NaN off the terrain, NaN padding): the ankle (standing on the heel), the ball and the
+    toe tips (pushing off) — measured joints, not the modelled sole. ``shift (F, 2, 2)`` moves
+    each foot horizontally first."""
+    assert feet.touch is not None
+    points = np.concatenate([feet.ankle[:, :, None], feet.touch[:, :, 1:]], axis=2)
+    if shift is not None:
+        points = points.copy()
+        points[..., [0, 2]] += shift[:, :, None, :]
+    return metrics.ground_gaps(terrain, points)
+
+
+def _planted_heights(heights: FloatArray, contacts: NDArray[np.bool_]) -> FloatArray:
+    """Each foot's support joint heights ``(2, P)`` when planted: a low percentile over its
+    contact frames (over every frame for a foot that never touches down)."""
+    rest = np.empty(heights.shape[1:])
+    for foot in range(heights.shape[1]):
+        frames = contacts[:, foot] if contacts[:, foot].any() else slice(None)
+        rest[foot] = np.nanpercentile(heights[frames, foot], REST_PERCENTILE, axis=0)
+    return rest
+
+
+def _stance_defect(heights: FloatArray, rest: FloatArray) -> FloatArray:
+    """How far each foot ``(F, 2)`` is above (+) or below (−) planted, from its support joints'
+    ``heights (F, 2, P)`` (ankle, ball, toe tips) against their planted heights ``rest (2, P)``.
+
+    It floats by what its lowest support joint is above planted (a foot on its toe tips at
+    push-off is planted); it sinks by what the lower of its ankle and ball is below planted — a
+    toe tip alone under the floor is a bent toe, not a sunken foot.
+    """
+    relative = heights - rest
+    lifted = np.min(np.where(np.isfinite(relative), relative, np.inf), axis=-1)
+    sunk = np.min(np.where(np.isfinite(relative[..., :2]), relative[..., :2], np.inf), axis=-1)
+    defect = np.where(lifted > 0, lifted, np.minimum(sunk, 0.0))
+    return np.where(np.isfinite(defect) & np.isfinite(lifted), defect, 0.0)
+
+
+def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> FloatArray:
+    """The part ``(F, 2)`` of a stance defect that is real: beyond :data:`STANCE_TOLERANCE` and
+    held for ``window`` frames inside a contact. A foot still coming down after heel strike or
+    already rising at toe-off is moving, not floating; capture noise is within the tolerance."""
+    excess = np.sign(defect) * np.maximum(np.abs(defect) - STANCE_TOLERANCE, 0.0)
+    excess = np.where(contacts, excess, 0.0)
+    above = -_smooth_max(-np.maximum(excess, 0.0), window)  # moving minimum of the float
+    below = _smooth_max(np.minimum(excess, 0.0), window)  # moving maximum of the sink
+    return np.where(contacts, above + below, 0.0)
+
+
+def _smooth_max(values: FloatArray, window: int) -> FloatArray:
+    """Centred moving maximum ``(F, ...)`` along frames over ``window`` frames (edges held)."""
+    if window < 2 or values.shape[0] < 2:
+        return values.copy()
+    half = window // 2
+    pad = [(half, half)] + [(0, 0)] * (values.ndim - 1)
+    return sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0).max(-1)
+
+
+def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: Any, contacts: NDArray[np.bool_],
+               params: GroundingParams, blend: int) -> FloatArray:
+    """World rotations ``(F, 2, 4)`` turning each planted sole by the slope under it (seed
+    004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
+    contacts and smoothed; the identity on level ground."""
+    ankle = feet.ankle[..., [0, 2]] + shift
+    hits = terrain.raycast_down(ankle)
+    forward = feet.toe - feet.ankle
+    normal = np.where(hits.hit[..., None], hits.normal, np.array([0.0, 1.0, 0.0]))
+    pitch, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
+    angles = np.stack([pitch, roll], axis=-1) * _blend_out(
+        np.ones(contacts.shape), contacts, blend
+    )[..., None]
+    angles = _smooth_mean(angles, blend)
+    tilt = align_rotation(angles[..., 0], angles[..., 1], forward)
+    level = np.all(np.abs(angles) < 1e-12, axis=-1)
+    return np.where(level[..., None], quat.identity(level.shape), tilt)
+
+
+def _solve_legs(clip: Clip, legs: tuple[Leg, Leg], lift: FloatArray, targets: FloatArray,
+                tilt: FloatArray, root: int) -> Clip:
+    """The clip with its root raised by ``lift (F,)`` and each leg solved so its ankle reaches
+    ``targets (F, 2, 3)`` (world) with the foot turned by ``tilt (F, 2, 4)``; legs that need
+    no correction keep their animated rotations."""
+    rotations = clip.rotations.copy()
+    positions = clip.positions.copy()
+    positions[:, root, 1] += lift
+    grot, gpos = forward_kinematics(clip.skeleton.parents, rotations, positions)
+    parents = clip.skeleton.parents
+    for side, leg in enumerate(legs):
+        hip, knee, ankle = gpos[:, leg.upper], gpos[:, leg.lower], gpos[:, leg.foot]
+        target = targets[:, side]
+        turn = tilt[:, side]
+        active = (np.linalg.norm(target - ankle, axis=-1) > NO_CORRECTION) | (
+            np.abs(turn[:, 0]) < 1.0 - 1e-15
         )
-    return score(feet, contacts, terrain, clip.fps)
+        if not np.any(active):
+            continue
+        limb = np.linalg.norm(knee - hip, axis=-1) + np.linalg.norm(ankle - knee, axis=-1)
+        reach = np.linalg.norm(ankle - hip, axis=-1) / np.maximum(limb, 1e-12)
+        solved = solve_two_bone(hip, knee, ankle, target,
+                                max_reach=np.clip(reach + 1e-9, 0.999, 1.0))
+        upper = quat.mul(solved.upper_rotation, grot[:, leg.upper])
+        lower = quat.mul(solved.lower_rotation, grot[:, leg.lower])
+        foot = quat.mul(turn, grot[:, leg.foot])
+        parent = grot[:, parents[leg.upper]] if parents[leg.upper] >= 0 else quat.identity(
+            (clip.frame_count,))
+        new = {leg.upper: quat.inv_mul(parent, upper), leg.lower: quat.inv_mul(upper, lower),
+               leg.foot: quat.inv_mul(lower, foot)}
+        for joint, local in new.items():
+            rotations[:, joint] = np.where(active[:, None], quat.normalize(local),
+                                           rotations[:, joint])
+    return Clip(clip.skeleton, rotations, positions, clip.fps)
+
+
+class LevelGround:
+    """Endless level ground at one height (a clip's own floor), answering rays like a terrain:
+    what "flat ground at the clip's own floor" means in the do-no-harm guarantee."""
+
+    name = "level"
+    params: dict[str, Any] = {}
+
+    def __init__(self, height: float) -> None:
+        self.height_value = float(height)
+        self.bounds = ((-1e6, -1e6), (1e6, 1e6))
+        self.height_range = (self.height_value, self.height_value)
+
+    def height(self, xz: FloatArray) -> FloatArray:
+        """``(...)`` the ground height under points ``(..., 2)``."""
+        return np.full(np.shape(xz)[:-1], self.height_value)
+
+    def raycast_down(self, xz: FloatArray) -> Any:
+        from footfall.terrain.hits import RayHits
+
+        xz = np.asarray(xz, dtype=np.float64)
+        point = np.stack([xz[..., 0], np.full(xz.shape[:-1], self.height_value), xz[..., 1]], -1)
+        shape = xz.shape[:-1]
+        return RayHits(point, np.broadcast_to([0.0, 1.0, 0.0], (*shape, 3)),
+                       np.ones(shape, dtype=bool), np.zeros(shape))
 
 
 def ground_clip(
@@ -308,15 +525,17 @@ def ground_clip(
     *,
     place: bool = True,
     legs: Any = None,
+    contacts: ArrayLike | None = None,
     progress: Callable[[int, int], None] | None = None,
-    ball_clearance: float = BALL_CLEARANCE,
+    ball_clearance: float = 0.0,
 ) -> GroundResult:
-    """Ground ``clip`` (metres, Y up, animated on a flat floor) on ``terrain``.
+    """Ground ``clip`` (metres, Y up, animated on a flat floor) on ``terrain``, doing no harm
+    (see the module docstring).
 
-    Swinging feet keep the clearance each sole sample had over the animation's floor, and a
-    ball moving faster than :data:`SWING_SPEED` stays ``ball_clearance`` metres (default
-    :data:`BALL_CLEARANCE`; 0 = off) over the ground; the report's ``swing_lift_max_m`` says
-    how far any swing was raised for these.
+    place: turn and move the clip over the terrain first (:func:`place_clip`); contacts:
+    ``(F, 2)`` bool to use instead of the ones found in the motion; ball_clearance: optional
+    extra clearance (metres, default 0 = as animated) for swinging balls faster than
+    :data:`SWING_SPEED`; how far it raised any swing is ``swing_lift_max_m``.
 
     Raises :class:`SkeletonError` naming the frame and joint when the clip holds NaN.
     """
@@ -325,120 +544,92 @@ def ground_clip(
         raise SkeletonError("the clip has no frames")
     if not (np.isfinite(ball_clearance) and 0.0 <= ball_clearance <= 0.5):
         raise SkeletonError(f"ball_clearance must be in [0, 0.5] m, got {ball_clearance}")
+    source = place_clip(clip, terrain, legs) if place else clip.copy()
     skeleton = clip.skeleton
-    source = place_clip(clip, terrain) if place else clip.copy()
     root = int(np.nonzero(skeleton.parents < 0)[0][0])
     leg_pair, models, floor, feet = _clip_setup(source, legs)
-    fps = clip.fps
-    contacts = _contacts(feet, floor, fps)
-    before = score(feet, contacts, terrain, fps)
+    fps, frames = clip.fps, clip.frame_count
+    contacts = (_contacts(feet, floor, fps) if contacts is None
+                else _check_contacts(contacts, frames))
+    blend = max(1, int(round(BLEND_SECONDS * fps)))
+    total = 2 + CORRECTION_PASSES
 
-    rotations = source.rotations.copy()
-    positions = source.positions.copy()
-    positions[:, root, 1] -= floor  # the animation's floor becomes y = 0
-    ankle_xz = feet.ankle[..., [0, 2]]
-    lock_xz, lock_weight, lock_turn = ball_locks(feet.ankle, feet.toe, contacts, fps)
-    stance, swing, plant, next_plant = contact_plan(ankle_xz, contacts)
-    lock_weight = release_over_swing(lock_weight, contacts, swing)
-    # Where each locked ball should be: the ankle lock plus the animated ankle → ball offset,
-    # turned with the foot. Tilting the sole to the ground turns it about the ankle, so the
-    # correction passes move the ankle lock until the solved ball is back there.
-    ball_goal = lock_xz + turn_xz((feet.toe - feet.ankle)[..., [0, 2]], lock_turn)
-    pinned = lock_weight > 1.0 - 1e-9
-    offline = replace(params, smoothing=False)
-    frames = clip.frame_count
-    chunks = [(s, min(s + CHUNK, frames)) for s in range(0, frames, CHUNK)]
-    passes = 2 * (1 + CORRECTION_PASSES)
-    done = 0
-    pipelines: dict[int, GroundingPipeline] = {}
-
-    def run(
-        lift: FloatArray, pelvis: FloatArray | None, angles: FloatArray | None
-    ) -> tuple[FloatArray, FloatArray, Any]:
-        nonlocal done
-        out_rot, out_pos = np.empty_like(rotations), np.empty_like(positions)
-        offsets, fallback = np.empty(frames), np.zeros((frames, 2), dtype=bool)
-        applied = np.zeros((frames, 2, 2))
-        for start, stop in chunks:
-            size = stop - start
-            if size not in pipelines:
-                pipelines[size] = GroundingPipeline(
-                    skeleton, terrain, size, offline, leg_pair, feet=models
-                )
-            pipe = pipelines[size]
-            pipe.reset()
-            part = slice(start, stop)
-            plan = FootPlan(stance[part], swing[part], plant[part], next_plant[part],
-                            lock_xz[part] + lock_shift[part], lock_weight[part], lock_turn[part])
-            frame = pipe.step(rotations[part], positions[part], plan, 1.0 / fps,
-                              foot_lift=lift[part],
-                              pelvis_offset=None if pelvis is None else pelvis[part],
-                              sole_angles=None if angles is None else angles[part])
-            out_rot[part], out_pos[part] = frame.rotations, frame.positions
-            offsets[part], fallback[part] = frame.pelvis_offset, frame.fallback
-            applied[part] = np.stack([frame.sole_pitch, frame.sole_roll], axis=-1)
-            done += 1
-            if progress is not None:
-                progress(done, passes * len(chunks))
-        return out_rot, out_pos, (offsets, fallback, applied)
-
-    window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
-    swing_window = max(1, int(round(LIFT_BLEND_SECONDS * fps)))
-    # What each sole sample cleared over the animation's floor: a swinging foot keeps at least
-    # that clearance over the ground actually under it (a toe must not cut through a stair
-    # riser); on flat ground this asks for nothing, and a sample the animation itself put below
-    # its floor (toes bent past the rigid sole) is not lifted.
-    clearance = feet.sole[..., 1] - floor  # (F, 2, S)
-    lift = np.zeros((frames, 2))
-    swing_lift = np.zeros((frames, 2))
-    lock_shift = np.zeros((frames, 2, 2))
-    angles = None
-    for correction in range(1 + CORRECTION_PASSES):
-        _, _, (goal, _, found) = run(lift + swing_lift, None, angles)
-        if angles is None:
-            # The sole angles of the first pass, smoothed over time and then held: on a
-            # faceted mesh the normal under a moving ankle jumps from face to face, and angles
-            # that changed from pass to pass would undo the lock correction below.
-            angles = _smooth_mean(found, swing_window)
-        out_rot, out_pos, (_, fallback, _) = run(
-            lift + swing_lift, _smooth_below(goal, window), angles
-        )
-        if correction == CORRECTION_PASSES:
+    # Planted heights of the support joints (ankle, ball, toe tips) over the clip's floor; a
+    # "contact" with every support joint well above them is a slow swing, not a stance.
+    planted = _support_heights(feet, LevelGround(floor))
+    rest = _planted_heights(planted, contacts)
+    source_defect = _stance_defect(planted, rest)
+    contacts = contacts & (source_defect <= CONTACT_FLOAT)
+    rest = _planted_heights(planted, contacts)
+    source_defect = _stance_defect(planted, rest)
+    allowed = source_defect - _sustained(source_defect, contacts, blend)
+    # Horizontal: resting balls held where they landed, by no more than the source slid.
+    with np.errstate(invalid="ignore"):
+        ball_rests = planted[:, :, 1] - rest[None, :, 1] <= BALL_REST
+    shift, pinned = slip_locks(feet.toe, contacts & ball_rests, fps)
+    size = np.linalg.norm(shift, axis=-1, keepdims=True)
+    shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
+    before = score(source, feet, contacts, terrain, leg_pair, rest)
+    # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
+    # smoothed from above (rise early before a stair nose, come down after it).
+    points = _points(feet)
+    need, off = _ground_offsets(points, shift, terrain, floor)
+    swing_need = _smooth_above(need, blend)
+    lift_extra = np.zeros((frames, 2))
+    if ball_clearance > 0:
+        ball_gap = feet.toe[..., 1] - floor  # the ball's animated height over its floor
+        speed = horizontal_speed(feet.toe, fps)
+        fast = (speed > SWING_SPEED) & ~contacts
+        lift_extra = np.where(fast, np.maximum(ball_clearance - ball_gap, 0.0), 0.0)
+        lift_extra = np.where(contacts, 0.0, _smooth_above(lift_extra, blend))
+    # A planted foot stands on the ground by its support joints, keeping only what may stay of
+    # the source's own defect (within the tolerance, or not sustained).
+    support = _support_heights(feet, terrain, shift)
+    standing = allowed - _stance_defect(support, rest)
+    standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
+    offset = np.where(contacts, standing, swing_need + lift_extra)
+    # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
+    # its own leg, not by lowering the body).
+    ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
+    pelvis = _smooth_below(ground_part.min(axis=1),
+                           max(1, int(round(PELVIS_SMOOTH_SECONDS * fps))))
+    tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
+    correction = np.zeros((frames, 2))  # stance height corrections found on the solved feet
+    drift = np.zeros((frames, 2, 2))
+    for step in range(1 + CORRECTION_PASSES):
+        targets = feet.ankle.copy()
+        targets[..., [0, 2]] += shift + drift
+        targets[..., 1] += offset + correction
+        out = _solve_legs(source, leg_pair, pelvis, targets, tilt, root)
+        solved = clip_feet(out.rotations, out.positions, skeleton, leg_pair, models)
+        if progress is not None:
+            progress(step + 1, total)
+        if step == CORRECTION_PASSES:
             break
-        solved = clip_feet(out_rot, out_pos, skeleton, leg_pair, models)
-        if correction == 0:  # the locks first; later passes correct heights at those places
-            drift = solved.toe[..., [0, 2]] - ball_goal
-            lock_shift = _carry_shift(
-                lock_shift - np.where((pinned & ~fallback)[..., None], drift, 0.0),
-                pinned, lock_weight,
-            )
-        gaps = metrics.ground_gaps(terrain, solved.sole)
-        low = np.nanmin(np.where(np.isfinite(gaps), gaps, np.inf), axis=-1)
-        error = np.where(np.isfinite(low) & contacts & ~fallback, low, 0.0)
-        lift = lift - _blend_out(error, contacts, int(round(LIFT_BLEND_SECONDS * fps)))
-        with np.errstate(invalid="ignore"):
-            short = np.nanmax(np.where(np.isfinite(gaps), clearance - gaps, -np.inf), axis=-1)
-        short = np.where(np.isfinite(short) & ~contacts & ~fallback, np.maximum(short, 0.0), 0.0)
-        # A fast ball keeps its clearance (speed to the next frame, as the skate test takes it).
-        ball_gap = metrics.ground_gaps(terrain, solved.toe)  # (F, 2)
-        step = np.linalg.norm(np.diff(solved.toe[..., [0, 2]], axis=0), axis=-1) * fps
-        fast = np.concatenate([step, step[-1:]]) > SWING_SPEED
-        fast &= np.isfinite(ball_gap) & ~contacts & ~fallback
-        ask = ball_clearance + CLEARANCE_MARGIN if ball_clearance > 0 else 0.0
-        short = np.maximum(short, np.where(fast, ask - ball_gap, 0.0))
-        swing_lift = np.where(
-            contacts, 0.0, swing_lift + _smooth_above(short, swing_window)
-        )
+        # The planted feet's defect after this solve, against what may stay of the source's own
+        # (within the tolerance): the next solve removes the rest.
+        defect = _stance_defect(_support_heights(solved, terrain), rest)
+        error = np.where(contacts & ~off, defect - allowed, 0.0)
+        correction = correction - _blend_out(error, contacts, blend)
+        wanted = feet.toe[..., [0, 2]] + shift
+        moved = solved.toe[..., [0, 2]] - wanted
+        drift = drift - np.where(pinned[..., None] & (size > STANCE_TOLERANCE), moved, 0.0)
 
-    grounded = Clip(skeleton, out_rot, out_pos, fps)
-    after = score(clip_feet(out_rot, out_pos, skeleton, leg_pair, models), contacts, terrain, fps)
-    result = GroundResult(grounded, before, after, contacts)
-    result.swing_lift_max_m = float(np.max(swing_lift, initial=0.0))
-    missing = int(fallback.any(axis=1).sum())
-    result.fallback_frames = missing
-    if missing:
-        result.warnings.append(
-            f"{missing} of {frames} frames: the ground under a foot was missing or out of reach "
-            "(hole, cliff or off the terrain); the animated foot was kept there"
-        )
+    after = score(out, solved, contacts, terrain, leg_pair, rest)
+    if progress is not None:
+        progress(total, total)
+    result = GroundResult(out, before, after, contacts)
+    result.swing_lift_max_m = float(np.max(lift_extra, initial=0.0))
+    gaps = metrics.ground_gaps(terrain, _points(solved))
+    left_terrain = np.any(np.isfinite(_points(solved)[..., 1]) & ~np.isfinite(gaps), axis=-1)
+    result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
+    result.fallback_frames = result.off_terrain_frames
+    for side, name in enumerate(("left", "right")):
+        if left_terrain[:, side].any():
+            result.warnings.append(
+                f"the {name} foot leaves the terrain in frames "
+                f"{frame_ranges(left_terrain[:, side])} of {frames}: the ground under it is "
+                "missing there (it keeps its animated "
+                "height over the nearest ground it had)"
+            )
     return result

@@ -1,0 +1,164 @@
+"""Where a clip goes on a terrain: its pelvis path turned and moved over the interesting ground,
+kept inside the terrain, and the size a built-in scene needs to hold all of it.
+
+The path is the pelvis's (the joint the two legs hang from), never the root joint's: datasets
+that give every joint position channels leave the root at the origin while the hips walk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from footfall import quat
+from footfall.grounding.contacts import segments
+from footfall.grounding.feet import Leg, legs_of
+from footfall.skeleton import Clip, Skeleton
+
+FloatArray = NDArray[np.float64]
+
+#: Candidate shifts along x tried over uneven non-stair ground, and the margin (metres) kept
+#: between the clip's feet and the terrain's border.
+PLACE_CANDIDATES = 64
+PLACE_MARGIN = 0.5
+#: A built-in scene is at least this big (the scenes' own default strip) and holds the clip's
+#: footprint with PLACE_MARGIN + this much room on every side.
+SCENE_MIN_SIZE = (32.0, 4.0)
+SCENE_ROOM = 1.0
+#: Paths shorter than this (metres) have no direction of travel: they are not turned.
+MIN_TRAVEL = 0.2
+
+
+def pelvis_joint(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> int:
+    """The joint both legs hang from: the lowest common ancestor of the two thighs."""
+    def ancestors(joint: int) -> list[int]:
+        chain = []
+        while joint >= 0:
+            chain.append(joint)
+            joint = int(skeleton.parents[joint])
+        return chain
+
+    right = set(ancestors(int(skeleton.parents[legs[1].upper])))
+    for joint in ancestors(int(skeleton.parents[legs[0].upper])):
+        if joint in right:
+            return joint
+    return int(np.nonzero(skeleton.parents < 0)[0][0])
+
+
+def travel_heading(path_xz: FloatArray) -> float | None:
+    """Heading (radians about +Y, 0 along +Z) of a path ``(F, 2)`` as (x, z): its start → end
+    direction, or for a path that comes back (a circle, a figure eight, back and forth) its
+    longest axis; None when it hardly moves."""
+    travel = path_xz[-1] - path_xz[0]
+    centred = path_xz - path_xz.mean(axis=0)
+    spread = float(np.abs(centred).max(initial=0.0))
+    if np.hypot(*travel) > max(MIN_TRAVEL, 0.5 * spread):
+        return float(np.arctan2(travel[0], travel[1]))
+    if spread < MIN_TRAVEL:
+        return None
+    _, _, axes = np.linalg.svd(centred, full_matrices=False)
+    return float(np.arctan2(axes[0, 0], axes[0, 1]))
+
+
+def turned(clip: Clip, turn: FloatArray, shift: FloatArray) -> Clip:
+    """The clip turned by ``turn (4,)`` about the world +Y axis and moved by ``shift (3,)``."""
+    root = np.nonzero(clip.skeleton.parents < 0)[0]
+    rotations = clip.rotations.copy()
+    positions = clip.positions.copy()
+    rotations[:, root] = quat.mul(turn, rotations[:, root])
+    positions[:, root] = quat.rotate(turn, positions[:, root]) + shift
+    return Clip(clip.skeleton, rotations, positions, clip.fps)
+
+
+def along_x(clip: Clip, legs: Any = None) -> Clip:
+    """The clip turned about +Y so its pelvis travels along +X."""
+    leg_pair = legs_of(clip.skeleton, legs)
+    _, gpos = clip.forward_kinematics()
+    pelvis = gpos[:, pelvis_joint(clip.skeleton, leg_pair)]
+    heading = travel_heading(pelvis[:, [0, 2]])
+    angle = 0.0 if heading is None else np.pi / 2 - heading
+    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), angle)
+    return turned(clip, turn, np.zeros(3))
+
+
+def footprint(clip: Clip) -> tuple[FloatArray, FloatArray]:
+    """(x, z) minimum and maximum ``(2,)`` of every joint over the clip, metres."""
+    _, gpos = clip.forward_kinematics()
+    xz = gpos[..., [0, 2]].reshape(-1, 2)
+    return xz.min(axis=0), xz.max(axis=0)
+
+
+def scene_size(clip: Clip, legs: Any = None) -> tuple[float, float]:
+    """(length along x, width along z) metres of a built-in scene that holds the clip once it
+    is turned along +X (:func:`along_x`), with room to spare."""
+    low, high = footprint(along_x(clip, legs))
+    room = 2 * (PLACE_MARGIN + SCENE_ROOM)
+    return (max(SCENE_MIN_SIZE[0], float(high[0] - low[0]) + room),
+            max(SCENE_MIN_SIZE[1], float(high[1] - low[1]) + room))
+
+
+def place_clip(clip: Clip, terrain: Any, legs: Any = None) -> Clip:
+    """The clip turned so its pelvis travels along +X and moved over the terrain's interesting
+    part: the up flight of stairs, else the stretch along x where the ground under its lowest
+    points varies most (the middle on level ground) — kept inside the terrain with a margin
+    wherever the terrain is big enough."""
+    leg_pair = legs_of(clip.skeleton, legs)
+    facing = along_x(clip, leg_pair)
+    _, gpos = facing.forward_kinematics()
+    pelvis = gpos[:, pelvis_joint(clip.skeleton, leg_pair), :]
+    params = getattr(terrain, "params", {}) or {}
+    (x_min, z_min), (x_max, z_max) = terrain.bounds
+    if "stairs_start" in params and "landing_start" in params:
+        centre = np.array([(params["stairs_start"] + params["landing_start"]) / 2, 0.0])
+    else:
+        centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
+    middle = (pelvis[:, [0, 2]].min(axis=0) + pelvis[:, [0, 2]].max(axis=0)) / 2
+    shift = centre - middle
+    low, high = footprint(facing)
+    shift = _inside(shift, low, high, (x_min, z_min), (x_max, z_max))
+    placed = turned(facing, quat.identity(), np.array([shift[0], 0.0, shift[1]]))
+    if "stairs_start" not in params:
+        extra = _roughest_shift(placed, terrain, (x_min + PLACE_MARGIN - (low[0] + shift[0]),
+                                                  x_max - PLACE_MARGIN - (high[0] + shift[0])))
+        placed = turned(placed, quat.identity(), np.array([extra, 0.0, 0.0]))
+    return placed
+
+
+def _inside(shift: FloatArray, low: FloatArray, high: FloatArray, lower: tuple[float, float],
+            upper: tuple[float, float]) -> FloatArray:
+    """``shift (2,)`` moved as little as needed to keep a footprint [low, high] + shift inside
+    [lower, upper] with the margin, per axis (centred where it cannot fit)."""
+    out = shift.copy()
+    for axis in range(2):
+        least = lower[axis] + PLACE_MARGIN - low[axis]
+        most = upper[axis] - PLACE_MARGIN - high[axis]
+        out[axis] = (least + most) / 2 if least > most else np.clip(out[axis], least, most)
+    return out
+
+
+def _roughest_shift(clip: Clip, terrain: Any, limits: tuple[float, float]) -> float:
+    """Shift along x (metres, within ``limits``) that puts the clip's lowest points over the
+    most uneven ground (largest spread of heights); 0 when all is level or nothing fits."""
+    low, high = limits
+    if high <= low:
+        return 0.0
+    _, gpos = clip.forward_kinematics()
+    lowest = np.take_along_axis(gpos, gpos[..., 1].argmin(axis=1)[:, None, None], axis=1)[:, 0]
+    points = lowest[:, [0, 2]]  # (F, 2)
+    shifts = np.append(np.linspace(low, high, PLACE_CANDIDATES), 0.0)  # the middle wins ties
+    shifts = np.clip(shifts, low, high)
+    moved = points[None] + np.stack([shifts, np.zeros_like(shifts)], axis=-1)[:, None]
+    heights = np.asarray(terrain.height(moved), np.float64)
+    spread = np.where(np.isfinite(heights), heights, 0.0).std(axis=1)
+    best = int(np.argmax(spread))
+    return float(shifts[best]) if spread[best] > spread[-1] + 1e-6 else float(shifts[-1])
+
+
+def frame_ranges(flags: NDArray[np.bool_]) -> str:
+    """Frames where a 1-D bool array is True as text: ``"10–40, 97"`` (inclusive)."""
+    parts = []
+    for start, stop in segments(flags):
+        parts.append(str(start) if stop - start == 1 else f"{start}–{stop - 1}")
+    return ", ".join(parts)
