@@ -28,13 +28,7 @@ from footfall.grounding.footsteps import (
     swing_offset,
     tread_snap_shift,
 )
-from footfall.grounding.locks import (
-    ball_locks,
-    contact_plan,
-    foot_locks,
-    release_over_swing,
-    rest_frames,
-)
+from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -59,12 +53,9 @@ __all__ = [
     "StepPlan",
     "align_rotation",
     "ankle_lift",
-    "ball_locks",
     "bridge_gaps",
-    "contact_plan",
     "detect_contacts",
     "follow",
-    "foot_locks",
     "foot_model",
     "foot_model_from_motion",
     "ground_clip",
@@ -77,9 +68,8 @@ __all__ = [
     "scene_size",
     "plan_steps",
     "reach_limit",
-    "release_over_swing",
-    "rest_frames",
     "segments",
+    "slip_locks",
     "slope_angles",
     "smoothstep",
     "stack_params",
