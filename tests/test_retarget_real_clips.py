@@ -35,7 +35,8 @@ STANCE_BAND = 0.02
 STANCE_SPEED = 0.25
 #: bvhio_example's legs end at the ankle with a sole marker straight below it (no toe point):
 #: when a source rolls over its toes, that stub foot follows the rising ankle and skates by
-#: GMD's measure (0.04–0.21 onto it). Not solved yet; its contact heights are still checked.
+#: GMD's measure (cmu_131_01 onto it: 0.018 → 0.121). Not solved yet; its contact heights are
+#: still checked.
 GMD_GAP_TARGETS = {"bvhio_example"}
 
 
@@ -126,7 +127,45 @@ def test_contact_heights_hold_and_gmd_ratio_no_worse(source_path, target_path) -
         assert wobble_t <= s * wobble_s + 0.003, (foot, start, end, wobble_s, wobble_t)
     if target_path.stem in GMD_GAP_TARGETS and not same_kind:
         return
-    ratio_s = gmd_ratio(source, r.source_map, source_toes if same_kind else source_toes)
+    ratio_s = gmd_ratio(source, r.source_map, source_toes)
     ratio_t = gmd_ratio(out, r.target_map, target_toes)
     scaled_s = gmd_ratio(source, r.source_map, source_toes, s)
     assert ratio_t <= max(ratio_s, scaled_s) + 0.02, (ratio_s, scaled_s, ratio_t)
+
+
+def table() -> str:
+    """The figures of the test above for every pair, as a Markdown table (``docs/retarget.md``):
+    ``PYTHONPATH=src python tests/test_retarget_real_clips.py``."""
+    rows = ["| source → target | size ratio | stance runs | worst stance wobble, source → "
+            "target (mm) | GMD source | GMD source at target size | GMD target |",
+            "|---|---|---|---|---|---|---|"]
+    for source_path in SOURCES:
+        source = source_clip(source_path)
+        for target_path in TARGETS:
+            skeleton, rest = target_rig(target_path)
+            r = Retargeter(source.skeleton, skeleton, target_rest=rest)
+            out = r.apply(source)
+            source_toes = Toes.of(source.skeleton, r.source_map)
+            target_toes = Toes.of(skeleton, r.target_map)
+            both = source_toes is not None and target_toes is not None
+            height_s, point_s = contact_points(source, r.source_map, r.source_measures,
+                                               source_toes if both else None)
+            height_t, _ = contact_points(out, r.target_map, r.target_measures,
+                                         target_toes if both else None)
+            runs = stance_runs(height_s, point_s, source.fps, r.limb_weights(source).legs)
+            worst = max(runs, default=None, key=lambda run: np.ptp(
+                height_t[run[1]:run[2], run[0]]) - r.size_ratio * np.ptp(
+                height_s[run[1]:run[2], run[0]]))
+            wobble = ("–" if worst is None else
+                      f"{1000 * np.ptp(height_s[worst[1]:worst[2], worst[0]]):.1f} → "
+                      f"{1000 * np.ptp(height_t[worst[1]:worst[2], worst[0]]):.1f}")
+            rows.append(
+                f"| {source_path.stem} → {target_path.stem} | {r.size_ratio:.3f} | {len(runs)} "
+                f"| {wobble} | {gmd_ratio(source, r.source_map, source_toes):.3f} "
+                f"| {gmd_ratio(source, r.source_map, source_toes, r.size_ratio):.3f} "
+                f"| {gmd_ratio(out, r.target_map, target_toes):.3f} |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(table())

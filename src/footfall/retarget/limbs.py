@@ -7,10 +7,12 @@ source hands relative to the hips, scaled, bending toward the copied elbow. Arou
 
 - heights: a foot point's lift above its standing height is the source's, scaled by the size
   ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
-- toes: on the floor the foot is pitched so its toes sit as high as the source's; while the
-  heel is up the toes stay on the source's toe path (the pivot); always, the foot's lowest
-  point (ankle or toe) is exactly as high as the source's (scaled), so a foot of other
-  proportions neither wobbles in stance nor scrapes the floor in the swing;
+- toes (toe joints, or the ball of the foot from a toe End Site: ``toes.py``): on the floor
+  the foot is pitched so its toes sit as high as the source's; while the heel is up the toes
+  are the pivot, held where they stood when the toe contact began (a foot of another length
+  would otherwise slide by the difference) and blended back in the air; always, the foot's
+  lowest point (ankle or toe) is exactly as high as the source's (``contact_lift``), so a foot
+  of other proportions neither wobbles in stance nor scrapes the floor in the swing;
 - reach: where a planted foot cannot be reached the hips are lowered just enough, never raised;
 - do no harm: a limb whose tip is already on its target is not touched (identity stays exact);
 - detached feet: IK rigs whose feet do not hang below the shin (RobotExpressive) get the foot

@@ -72,7 +72,8 @@ def hold_while_planted(values: ArrayLike, planted: ArrayLike,
         step = np.where(planted, 0.0, np.maximum(np.asarray(pace, dtype=np.float64), 1e-6))
         total = np.concatenate([np.zeros_like(step[:1]), np.cumsum(step, axis=0)], axis=0)
         begin = np.take_along_axis(total, np.maximum(last_release, 0), axis=0)
-        done = np.take_along_axis(total, index + 1 + 0 * last_release, axis=0) - begin
+        done = (np.take_along_axis(total, np.broadcast_to(index + 1, last_release.shape), axis=0)
+                - begin)
         whole = np.take_along_axis(total, next_touchdown, axis=0) - begin
         progress = np.clip(done / np.maximum(whole, 1e-12), 0.0, 1.0)
     remaining = np.where(last_release >= 0, 1.0 - _ease(progress), 0.0)[..., None]
@@ -80,6 +81,12 @@ def hold_while_planted(values: ArrayLike, planted: ArrayLike,
     swinging = values + gap * remaining
     swinging[..., 1] += swing_lift(gap, progress, last_release >= 0)
     return np.where(planted[..., None], held, swinging)
+
+
+def _runs(column: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Start and end (exclusive) frames of the runs of equal values in ``column (F,)``."""
+    edges = np.flatnonzero(np.diff(column.astype(np.int8))) + 1
+    return np.r_[0, edges], np.r_[edges, len(column)]
 
 
 def debounce(planted: ArrayLike, frames: int) -> NDArray[np.bool_]:
@@ -92,9 +99,7 @@ def debounce(planted: ArrayLike, frames: int) -> NDArray[np.bool_]:
     out = planted.reshape(planted.shape[0], -1).copy()
     for value in (True, False):
         for column in out.T:  # the feet: a handful of columns
-            edges = np.flatnonzero(np.diff(column.astype(np.int8))) + 1
-            starts = np.r_[0, edges]
-            ends = np.r_[edges, len(column)]
+            starts, ends = _runs(column)
             short = (column[starts] == value) & (ends - starts < frames)
             if not value:  # a swing at either end of the clip is not between two plants
                 short &= (starts > 0) & (ends < len(column))
@@ -113,9 +118,7 @@ def keep_through_shuffles(planted: ArrayLike, lift: ArrayLike,
     out = planted.reshape(planted.shape[0], -1).copy()
     heights = lift.reshape(lift.shape[0], -1)
     for column, height in zip(out.T, heights.T, strict=True):
-        edges = np.flatnonzero(np.diff(column.astype(np.int8))) + 1
-        starts, ends = np.r_[0, edges], np.r_[edges, len(column)]
-        for start, end in zip(starts, ends, strict=True):
+        for start, end in zip(*_runs(column), strict=True):
             if not column[start] and height[start:end].max() < clearance:
                 column[start:end] = True
     return out.reshape(planted.shape)
