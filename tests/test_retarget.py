@@ -29,7 +29,7 @@ def rig(stem: str):
 # joints: its toes are End Sites). bvhio_example has two frames: no motion to follow.
 TARGETS = [rig("cmu_131_01"), rig("mixamo_stepping"), rig("mocapbank_zxy_cm")]
 MOTION = [p for p in RIGS if p.stem != "bvhio_example"]
-MAX_SECONDS = 8.0
+MAX_SECONDS = 5.0
 
 
 @cache

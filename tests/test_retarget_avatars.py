@@ -16,7 +16,7 @@ from footfall.retarget.toes import Toes
 
 # One file per rig; bvhio_example (two frames) has no motion to follow.
 RIGS = [p for p in HUMANOID_BVH_FILES if p.stem not in ("cmu_131_01_metres", "bvhio_example")]
-MAX_SECONDS = 8.0
+MAX_SECONDS = 5.0
 
 
 @cache
