@@ -18,3 +18,7 @@ AVATAR_FILES = sorted((DATA / "avatars").glob("*.glb"))
 def data_dir() -> Path:
     """The folder of real test data."""
     return DATA
+# The humanoid captures (eight): every stage that needs legs and arms runs over these. The ninth
+# file (4 joints: hips, spine, head, one leg) is no humanoid: a clear MappingError is its answer.
+NOT_HUMANOID_BVH = DATA / "bvh" / "pybvh_rotation_first_root.bvh"
+HUMANOID_BVH_FILES = [path for path in ALL_BVH_FILES if path != NOT_HUMANOID_BVH]

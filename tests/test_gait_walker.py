@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import BVH_FILES
+from conftest import HUMANOID_BVH_FILES, NOT_HUMANOID_BVH
 from footfall import quat, terrain
 from footfall.bvh import load
 from footfall.errors import FootfallError, MappingError, SettingsError
@@ -256,12 +256,26 @@ def test_slope_lean_and_rate_measured(angle, heading, lean, rate):
 
 
 def test_walks_any_humanoid_without_slipping():
-    for path in BVH_FILES:
+    for path in HUMANOID_BVH_FILES:  # all eight shared humanoid captures
         walker = ProceduralWalker(load(path).skeleton, params=GaitParams(speed_wobble=0.1))
         frames = walker.generate(1.0)
         assert all(np.isfinite(f.rotations).all() for f in frames), path.name
         assert max(f.residual.max() for f in frames) < 1e-9, path.name
         assert stance_slip(walker, frames)[0] <= 1e-4, path.name
+        # It walks standing up: head above hips above feet (pybvh_test1_zup_inches.bvh's rest
+        # pose lies on its side and stands up through its root rotation).
+        rig = walker.rig
+        feet = [leg.foot for leg in rig.legs]
+        for f in frames:
+            heights = f.global_positions[0, :, 1]
+            assert heights[rig.head] > heights[rig.root] + 0.3, path.name
+            assert heights[rig.root] > heights[feet].max(), path.name
+
+
+def test_a_clip_without_legs_cannot_walk_and_says_why():
+    with pytest.raises(MappingError, match=r"skeleton has no legs: .*\(joints: Hips, Spine, "
+                       r"Head, LeftLeg\)"):
+        ProceduralWalker(load(NOT_HUMANOID_BVH).skeleton)
 
 
 def test_ten_walker_minutes_on_the_course_stay_finite():

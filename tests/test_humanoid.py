@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pygltflib import GLTF2
 
-from conftest import AVATAR_FILES, BVH_FILES, DATA
+from conftest import AVATAR_FILES, DATA, HUMANOID_BVH_FILES, NOT_HUMANOID_BVH
 from footfall import bvh, quat
 from footfall.bunny import bunny_skeleton
 from footfall.errors import FootfallError, MappingError
@@ -626,13 +626,59 @@ EXPECTED_REAL = {
     },
 }  # fmt: skip
 EXPECTED_REAL["cmu_131_01_metres.bvh"] = EXPECTED_REAL["cmu_131_01.bvh"]
+EXPECTED_REAL.update({
+    "bvhio_example.bvh": {  # no toes; one spine joint ("Chest") under the hips
+        "Hips": "Hips", "Spine": "Chest", "Neck": "Neck", "Head": "Head",
+        "LeftUpperLeg": "LeftUpLeg", "LeftLowerLeg": "LeftLowLeg", "LeftFoot": "LeftFoot",
+        "RightUpperLeg": "RightUpLeg", "RightLowerLeg": "RightLowLeg", "RightFoot": "RightFoot",
+        "LeftShoulder": "LeftCollar", "LeftUpperArm": "LeftUpArm", "LeftLowerArm": "LeftLowArm",
+        "LeftHand": "LeftHand", "RightShoulder": "RightCollar", "RightUpperArm": "RightUpArm",
+        "RightLowerArm": "RightLowArm", "RightHand": "RightHand",
+    },
+    "cmu_01_01_fairmotion.bvh": {  # CMU's names in the fairmotion (Mixamo-like) spelling
+        "Hips": "Hips", "LeftUpperLeg": "LeftUpLeg", "LeftLowerLeg": "LeftLeg",
+        "LeftFoot": "LeftFoot", "LeftToes": "LeftToeBase", "RightUpperLeg": "RightUpLeg",
+        "RightFoot": "RightFoot", "RightToes": "RightToeBase", "Spine": "LowerBack",
+        "Chest": "Spine", "UpperChest": "Spine1", "Neck": "Neck", "Head": "Head",
+        "LeftShoulder": "LeftShoulder", "LeftUpperArm": "LeftArm", "LeftLowerArm": "LeftForeArm",
+        "LeftHand": "LeftHand", "RightUpperArm": "RightArm", "RightHand": "RightHand",
+    },
+    "mocapbank_zxy_cm.bvh": {  # the cgspeed trap again: LeftShoulder is the upper arm
+        "Hips": "Hips", "Spine": "Chest", "Chest": "Chest2", "Neck": "Neck", "Head": "Head",
+        "LeftUpperLeg": "LeftHip", "LeftLowerLeg": "LeftKnee", "LeftFoot": "LeftAnkle",
+        "RightUpperLeg": "RightHip", "RightFoot": "RightAnkle", "LeftShoulder": "LeftCollar",
+        "LeftUpperArm": "LeftShoulder", "LeftLowerArm": "LeftElbow", "LeftHand": "LeftWrist",
+        "RightUpperArm": "RightShoulder", "RightHand": "RightWrist",
+    },
+    "pybvh_test1_zup_inches.bvh": {  # four spine joints onto three, two neck joints onto one
+        "Hips": "Hips", "Spine": "Spine", "Chest": "Spine2", "UpperChest": "Spine3",
+        "Neck": "Neck", "Head": "Head", "LeftUpperLeg": "LeftUpLeg", "LeftLowerLeg": "LeftLeg",
+        "LeftFoot": "LeftFoot", "LeftToes": "LeftToeBase", "RightUpperLeg": "RightUpLeg",
+        "RightToes": "RightToeBase", "LeftShoulder": "LeftShoulder", "LeftUpperArm": "LeftArm",
+        "LeftLowerArm": "LeftForeArm", "LeftHand": "LeftHand", "RightUpperArm": "RightArm",
+        "RightHand": "RightHand",
+    },
+})  # fmt: skip
+
 
 
 def real_skeleton(path: Path) -> Skeleton:
     return bvh_skeleton(path) if path.suffix == ".bvh" else glb_skeleton(path)
 
 
-REAL_FILES = BVH_FILES + AVATAR_FILES
+def standing_rest(skeleton: Skeleton) -> np.ndarray:
+    """Rest joint positions ``(J, 3)`` with the body standing up: pybvh_test1_zup_inches.bvh's
+    rest pose lies on its side (it stands up through its root rotation), so it is turned
+    upright the way the retargeter calibrates it."""
+    from footfall.humanoid import upright_pose
+    from footfall.skeleton import forward_kinematics
+
+    pose = upright_pose(skeleton, map_skeleton(skeleton).mapping,
+                        quat.identity((skeleton.joint_count,)))
+    return forward_kinematics(skeleton.parents, pose, skeleton.offsets)[1]
+
+
+REAL_FILES = HUMANOID_BVH_FILES + AVATAR_FILES
 
 
 @pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name)
@@ -660,24 +706,29 @@ def test_real_files_map_legs_arms_spine_head_and_fingers(path):
 @pytest.mark.parametrize(
     "skeleton",
     [
-        *(real_skeleton(p) for p in BVH_FILES),
+        *(real_skeleton(p) for p in HUMANOID_BVH_FILES),
         glb_skeleton(DATA / "avatars/CesiumMan.glb"),
         bunny_skeleton(),
     ],
-    ids=[*(p.name for p in BVH_FILES), "CesiumMan.glb", "bunny"],
+    ids=[*(p.name for p in HUMANOID_BVH_FILES), "CesiumMan.glb", "bunny"],
 )
 def test_find_legs_on_real_rigs_and_the_bunny(skeleton):
     legs = find_legs(skeleton)
-    rest = skeleton.rest_positions()
+    rest = standing_rest(skeleton)
     assert set(legs) == {"left", "right"}
     lowest = rest[:, 1].min()
     for leg in legs.values():
         assert skeleton.parents[leg.lower] == leg.upper
         assert skeleton.parents[leg.foot] == leg.lower
-        assert leg.toes is not None and skeleton.parents[leg.toes] == leg.foot
+        toeless = not skeleton.children(leg.foot)
+        end = leg.foot if toeless else leg.toes
+        if toeless:  # bvhio_example, mocapbank_zxy_cm: the leg ends at the ankle
+            assert leg.toes is None
+        else:
+            assert leg.toes is not None and skeleton.parents[leg.toes] == leg.foot
         # measured on the rest pose: the leg hangs down and ends at the bottom of the rig
         assert rest[leg.upper, 1] > rest[leg.lower, 1] > rest[leg.foot, 1]
-        assert rest[leg.toes, 1] - lowest < 0.05 * np.ptp(rest[:, 1])
+        assert rest[end, 1] - lowest < 0.06 * np.ptp(rest[:, 1])
         thigh = np.linalg.norm(rest[leg.lower] - rest[leg.upper])
         assert thigh > 0.1 * np.ptp(rest[:, 1])  # a real thigh, not the LHipJoint stub
     assert rest[legs["left"].foot, 0] > rest[legs["right"].foot, 0]  # left is +X (facing +Z)
@@ -711,6 +762,22 @@ def test_find_arms_on_real_rigs(path):
         path.name == "RobotExpressive.glb"
     ):  # hand from structure: the palm leading to the middle finger
         assert skeleton.names[arms["left"].hand] == "Palm2L"
+
+
+def test_a_four_joint_clip_is_no_humanoid_and_says_what_is_missing():
+    # pybvh_rotation_first_root.bvh: Hips, Spine, Head and one "LeftLeg" — no legs to stand on.
+    skeleton = real_skeleton(NOT_HUMANOID_BVH)
+    result = map_skeleton(skeleton)
+    assert result.mapping == {"Hips": "Hips", "Spine": "Spine", "Head": "Head",
+                              "LeftLowerLeg": "LeftLeg"}
+    assert {"LeftUpperLeg", "LeftFoot", "RightUpperLeg", "RightFoot",
+            "LeftHand", "RightHand"} <= set(result.missing_required)
+    with pytest.raises(MappingError, match=r"skeleton has no legs: no joint named like "
+                       r"LeftUpperLeg, LeftFoot; .*RightUpperLeg, RightLowerLeg, RightFoot.*"
+                       r"\(joints: Hips, Spine, Head, LeftLeg\)"):
+        find_legs(skeleton)
+    with pytest.raises(MappingError, match="skeleton has no arms: no joint maps to LeftUpperArm"):
+        find_arms(skeleton)
 
 
 def test_robot_feet_outside_the_leg_chain_are_no_legs():

@@ -1,23 +1,35 @@
 """Retargeter core: identity, across real rigs, spine redistribution, live step, bad input."""
 
-import itertools
 from functools import cache
 
 import numpy as np
 import pytest
 
-from conftest import BVH_FILES
+from conftest import HUMANOID_BVH_FILES, NOT_HUMANOID_BVH
 from footfall import bvh, quat
 from footfall.errors import MappingError, SettingsError, SkeletonError
 from footfall.retarget import Retargeter
 from footfall.retarget.spine import group_last
+from footfall.retarget.toes import Toes
 from footfall.skeleton import Clip, Skeleton
 
 FEET = ("LeftFoot", "RightFoot")
-TOES = ("LeftToes", "RightToes")
 HANDS = ("LeftHand", "RightHand")
-# One file per rig (the two CMU files are the same motion in other units).
-RIGS = [p for p in BVH_FILES if p.stem != "cmu_131_01_metres"]
+# One file per rig (the two CMU files are the same motion in other units): seven rigs.
+RIGS = [p for p in HUMANOID_BVH_FILES if p.stem != "cmu_131_01_metres"]
+
+
+def rig(stem: str):
+    return next(p for p in RIGS if p.stem == stem)
+
+
+# Every clip with motion onto representative targets (all onto all is
+# ``test_retarget_real_clips.py``'s contact check): a CMU capture skeleton (thighs 4 cm ahead
+# of the hips joint, legs of unequal length), Mixamo (T-pose, high ankles) and MocapBank (no toe
+# joints: its toes are End Sites). bvhio_example has two frames: no motion to follow.
+TARGETS = [rig("cmu_131_01"), rig("mixamo_stepping"), rig("mocapbank_zxy_cm")]
+MOTION = [p for p in RIGS if p.stem != "bvhio_example"]
+MAX_SECONDS = 5.0
 
 
 @cache
@@ -25,21 +37,20 @@ def load(path) -> Clip:
     return bvh.load(path)
 
 
+@cache
+def motion(path) -> Clip:
+    clip = load(path)
+    return clip[: int(MAX_SECONDS * clip.fps)]
+
+
 def joints(skeleton: Skeleton, mapping: dict, bones: tuple[str, ...]) -> list[int]:
     return [skeleton.index(mapping[b]) for b in bones]
-
-
-def skate_ratio(positions: np.ndarray, heights: np.ndarray, fps: float) -> float:
-    """GMD foot-skate ratio (contact < 5 cm in both frames; > 0.5 m/s, 5-frame average too)."""
-    from footfall.metrics import foot_skate_ratio
-
-    return foot_skate_ratio(positions, heights, fps)
 
 
 # ---------------------------------------------------------------- identity
 
 
-@pytest.mark.parametrize("path", BVH_FILES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", HUMANOID_BVH_FILES, ids=lambda p: p.stem)
 def test_identity_reproduces_global_positions(path) -> None:
     clip = load(path)
     retargeter = Retargeter(clip.skeleton, clip.skeleton)
@@ -48,17 +59,38 @@ def test_identity_reproduces_global_positions(path) -> None:
     np.testing.assert_allclose(out.global_positions(), clip.global_positions(), atol=1e-6)
 
 
+def test_a_clip_without_legs_is_a_clear_mapping_error() -> None:
+    four = load(NOT_HUMANOID_BVH)  # Hips, Spine, Head, LeftLeg
+    other = load(rig("games105_walk60"))
+    with pytest.raises(MappingError, match=r"source skeleton has no legs to retarget: missing "
+                       r"LeftUpperLeg, LeftFoot, RightUpperLeg, RightLowerLeg, RightFoot "
+                       r"\(joints: Hips, Spine, Head, LeftLeg\)"):
+        Retargeter(four.skeleton, other.skeleton)
+    with pytest.raises(MappingError, match="target skeleton has no legs to retarget"):
+        Retargeter(other.skeleton, four.skeleton)
+
+
 # ---------------------------------------------------------------- across rigs
 
 
 def pairs():
-    return [(a, b) for a, b in itertools.permutations(RIGS, 2)]
+    return [(a, b) for a in MOTION for b in TARGETS if a != b]
+
+
+def lowest_foot_point(clip: Clip, mapping: dict, measures, toes: Toes | None) -> np.ndarray:
+    """``(F, 2)`` lowest foot point (ankle or toe point) above its own standing height."""
+    g = clip.global_positions()
+    low = g[:, joints(clip.skeleton, mapping, FEET), 1] - measures.ankle_height
+    if toes is not None:
+        toe = toes.positions(clip.global_rotations(), g)[..., 1] - measures.toe_height
+        low = np.minimum(low, toe)
+    return low
 
 
 @pytest.mark.parametrize("source_path, target_path", pairs(),
                          ids=lambda p: p.stem)
-def test_across_rigs_feet_grounded_no_skate_paths_scaled(source_path, target_path) -> None:
-    source, target = load(source_path), load(target_path)
+def test_across_rigs_feet_grounded_paths_scaled(source_path, target_path) -> None:
+    source, target = motion(source_path), load(target_path)
     r = Retargeter(source.skeleton, target.skeleton)
     out = r.apply(source)
     assert out.skeleton is target.skeleton
@@ -67,23 +99,25 @@ def test_across_rigs_feet_grounded_no_skate_paths_scaled(source_path, target_pat
     s = r.size_ratio
     an_s, an_t = joints(source.skeleton, r.source_map, FEET), joints(target.skeleton,
                                                                       r.target_map, FEET)
-    to_s, to_t = joints(source.skeleton, r.source_map, TOES), joints(target.skeleton,
-                                                                      r.target_map, TOES)
-    # Lowest foot point (ankle or toe) above its own standing height.
-    low_s = np.minimum(gs[:, an_s, 1] - r.source_measures.ankle_height,
-                       gs[:, to_s, 1] - r.source_measures.toe_height)
-    low_t = np.minimum(gt[:, an_t, 1] - r.target_measures.ankle_height,
-                       gt[:, to_t, 1] - r.target_measures.toe_height)
+    # It stands up: head above hips above feet (pybvh_test1_zup_inches.bvh's rest pose lies on
+    # its side; the retargeter calibrates it standing).
+    for clip, g, mapping in ((source, gs, r.source_map), (out, gt, r.target_map)):
+        head, hips = (clip.skeleton.index(mapping[b]) for b in ("Head", "Hips"))
+        assert np.all(g[:, head, 1] > g[:, hips, 1])
+        assert np.all(g[:, hips, 1] > g[:, joints(clip.skeleton, mapping, FEET), 1].max(-1))
+    # Lowest foot point (ankle or toe) above its own standing height, during the contacts:
+    # the source's, scaled by the size ratio within the 2 cm contact band.
+    source_toes, target_toes = Toes.of(source.skeleton, r.source_map), Toes.of(
+        target.skeleton, r.target_map)
+    both = source_toes is not None and target_toes is not None
+    low_s = lowest_foot_point(source, r.source_map, r.source_measures,
+                              source_toes if both else None)
+    low_t = lowest_foot_point(out, r.target_map, r.target_measures,
+                              target_toes if both else None)
     contact = low_s < np.percentile(low_s, 5) + 0.02
     assert contact.mean() > 0.2
     assert np.mean(np.abs(low_t - low_s)[contact]) <= 0.01
-    # Foot skate (ankles and toes, GMD definition), no worse than the source's + 0.01.
-    feet_s, feet_t = an_s + to_s, an_t + to_t
-    rest_s = np.r_[r.source_measures.ankle_height, r.source_measures.toe_height]
-    rest_t = np.r_[r.target_measures.ankle_height, r.target_measures.toe_height]
-    source_skate = skate_ratio(gs[:, feet_s], gs[:, feet_s, 1] - rest_s, source.fps)
-    target_skate = skate_ratio(gt[:, feet_t], gt[:, feet_t, 1] - rest_t, source.fps)
-    assert target_skate <= source_skate + 0.01
+    # (Foot skate: GMD's ratio on every pair, ``test_retarget_real_clips.py``.)
     # Feet follow the source's paths scaled by the size ratio. Each foot keeps the target's own
     # hip placement (a small shift that turns with the body), so compare the feet's midpoint
     # after removing its typical offset.
@@ -105,7 +139,7 @@ def test_across_rigs_feet_grounded_no_skate_paths_scaled(source_path, target_pat
 
 @pytest.mark.parametrize("source_path, target_path", pairs(), ids=lambda p: p.stem)
 def test_hands_follow_scaled_source_with_arm_ik(source_path, target_path) -> None:
-    source, target = load(source_path), load(target_path)
+    source, target = motion(source_path), load(target_path)
     r = Retargeter(source.skeleton, target.skeleton)
     r.settings["ik_mode"] = "ik"
     out = r.apply(source)
@@ -198,7 +232,9 @@ def test_group_last() -> None:
 
 def test_step_equals_apply_frame_by_frame() -> None:
     # Same rig at 1.3× size: the stance-width hold (live: fixed fade, offline: whole swing)
-    # has nothing to do, so the live path must reproduce the batched one exactly.
+    # has nothing to do, so the live path must reproduce the batched one — up to the toe
+    # offset's swing blend (live: fixed fade, offline: paced by the toe's travel), which the
+    # 2 cm contact band's scaling leaves a few tenths of a millimetre to do.
     source = load(next(p for p in RIGS if p.stem == "games105_walk60"))[:40]
     offline = Retargeter(source.skeleton, source.skeleton)
     live = Retargeter(source.skeleton, source.skeleton)
@@ -208,7 +244,7 @@ def test_step_equals_apply_frame_by_frame() -> None:
     assert not np.allclose(out.global_positions(), source.global_positions(), atol=0.05)
     for f in range(source.frame_count):
         rot, pos = live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
-        assert np.all(np.abs(quat.dot(rot, out.rotations[f])) > 1 - 1e-9)
+        assert quat.angle_between(rot, out.rotations[f]).max() < 2e-3
         np.testing.assert_allclose(pos, out.positions[f], atol=1e-9)
 
 
@@ -285,13 +321,13 @@ def test_settings_saved_and_restored(tmp_path) -> None:
 
 
 def test_mapping_naming_missing_bones_raises() -> None:
-    clip = load(RIGS[0])
+    clip = load(rig("cmu_131_01"))
     with pytest.raises(MappingError, match="NoSuchJoint"):
         Retargeter(clip.skeleton, clip.skeleton, mapping={"LeftHand": "NoSuchJoint"})
 
 
 def test_skeleton_without_legs_raises() -> None:
-    clip = load(RIGS[0])
+    clip = load(rig("cmu_131_01"))
     torso = Skeleton(["Hips", "Spine", "Chest", "Neck", "Head"], np.array([-1, 0, 1, 2, 3]),
                      np.array([[0, 1, 0], [0, 0.1, 0], [0, 0.2, 0], [0, 0.2, 0], [0, 0.1, 0]]))
     with pytest.raises(MappingError, match="no legs.*LeftUpperLeg"):
@@ -310,7 +346,7 @@ def test_zero_length_bone_in_t_pose_raises() -> None:
 
 
 def test_clip_of_another_skeleton_and_nan_clip_raise() -> None:
-    a, b = load(RIGS[0]), load(RIGS[1])
+    a, b = load(rig("cmu_131_01")), load(rig("games105_walk60"))
     r = Retargeter(a.skeleton, b.skeleton)
     with pytest.raises(SkeletonError, match="does not match"):
         r.apply(b)

@@ -16,7 +16,14 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.errors import MappingError
-from footfall.humanoid import ArmChain, LegChain, find_arms, find_legs, map_skeleton
+from footfall.humanoid import (
+    ArmChain,
+    LegChain,
+    find_arms,
+    find_legs,
+    map_skeleton,
+    upright_turn,
+)
 from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
@@ -98,7 +105,10 @@ class WalkRig:
         except MappingError:
             arms = None
         mapping = map_skeleton(skeleton)
-        rest = skeleton.rest_positions()
+        # A rest pose lying on its side (it stands up through its root rotation) is measured
+        # standing: the rig's rest frame is turned by ``stand`` first.
+        stand = upright_turn(skeleton, mapping.mapping)
+        rest = quat.rotate(stand, skeleton.rest_positions())
         root = _root_of(skeleton, legs, mapping.index_in(skeleton, "Hips"))
         head = mapping.index_in(skeleton, "Head")
         spine = _spine_of(skeleton, root, head, arms, mapping.index_in(skeleton, "Spine"))
@@ -111,10 +121,11 @@ class WalkRig:
                 f"{skeleton.names[legs[1].upper]!r} sit on top of each other"
             )
         forward = np.cross(left, UP)
-        facing = yaw(math.atan2(forward[0], forward[2]))
+        heading = yaw(math.atan2(forward[0], forward[2]))
+        facing = quat.mul(quat.inv(stand), heading)
 
-        def canonical(v: FloatArray) -> FloatArray:
-            return quat.inv_rotate(facing, v)
+        def standing(v: FloatArray) -> FloatArray:
+            return quat.inv_rotate(heading, v)
 
         lengths = [
             np.linalg.norm(rest[leg.lower] - rest[leg.upper])
@@ -124,7 +135,7 @@ class WalkRig:
         leg_length = float(np.mean(lengths))
         if leg_length <= 1e-9:
             raise MappingError(f"the legs of this rig have zero length ({skeleton.names[0]!r})")
-        ankle_heights = [_ankle_height(skeleton, rest, leg) for leg in legs]
+        ankle_heights = [_ankle_height(skeleton, rest, leg, stand) for leg in legs]
         ankle_height = float(np.mean([h for h in ankle_heights if h is not None] or
                                      [ANKLE_HEIGHT_SHARE * leg_length]))
         heel = np.zeros((2, 3))
@@ -132,12 +143,12 @@ class WalkRig:
         for side, leg in enumerate(legs):
             heel[side] = [0.0, -ankle_height, -HEEL_BACK_SHARE * ankle_height]
             if leg.toes is not None:
-                toe = canonical(rest[leg.toes] - rest[leg.foot])
+                toe = standing(rest[leg.toes] - rest[leg.foot])
                 ball[side] = [toe[0], -ankle_height, max(toe[2], 1e-3 * leg_length)]
             else:
                 ball[side] = [0.0, -ankle_height, BALL_FORWARD_SHARE * leg_length]
         root_above_hips = float(rest[root, 1] - np.mean([rest[leg.upper, 1] for leg in legs]))
-        foot_lateral = np.array([canonical(rest[leg.upper] - rest[root])[0] for leg in legs])
+        foot_lateral = np.array([standing(rest[leg.upper] - rest[root])[0] for leg in legs])
         arm_align = None
         arm_out = quat.identity((2,))
         if arms is not None:
@@ -147,8 +158,8 @@ class WalkRig:
                 # Hang the arm straight down, then hold it out sideways: the elbow then bends
                 # about an axis square to the arm, so its angle is exactly the bend.
                 outward = quat.from_axis_angle([0.0, 0.0, 1.0], arm_spread * (1 - 2 * side))
-                upper_dir = canonical(rest[arm.lower] - rest[arm.upper])
-                lower_dir = canonical(rest[arm.hand] - rest[arm.lower])
+                upper_dir = standing(rest[arm.lower] - rest[arm.upper])
+                lower_dir = standing(rest[arm.hand] - rest[arm.lower])
                 arm_align[side, 0] = quat.between(upper_dir, down)
                 arm_align[side, 1] = quat.between(lower_dir, down)
                 arm_out[side] = outward
@@ -167,7 +178,8 @@ class WalkRig:
             skeleton=skeleton, root=root, spine=spine, head=head, legs=legs, arms=arms,
             facing=facing, leg_length=leg_length, ankle_height=ankle_height,
             leg_lengths=np.array(lengths, dtype=np.float64),
-            hip_offsets=np.array([rest[leg.upper] - rest[root] for leg in legs]),
+            hip_offsets=quat.inv_rotate(stand, np.array([rest[leg.upper] - rest[root]
+                                                         for leg in legs])),
             root_above_hips=root_above_hips, foot_lateral=foot_lateral, heel=heel, ball=ball,
             arm_align=arm_align, arm_out=arm_out,
         )
@@ -200,13 +212,15 @@ def _spine_of(
     return chain[chain.index(root) + 1]
 
 
-def _ankle_height(skeleton: Skeleton, rest: FloatArray, leg: LegChain) -> float | None:
-    """Rest ankle height above the lowest point of the foot (joints and end sites)."""
+def _ankle_height(skeleton: Skeleton, rest: FloatArray, leg: LegChain,
+                  stand: FloatArray) -> float | None:
+    """Rest ankle height above the lowest point of the foot (joints and end sites); ``rest``
+    positions standing, ``stand`` the turn that stood them up."""
     below = [j for j in range(skeleton.joint_count) if leg.foot in skeleton.chain(j)[:-1]]
     heights = [rest[j, 1] for j in below]
     for joint, offset in skeleton.end_sites.items():
         if joint == leg.foot or joint in below:
-            heights.append(rest[joint, 1] + float(np.asarray(offset)[1]))
+            heights.append(rest[joint, 1] + float(quat.rotate(stand, offset)[1]))
     if not heights:
         return None
     drop = float(rest[leg.foot, 1] - min(heights))

@@ -24,6 +24,7 @@ from footfall.humanoid.mapping import (
     save_mapping,
 )
 from footfall.humanoid.naming import ParsedName, parse_name
+from footfall.humanoid.upright import upright_pose, upright_turn
 
 __all__ = [
     "ARM_ROLES",
@@ -45,4 +46,6 @@ __all__ = [
     "map_skeleton",
     "parse_name",
     "save_mapping",
+    "upright_pose",
+    "upright_turn",
 ]

@@ -187,9 +187,11 @@ class Measures:
     Attributes:
         floor: lowest leg joint (toes or ankle) height.
         hips_height: hips above the floor (the "leg length" of the hip correction).
-        ankle_height: ``(2,)`` left/right ankle above the floor.
+        ankle_height: ``(2,)`` left/right ankle above its own foot's lowest point (the foot
+            standing on the floor).
         neck_height: neck (or head) above the floor.
-        toe_height: ``(2,)`` left/right toe joint above the floor (0 without toes).
+        toe_height: ``(2,)`` left/right toe point (toe joint, or a foot End Site reaching
+            forward: ``toes.py``) above its own foot's lowest point (0 without toes).
     """
 
     floor: float
@@ -201,16 +203,32 @@ class Measures:
     @classmethod
     def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> Measures:
         """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``."""
-        _, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
-        legs = [b for b in (*LEG_BONES, "LeftToes", "RightToes") if b in mapping]
+        from footfall.retarget.toes import Toes
+
+        grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+        legs = [b for b in LEG_BONES if b in mapping]
         heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in legs}
+        toes = Toes.of(skeleton, mapping)
+        if toes is not None:  # toe joints, or the feet's End Sites on rigs without them
+            heights.update(zip(("LeftToes", "RightToes"),
+                               toes.positions(grot, gpos)[:, 1].tolist(), strict=True))
         floor = min(heights.values())
         neck_bone = "Neck" if "Neck" in mapping else ("Head" if "Head" in mapping else "Hips")
+        # Each foot stands on its own lowest point: a rest pose whose legs differ in length
+        # (real captures' skeletons do: cmu_01_01's left foot hangs 17 mm above the floor)
+        # would otherwise float that foot in every stance.
+        ankle, toe = [], []
+        for side in ("Left", "Right"):
+            foot = heights[f"{side}Foot"]
+            toes = heights.get(f"{side}Toes", foot)
+            sole = min(foot, toes)
+            ankle.append(foot - sole)
+            toe.append(toes - sole)
         return cls(
             floor=floor,
             hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
-            ankle_height=np.array([heights["LeftFoot"] - floor, heights["RightFoot"] - floor]),
+            ankle_height=np.array(ankle),
             neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
-            toe_height=np.array([heights.get("LeftToes", floor) - floor,
-                                 heights.get("RightToes", floor) - floor]),
+            toe_height=np.array(toe),
         )
+

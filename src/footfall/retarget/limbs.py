@@ -5,9 +5,14 @@ vertically keeping its height above the standing ankle height, plus the stance-w
 the foot offsets — with the knee copied from the source (``knee_from_source``); hands go to the
 source hands relative to the hips, scaled, bending toward the copied elbow. Around that:
 
-- toes: on the floor the foot is pitched so its toes sit as high as the source's; while the
-  heel is up the toes stay on the source's toe path (the pivot); in the air they stay no lower
-  than the source's (at most ``MAX_TOE_RAISE``);
+- heights: a foot point's lift above its standing height is the source's, scaled by the size
+  ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
+- toes (toe joints, or the ball of the foot from a toe End Site: ``toes.py``): on the floor
+  the foot is pitched so its toes sit as high as the source's; while the heel is up the toes
+  are the pivot, held where they stood when the toe contact began (a foot of another length
+  would otherwise slide by the difference) and blended back in the air; always, the foot's
+  lowest point (ankle or toe) is exactly as high as the source's (``contact_lift``), so a foot
+  of other proportions neither wobbles in stance nor scrapes the floor in the swing;
 - reach: where a planted foot cannot be reached the hips are lowered just enough, never raised;
 - do no harm: a limb whose tip is already on its target is not touched (identity stays exact);
 - detached feet: IK rigs whose feet do not hang below the shin (RobotExpressive) get the foot
@@ -34,16 +39,23 @@ from footfall.retarget.stance import (
     PLANTED_SPEED,
     RELEASE_SECONDS,
     PlantedHold,
+    debounce,
     hold_while_planted,
+    keep_through_shuffles,
 )
+from footfall.retarget.toes import Toes
 from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
 
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
+CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
+DEBOUNCE_SECONDS = 0.1  # offline: plants and swings shorter than this are no events
+SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
+MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
+TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
-MAX_TOE_RAISE = 0.03  # metres the ankle may be raised to keep the toes above the source's
 _CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
@@ -110,28 +122,30 @@ class Limbs:
         self.mover = _common_ancestor(target, hips_and_legs)
         self._under_mover = np.array([self.mover in target.chain(j)
                                       for j in range(target.joint_count)])
-        toes = [(target.index(target_map[b]), source.index(source_map[b]))
-                for b in ("LeftToes", "RightToes") if b in target_map and b in source_map]
-        self._toes = np.array(toes, dtype=np.int64).reshape(-1, 2) if len(toes) == 2 else None
-        if self._toes is not None:
-            self._foot_ends = np.concatenate([self._toes[:, 0], self._t_leg_tips])
+        # Toe points (toe joints, or End Sites of rigs without them) when both rigs have them.
+        target_toes, source_toes = Toes.of(target, target_map), Toes.of(source, source_map)
+        self._toes = ((target_toes, source_toes)
+                      if target_toes is not None and source_toes is not None else None)
+        self._source_toes = source_toes
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
         needed = {int(j) for j in self._t_chain.ravel()} | {self.hips[0]}
         needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
         needed |= {int(target.parents[self.mover])}
         if self._toes is not None:
-            needed |= {int(j) for j in self._toes[:, 0]}
+            needed |= {int(j) for j in self._toes[0].real}
         closure = {a for j in needed if j >= 0 for a in target.chain(j)}
         self.position_levels = Levels.of(target.parents, sorted(closure))
         source_needed = {int(j) for j in self._s_chain.ravel()} | {self.hips[1]}
-        if self._toes is not None:
-            source_needed |= {int(j) for j in self._toes[:, 1]}
+        if source_toes is not None:
+            source_needed |= {int(j) for j in source_toes.real}
         source_needed |= {source.index(source_map[b]) for b in ("Neck", "Head")
                           if b in source_map}
         self.source_position_levels = Levels.of(
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
         self._hold = PlantedHold()
+        self._toe_hold_live = PlantedHold()
         self._last_ankles: FloatArray | None = None
+        self.reset_series()
 
     @property
     def count(self) -> int:
@@ -179,17 +193,22 @@ class Limbs:
     def reset_live(self) -> None:
         """Forget the live stance-width hold."""
         self._hold.reset()
+        self._toe_hold_live.reset()
         self._last_ankles = None
 
-    def solve(self, world: FloatArray, lpos: FloatArray, spos: FloatArray, hips_pos: FloatArray,
-              weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes) -> FloatArray:
+    def solve(self, world: FloatArray, lpos: FloatArray, srot: FloatArray, spos: FloatArray,
+              hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
+              toe_hold: str = "none") -> FloatArray:
         """World rotations ``(..., J, 4)`` after four-limb IK, updated in place (and returned);
         ``lpos`` (local translations, joint-major view) is updated in place where the hips drop
         or a detached foot moves.
 
-        ``world``: target world rotations before IK; ``spos``: source global positions (the
-        joints the limbs read); ``hips_pos``: target hips world position ``(..., 3)``;
-        ``foot_shift``: stance-width shift ``(..., 2, 3)``.
+        ``world``: target world rotations before IK; ``srot``, ``spos``: source world
+        rotations and positions (the joints the limbs read); ``hips_pos``: target hips world
+        position ``(..., 3)``;
+        ``foot_shift``: stance-width shift ``(..., 2, 3)``; ``toe_hold``: how the toe pivot
+        holds its toe (``"series"``: the leading axis is the frames of a clip, in order;
+        ``"live"``: one frame after the other through :meth:`step`; ``"none"``: frames alone).
         """
         s = sizes.size_ratio
         count = self.count
@@ -209,11 +228,11 @@ class Limbs:
         source_leg_root = source[..., count:count + 2, :]
         source_knee = source[..., count + 2:count + 4, :]
         hips_s = source[..., count + 4, :]
-        # Feet: scaled horizontally (plus the stance-width shift), ankle height kept.
-        ankle_shift = (sizes.target.ankle_height * sizes.avatar_scale
-                       - sizes.source.ankle_height)[self._leg_sides]
+        # Feet: scaled (plus the stance-width shift); the lift above the standing ankle height
+        # is scaled like the rest of the motion.
         feet = source_feet * np.array([s, 1.0, s]) + foot_shift
-        feet[..., 1] += ankle_shift + sizes.floor_height
+        feet[..., 1] = lifted(source_feet[..., 1], sizes.source.ankle_height[self._leg_sides],
+                              sizes.target.ankle_height[self._leg_sides], sizes)
         front, out = sizes.foot_front, sizes.foot_out
         if front or out:
             turn = quat.mul_inv(world[..., self._t_leg_tips, :],
@@ -221,7 +240,8 @@ class Limbs:
             shift = front * np.array([0.0, 0.0, 1.0]) + out * self._outward
             feet = feet + quat.rotate(turn, shift)
         if self._toes is not None:
-            feet, pitch = self._toe_pivot(feet, source_feet, spos, gpos, foot_shift, sizes)
+            feet, pitch = self._toe_pivot(feet, source_feet, srot, spos, world, gpos,
+                                          foot_shift, sizes, toe_hold)
             world[..., self._t_leg_tips, :] = qmul(pitch, world[..., self._t_leg_tips, :])
         bones = chain[..., count:, :] - chain[..., :2 * count, :]  # mid − root, tip − mid
         lengths = np.sqrt(np.add.reduce(bones * bones, axis=-1))
@@ -292,63 +312,95 @@ class Limbs:
         forward = qrotate(turn, np.array([0.0, 0.0, 1.0]))
         return np.arctan2(forward[..., 0], forward[..., 2])
 
-    def estimate_capture_floor(self, spos: FloatArray, source: Measures) -> float:
+    def estimate_capture_floor(self, srot: FloatArray, spos: FloatArray,
+                               source: Measures) -> float:
         """How high the capture's feet float when down (5th percentile of the lowest foot
-        point above its standing height, ≥ 0), metres. Live frames assume 0."""
-        if self._toes is None or len(spos) < 10:
+        point above its standing height, ≥ 0), metres, from source world rotations and
+        positions ``(F, J, ·)``. Live frames assume 0."""
+        if len(spos) < 10:
             return 0.0
-        ankles = (spos[:, self._s_chain[self._is_leg, 2], 1]
-                  - source.ankle_height)
-        toes = spos[:, self._toes[:, 1], 1] - source.toe_height
-        return float(max(np.percentile(np.minimum(ankles, toes), 5), 0.0))
+        lowest = spos[:, self._s_chain[self._is_leg, 2], 1] - source.ankle_height
+        if self._source_toes is not None:
+            toes = self._source_toes.positions(srot, spos)[..., 1] - source.toe_height
+            lowest = np.minimum(lowest, toes)
+        return float(max(np.percentile(lowest, 5), 0.0))
 
-    def _planted(self, spos: FloatArray, speed: FloatArray | None, source: Measures) -> FloatArray:
-        """Whether each source foot is planted ``(..., 2)`` (low and slow, see ``stance``)."""
-        ankles = spos[..., self._s_chain[self._is_leg, 2], 1]
-        planted = ankles - source.ankle_height < PLANTED_LIFT
-        return planted if speed is None else planted & (speed < PLANTED_SPEED)
+    def _contact_points(self, srot: FloatArray, spos: FloatArray
+                        ) -> tuple[FloatArray, FloatArray]:
+        """The source points a foot stands on ``(..., 2, P, 3)`` — its ankle, and its toe
+        when both rigs have toes — and their standing heights ``(2, P)``."""
+        ankles = spos[..., self._s_leg_tips, :][..., None, :]
+        if self._toes is None:
+            return ankles, self._rest_heights[:, :1]
+        toes = self._toes[1].positions(srot, spos)[..., None, :]
+        return np.concatenate([ankles, toes], axis=-2), self._rest_heights
+
+    def _planted(self, points: FloatArray, rest: FloatArray,
+                 speed: FloatArray | None) -> FloatArray:
+        """Whether each source foot is planted ``(..., 2)``: one of its contact points
+        ``(..., 2, P, 3)`` low and slow (``speed (..., 2, P)``, see ``stance``) — a foot rolling
+        over its toes stays planted until the toes leave."""
+        low = points[..., 1] - rest < PLANTED_LIFT
+        if speed is not None:
+            low = low & (speed < PLANTED_SPEED)
+        return low.any(axis=-1)
 
     def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                           sizes: Sizes) -> FloatArray:
         """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
-        ankles = spos[:, self._s_chain[self._is_leg, 2]][..., [0, 2]]
-        speed = np.zeros(ankles.shape[:-1])
-        if len(ankles) > 1:
-            step = np.linalg.norm(np.diff(ankles, axis=0), axis=-1) * fps
+        self._rest_heights = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
+        points, rest = self._contact_points(srot, spos)
+        speed = np.zeros(points.shape[:-1])
+        if len(points) > 1:
+            step = np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1) * fps
             speed = np.concatenate([step[:1], step], axis=0)
-        return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes),
-                                  self._planted(spos, speed, sizes.source))
+        planted = debounce(self._planted(points, rest, speed), round(DEBOUNCE_SECONDS * fps))
+        # The shift catches up while the foot is up (in proportion to its lift), not while it
+        # still skims the floor at lift-off and touchdown, nor in a shuffle.
+        lift = np.min(points[..., 1] - rest, axis=-1) - sizes.capture_floor
+        planted = keep_through_shuffles(planted, lift, SHUFFLE_CLEARANCE)
+        return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
+                                  np.maximum(lift, 0.0))
 
     def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
         """Live stance-width shift ``(..., 2, 3)`` (state kept between calls)."""
+        self._rest_heights = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
         if spos.ndim == 2:
             return self._held_shift_one(srot, spos, dt, sizes)
-        ankles = spos[..., self._s_chain[self._is_leg, 2], :][..., [0, 2]]
+        points, rest = self._contact_points(srot, spos)
+        xz = points[..., [0, 2]]
         speed = None
-        if self._last_ankles is not None and self._last_ankles.shape == ankles.shape:
-            speed = np.linalg.norm(ankles - self._last_ankles, axis=-1) / dt
-        self._last_ankles = ankles
+        if self._last_ankles is not None and self._last_ankles.shape == xz.shape:
+            speed = np.linalg.norm(xz - self._last_ankles, axis=-1) / dt
+        self._last_ankles = xz
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+        self._toe_hold_live.fade = self._hold.fade
         return self._hold(self.foot_shift(self.body_yaw(srot), sizes),
-                          self._planted(spos, speed, sizes.source))
+                          self._planted(points, rest, speed))
 
     def _held_shift_one(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
         """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays) in Python floats: the same
         arithmetic as the batched path (body yaw, turned hip-width delta, planted test, hold)
         without a dozen NumPy calls on two-element arrays."""
-        ankles = spos[self._s_leg_tips].tolist()
-        xz = [[a[0], a[2]] for a in ankles]
+        if self._toes is None:
+            points = [[p] for p in spos[self._s_leg_tips].tolist()]
+            rest = [[h] for h in sizes.source.ankle_height.tolist()]
+        else:
+            found, heights = self._contact_points(srot, spos)
+            points, rest = found.tolist(), heights.tolist()
+        xz = [[[p[0], p[2]] for p in foot] for foot in points]
         last = self._last_ankles
         speed = None
-        if last is not None and last.shape == (len(xz), 2):
+        if last is not None and last.shape == np.shape(xz):
             speed = []
-            for (x, z), (lx, lz) in zip(xz, last.tolist(), strict=True):
-                dx, dz = x - lx, z - lz
-                speed.append(math.sqrt(dx * dx + dz * dz) / dt)
+            for foot, last_foot in zip(xz, last.tolist(), strict=True):
+                speed.append([math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
+                              for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)])
         self._last_ankles = np.array(xz)
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+        self._toe_hold_live.fade = self._hold.fade
         # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
         w, x, y, z = _mul_floats(*srot[self.hips[1]].tolist(), *self._source_hips_inverse)
         fx, _, fz = _rotate_floats(w, x, y, z, 0.0, 0.0, 1.0)
@@ -358,12 +410,12 @@ class Limbs:
         scale, ratio = sizes.avatar_scale, sizes.size_ratio
         shifts = []
         for t, s in zip(*self._hip_offset_lists, strict=True):
-            shifts.append(list(_rotate_floats(*turn, t[0] * scale - ratio * s[0], 0.0,
-                                              t[2] * scale - ratio * s[2])))
-        rest = sizes.source.ankle_height.tolist()
-        slow = [True] * len(ankles) if speed is None else [v < PLANTED_SPEED for v in speed]
-        planted = [a[1] - h < PLANTED_LIFT and still
-                   for a, h, still in zip(ankles, rest, slow, strict=True)]
+            shifts.append(list(_rotate_floats(*turn, t[0] * scale - ratio * s[0], 0.0, 0.0)))
+        planted = []
+        for k, (foot, heights) in enumerate(zip(points, rest, strict=True)):
+            planted.append(any(
+                p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
+                for i, (p, h) in enumerate(zip(foot, heights, strict=True))))
         return self._hold.one(shifts, planted)
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
@@ -376,13 +428,16 @@ class Limbs:
         """
         target_offset, source_offset = self._hip_offsets
         delta = target_offset * sizes.avatar_scale - sizes.size_ratio * source_offset
-        delta[:, 1] = 0.0
+        # Only the width: where a rig's thighs sit ahead of or behind its hips joint (CMU's,
+        # 4 cm) is no stance width, and turned with the body it would swing the feet around.
+        delta[:, 1:] = 0.0
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
         return qrotate(turn, delta)
 
-    def _toe_pivot(self, feet: FloatArray, source_ankle: FloatArray, spos: FloatArray,
-                   gpos: FloatArray, foot_shift: FloatArray, sizes: Sizes
-                   ) -> tuple[FloatArray, FloatArray]:
+    def _toe_pivot(self, feet: FloatArray, source_ankle: FloatArray, srot: FloatArray,
+                   spos: FloatArray, world: FloatArray, gpos: FloatArray,
+                   foot_shift: FloatArray, sizes: Sizes,
+                   toe_hold: str = "none") -> tuple[FloatArray, FloatArray]:
         """Ankle targets ``(..., 2, 3)`` and foot pitch corrections ``(..., 2, 4)``.
 
         On the floor the foot is pitched so its toes sit as high above the floor as the
@@ -393,31 +448,78 @@ class Limbs:
         When the source foot rolls over its toes (heel raised, toes down), the toes are the
         pivot: following the ankle alone would slide the target's toes (its foot has another
         length). The ankle target then becomes the mapped source toe minus the target's own
-        ankle→toe vector (the foot's world rotation is already the source's).
+        ankle→toe vector (the foot's world rotation is already the source's). A foot of other
+        length has its flat-foot toe elsewhere than the mapped source toe: that horizontal
+        offset is taken when the pivot starts and held through it (``toe_hold``), so the toe
+        stays where it stood instead of sliding onto the mapped path while the heel rises.
         """
         s = sizes.size_ratio
-        source_toe = spos[..., self._toes[:, 1], :]
+        target_toes, source_toes = self._toes
+        source_toe = source_toes.positions(srot, spos)
         floor = sizes.capture_floor
         heel_up = source_ankle[..., 1] - sizes.source.ankle_height - floor
-        toe_rest = sizes.target.toe_height * sizes.avatar_scale
         toe_height = source_toe[..., 1] - sizes.source.toe_height - floor
-        toe_up = _ramp(toe_height, 0.02, 0.06)
-        pivot = (_ramp(heel_up, 0.005, 0.03) * (1.0 - toe_up))[..., None]
+        toe_up = _ramp(toe_height, TOE_DOWN, 0.06)
+        pivot = (_ramp(heel_up, 0.005, 0.012) * (1.0 - toe_up))[..., None]
         toe_target = source_toe * np.array([s, 1.0, s]) + foot_shift
-        toe_target[..., 1] += (toe_rest - sizes.source.toe_height
-                               + sizes.floor_height)
-        ends = gpos[..., self._foot_ends, :]  # target toes, then ankles
-        foot_vector = ends[..., :2, :] - ends[..., 2:, :]
+        toe_target[..., 1] = lifted(source_toe[..., 1], sizes.source.toe_height,
+                                    sizes.target.toe_height, sizes)
+        foot_vector = (target_toes.positions(world, gpos, sizes.avatar_scale)
+                       - gpos[..., self._t_leg_tips, :])
         pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1], 1.0 - toe_up)
         foot_vector = qrotate(pitch, foot_vector)
+        offset = feet + foot_vector - toe_target
+        offset[..., 1] = 0.0
+        # Held only while the toe is down: once it rises the foot follows its ankle again
+        # (the offset is the current one, so the pivot changes nothing) and the next contact
+        # takes a new offset.
+        down = (pivot[..., 0] > 0.0) & (toe_height < TOE_DOWN)
+        toe_target = toe_target + self._held_toe_offset(offset, down, toe_target, toe_hold)
         feet = feet + pivot * (toe_target - foot_vector - feet)
-        # Never let the target's toes dip below the source's (a foot of other proportions
-        # pitched toe-down in the swing would otherwise scrape the floor).
-        # Only in the air: on the floor the toe may sit where the foot's shape puts it.
+        # The foot's lowest point (ankle or toe, above its standing height) sits exactly as
+        # high as the source's (``contact_lift``): a foot of other proportions whose pitch
+        # cannot follow (or that is half-way into the toe pivot) neither wobbles in stance nor
+        # scrapes the floor in the swing. The foot's world rotation is kept by the leg IK, so
+        # the toe ends where ``foot_vector`` puts it.
+        ankle_target = feet[..., 1] - standing(sizes.target.ankle_height, sizes)
+        toe_end = feet[..., 1] + foot_vector[..., 1] - standing(sizes.target.toe_height, sizes)
+        lowest_source = np.minimum(source_ankle[..., 1] - sizes.source.ankle_height,
+                                   source_toe[..., 1] - sizes.source.toe_height) - floor
+        feet[..., 1] += contact_lift(lowest_source, s) - np.minimum(ankle_target, toe_end)
+        # In the air the toes also stay no lower than the source's (a foot of other proportions
+        # hangs its toes lower than the source's when the ankle is the lowest point), raising
+        # the foot by at most MAX_TOE_RAISE; on the floor the lowest point rules alone.
         dip = toe_target[..., 1] - (feet[..., 1] + foot_vector[..., 1])
         feet[..., 1] += (np.minimum(np.maximum(dip, 0.0), MAX_TOE_RAISE)
                          * _ramp(toe_height, 0.01, 0.03))
         return feet, pitch
+
+    def _held_toe_offset(self, offset: FloatArray, down: NDArray[np.bool_],
+                         toe_path: FloatArray, toe_hold: str) -> FloatArray:
+        """The flat-foot toe offset ``(..., 2, 3)`` held from the start of each toe contact
+        (``down (..., 2)``) through it, and in the air blended back into the current one by the
+        next contact. Offline the blend is paced by the mapped source toe's travel
+        (``toe_path (F, 2, 3)``): the swing is stretched where the toe moves anyway, not shoved
+        where it hovers (live: over a fixed time)."""
+        if toe_hold == "live":
+            held = self._toe_hold_live(offset, down)
+        elif toe_hold == "series" and len(offset) > 0:
+            travel = np.zeros(down.shape)
+            travel[1:] = np.linalg.norm(np.diff(toe_path[..., [0, 2]], axis=0), axis=-1)
+            held = hold_while_planted(offset, down, travel)
+            carry = self._toe_carry
+            if carry is not None and carry[0].shape == offset.shape[1:]:
+                # A contact running on from the previous chunk keeps that chunk's offset.
+                running = np.logical_and.accumulate(down, axis=0) & carry[1]
+                held = np.where(running[..., None], carry[0], held)
+            self._toe_carry = (held[-1].copy(), down[-1].copy())
+        else:
+            return offset
+        return held * np.array([1.0, 0.0, 1.0])  # horizontal (the swing blend may lift y)
+
+    def reset_series(self) -> None:
+        """Start a new clip for the ``"series"`` toe hold."""
+        self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
 
     def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
         """Joints turned by each limb's upper and lower deltas (twist bones included).
@@ -448,6 +550,34 @@ class Limbs:
         as_array = {"upper_joints": upper_joints, "upper_limbs": upper_limbs,
                     "lower_joints": lower_joints, "lower_limbs": lower_limbs}
         return {k: np.array(v, dtype=np.int64) for k, v in as_array.items()}
+
+
+def lifted(source_height: FloatArray, source_rest: FloatArray | float,
+           target_rest: FloatArray | float, sizes: Sizes) -> FloatArray:
+    """Target world height ``(...)`` of a foot point at ``source_height (...)``: its lift above
+    the source's standing height (``source_rest``, above the capture's floor) through
+    :func:`contact_lift`, on top of the target's standing height (``target_rest`` at avatar
+    scale 1), the capture's floor and the floor height. Metres."""
+    lift = source_height - np.asarray(source_rest) - sizes.capture_floor
+    return standing(target_rest, sizes) + contact_lift(lift, sizes.size_ratio)
+
+
+def standing(target_rest: FloatArray | float, sizes: Sizes) -> FloatArray:
+    """World height of a target foot point standing on the capture's floor (its standing
+    height ``target_rest`` at avatar scale 1, the capture's floor, the floor height), m."""
+    return (np.asarray(target_rest) * sizes.avatar_scale + sizes.capture_floor
+            + sizes.floor_height)
+
+
+def contact_lift(lift: FloatArray, size_ratio: float) -> FloatArray:
+    """A source foot lift ``(...)`` above its standing height on the target, metres.
+
+    Within :data:`CONTACT_BAND` of the floor (a sole rolling, a capture's noise in stance,
+    a foot below the floor) the lift is scaled by the size ratio like the rest of the body;
+    above it the swing keeps the source's clearance (shifted by the band's scaled part), so a
+    small avatar does not scrape what the source stepped over.
+    """
+    return lift + (size_ratio - 1.0) * np.minimum(lift, CONTACT_BAND)
 
 
 def _ramp(value: FloatArray, start: float, end: float) -> FloatArray:

@@ -7,7 +7,7 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
    T- or I-pose); spine and neck chains follow grouped source bones; other joints keep their
    calibration-pose local rotation.
 3. Hips: the source hips position, horizontally scaled by the size ratio (target / source hips
-   height), vertically raised by the hips-height difference times the hips (sitting) weight,
+   height), vertically raised by the hips-height difference times the hips (sitting) weight
    plus the floor height. Seed 001 adds the *leg length* difference; the leg length here is
    measured from the hips joint to the floor in the calibration pose, so feet reach the floor
    whatever the pelvis and foot proportions.
@@ -30,6 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
+from footfall.humanoid.upright import upright_pose
 from footfall.retarget.calibration import (
     Correspondence,
     Measures,
@@ -141,14 +142,21 @@ class Retargeter:
         """Cache ``offset = inv(source_world) * target_world`` per matched bone.
 
         Args:
-            source_pose: ``(Js, 4)`` source local rotations in a T- or I-pose (default: rest).
-            target_pose: ``(Jt, 4)`` target local rotations (default: ``target_rest``).
+            source_pose: ``(Js, 4)`` source local rotations in a T- or I-pose (default: rest,
+                turned upright when it lies on its side, see ``footfall.humanoid.upright``).
+            target_pose: ``(Jt, 4)`` target local rotations (default: ``target_rest``, the
+                same way).
             match_directions_first: turn the target's arms and legs to the source's directions
                 first, so the two poses need not be the same (T against I).
         """
-        src = (quat.identity((self.source.joint_count,)) if source_pose is None
+        # The rest poses stand up first (a file's rest pose may lie on its side); explicit
+        # poses are taken as given.
+        src = (upright_pose(self.source, self.source_map,
+                            quat.identity((self.source.joint_count,)))
+               if source_pose is None
                else quat.normalize(np.asarray(source_pose, dtype=np.float64)))
-        tgt = (self.target_rest.copy() if target_pose is None
+        tgt = (upright_pose(self.target, self.target_map, self.target_rest)
+               if target_pose is None
                else quat.normalize(np.asarray(target_pose, dtype=np.float64)))
         if src.shape != (self.source.joint_count, 4) or tgt.shape != (self.target.joint_count, 4):
             raise SkeletonError(
@@ -361,11 +369,25 @@ class Retargeter:
         if self.settings["filter_enabled"]:
             spos_all = self._filtered_series(spos_all, clip.fps)
         # The capture's floor offset is known for a whole clip only (live frames assume 0).
-        self._capture_floor = self.limbs.estimate_capture_floor(spos_all, self.source_measures)
+        self._capture_floor = self.limbs.estimate_capture_floor(srot_all, spos_all,
+                                                                self.source_measures)
         try:
             return self._apply_solved(clip, srot_all, spos_all, props, chairs, chunk, progress)
         finally:
             self._capture_floor = 0.0
+
+    def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
+                     chairs: ArrayLike | None = None) -> LimbWeights:
+        """The smoothed IK weights ``apply`` uses for ``clip``: arms ``(F, A)``, legs ``(F, 2)``
+        (1 = IK on), hips ``(F,)`` — to see where the automatic layers hand a limb to FK."""
+        if clip.skeleton.names != self.source.names:
+            raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
+        srot = fk(self._source_levels, clip.rotations, clip.positions, positions=False)[0]
+        spos = positions_from_world(self.limbs.source_position_levels, srot, clip.positions)
+        if self.settings["filter_enabled"]:
+            spos = self._filtered_series(spos, clip.fps)
+        goals = self._goal_weights(spos, props, chairs)
+        return smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
 
     def _apply_solved(self, clip: Clip, srot_all: FloatArray, spos_all: FloatArray,
                       props: ArrayLike | None, chairs: ArrayLike | None, chunk: int,
@@ -375,11 +397,12 @@ class Retargeter:
         shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
         weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
         parts_rot, parts_pos = [], []
+        self.limbs.reset_series()
         for start in range(0, clip.frame_count, chunk):
             part = slice(start, start + chunk)
             w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
             rot, pos = self._solve(rotations[part], positions[part], w, shift[part],
-                                   (srot_all[part], spos_all[part]))
+                                   (srot_all[part], spos_all[part]), "series")
             parts_rot.append(rot)
             parts_pos.append(pos)
             if progress is not None:
@@ -428,7 +451,7 @@ class Retargeter:
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(goals, dt)
         shift = self.limbs.held_shift_live(srot, spos, dt, self._sizes())
-        return self._solve(rotations, positions, weights, shift, (srot, spos))
+        return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
 
     # ------------------------------------------------------------------ internals
 
@@ -522,10 +545,10 @@ class Retargeter:
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
                foot_shift: FloatArray,
-               source_global: tuple[FloatArray, FloatArray] | None = None
-               ) -> tuple[FloatArray, FloatArray]:
+               source_global: tuple[FloatArray, FloatArray] | None = None,
+               toe_hold: str = "none") -> tuple[FloatArray, FloatArray]:
         """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``
-        (``source_global``: their FK when already known)."""
+        (``source_global``: their FK when already known; ``toe_hold``: see ``Limbs.solve``)."""
         c = self.correspondence
         scale = self.avatar_scale
         srot, spos = (fk(self._source_levels, src_rot, src_lpos) if source_global is None
@@ -568,8 +591,8 @@ class Retargeter:
 
         # Four-limb IK.
         if self.limbs.count:
-            world = self.limbs.solve(world, lpos, spos, hips_pos, weights, foot_shift,
-                                     self._sizes())
+            world = self.limbs.solve(world, lpos, srot, spos, hips_pos, weights, foot_shift,
+                                     self._sizes(), toe_hold)
 
         local = local_rotations(self.target.parents, world, self._target_parent_or_self)
         return self._finish(local, src_rot), lpos

@@ -5,8 +5,9 @@ with other hip proportions (RobotExpressive's legs stand 1.3 m apart) would then
 knock-kneed, so each foot is moved by ``target_hip_offset − size_ratio · source_hip_offset``,
 turned with the body's heading. The heading turns while a foot is planted (pelvis yaw, turning
 on the spot), which would drag the planted foot, so the shift is frozen from touchdown to
-lift-off; during the swing it catches up with the body — offline spread over the whole swing
-(the next touchdown is known), live over a fixed time — lifted clear of the floor in
+lift-off; during the swing it catches up with the body (eased in and out, so it moves while the
+foot is up) — offline spread over the whole swing (the next touchdown is known; plants and swings
+shorter than 0.1 s are not counted), live over a fixed time — lifted clear of the floor in
 proportion to the distance it has to make up.
 """
 
@@ -31,15 +32,25 @@ CLEARANCE_FREE = 0.05
 MAX_CLEARANCE = 0.15
 
 
+def _ease(progress: FloatArray) -> FloatArray:
+    """Smoothstep ``3p² − 2p³``: the swing catches up slowly while the foot is still near the
+    floor (lift-off, touchdown) and fastest mid-swing."""
+    return progress * progress * (3.0 - 2.0 * progress)
+
+
 def _index(shape: tuple[int, ...]) -> NDArray[np.int64]:
     return np.arange(shape[0]).reshape((shape[0],) + (1,) * (len(shape) - 1))
 
 
-def hold_while_planted(values: ArrayLike, planted: ArrayLike) -> FloatArray:
+def hold_while_planted(values: ArrayLike, planted: ArrayLike,
+                       pace: ArrayLike | None = None) -> FloatArray:
     """``values (F, ..., 3)`` frozen at touchdown through each planted run (``planted (F, ...)``).
 
-    In each swing the frozen value blends linearly into the current one, reaching it at the next
-    touchdown (or at the end). Vectorised with running maxima/minima of event indices.
+    In each swing the frozen value blends into the current one, reaching it at the next
+    touchdown (or at the end): eased in and out over the swing's frames, or — with ``pace
+    (F, ...)`` (≥ 0, e.g. how high the foot is) — in proportion to the pace summed so far, so
+    the catch-up happens where the pace is high. Vectorised with running maxima/minima of
+    event indices and a cumulative sum.
     """
     values = np.asarray(values, dtype=np.float64)
     planted = np.asarray(planted, dtype=bool)
@@ -54,13 +65,63 @@ def hold_while_planted(values: ArrayLike, planted: ArrayLike) -> FloatArray:
     last_release = np.maximum.accumulate(np.where(release, index, -1), axis=0)
     next_touchdown = np.minimum.accumulate(np.where(touchdown, index, frames)[::-1], axis=0)[::-1]
     held_at_release = np.take_along_axis(held, np.maximum(last_release - 1, 0)[..., None], axis=0)
-    span = np.maximum(next_touchdown - last_release, 1)
-    progress = np.clip((index - last_release + 1) / span, 0.0, 1.0)
-    remaining = np.where(last_release >= 0, 1.0 - progress, 0.0)[..., None]
+    if pace is None:
+        span = np.maximum(next_touchdown - last_release, 1)
+        progress = np.clip((index - last_release + 1) / span, 0.0, 1.0)
+    else:
+        step = np.where(planted, 0.0, np.maximum(np.asarray(pace, dtype=np.float64), 1e-6))
+        total = np.concatenate([np.zeros_like(step[:1]), np.cumsum(step, axis=0)], axis=0)
+        begin = np.take_along_axis(total, np.maximum(last_release, 0), axis=0)
+        done = (np.take_along_axis(total, np.broadcast_to(index + 1, last_release.shape), axis=0)
+                - begin)
+        whole = np.take_along_axis(total, next_touchdown, axis=0) - begin
+        progress = np.clip(done / np.maximum(whole, 1e-12), 0.0, 1.0)
+    remaining = np.where(last_release >= 0, 1.0 - _ease(progress), 0.0)[..., None]
     gap = held_at_release - values
     swinging = values + gap * remaining
     swinging[..., 1] += swing_lift(gap, progress, last_release >= 0)
     return np.where(planted[..., None], held, swinging)
+
+
+def _runs(column: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Start and end (exclusive) frames of the runs of equal values in ``column (F,)``."""
+    edges = np.flatnonzero(np.diff(column.astype(np.int8))) + 1
+    return np.r_[0, edges], np.r_[edges, len(column)]
+
+
+def debounce(planted: ArrayLike, frames: int) -> NDArray[np.bool_]:
+    """``planted (F, ...)`` with runs shorter than ``frames`` removed: first short planted runs
+    (a slow instant at the top of a step is no touchdown), then short swings between two
+    plants (a stance flickering in a noisy capture is no lift-off)."""
+    planted = np.asarray(planted, dtype=bool)
+    if frames <= 1 or planted.shape[0] == 0:
+        return planted.copy()
+    out = planted.reshape(planted.shape[0], -1).copy()
+    for value in (True, False):
+        for column in out.T:  # the feet: a handful of columns
+            starts, ends = _runs(column)
+            short = (column[starts] == value) & (ends - starts < frames)
+            if not value:  # a swing at either end of the clip is not between two plants
+                short &= (starts > 0) & (ends < len(column))
+            for start, end in zip(starts[short], ends[short], strict=True):
+                column[start:end] = not value
+    return out.reshape(planted.shape)
+
+
+def keep_through_shuffles(planted: ArrayLike, lift: ArrayLike,
+                          clearance: float) -> NDArray[np.bool_]:
+    """``planted (F, ...)`` with the swings whose foot never rises ``clearance`` (m, ``lift
+    (F, ...)``) counted as planted: a foot shuffling along the floor keeps its stance shift
+    until it really lifts (catching up under a skimming foot would add to its slide)."""
+    planted = np.asarray(planted, dtype=bool)
+    lift = np.asarray(lift, dtype=np.float64)
+    out = planted.reshape(planted.shape[0], -1).copy()
+    heights = lift.reshape(lift.shape[0], -1)
+    for column, height in zip(out.T, heights.T, strict=True):
+        for start, end in zip(*_runs(column), strict=True):
+            if not column[start] and height[start:end].max() < clearance:
+                column[start:end] = True
+    return out.reshape(planted.shape)
 
 
 def swing_lift(gap: FloatArray, progress: FloatArray, active: ArrayLike) -> FloatArray:
@@ -109,7 +170,7 @@ class PlantedHold:
         self.since = np.where(planted, self.since, self.since + 1)
         progress = np.clip(self.since / max(self.fade, 1), 0.0, 1.0)
         gap = self.released - values
-        swinging = values + gap * (1.0 - progress)[..., None]
+        swinging = values + gap * (1.0 - _ease(progress))[..., None]
         swinging[..., 1] += swing_lift(gap, progress, self.since < self.fade)
         return np.where(planted[..., None], self.held, swinging)
 
@@ -141,7 +202,8 @@ class PlantedHold:
                 continue
             progress = min(max(since[k] / max(fade, 1), 0.0), 1.0)
             gap = [r - v for r, v in zip(released[k], value, strict=True)]
-            swinging = [v + g * (1.0 - progress) for v, g in zip(value, gap, strict=True)]
+            eased = progress * progress * (3.0 - 2.0 * progress)  # as ``_ease``
+            swinging = [v + g * (1.0 - eased) for v, g in zip(value, gap, strict=True)]
             if since[k] < fade:
                 distance = math.sqrt(gap[0] * gap[0] + gap[2] * gap[2])
                 height = min(CLEARANCE_PER_METRE * max(distance - CLEARANCE_FREE, 0.0),

@@ -1,0 +1,64 @@
+"""Which way a humanoid's rest pose stands: the turn that stands a lying rest pose up.
+
+Some files keep a rest pose that is not upright in the world: a Z-up capture whose offsets lie
+along its Y axis stands up only through its root rotation (``pybvh_test1_zup_inches.bvh``).
+Anything that reads the rest pose as "standing" — the retargeter's calibration, the walker's rig
+measures — first turns it with :func:`upright_turn`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall import quat
+from footfall.skeleton import Skeleton, forward_kinematics
+
+FloatArray = NDArray[np.float64]
+
+#: A pose whose legs-to-hips direction leans more than this from +Y is turned upright.
+UPRIGHT_TOLERANCE_DEG = 45.0
+_BONES = ("Hips", "LeftUpperLeg", "RightUpperLeg", "LeftFoot", "RightFoot")
+
+
+def upright_turn(skeleton: Skeleton, mapping: Mapping[str, str],
+                 pose: ArrayLike | None = None) -> FloatArray:
+    """World rotation ``(4,)`` that stands ``skeleton`` up in ``pose`` (``(J, 4)`` local
+    rotations, rest by default; ``mapping``: canonical bone → joint name).
+
+    When the hips stand more than :data:`UPRIGHT_TOLERANCE_DEG` away from straight above the
+    feet, the turn puts the hips above the feet (+Y) and the left hip on +X (facing +Z);
+    otherwise (and when the legs cannot tell) it is the identity.
+    """
+    if not all(b in mapping for b in _BONES):
+        return quat.identity(())
+    local = (quat.identity((skeleton.joint_count,)) if pose is None
+             else np.asarray(pose, dtype=np.float64))
+    _, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
+    at = {b: gpos[skeleton.index(mapping[b])] for b in _BONES}
+    up = at["Hips"] - 0.5 * (at["LeftFoot"] + at["RightFoot"])
+    height = float(np.linalg.norm(up))
+    if not height > 1e-9 or up[1] / height >= np.cos(np.radians(UPRIGHT_TOLERANCE_DEG)):
+        return quat.identity(())
+    up = up / height
+    lateral = at["LeftUpperLeg"] - at["RightUpperLeg"]
+    lateral = lateral - np.dot(lateral, up) * up
+    if not np.linalg.norm(lateral) > 1e-9:
+        return quat.identity(())
+    lateral /= np.linalg.norm(lateral)
+    # Columns: where the body's left, up and forward axes point now; the transpose turns them
+    # onto +X, +Y, +Z.
+    body = np.stack([lateral, up, np.cross(lateral, up)], axis=-1)
+    return quat.from_matrix(body.T)
+
+
+def upright_pose(skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> FloatArray:
+    """Local rotations ``(J, 4)`` of ``pose`` with every root turned by :func:`upright_turn`
+    (unchanged when the pose already stands)."""
+    local = np.array(pose, dtype=np.float64, copy=True)
+    turn = upright_turn(skeleton, mapping, local)
+    roots = np.nonzero(skeleton.parents < 0)[0]
+    local[roots] = quat.mul(turn, local[roots])
+    return local

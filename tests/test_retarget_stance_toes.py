@@ -1,0 +1,104 @@
+"""The pieces behind retargeting real clips: the stance hold's events and pace, toe points from
+End Sites, and standing a lying rest pose up."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA
+from footfall import bvh, quat
+from footfall.humanoid import map_skeleton, upright_pose, upright_turn
+from footfall.retarget.stance import debounce, hold_while_planted, keep_through_shuffles
+from footfall.retarget.toes import BALL_SHARE, Toes
+from footfall.skeleton import forward_kinematics
+
+
+def runs(text: str) -> np.ndarray:
+    return np.array([c == "P" for c in text])
+
+
+def text(mask: np.ndarray) -> str:
+    return "".join("P" if m else "." for m in mask)
+
+
+def test_debounce_drops_short_plants_then_short_swings() -> None:
+    # A 2-frame "touchdown" at the top of a step and a 1-frame flicker inside a stance.
+    assert text(debounce(runs("PPPPP...PP.....PPPP.PPPP"), 3)) == "PPPPP..........PPPPPPPPP"
+    # Swings at the ends of the clip stay (they are not between two plants).
+    assert text(debounce(runs("..PPPPPP.."), 3)) == "..PPPPPP.."
+    assert text(debounce(runs("PP.P"), 1)) == "PP.P"  # 1 frame: nothing to remove
+
+
+def test_shuffles_keep_the_plant() -> None:
+    planted = runs("PPP....PPP......PP")
+    lift = np.zeros(len(planted))
+    lift[10:13] = 0.05  # the second swing lifts 5 cm, the first only skims
+    lift[4] = 0.01
+    assert text(keep_through_shuffles(planted, lift, 0.03)) == "PPPPPPPPPP......PP"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.booleans(), min_size=2, max_size=40), st.integers(0, 2**31 - 1))
+def test_uniform_pace_is_the_frame_count(planted, seed) -> None:
+    planted = np.array(planted)[:, None]
+    values = np.random.default_rng(seed).normal(size=(len(planted), 1, 3))
+    np.testing.assert_allclose(hold_while_planted(values, planted, np.ones(planted.shape)),
+                               hold_while_planted(values, planted), atol=1e-12)
+
+
+def test_paced_catch_up_waits_while_the_pace_is_zero() -> None:
+    planted = runs("PP......PP")[:, None]
+    values = np.zeros((10, 1, 3))
+    values[2:, 0, 0] = 1.0  # the value jumps at lift-off; held 0 until then
+    pace = np.zeros((10, 1))
+    pace[5:8] = 1.0  # the foot only moves in the swing's last three frames
+    out = hold_while_planted(values, planted, pace)[:, 0, 0]
+    assert np.all(out[:2] == 0.0)
+    assert np.allclose(out[2:5], 0.0, atol=1e-5)  # nothing made up while the pace is 0
+    assert 0.0 < out[5] < out[6] < out[7] == pytest.approx(1.0)
+    np.testing.assert_allclose(out[8:], 1.0)
+
+
+def test_toe_points_from_joints_and_forward_end_sites() -> None:
+    games = bvh.load(DATA / "bvh/games105_walk60.bvh")
+    mapping = map_skeleton(games.skeleton).mapping
+    toes = Toes.of(games.skeleton, mapping)
+    assert toes is not None and toes.joints.tolist() == [
+        games.skeleton.index(mapping[b]) for b in ("LeftToes", "RightToes")]
+    np.testing.assert_allclose(toes.positions(games.global_rotations(), games.global_positions()),
+                               games.global_positions()[:, toes.joints])
+    # MocapBank: legs end at the ankle, the End Site is the tip of the toes (17.8 cm ahead).
+    bank = bvh.load(DATA / "bvh/mocapbank_zxy_cm.bvh")[:5]
+    mapping = map_skeleton(bank.skeleton).mapping
+    toes = Toes.of(bank.skeleton, mapping)
+    assert toes is not None and (toes.joints == -1).all()
+    ankle = bank.skeleton.index(mapping["LeftFoot"])
+    tip = bank.skeleton.end_sites[ankle]
+    np.testing.assert_allclose(toes.offsets[0], tip * [BALL_SHARE, 1.0, BALL_SHARE])
+    expected = (bank.global_positions()[:, ankle]
+                + quat.rotate(bank.global_rotations()[:, ankle], toes.offsets[0]))
+    np.testing.assert_allclose(toes.positions(bank.global_rotations(),
+                                              bank.global_positions())[:, 0], expected)
+    # bvhio_example: the End Site is a sole marker straight below the ankle: no toe point.
+    sole = bvh.load(DATA / "bvh/bvhio_example.bvh").skeleton
+    assert Toes.of(sole, map_skeleton(sole).mapping) is None
+
+
+def test_upright_turn_stands_a_lying_rest_pose_and_leaves_a_standing_one() -> None:
+    standing = bvh.load(DATA / "bvh/games105_walk60.bvh").skeleton
+    mapping = map_skeleton(standing).mapping
+    assert np.allclose(upright_turn(standing, mapping), quat.identity(()))
+    lying = bvh.load(DATA / "bvh/pybvh_test1_zup_inches.bvh").skeleton
+    mapping = map_skeleton(lying).mapping
+    rest = lying.rest_positions()
+    hips, head = (lying.index(mapping[b]) for b in ("Hips", "Head"))
+    assert abs(rest[head, 1] - rest[hips, 1]) < 0.2  # lies on its side
+    pose = upright_pose(lying, mapping, quat.identity((lying.joint_count,)))
+    up = forward_kinematics(lying.parents, pose, lying.offsets)[1]
+    assert up[head, 1] - up[hips, 1] > 0.4
+    left, right = (lying.index(mapping[b]) for b in ("LeftUpperLeg", "RightUpperLeg"))
+    assert up[left, 0] > up[right, 0]  # the left hip on +X: facing +Z
+    # Rotation only: bone lengths are kept.
+    np.testing.assert_allclose(np.linalg.norm(up - up[hips], axis=-1),
+                               np.linalg.norm(rest - rest[hips], axis=-1), atol=1e-12)
