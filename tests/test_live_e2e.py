@@ -1,0 +1,191 @@
+"""End to end on loopback: natnet-serve → live loop (two avatars) → python-osc VMC receivers.
+
+Every bone must arrive each frame, and the received poses must equal the offline retarget of the
+same clip (same settings, filter off) to 1 mm.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pythonosc.osc_packet import OscPacket
+
+from footfall import bvh, quat
+from footfall.gltf import load_avatar
+from footfall.live.loop import LiveLoop, load_target
+from footfall.live.natnet_client import NatNetClient
+from footfall.live.natnet_server import NatNetServer
+from footfall.live.sources import LiveFrame, ReplaySource
+from footfall.live.vmc import VmcSender, from_unity
+from footfall.retarget import Retargeter, RetargetSettings
+from footfall.skeleton import Clip
+
+DATA = Path(__file__).parent / "data"
+CLIP = DATA / "bvh" / "games105_walk60.bvh"
+AVATARS = [DATA / "avatars" / "CesiumMan.glb", DATA / "avatars" / "RobotExpressive.glb"]
+
+
+class Receiver:
+    """A VMC receiver on 127.0.0.1 (python-osc decodes every datagram)."""
+
+    def __init__(self) -> None:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.settimeout(0.05)
+        self.port = self.socket.getsockname()[1]
+        self.frames: dict[float, dict[str, tuple]] = {}
+        self._time: float | None = None
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data, _ = self.socket.recvfrom(65536)
+            except TimeoutError:
+                continue
+            assert len(data) <= 1500
+            for timed in OscPacket(data).messages:
+                m = timed.message
+                if m.address == "/VMC/Ext/T":
+                    self._time = round(float(m.params[0]), 6)
+                    self.frames.setdefault(self._time, {})
+                elif m.address == "/VMC/Ext/Bone/Pos" and self._time is not None:
+                    self.frames[self._time][m.params[0]] = tuple(m.params[1:])
+
+    def close(self) -> None:
+        self._stop.set()
+        self.thread.join(2)
+        self.socket.close()
+
+
+def _offline(clip: Clip, avatar_path: Path, settings: dict) -> tuple[Retargeter, Clip]:
+    avatar = load_avatar(avatar_path)
+    s = RetargetSettings()
+    s.update(settings)
+    r = Retargeter(clip.skeleton, avatar.skeleton, settings=s, target_rest=avatar.rest_rotations)
+    return r, r.apply(clip)
+
+
+def _world_error(received: dict[str, tuple], retargeter: Retargeter, expected: Clip,
+                 frame: int) -> float:
+    """Max joint position error (m) of the avatar posed with the received local transforms."""
+    rot = expected.rotations[frame].copy()
+    pos = expected.positions[frame].copy()
+    for bone, values in received.items():
+        j = retargeter.target.index(retargeter.target_map[bone])
+        r, p = from_unity(np.array(values))
+        rot[j], pos[j] = r, p
+    got = Clip(expected.skeleton, rot[None], pos[None], expected.fps).global_positions()[0]
+    want = expected[frame:frame + 1].global_positions()[0]
+    return float(np.abs(got - want).max())
+
+
+def test_natnet_serve_to_two_avatars_to_vmc(tmp_path: Path) -> None:
+    clip = bvh.load(CLIP)
+    settings = {"ik_mode": "fk", "filter_enabled": False}
+    server = NatNetServer(clip, command_port=0, version="4.1", rate=30)
+    receivers = [Receiver(), Receiver()]
+    client = NatNetClient("127.0.0.1", command_port=server.address[1], data_port=0)
+    targets = [load_target(p) for p in AVATARS]
+    vmc = [(p.stem, VmcSender(("127.0.0.1", r.port))) for p, r in zip(AVATARS, receivers,
+                                                                       strict=True)]
+    loop = LiveLoop(client, targets, vmc=vmc, settings=settings, settings_folder=tmp_path)
+    server.start()
+    try:
+        loop.run(duration=2.5)
+    finally:
+        server.stop()
+        time.sleep(0.1)
+        for r in receivers:
+            r.close()
+    assert loop.stats.frames >= 40, loop.stats
+    assert client.status.errors == {}
+    for path, receiver in zip(AVATARS, receivers, strict=True):
+        retargeter, expected = _offline(clip, path, settings)
+        bones = set(loop.characters()[path.stem].target_map)
+        complete = [t for t, b in receiver.frames.items() if set(b) == bones]
+        assert len(complete) >= loop.stats.frames - 2, (len(complete), loop.stats.frames)
+        errors = []
+        for t in complete:
+            frame = round(t * 30) % clip.frame_count
+            errors.append(_world_error(receiver.frames[t], retargeter, expected, frame))
+        assert max(errors) < 1e-3, max(errors)
+
+
+class EveryFrame(ReplaySource):
+    """Every frame of a clip once, as fast as the loop takes them, then stop."""
+
+    def wait(self, timeout: float) -> LiveFrame | None:
+        self._last += 1
+        if self._last >= self.clip.frame_count:
+            self._loop.stop()
+            return None
+        f = self._last
+        return LiveFrame(f, f / self.clip.fps, self.clip.rotations[f], self.clip.positions[f],
+                         time.perf_counter(), self.generation)
+
+
+def test_loop_with_ik_equals_step_frame_by_frame(tmp_path: Path) -> None:
+    # With IK on, the Retargeter's live path (step) is the reference: the loop adds nothing.
+    clip = bvh.load(CLIP)[:60]
+    source = EveryFrame(clip)
+    receiver = Receiver()
+    target = load_target(AVATARS[1])
+    loop = LiveLoop(source, [target], vmc=[(AVATARS[1].stem, VmcSender(("127.0.0.1",
+                                                                        receiver.port)))],
+                    settings={"filter_enabled": False}, settings_folder=tmp_path)
+    source._loop = loop
+    loop.run(duration=10)
+    time.sleep(0.1)
+    receiver.close()
+    assert loop.stats.frames == clip.frame_count
+    reference = Retargeter(clip.skeleton, target.skeleton, target_rest=target.rest)
+    reference.settings["filter_enabled"] = False
+    retargeter = loop.characters()[AVATARS[1].stem]
+    times = sorted(receiver.frames)
+    assert len(times) >= 40
+    for f in range(len(times)):
+        rot, pos = reference.step(clip.rotations[f], clip.positions[f], 1 / clip.fps)
+        got = receiver.frames[times[f]]
+        for bone, values in got.items():
+            j = retargeter.target.index(retargeter.target_map[bone])
+            r, p = from_unity(np.array(values))
+            assert abs(quat.dot(r, rot[j])) > 1 - 1e-6
+            np.testing.assert_allclose(p, pos[j], atol=1e-5)
+
+
+def test_live_command_replay_records_and_sends(tmp_path: Path) -> None:
+    receiver = Receiver()
+    out = tmp_path / "take.bvh"
+    cmd = [sys.executable, "-m", "footfall.cli", "live", "--replay", str(CLIP),
+           "--to", str(AVATARS[0]), "--vmc", f"127.0.0.1:{receiver.port}", "--no-view",
+           "--no-control", "--record", str(out), "--settings-dir", str(tmp_path / "s"),
+           "--duration", "1.0"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    receiver.close()
+    assert done.returncode == 0, done.stderr
+    assert out.is_file()
+    recorded = bvh.load(out)
+    assert recorded.frame_count >= 30
+    assert (tmp_path / "s" / "CesiumMan_settings.json").is_file()
+    assert len(receiver.frames) >= 30
+    assert "frames" in done.stdout
+
+
+@pytest.mark.parametrize("option", [["--vmc", "127.0.0.1:notaport"], ["--vmc-rate", "-1"],
+                                    ["--vmc", "nobody=127.0.0.1:9"]])
+def test_live_command_bad_options_are_one_line_errors(option: list[str]) -> None:
+    cmd = [sys.executable, "-m", "footfall.cli", "live", "--replay", str(CLIP), "--to",
+           str(AVATARS[0]), "--no-view", "--no-control", "--duration", "0.2", *option]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--vmc" in done.stderr and "Traceback" not in done.stderr
