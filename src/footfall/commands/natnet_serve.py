@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-port", type=int, default=1511, help="multicast data port")
     parser.add_argument("--name", default="Skeleton", help="skeleton name (default Skeleton)")
     parser.add_argument("--bone-poses", choices=("local", "global"), default="local",
-                        help="bones relative to their parent (Motive's local rigid bodies) or world "
-                             "poses")
+                        help="bones relative to their parent (Motive's local rigid bodies) "
+                             "or world poses")
     parser.add_argument("--duration", type=float, default=None,
                         help="stop after this many seconds (default: until Ctrl-C)")
 

@@ -109,21 +109,27 @@ class MotiveSkeleton:
         """One frame's bones → local rotations ``(J, 4)`` wxyz, local translations ``(J, 3)``
         metres, and the bone-pose mode used (``local`` or ``global``).
 
-        Bones missing from the frame or not tracked keep ``previous`` (or the rest pose).
+        Bones missing from the frame or without a usable pose (zero or NaN) keep ``previous``
+        (or the rest pose).
         ``auto`` reads the stream as local when the non-root bones sit at their description
-        offsets (Motive's "local rigid bodies"), else as world poses.
+        offsets' distances from their parents (Motive's "local rigid bodies"), else as world
+        poses.
         """
         joints = self.skeleton.joint_count
         slot = np.searchsorted(self.sorted_ids, pose.bone_ids)
         slot = np.clip(slot, 0, joints - 1)
         known = self.sorted_ids[slot] == pose.bone_ids
         rows = self.order[slot[known]]
-        got = np.zeros(joints, dtype=bool)
-        got[rows] = np.asarray(pose.tracked)[known]
-        rot = np.empty((joints, 4))
-        pos = np.empty((joints, 3))
+        rot = np.zeros((joints, 4))
+        pos = np.zeros((joints, 3))
         rot[rows] = pose.rotations[known]
         pos[rows] = pose.positions[known]
+        norm = np.linalg.norm(rot, axis=-1)
+        # A bone counts when it came with a usable pose (Motive's per-bone "tracked" bit is
+        # not set for skeleton bones in real recordings, so it cannot decide).
+        got = np.isfinite(norm) & (norm > 1e-6) & np.isfinite(pos).all(-1)
+        got[np.setdiff1d(np.arange(joints), rows)] = False
+        rot[got] /= norm[got, None]
         if mode == "auto":
             mode = self._guess_mode(got, pos)
         if mode == "global":
@@ -133,19 +139,16 @@ class MotiveSkeleton:
                 quat.identity((joints,)), self.skeleton.offsets.copy())
             rot[~got] = held_rot[~got]
             pos[~got] = held_pos[~got]
-        norm = np.linalg.norm(rot, axis=-1, keepdims=True)
-        bad = ~(np.isfinite(norm[:, 0]) & (norm[:, 0] > 1e-6))
-        if bad.any():
-            rot[bad] = quat.identity((int(bad.sum()),))
-            norm[bad] = 1.0
-        return rot / norm, pos, mode
+        return rot, pos, mode
 
     def _guess_mode(self, got: NDArray[np.bool_], pos: FloatArray) -> str:
         inner = got & (self.skeleton.parents >= 0)
         if not inner.any():
             return "local"
-        error = np.linalg.norm(pos[inner] - self.skeleton.offsets[inner], axis=-1)
-        return "local" if float(np.median(error)) < 1e-3 else "global"
+        # Bone lengths, not vectors: a recording may mirror its axes against the description.
+        error = np.abs(np.linalg.norm(pos[inner], axis=-1)
+                       - np.linalg.norm(self.skeleton.offsets[inner], axis=-1))
+        return "local" if float(np.median(error)) < 0.01 else "global"
 
     def _local_from_world(self, rot: FloatArray, pos: FloatArray, got: NDArray[np.bool_]
                           ) -> tuple[FloatArray, FloatArray]:
