@@ -215,8 +215,10 @@ class LiveLoop:
         if self.grounder is not None:
             self.grounder.rebuild(self)
 
-    def run(self, duration: float | None = None) -> None:
-        """Run until :meth:`stop`, Ctrl-C (raised to the caller) or ``duration`` seconds."""
+    def run(self, duration: float | None = None, *, stop_source: bool = True) -> None:
+        """Run until :meth:`stop`, Ctrl-C (raised to the caller) or ``duration`` seconds; the
+        source is started (if it is not) and stopped at the end unless ``stop_source`` is
+        false."""
         self.source.start()
         start = time.perf_counter()
         try:
@@ -237,10 +239,12 @@ class LiveLoop:
                 self.stats.waiting = False
                 self.process(frame)
         finally:
-            self.source.stop()
+            if stop_source:
+                self.source.stop()
 
     def _between_frames(self) -> None:
-        while True:
+        # Only the callbacks queued so far: one that queues another runs it next turn.
+        for _ in range(self._between.qsize()):
             try:
                 callback = self._between.get_nowait()
             except queue.Empty:

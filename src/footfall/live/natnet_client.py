@@ -24,7 +24,8 @@ from footfall.skeleton import Skeleton
 
 KEEPALIVE_SECONDS = 1.0
 RECONNECT_SECONDS = 2.0
-RESTART_BACKWARDS = 1000  # a frame number this far back means the server restarted
+JUMP = 1000  # frame numbers further than this from the last one need a second frame to follow
+RESYNC_RUN = 3  # this many increasing older frames in a row are followed
 
 
 class NatNetClient:
@@ -77,11 +78,18 @@ class NatNetClient:
         self._last_packet = 0.0
         self._last_keepalive = 0.0
         self._last_connect = 0.0
+        self._awaiting_info = True
+        self._awaiting_model = 0.0  # when the model definition was last asked for (0: not)
+        self._candidate: int | None = None  # a frame number off the sequence, not yet followed
+        self._candidate_run = 0
+        self._jumped_from: int | None = None  # the number before the last forward jump
 
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> None:
-        """Open the sockets, send CONNECT and start the network thread."""
+        """Open the sockets, send CONNECT and start the network thread (once)."""
+        if self._thread is not None:
+            return
         cmd = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         cmd.bind((self.local_ip if not self.multicast else "0.0.0.0", 0))
         cmd.setblocking(False)
@@ -105,8 +113,7 @@ class NatNetClient:
                                         f"{self.data_port} ({error})") from None
                 self._problem("data-port", f"data port {self.data_port} not available "
                                            f"({error}); frames come on the command socket")
-        self._send(proto.encode_connect(self.requested_version or (0, 0)))
-        self._last_connect = time.monotonic()
+        self._connect(time.monotonic())
         self._thread = threading.Thread(target=self._run, name="natnet-client", daemon=True)
         self._thread.start()
 
@@ -180,27 +187,45 @@ class NatNetClient:
         silent = now - max(self._last_packet, self._last_connect)
         if silent >= RECONNECT_SECONDS:
             self.status.connected = False
-            self._send(proto.encode_connect(self.requested_version or (0, 0)))
-            self._last_connect = now
+            self._connect(now)
+        if self._awaiting_model and now - self._awaiting_model >= RECONNECT_SECONDS:
+            self._request_model(now)  # the answer got lost
+
+    def _connect(self, now: float) -> None:
+        self._awaiting_info = True
+        self._send(proto.encode_connect(self.requested_version or (0, 0)))
+        self._last_connect = now
+
+    def _request_model(self, now: float) -> None:
+        self._awaiting_model = now
+        self._send(proto.packet(proto.NAT_REQUEST_MODELDEF))
 
     def _handle(self, data: bytes) -> None:
         received = time.perf_counter()
         message, payload = proto.split_packet(data)
+        # Server info and model definitions are answers: one nobody asked for is dropped (a
+        # stray or corrupt one would otherwise change how every later frame is read).
         if message == proto.NAT_SERVERINFO:
+            if not self._awaiting_info:
+                self._problem("unrequested", "a server info nobody asked for was dropped")
+                return
             info = proto.decode_server_info(payload)
             version = proto.check_version(info.version)
             changed = version != self.version
             self.info, self.version = info, version
+            self._awaiting_info = False
             self.status.connected = True
             self.status.version = f"{version[0]}.{version[1]}"
             self.status.server = f"{info.application} {self.server[0]}:{self.server[1]}"
             if changed or self.motive is None:
-                self._send(proto.packet(proto.NAT_REQUEST_MODELDEF))
+                self._request_model(time.monotonic())
             return
         if message == proto.NAT_MODELDEF:
-            if self.version is None:
+            if self.version is None or not self._awaiting_model:
+                self._problem("unrequested", "a model definition nobody asked for was dropped")
                 return
             model = proto.decode_model_definition(payload, self.version)
+            self._awaiting_model = 0.0
             if not model.skeletons:
                 self._problem("no-skeleton", "the model definition has no skeleton")
                 return
@@ -217,19 +242,37 @@ class NatNetClient:
             return  # RESPONSE, MESSAGESTRING, echo …: nothing to do
         if self.version is None:
             self._problem("no-server-info", "frames before the server info are dropped")
-            self._send(proto.encode_connect(self.requested_version or (0, 0)))
+            if not self._awaiting_info:
+                self._connect(time.monotonic())
             return
         frame = proto.decode_frame(payload, self.version)
-        last = self._last_number
-        if last is not None and frame.frame_number <= last:
-            if last - frame.frame_number < RESTART_BACKWARDS:
-                return  # duplicate (both sockets) or out of order
+        number, last = frame.frame_number, self._last_number
+        jumped_from = self._jumped_from
+        if last is not None and number <= last and jumped_from is not None \
+                and number == jumped_from + 1:
+            # The last frame had skipped ahead and this one continues from before it: that
+            # frame number was corrupt. Back to the real sequence, nothing lost.
+            self.status.dropped -= last - jumped_from - 1
+            last = jumped_from
+        if last is not None and not 0 < number - last <= JUMP:
+            # Behind: a duplicate (both sockets) or out of order, dropped. Far off: a restarted
+            # server or a corrupt frame number, followed once the next frame continues from it;
+            # a steady run of older frames is followed too (a server restarted early).
+            previous = self._candidate
+            run = (self._candidate_run + 1
+                   if previous is not None and 0 < number - previous <= JUMP else 0)
+            self._candidate, self._candidate_run = number, run
+            if not (abs(number - last) > JUMP and run >= 1 or run >= RESYNC_RUN):
+                return
+            self._problem("resync", f"frame numbers jumped from {last} to {number}; following")
             last = None
-        if last is not None and frame.frame_number > last + 1:
-            self.status.dropped += frame.frame_number - last - 1
-        self._last_number = frame.frame_number
+        self._candidate, self._candidate_run = None, 0
+        self._jumped_from = last if last is not None and number > last + 1 else None
+        if last is not None and number > last + 1:
+            self.status.dropped += number - last - 1
+        self._last_number = number
         if frame.models_changed:
-            self._send(proto.packet(proto.NAT_REQUEST_MODELDEF))
+            self._request_model(time.monotonic())
         motive = self.motive
         if motive is None:
             return

@@ -362,9 +362,10 @@ def decode_model_definition(payload: bytes | memoryview, version: Version) -> Mo
 
 
 def _poses(records: np.ndarray, ident: int) -> SkeletonPose:
-    quat_xyzw = records["quat"].astype(np.float64)
-    return SkeletonPose(ident, records["id"].astype(np.int64),
-                        records["pos"].astype(np.float64),
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN in a packet stays NaN
+        quat_xyzw = records["quat"].astype(np.float64)
+        positions = records["pos"].astype(np.float64)
+    return SkeletonPose(ident, records["id"].astype(np.int64), positions,
                         quat_xyzw[:, [3, 0, 1, 2]], (records["params"] & 1).astype(bool))
 
 
