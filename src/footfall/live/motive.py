@@ -116,20 +116,30 @@ class MotiveSkeleton:
         poses.
         """
         joints = self.skeleton.joint_count
-        slot = np.searchsorted(self.sorted_ids, pose.bone_ids)
-        slot = np.clip(slot, 0, joints - 1)
-        known = self.sorted_ids[slot] == pose.bone_ids
-        rows = self.order[slot[known]]
-        rot = np.zeros((joints, 4))
-        pos = np.zeros((joints, 3))
-        rot[rows] = pose.rotations[known]
-        pos[rows] = pose.positions[known]
-        norm = np.linalg.norm(rot, axis=-1)
+        ids = pose.bone_ids
+        if len(ids) == joints and np.array_equal(ids, self.bone_ids):
+            # The usual frame: every bone, in description order (one gather each).
+            rot = np.array(pose.rotations, dtype=np.float64)
+            pos = np.array(pose.positions, dtype=np.float64)
+            present = np.ones(joints, dtype=bool)
+        else:
+            slot = np.clip(np.searchsorted(self.sorted_ids, ids), 0, joints - 1)
+            known = self.sorted_ids[slot] == ids
+            rows = self.order[slot[known]]
+            rot = np.zeros((joints, 4))
+            pos = np.zeros((joints, 3))
+            rot[rows] = pose.rotations[known]
+            pos[rows] = pose.positions[known]
+            present = np.zeros(joints, dtype=bool)
+            present[rows] = True
+        norm = np.sqrt(np.einsum("ij,ij->i", rot, rot))
         # A bone counts when it came with a usable pose (Motive's per-bone "tracked" bit is
         # not set for skeleton bones in real recordings, so it cannot decide).
-        got = np.isfinite(norm) & (norm > 1e-6) & np.isfinite(pos).all(-1)
-        got[np.setdiff1d(np.arange(joints), rows)] = False
-        rot[got] /= norm[got, None]
+        got = present & np.isfinite(norm) & (norm > 1e-6) & np.isfinite(pos).all(-1)
+        if got.all():
+            rot /= norm[:, None]
+        else:
+            rot[got] /= norm[got, None]
         if mode == "auto":
             mode = self._guess_mode(got, pos)
         if mode == "global":
