@@ -189,3 +189,52 @@ def test_live_command_bad_options_are_one_line_errors(option: list[str]) -> None
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--vmc" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_terrain_grounds_the_avatars_live(tmp_path: Path) -> None:
+    from footfall.live.ground import LiveGrounder
+    from footfall.terrain.heightfield import HeightfieldTerrain
+
+    clip = bvh.load(CLIP)[:90]
+    # A gentle 6° rise along the walk (+Z), wide enough for the whole clip.
+    rise = np.tan(np.radians(6.0))
+    terrain = HeightfieldTerrain(
+        lambda x, z: rise * np.asarray(z, float) + 0 * np.asarray(x, float),
+        lambda x, z: (0 * np.asarray(x, float), rise + 0 * np.asarray(z, float)),
+        ((-5.0, -5.0), (5.0, 5.0)))
+    results = {}
+    for grounded in (False, True):
+        source = EveryFrame(clip)
+        # A BVH rig as the avatar (both sample GLBs have feet the grounding pipeline
+        # cannot model: an IK rig whose feet are not leg children, a Z-up foot).
+        rig = load_target(DATA / "bvh" / "mixamo_stepping.bvh")
+        loop = LiveLoop(source, [rig], settings={"filter_enabled": False},
+                        settings_folder=tmp_path)
+        if grounded:
+            loop.grounder = LiveGrounder(terrain)
+        source._loop = loop
+        feet = []
+
+        def keep(loop: LiveLoop, feet: list = feet) -> None:
+            character = next(iter(loop._characters.values()), None)
+            if character is not None and character.pose is not None:
+                target = character.retargeter.target
+                _, pos = Clip(target, character.pose[0][None], character.pose[1][None],
+                              30).forward_kinematics()
+                foot = [target.index(character.retargeter.target_map[b])
+                        for b in ("LeftFoot", "RightFoot")]
+                feet.append(pos[0, foot])
+            loop.add_between_frames(keep)
+
+        loop.add_between_frames(keep)
+        loop.run(duration=20)
+        results[grounded] = np.array(feet)
+    flat, on_ground = results[False], results[True]
+    assert len(on_ground) >= 80
+    ground = terrain.raycast_down(on_ground[..., [0, 2]].reshape(-1, 2)).height.reshape(-1, 2)
+    lowest_flat = (flat[..., 1]).min(axis=1)
+    lowest = (on_ground[..., 1] - ground).min(axis=1)
+    # Grounded, the lower foot follows the terrain as it followed y = 0 (within 3 cm) …
+    assert np.median(np.abs(lowest - lowest_flat[:len(lowest)])) < 0.03
+    # … and the terrain actually moved the feet.
+    assert np.abs(on_ground[..., 1] - flat[:len(on_ground), :, 1]).max() > 0.05
