@@ -222,3 +222,25 @@ def test_fuzz_10000_packets_at_the_live_socket(tmp_path: Path) -> None:
     assert sum(errors.values()) > 1000, errors
     assert flooded / 3.0 >= 0.8 * calm / 1.5, (calm, flooded, client.status)
     assert loop.stats.errors == {}
+
+
+def test_multicast_on_loopback() -> None:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("0.0.0.0", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    server = NatNetServer(bvh.load(CLIP), command_port=0, rate=60, multicast=True,
+                          data_port=port)
+    server.start()
+    client = NatNetClient("127.0.0.1", multicast=True, local_ip="127.0.0.1",
+                          command_port=server.address[1], data_port=port)
+    client.start()
+    try:
+        frames = _drain(client, 1.5)
+    finally:
+        client.stop()
+        server.stop()
+    assert len(frames) >= 30
+    numbers = [f.number for f in frames]
+    assert numbers == sorted(set(numbers))
+    assert client.status.errors == {}

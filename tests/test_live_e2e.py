@@ -238,3 +238,33 @@ def test_terrain_grounds_the_avatars_live(tmp_path: Path) -> None:
     assert np.median(np.abs(lowest - lowest_flat[:len(lowest)])) < 0.03
     # … and the terrain actually moved the feet.
     assert np.abs(on_ground[..., 1] - flat[:len(on_ground), :, 1]).max() > 0.05
+
+
+def test_natnet_serve_command_and_help() -> None:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    server = subprocess.Popen([sys.executable, "-m", "footfall.cli", "natnet-serve", str(CLIP),
+                               "--command-port", str(port), "--rate", "60", "--version", "4.2",
+                               "--duration", "30"], stdout=subprocess.PIPE, text=True)
+    client = NatNetClient("127.0.0.1", command_port=port, data_port=0)
+    try:
+        assert "NatNet 4.2" in server.stdout.readline()  # printed once it listens
+        client.start()
+        deadline = time.monotonic() + 10
+        frame = None
+        while frame is None and time.monotonic() < deadline:
+            frame = client.wait(0.1)
+        assert frame is not None and client.status.version == "4.2"
+        assert client.skeleton.joint_count == bvh.load(CLIP).skeleton.joint_count
+    finally:
+        client.stop()
+        server.terminate()
+        server.wait(10)
+    done = subprocess.run([sys.executable, "-m", "footfall.cli", "live", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    for option in ("--natnet", "--multicast", "--local-ip", "--skeleton", "--replay", "--to",
+                   "--terrain", "--vmc", "--vmc-rate", "--no-view", "--record", "--duration",
+                   "--control-port", "--control-host", "--no-control", "--control-origin"):
+        assert option in done.stdout

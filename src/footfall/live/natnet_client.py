@@ -25,7 +25,8 @@ from footfall.skeleton import Skeleton
 KEEPALIVE_SECONDS = 1.0
 RECONNECT_SECONDS = 2.0
 JUMP = 1000  # frame numbers further than this from the last one need a second frame to follow
-RESYNC_RUN = 3  # this many increasing older frames in a row are followed
+RESYNC_RUN = 3  # this many increasing older frames in a row are followed …
+RESYNC_QUIET = 0.25  # … once the followed stream has been silent this long (seconds)
 
 
 class NatNetClient:
@@ -262,7 +263,10 @@ class NatNetClient:
             run = (self._candidate_run + 1
                    if previous is not None and 0 < number - previous <= JUMP else 0)
             self._candidate, self._candidate_run = number, run
-            if not (abs(number - last) > JUMP and run >= 1 or run >= RESYNC_RUN):
+            # (a run counts only while the stream we follow is silent: frames of one stream
+            # arriving late on a second socket must not pull it back.)
+            quiet = time.perf_counter() - self.status.last_frame_at >= RESYNC_QUIET
+            if not (abs(number - last) > JUMP and run >= 1 or run >= RESYNC_RUN and quiet):
                 return
             self._problem("resync", f"frame numbers jumped from {last} to {number}; following")
             last = None

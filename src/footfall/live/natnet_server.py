@@ -69,6 +69,10 @@ class NatNetServer:
         self.socket.setblocking(False)
         if multicast:
             self.socket.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+            self.socket.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
+            if host not in ("", "0.0.0.0"):  # the group is reached through this interface
+                self.socket.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF,
+                                       socket.inet_aton(host))
         self.address = self.socket.getsockname()
         self.clients: dict[tuple[str, int], float] = {}
         self.frames_sent = 0
@@ -195,6 +199,10 @@ class NatNetServer:
                     next_frame = now + period
 
     def _broadcast(self, data: bytes) -> None:
+        if self.multicast:  # as Motive: frames go to the group only
+            self._reply(data, self.group)
+            self.frames_sent += 1
+            return
         now = time.monotonic()
         for client, seen in list(self.clients.items()):
             if now - seen > CLIENT_TIMEOUT:
@@ -202,6 +210,4 @@ class NatNetServer:
                 self.report(f"natnet-serve: client {client[0]}:{client[1]} timed out")
                 continue
             self._reply(data, client)
-        if self.multicast:
-            self._reply(data, self.group)
         self.frames_sent += 1
