@@ -268,3 +268,29 @@ def test_natnet_serve_command_and_help() -> None:
                    "--terrain", "--vmc", "--vmc-rate", "--no-view", "--record", "--duration",
                    "--control-port", "--control-host", "--no-control", "--control-origin"):
         assert option in done.stdout
+
+
+def test_a_failing_output_or_control_action_never_stops_the_loop(tmp_path: Path) -> None:
+    clip = bvh.load(CLIP)[:20]
+    source = EveryFrame(clip)
+    loop = LiveLoop(source, [load_target(AVATARS[0])], settings_folder=tmp_path,
+                    report=lambda message: None)
+    source._loop = loop
+
+    class Broken:
+        def rebuild(self, loop: LiveLoop) -> None:
+            raise RuntimeError("no view today")
+
+        def update(self, loop: LiveLoop, frame: object) -> None:
+            raise RuntimeError("no view today")
+
+    loop.views.append(Broken())
+    loop.add_between_frames(lambda loop: 1 / 0)
+    loop.run(duration=20)
+    assert loop.stats.frames == clip.frame_count
+    assert loop.stats.errors["Broken"] >= clip.frame_count
+    assert loop.stats.errors["control"] == 1
+    assert set(loop.characters()) == {AVATARS[0].stem}
+    assert loop.source_pose()[0].shape == (clip.skeleton.joint_count, 4)
+    loop.save_settings(AVATARS[0].stem)
+    assert (tmp_path / f"{AVATARS[0].stem}_settings.json").is_file()

@@ -211,9 +211,9 @@ class LiveLoop:
         self._generation = self.source.generation
         self._last_seconds = None
         for hook in (*self.views, *self.recorders):
-            hook.rebuild(self)
+            self._guarded(hook.rebuild)
         if self.grounder is not None:
-            self.grounder.rebuild(self)
+            self._guarded(self.grounder.rebuild)
 
     def run(self, duration: float | None = None, *, stop_source: bool = True) -> None:
         """Run until :meth:`stop`, Ctrl-C (raised to the caller) or ``duration`` seconds; the
@@ -226,6 +226,9 @@ class LiveLoop:
                 now = time.perf_counter()
                 if duration is not None and now - start >= duration:
                     break
+                if self.source.generation != self._generation and \
+                        self.source.skeleton is not None:
+                    self._rebuild_safely()  # avatars registered before the first frame
                 frame = self.source.wait(0.02)
                 self._between_frames()
                 self.stats.turns += 1
@@ -234,13 +237,21 @@ class LiveLoop:
                     if idle > WAITING_SECONDS and not self.stats.waiting:
                         self.stats.waiting = True
                         for view in self.views:
-                            view.update(self, None)
+                            self._guarded(view.update, None)
                     continue
                 self.stats.waiting = False
                 self.process(frame)
         finally:
             if stop_source:
                 self.source.stop()
+
+    def _rebuild_safely(self) -> None:
+        try:
+            self._build()
+        except FootfallError as error:
+            self._problem("avatar", f"cannot retarget onto the avatars: {error}")
+            self._characters = {}
+            self._generation = self.source.generation  # not again for this skeleton
 
     def _between_frames(self) -> None:
         # Only the callbacks queued so far: one that queues another runs it next turn.
@@ -257,13 +268,10 @@ class LiveLoop:
     def process(self, frame: LiveFrame) -> None:
         """Retarget one frame onto every avatar and send it out."""
         if frame.generation != self._generation:
-            try:
-                self._build()
-            except FootfallError as error:
-                self._problem("avatar", f"cannot retarget onto the avatars: {error}")
-                return
-        if frame.generation != self._generation:
-            return
+            if self.source.generation != self._generation:
+                self._rebuild_safely()
+            if frame.generation != self._generation:
+                return  # a frame of the skeleton before
         dt = 1.0 / 60.0
         if self._last_seconds is not None:
             step = frame.seconds - self._last_seconds
@@ -295,9 +303,17 @@ class LiveLoop:
         self.stats.frames += 1
         self.stats.frame_times.append(frame.received)
         for recorder in self.recorders:
-            recorder.add(self, frame)
+            self._guarded(recorder.add, frame)
         for view in self.views:
-            view.update(self, frame)
+            self._guarded(view.update, frame)
+
+    def _guarded(self, call: Callable[[LiveLoop, Any], None], *args: Any) -> None:
+        """Call an output hook; one that fails is reported (once per kind), never fatal."""
+        try:
+            call(self, *args)
+        except Exception as error:  # an output failing never stops the loop
+            owner = type(getattr(call, "__self__", call)).__name__
+            self._problem(owner, f"{owner}: {type(error).__name__}: {error}")
 
     def save_all(self) -> list[Path]:
         """Save every avatar's settings (Ctrl-C does)."""
