@@ -130,7 +130,7 @@ def _bones(skeleton: Skeleton, positions: np.ndarray) -> np.ndarray:
 class LiveView:
     """The browser view; :meth:`update` is called by the loop after each frame."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 8081, rate: float = 30.0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 8081, rate: float = 20.0) -> None:
         self.server = viser.ViserServer(host=host, port=port, label="footfall live",
                                         verbose=False)
         self.url = f"http://{host}:{self.server.get_port()}"
