@@ -16,6 +16,7 @@ from footfall.live.loop import LiveLoop, load_target
 from footfall.live.sources import ReplaySource
 from footfall.live.view import LiveView, skinned_mesh
 from footfall.skeleton import forward_kinematics
+from test_live_e2e import run_until  # tests/ is on the path under pytest
 
 DATA = Path(__file__).parent / "data"
 AVATARS = sorted((DATA / "avatars").glob("*.glb"))
@@ -49,7 +50,7 @@ def test_view_shows_a_replayed_stream(tmp_path: Path) -> None:
     view = LiveView(port=_free_port())
     loop.views.append(view)
     try:
-        loop.run(duration=1.0)
+        run_until(loop, frames=5, timeout=20.0)
         names = list(loop.characters())
         assert all(isinstance(view._handles[n], viser.MeshSkinnedHandle) for n in names)
         assert "streaming" in view._status.content and "Hz" in view._status.content
