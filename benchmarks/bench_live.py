@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from footfall import bvh
+from footfall.commands.live import SWITCH_INTERVAL
 from footfall.live.loop import LiveLoop, load_target
 from footfall.live.motive import ClipStream, MotiveSkeleton
 from footfall.live.natnet_client import NatNetClient
@@ -128,6 +129,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0,
                         help="length of the 4-avatar drop run (default 60)")
     args = parser.parse_args()
+    sys.setswitchinterval(SWITCH_INTERVAL)  # as `footfall live` does
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_live_{os.getpid()}"
     tmp.mkdir(exist_ok=True)
     print(f"load average {os.getloadavg()[0]:.2f} (2 shared cores slow every figure)")
