@@ -29,8 +29,7 @@ AVATAR = DATA / "avatars" / "CesiumMan.glb"
 def _connected(rate: float = 60.0, version: str = "4.1") -> tuple[NatNetServer, NatNetClient]:
     server = NatNetServer(bvh.load(CLIP), command_port=0, rate=rate, version=version)
     server.start()
-    client = NatNetClient("127.0.0.1", command_port=server.address[1], data_port=0,
-                          report=print)
+    client = NatNetClient("127.0.0.1", command_port=server.address[1], data_port=0)
     client.start()
     deadline = time.monotonic() + 3
     while client.skeleton is None and time.monotonic() < deadline:
