@@ -57,7 +57,7 @@ def test_recorded_model_definitions() -> None:
     v3 = proto.decode_model_definition(payload, (3, 0))
     (skeleton,) = v3.skeletons
     assert (skeleton.name, skeleton.id) == ("Skeleton 002", 3)
-    assert len(v3.marker_sets["Skeleton 002"]) == 37 or len(v3.marker_sets) >= 1
+    assert len(v3.marker_sets["Skeleton 002"]) == 37
     motive = MotiveSkeleton.from_description(skeleton)
     offsets = {n: motive.skeleton.offsets[i] for i, n in enumerate(motive.skeleton.names)}
     np.testing.assert_allclose(offsets["LThigh"], [0.088, 0, 0], atol=5e-4)
