@@ -1,0 +1,209 @@
+"""``footfall live``: a capture stream retargeted onto avatars every frame, out as VMC."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from footfall.errors import FootfallError, SettingsError
+
+NAME = "live"
+HELP = "live retargeting: OptiTrack NatNet (or a replayed BVH) onto avatars, out as VMC"
+DESCRIPTION = (
+    "Receive a performer from Motive over NatNet (--natnet SERVER_IP, unicast or --multicast) or "
+    "replay a BVH clip at its own rate (--replay), retarget every frame onto each --to avatar "
+    "with its saved settings, and send each avatar over the VMC protocol (--vmc HOST:PORT) to "
+    "VSeeFace, Warudo or VMC4B; a browser view on 127.0.0.1 shows the stream (--no-view to run "
+    "without). A stopped stream holds the last pose and resumes by itself; bad packets are "
+    "counted and dropped. Ctrl-C saves the avatars' settings and finishes --record."
+)
+
+
+SWITCH_INTERVAL = 0.001
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``footfall live``."""
+    source = parser.add_argument_group("source (one of)")
+    given = source.add_mutually_exclusive_group(required=True)
+    given.add_argument("--natnet", metavar="SERVER_IP", help="Motive's (NatNet server's) address")
+    given.add_argument("--replay", metavar="CLIP.bvh",
+                       help="play a BVH clip at its own rate, looping (no capture system needed)")
+    source.add_argument("--multicast", action="store_true",
+                        help="receive frames from the multicast group instead of unicast")
+    source.add_argument("--group", default="239.255.42.99", help="multicast group address")
+    source.add_argument("--local-ip", default="0.0.0.0",
+                        help="this machine's address on the capture network (default: any)")
+    source.add_argument("--command-port", type=int, default=1510, help="NatNet command port")
+    source.add_argument("--data-port", type=int, default=1511,
+                        help="NatNet data port (0: unicast frames on the command socket only)")
+    source.add_argument("--skeleton", default=None, metavar="NAME",
+                        help="which streamed skeleton to follow (default: the first)")
+    source.add_argument("--bone-poses", choices=("auto", "local", "global"), default="auto",
+                        help="Motive's bone poses: relative to the parent (local), world "
+                             "(global), or detected (auto, default)")
+    source.add_argument("--mapping", default=None,
+                        help="JSON {canonical bone: source joint} overriding the automatic guess")
+    target = parser.add_argument_group("avatars")
+    target.add_argument("--to", action="append", required=True, metavar="AVATAR",
+                        help="an avatar (.glb/.gltf or .bvh); repeat for several")
+    target.add_argument("--settings-dir", default=None,
+                        help="folder of the per-avatar settings (default: the user config dir)")
+    target.add_argument("--ik", choices=("auto", "ik", "fk"), default=None,
+                        help="limb IK weights for every avatar (default: each avatar's saved)")
+    target.add_argument("--filter", choices=("on", "off"), default=None,
+                        help="One Euro filter on the source positions (default: saved)")
+    target.add_argument("--floor-height", type=float, default=None,
+                        help="world height added to hips and feet, metres (default: saved)")
+    target.add_argument("--terrain", default=None,
+                        help="ground the avatars' feet on a terrain scene, mesh or heightmap")
+    out = parser.add_argument_group("outputs")
+    out.add_argument("--vmc", action="append", default=[], metavar="[AVATAR=]HOST:PORT",
+                     help="send an avatar over VMC (OSC/UDP); repeat: the n-th --vmc gets the "
+                          "n-th avatar unless AVATAR= names one")
+    out.add_argument("--vmc-rate", type=float, default=0.0,
+                     help="at most this many VMC poses a second (default: every frame)")
+    out.add_argument("--record", default=None, metavar="OUT.bvh|.glb",
+                     help="record every avatar (one file each, written when recording stops)")
+    out.add_argument("--no-view", action="store_true", help="run without the browser view")
+    out.add_argument("--view-port", type=int, default=8081, help="browser view port")
+    control = parser.add_argument_group("remote control service (WebSocket, seed 001)")
+    control.add_argument("--control-host", default="127.0.0.1",
+                         help="address the remote-control service binds (default 127.0.0.1)")
+    control.add_argument("--control-port", type=int, default=64212,
+                         help="remote-control WebSocket port (default 64212)")
+    control.add_argument("--control-origin", action="append", default=[],
+                         help="browser origin allowed to connect to the control service")
+    control.add_argument("--no-control", action="store_true",
+                         help="run without the remote-control service")
+    parser.add_argument("--duration", type=float, default=None,
+                        help="stop after this many seconds (scripts, tests)")
+    parser.add_argument("--quiet", action="store_true", help="no status line at the end")
+
+
+def routes(specs: list[str], names: list[str], rate: float) -> list:
+    """``--vmc`` entries → ``(avatar name, VmcSender)`` pairs."""
+    from footfall.live.vmc import VmcSender, parse_route
+
+    out = []
+    free = iter(names)
+    for text in specs:
+        name, address = parse_route(text)
+        if name is None:
+            name = next(free, names[0])
+        elif name not in names:
+            raise SettingsError(f"--vmc {text!r}: no avatar named {name!r} "
+                                f"(avatars: {', '.join(names)})")
+        out.append((name, VmcSender(address, rate)))
+    return out
+
+
+def _start_control(loop: object, args: argparse.Namespace) -> object | None:
+    """The remote-control service, when footfall.remote provides one."""
+    if args.no_control:
+        return None
+    try:
+        import footfall.remote as remote  # noqa: PLC0415 - optional, wired by the lead
+    except ImportError:
+        print("remote control not available", file=sys.stderr)
+        return None
+    start = getattr(remote, "start_control", None)
+    if start is None:
+        print("remote control not available", file=sys.stderr)
+        return None
+    return start(loop, host=args.control_host, port=args.control_port,
+                 origins=args.control_origin)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the source, the avatars and the outputs; run the loop."""
+    from footfall import bvh
+    from footfall.live.loop import LiveLoop, load_target, unique_names
+    from footfall.live.natnet_client import NatNetClient
+    from footfall.live.record import Recorder
+    from footfall.live.sources import ReplaySource
+
+    # The network thread and the loop share the GIL: hand it over every 1 ms instead of 5 ms,
+    # so a frame waiting for the loop is not held up behind a burst of packets.
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    if args.vmc_rate < 0:
+        raise SettingsError(f"--vmc-rate {args.vmc_rate}: must be ≥ 0")
+    targets = [load_target(p) for p in args.to]
+    names = unique_names([t.path for t in targets])
+    vmc = routes(args.vmc, names, args.vmc_rate)
+    report = lambda message: print(message, file=sys.stderr)  # noqa: E731
+    mapping = None
+    if args.mapping:
+        from footfall.humanoid import load_mapping
+
+        mapping = {k: v for k, v in load_mapping(args.mapping).items() if v is not None}
+    if args.replay:
+        source = ReplaySource(bvh.load(args.replay))
+    else:
+        source = NatNetClient(args.natnet, local_ip=args.local_ip, multicast=args.multicast,
+                              group=args.group, command_port=args.command_port,
+                              data_port=args.data_port, skeleton_name=args.skeleton,
+                              bone_poses=args.bone_poses, report=report)
+    overrides: dict[str, object] = {}
+    if args.ik is not None:
+        overrides["ik_mode"] = args.ik
+    if args.filter is not None:
+        overrides["filter_enabled"] = args.filter == "on"
+    if args.floor_height is not None:
+        overrides["floor_height"] = args.floor_height
+    loop = LiveLoop(source, targets, vmc=vmc, settings=overrides,
+                    settings_folder=Path(args.settings_dir) if args.settings_dir else None,
+                    source_mapping=mapping, report=report)
+    recorder = None
+    if args.record:
+        recorder = Recorder(args.record)
+        loop.recorders.append(recorder)
+    if args.terrain:
+        from footfall.commands.ground import _terrain
+        from footfall.live.ground import LiveGrounder
+
+        loop.grounder = LiveGrounder(_terrain(args.terrain))
+    view = None
+    if not args.no_view:
+        from footfall.live.view import LiveView
+
+        view = LiveView(port=args.view_port)
+        loop.views.append(view)
+        print(f"view: {view.url}", file=sys.stderr)
+    control = _start_control(loop, args)
+    stopping: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        stopping.append(signum)
+        loop.stop()
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        loop.run(args.duration)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        try:
+            saved = loop.save_all()
+        except FootfallError as error:
+            saved = []
+            print(f"settings not saved: {error}", file=sys.stderr)
+        for _, sender in vmc:
+            sender.close()
+        if view is not None:
+            view.close()
+        if control is not None and hasattr(control, "stop"):
+            control.stop()
+        if recorder is not None:
+            for path in recorder.finish():
+                print(f"wrote {path}")
+    if not args.quiet:
+        status = source.status
+        latency = sorted(loop.stats.latency)
+        median = latency[len(latency) // 2] * 1000 if latency else float("nan")
+        print(f"live: {loop.stats.frames} frames, {status.dropped} dropped, "
+              f"{status.overwritten} skipped by the loop, errors {dict(status.errors) or 0}, "
+              f"latency median {median:.2f} ms; settings saved for {len(saved)} avatar(s)")
+    return 0

@@ -1,0 +1,321 @@
+"""The live animation loop: newest source frame → every avatar's Retargeter → VMC, view, record.
+
+Runs on one thread (the caller's). Each turn it takes the newest frame from the source (the
+network thread hands over nothing else), runs the callbacks queued with
+:meth:`LiveLoop.add_between_frames` (control actions), retargets the frame onto every avatar
+with :meth:`Retargeter.step`, sends VMC, updates the view and the recorders. When the source
+skeleton changes (a new model definition) the avatars' retargeters are built again. A stream
+that stops leaves the last pose standing and the status "waiting"; it resumes by itself.
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from footfall.errors import FootfallError
+from footfall.live.sources import LiveFrame, Source
+from footfall.live.vmc import VmcPose, VmcSender
+from footfall.retarget import Retargeter, RetargetSettings
+from footfall.retarget.settings import has_settings
+from footfall.skeleton import Skeleton
+
+FloatArray = NDArray[np.float64]
+WAITING_SECONDS = 0.5
+MAX_DT = 0.05
+
+
+@dataclass
+class AvatarSpec:
+    """One ``--to`` target: its file, skeleton, glTF rest pose (or None) and loaded avatar."""
+
+    path: Path
+    skeleton: Skeleton
+    rest: FloatArray | None = None
+    avatar: Any = None  # footfall.gltf.Avatar for .glb/.gltf targets
+
+
+def load_target(path: str | Path) -> AvatarSpec:
+    """Read a ``--to`` file: a .glb/.gltf avatar or a .bvh skeleton."""
+    from footfall import bvh
+    from footfall.gltf import load_avatar
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in (".glb", ".gltf"):
+        avatar = load_avatar(path)
+        return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar)
+    if suffix == ".bvh":
+        return AvatarSpec(path, bvh.load(path).skeleton)
+    raise FootfallError(f"--to {path}: expected a .glb, .gltf or .bvh file")
+
+
+def unique_names(paths: Sequence[Path]) -> list[str]:
+    """Avatar names from file stems, made unique (``robot``, ``robot-2`` …)."""
+    names: list[str] = []
+    for path in paths:
+        name, n = path.stem, 2
+        while name in names:
+            name = f"{path.stem}-{n}"
+            n += 1
+        names.append(name)
+    return names
+
+
+@dataclass
+class Character:
+    """One avatar on the loop."""
+
+    name: str
+    spec: AvatarSpec
+    retargeter: Retargeter
+    vmc: VmcPose
+    pose: tuple[FloatArray, FloatArray] | None = None
+
+
+@dataclass
+class LoopStats:
+    """What the loop measured."""
+
+    frames: int = 0
+    turns: int = 0
+    waiting: bool = True
+    errors: dict[str, int] = field(default_factory=dict)
+    latency: deque = field(default_factory=lambda: deque(maxlen=200_000))
+    frame_times: deque = field(default_factory=lambda: deque(maxlen=240))
+
+    def rate(self) -> float:
+        """Frames a second over the last ~240 frames."""
+        if len(self.frame_times) < 2:
+            return 0.0
+        span = self.frame_times[-1] - self.frame_times[0]
+        return (len(self.frame_times) - 1) / span if span > 0 else 0.0
+
+
+class LiveLoop:
+    """The live loop.
+
+    Args:
+        source: a :class:`~footfall.live.sources.Source` (NatNet client or replay).
+        targets: the avatars.
+        vmc: ``(avatar name, sender)`` pairs: where each avatar's poses go.
+        settings: setting overrides applied to every avatar after its saved settings load.
+        settings_folder: where per-avatar settings live (platformdirs default).
+        source_mapping: ``{canonical: joint}`` override for the source skeleton.
+        view, recorder, grounder: optional hooks with ``update(loop, frame)`` / ``add`` /
+            ``ground`` (see ``view.py``, ``record.py``, ``ground.py``).
+        report: one-line messages.
+    """
+
+    def __init__(self, source: Source, targets: Sequence[AvatarSpec], *,
+                 vmc: Sequence[tuple[str, VmcSender]] = (),
+                 settings: Mapping[str, Any] | None = None,
+                 settings_folder: Path | None = None,
+                 source_mapping: Mapping[str, str] | None = None,
+                 report: Callable[[str], None] | None = None) -> None:
+        self.source = source
+        self.targets = list(targets)
+        self.names = unique_names([t.path for t in self.targets])
+        self.vmc = list(vmc)
+        self.overrides = dict(settings or {})
+        self.settings_folder = settings_folder
+        self.source_mapping = dict(source_mapping or {})
+        self.report = report or (lambda message: print(message, file=sys.stderr))
+        self.stats = LoopStats()
+        self.views: list[Any] = []
+        self.recorders: list[Any] = []
+        self.grounder: Any = None
+        self._characters: dict[str, Character] = {}
+        self._generation = -1
+        self._frame: LiveFrame | None = None
+        self._last_seconds: float | None = None
+        self._between: queue.SimpleQueue[Callable[[LiveLoop], None]] = queue.SimpleQueue()
+        self._stop = False
+        self._reported: set[str] = set()
+
+    # ------------------------------------------------------------------ interface for control
+
+    def characters(self) -> Mapping[str, Retargeter]:
+        """The registered avatars by name (file stem, made unique)."""
+        return {name: c.retargeter for name, c in self._characters.items()}
+
+    def source_pose(self) -> tuple[FloatArray, FloatArray] | None:
+        """The newest source frame: local rotations ``(J, 4)`` wxyz and root translation
+        ``(3,)`` metres on the source skeleton, or None before the first frame."""
+        frame = self._frame
+        if frame is None:
+            return None
+        return frame.rotations.copy(), frame.translations[0].copy()
+
+    def source_frame(self) -> LiveFrame | None:
+        """The newest source frame as it came (all local translations)."""
+        return self._frame
+
+    def save_settings(self, name: str) -> None:
+        """Save avatar ``name``'s settings (atomic JSON, per avatar)."""
+        character = self._characters.get(name)
+        if character is None:
+            raise FootfallError(f"no avatar named {name!r}; avatars: "
+                                f"{', '.join(self._characters) or 'none yet'}")
+        character.retargeter.save(name, self.settings_folder)
+
+    def add_between_frames(self, callback: Callable[[LiveLoop], None]) -> None:
+        """Run ``callback(loop)`` on the loop thread before the next frame (thread-safe)."""
+        self._between.put(callback)
+
+    def stop(self) -> None:
+        """Ask the loop to finish its turn and return (thread-safe)."""
+        self._stop = True
+
+    @property
+    def waiting(self) -> bool:
+        """No frame for half a second (the last pose is held)."""
+        return self.stats.waiting
+
+    # ------------------------------------------------------------------ running
+
+    def _problem(self, kind: str, message: str) -> None:
+        self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
+        if kind not in self._reported:
+            self._reported.add(kind)
+            self.report(f"live: {message} (counted, further ones not shown)")
+
+    def _build(self) -> None:
+        """(Re)build every avatar's retargeter for the source's current skeleton."""
+        skeleton = self.source.skeleton
+        if skeleton is None:
+            return
+        mapping = dict(self.source.mapping or {})
+        mapping.update(self.source_mapping)
+        characters: dict[str, Character] = {}
+        for name, spec in zip(self.names, self.targets, strict=True):
+            settings = RetargetSettings()
+            retargeter = Retargeter(skeleton, spec.skeleton, mapping or None,
+                                    settings=settings, target_rest=spec.rest)
+            if has_settings(name, self.settings_folder):
+                retargeter.load(name, self.settings_folder)
+            if self.overrides:
+                retargeter.settings.update(self.overrides)
+            characters[name] = Character(name, spec, retargeter,
+                                         VmcPose(spec.skeleton, retargeter.target_map))
+        self._characters = characters
+        self._generation = self.source.generation
+        self._last_seconds = None
+        for hook in (*self.views, *self.recorders):
+            self._guarded(hook.rebuild)
+        if self.grounder is not None:
+            self._guarded(self.grounder.rebuild)
+
+    def run(self, duration: float | None = None, *, stop_source: bool = True) -> None:
+        """Run until :meth:`stop`, Ctrl-C (raised to the caller) or ``duration`` seconds; the
+        source is started (if it is not) and stopped at the end unless ``stop_source`` is
+        false."""
+        self.source.start()
+        start = time.perf_counter()
+        try:
+            while not self._stop:
+                now = time.perf_counter()
+                if duration is not None and now - start >= duration:
+                    break
+                if self.source.generation != self._generation and \
+                        self.source.skeleton is not None:
+                    self._rebuild_safely()  # avatars registered before the first frame
+                frame = self.source.wait(0.02)
+                self._between_frames()
+                self.stats.turns += 1
+                if frame is None:
+                    idle = time.perf_counter() - max(self.source.status.last_frame_at, start)
+                    if idle > WAITING_SECONDS and not self.stats.waiting:
+                        self.stats.waiting = True
+                        for view in self.views:
+                            self._guarded(view.update, None)
+                    continue
+                self.stats.waiting = False
+                self.process(frame)
+        finally:
+            if stop_source:
+                self.source.stop()
+
+    def _rebuild_safely(self) -> None:
+        try:
+            self._build()
+        except FootfallError as error:
+            self._problem("avatar", f"cannot retarget onto the avatars: {error}")
+            self._characters = {}
+            self._generation = self.source.generation  # not again for this skeleton
+
+    def _between_frames(self) -> None:
+        # Only the callbacks queued so far: one that queues another runs it next turn.
+        for _ in range(self._between.qsize()):
+            try:
+                callback = self._between.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                callback(self)
+            except Exception as error:  # a bad control action never stops the loop
+                self._problem("control", f"a control action failed: {error}")
+
+    def process(self, frame: LiveFrame) -> None:
+        """Retarget one frame onto every avatar and send it out."""
+        if frame.generation != self._generation:
+            if self.source.generation != self._generation:
+                self._rebuild_safely()
+            if frame.generation != self._generation:
+                return  # a frame of the skeleton before
+        dt = 1.0 / 60.0
+        if self._last_seconds is not None:
+            step = frame.seconds - self._last_seconds
+            if np.isfinite(step) and step > 0:
+                dt = min(step, MAX_DT)
+        self._last_seconds = frame.seconds
+        self._frame = frame
+        for character in self._characters.values():
+            try:
+                rotations, translations = character.retargeter.step(
+                    frame.rotations, frame.translations, dt)
+            except FootfallError as error:
+                self._problem("retarget", f"{character.name}: {error}")
+                continue
+            if self.grounder is not None:
+                rotations, translations = self.grounder.ground(character, rotations,
+                                                               translations, dt)
+            character.pose = (rotations, translations)
+        now = time.perf_counter()
+        encoded: dict[str, list[bytes]] = {}
+        for name, sender in self.vmc:
+            character = self._characters.get(name)
+            if character is None or character.pose is None or not sender.due(now):
+                continue
+            if name not in encoded:
+                encoded[name] = character.vmc.datagrams(*character.pose, frame.seconds)
+            sender.send(encoded[name])
+        self.stats.latency.append(time.perf_counter() - frame.received)
+        self.stats.frames += 1
+        self.stats.frame_times.append(frame.received)
+        for recorder in self.recorders:
+            self._guarded(recorder.add, frame)
+        for view in self.views:
+            self._guarded(view.update, frame)
+
+    def _guarded(self, call: Callable[[LiveLoop, Any], None], *args: Any) -> None:
+        """Call an output hook; one that fails is reported (once per kind), never fatal."""
+        try:
+            call(self, *args)
+        except Exception as error:  # an output failing never stops the loop
+            owner = type(getattr(call, "__self__", call)).__name__
+            self._problem(owner, f"{owner}: {type(error).__name__}: {error}")
+
+    def save_all(self) -> list[Path]:
+        """Save every avatar's settings (Ctrl-C does)."""
+        return [c.retargeter.save(name, self.settings_folder)
+                for name, c in self._characters.items()]

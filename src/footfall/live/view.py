@@ -1,0 +1,219 @@
+"""The live browser view (viser on 127.0.0.1): the source skeleton, each avatar (its skinned
+mesh when the file has one, else its bones) and the stream's state — connected, frame rate,
+dropped frames, latency, "waiting" — in English and Korean.
+
+Updates go out at most ``rate`` times a second in one atomic message block, so a 240 Hz stream
+does not flood the browser. The glTF mesh reading (accessors, inverse bind matrices) is here
+because ``footfall.gltf`` reads skeletons and animations only.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pygltflib
+import viser
+
+from footfall import quat
+from footfall.skeleton import Skeleton, forward_kinematics
+
+SPACING = 1.2  # metres between the source and each avatar along X
+_COMPONENTS = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16,
+               5125: np.uint32, 5126: np.float32}
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+
+
+def _accessor(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
+    """One accessor as an array ``(count, width)`` (normalized integers scaled to 0…1)."""
+    acc = gltf.accessors[index]
+    view = gltf.bufferViews[acc.bufferView]
+    dtype = np.dtype(_COMPONENTS[acc.componentType])
+    width = _WIDTH[acc.type]
+    start = (view.byteOffset or 0) + (acc.byteOffset or 0)
+    stride = view.byteStride or dtype.itemsize * width
+    raw = np.frombuffer(blob, np.uint8, stride * (acc.count - 1) + dtype.itemsize * width, start)
+    rows = np.lib.stride_tricks.as_strided(raw, (acc.count, dtype.itemsize * width), (stride, 1))
+    out = np.ascontiguousarray(rows).view(dtype).reshape(acc.count, width).astype(np.float64)
+    if acc.normalized and dtype.kind == "u":
+        out /= np.iinfo(dtype).max
+    return out
+
+
+def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(vertices (V, 3) world metres at rest, faces (F, 3), weights (V, J))`` of the meshes
+    skinned to the avatar's skin, or None when there is none (or it cannot be read)."""
+    gltf = avatar.document
+    if gltf is None or not gltf.skins:
+        return None
+    try:
+        blob = gltf.binary_blob()
+        if blob is None:
+            return None
+        world = _node_worlds(gltf)
+        parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
+        joints = avatar.skeleton.joint_count
+        vertices, faces, weights, base = [], [], [], 0
+        for index, node in enumerate(gltf.nodes):
+            if node.mesh is None:
+                continue
+            if node.skin is not None:
+                skin = gltf.skins[node.skin]
+                if any(n not in avatar.nodes for n in skin.joints):
+                    continue
+                ibm = _accessor(gltf, blob, skin.inverseBindMatrices).reshape(-1, 4, 4)
+                skin_mats = np.stack([world[n] for n in skin.joints]) @ ibm.transpose(0, 2, 1)
+                joint_of = np.array([avatar.nodes.index(n) for n in skin.joints])
+            else:  # a rigid part: follows the nearest joint above it
+                holder = index
+                while holder not in avatar.nodes and holder in parent:
+                    holder = parent[holder]
+                if holder not in avatar.nodes:
+                    continue
+                skin_mats = world[index][None]
+                joint_of = np.array([avatar.nodes.index(holder)])
+            for prim in gltf.meshes[node.mesh].primitives:
+                attrs = prim.attributes
+                if attrs.POSITION is None:
+                    continue
+                v = _accessor(gltf, blob, attrs.POSITION)
+                if node.skin is not None and attrs.JOINTS_0 is not None \
+                        and attrs.WEIGHTS_0 is not None:
+                    j = _accessor(gltf, blob, attrs.JOINTS_0).astype(int)
+                    w = _accessor(gltf, blob, attrs.WEIGHTS_0)
+                    w /= np.maximum(w.sum(-1, keepdims=True), 1e-9)
+                elif node.skin is None:
+                    j = np.zeros((len(v), 1), dtype=int)
+                    w = np.ones((len(v), 1))
+                else:
+                    continue
+                f = (_accessor(gltf, blob, prim.indices).astype(int).reshape(-1, 3)
+                     if prim.indices is not None else np.arange(len(v)).reshape(-1, 3))
+                mats = np.einsum("vk,vkij->vij", w, skin_mats[j])
+                vertices.append(np.einsum("vij,vj->vi", mats[:, :3, :3], v) + mats[:, :3, 3])
+                dense = np.zeros((len(v), joints))
+                np.add.at(dense, (np.arange(len(v))[:, None], joint_of[j]), w)
+                weights.append(dense)
+                faces.append(f + base)
+                base += len(v)
+        if not vertices:
+            return None
+        return np.concatenate(vertices), np.concatenate(faces), np.concatenate(weights)
+    except Exception:  # an unusual file: show the bones instead
+        return None
+
+
+def _node_worlds(gltf: pygltflib.GLTF2) -> dict[int, np.ndarray]:
+    from footfall.gltf import _node_matrix  # the same node transform reading
+
+    parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
+    out: dict[int, np.ndarray] = {}
+
+    def world(i: int) -> np.ndarray:
+        if i not in out:
+            local = _node_matrix(gltf.nodes[i])
+            out[i] = local if i not in parent else world(parent[i]) @ local
+        return out[i]
+
+    for i in range(len(gltf.nodes)):
+        world(i)
+    return out
+
+
+def _bones(skeleton: Skeleton, positions: np.ndarray) -> np.ndarray:
+    """``(B, 2, 3)`` segments from each joint's parent to the joint."""
+    inner = np.nonzero(skeleton.parents >= 0)[0]
+    return np.stack([positions[skeleton.parents[inner]], positions[inner]], axis=1)
+
+
+class LiveView:
+    """The browser view; :meth:`update` is called by the loop after each frame."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 8081, rate: float = 20.0) -> None:
+        self.server = viser.ViserServer(host=host, port=port, label="footfall live",
+                                        verbose=False)
+        self.url = f"http://{host}:{self.server.get_port()}"
+        self.rate = rate
+        self._next = 0.0
+        self._handles: dict[str, Any] = {}
+        self._status = self.server.gui.add_markdown("**waiting for the stream** · 스트림 대기 중")
+        self.server.scene.add_grid("/floor", width=8.0, height=8.0, plane="xz", cell_size=0.5)
+
+    def rebuild(self, loop: Any) -> None:
+        """A new source skeleton or avatar set: the scene is built again."""
+        for handle in self._handles.values():
+            handle.remove()
+        self._handles = {}
+        skeleton = loop.source.skeleton
+        if skeleton is None:
+            return
+        rest = skeleton.rest_positions()
+        self._handles["source"] = self.server.scene.add_line_segments(
+            "/source", _bones(skeleton, rest), (255, 140, 40), thickness=0.02)
+        for i, (name, character) in enumerate(loop._characters.items()):
+            frame = self.server.scene.add_frame(f"/avatar{i}", show_axes=False,
+                                                position=(SPACING * (i + 1), 0.0, 0.0))
+            self._handles[f"frame{i}"] = frame
+            target = character.retargeter.output_skeleton()
+            mesh = skinned_mesh(character.spec.avatar) if character.spec.avatar else None
+            rot, pos = forward_kinematics(target.parents, character.retargeter.target_rest,
+                                          target.offsets)
+            if mesh is not None:
+                vertices, faces, weights = mesh
+                self._handles[name] = self.server.scene.add_mesh_skinned(
+                    f"/avatar{i}/mesh", vertices, faces, bone_wxyzs=rot, bone_positions=pos,
+                    skin_weights=weights, color=(120, 190, 255))
+            else:
+                self._handles[name] = self.server.scene.add_line_segments(
+                    f"/avatar{i}/bones", _bones(target, pos), (120, 190, 255), thickness=0.02)
+            self._handles[f"label{i}"] = self.server.scene.add_label(
+                f"/avatar{i}/label", name, position=(0.0, 2.0, 0.0))
+
+    def update(self, loop: Any, frame: Any) -> None:
+        """Show the newest poses and the state (throttled to ``rate`` a second)."""
+        now = time.perf_counter()
+        if frame is not None and now < self._next:
+            return
+        self._next = now + 1.0 / self.rate
+        with self.server.atomic():
+            self._status.content = self._status_text(loop)
+            if frame is None or "source" not in self._handles:
+                return
+            skeleton = loop.source.skeleton
+            if skeleton is not None and skeleton.joint_count == len(frame.rotations):
+                _, spos = forward_kinematics(skeleton.parents, frame.rotations,
+                                             frame.translations)
+                self._handles["source"].points = _bones(skeleton, spos).astype(np.float32)
+            for name, character in loop._characters.items():
+                handle = self._handles.get(name)
+                if handle is None or character.pose is None:
+                    continue
+                target = character.retargeter.target
+                rot, pos = forward_kinematics(target.parents, *character.pose)
+                if isinstance(handle, viser.MeshSkinnedHandle):
+                    for bone, q, p in zip(handle.bones, quat.normalize(rot), pos, strict=True):
+                        bone.wxyz = q
+                        bone.position = p
+                else:
+                    handle.points = _bones(target, pos).astype(np.float32)
+
+    @staticmethod
+    def _status_text(loop: Any) -> str:
+        status = loop.source.status
+        latency = list(loop.stats.latency)[-240:]
+        median = f"{1000 * float(np.median(latency)):.2f} ms" if latency else "–"
+        state = ("**waiting** · 대기 중 (holding the last pose)" if loop.waiting
+                 else "**streaming** · 수신 중")
+        errors = ", ".join(f"{k} {v}" for k, v in status.errors.items()) or "none · 없음"
+        return (f"{state}  \n"
+                f"source · 소스: {status.server} (NatNet {status.version}) "
+                f"{'connected · 연결됨' if status.connected else 'not connected · 연결 안 됨'}  \n"
+                f"frame rate · 프레임률: {loop.stats.rate():.1f} Hz  \n"
+                f"dropped · 손실: {status.dropped} · skipped · 건너뜀: {status.overwritten}  \n"
+                f"latency · 지연 (packet → VMC): {median}  \n"
+                f"bad packets · 잘못된 패킷: {errors}")
+
+    def close(self) -> None:
+        """Stop the server."""
+        self.server.stop()

@@ -1,0 +1,193 @@
+"""VMC protocol out: an avatar's pose as OSC bundles over UDP (VSeeFace, Warudo, VMC4B …).
+
+Per frame: ``/VMC/Ext/OK 1``, ``/VMC/Ext/T seconds``, ``/VMC/Ext/Root/Pos "root" p q`` and one
+``/VMC/Ext/Bone/Pos <HumanBodyBones name> p q`` per humanoid bone the avatar has — Unity local
+transforms (localPosition/localRotation), left-handed: z of positions and the x, y of quaternions
+negated, quaternions sent x, y, z, w. Bones go in bundles that stay under ``MAX_DATAGRAM`` bytes.
+
+The OSC bytes are written here rather than with python-osc's builders because a whole pose is
+packed in one NumPy call (every bone's seven big-endian floats at once) against per-message
+Python objects; python-osc is the independent decoder in the tests.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall.errors import SettingsError
+from footfall.humanoid import HUMAN_BONES
+from footfall.skeleton import Skeleton
+
+FloatArray = NDArray[np.float64]
+MAX_DATAGRAM = 1400
+RECEIVER_PORT = 39539
+_BUNDLE = b"#bundle\0" + struct.pack(">Q", 1)  # time tag 1 = "immediately"
+_SIZE = struct.Struct(">i")
+
+
+def _osc_string(text: str) -> bytes:
+    raw = text.encode("utf-8") + b"\0"
+    return raw + b"\0" * (-len(raw) % 4)
+
+
+def osc_message(address: str, *args: int | float | str) -> bytes:
+    """One OSC message with int32 (``i``), float32 (``f``) and string (``s``) arguments."""
+    tags = ","
+    data = b""
+    for value in args:
+        if isinstance(value, bool) or isinstance(value, int):
+            tags += "i"
+            data += struct.pack(">i", int(value))
+        elif isinstance(value, float):
+            tags += "f"
+            data += struct.pack(">f", value)
+        else:
+            tags += "s"
+            data += _osc_string(str(value))
+    return _osc_string(address) + _osc_string(tags) + data
+
+
+def osc_bundle(elements: Sequence[bytes]) -> bytes:
+    """An OSC bundle (time tag "immediately") of already encoded messages."""
+    return _BUNDLE + b"".join(_SIZE.pack(len(e)) + e for e in elements)
+
+
+def to_unity(rotations: ArrayLike, positions: ArrayLike) -> FloatArray:
+    """Right-handed Y-up ``(..., 4)`` wxyz rotations and ``(..., 3)`` positions → Unity's
+    left-handed ``(..., 7)`` rows ``px py pz qx qy qz qw``."""
+    q = np.asarray(rotations, dtype=np.float64)
+    p = np.asarray(positions, dtype=np.float64)
+    out = np.empty(np.broadcast_shapes(q.shape[:-1], p.shape[:-1]) + (7,))
+    out[..., 0] = p[..., 0]
+    out[..., 1] = p[..., 1]
+    out[..., 2] = -p[..., 2]
+    out[..., 3] = -q[..., 1]
+    out[..., 4] = -q[..., 2]
+    out[..., 5] = q[..., 3]
+    out[..., 6] = q[..., 0]
+    return out
+
+
+def from_unity(rows: ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """The inverse of :func:`to_unity`: ``(..., 7)`` → (wxyz ``(..., 4)``, ``(..., 3)``)."""
+    r = np.asarray(rows, dtype=np.float64)
+    positions = r[..., :3] * np.array([1.0, 1.0, -1.0])
+    rotations = np.stack([r[..., 6], -r[..., 3], -r[..., 4], r[..., 5]], axis=-1)
+    return rotations, positions
+
+
+class VmcPose:
+    """Encodes one avatar's poses as VMC datagrams.
+
+    Args:
+        skeleton: the avatar's skeleton.
+        mapping: ``{canonical bone: joint name}`` (a Retargeter's ``target_map``); every
+            canonical bone is a HumanBodyBones name.
+    """
+
+    def __init__(self, skeleton: Skeleton, mapping: Mapping[str, str]) -> None:
+        bones = [b for b in HUMAN_BONES if b in mapping]
+        if not bones:
+            raise SettingsError("VMC: the avatar has no humanoid bone to send")
+        self.bones = bones
+        self.joints = np.array([skeleton.index(mapping[b]) for b in bones])
+        self._prefix = [_osc_string("/VMC/Ext/Bone/Pos") + _osc_string(",sfffffff")
+                        + _osc_string(b) for b in bones]
+        self._headers = [_SIZE.pack(len(p) + 28) + p for p in self._prefix]
+        # Bundles of bones, each under the datagram limit.
+        self._groups: list[tuple[int, int]] = []
+        start, size = 0, len(_BUNDLE)
+        for i, header in enumerate(self._headers):
+            item = len(header) + 28
+            if size + item > MAX_DATAGRAM and i > start:
+                self._groups.append((start, i))
+                start, size = i, len(_BUNDLE)
+            size += item
+        self._groups.append((start, len(bones)))
+        self._ok = osc_message("/VMC/Ext/OK", 1)
+        self._root = (_osc_string("/VMC/Ext/Root/Pos") + _osc_string(",sfffffff")
+                      + _osc_string("root"))
+
+    def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float,
+                  root: ArrayLike | None = None) -> list[bytes]:
+        """Datagrams for one pose: target local ``rotations (J, 4)`` and ``translations
+        (J, 3)``; ``root`` ``(7,)`` px py pz qw qx qy qz of the model root (origin by default)."""
+        rows = to_unity(np.asarray(rotations)[self.joints],
+                        np.asarray(translations)[self.joints]).astype(">f4")
+        floats = [rows[i].tobytes() for i in range(len(self.bones))]
+        root_pose = np.array([0, 0, 0, 1, 0, 0, 0], float) if root is None else np.asarray(root)
+        root_row = to_unity(root_pose[3:], root_pose[:3]).astype(">f4").tobytes()
+        head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)),
+                           self._root + root_row])
+        out = [head]
+        for start, stop in self._groups:
+            parts = [_BUNDLE]
+            for i in range(start, stop):
+                parts.append(self._headers[i])
+                parts.append(floats[i])
+            out.append(b"".join(parts))
+        return out
+
+
+def parse_route(text: str) -> tuple[str | None, tuple[str, int]]:
+    """``"[AVATAR=]HOST:PORT"`` → ``(avatar name or None, (host, port))``."""
+    name, sep, address = text.partition("=")
+    if not sep:
+        return None, parse_address(text)
+    if not name:
+        raise SettingsError(f"--vmc {text!r}: an empty avatar name before '='")
+    return name, parse_address(address)
+
+
+def parse_address(text: str, default_port: int = RECEIVER_PORT) -> tuple[str, int]:
+    """``"HOST:PORT"`` (or ``"HOST"``) → ``(host, port)``; raises :class:`SettingsError`."""
+    host, _, port = text.rpartition(":") if ":" in text else (text, "", str(default_port))
+    try:
+        number = int(port)
+    except ValueError:
+        raise SettingsError(f"--vmc {text!r}: the port must be a number") from None
+    if not host or not 0 < number < 65536:
+        raise SettingsError(f"--vmc {text!r}: expected HOST:PORT with a port in 1–65535")
+    return host, number
+
+
+class VmcSender:
+    """Sends one avatar's datagrams to one receiver, at most ``rate`` poses a second (0: every
+    frame)."""
+
+    def __init__(self, receiver: tuple[str, int], rate: float = 0.0) -> None:
+        self.receivers = [receiver]
+        self.rate = float(rate)
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.socket.setblocking(False)
+        self._next = 0.0
+        self.sent = 0
+        self.errors = 0
+
+    def due(self, now: float) -> bool:
+        """Whether a pose should go out at ``now`` (seconds, monotonic)."""
+        if self.rate <= 0:
+            return True
+        if now + 1e-6 < self._next:
+            return False
+        self._next = max(self._next + 1.0 / self.rate, now)
+        return True
+
+    def send(self, datagrams: Sequence[bytes]) -> None:
+        """Send (never blocks; a full buffer or unreachable receiver is counted)."""
+        for receiver in self.receivers:
+            for data in datagrams:
+                try:
+                    self.socket.sendto(data, receiver)
+                    self.sent += 1
+                except OSError:
+                    self.errors += 1
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.socket.close()

@@ -1,0 +1,245 @@
+"""The NatNet client and the loop on loopback: newest frame only, duplicates and out-of-order
+frames dropped by number, a paused stream waits and resumes, a model change re-reads the
+description, and 10,000 random or mutated packets at the live socket leave the loop at its
+rate."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from footfall import bvh
+from footfall.live import natnet_protocol as proto
+from footfall.live.loop import LiveLoop, load_target
+from footfall.live.motive import ClipStream
+from footfall.live.natnet_client import NatNetClient
+from footfall.live.natnet_server import NatNetServer
+
+DATA = Path(__file__).parent / "data"
+CLIP = DATA / "bvh" / "games105_walk60.bvh"
+AVATAR = DATA / "avatars" / "CesiumMan.glb"
+
+
+def _connected(rate: float = 60.0, version: str = "4.1") -> tuple[NatNetServer, NatNetClient]:
+    server = NatNetServer(bvh.load(CLIP), command_port=0, rate=rate, version=version)
+    server.start()
+    client = NatNetClient("127.0.0.1", command_port=server.address[1], data_port=0)
+    client.start()
+    deadline = time.monotonic() + 3
+    while client.skeleton is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.skeleton is not None
+    return server, client
+
+
+def _inject(client: NatNetClient, packets: list[bytes]) -> None:
+    sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    target = client.command_socket.getsockname()
+    for data in packets:
+        sender.sendto(data, target)
+    sender.close()
+
+
+def _drain(client: NatNetClient, seconds: float) -> list:
+    frames, end = [], time.monotonic() + seconds
+    while time.monotonic() < end:
+        f = client.wait(0.02)
+        if f is not None:
+            frames.append(f)
+    return frames
+
+
+def test_duplicates_and_out_of_order_frames_are_dropped() -> None:
+    server, client = _connected()
+    try:
+        _drain(client, 0.3)
+        server.paused = True
+        _drain(client, 0.2)
+        before = client.status.dropped
+        last = client._last_number
+        base = last + 100
+        # … then a corrupt number 300 ahead, the real sequence continuing (followed at once),
+        # and a restart back to 5 (followed on its fourth frame: a steady run).
+        numbers = [base, base + 1, base + 1, base - 1, base + 3, base + 300, base + 4,
+                   5, 6, 7, 8, 9]
+        passes = [True, True, False, False, True, True, True, False, False, False, True, True]
+        for n, expected in zip(numbers, passes, strict=True):
+            _inject(client, [server.frame(n)])  # one at a time: the client hands the newest
+            frame = client.wait(0.3)
+            if expected:
+                assert frame is not None and frame.number == n
+            else:
+                assert frame is None
+        assert client.status.errors.get("resync") == 1
+        # The gap up to base and base + 2; not the corrupt jump nor the restart.
+        assert client.status.dropped - before == 99 + 1
+    finally:
+        client.stop()
+        server.stop()
+
+
+def test_newest_frame_only() -> None:
+    server, client = _connected()
+    try:
+        server.paused = True
+        _drain(client, 0.2)
+        base = server.frame_number + 10
+        _inject(client, [server.frame(base + i) for i in range(5)])
+        time.sleep(0.2)
+        frame = client.wait(0.2)
+        assert frame is not None and frame.number == base + 4
+        assert client.wait(0.05) is None
+        assert client.status.overwritten >= 4
+    finally:
+        client.stop()
+        server.stop()
+
+
+def test_paused_stream_waits_then_resumes_and_model_change_rereads(tmp_path: Path) -> None:
+    server, client = _connected(rate=60)
+    loop = LiveLoop(client, [load_target(AVATAR)], settings={"filter_enabled": False},
+                    settings_folder=tmp_path)
+    states: list[tuple[float, bool, int]] = []
+    start = time.monotonic()
+
+    def drive() -> None:
+        time.sleep(0.8)
+        server.paused = True
+        time.sleep(1.0)
+        server.paused = False
+        time.sleep(0.6)
+        # A new skeleton (a shorter clip's joints renamed): the frame flag asks for it again.
+        clip = bvh.load(DATA / "bvh" / "cmu_131_01_metres.bvh")
+        server.stream = ClipStream.build(clip)
+        server._model_changed = True
+
+    def watch(loop: LiveLoop) -> None:
+        states.append((time.monotonic() - start, loop.waiting, client.generation))
+        if not stopped:
+            loop.add_between_frames(watch)
+
+    stopped = False
+    loop.add_between_frames(watch)
+    thread = threading.Thread(target=drive)
+    thread.start()
+    try:
+        loop.run(duration=3.6)
+    finally:
+        stopped = True
+        thread.join()
+        server.stop()
+    waiting = [t for t, w, _ in states if w and t > 0.9]
+    assert waiting and min(waiting) < 1.8  # waited while paused …
+    assert any(not w for t, w, _ in states if t > 2.0)  # … and resumed by itself
+    assert states[-1][2] == 2  # re-read the model: a second skeleton generation
+    assert "LeftUpLeg" in client.skeleton.names or client.skeleton.joint_count == 31
+    assert len(loop.characters()) == 1
+    assert client.status.errors == {}
+
+
+def test_frames_before_server_info_are_counted() -> None:
+    server = NatNetServer(bvh.load(CLIP), command_port=0)
+    client = NatNetClient("127.0.0.1", command_port=1, data_port=0)  # nobody answers
+    client.start()
+    try:
+        _inject(client, [server.frame(1)])
+        time.sleep(0.2)
+        assert client.status.errors.get("no-server-info") == 1
+        assert client.wait(0.05) is None
+    finally:
+        client.stop()
+        server.socket.close()
+
+
+FLOOD = """
+import socket, sys, time
+data = open(sys.argv[1], "rb").read()
+packets, at = [], 0
+while at < len(data):
+    n = int.from_bytes(data[at:at + 4], "little")
+    packets.append(data[at + 4:at + 4 + n])
+    at += 4 + n
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+start = time.perf_counter()
+for i, p in enumerate(packets):
+    s.sendto(p, ("127.0.0.1", int(sys.argv[2])))
+    if i % 40 == 39:
+        time.sleep(max(0.0, start + (i + 1) / 4000 - time.perf_counter()))
+"""
+
+
+def test_fuzz_10000_packets_at_the_live_socket(tmp_path: Path) -> None:
+    server, client = _connected(rate=60)
+    loop = LiveLoop(client, [load_target(AVATAR)], settings={"filter_enabled": False},
+                    settings_folder=tmp_path)
+    rng = np.random.default_rng(11)
+    good = server.frame(5)
+    modeldef = server.model_definition()
+    packets = []
+    for i in range(10_000):
+        kind = i % 5
+        if kind == 0:  # random bytes
+            packets.append(rng.bytes(int(rng.integers(0, 300))))
+        elif kind == 1:  # a frame with bytes changed
+            data = bytearray(good)
+            for at in rng.integers(4, len(data), 3):
+                data[at] = int(rng.integers(0, 256))
+            packets.append(bytes(data))
+        elif kind == 2:  # truncated frame, header kept
+            packets.append(good[:int(rng.integers(1, len(good)))])
+        elif kind == 3:  # a valid header on a random payload of a known message
+            message = int(rng.choice([proto.NAT_FRAMEOFDATA, proto.NAT_MODELDEF,
+                                      proto.NAT_SERVERINFO, 99]))
+            packets.append(proto.packet(message, rng.bytes(int(rng.integers(0, 200)))))
+        else:  # a mutated model definition
+            data = bytearray(modeldef)
+            data[int(rng.integers(4, len(data)))] ^= 0xFF
+            packets.append(bytes(data))
+    # The loop's rate without the flood first (the machine is shared: compare in one run).
+    calm = loop.stats.frames
+    loop.run(duration=1.5, stop_source=False)
+    calm = loop.stats.frames - calm
+    # The flood comes from another process (as it would from the network), 4,000 a second.
+    path = tmp_path / "packets.bin"
+    path.write_bytes(b"".join(len(p).to_bytes(4, "little") + p for p in packets))
+    port = client.command_socket.getsockname()[1]
+    flood = subprocess.Popen([sys.executable, "-c", FLOOD, str(path), str(port)])
+    before = loop.stats.frames
+    try:
+        loop.run(duration=3.0)
+    finally:
+        flood.wait(timeout=20)
+        server.stop()
+    flooded = loop.stats.frames - before
+    errors = client.status.errors
+    assert sum(errors.values()) > 1000, errors
+    assert flooded / 3.0 >= 0.8 * calm / 1.5, (calm, flooded, client.status)
+    assert loop.stats.errors == {}
+
+
+def test_multicast_on_loopback() -> None:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("0.0.0.0", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    server = NatNetServer(bvh.load(CLIP), command_port=0, rate=60, multicast=True,
+                          data_port=port)
+    server.start()
+    client = NatNetClient("127.0.0.1", multicast=True, local_ip="127.0.0.1",
+                          command_port=server.address[1], data_port=port)
+    client.start()
+    try:
+        frames = _drain(client, 1.5)
+    finally:
+        client.stop()
+        server.stop()
+    assert len(frames) >= 30
+    numbers = [f.number for f in frames]
+    assert numbers == sorted(set(numbers))
+    assert client.status.errors == {}
