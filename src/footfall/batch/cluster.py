@@ -1,0 +1,74 @@
+"""Running a batch's jobs on a Dask distributed cluster (``--scheduler tcp://HOST:8786``).
+
+Workers need footfall installed (``pip install 'footfall[cluster]'``). With a shared filesystem
+each worker reads its input and renames its output into the output folder itself; with
+``ship_data`` the job carries the input's bytes and the result carries the output's, which the
+client writes. A worker that dies mid-task is Dask's to handle: the scheduler reschedules its
+tasks on the other workers (``distributed.scheduler.allowed-failures`` times, then the task
+is an error row here). Jobs are submitted a window at a time so a large library never sits in
+the scheduler's memory at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from footfall.batch.inputs import BatchError
+from footfall.batch.jobs import Job, error_result, run_job
+
+#: Seconds to wait for the scheduler to answer.
+CONNECT_TIMEOUT_S = 30
+#: Jobs in flight per worker thread (at least 64 in all).
+WINDOW_PER_THREAD = 4
+#: Dask's retries of a task that raised (a job itself never raises; its worker may fail).
+RETRIES = 2
+
+
+def _client(address: str):  # noqa: ANN202 - a distributed.Client
+    try:
+        from distributed import Client
+    except ImportError:
+        raise BatchError(
+            "--scheduler needs Dask distributed: pip install 'footfall[cluster]'"
+        ) from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise BatchError(f"--scheduler {address}: cannot connect ({error})") from None
+
+
+def run_cluster(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, Any]]]:
+    """Run ``jobs`` on the Dask cluster at ``address``; yields ``(job, result)`` as tasks end."""
+    from distributed import as_completed
+
+    client = _client(address)
+    try:
+        threads = sum(client.nthreads().values())
+        window = max(64, WINDOW_PER_THREAD * threads)
+        queue = iter(jobs)
+        owner: dict[str, Job] = {}
+
+        def submit() -> Any:
+            job = next(queue, None)
+            if job is None:
+                return None
+            future = client.submit(run_job, job, pure=False, retries=RETRIES)
+            owner[future.key] = job
+            return future
+
+        first = [f for f in (submit() for _ in range(window)) if f is not None]
+        completed = as_completed(first)
+        for future in completed:
+            job = owner.pop(future.key)
+            try:
+                result = future.result()
+            except Exception as error:  # noqa: BLE001 - KilledWorker, lost data: one row
+                result = error_result(job, f"Dask: {type(error).__name__}: {error}")
+            future.release()
+            follow = submit()
+            if follow is not None:
+                completed.add(follow)
+            yield job, result
+    finally:
+        client.close()

@@ -1,0 +1,139 @@
+"""The batch's summary: ``summary.csv`` and ``summary.json`` streamed as rows arrive, and
+``summary.png`` (histograms over the library, before vs after) at the end.
+
+Both tables are rewritten whole, atomically, at most once a second while the batch runs and
+once at the end (rows then sorted by input), so they are always complete files that trail the
+work by a second at most. Columns are the base ones, then every metric in the order the rows
+first name them: the summary knows no metric names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from footfall.batch.atomic import write_atomic
+from footfall.batch.jobs import BASE_COLUMNS
+
+#: Least seconds between two rewrites of the tables while a batch runs.
+REWRITE_INTERVAL_S = 1.0
+_WARNING_SEPARATOR = " | "
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, list):
+        return _WARNING_SEPARATOR.join(str(v) for v in value)
+    return "" if value is None else value
+
+
+class Summary:
+    """Collects the rows of one batch and keeps the summary files up to date."""
+
+    def __init__(self, folder: Path, header: dict[str, Any]) -> None:
+        self.folder = folder
+        self.header = header
+        self.rows: list[dict[str, Any]] = []
+        self.columns: list[str] = list(BASE_COLUMNS)
+        self._written = 0.0
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Add one finished file's row; the tables are rewritten if a second has passed."""
+        self.rows.append(row)
+        for key in row:
+            if key not in self.columns:
+                self.columns.append(key)
+        if time.monotonic() - self._written >= REWRITE_INTERVAL_S:
+            self.write_tables()
+
+    @property
+    def failed(self) -> int:
+        """How many rows are errors."""
+        return sum(row.get("status") == "error" for row in self.rows)
+
+    def write_tables(self) -> None:
+        """Rewrite ``summary.csv`` and ``summary.json`` from the rows so far."""
+        text = io.StringIO()
+        writer = csv.DictWriter(text, self.columns, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for row in self.rows:
+            writer.writerow({key: _cell(row.get(key)) for key in self.columns})
+        write_atomic(self.folder / "summary.csv", text.getvalue())
+        document = {**self.header, "files": len(self.rows), "failed": self.failed,
+                    "rows": self.rows}
+        write_atomic(self.folder / "summary.json", json.dumps(document, indent=1) + "\n")
+        self._written = time.monotonic()
+
+    def finish(self) -> None:
+        """Sort the rows by input, write the tables and ``summary.png``."""
+        self.rows.sort(key=lambda row: str(row.get("input")))
+        self.write_tables()
+        write_atomic(self.folder / "summary.png", histogram_png(self.rows, self.columns))
+
+
+def _metric_pairs(columns: list[str]) -> list[tuple[str, str | None, str | None]]:
+    """(metric, before column, after column) for each metric the rows carry."""
+    pairs: dict[str, list[str | None]] = {}
+    for column in columns:
+        if column in BASE_COLUMNS and column not in ("frames", "seconds"):
+            continue
+        stage, _, metric = column.partition(".")
+        if stage in ("before", "after") and metric:
+            pairs.setdefault(metric, [None, None])[stage == "after"] = column
+        elif "." not in column:
+            pairs.setdefault(column, [None, None])[1] = column
+    return [(metric, cols[0], cols[1]) for metric, cols in pairs.items()]
+
+
+def histogram_png(rows: list[dict[str, Any]], columns: list[str]) -> bytes:
+    """PNG bytes: one histogram per metric over the successful rows, before and after."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    good = [row for row in rows if row.get("status") == "ok"]
+
+    def values(column: str | None) -> np.ndarray:
+        if column is None:
+            return np.zeros(0)
+        found = [row.get(column) for row in good]
+        return np.array([v for v in found if isinstance(v, (int, float))], dtype=float)
+
+    panels = [(m, values(b), values(a)) for m, b, a in _metric_pairs(columns)]
+    panels = [p for p in panels if p[1].size or p[2].size]
+    count = max(1, len(panels))
+    width = min(4, count)
+    height = -(-count // width)
+    figure, axes = plt.subplots(height, width, figsize=(3.6 * width, 2.8 * height),
+                                squeeze=False)
+    for axis in axes.flat[len(panels):]:
+        axis.set_visible(False)
+    if not panels:
+        axes.flat[0].set_visible(True)
+        axes.flat[0].text(0.5, 0.5, "no successful file", ha="center", va="center")
+        axes.flat[0].set_axis_off()
+    for axis, (metric, before, after) in zip(axes.flat, panels, strict=False):
+        both = np.concatenate([before, after])
+        both = both[np.isfinite(both)]
+        low, high = (float(both.min()), float(both.max())) if both.size else (0.0, 1.0)
+        bins = np.linspace(low, high if high > low else low + 1e-9, 21)
+        if before.size:
+            axis.hist(before[np.isfinite(before)], bins=bins, alpha=0.55, label="before",
+                      color="tab:red")
+        axis.hist(after[np.isfinite(after)], bins=bins, alpha=0.55,
+                  label="after" if before.size else None, color="tab:blue")
+        axis.set_title(metric, fontsize=9)
+        axis.tick_params(labelsize=7)
+        if before.size:
+            axis.legend(fontsize=7)
+    figure.suptitle(f"{len(good)} of {len(rows)} files", fontsize=10)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=90)
+    plt.close(figure)
+    return buffer.getvalue()
