@@ -11,6 +11,7 @@ the scheduler's memory at once.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -45,6 +46,9 @@ def run_cluster(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, 
     client = _client(address)
     try:
         threads = sum(client.nthreads().values())
+        if not threads:  # an adaptive cluster starts them on demand; Dask waits for them
+            print(f"footfall batch: {address} has no worker yet; the tasks wait for one",
+                  file=sys.stderr)
         window = max(64, WINDOW_PER_THREAD * threads)
         queue = iter(jobs)
         owner: dict[str, Job] = {}
@@ -58,7 +62,7 @@ def run_cluster(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, 
             return future
 
         first = [f for f in (submit() for _ in range(window)) if f is not None]
-        completed = as_completed(first)
+        completed = as_completed(first, loop=client.loop)
         for future in completed:
             job = owner.pop(future.key)
             try:
