@@ -35,6 +35,8 @@ from footfall.errors import FootfallError
 
 #: The batch kinds and the command module each runs.
 KINDS = {"ground": "ground", "retarget": "retarget", "measure": "ground"}
+#: The terrain ``measure`` scores on unless told (the clip's own flat floor).
+MEASURE_TERRAIN = "flat"
 #: Marker in the names of temporary outputs (hidden files in the output folder).
 PART_MARKER = ".footfall-part-"
 #: The row columns every kind has, first in the summary, in this order.
@@ -186,6 +188,8 @@ def run_job(job: Job) -> dict[str, Any]:
                 source = str(scratch / Path(job.input).name)
                 Path(source).write_bytes(job.data)
             options = _shipped_options(spec, scratch) if spec.files else list(spec.options)
+            if spec.kind == "measure" and "--terrain" not in options:
+                options = ["--terrain", MEASURE_TERRAIN, *options]
             suffix = spec.output_suffix or ".bvh"
             if job.output is not None and spec.output_suffix is not None:
                 final = Path(job.output)

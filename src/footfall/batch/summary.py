@@ -122,17 +122,17 @@ def histogram_png(rows: list[dict[str, Any]], columns: list[str]) -> bytes:
         both = both[np.isfinite(both)]
         low, high = (float(both.min()), float(both.max())) if both.size else (0.0, 1.0)
         bins = np.linspace(low, high if high > low else low + 1e-9, 21)
-        if before.size:
-            axis.hist(before[np.isfinite(before)], bins=bins, alpha=0.55, label="before",
-                      color="tab:red")
-        axis.hist(after[np.isfinite(after)], bins=bins, alpha=0.55,
-                  label="after" if before.size else None, color="tab:blue")
+        for data, label, colour in ((before, "before", "tab:red"),
+                                    (after, "after" if before.size else None, "tab:blue")):
+            if data.size:  # stairs: one artist per histogram, much faster than bars
+                counts, _ = np.histogram(data[np.isfinite(data)], bins=bins)
+                axis.stairs(counts, bins, fill=True, alpha=0.55, label=label, color=colour)
         axis.set_title(metric, fontsize=9)
         axis.tick_params(labelsize=7)
         if before.size:
             axis.legend(fontsize=7)
     figure.suptitle(f"{len(good)} of {len(rows)} files", fontsize=10)
-    figure.tight_layout()
+    figure.subplots_adjust(left=0.05, right=0.98, bottom=0.06, top=0.92, wspace=0.3, hspace=0.55)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=90)
     plt.close(figure)

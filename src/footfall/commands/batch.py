@@ -54,7 +54,7 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
 
 def _copy_command_options(parser: argparse.ArgumentParser, kind: str) -> list[argparse.Action]:
     """Give ``parser`` the per-file command's own options; returns the copied actions."""
-    from footfall.batch.jobs import KINDS
+    from footfall.batch.jobs import KINDS, MEASURE_TERRAIN
 
     module = importlib.import_module(f"footfall.commands.{KINDS[kind]}")
     scratch = argparse.ArgumentParser(add_help=False)
@@ -67,7 +67,7 @@ def _copy_command_options(parser: argparse.ArgumentParser, kind: str) -> list[ar
             continue
         action.always = action.required  # a required option is passed even at its default
         if kind == "measure" and "--terrain" in flags:
-            action.required, action.default = False, "flat"
+            action.required, action.default = False, MEASURE_TERRAIN
             action.help = "terrain to measure on (default flat); see footfall ground --help"
         parser._add_action(action)
         copied.append(action)
