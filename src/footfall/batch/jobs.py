@@ -40,7 +40,8 @@ MEASURE_TERRAIN = "flat"
 #: Marker in the names of temporary outputs (hidden files in the output folder).
 PART_MARKER = ".footfall-part-"
 #: The row columns every kind has, first in the summary, in this order.
-BASE_COLUMNS = ("input", "output", "status", "frames", "seconds", "warnings", "error")
+BASE_COLUMNS = ("input", "output", "status", "frames", "seconds", "cpu_seconds", "warnings",
+                "error")
 
 
 @dataclass(frozen=True)
@@ -172,11 +173,11 @@ def run_job(job: Job) -> dict[str, Any]:
         (``BASE_COLUMNS`` plus every number the command reported), the output's bytes when
         the worker does not share the output folder, and the footfall version that ran it.
     """
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.thread_time()
     spec = job.spec
     row: dict[str, Any] = {
         "input": job.relative, "output": job.output_relative or "", "status": "ok",
-        "frames": None, "seconds": None, "warnings": [], "error": "",
+        "frames": None, "seconds": None, "cpu_seconds": None, "warnings": [], "error": "",
     }
     output_bytes = None
     part = None
@@ -241,11 +242,12 @@ def run_job(job: Job) -> dict[str, Any]:
     if row["status"] == "error":
         row["output"] = ""
     row["seconds"] = time.perf_counter() - start
+    row["cpu_seconds"] = time.thread_time() - cpu_start
     return {"row": row, "output_bytes": output_bytes, "version": __version__}
 
 
 def error_result(job: Job, message: str) -> dict[str, Any]:
     """The result of a job that never returned (its worker died, the cluster gave up)."""
     row = {"input": job.relative, "output": "", "status": "error", "frames": None,
-           "seconds": None, "warnings": [], "error": message}
+           "seconds": None, "cpu_seconds": None, "warnings": [], "error": message}
     return {"row": row, "output_bytes": None, "version": __version__}

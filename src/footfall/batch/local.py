@@ -29,7 +29,14 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: Native thread pools held to one thread in each worker (the pool is the parallelism), as
+#: Dask's nanny does for its workers; a value the user set is kept.
+SINGLE_THREAD_ENVIRON = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
+    for name in SINGLE_THREAD_ENVIRON:  # read by the workers' numpy when it loads
+        os.environ.setdefault(name, "1")
     # forkserver: workers never inherit the parent's threads (tqdm's monitor, Dask's loop)
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))

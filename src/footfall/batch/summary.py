@@ -78,7 +78,7 @@ def _metric_pairs(columns: list[str]) -> list[tuple[str, str | None, str | None]
     """(metric, before column, after column) for each metric the rows carry."""
     pairs: dict[str, list[str | None]] = {}
     for column in columns:
-        if column in BASE_COLUMNS and column not in ("frames", "seconds"):
+        if column in BASE_COLUMNS and column not in ("frames", "seconds", "cpu_seconds"):
             continue
         stage, _, metric = column.partition(".")
         if stage in ("before", "after") and metric:
