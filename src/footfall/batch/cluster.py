@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from footfall.batch.inputs import BatchError
@@ -39,8 +41,18 @@ def _client(address: str):  # noqa: ANN202 - a distributed.Client
         raise BatchError(f"--scheduler {address}: cannot connect ({error})") from None
 
 
-def run_cluster(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, Any]]]:
-    """Run ``jobs`` on the Dask cluster at ``address``; yields ``(job, result)`` as tasks end."""
+def _with_data(job: Job) -> Job:
+    """The job carrying its input's bytes (read only now, a window at a time)."""
+    path = Path(job.input)
+    return replace(job, input=path.name, data=path.read_bytes())
+
+
+def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False
+                ) -> Iterator[tuple[Job, dict[str, Any]]]:
+    """Run ``jobs`` on the Dask cluster at ``address``; yields ``(job, result)`` as tasks end.
+
+    With ``ship_data`` each job's input file is read when the job is submitted and sent along.
+    """
     from distributed import as_completed
 
     client = _client(address)
@@ -52,14 +64,22 @@ def run_cluster(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, 
         window = max(64, WINDOW_PER_THREAD * threads)
         queue = iter(jobs)
         owner: dict[str, Job] = {}
+        unreadable: list[tuple[Job, dict[str, Any]]] = []
 
         def submit() -> Any:
-            job = next(queue, None)
-            if job is None:
-                return None
-            future = client.submit(run_job, job, pure=False, retries=RETRIES)
-            owner[future.key] = job
-            return future
+            for job in queue:
+                task = job
+                if ship_data:
+                    try:
+                        task = _with_data(job)
+                    except OSError as error:
+                        unreadable.append((job, error_result(
+                            job, f"{job.input}: cannot read ({error.strerror})")))
+                        continue
+                future = client.submit(run_job, task, pure=False, retries=RETRIES)
+                owner[future.key] = job
+                return future
+            return None
 
         first = [f for f in (submit() for _ in range(window)) if f is not None]
         completed = as_completed(first, loop=client.loop)
@@ -74,5 +94,9 @@ def run_cluster(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, 
             if follow is not None:
                 completed.add(follow)
             yield job, result
+            while unreadable:
+                yield unreadable.pop()
+        while unreadable:
+            yield unreadable.pop()
     finally:
         client.close()

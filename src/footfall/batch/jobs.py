@@ -93,6 +93,13 @@ class _ThreadStreams(io.TextIOBase):
     def isatty(self) -> bool:
         return False if getattr(self.local, "buffer", None) else self.fallback.isatty()
 
+    def fileno(self) -> int:
+        return self.fallback.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.fallback, "encoding", "utf-8")
+
 
 _install_lock = threading.Lock()
 

@@ -95,10 +95,7 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
         relative = clip.relative.as_posix()
         output = output_path(folder, clip, spec.output_suffix)
         output_relative = None if output is None else output.relative_to(folder).as_posix()
-        data = None
         try:
-            if ship_data:
-                data = clip.path.read_bytes()
             sha256 = file_sha256(clip.path)
         except OSError as error:
             job = Job(str(clip.path), relative, output_relative, None, spec)
@@ -111,13 +108,12 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
             continue
         hashes_of[relative] = sha256
         target = None if ship_data or output is None else str(output)
-        name = clip.path.name if ship_data else str(clip.path)
-        to_run.append(Job(name, relative, output_relative, target, spec, data))
+        to_run.append(Job(str(clip.path), relative, output_relative, target, spec))
 
-    if scheduler is not None:
+    if scheduler is not None and to_run:
         from footfall.batch.cluster import run_cluster
 
-        results = run_cluster(to_run, scheduler)
+        results = run_cluster(to_run, scheduler, ship_data=ship_data)
     else:
         from footfall.batch.local import run_local
 

@@ -19,7 +19,9 @@ from typing import Any
 from footfall.batch.atomic import write_atomic
 from footfall.batch.jobs import BASE_COLUMNS
 
-#: Least seconds between two rewrites of the tables while a batch runs.
+#: Least seconds between two rewrites of the tables while a batch runs (and at least ten times
+#: what the last rewrite took, so a huge library's tables never take more than a tenth of the
+#: client's time).
 REWRITE_INTERVAL_S = 1.0
 _WARNING_SEPARATOR = " | "
 
@@ -39,6 +41,7 @@ class Summary:
         self.rows: list[dict[str, Any]] = []
         self.columns: list[str] = list(BASE_COLUMNS)
         self._written = 0.0
+        self._interval = REWRITE_INTERVAL_S
 
     def add(self, row: dict[str, Any]) -> None:
         """Add one finished file's row; the tables are rewritten if a second has passed."""
@@ -46,7 +49,7 @@ class Summary:
         for key in row:
             if key not in self.columns:
                 self.columns.append(key)
-        if time.monotonic() - self._written >= REWRITE_INTERVAL_S:
+        if time.monotonic() - self._written >= self._interval:
             self.write_tables()
 
     @property
@@ -56,6 +59,7 @@ class Summary:
 
     def write_tables(self) -> None:
         """Rewrite ``summary.csv`` and ``summary.json`` from the rows so far."""
+        start = time.monotonic()
         text = io.StringIO()
         writer = csv.DictWriter(text, self.columns, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
@@ -66,6 +70,7 @@ class Summary:
                     "rows": self.rows}
         write_atomic(self.folder / "summary.json", json.dumps(document, indent=1) + "\n")
         self._written = time.monotonic()
+        self._interval = max(REWRITE_INTERVAL_S, 10 * (self._written - start))
 
     def finish(self) -> None:
         """Sort the rows by input, write the tables and ``summary.png``."""
