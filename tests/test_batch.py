@@ -262,3 +262,38 @@ def test_sigkill_mid_run_then_resume_finishes_without_partial_files_or_repeats(
     for name in (f"walks/{WALK}", f"walks/stairs/{STEPS}", f"other/{ZXY}"):
         outputs = {(out / f"c{copy}" / name).read_bytes() for copy in range(4)}
         assert len(outputs) == 1
+
+
+def test_a_pool_worker_killed_mid_run_costs_no_file(tmp_path: Path) -> None:
+    import threading
+
+    psutil = pytest.importorskip("psutil", reason="comes with footfall[cluster]")
+    library = _library(tmp_path, copies=4, broken=False)  # 12 clips
+    out = tmp_path / "out"
+    outcome: dict = {}
+
+    def batch() -> None:
+        outcome["result"] = run_batch([str(library)], out, JobSpec("ground", ("--terrain",
+                                      "stairs")), jobs=2, quiet=True)
+
+    runner = threading.Thread(target=batch)
+    runner.start()
+    manifest = out / MANIFEST_NAME
+    deadline = time.monotonic() + KILL_TIMEOUT_S
+    killed = None
+    while killed is None and runner.is_alive():
+        assert time.monotonic() < deadline, "the batch made no progress"
+        if manifest.exists() and len(manifest.read_text().splitlines()) >= 2:
+            # the pool's workers are the forkserver's children
+            workers = [w for child in psutil.Process().children()
+                       if "forkserver" in " ".join(child.cmdline()) for w in child.children()]
+            if workers:
+                killed = workers[0]
+                killed.kill()
+        time.sleep(0.01)
+    runner.join(timeout=KILL_TIMEOUT_S)
+    assert killed is not None, "the batch ended before a worker could be killed"
+    result = outcome["result"]
+    assert result.failed == 0 and len(result.rows) == 12
+    assert not _hidden(out)
+    assert len(list(out.rglob("*.bvh"))) == 12
