@@ -27,10 +27,13 @@ WALK, STEPS, ZXY = "games105_walk60.bvh", "mixamo_stepping.bvh", "mocapbank_zxy_
 KILL_TIMEOUT_S = 120.0
 
 
-def _library(root: Path, copies: int = 1, broken: bool = True) -> Path:
+def _library(root: Path, copies: int = 1, broken: bool = True, other: bool = True) -> Path:
+    """walks/WALK, walks/stairs/STEPS, other/ZXY (unless not ``other``), bad.bvh (if
+    ``broken``); with ``copies`` > 1 that many copies of the clips in c0/, c1/, …"""
     library = root / "library"
+    layout = [(WALK, "walks"), (STEPS, "walks/stairs")] + ([(ZXY, "other")] if other else [])
     for copy in range(copies):
-        for name, folder in ((WALK, "walks"), (STEPS, "walks/stairs"), (ZXY, "other")):
+        for name, folder in layout:
             target = library / f"c{copy}" / folder if copies > 1 else library / folder
             target.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(DATA / "bvh" / name, target / name)
@@ -198,30 +201,33 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture, argv
 
 
 def test_resume_skips_matching_entries_and_redoes_changed_ones(tmp_path: Path) -> None:
-    library = _library(tmp_path, broken=False)
+    library = _library(tmp_path, broken=False, other=False)
     out = tmp_path / "out"
     spec = JobSpec("ground", ("--terrain", "stairs"))
     first = run_batch([str(library)], out, spec, quiet=True)
-    assert (first.ran, first.skipped, first.failed) == (3, 0, 0)
+    assert (first.ran, first.skipped, first.failed) == (2, 0, 0)
     stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.bvh")}
     again = run_batch([str(library)], out, spec, resume=True, quiet=True)
-    assert (again.ran, again.skipped) == (0, 3)
+    assert (again.ran, again.skipped) == (0, 2)
     assert {p: p.stat().st_mtime_ns for p in out.rglob("*.bvh")} == stamps
-    # a changed input, a removed output and a torn manifest line are done again
-    shutil.copyfile(DATA / "bvh" / WALK, library / "other" / ZXY)
-    (out / "walks" / WALK).unlink()
-    with open(out / MANIFEST_NAME, "a") as handle:
-        handle.write('{"input": "walks/stairs/mixamo')
+    assert [row["input"] for row in again.rows] == [f"walks/{WALK}", f"walks/stairs/{STEPS}"]
+    # a changed input is done again; so is one whose manifest line a kill tore
+    shutil.copyfile(DATA / "bvh" / WALK, library / "walks" / "stairs" / STEPS)
     third = run_batch([str(library)], out, spec, resume=True, quiet=True)
-    assert (third.ran, third.skipped) == (2, 1)
+    assert (third.ran, third.skipped) == (1, 1)
+    (out / "walks" / WALK).unlink()  # and a removed output
+    with open(out / MANIFEST_NAME, "a") as handle:
+        handle.write('{"input": "walks/stairs/games105')
+    fourth = run_batch([str(library)], out, spec, resume=True, quiet=True)
+    assert (fourth.ran, fourth.skipped) == (1, 1)
     # other options: nothing matches
-    fourth = run_batch([str(library)], out, JobSpec("ground", ("--terrain", "hills")),
-                       resume=True, quiet=True)
-    assert (fourth.ran, fourth.skipped) == (3, 0)
+    fifth = run_batch([str(library)], out, JobSpec("ground", ("--terrain", "hills")),
+                      resume=True, quiet=True)
+    assert (fifth.ran, fifth.skipped) == (2, 0)
     # a manifest that is not JSON at all is ignored, not fatal
     (out / MANIFEST_NAME).write_bytes(b"\x00\xffgarbage\n[1, 2]\n")
-    fifth = run_batch([str(library)], out, spec, resume=True, quiet=True)
-    assert (fifth.ran, fifth.skipped, fifth.failed) == (3, 0, 0)
+    sixth = run_batch([str(library)], out, spec, resume=True, quiet=True)
+    assert (sixth.ran, sixth.skipped, sixth.failed) == (2, 0, 0)
 
 
 def test_sigkill_mid_run_then_resume_finishes_without_partial_files_or_repeats(
@@ -268,7 +274,7 @@ def test_a_pool_worker_killed_mid_run_costs_no_file(tmp_path: Path) -> None:
     import threading
 
     psutil = pytest.importorskip("psutil", reason="comes with footfall[cluster]")
-    library = _library(tmp_path, copies=4, broken=False)  # 12 clips
+    library = _library(tmp_path, copies=3, broken=False, other=False)  # 6 clips
     out = tmp_path / "out"
     outcome: dict = {}
 
@@ -294,6 +300,57 @@ def test_a_pool_worker_killed_mid_run_costs_no_file(tmp_path: Path) -> None:
     runner.join(timeout=KILL_TIMEOUT_S)
     assert killed is not None, "the batch ended before a worker could be killed"
     result = outcome["result"]
-    assert result.failed == 0 and len(result.rows) == 12
+    assert result.failed == 0 and len(result.rows) == 6
     assert not _hidden(out)
-    assert len(list(out.rglob("*.bvh"))) == 12
+    assert len(list(out.rglob("*.bvh"))) == 6
+
+
+def test_each_thread_captures_only_its_own_output() -> None:
+    import threading
+
+    from footfall.batch.jobs import _captured
+
+    seen: dict[int, str] = {}
+    barrier = threading.Barrier(4)
+
+    def talk(index: int) -> None:
+        with _captured() as printed:
+            barrier.wait(timeout=10)
+            for line in range(50):
+                print(f"thread {index} line {line}")
+                print(f"warning: thread {index}", file=sys.stderr)
+            barrier.wait(timeout=10)
+        seen[index] = printed.getvalue()
+
+    threads = [threading.Thread(target=talk, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    for index, text in seen.items():
+        assert text.count(f"thread {index} line") == 50
+        assert text.count(f"warning: thread {index}") == 50
+        assert all(f"thread {other}" not in text for other in range(4) if other != index)
+    assert len(seen) == 4
+
+
+def test_option_files_are_absolute_and_their_bytes_part_of_the_resume_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import trimesh
+
+    library = _library(tmp_path, broken=False)
+    ground = trimesh.creation.box(extents=(40.0, 0.2, 40.0))
+    ground.apply_translation((0.0, -0.1, 0.0))  # a flat slab whose top is y = 0
+    ground.export(tmp_path / "slab.obj")
+    monkeypatch.chdir(tmp_path)  # the option names the mesh relative to here
+    out = tmp_path / "out"
+    spec = JobSpec("ground", ("--terrain", "slab.obj"))
+    first = run_batch([str(library / "walks")], out, spec, quiet=True)
+    assert first.failed == 0, [row["error"] for row in first.rows]
+    options = json.loads((out / "summary.json").read_text())["options"]
+    assert options == ["--terrain", str(tmp_path / "slab.obj")]
+    assert run_batch([str(library / "walks")], out, spec, resume=True, quiet=True).skipped == 2
+    ground.apply_translation((0.0, 0.05, 0.0))  # the same name, other ground: all again
+    ground.export(tmp_path / "slab.obj")
+    again = run_batch([str(library / "walks")], out, spec, resume=True, quiet=True)
+    assert (again.ran, again.skipped, again.failed) == (2, 0, 0)
