@@ -354,3 +354,22 @@ def test_option_files_are_absolute_and_their_bytes_part_of_the_resume_key(
     ground.export(tmp_path / "slab.obj")
     again = run_batch([str(library / "walks")], out, spec, resume=True, quiet=True)
     assert (again.ran, again.skipped, again.failed) == (2, 0, 0)
+
+
+def test_a_shipped_job_needs_no_shared_file(tmp_path: Path) -> None:
+    import trimesh
+
+    slab = trimesh.creation.box(extents=(40.0, 0.2, 40.0))
+    slab.apply_translation((0.0, -0.1, 0.0))
+    slab.export(tmp_path / "slab.obj")
+    local = tmp_path / "local.bvh"
+    assert main(["ground", str(DATA / "bvh" / STEPS), "--terrain", str(tmp_path / "slab.obj"),
+                 "-o", str(local), "--quiet"]) == 0
+    # names that exist nowhere on this machine: only the shipped bytes can be used
+    missing = "/nonexistent/cluster/share"
+    spec = JobSpec("ground", ("--terrain", f"{missing}/slab.obj"),
+                   files={f"{missing}/slab.obj": (tmp_path / "slab.obj").read_bytes()})
+    job = Job(STEPS, STEPS, STEPS, None, spec, data=(DATA / "bvh" / STEPS).read_bytes())
+    result = run_job(job)
+    assert result["row"]["status"] == "ok", result["row"]["error"]
+    assert result["output_bytes"] == local.read_bytes()

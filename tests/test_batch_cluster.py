@@ -116,10 +116,10 @@ def test_cluster_batch_survives_a_killed_worker(cluster: dict, tmp_path: Path,
     assert len(expected) == COPIES * len(CLIPS)
 
     out = tmp_path / "cluster"
-    run = subprocess.Popen(
-        [sys.executable, "-m", "footfall.cli", "batch", "ground", str(library), "-o", str(out),
+    run = subprocess.Popen(  # relative paths: the workers run in another folder
+        [sys.executable, "-m", "footfall.cli", "batch", "ground", library.name, "-o", out.name,
          "--terrain", "stairs", "--scheduler", cluster["address"], "--quiet"],
-        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=_env(), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     victim = cluster["workers"][0]
     manifest = out / "manifest.jsonl"
     deadline = time.monotonic() + RUN_TIMEOUT_S
@@ -149,14 +149,23 @@ def test_cluster_batch_survives_a_killed_worker(cluster: dict, tmp_path: Path,
     assert not [p for p in out.rglob("*") if p.name.startswith(".")]  # no temporary left
     assert len(manifest.read_text().splitlines()) == 30
 
-    # the surviving worker alone, data shipped instead of a shared folder
+    # the surviving worker alone, data (and a terrain mesh file) shipped, not shared
+    import trimesh
+
+    slab = trimesh.creation.box(extents=(40.0, 0.2, 40.0))
+    slab.apply_translation((0.0, -0.1, 0.0))
+    slab.export(tmp_path / "slab.obj")
+    inputs = [str(library / "copy03"), str(library / "broken")]
+    options = ["--terrain", str(tmp_path / "slab.obj"), "--quiet"]
+    assert main(["batch", "ground", *inputs, "-o", str(tmp_path / "slab_local"), "--jobs", "1",
+                 *options]) == 1
     shipped = tmp_path / "shipped"
-    code = main(["batch", "ground", str(library / "copy03"), str(library / "broken"), "-o",
-                 str(shipped), "--terrain", "stairs", "--scheduler", cluster["address"],
-                 "--ship-data", "--quiet"])
+    code = main(["batch", "ground", *inputs, "-o", str(shipped), "--scheduler",
+                 cluster["address"], "--ship-data", *options])
     assert code == 1
-    assert _outputs(shipped) == {name: expected[f"copy03/{name}"] for name in CLIPS}
-    assert "2 of 5 files failed" in capsys.readouterr().err
+    assert _outputs(shipped) == _outputs(tmp_path / "slab_local")
+    assert len(_outputs(shipped)) == 3
+    assert capsys.readouterr().err.count("2 of 5 files failed") == 2
 
 
 def test_unreachable_scheduler_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -64,6 +64,10 @@ def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False
         window = max(64, WINDOW_PER_THREAD * threads)
         queue = iter(jobs)
         owner: dict[str, Job] = {}
+        # a spec carrying file bytes (a terrain mesh, an avatar) goes to each worker once
+        specs = {id(job.spec): job.spec for job in jobs if job.spec is not None and job.spec.files}
+        shared = {key: client.scatter(spec, broadcast=True, hash=False)
+                  for key, spec in specs.items()}
         unreadable: list[tuple[Job, dict[str, Any]]] = []
 
         def submit() -> Any:
@@ -76,7 +80,11 @@ def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False
                         unreadable.append((job, error_result(
                             job, f"{job.input}: cannot read ({error.strerror})")))
                         continue
-                future = client.submit(run_job, task, pure=False, retries=RETRIES)
+                if id(job.spec) in shared:
+                    future = client.submit(run_job, replace(task, spec=None),
+                                           shared[id(job.spec)], pure=False, retries=RETRIES)
+                else:
+                    future = client.submit(run_job, task, pure=False, retries=RETRIES)
                 owner[future.key] = job
                 return future
             return None

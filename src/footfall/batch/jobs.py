@@ -71,7 +71,7 @@ class Job:
     relative: str  #: the clip's path below its input folder, the row's ``input``
     output_relative: str | None  #: the output's path below the output folder
     output: str | None
-    spec: JobSpec
+    spec: JobSpec | None  #: None when the spec travels separately (``run_job``'s ``spec``)
     data: bytes | None = None
 
 
@@ -172,8 +172,10 @@ def _shipped_options(spec: JobSpec, scratch: Path) -> list[str]:
     return options
 
 
-def run_job(job: Job) -> dict[str, Any]:
+def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
     """Run one file's job; never raises.
+
+    ``spec`` overrides ``job.spec`` (a cluster sends a spec carrying files once per worker).
 
     Returns:
         ``{"row": {...}, "output_bytes": bytes | None, "version": str}``: the summary row
@@ -181,7 +183,7 @@ def run_job(job: Job) -> dict[str, Any]:
         the worker does not share the output folder, and the footfall version that ran it.
     """
     start, cpu_start = time.perf_counter(), time.thread_time()
-    spec = job.spec
+    spec = spec or job.spec
     row: dict[str, Any] = {
         "input": job.relative, "output": job.output_relative or "", "status": "ok",
         "frames": None, "seconds": None, "cpu_seconds": None, "warnings": [], "error": "",

@@ -69,7 +69,7 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     from tqdm import tqdm
 
     start = time.perf_counter()
-    folder = Path(folder)
+    folder = Path(os.path.abspath(folder))  # workers run elsewhere: every path absolute
     if folder.exists() and not folder.is_dir():
         raise BatchError(f"-o {folder}: exists and is not a folder")
     if ship_data and scheduler is None:
