@@ -373,3 +373,7 @@ def test_a_shipped_job_needs_no_shared_file(tmp_path: Path) -> None:
     result = run_job(job)
     assert result["row"]["status"] == "ok", result["row"]["error"]
     assert result["output_bytes"] == local.read_bytes()
+    broken = run_job(Job("bad.bvh", "lib/bad.bvh", "lib/bad.bvh", None, spec,
+                         data=b"HIERARCHY\nROOT Hips\n{\n"))["row"]
+    assert broken["status"] == "error" and broken["error"].startswith("lib/bad.bvh")
+    assert "footfall-batch-" not in broken["error"]  # not the worker's scratch copy

@@ -192,8 +192,8 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
     part = None
     with tempfile.TemporaryDirectory(prefix="footfall-batch-") as scratch_name:
         scratch = Path(scratch_name)
+        source = job.input
         try:
-            source = job.input
             if job.data is not None:
                 source = str(scratch / Path(job.input).name)
                 Path(source).write_bytes(job.data)
@@ -227,7 +227,9 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             if status != 0:
                 raise FootfallError(_last_line(text))
             report = json.loads(report_path.read_text()) if report_path.exists() else {}
-            row.update(flatten_numbers(report))
+            for key, value in flatten_numbers(report).items():
+                clash = key in BASE_COLUMNS and key != "frames"
+                row[f"report.{key}" if clash else key] = value
             if row["frames"] is None:
                 match = re.search(r": (\d+) frames", text)
                 row["frames"] = int(match.group(1)) if match else None
@@ -238,7 +240,10 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             elif job.output is None and spec.output_suffix is not None:
                 output_bytes = written.read_bytes()
         except FootfallError as error:
-            row.update(status="error", error=str(error))
+            message = str(error)
+            if job.data is not None:  # name the file, not its scratch copy
+                message = message.replace(source, job.relative)
+            row.update(status="error", error=message)
         except argparse.ArgumentError as error:
             row.update(status="error", error=f"bad option: {error}")
         except Exception as error:  # noqa: BLE001 - a bug in one file's command stays one row
