@@ -18,8 +18,8 @@ file (start-up and the final summary taken out, reported once as "s once"). The 
 run has no parallel part, so its marginal overhead is the client's own serial cost per file,
 which caps any cluster at 1 / that files per second. The scaling estimate for M machines of C
 cores is ``min(M·C / (job CPU time + Dask marginal overhead), 1 / client cost)``, the job's
-CPU time (from the ``--jobs 1`` run) standing for its wall time on a quiet core. The load average is printed because
-other processes on a shared machine slow every figure.
+CPU time (from the ``--jobs 1`` run) standing for its wall time on a quiet core. The load
+average is printed because other processes on a shared machine slow every figure.
 """
 
 from __future__ import annotations
