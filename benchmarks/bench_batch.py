@@ -1,8 +1,8 @@
 """Batch throughput: ``footfall batch ground`` over 200 clips with ``--jobs 1``, ``--jobs 2`` and
 a Dask cluster of two single-thread workers, and the per-file overhead of each.
 
-Run: ``.venv/bin/python benchmarks/bench_batch.py [--files 200]``  (about 1–2 minutes; needs
-``footfall[cluster]`` for the Dask run).
+Run: ``.venv/bin/python benchmarks/bench_batch.py [--files 200]``  (about 2–3 minutes on a
+quiet machine; needs ``footfall[cluster]`` for the Dask run).
 
 Library: the three short shared clips (games105_walk60, mixamo_stepping, mocapbank_zxy_cm;
 69–182 frames) copied round-robin into 200 files, grounded on the stairs scene. Each row's
