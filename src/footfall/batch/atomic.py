@@ -1,0 +1,38 @@
+"""Whole files only: write through a hidden temporary neighbour and rename it into place.
+
+The temporary names carry :data:`footfall.batch.jobs.PART_MARKER`, so the leftovers of a killed
+batch are recognised and removed by the next run over the same output folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from footfall.batch.jobs import PART_MARKER, part_path
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` so a reader only ever sees the old or the new whole file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = part_path(path)
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def remove_parts(folder: Path) -> int:
+    """Delete the temporary files a killed batch left below ``folder``; returns how many."""
+    removed = 0
+    if not folder.is_dir():
+        return 0
+    for path in folder.rglob(f".*{PART_MARKER}*"):
+        if path.is_file():
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed

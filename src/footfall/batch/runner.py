@@ -1,0 +1,141 @@
+"""A whole batch: expand the inputs, skip what a resumed run already made, run the rest on
+the local pool or a Dask cluster, and record each file as it finishes (output in place, then its
+manifest line, then its summary row)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from footfall import __version__
+from footfall.batch.atomic import remove_parts, write_atomic
+from footfall.batch.inputs import BatchError, ClipInput, expand_inputs
+from footfall.batch.jobs import Job, JobSpec, error_result
+from footfall.batch.manifest import Manifest, file_sha256, options_key
+from footfall.batch.summary import Summary
+
+
+@dataclass
+class BatchResult:
+    """What a batch did: counts and the summary rows (sorted by input)."""
+
+    rows: list[dict[str, Any]]
+    ran: int  #: jobs run in this batch
+    skipped: int  #: inputs a resumed batch found done
+    seconds: float  #: wall time of the whole batch
+    failed: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.failed = sum(row.get("status") == "error" for row in self.rows)
+
+
+def _looks_like_file(token: str) -> bool:
+    # built-in names (a terrain scene) hold no separator and no suffix
+    return (os.sep in token or "." in Path(token).name) and Path(token).is_file()
+
+
+def absolute_options(options: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """The options with every existing file made absolute, and those files.
+
+    Workers run in other folders (or on other machines), so a relative ``--terrain
+    steps.obj`` or ``--to avatar.glb`` must name the same file there.
+    """
+    out, files = [], []
+    for token in options:
+        if not token.startswith("-") and _looks_like_file(token):
+            token = os.path.abspath(token)
+            files.append(token)
+        out.append(token)
+    return tuple(out), files
+
+
+def output_path(folder: Path, clip: ClipInput, suffix: str | None) -> Path | None:
+    """Where a clip's output goes: its relative path below ``folder`` with ``suffix``."""
+    return None if suffix is None else folder / clip.relative.with_suffix(suffix)
+
+
+def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, *,
+              jobs: int = 1, scheduler: str | None = None, ship_data: bool = False,
+              resume: bool = False, quiet: bool = False) -> BatchResult:
+    """Run ``spec`` over every clip ``inputs`` name, writing outputs and summary to ``folder``.
+
+    Raises:
+        BatchError: the batch cannot start (no inputs, bad output folder, no scheduler).
+    """
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    folder = Path(os.path.abspath(folder))  # workers run elsewhere: every path absolute
+    if folder.exists() and not folder.is_dir():
+        raise BatchError(f"-o {folder}: exists and is not a folder")
+    if ship_data and scheduler is None:
+        raise BatchError("--ship-data sends files to Dask workers: it needs --scheduler")
+    clips = expand_inputs(inputs, exclude=folder)
+    options, option_files = absolute_options(spec.options)
+    hashes = {name: file_sha256(name) for name in option_files}
+    files = {name: Path(name).read_bytes() for name in option_files} if ship_data else {}
+    spec = replace(spec, options=options, files=files)
+    key = options_key(spec.kind, options, hashes)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BatchError(f"-o {folder}: cannot make the folder ({error.strerror})") from None
+    remove_parts(folder)
+    summary = Summary(folder, {"footfall_version": __version__, "kind": spec.kind,
+                               "options": list(options), "scheduler": scheduler})
+    manifest = Manifest(folder, resume=resume)
+    to_run: list[Job] = []
+    hashes_of: dict[str, str] = {}
+    skipped = 0
+    for clip in clips:
+        relative = clip.relative.as_posix()
+        output = output_path(folder, clip, spec.output_suffix)
+        output_relative = None if output is None else output.relative_to(folder).as_posix()
+        try:
+            sha256 = file_sha256(clip.path)
+        except OSError as error:
+            job = Job(str(clip.path), relative, output_relative, None, spec)
+            summary.add(error_result(job, f"{clip.path}: cannot read ({error.strerror})")["row"])
+            continue
+        entry = manifest.done(relative, sha256, key, __version__, output) if resume else None
+        if entry is not None:  # the manifest kept its line
+            summary.add(entry["row"])
+            skipped += 1
+            continue
+        hashes_of[relative] = sha256
+        target = None if ship_data or output is None else str(output)
+        to_run.append(Job(str(clip.path), relative, output_relative, target, spec))
+
+    if scheduler is not None and to_run:
+        from footfall.batch.cluster import run_cluster
+
+        results = run_cluster(to_run, scheduler, ship_data=ship_data)
+    else:
+        from footfall.batch.local import run_local
+
+        results = run_local(to_run, jobs)
+    bar = tqdm(total=len(to_run), unit="file", desc=f"batch {spec.kind}", file=sys.stderr,
+               disable=quiet, dynamic_ncols=True)
+    try:
+        for job, result in results:
+            row = result["row"]
+            if result["output_bytes"] is not None and row["status"] == "ok":
+                write_atomic(folder / job.output_relative, result["output_bytes"])
+            if row["status"] == "ok":
+                manifest.append({"input": job.relative, "sha256": hashes_of[job.relative],
+                                 "options": key, "version": result["version"],
+                                 "status": "ok", "output": job.output_relative, "row": row})
+            summary.add(row)
+            bar.update(1)
+            bar.set_postfix(failed=summary.failed, refresh=False)
+    finally:
+        bar.close()
+        results.close()
+        manifest.close()
+        summary.finish()
+        remove_parts(folder)
+    return BatchResult(summary.rows, len(to_run), skipped, time.perf_counter() - start)

@@ -1,0 +1,136 @@
+"""``footfall batch ground|retarget|measure INPUTS… -o OUTDIR``: a whole motion library at once,
+on a local process pool or (``--scheduler``) a Dask distributed cluster."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from footfall.batch.inputs import BatchError
+
+NAME = "batch"
+HELP = "ground, retarget or measure a whole library of clips (process pool or Dask cluster)"
+DESCRIPTION = (
+    "Run ground, retarget or measure over every clip the inputs name (files, folders searched "
+    "recursively for .bvh, or globs), writing each output at the input's relative path under "
+    "OUTDIR, atomically, plus OUTDIR/summary.csv, summary.json (one row per file: frames, "
+    "seconds, every metric before/after, warnings, error) and summary.png. A file that fails "
+    "is an error row and the batch goes on: exit status 0 when all succeeded, 1 when some "
+    "failed, 2 for a usage error. The options of the command (--terrain, --to, …) apply to "
+    "every file. Runs on a local process pool, or on a running Dask cluster with --scheduler."
+)
+_KIND_HELP = {
+    "ground": "ground every clip on a terrain (footfall ground's options)",
+    "retarget": "retarget every clip onto one skeleton or avatar (footfall retarget's options)",
+    "measure": "only the contact metrics on a terrain (default flat), no clip written",
+}
+#: Options of the per-file command that the batch sets itself.
+_OWN = {"-o", "--output", "--report", "--quiet", "-h", "--help"}
+_GLTF = (".glb", ".gltf")
+
+
+def _add_batch_options(parser: argparse.ArgumentParser) -> None:
+    from footfall.batch.local import default_jobs
+
+    parser.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="clip files, folders (every .bvh below) or glob patterns")
+    parser.add_argument("-o", "--output", dest="outdir", required=True, metavar="OUTDIR",
+                        help="folder for the outputs, summary.csv/json/png and the manifest")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",
+                        help="local worker processes (default: the core count)")
+    parser.add_argument("--resume", action="store_true",
+                        help="skip inputs whose output and manifest entry (input hash, "
+                        "options, footfall version) match an earlier run into OUTDIR")
+    parser.add_argument("--scheduler", metavar="tcp://HOST:8786",
+                        help="run on this Dask distributed scheduler instead of locally "
+                        "(needs footfall[cluster] here and on the workers)")
+    parser.add_argument("--ship-data", action="store_true",
+                        help="with --scheduler: send the input bytes to the workers and get the "
+                        "outputs back (no shared filesystem needed)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _copy_command_options(parser: argparse.ArgumentParser, kind: str) -> list[argparse.Action]:
+    """Give ``parser`` the per-file command's own options; returns the copied actions."""
+    from footfall.batch.jobs import KINDS, MEASURE_TERRAIN
+
+    module = importlib.import_module(f"footfall.commands.{KINDS[kind]}")
+    scratch = argparse.ArgumentParser(add_help=False)
+    module.add_arguments(scratch)
+    taken = {flag for action in parser._actions for flag in action.option_strings}
+    copied = []
+    for action in scratch._actions:  # argparse has no public way to list a parser's options
+        flags = set(action.option_strings)
+        if not flags or flags & (_OWN | taken):
+            continue
+        action.always = action.required  # a required option is passed even at its default
+        if kind == "measure" and "--terrain" in flags:
+            action.required, action.default = False, MEASURE_TERRAIN
+            action.help = "terrain to measure on (default flat); see footfall ground --help"
+        parser._add_action(action)
+        copied.append(action)
+    return copied
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``footfall batch``: a sub-command per kind of job."""
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
+    for kind, text in _KIND_HELP.items():
+        sub = kinds.add_parser(kind, help=text, description=f"{DESCRIPTION} This one: {text}.")
+        _add_batch_options(sub)
+        sub.set_defaults(_passthrough=_copy_command_options(sub, kind))
+
+
+def passthrough_argv(args: argparse.Namespace, actions: list[argparse.Action]) -> tuple[str, ...]:
+    """The per-file command's options as given, rebuilt from ``args`` (defaults left out)."""
+    argv: list[str] = []
+    for action in actions:
+        value = getattr(args, action.dest)
+        flag = action.option_strings[-1]
+        if action.nargs == 0:  # store_true / store_false / store_const
+            if value == action.const and value != action.default:
+                argv.append(flag)
+            continue
+        same = (list(value) == list(action.default)
+                if isinstance(value, (list, tuple)) and isinstance(action.default, (list, tuple))
+                else value == action.default)
+        if value is None or (same and not action.always):
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        argv += [flag, *(str(v) for v in values)]
+    return tuple(argv)
+
+
+def _output_suffix(kind: str, args: argparse.Namespace) -> str | None:
+    if kind == "measure":
+        return None
+    if kind == "retarget" and Path(args.target).suffix.lower() in _GLTF:
+        return ".glb"
+    return ".bvh"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the batch; 0 when every file succeeded, 1 when some failed."""
+    from footfall.batch.jobs import JobSpec
+    from footfall.batch.runner import run_batch
+
+    if args.jobs < 1:
+        raise BatchError(f"--jobs {args.jobs}: needs at least 1")
+    spec = JobSpec(args.kind, passthrough_argv(args, args._passthrough),
+                   _output_suffix(args.kind, args))
+    result = run_batch(args.inputs, args.outdir, spec, jobs=args.jobs, scheduler=args.scheduler,
+                       ship_data=args.ship_data, resume=args.resume, quiet=args.quiet)
+    total = len(result.rows)
+    rate = result.ran / result.seconds if result.seconds > 0 else 0.0
+    print(f"{total} files: {total - result.failed} ok, {result.failed} failed"
+          + (f", {result.skipped} done before (resumed)" if result.skipped else "")
+          + f"; {result.ran} run in {result.seconds:.1f} s ({rate:.2f} files/s)")
+    folder = Path(args.outdir)
+    print(f"wrote {folder / 'summary.csv'}, {folder / 'summary.json'}, {folder / 'summary.png'}")
+    if result.failed:
+        print(f"footfall batch: {result.failed} of {total} files failed "
+              f"(the error column of {folder / 'summary.csv'} says why)", file=sys.stderr)
+        return 1
+    return 0
