@@ -42,6 +42,7 @@ class ClipLoop:
         self.period = 1.0 / fps
         self.settings_folder = settings_folder
         self.saved: list[str] = []
+        self.pose_reads: list[int] = []  # the frame of every source_pose() call
         self.frame = 0
         self.frame_starts: list[float] = []
         self.step_seconds: list[float] = []
@@ -55,6 +56,7 @@ class ClipLoop:
         return self._characters
 
     def source_pose(self) -> tuple[np.ndarray, np.ndarray]:
+        self.pose_reads.append(self.frame)
         index = self.frame % self.clip.frame_count
         return self.clip.rotations[index], self.clip.positions[index, self._root]
 

@@ -140,8 +140,8 @@ def _update_value(request: Request, target: ControlTarget) -> Outcome:
 
 
 def _hand_pose(request: Request, target: ControlTarget) -> Outcome:
-    preset = request.preset or ""
-    preset = preset if preset in PRESET_ALIASES else preset.lower()
+    given = request.preset or ""
+    preset = PRESET_ALIASES.get(given, given.lower())  # the English name applied
     return _each(request, target, lambda _name, r: run_action(
         r, "setHandPosePreset", {"preset": preset}) or preset)
 

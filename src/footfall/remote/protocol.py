@@ -33,6 +33,7 @@ _ALIASES = {
 }
 _NEEDS_CHARACTER = {"getCharacterData", "updateValueRealtime"}
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+_ID = re.compile(r'"id"\s*:\s*(-?\d+(?:\.\d+)?|"[^"\\]{0,128}")')
 
 
 class FieldError(ProtocolError):
@@ -88,7 +89,8 @@ def parse_request(text: str | bytes) -> Request:
     """A :class:`Request` from one WebSocket message; raises :class:`FieldError`."""
     size = len(text.encode("utf-8") if isinstance(text, str) else text)
     if size > MAX_MESSAGE_BYTES:
-        raise FieldError(None, f"message is {size} bytes, the limit is {MAX_MESSAGE_BYTES}")
+        raise FieldError(None, f"message is {size} bytes, the limit is {MAX_MESSAGE_BYTES}",
+                         _peek_id(text))
     try:
         data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
@@ -96,9 +98,10 @@ def parse_request(text: str | bytes) -> Request:
     if not isinstance(data, dict):
         raise FieldError(None, f"expected a JSON object, got {type(data).__name__}")
     request_id = data.get("id")
-    if isinstance(request_id, (dict, list)):
-        raise FieldError("id", "must be a string, number or null", None)
     action = data.get("action")
+    if isinstance(request_id, (dict, list)):
+        raise FieldError("id", "must be a string, number or null", None,
+                         action if action in ACTIONS else None)
     if not isinstance(action, str):
         raise FieldError("action", f"must be a string, one of {list(ACTIONS)}", request_id)
     if action not in ACTIONS:
@@ -140,6 +143,18 @@ def _fields(data: dict[str, Any], action: str, request_id: Any) -> Request:
                 "preset", f"unknown hand pose preset {preset!r}; choose one of "
                 f"{list(PRESET_ALIASES)} or {list(PRESETS)}", request_id)
     return Request(action, request_id, character, parameter, value, preset)
+
+
+def _peek_id(text: str | bytes) -> Any:
+    """The ``id`` of a message too big to parse, read from its first bytes (or ``None``)."""
+    head = text[:4096] if isinstance(text, str) else text[:4096].decode("utf-8", "replace")
+    found = _ID.search(head)
+    if found is None:
+        return None
+    try:
+        return json.loads(found.group(1))
+    except json.JSONDecodeError:
+        return None
 
 
 def _optional_text(data: dict[str, Any], name: str, request_id: Any) -> str | None:

@@ -85,7 +85,7 @@ class _Client:
     bucket: _Bucket
     outbox: asyncio.Queue[str]
     queued: int = 0
-    dropped: bool = False
+    dropped: tuple[int, str] | None = None  # close code and reason once refused
     writer: asyncio.Task[None] | None = field(default=None, repr=False)
 
     async def write(self) -> None:
@@ -141,6 +141,7 @@ class ControlService:
         self._pending: queue.SimpleQueue[tuple[_Client, Request]] = queue.SimpleQueue()
         self._later: list[tuple[_Client, Callable[[ControlTarget], actions.Outcome]]] = []
         self._clients: set[_Client] = set()
+        self._closing: set[asyncio.Task[None]] = set()  # kept so they are not collected
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Future[None] | None = None
         self._ready = threading.Event()
@@ -340,6 +341,7 @@ class ControlService:
             async for message in connection:
                 self._receive(client, message)
                 if client.dropped:
+                    await connection.close(*client.dropped)
                     break
         except ConnectionClosed:
             pass
@@ -393,9 +395,11 @@ class ControlService:
             self._drop(client, 1008, "client too slow: messages piled up")
 
     def _drop(self, client: _Client, code: int, reason: str) -> None:
-        client.dropped = True
+        client.dropped = (code, reason)
         self._clients.discard(client)
-        asyncio.get_running_loop().create_task(client.connection.close(code, reason))
+        self._closing.add(asyncio.get_running_loop().create_task(
+            client.connection.close(code, reason)))
+        self._closing = {task for task in self._closing if not task.done()}
 
 
 def _text(status: HTTPStatus, text: str) -> Response:
