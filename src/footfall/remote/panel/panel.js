@@ -33,6 +33,8 @@ const GROUPS = [
   ["body", () => true],
 ];
 
+const SHOWN_ORDER = ["body", "feet", "head", "ik", "filterGroup", "fingers"];
+
 const state = {
   lang: pickLanguage(), socket: null, nextId: 1, waiting: new Map(), characters: [],
   current: null, controls: new Map(), retry: 500, presets: [],
@@ -196,7 +198,8 @@ function buildControls(parameters) {
     const [group] = GROUPS.find(([, test]) => test(parameter.name));
     groupNodes.get(group).querySelector(".rows").append(makeRow(parameter));
   }
-  for (const details of groupNodes.values()) {
+  for (const group of SHOWN_ORDER) {
+    const details = groupNodes.get(group);
     if (details.querySelector(".row")) box.append(details);
   }
   applyFilter();
@@ -228,7 +231,12 @@ function makeRow(parameter) {
     number.step = range.step;
     number.setAttribute("aria-label", parameter.name);
     const sender = throttled((value) => update(parameter.name, value));
-    range.oninput = () => { number.value = range.value; sender(Number(range.value)); };
+    let touched = -1e9;  // while the user moves it, echoes of older values must not move it back
+    range.oninput = () => {
+      touched = performance.now();
+      number.value = range.value;
+      sender(Number(range.value));
+    };
     range.onchange = () => sender(Number(range.value), true);
     number.onchange = () => {
       const value = Math.min(parameter.max, Math.max(parameter.min, Number(number.value)));
@@ -236,7 +244,8 @@ function makeRow(parameter) {
     };
     row.append(label, number, range, doc);
     show = (value) => {
-      if (document.activeElement !== range || !range.matches(":active")) range.value = value;
+      if (performance.now() - touched < 500) return;
+      range.value = value;
       if (document.activeElement !== number) number.value = round(value);
     };
   } else if (parameter.type === "bool") {
@@ -262,7 +271,7 @@ function makeRow(parameter) {
 function stepFor(parameter) {
   const span = parameter.max - parameter.min;
   if (parameter.name.endsWith("_deg")) return 0.5;
-  return span > 100 ? 0.5 : span > 4 ? 0.01 : 0.001;
+  return span > 100 ? 0.5 : span >= 1 ? 0.01 : 0.001;
 }
 
 function round(value) { return Math.round(value * 1000) / 1000; }
