@@ -45,7 +45,8 @@ class ClipLoop:
         self.pose_reads: list[int] = []  # the frame of every source_pose() call
         self.frame = 0
         self.frame_starts: list[float] = []
-        self.step_seconds: list[float] = []
+        self.step_seconds: list[float] = []  # each frame's work: steps and actions
+        self.action_seconds: list[float] = []  # of which process_pending
         self.errors: list[BaseException] = []
         self._root = int(np.flatnonzero(clip.skeleton.parents < 0)[0])
         self._stop = threading.Event()
@@ -92,15 +93,18 @@ class ClipLoop:
                     retargeter.step(self.clip.rotations[index], self.clip.positions[index],
                                     self.period)
                 if self.service is not None:
+                    before = time.perf_counter()
                     self.service.process_pending(self)
+                    self.action_seconds.append(time.perf_counter() - before)
                 self.step_seconds.append(time.perf_counter() - start)
                 self.frame += 1
                 deadline += self.period
                 pause = deadline - time.perf_counter()
                 if pause > 0:
                     time.sleep(pause)
-                else:
-                    deadline = time.perf_counter()  # late: do not try to catch up
+                elif pause < -0.25:
+                    deadline = time.perf_counter()  # far behind: start the clock again
+                # a little late: the next frames come at once and catch up (fixed time step)
         except BaseException as exc:  # noqa: BLE001 - reported by the tests
             self.errors.append(exc)
         finally:

@@ -409,3 +409,26 @@ def test_a_client_that_stops_reading_is_closed_and_the_loop_goes_on() -> None:
     service.stop()
     assert service.counts["slow_closed"] >= 1
     assert max(loop.step_seconds) < 0.5  # never stalled on the client
+
+
+def test_save_schedule_debounces_but_a_held_slider_still_saves() -> None:
+    from footfall.remote.actions import SaveSchedule
+
+    class Target:
+        saved: list[tuple[str, float]] = []
+
+        def save_settings(self, name: str) -> None:
+            self.saved.append((name, now))
+
+    target, schedule = Target(), SaveSchedule(delay=0.5, longest=2.0)
+    for step in range(60):  # a change every 0.1 s for 6 s
+        now = step * 0.1
+        schedule.touch({"a"}, now)
+        schedule.save_due(target, now)
+    times = [t for _, t in target.saved]
+    # Saved every ~2 s although no 0.5 s pause came: at 2.0 s, then 2 s after the next change.
+    assert times == pytest.approx([2.0, 4.1])
+    now = 10.0
+    assert schedule.save_due(target, now) == ["a"] and schedule.waiting == []
+    schedule.touch({"b"}, 11.0)
+    assert schedule.save_due(target, 11.4) == [] and schedule.save_due(target, 11.5) == ["b"]

@@ -225,17 +225,22 @@ _ACTIONS: dict[str, Callable[[Request, ControlTarget], Outcome]] = {
 
 
 class SaveSchedule:
-    """Debounced saving: a character is saved ``delay`` seconds after its last change."""
+    """Debounced saving: a character is saved ``delay`` seconds after its last change, and
+    at most ``longest`` seconds after its first unsaved one (a slider held moving still saves).
+    """
 
-    def __init__(self, delay: float = 0.5) -> None:
+    def __init__(self, delay: float = 0.5, longest: float = 2.0) -> None:
         self.delay = delay
+        self.longest = max(longest, delay)
         self._due: dict[str, float] = {}
+        self._first: dict[str, float] = {}
         self.errors: list[str] = []
 
     def touch(self, names: set[str], now: float) -> None:
         """Characters ``names`` changed at ``now`` (seconds, monotonic)."""
         for name in names:
-            self._due[name] = now + self.delay
+            first = self._first.setdefault(name, now)
+            self._due[name] = min(now + self.delay, first + self.longest)
 
     def save_due(self, target: ControlTarget, now: float, *, everything: bool = False) -> list[str]:
         """Save the characters whose delay has passed (all with ``everything``); returns them.
@@ -243,6 +248,7 @@ class SaveSchedule:
         ready = [name for name, due in self._due.items() if everything or due <= now]
         for name in ready:
             del self._due[name]
+            del self._first[name]
             try:
                 target.save_settings(name)
             except Exception as exc:  # noqa: BLE001 - a full disk must not stop the loop
