@@ -44,3 +44,17 @@ def test_a_taken_port_is_a_clear_error() -> None:
             second.start()
     finally:
         first.stop()
+
+
+def test_stop_then_start_again_serves_again() -> None:
+    from websockets.sync.client import connect
+
+    service = service_from_args(parse("--control-port", "0")).start()
+    service.stop()
+    service.start()
+    try:
+        with connect(service.url, open_timeout=10) as ws:
+            ws.send("{")
+            assert '"field": null' in ws.recv(timeout=10)
+    finally:
+        service.stop()

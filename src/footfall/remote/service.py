@@ -86,6 +86,7 @@ class _Client:
     outbox: asyncio.Queue[str]
     queued: int = 0
     dropped: tuple[int, str] | None = None  # close code and reason once refused
+    gone: bool = False  # disconnected: its waiting requests are skipped
     writer: asyncio.Task[None] | None = field(default=None, repr=False)
 
     async def write(self) -> None:
@@ -137,7 +138,7 @@ class ControlService:
         self.clock = clock
         self.saves = actions.SaveSchedule(save_delay)
         self.counts = {"received": 0, "errors": 0, "rate_limited": 0, "refused": 0,
-                       "slow_closed": 0, "actions": 0}
+                       "slow_closed": 0, "actions": 0, "skipped": 0}
         self._pending: queue.SimpleQueue[tuple[_Client, Request]] = queue.SimpleQueue()
         self._later: list[tuple[_Client, Callable[[ControlTarget], actions.Outcome]]] = []
         self._clients: set[_Client] = set()
@@ -157,6 +158,8 @@ class ControlService:
         """Start listening in a background thread; raises :class:`ControlServiceError`."""
         if self._thread is not None:
             return self
+        self._ready.clear()
+        self._start_error = None
         self._thread = threading.Thread(target=self._run, name="footfall-control",
                                         daemon=True)
         self._thread.start()
@@ -232,6 +235,9 @@ class ControlService:
                 client, request = self._pending.get_nowait()
             except queue.Empty:
                 break
+            if client.gone or client.dropped:
+                self.counts["skipped"] += 1
+                continue
             self._finish(client, request.action, actions.run(request, target), outgoing,
                          changed, causes, now)
             done += 1
@@ -284,6 +290,7 @@ class ControlService:
                 process_request=self._process_request,
                 max_size=4 * MAX_MESSAGE_BYTES,  # hard cap; over 64 KiB gets an error reply
                 max_queue=32, compression=None, ping_interval=20, ping_timeout=20,
+                close_timeout=1,  # a client that stopped reading never answers a close
                 logger=log,
             )
         except OSError as exc:
@@ -346,6 +353,7 @@ class ControlService:
         except ConnectionClosed:
             pass
         finally:
+            client.gone = True
             self._clients.discard(client)
             client.writer.cancel()
 
