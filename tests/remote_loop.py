@@ -7,9 +7,10 @@ live loop does. It implements :class:`footfall.remote.ControlTarget`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -110,3 +111,18 @@ class ClipLoop:
         finally:
             if self.service is not None:
                 self.service.flush(self)
+
+
+@contextlib.contextmanager
+def running_service(**options) -> Iterator[tuple[ControlService, ClipLoop]]:
+    """A service on a free port with a :class:`ClipLoop` over both test avatars; on exit
+    both stop and the loop must have raised nothing."""
+    clip, characters = build_characters()
+    service = ControlService(port=0, **options).start()
+    loop = ClipLoop(clip, characters, service).start()
+    try:
+        yield service, loop
+    finally:
+        loop.stop()
+        service.stop()
+    assert not loop.errors, loop.errors

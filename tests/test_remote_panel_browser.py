@@ -22,7 +22,7 @@ from footfall.remote import ControlService
 from footfall.retarget.settings import PARAMETERS
 from footfall.viewer.headless import CHROMIUM
 from footfall.viewer.headless import CHROMIUM_FLAGS as FLAGS
-from remote_loop import ClipLoop, build_characters
+from remote_loop import ClipLoop, running_service
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 SIZES = [(1280, 720), (844, 390), (390, 844)]
@@ -30,13 +30,8 @@ SIZES = [(1280, 720), (844, 390), (390, 844)]
 
 @pytest.fixture(scope="module")
 def running() -> Iterator[tuple[ControlService, ClipLoop]]:
-    clip, characters = build_characters()
-    service = ControlService(port=0).start()
-    loop = ClipLoop(clip, characters, service).start()
-    yield service, loop
-    loop.stop()
-    service.stop()
-    assert not loop.errors
+    with running_service() as pair:
+        yield pair
 
 
 @pytest.fixture(scope="module")

@@ -19,20 +19,15 @@ from footfall.remote import ControlService
 from footfall.retarget.fingers import preset
 from footfall.retarget.floor import left_leg_length
 from footfall.retarget.settings import PARAMETERS, load_settings
-from remote_loop import ClipLoop, build_characters
+from remote_loop import ClipLoop, build_characters, running_service
 
 TIMEOUT = 10.0
 
 
 @pytest.fixture(scope="module")
 def running() -> Iterator[tuple[ControlService, ClipLoop]]:
-    clip, characters = build_characters()
-    service = ControlService(port=0).start()
-    loop = ClipLoop(clip, characters, service).start()
-    yield service, loop
-    loop.stop()
-    service.stop()
-    assert not loop.errors
+    with running_service() as pair:
+        yield pair
 
 
 async def ask(ws: ClientConnection, message: dict[str, Any] | str,

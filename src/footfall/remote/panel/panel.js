@@ -62,6 +62,11 @@ function translate() {
   for (const [group, node] of groupNodes) node.querySelector("summary").textContent = t(group);
 }
 
+// A request that failed (closed socket, error reply): said in the footer, never thrown.
+function report(error) {
+  if (error && error.message && error.message !== "closed") say(`${t("error")}: ${error.message}`, true);
+}
+
 function say(text, bad = false) {
   const footer = $("message");
   footer.textContent = text;
@@ -75,7 +80,7 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/retargeting`);
   state.socket = socket;
   setStatus("connecting");
-  socket.onopen = () => { state.retry = 500; setStatus("open"); refresh(); };
+  socket.onopen = () => { state.retry = 500; setStatus("open"); refresh().catch(report); };
   socket.onclose = () => {
     setStatus("closed");
     for (const [, entry] of state.waiting) entry.reject(new Error("closed"));
@@ -138,7 +143,7 @@ function renderCharacters() {
     button.textContent = name;
     button.setAttribute("role", "tab");
     button.setAttribute("aria-selected", String(name === state.current));
-    button.onclick = () => loadCharacter(name);
+    button.onclick = () => loadCharacter(name).catch(report);
     box.append(button);
   }
 }
