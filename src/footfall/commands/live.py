@@ -6,8 +6,10 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from footfall.errors import FootfallError, SettingsError
+from footfall.remote.options import add_control_arguments
 
 NAME = "live"
 HELP = "live retargeting: OptiTrack NatNet (or a replayed BVH) onto avatars, out as VMC"
@@ -69,15 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="record every avatar (one file each, written when recording stops)")
     out.add_argument("--no-view", action="store_true", help="run without the browser view")
     out.add_argument("--view-port", type=int, default=8081, help="browser view port")
-    control = parser.add_argument_group("remote control service (WebSocket, seed 001)")
-    control.add_argument("--control-host", default="127.0.0.1",
-                         help="address the remote-control service binds (default 127.0.0.1)")
-    control.add_argument("--control-port", type=int, default=64212,
-                         help="remote-control WebSocket port (default 64212)")
-    control.add_argument("--control-origin", action="append", default=[],
-                         help="browser origin allowed to connect to the control service")
-    control.add_argument("--no-control", action="store_true",
-                         help="run without the remote-control service")
+    add_control_arguments(parser)
     parser.add_argument("--duration", type=float, default=None,
                         help="stop after this many seconds (scripts, tests)")
     parser.add_argument("--quiet", action="store_true", help="no status line at the end")
@@ -100,21 +94,23 @@ def routes(specs: list[str], names: list[str], rate: float) -> list:
     return out
 
 
-def _start_control(loop: object, args: argparse.Namespace) -> object | None:
-    """The remote-control service, when footfall.remote provides one."""
-    if args.no_control:
+def _start_control(loop: Any, args: argparse.Namespace) -> Any:
+    """The remote-control service (WebSocket /retargeting and the panel) the options ask for,
+    started, with its queued actions run on the loop's thread between frames."""
+    from footfall.remote.options import service_from_args
+
+    service = service_from_args(args)
+    if service is None:
         return None
-    try:
-        import footfall.remote as remote  # noqa: PLC0415 - optional, wired by the lead
-    except ImportError:
-        print("remote control not available", file=sys.stderr)
-        return None
-    start = getattr(remote, "start_control", None)
-    if start is None:
-        print("remote control not available", file=sys.stderr)
-        return None
-    return start(loop, host=args.control_host, port=args.control_port,
-                 origins=args.control_origin)
+    service.start()
+
+    def pump(running: Any) -> None:  # every turn: the loop's callbacks run once each
+        service.process_pending(running)
+        running.add_between_frames(pump)
+
+    loop.add_between_frames(pump)
+    print(f"remote control: {service.url} (panel {service.panel_url})", file=sys.stderr)
+    return service
 
 
 def run(args: argparse.Namespace) -> int:
@@ -194,7 +190,8 @@ def run(args: argparse.Namespace) -> int:
             sender.close()
         if view is not None:
             view.close()
-        if control is not None and hasattr(control, "stop"):
+        if control is not None:
+            control.flush(loop)  # changes still waiting for their debounced save
             control.stop()
         if recorder is not None:
             for path in recorder.finish():

@@ -40,6 +40,7 @@ from footfall.retarget.calibration import (
     match_directions,
 )
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
+from footfall.retarget.floor import auto_floor_height, left_leg_length
 from footfall.retarget.head import (
     auto_avatar_scale,
     head_forward_offset_deg,
@@ -251,9 +252,11 @@ class Retargeter:
         return offset
 
     def auto_calibrate(self, source_rotations: ArrayLike | None = None,
-                       source_positions: ArrayLike | None = None) -> float:
+                       source_positions: ArrayLike | None = None, *,
+                       head_forward: bool = True) -> float:
         """Seed 001's automatic calibration: avatar scale from the neck height ratio (clamped
-        0.1–3), then head forward (when a source frame is given). Returns the scale."""
+        0.1–3), the floor height from the leg length and ``floor_comfort_ratio``, then head
+        forward (when a source frame is given and ``head_forward``). Returns the scale."""
         self.settings["avatar_scale"] = 1.0
         source_neck = self.source_measures.neck_height
         if source_rotations is not None and source_positions is not None:
@@ -263,7 +266,10 @@ class Retargeter:
                 source_neck = float(spos[self.source.index(neck_bone), 1])
         scale = auto_avatar_scale(source_neck, self.target_measures.neck_height)
         self.settings["avatar_scale"] = scale
-        if source_rotations is not None and source_positions is not None:
+        self.settings["floor_height"] = auto_floor_height(
+            left_leg_length(self.target, self.target_map, self.calibration_pose),
+            self.settings["floor_comfort_ratio"], scale)
+        if head_forward and source_rotations is not None and source_positions is not None:
             if "Head" in self.target_map:
                 self.calibrate_head_forward(source_rotations, source_positions)
         return scale

@@ -114,6 +114,9 @@ _BASE = [
     _p("foot_in_out_offset", float, 0.0, "foot IK target outwards (+) / inwards (−), m",
        -0.5, 0.5),
     _p("floor_height", float, 0.0, "world Y added to the hips and foot IK targets, m", -2.0, 2.0),
+    _p("floor_comfort_ratio", float, 1.0,
+       "share of the left leg a standing leg spans; autoCalibrateAll sets floor_height to "
+       "(ratio − 1) × leg length × avatar_scale (1: floor at 0)", 0.5, 1.0),
     _p("head_rotation_offset_x_deg", float, 0.0, "head local rotation offset about X, °",
        -180.0, 180.0),
     _p("head_rotation_offset_y_deg", float, 0.0, "head local rotation offset about Y, °",

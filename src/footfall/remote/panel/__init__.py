@@ -1,0 +1,1 @@
+"""Static files of the control panel (HTML, JS, CSS), served by the control service."""
