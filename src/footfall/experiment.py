@@ -194,6 +194,7 @@ def run_character(
         record["pelvis"].append(block.pelvis_height)
         record["clamp"].append(block.clamped)
         record["body_x"].append(block.global_positions[:, :, pipe.root, 0])
+        assert block.plant_xz is not None  # step_frames always sets it
         record["plant"].append(block.plant_xz[..., 0])
         done += size
         if progress is not None:
@@ -211,7 +212,7 @@ def run_character(
     stairs_rows, slope_rows = [], []
     for k in range(count):
         spec = scenarios[lane[k]]
-        row = {"character": character.name, "walker": WALKERS[which[k]]}
+        row: dict[str, str | float] = {"character": character.name, "walker": WALKERS[which[k]]}
         row.update(_score(gaps[:, k], stance[:, k], pos[:, k], pelvis[:, k], clamp[:, k]))
         if spec["kind"] == "stairs":
             params = spec["terrain"].params
@@ -249,9 +250,9 @@ def _near_edge(plant_x: np.ndarray, risers: Sequence[float], pipe: Any) -> np.nd
     margin = GroundingParams().tread_margin
     heel = np.array([f.heel_back for f in pipe.feet])[None, :, None]
     toe = np.array([f.toe_forward for f in pipe.feet])[None, :, None]
-    risers = np.asarray(risers)[None, None, :]
+    riser_x = np.asarray(risers)[None, None, :]
     x = plant_x[..., None]
-    return np.any((risers > x - heel - margin) & (risers < x + toe + margin), axis=-1)
+    return np.any((riser_x > x - heel - margin) & (riser_x < x + toe + margin), axis=-1)
 
 
 def _score(gaps: np.ndarray, stance: np.ndarray, ankles: np.ndarray, pelvis: np.ndarray,

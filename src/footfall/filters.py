@@ -86,6 +86,7 @@ class OneEuroFilter:
                 f"One Euro sample shape {x.shape} differs from the first sample's "
                 f"{self._value.shape}; call reset() before changing shape"
             )
+        assert self._derivative is not None  # set together with _value
         derivative = (x - self._value) * self.frequency
         alpha_d = smoothing_factor(self.derivative_cutoff, self.frequency)
         self._derivative = self._derivative + alpha_d * (derivative - self._derivative)

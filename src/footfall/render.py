@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from matplotlib import font_manager
@@ -104,8 +105,8 @@ def projected_ellipses(
     return 2 * np.sqrt(values[:, 1]), 2 * np.sqrt(values[:, 0]), angle
 
 
-def _rgb(color: tuple[int, int, int] | np.ndarray) -> tuple[float, ...]:
-    return tuple(float(c) / 255.0 for c in color)
+def _rgb(color: tuple[int, int, int] | np.ndarray) -> tuple[float, float, float]:
+    return float(color[0]) / 255.0, float(color[1]) / 255.0, float(color[2]) / 255.0
 
 
 class SideView:
@@ -148,7 +149,7 @@ class SideView:
             self.axes.plot([], [], color=_rgb(GAP_COLOR), lw=5, solid_capstyle="butt", zorder=9)[0]
             for _ in range(2)
         ]
-        label_style = {
+        label_style: dict[str, Any] = {
             "ha": "center",
             "va": "bottom",
             "fontsize": 13 * scale,
@@ -248,7 +249,9 @@ class SideView:
         for k, label in enumerate(self.labels):
             label.set_position((pelvis[k, 0], pelvis[k, 1] + 1.0))
             label.set_text(text("label_ik_on" if frame.ik[k] else "label_ik_off", self.lang))
-            label.get_bbox_patch().set_facecolor("#1e826e" if frame.ik[k] else "#be3c50")
+            box = label.get_bbox_patch()
+            assert box is not None  # every label is made with a bbox
+            box.set_facecolor("#1e826e" if frame.ik[k] else "#be3c50")
         error = sim.stats.mean * 100.0
         self.readout.set_text(
             f"{text('readout_error', self.lang)}\n"
@@ -334,6 +337,7 @@ def _write_mp4(path: Path, options: RenderOptions) -> None:
             f"output {path}: writing MP4 needs ffmpeg (pip install imageio-ffmpeg); "
             "a .gif needs nothing extra"
         ) from error
-    with imageio.get_writer(path, fps=options.fps, codec="libx264", quality=7) as writer:
+    writer = imageio.get_writer(path, fps=options.fps, codec="libx264", quality=7)
+    with writer:  # (``as`` would type it as imageio's base class, without append_data)
         for picture in frames(options):
             writer.append_data(picture[: picture.shape[0] // 2 * 2, : picture.shape[1] // 2 * 2])

@@ -219,7 +219,8 @@ class Clip:
         """Frames selected by a slice or index array, as a new clip."""
         if isinstance(frames, (int, np.integer)):
             frames = slice(int(frames), int(frames) + 1)
-        return Clip(self.skeleton, self.rotations[frames], self.positions[frames], self.fps)
+        index = frames if isinstance(frames, slice) else np.asarray(frames)
+        return Clip(self.skeleton, self.rotations[index], self.positions[index], self.fps)
 
     def resample(self, fps: float) -> Clip:
         """The clip at another frame rate: translations lerped, rotations slerped.

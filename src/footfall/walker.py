@@ -53,7 +53,7 @@ class WalkerFrame(GroundedFrame):
     """A :class:`GroundedFrame` plus the walk clock: time (s), distance ``(K,)`` walked, swing
     progress ``(K, 2)`` and the animated (unsnapped) footstep ``plant_xz (K, 2, 2)``."""
 
-    time: float = 0.0
+    time: float | FloatArray = 0.0
     distance: FloatArray | None = None
     swing: FloatArray | None = None
     plant_xz: FloatArray | None = None
@@ -217,7 +217,7 @@ class StepWalker:
         plant = np.stack([start + plan.plant, foot_z], axis=-1)
         next_plant = np.stack([start + plan.next_plant, foot_z], axis=-1)
 
-        def shaped(array: FloatArray) -> FloatArray:
+        def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])
 
         return shaped(rotations), shaped(positions), FootPlan(

@@ -86,7 +86,8 @@ def _terrain(text: str, size: tuple[float, float] | None = None,
     if path.suffix.lower() in IMAGE_SUFFIXES:
         size = (20.0, 20.0) if size is None else size
         origin = (-size[0] / 2, -size[1] / 2)
-        return load_heightmap(path, tuple(size), tuple(height_range), origin_xz=origin)
+        return load_heightmap(path, (size[0], size[1]), (height_range[0], height_range[1]),
+                              origin_xz=origin)
     return load_mesh(path)
 
 

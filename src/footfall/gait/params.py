@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from footfall.errors import SettingsError
 
@@ -105,7 +106,7 @@ class GaitParams:
                      "shoulder_twist_ratio", "wobble_rad_s"):
             _check_range(name, getattr(self, name), 0.0, math.inf)
 
-    def with_(self, **changes: object) -> GaitParams:
+    def with_(self, **changes: Any) -> GaitParams:
         """A copy with some fields changed (validated again)."""
         try:
             return replace(self, **changes)

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.errors import MappingError
@@ -35,12 +35,12 @@ BALL_FORWARD_SHARE = 0.35
 HEEL_BACK_SHARE = 0.4
 
 
-def yaw(angle: NDArray | float) -> FloatArray:
+def yaw(angle: ArrayLike) -> FloatArray:
     """Rotations ``(..., 4)`` about +Y by ``angle (...)`` radians."""
     return quat.from_axis_angle(UP, np.asarray(angle, dtype=np.float64))
 
 
-def pitch(angle: NDArray | float) -> FloatArray:
+def pitch(angle: ArrayLike) -> FloatArray:
     """Rotations ``(..., 4)`` about the canonical left axis +X (positive tips +Z down)."""
     return quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.asarray(angle, dtype=np.float64))
 

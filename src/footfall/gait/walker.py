@@ -186,7 +186,7 @@ class ProceduralWalker:
         if not math.isfinite(when):
             raise SettingsError(f"turn time must be finite, got {at!r}")
         chosen = np.zeros(self.count, dtype=bool)
-        chosen[np.arange(self.count) if characters is None else characters] = True
+        chosen[np.arange(self.count) if characters is None else np.asarray(characters)] = True
         target = _batched(heading, (self.count,), "heading")
         current = body.body_heading(now, self._turn_at, self._heading_from, self._heading_to,
                                     self.params.turn_s)

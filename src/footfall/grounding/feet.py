@@ -113,8 +113,7 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01) -> FootModel
         raise SkeletonError(
             f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"
         )
-    tips = np.array(tips)
-    reach = tips - ankle
+    reach = np.array(tips) - ankle
     horizontal = np.hypot(reach[:, 0], reach[:, 2])
     tip = reach[int(np.argmax(horizontal))]
     toe_forward = float(horizontal.max())

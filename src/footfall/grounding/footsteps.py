@@ -8,9 +8,13 @@ footstep for the first half of its step and swings to the next one in the second
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from footfall.terrain import Terrain
 
 FloatArray = NDArray[np.float64]
 
@@ -32,7 +36,9 @@ def swing_height(
     Rises from the ``start`` plant height to ``max(start, end) + clearance`` at mid swing and
     falls to ``end``, each half eased; plus ``lift · sin(πq)`` so the foot clears stair edges.
     """
-    start, end, q = (np.asarray(v, dtype=np.float64) for v in (start, end, q))
+    start = np.asarray(start, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    q = np.asarray(q, dtype=np.float64)
     top = np.maximum(start, end) + clearance
     rising = start + (top - start) * smoothstep(2.0 * q)
     falling = top + (end - top) * smoothstep(2.0 * q - 1.0)
@@ -89,7 +95,7 @@ def plan_steps(distance: ArrayLike, step_length: ArrayLike) -> StepPlan:
 
 
 def tread_snap_shift(
-    terrain: object,
+    terrain: Terrain,
     plant_xz: ArrayLike,
     forward_xz: ArrayLike,
     heel_back: ArrayLike,

@@ -36,10 +36,10 @@ class LevelFK:
         wanted = np.ones(len(parents), dtype=bool)
         if needed is not None:
             wanted[:] = False
-            for j in np.asarray(needed, dtype=np.intp).reshape(-1):
-                while j >= 0 and not wanted[j]:
-                    wanted[j] = True
-                    j = parents[j]
+            for k in np.asarray(needed, dtype=np.intp).reshape(-1):
+                while k >= 0 and not wanted[k]:
+                    wanted[k] = True
+                    k = parents[k]
         self.complete = bool(wanted.all())
         self.roots: IntArray = np.nonzero((parents < 0) & wanted)[0]
         #: (joints, their parents) per depth level 1, 2, …

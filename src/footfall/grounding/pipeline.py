@@ -168,8 +168,8 @@ class GroundingPipeline:
 
     def reset(self) -> None:
         """Forget the smoothing state and the footstep cache (next frame starts afresh)."""
-        self._pelvis_offset = np.full(self.count, np.nan)
-        self._angles = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
+        self._pelvis_offset: FloatArray = np.full(self.count, np.nan)
+        self._angles: FloatArray = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
         self._history = (self._pelvis_offset[None].copy(), self._angles[None].copy())
         self.reset_footsteps()
 
@@ -255,7 +255,7 @@ class GroundingPipeline:
         def rows(value: ArrayLike | None, tail: tuple[int, ...], dtype: type) -> Any:
             if value is None:
                 return None
-            array = np.asarray(value, dtype=dtype)
+            array: np.ndarray = np.asarray(value, dtype=dtype)
             return np.broadcast_to(array, (frames, k, *tail)).reshape(count, *tail)
 
         stance = rows(plan.stance, (2,), bool)
@@ -312,8 +312,8 @@ class GroundingPipeline:
         fade = np.where(stance, 1.0, np.abs(np.cos(np.pi * swing)))
         aligned = grounded & p.foot_align[:, None] & foot_hit
         goal = np.stack([pitch, roll], axis=-1) * np.where(aligned, fade, 0.0)[..., None]
-        rate = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
-        angles = np.empty((frames, k, 2, 2))
+        rate: FloatArray = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
+        angles: FloatArray = np.empty((frames, k, 2, 2))
         goal = goal.reshape(frames, k, 2, 2)
         blend = -np.expm1(-rate[:k] * dt)
         instant = np.isinf(rate[:k])

@@ -311,9 +311,10 @@ def _clip_setup(
     leg_pair = legs_of(clip.skeleton, legs)
     floor = animation_floor(clip)
     grot, gpos = clip.forward_kinematics()
-    models = tuple(foot_model_from_motion(clip.skeleton, g, grot, gpos, floor) for g in leg_pair)
+    models = (foot_model_from_motion(clip.skeleton, leg_pair[0], grot, gpos, floor),
+              foot_model_from_motion(clip.skeleton, leg_pair[1], grot, gpos, floor))
     feet = clip_feet(clip.rotations, clip.positions, clip.skeleton, leg_pair, models)
-    return leg_pair, models, floor, feet  # type: ignore[return-value]
+    return leg_pair, models, floor, feet
 
 
 def _contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:

@@ -51,7 +51,7 @@ def add(a: Vec, b: Vec) -> Vec:
     return a[0] + b[0], a[1] + b[1], a[2] + b[2]
 
 
-def scale(a: Vec, s: FloatArray) -> Vec:
+def scale(a: Vec, s: FloatArray | float) -> Vec:
     return a[0] * s, a[1] * s, a[2] * s
 
 
@@ -106,8 +106,8 @@ def between(a: Vec, b: Vec) -> Quat:
     ok = length > eps
     divisor = np.where(ok, length, 1.0)
     identity = ~ok | degenerate
-    return (np.where(identity, 1.0, q[0] / divisor), *(
-        np.where(identity, 0.0, c / divisor) for c in q[1:]))
+    return (np.where(identity, 1.0, q[0] / divisor), np.where(identity, 0.0, q[1] / divisor),
+            np.where(identity, 0.0, q[2] / divisor), np.where(identity, 0.0, q[3] / divisor))
 
 
 def select(mask: np.ndarray, a: Vec, b: Vec) -> Vec:

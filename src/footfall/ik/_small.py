@@ -183,7 +183,8 @@ def _knee(
     t = _cross(xyz, across)
     t = (t[0] * 2.0, t[1] * 2.0, t[2] * 2.0)
     u = _cross(xyz, t)
-    across = tuple((a + s * w + c) * ratio for a, s, c in zip(across, t, u, strict=True))
+    across = ((across[0] + t[0] * w + u[0]) * ratio, (across[1] + t[1] * w + u[1]) * ratio,
+              (across[2] + t[2] * w + u[2]) * ratio)
     estimate = tuple(g * along + a for g, a in zip(direction, across, strict=True))
     d = _dot(estimate, direction)
     bend = tuple(e - g * d for e, g in zip(estimate, direction, strict=True))
@@ -266,12 +267,12 @@ def blend_small(
     uppers, knees = [], []
     for row in solved:
         upper = tuple(row[8:12])
-        knee = _qmul((upper[0], -upper[1], -upper[2], -upper[3]), row[12:16])
+        knee = _qmul((upper[0], -upper[1], -upper[2], -upper[3]), tuple(row[12:16]))
         uppers.append(tuple(-c for c in upper) if upper[0] < 0 else upper)
         knees.append(tuple(-c for c in knee) if knee[0] < 0 else knee)
     upper_sines = _slerp_parts([q[0] for q in uppers], weight)
     knee_sines = _slerp_parts([q[0] for q in knees], weight)
-    out = []
+    out: list[tuple[float, ...]] = []
     for i, t in enumerate(weight.tolist()):
         upper = _slerp(uppers[i], t, *(s[i] for s in upper_sines))
         lower = _qmul(upper, _slerp(knees[i], t, *(s[i] for s in knee_sines)))

@@ -25,7 +25,7 @@ from footfall.ik.two_bone import reach_limits, root_angle
 _SMALL_KNEES = 8  # up to this many limbs a call runs with Python floats
 
 
-def _shapes(named: dict[str, np.ndarray]) -> str:
+def _shapes(named: dict[str, ArrayLike]) -> str:
     return ", ".join(f"{name} {np.shape(p)}" for name, p in named.items())
 
 
@@ -103,7 +103,8 @@ def knee_from_source(
 
     # Nearest knee that keeps both lengths: same side of the hip→foot line as the estimate.
     bend = C.unit(C.reject(estimate, goal_direction), lambda: C.any_perpendicular(goal_direction))
-    shortest, longest = reach_limits(upper_length, lower_length, max_reach)
+    shortest, longest = reach_limits(upper_length, lower_length,
+                                     np.asarray(max_reach, dtype=np.float64))
     reach = np.minimum(np.maximum(goal_distance, shortest), longest)
     cos_root, sin_root = root_angle(upper_length, lower_length, reach)
     upper_axis = C.add(C.scale(goal_direction, cos_root), C.scale(bend, sin_root))

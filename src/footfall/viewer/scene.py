@@ -14,9 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import trimesh
 import viser
+from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.bunny import PROPORTIONS
+from footfall.terrain import Terrain
 from footfall.viewer.bunny_mesh import FUR, part_table, unit_sphere
 from footfall.viewer.i18n import text
 from footfall.viewer.simulation import DemoFrame, DemoSimulation
@@ -78,7 +80,7 @@ def terrain_colors(vertices: np.ndarray) -> np.ndarray:
     return np.clip(low + (high - low) * t + stripe, 0, 255).astype(np.uint8)
 
 
-def bush_instances(terrain: object, count: int = 46) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bush_instances(terrain: Terrain, count: int = 46) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bushes behind the path like seed 000: positions ``(N, 3)``, scales ``(N, 3)``, colours
     ``(N, 3)`` uint8, spread along the terrain's x range at z ≈ −1.5."""
     vertices = np.asarray(terrain.vertices)
@@ -206,7 +208,7 @@ def camera_target(frame: DemoFrame) -> np.ndarray:
     return np.array([x, y, 0.0])
 
 
-def linear_rgb(colors: np.ndarray | tuple[int, int, int]) -> np.ndarray:
+def linear_rgb(colors: ArrayLike) -> np.ndarray:
     """sRGB colours (0–255) → the linear values viser's batched meshes and glTF vertex colours
     expect, uint8 (three.js reads both as linear, so pastel sRGB would wash out)."""
     srgb = np.asarray(colors, np.float64) / 255.0

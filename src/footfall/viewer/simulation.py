@@ -20,6 +20,7 @@ from footfall.errors import SettingsError
 from footfall.grounding import GroundingParams
 from footfall.grounding.pipeline import frame_at, with_frame_axis
 from footfall.metrics import ground_gaps, sole_world
+from footfall.skeleton import Skeleton
 from footfall.terrain import Terrain, scene
 from footfall.walker import StepWalker
 
@@ -154,7 +155,7 @@ class GaitStepper:
 
     def __init__(
         self,
-        skeleton: object,
+        skeleton: Skeleton,
         terrain: Terrain,
         ik: list[bool],
         start_x: list[float],
