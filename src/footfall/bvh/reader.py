@@ -351,18 +351,49 @@ def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
     return np.concatenate([world_pos, np.array(tips).reshape(-1, 3)], axis=0)
 
 
-def _measure(clip: Clip, up: str) -> tuple[str, float]:
-    """``(up axis, body height in file units)`` from the rest pose and the first frame.
+# Canonical bones at the top and the bottom of a humanoid, best first (auto_map's names).
+_TOP_BONES = (("Head",), ("Neck",), ("UpperChest",), ("Chest",))
+_BOTTOM_BONES = (("LeftFoot", "RightFoot"), ("LeftLowerLeg", "RightLowerLeg"), ("Hips",))
 
-    The up axis comes from the rest pose (usually a T-pose), or from the first frame when the
-    rest pose is collapsed (files whose position channels carry the skeleton); the height is
-    the taller of the two poses along it, since some rest poses splay or bend the legs.
+
+def _humanoid_up(skeleton: Skeleton, poses: list[np.ndarray]) -> str:
+    """The up axis a humanoid's feet→head line shows in the first of ``poses`` (each
+    ``(N, 3)``, joints first) where it is clear; BVH's own "y" for anything else."""
+    from footfall.humanoid import auto_map  # the humanoid package never imports bvh
+
+    mapping = auto_map(skeleton)
+
+    def joints(choices: tuple[tuple[str, ...], ...], exclude: set[int]) -> list[int]:
+        for bones in choices:
+            if all(bone in mapping for bone in bones):
+                found = [skeleton.index(mapping[bone]) for bone in bones]
+                if not exclude.intersection(found):
+                    return found
+        return []
+
+    top = joints(_TOP_BONES, set())
+    bottom = joints(_BOTTOM_BONES, set(top))
+    if top and bottom:
+        for points in poses:
+            found = units.up_from_body(points, top, bottom)
+            if found is not None:
+                return found
+    return "y"
+
+
+def _measure(clip: Clip, up: str) -> tuple[str, float]:
+    """``(up axis, body height in file units)`` from the first frame and the rest pose.
+
+    The up axis is the one the motion shows as it plays (the first frame), else the rest pose's
+    (a first frame lying down or bent over says nothing), else BVH's own Y. A file written by
+    :func:`footfall.bvh.save` from a Z-up source keeps that source's rest pose but plays upright
+    in Y, so it reads back as Y up. The height is the taller of the two poses along the up
+    axis, since some rest poses splay or bend the legs.
     """
     rest = _pose_points(clip, None)
     first = _pose_points(clip, 0) if clip.frame_count else rest
-    collapsed = np.ptp(rest, axis=0).max() < 0.25 * np.ptp(first, axis=0).max()
     if up == "auto":
-        up = units.detect_up(first if collapsed else rest)
+        up = _humanoid_up(clip.skeleton, [first, rest])
     return up, max(units.body_height(rest, up), units.body_height(first, up))
 
 
