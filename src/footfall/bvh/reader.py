@@ -466,8 +466,9 @@ def load(
         path: the .bvh file.
         scale: metres per file unit, or "auto" to pick metres, centimetres, inches or CMU
             units by the body's height (1.4–2.0 m), else scale the body to 1.7 m.
-        up: the file's up axis, "y", "z" or "auto" (the body's long axis); Z-up files are
-            turned to Y up at the root(s).
+        up: the file's up axis, "y", "z" or "auto" (a humanoid's feet→head line as the
+            first frame plays, else in the rest pose, else Y); Z-up files are turned to Y up
+            at the root(s).
         return_info: also return a :class:`BVHInfo`.
 
     Returns:
