@@ -21,9 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 import fuzz_mutate as mutate_lib
+import numpy as np
 from fuzz_harness import Case, Garbage
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -43,8 +42,11 @@ class Reader:
 READERS: dict[str, Reader] = {}
 
 
+ReadFunction = Callable[[Path], None]
+
+
 def reader(name: str, *, suffix: str, seeds: Callable[[], list[bytes]],
-           mutate: mutate_lib.Mutator) -> Callable[[Callable[[Path], None]], Callable[[Path], None]]:
+           mutate: mutate_lib.Mutator) -> Callable[[ReadFunction], ReadFunction]:
     """Register the decorated ``read(path)`` as reader ``name``."""
     def register(read: Callable[[Path], None]) -> Callable[[Path], None]:
         READERS[name] = Reader(name, suffix, seeds, mutate, read)
