@@ -269,3 +269,77 @@ def mutate_png(data: bytes, rng: random.Random) -> bytes:
         del chunks[rng.randrange(1, len(chunks))]
         return _png(chunks)
     return rng.choice([truncate, flip_bytes, splice])(data, rng)
+
+
+# -------------------------------------------------------------------------------------- BVH
+#: Numbers a BVH reader must take as written: tiny, subnormal, large but inside its limits.
+VALID_NUMBERS = ["0", "-0", "1e-9", "1e-300", "5e-324", "0.1", "359.999", "-720", "1e6",
+                 "-1e6", "9999999", "1e7", "123456.789", "-0.000001"]
+_END_SITE = re.compile(rb"End Site\s*\{\s*OFFSET[^}]*\}", re.IGNORECASE)
+_CHANNEL_LINE = re.compile(rb"CHANNELS\s+\d+((?:\s+[XYZ](?:position|rotation))+)", re.IGNORECASE)
+_JOINT_NAME = re.compile(rb"(?:JOINT|ROOT)[ \t]+([^\r\n{]+)")
+
+
+def valid_number(data: bytes, rng: random.Random) -> bytes:
+    found = list(_NUMBER.finditer(data))
+    if not found:
+        return data
+    hit = rng.choice(found)
+    return data[: hit.start()] + rng.choice(VALID_NUMBERS).encode() + data[hit.end():]
+
+
+def nest_joints(data: bytes, rng: random.Random) -> bytes:
+    """An End Site replaced by a chain of channel-less joints (well-formed, any depth)."""
+    sites = list(_END_SITE.finditer(data))
+    if not sites:
+        return data
+    hit = rng.choice(sites)
+    depth = rng.choice([5, 100, 255, 256, 300, 1000, 5000])
+    chain = b"".join(b"JOINT nest%d\n{\nOFFSET 0 0.01 0\nCHANNELS 0\n" % i for i in range(depth))
+    return data[: hit.start()] + chain + hit.group() + b"\n}" * depth + data[hit.end():]
+
+
+def shuffle_channels(data: bytes, rng: random.Random) -> bytes:
+    """One joint's channel names in another order (the MOTION columns keep theirs)."""
+    lines = list(_CHANNEL_LINE.finditer(data))
+    if not lines:
+        return data
+    hit = rng.choice(lines)
+    names = hit.group(1).split()
+    rng.shuffle(names)
+    start, end = hit.span(1)
+    return data[:start] + b" " + b" ".join(names) + data[end:]
+
+
+def rename_joint(data: bytes, rng: random.Random) -> bytes:
+    """A joint renamed to another joint's name, a humanoid name, or unicode."""
+    names = list(_JOINT_NAME.finditer(data))
+    if len(names) < 2:
+        return data
+    hit = rng.choice(names)
+    new = rng.choice([rng.choice(names).group(1).strip(), b"Head", b"LeftFoot", b"Hips",
+                      "가슴".encode(), b"a b  c"])
+    start, end = hit.span(1)
+    return data[:start] + new + b"\n" + data[end:].lstrip(b" \t")
+
+
+def motion_header(data: bytes, rng: random.Random) -> bytes:
+    """Frames count or Frame Time changed to edge values."""
+    if rng.random() < 0.5:
+        value = rng.choice([b"0", b"1", b"2", b"5", b"7", b"100000000"])
+        return re.sub(rb"Frames:\s*\S+", b"Frames: " + value, data, count=1)
+    value = rng.choice([b"0.0001", b"0.00009", b"3600", b"3601", b"0.008333", b"1", b"1e-4"])
+    return re.sub(rb"Frame Time:\s*\S+", b"Frame Time: " + value, data, count=1)
+
+
+BVH_MUTATORS: list[Mutator] = [valid_number, valid_number, nest_joints, shuffle_channels,
+                               rename_joint, motion_header]
+
+
+def mutate_bvh(data: bytes, rng: random.Random) -> bytes:
+    """Half BVH-aware mutations that keep the file well-formed or nearly, half text ones."""
+    if rng.random() < 0.5:
+        return mutate_text(data, rng)
+    for _ in range(rng.choice([1, 1, 2])):
+        data = rng.choice(BVH_MUTATORS)(data, rng)
+    return data

@@ -91,7 +91,7 @@ def bvh_seeds() -> list[bytes]:
     return [_short_bvh(path) for path in sorted((DATA / "bvh").glob("*.bvh"))]
 
 
-@reader("bvh", suffix=".bvh", seeds=bvh_seeds, mutate=mutate_lib.mutate_text)
+@reader("bvh", suffix=".bvh", seeds=bvh_seeds, mutate=mutate_lib.mutate_bvh)
 def read_bvh(path: Path) -> None:
     """``footfall info``'s read: the clip, its info, and the text it prints."""
     from footfall import bvh

@@ -143,6 +143,9 @@ def load_heightmap(
                 peak = 255.0
     except TerrainError:
         raise
+    except Image.DecompressionBombError:  # Pillow refuses to open it at all (> 179 M pixels)
+        raise TerrainError(f"{path}: heightmap declares far more than "
+                           f"{MAX_HEIGHTMAP_PIXELS:,} pixels; refused") from None
     except UnidentifiedImageError:
         raise TerrainError(f"{path}: cannot read heightmap image (not an image Pillow "
                            "knows)") from None
