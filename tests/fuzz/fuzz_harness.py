@@ -9,7 +9,7 @@ touch the test run) with ``RLIMIT_AS`` and ``RLIMIT_CPU`` set, and is sorted int
 - ``defect``: anything else — another exception (a traceback at the command line), an error that
   names nothing, a result that fails the reader's checks (NaN, a broken written file), a warning
   from a library (numpy, trimesh, pygltflib), a crash or running out of memory;
-- ``hang``: still running at the time limit (the child is killed).
+- ``hang``: still running at the CPU-time limit (SIGXCPU) or at the wall-time limit (killed).
 
 Written by hand (not hypothesis or atheris): every case must be isolated in a killable process
 with resource limits and be reproducible from (reader, seed, index) alone.
@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import resource
 import shutil
+import signal
 import tempfile
 import time
 import traceback
@@ -30,8 +31,11 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
-#: Seconds of wall time a case may take before it counts as a hang.
+#: Seconds of CPU time a case may take before it counts as a hang (CPU time, not wall time,
+#: so a busy shared machine does not turn slow cases into hangs).
 CASE_SECONDS = 10.0
+#: Wall time, as a multiple of the CPU limit, after which a case that sleeps or blocks is killed.
+WALL_FACTOR = 6.0
 #: Bytes of address space a case may use (a runaway allocation fails with MemoryError).
 CASE_MEMORY = 3 << 30
 
@@ -91,8 +95,8 @@ class Tally:
 
 def _limit_child(memory: int, seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cpu = int(seconds) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    cpu = max(1, int(seconds))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
 
 
 def _child(read: Callable[[Path], None], path: Path, sender: Connection, memory: int,
@@ -145,8 +149,14 @@ def run_cases(
     workers: int = 2,
     seconds: float = CASE_SECONDS,
     memory: int = CASE_MEMORY,
+    wall_seconds: float | None = None,
 ) -> Iterator[Result]:
-    """Run every case in a child process, ``workers`` at a time; yield results as they end."""
+    """Run every case in a child process, ``workers`` at a time; yield results as they end.
+
+    ``seconds`` of CPU time and ``memory`` bytes of address space per case; a case still alive
+    after ``wall_seconds`` (default :data:`WALL_FACTOR` × ``seconds``) is killed as a hang.
+    """
+    wall = WALL_FACTOR * seconds if wall_seconds is None else wall_seconds
     context = multiprocessing.get_context("fork")
     pending = iter(cases)
     running: dict[Connection, tuple[Case, multiprocessing.Process, float, Path]] = {}
@@ -179,11 +189,15 @@ def run_cases(
                     try:
                         outcome, detail = receiver.recv()
                     except EOFError:
-                        process.join(1.0)
-                        outcome, detail = "defect", f"child died (exit code {process.exitcode})"
-                elif now - start > seconds:
+                        process.join(5.0)
+                        if process.exitcode == -signal.SIGXCPU:
+                            outcome, detail = "hang", f"over {seconds:g} s of CPU time"
+                        else:
+                            outcome, detail = ("defect",
+                                               f"child died (exit code {process.exitcode})")
+                elif now - start > wall:
                     process.kill()
-                    outcome, detail = "hang", f"still running after {seconds:g} s"
+                    outcome, detail = "hang", f"still running after {wall:g} s"
                 else:
                     continue
                 process.join(5.0)
