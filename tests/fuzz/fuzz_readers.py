@@ -40,6 +40,13 @@ class Reader:
 
 
 READERS: dict[str, Reader] = {}
+#: Cases per reader in CI (a few hundred; glTF fewer, pygltflib takes ~0.3 s to parse one).
+CI_CASES = {"glb": 120}
+DEFAULT_CI_CASES = 200
+
+
+def ci_cases(name: str) -> int:
+    return CI_CASES.get(name, DEFAULT_CI_CASES)
 
 
 ReadFunction = Callable[[Path], None]

@@ -1,6 +1,6 @@
 """Run the mutation campaign by hand and print its table (docs/reliability.md shows the figures).
 
-    PYTHONPATH=src python tests/fuzz/run_fuzz.py                 # CI size: 250 cases per reader
+    PYTHONPATH=src python tests/fuzz/run_fuzz.py            # CI size, as tests/fuzz/test_fuzz.py
     PYTHONPATH=src python tests/fuzz/run_fuzz.py --long          # 3,000 cases per reader
     PYTHONPATH=src python tests/fuzz/run_fuzz.py --readers bvh,glb --cases 1000 --seed 7
 
@@ -22,15 +22,16 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one thread per child: many
 import fuzz_harness  # noqa: E402
 import fuzz_readers  # noqa: E402
 
-CI_CASES = 250
 LONG_CASES = 3000
 
 
-def campaign(names: list[str], count: int, seed: int, workers: int) -> fuzz_harness.Tally:
-    """Every reader's ``count`` cases run; the tally of their outcomes."""
+def campaign(names: list[str], count: int | None, seed: int, workers: int
+             ) -> fuzz_harness.Tally:
+    """Every reader's ``count`` cases (None: its CI count) run; the tally of their outcomes."""
     tally = fuzz_harness.Tally()
     readers = {name: fuzz_readers.READERS[name].read for name in names}
-    all_cases = [case for name in names for case in fuzz_readers.cases(name, count, seed)]
+    all_cases = [case for name in names for case in
+                 fuzz_readers.cases(name, count or fuzz_readers.ci_cases(name), seed)]
     for result in fuzz_harness.run_cases(all_cases, readers, workers=workers):
         tally.add(result)
     return tally
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    count = args.cases or (LONG_CASES if args.long else CI_CASES)
+    count = args.cases or (LONG_CASES if args.long else None)
     names = [name for name in args.readers.split(",") if name]
     start = time.monotonic()
     tally = campaign(names, count, args.seed, args.workers)

@@ -10,14 +10,10 @@ import fuzz_readers
 import pytest
 from fuzz_harness import Tally, run_cases
 
-#: Cases per reader in CI (FOOTFALL_FUZZ_CASES overrides); glTF reads are slow in pygltflib.
-CI_CASES = {"glb": 120}
-DEFAULT_CASES = 200
-
 
 @pytest.mark.parametrize("name", sorted(fuzz_readers.READERS))
 def test_every_mutated_input_is_read_or_refused_cleanly(name: str) -> None:
-    count = int(os.environ.get("FOOTFALL_FUZZ_CASES", CI_CASES.get(name, DEFAULT_CASES)))
+    count = int(os.environ.get("FOOTFALL_FUZZ_CASES", fuzz_readers.ci_cases(name)))
     tally = Tally()
     cases = fuzz_readers.cases(name, count, seed=0)
     for result in run_cases(cases, {name: fuzz_readers.READERS[name].read}):

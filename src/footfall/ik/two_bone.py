@@ -384,20 +384,34 @@ def _partial_columns(
 MAX_COORDINATE = 1e6
 
 
+def _within(array: FloatArray, limit: float) -> bool:
+    """Whether every value of ``array`` lies in [−limit, limit] (NaN does not)."""
+    if array.size <= 32:  # per-frame calls: Python floats are cheaper than NumPy reductions
+        return all(-limit <= value <= limit for value in array.ravel().tolist())
+    return bool((np.abs(array) <= limit).all())
+
+
 def _refuse_non_finite(named: dict[str, ArrayLike | None], points: list[FloatArray],
                        *others: ArrayLike | None) -> None:
     """Raise :class:`SkeletonError` naming the input holding NaN, inf or a coordinate beyond
     ±:data:`MAX_COORDINATE` (the solver's answer to those would be NaN). ``points`` are the
     arrays of ``named``'s non-None values, in order."""
-    given = [name for name, value in named.items() if value is not None]
-    for name, array in zip(given, points, strict=True):
-        if not (np.abs(array) <= MAX_COORDINATE).all():
+    for array in points:
+        if not _within(array, MAX_COORDINATE):
+            given = [name for name, value in named.items() if value is not None]
+            name = given[next(i for i, p in enumerate(points) if p is array)]
             raise SkeletonError(f"solve_two_bone: {name} holds NaN, inf or a coordinate beyond "
                                 f"±{MAX_COORDINATE:g} m")
     labels = ("target_rotation", "tip_rotation", "position_weight", "rotation_weight",
               "pole_weight", "max_reach")
     for label, value in zip(labels, others, strict=True):
-        if value is not None and not np.isfinite(np.asarray(value, dtype=np.float64)).all():
+        if value is None:
+            continue
+        if isinstance(value, (float, int)):
+            finite = math.isfinite(value)
+        else:
+            finite = _within(np.asarray(value, dtype=np.float64), math.inf)
+        if not finite:
             raise SkeletonError(f"solve_two_bone: {label} holds NaN or inf")
 
 
