@@ -41,7 +41,7 @@ class Reader:
 
 READERS: dict[str, Reader] = {}
 #: Cases per reader in CI (a few hundred; glTF fewer, pygltflib takes ~0.3 s to parse one).
-CI_CASES = {"glb": 120}
+CI_CASES = {"glb": 120, "bvh-cli": 100}
 DEFAULT_CI_CASES = 200
 
 
@@ -324,3 +324,35 @@ def read_settings(path: Path) -> None:
         raise Garbage("raise mode accepted a file that reset mode set aside")
     for w in caught:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+# ------------------------------------------------------------------------------ command line
+def bvh_cli_seeds() -> list[bytes]:
+    """The BVH seeds; first imports every command module here in the parent, so that forked
+    children do not each import viser and the rest again."""
+    from footfall.cli import build_parser
+
+    build_parser()
+    return bvh_seeds()
+
+
+@reader("bvh-cli", suffix=".bvh", seeds=bvh_cli_seeds, mutate=mutate_lib.mutate_bvh)
+def read_bvh_cli(path: Path) -> None:
+    """``footfall info FILE``: exit 0 with a finite description, or exit 2 with one line on
+    stderr naming the file (re-raised here as that error, so the harness sees a clean one)."""
+    import contextlib
+
+    from footfall.cli import main
+    from footfall.errors import FootfallError
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["info", str(path)])
+    if code == 0:
+        check(err.getvalue() == "", f"exit 0 but stderr says {err.getvalue()[:200]!r}")
+        check("inf" not in out.getvalue() and "nan" not in out.getvalue(), "info prints inf/nan")
+        return
+    lines = err.getvalue().splitlines()
+    check(code == 2 and len(lines) == 1 and out.getvalue() == "",
+          f"exit {code}, stdout {out.getvalue()[:100]!r}, stderr {err.getvalue()[:300]!r}")
+    raise FootfallError(lines[0])
