@@ -23,8 +23,9 @@ _MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE)
 FRAME_TIME_RANGE = (1e-4, 3600.0)
 #: Most frames × joints a clip may hold (about 1.1 GB of rotations and positions).
 MAX_JOINT_FRAMES = 20_000_000
-#: Largest magnitude of a channel value (file units or degrees), as for OFFSETs.
-MAX_CHANNEL_VALUE = 1e7
+#: Largest magnitude of any number in a file (OFFSETs, channel values), in file units or degrees:
+#: far beyond any capture, far below where sums of them overflow.
+MAX_FILE_VALUE = 1e7
 
 
 def _frame_lines_error(data_lines: list[str], first_line: int, width: int, path: str) -> BVHError:
@@ -112,7 +113,7 @@ def read_motion(
 ) -> tuple[np.ndarray, float, float]:
     """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
     ``start`` (0-based) of a clip of ``joints`` joints; checks the frame count, the size
-    limit and that every value is a finite number within ±:data:`MAX_CHANNEL_VALUE`."""
+    limit and that every value is a finite number within ±:data:`MAX_FILE_VALUE`."""
     frame_count, frame_time, fps, index = _motion_header(lines, start, path)
     first_line = index + 2  # 1-based line number of the first frame line
     check_size(frame_count, joints, path, index + 1)
@@ -141,13 +142,13 @@ def read_motion(
             f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
             f"{data[row, column]} in column {int(column) + 1} is not finite"
         )
-    huge = np.abs(data) > MAX_CHANNEL_VALUE
+    huge = np.abs(data) > MAX_FILE_VALUE
     if np.any(huge):
         row, column = np.argwhere(huge)[0]
         raise BVHError(
             f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
             f"{data[row, column]:g} in column {int(column) + 1} is beyond "
-            f"±{MAX_CHANNEL_VALUE:g}"
+            f"±{MAX_FILE_VALUE:g}"
         )
     return data, frame_time, fps
 
@@ -203,6 +204,6 @@ def read_motion_fast(
     data = decimals.parse_decimal_rows(raw, width, start)
     if data is None or data.shape[0] != frame_count:
         return None
-    if data.size and not np.abs(data).max() <= MAX_CHANNEL_VALUE:
+    if data.size and not np.abs(data).max() <= MAX_FILE_VALUE:
         return None
     return data, frame_time, fps

@@ -124,9 +124,7 @@ class _Tokens:
 #: file is refused with a message instead of exhausting memory; parsing itself never recurses).
 MAX_JOINTS = 10_000
 MAX_DEPTH = 256
-#: Largest magnitude of any number in a file (OFFSETs, channel values), in file units or degrees:
-#: far beyond any capture, far below where sums of them overflow.
-MAX_FILE_VALUE = 1e7
+MAX_FILE_VALUE = motion.MAX_FILE_VALUE
 #: Farthest any joint, offset or end site may lie from the origin once in metres (100 km).
 MAX_METRES = 1e5
 
