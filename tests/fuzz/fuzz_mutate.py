@@ -104,6 +104,13 @@ def splice(data: bytes, rng: random.Random) -> bytes:
     return data[:at] + data[a:b] + data[at:]
 
 
+def mutate_binary(data: bytes, rng: random.Random) -> bytes:
+    """One to three byte-level mutations (packets, containers)."""
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        data = rng.choice([truncate, flip_bytes, flip_bytes, splice])(data, rng)
+    return data
+
+
 TEXT_MUTATORS: list[Mutator] = [replace_number, replace_number, replace_number, scale_numbers,
                                 replace_word, delete_lines, repeat_lines, truncate, flip_bytes,
                                 splice]
