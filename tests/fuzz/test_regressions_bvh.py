@@ -12,6 +12,7 @@ from footfall import bvh
 from footfall.bvh.reader import MAX_DEPTH
 from footfall.cli import main
 from footfall.errors import BVHError
+from footfall.skeleton import Clip
 
 
 def _chain(depth: int) -> str:
@@ -143,3 +144,15 @@ def test_info_prints_one_line_and_exits_2(tmp_path: Path, capsys: pytest.Capture
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and str(path) in captured.err
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path: Path) -> None:
+    """save writes what load reads back: a clip built in code at 1e6 fps is not written."""
+    clip = bvh.load(_write(tmp_path, SMALL), scale=1.0)
+    fast = Clip(clip.skeleton, clip.rotations, clip.positions, 1e6)
+    with pytest.raises(BVHError, match="1e\\+06 fps"):
+        bvh.save(fast, tmp_path / "fast.bvh")
+    far = Clip(clip.skeleton, clip.rotations, clip.positions + [2e5, 0, 0], 30.0)
+    with pytest.raises(BVHError, match="m from the origin"):
+        bvh.save(far, tmp_path / "far.bvh")
+    assert not (tmp_path / "fast.bvh").exists() and not (tmp_path / "far.bvh").exists()
