@@ -35,13 +35,17 @@ def _lines(data: bytes) -> list[bytes]:
     return data.split(b"\n")
 
 
-def replace_number(data: bytes, rng: random.Random) -> bytes:
-    """One number of the text replaced by an edge value."""
+def _replace_one_number(data: bytes, rng: random.Random, choices: list[str]) -> bytes:
     found = list(_NUMBER.finditer(data))
     if not found:
         return data
     hit = rng.choice(found)
-    return data[: hit.start()] + rng.choice(NUMBERS).encode() + data[hit.end():]
+    return data[: hit.start()] + rng.choice(choices).encode() + data[hit.end():]
+
+
+def replace_number(data: bytes, rng: random.Random) -> bytes:
+    """One number of the text replaced by an edge value."""
+    return _replace_one_number(data, rng, NUMBERS)
 
 
 def scale_numbers(data: bytes, rng: random.Random) -> bytes:
@@ -288,11 +292,8 @@ _JOINT_NAME = re.compile(rb"(?:JOINT|ROOT)[ \t]+([^\r\n{]+)")
 
 
 def valid_number(data: bytes, rng: random.Random) -> bytes:
-    found = list(_NUMBER.finditer(data))
-    if not found:
-        return data
-    hit = rng.choice(found)
-    return data[: hit.start()] + rng.choice(VALID_NUMBERS).encode() + data[hit.end():]
+    """One number replaced by a value the reader must take as written."""
+    return _replace_one_number(data, rng, VALID_NUMBERS)
 
 
 def nest_joints(data: bytes, rng: random.Random) -> bytes:
