@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -32,8 +33,13 @@ def campaign(names: list[str], count: int | None, seed: int, workers: int
     readers = {name: fuzz_readers.READERS[name].read for name in names}
     all_cases = [case for name in names for case in
                  fuzz_readers.cases(name, count or fuzz_readers.ci_cases(name), seed)]
-    for result in fuzz_harness.run_cases(all_cases, readers, workers=workers):
+    for done, result in enumerate(fuzz_harness.run_cases(all_cases, readers, workers=workers),
+                                  start=1):
         tally.add(result)
+        if done % 100 == 0:  # a long run can be stopped and still report what it reached
+            bad = len(tally.bad)
+            print(f"progress: {done} of {len(all_cases)} cases, {bad} defects or hangs",
+                  file=sys.stderr, flush=True)
     return tally
 
 
@@ -51,8 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     tally = campaign(names, count, args.seed, args.workers)
     print(tally.table())
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"\n{sum(map(sum, (r.values() for r in tally.counts.values())))} cases in "
-          f"{time.monotonic() - start:.0f} s on {args.workers} workers (seed {args.seed})")
+          f"{time.monotonic() - start:.0f} s on {args.workers} workers (seed {args.seed}); "
+          f"{children.ru_utime + children.ru_stime:.0f} s of CPU time in the cases")
     for result in tally.bad:
         print(f"{result.outcome}: {result.case.reader} {result.case.name}: {result.detail}")
     return 1 if tally.bad else 0
