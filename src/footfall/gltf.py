@@ -184,7 +184,8 @@ def _check_document(gltf: pygltflib.GLTF2, path: Path) -> None:
     """Refuse what footfall could not read or would write back broken: node lists, transforms
     and child links that are not what the glTF schema says, cycles, buffer views that end past
     their buffer's data, accessors that end past their view."""
-    for name in ("nodes", "skins", "buffers", "bufferViews", "accessors", "animations"):
+    for name in ("nodes", "skins", "buffers", "bufferViews", "accessors", "animations",
+                 "meshes"):
         value = getattr(gltf, name)
         if value is None:
             setattr(gltf, name, [])
@@ -235,6 +236,30 @@ def _check_document(gltf: pygltflib.GLTF2, path: Path) -> None:
             raise GLTFError(f"{where}: 'byteStride' {view.byteStride!r:.40} is not 4–252")
     for index, accessor in enumerate(gltf.accessors):
         _check_accessor(gltf, index, accessor, path)
+    for index, mesh in enumerate(gltf.meshes):
+        _check_mesh(gltf, index, mesh, path)
+
+
+def _check_mesh(gltf: pygltflib.GLTF2, index: int, mesh: object, path: Path) -> None:
+    """Mesh primitives as the schema says (the writer copies meshes; pygltflib cannot read back
+    a primitive whose attributes are empty or not accessor indices)."""
+    where = f"{path}: mesh {index}"
+    if not isinstance(mesh, pygltflib.Mesh) or not isinstance(mesh.primitives, list) or (
+        not mesh.primitives
+    ):
+        raise GLTFError(f"{where} needs a list of primitives")
+    for number, primitive in enumerate(mesh.primitives):
+        here = f"{where} primitive {number}"
+        if not isinstance(primitive, pygltflib.Primitive):
+            raise GLTFError(f"{here} is not an object")
+        attributes = primitive.attributes
+        values = ([v for v in vars(attributes).values() if v is not None]
+                  if isinstance(attributes, pygltflib.Attributes) else [])
+        if not values or not all(_is_index(v, len(gltf.accessors)) for v in values):
+            raise GLTFError(f"{here}: 'attributes' must map names to accessor indices")
+        if primitive.indices is not None and not _is_index(primitive.indices,
+                                                           len(gltf.accessors)):
+            raise GLTFError(f"{here}: 'indices' {primitive.indices!r:.20} is not an accessor")
 
 
 def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: Path) -> None:

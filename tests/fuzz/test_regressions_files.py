@@ -287,3 +287,12 @@ def test_two_bone_refuses_non_finite_weights() -> None:
     with pytest.raises(SkeletonError, match="position_weight"):
         solve_two_bone([0, 1, 0], [0, 0.5, 0.05], [0, 0, 0], [0, 0.2, 0.1],
                        position_weight=np.nan)
+
+
+def test_a_primitive_with_empty_attributes_is_refused(tmp_path: Path) -> None:
+    """Found by the long run: read, then written as a GLB pygltflib could not read back."""
+    document, blob = split_glb(CESIUM.read_bytes())
+    document["meshes"][0]["primitives"][0]["attributes"] = {}
+    path = tmp_path / "empty.glb"
+    path.write_bytes(join_glb(document, blob))
+    _refused(GLTFError, load_avatar, path, "mesh 0 primitive 0", "'attributes'")
