@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import pkgutil
 import sys
+import warnings
 from collections.abc import Sequence
 
 from footfall import __version__, commands
@@ -49,11 +51,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``footfall`` console script; returns the process exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if not logging.getLogger().handlers:
+        # Libraries' log lines (trimesh warns while reading broken meshes) stay off the
+        # terminal: with a handler on the root logger, logging's last-resort printer is unused.
+        logging.getLogger().addHandler(logging.NullHandler())
     if not hasattr(args, "_run"):
         parser.print_help()
         return 0
     try:
-        return int(args._run(args) or 0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")  # each warning once per place (long runs)
+            code = int(args._run(args) or 0)
+        _print_own_warnings(args.command, caught)
+        return code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -62,10 +72,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except FootfallError as error:
-        print(f"footfall {args.command}: error: {error}", file=sys.stderr)
+        # One line: footfall's own warnings before it are dropped with the libraries' ones.
+        print(f"footfall {args.command}: error: {_one_line(error)}", file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as error:  # a limit no reader check caught
+        print(f"footfall {args.command}: error: the input is too large or too deeply nested "
+              f"({type(error).__name__})", file=sys.stderr)
         return 2
 
 
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())
+
+
+def _print_own_warnings(command: str, caught: list[warnings.WarningMessage]) -> None:
+    """footfall's own warnings as one line each; numpy's, trimesh's or pygltflib's (whose
+    causes the readers check and report themselves) are dropped."""
+    for item in caught:
+        if type(item.message).__module__.startswith("footfall"):
+            print(f"footfall {command}: warning: {_one_line(item.message)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,12 @@ footfall represents skeletons (no scale, rest offsets in the parent's rotated fr
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
+import json
+import struct
+import warnings
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -23,7 +28,7 @@ import pygltflib
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
-from footfall.errors import GLTFError
+from footfall.errors import GLTFError, SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
 FloatArray = NDArray[np.float64]
@@ -61,17 +66,56 @@ class Avatar:
         return Clip(self.skeleton, rotations.copy(), positions.copy(), fps)
 
 
-def _node_matrix(node: pygltflib.Node) -> FloatArray:
-    if node.matrix is not None:
-        return np.asarray(node.matrix, dtype=np.float64).reshape(4, 4).T
+#: Most nodes a file may hold (an explicit limit; reading never recurses over the hierarchy).
+MAX_NODES = 100_000
+#: Largest magnitude of a node transform value (metres or unitless).
+MAX_TRANSFORM_VALUE = 1e7
+_TRANSFORM_LENGTHS = {"translation": 3, "rotation": 4, "scale": 3, "matrix": 16}
+_COMPONENT_BYTES = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
+_TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
+
+
+def _is_index(value: object, count: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < count
+
+
+def _is_size(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 53
+
+
+def _node_values(node: pygltflib.Node, where: str) -> dict[str, FloatArray]:
+    """The node's transform properties as float arrays, each checked for length and range."""
+    out = {}
+    for name, length in _TRANSFORM_LENGTHS.items():
+        value = getattr(node, name)
+        if value is None:
+            continue
+        if not isinstance(value, list) or len(value) != length or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+        ):
+            raise GLTFError(f"{where}: '{name}' must be {length} numbers, got {value!r:.80}")
+        array = np.asarray(value, dtype=np.float64)
+        if not np.all(np.abs(array) <= MAX_TRANSFORM_VALUE):  # NaN fails too
+            raise GLTFError(f"{where}: '{name}' holds {value!r:.80} (non-finite or beyond "
+                            f"±{MAX_TRANSFORM_VALUE:g})")
+        out[name] = array
+    if "rotation" in out and not np.linalg.norm(out["rotation"]) > 1e-6:
+        raise GLTFError(f"{where}: 'rotation' {node.rotation} is not a rotation (zero length)")
+    return out
+
+
+def _node_matrix(node: pygltflib.Node, where: str = "node") -> FloatArray:
+    values = _node_values(node, where)
+    if "matrix" in values:
+        return values["matrix"].reshape(4, 4).T
     m = np.eye(4)
-    if node.rotation is not None:
-        x, y, z, w = node.rotation
+    if "rotation" in values:
+        x, y, z, w = values["rotation"]
         m[:3, :3] = quat.to_matrix(quat.normalize([w, x, y, z]))
-    if node.scale is not None:
-        m[:3, :3] = m[:3, :3] * np.asarray(node.scale, dtype=np.float64)
-    if node.translation is not None:
-        m[:3, 3] = node.translation
+    if "scale" in values:
+        m[:3, :3] = m[:3, :3] * values["scale"]
+    if "translation" in values:
+        m[:3, 3] = values["translation"]
     return m
 
 
@@ -90,54 +134,223 @@ def _split(matrix: FloatArray, where: str) -> tuple[FloatArray, FloatArray, floa
 
 
 def _read(path: Path) -> pygltflib.GLTF2:
+    """The parsed document, its structure checked (:func:`_check_document`)."""
+    if not path.is_file():
+        raise GLTFError(f"{path}: cannot read glTF (no such file)")
     try:
-        gltf = pygltflib.GLTF2().load(str(path))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pygltflib warns, then fails or half-reads
+            gltf = pygltflib.GLTF2().load(str(path))
     except Exception as exc:  # pygltflib raises many types for bad input
-        raise GLTFError(f"{path}: cannot read glTF ({type(exc).__name__}: {exc})") from None
+        message = str(exc).splitlines()[0][:200] if str(exc) else ""
+        raise GLTFError(f"{path}: cannot read glTF ({type(exc).__name__}: {message})") from None
     if gltf is None:
         raise GLTFError(f"{path}: cannot read glTF (empty or unknown format)")
+    _check_document(gltf, path)
+    try:
+        json.loads(gltf.to_json(), parse_constant=_refuse_constant)
+    except ValueError as error:
+        raise GLTFError(f"{path}: the document holds {error} (glTF JSON must be finite)") from None
     return gltf
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(name)
+
+
+def _buffer_bytes(gltf: pygltflib.GLTF2, index: int, path: Path) -> bytes:
+    """The bytes of buffer ``index`` (the GLB BIN chunk, a data: URI or a file beside it)."""
+    uri = gltf.buffers[index].uri
+    where = f"{path}: buffer {index}"
+    if uri is None:
+        return gltf.binary_blob() or b""
+    if not isinstance(uri, str):
+        raise GLTFError(f"{where}: 'uri' must be a string, got {uri!r:.60}")
+    if uri.startswith("data:"):
+        if ";base64," not in uri:
+            raise GLTFError(f"{where}: data URI is not base64 ({uri[:40]!r})")
+        try:
+            return base64.b64decode(uri.split(";base64,", 1)[1], validate=True)
+        except (ValueError, binascii.Error):
+            raise GLTFError(f"{where}: data URI is not valid base64") from None
+    external = path.parent / uri
+    try:
+        return external.read_bytes()
+    except (OSError, ValueError) as error:
+        raise GLTFError(f"{where}: cannot read {uri!r:.80} ({error})") from None
+
+
+def _check_document(gltf: pygltflib.GLTF2, path: Path) -> None:
+    """Refuse what footfall could not read or would write back broken: node lists, transforms
+    and child links that are not what the glTF schema says, cycles, buffer views that end past
+    their buffer's data, accessors that end past their view."""
+    for name in ("nodes", "skins", "buffers", "bufferViews", "accessors", "animations",
+                 "meshes"):
+        value = getattr(gltf, name)
+        if value is None:
+            setattr(gltf, name, [])
+        elif not isinstance(value, list):
+            raise GLTFError(f"{path}: '{name}' must be a list")
+    nodes = gltf.nodes
+    if len(nodes) > MAX_NODES:
+        raise GLTFError(f"{path}: {len(nodes)} nodes; more than {MAX_NODES} is refused")
+    parent_of: dict[int, int] = {}
+    for index, node in enumerate(nodes):
+        where = f"{path}: node {index}"
+        if not isinstance(node, pygltflib.Node):
+            raise GLTFError(f"{where} is not an object ({node!r:.40})")
+        _node_values(node, where)
+        children = node.children or []
+        if not isinstance(children, list):
+            raise GLTFError(f"{where}: 'children' must be a list")
+        for child in children:
+            if not _is_index(child, len(nodes)):
+                raise GLTFError(f"{where}: child {child!r:.40} is not a node index")
+            if child in parent_of or child == index:
+                raise GLTFError(f"{where}: node {child} has a second parent or is its own child "
+                                "(the hierarchy must be a tree)")
+            parent_of[child] = index
+    _hierarchy_depths(parent_of, len(nodes), path)  # refuses cycles
+    blobs: dict[int, int] = {}
+    for index, buffer in enumerate(gltf.buffers):
+        if not isinstance(buffer, pygltflib.Buffer) or not _is_size(buffer.byteLength):
+            raise GLTFError(f"{path}: buffer {index} needs a 'byteLength'")
+        have = len(_buffer_bytes(gltf, index, path))
+        if have < buffer.byteLength:
+            raise GLTFError(f"{path}: buffer {index} declares {buffer.byteLength} bytes but "
+                            f"holds {have} (truncated file?)")
+        blobs[index] = buffer.byteLength
+    for index, view in enumerate(gltf.bufferViews):
+        where = f"{path}: bufferView {index}"
+        if not isinstance(view, pygltflib.BufferView) or not _is_index(view.buffer, len(blobs)):
+            raise GLTFError(f"{where}: 'buffer' is not a buffer index")
+        offset = view.byteOffset or 0
+        if not (_is_size(offset) and _is_size(view.byteLength) and view.byteLength > 0):
+            raise GLTFError(f"{where}: 'byteOffset'/'byteLength' must be sizes")
+        if offset + view.byteLength > blobs[view.buffer]:
+            raise GLTFError(f"{where}: bytes {offset}–{offset + view.byteLength} end past "
+                            f"buffer {view.buffer} ({blobs[view.buffer]} bytes)")
+        if view.byteStride is not None and not (
+            _is_size(view.byteStride) and 4 <= view.byteStride <= 252
+        ):
+            raise GLTFError(f"{where}: 'byteStride' {view.byteStride!r:.40} is not 4–252")
+    for index, accessor in enumerate(gltf.accessors):
+        _check_accessor(gltf, index, accessor, path)
+    for index, mesh in enumerate(gltf.meshes):
+        _check_mesh(gltf, index, mesh, path)
+
+
+def _check_mesh(gltf: pygltflib.GLTF2, index: int, mesh: object, path: Path) -> None:
+    """Mesh primitives as the schema says (the writer copies meshes; pygltflib cannot read back
+    a primitive whose attributes are empty or not accessor indices)."""
+    where = f"{path}: mesh {index}"
+    if not isinstance(mesh, pygltflib.Mesh) or not isinstance(mesh.primitives, list) or (
+        not mesh.primitives
+    ):
+        raise GLTFError(f"{where} needs a list of primitives")
+    for number, primitive in enumerate(mesh.primitives):
+        here = f"{where} primitive {number}"
+        if not isinstance(primitive, pygltflib.Primitive):
+            raise GLTFError(f"{here} is not an object")
+        attributes = primitive.attributes
+        values = ([v for v in vars(attributes).values() if v is not None]
+                  if isinstance(attributes, pygltflib.Attributes) else [])
+        if not values or not all(_is_index(v, len(gltf.accessors)) for v in values):
+            raise GLTFError(f"{here}: 'attributes' must map names to accessor indices")
+        if primitive.indices is not None and not _is_index(primitive.indices,
+                                                           len(gltf.accessors)):
+            raise GLTFError(f"{here}: 'indices' {primitive.indices!r:.20} is not an accessor")
+
+
+def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: Path) -> None:
+    where = f"{path}: accessor {index}"
+    if not isinstance(accessor, pygltflib.Accessor):
+        raise GLTFError(f"{where} is not an object")
+    size = _COMPONENT_BYTES.get(accessor.componentType)  # type: ignore[arg-type]
+    width = _TYPE_WIDTHS.get(accessor.type)  # type: ignore[arg-type]
+    if size is None or width is None:
+        raise GLTFError(f"{where}: unknown componentType/type "
+                        f"{accessor.componentType!r:.20}/{accessor.type!r:.20}")
+    if not (_is_size(accessor.count) and accessor.count > 0):
+        raise GLTFError(f"{where}: 'count' must be a positive integer")
+    if accessor.bufferView is None:
+        return  # all zeros (or sparse), nothing to read past
+    if not _is_index(accessor.bufferView, len(gltf.bufferViews)):
+        raise GLTFError(f"{where}: 'bufferView' {accessor.bufferView!r:.20} is not a view index")
+    view = gltf.bufferViews[accessor.bufferView]
+    offset = accessor.byteOffset or 0
+    if not _is_size(offset):
+        raise GLTFError(f"{where}: 'byteOffset' must be a size")
+    element = size * width
+    stride = view.byteStride or element
+    end = offset + stride * (accessor.count - 1) + element
+    if end > view.byteLength:
+        raise GLTFError(f"{where}: {accessor.count} elements end at byte {end}, past "
+                        f"bufferView {accessor.bufferView} ({view.byteLength} bytes)")
+
+
+def _hierarchy_depths(parent_of: dict[int, int], count: int, path: Path) -> list[int]:
+    """Depth of every node below its scene root, by walking up with a loop (never recursing);
+    a cycle is a :class:`GLTFError`."""
+    depth = [-1] * count
+    for start in range(count):
+        chain = []
+        node = start
+        while depth[node] < 0 and node in parent_of:
+            chain.append(node)
+            if len(chain) > count:
+                raise GLTFError(f"{path}: node hierarchy has a cycle through node {start}")
+            node = parent_of[node]
+        if depth[node] < 0:
+            depth[node] = 0
+        for offset, below in enumerate(reversed(chain), start=1):
+            depth[below] = depth[node] + offset
+    return depth
 
 
 def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
     """Read the skeleton and rest pose of skin ``skin`` of a .glb/.gltf file.
 
     Raises :class:`GLTFError` naming the file for unreadable files, files without a skin,
-    and transforms footfall cannot represent (non-uniform or mirrored scale).
+    malformed or truncated documents (:func:`_check_document`), and transforms footfall cannot
+    represent (non-uniform or mirrored scale).
     """
     path = Path(path)
     gltf = _read(path)
     if not gltf.skins:
         raise GLTFError(f"{path}: no skin (a skinned avatar is needed as retarget target)")
-    if not 0 <= skin < len(gltf.skins):
+    if not _is_index(skin, len(gltf.skins)) or not isinstance(gltf.skins[skin], pygltflib.Skin):
         raise GLTFError(f"{path}: skin {skin} does not exist ({len(gltf.skins)} skins)")
     nodes = gltf.nodes
-    joints = list(gltf.skins[skin].joints or [])
-    if not joints or any(not 0 <= j < len(nodes) for j in joints):
+    joints = gltf.skins[skin].joints or []
+    if (not isinstance(joints, list) or not joints
+            or any(not _is_index(j, len(nodes)) for j in joints)):
         raise GLTFError(f"{path}: skin {skin} has no valid joint list")
-    parent_of: dict[int, int] = {}
-    for index, node in enumerate(nodes):
-        for child in node.children or []:
-            parent_of[child] = index
+    if len(set(joints)) != len(joints):
+        raise GLTFError(f"{path}: skin {skin} lists a joint twice")
+    parent_of = {child: index for index, node in enumerate(nodes)
+                 for child in node.children or []}
+    depths = _hierarchy_depths(parent_of, len(nodes), path)
     world: dict[int, FloatArray] = {}
 
-    def world_matrix(index: int, depth: int = 0) -> FloatArray:
-        if depth > len(nodes):
-            raise GLTFError(f"{path}: node hierarchy has a cycle at node {index}")
-        if index not in world:
-            local = _node_matrix(nodes[index])
-            parent = parent_of.get(index)
-            world[index] = local if parent is None else world_matrix(parent, depth + 1) @ local
+    def world_matrix(index: int) -> FloatArray:
+        # Up to the nearest ancestor already known (or the root), then down multiplying: a loop.
+        chain = []
+        node = index
+        while node not in world:
+            chain.append(node)
+            if node not in parent_of:
+                break
+            node = parent_of[node]
+        above = world.get(node)
+        for below in reversed(chain):
+            local = _node_matrix(nodes[below], f"{path}: node {below}")
+            above = local if above is None else above @ local
+            world[below] = above
         return world[index]
 
-    def depth_of(index: int) -> int:
-        depth = 0
-        while index in parent_of:
-            index = parent_of[index]
-            depth += 1
-        return depth
-
-    order = sorted(joints, key=lambda j: (depth_of(j), joints.index(j)))
+    position_in_skin = {joint: n for n, joint in enumerate(joints)}
+    order = sorted(joints, key=lambda j: (depths[j], position_in_skin[j]))
     joint_set = set(order)
     names, parents, offsets, rest, scales, frames = [], [], [], [], [], []
     world_rot: dict[int, FloatArray] = {}
@@ -213,7 +426,10 @@ def save_animation(
     skeleton = avatar.skeleton
     if clip.skeleton.names != skeleton.names:
         raise GLTFError(f"{path}: clip joints do not match the avatar {avatar.path.name}")
-    clip.check_finite()
+    try:
+        clip.check_finite()
+    except SkeletonError as error:
+        raise GLTFError(f"{path}: cannot write: {error}") from None
     gltf = copy.deepcopy(avatar.document) if avatar.document is not None else _read(avatar.path)
     gltf.convert_buffers(pygltflib.BufferFormat.BINARYBLOB)
     blob = bytearray(gltf.binary_blob() or b"")
@@ -255,63 +471,133 @@ def save_animation(
     gltf.buffers[0].uri = None
     gltf.set_binary_blob(bytes(blob))
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
+    # Written beside the target under a name with the same suffix (pygltflib reads by suffix),
+    # read back and checked, and only then renamed over the target.
+    temporary = path.with_name(f".{path.stem}.partial{path.suffix}")
     try:
-        if path.suffix.lower() == ".glb":
-            gltf.save_binary(str(temporary))
-        else:
-            gltf.convert_buffers(pygltflib.BufferFormat.DATAURI)
-            gltf.save_json(str(temporary))
+        try:
+            if path.suffix.lower() == ".glb":
+                gltf.save_binary(str(temporary))
+            else:
+                gltf.convert_buffers(pygltflib.BufferFormat.DATAURI)
+                gltf.save_json(str(temporary))
+        except (OSError, ValueError) as error:
+            raise GLTFError(f"{path}: cannot write ({error})") from None
+        _check_written(temporary, gltf, path)
         temporary.replace(path)
     finally:
         temporary.unlink(missing_ok=True)
 
 
+def _check_written(written: Path, gltf: pygltflib.GLTF2, path: Path) -> None:
+    """Refuse to publish a written file that would not read back: the document is checked as
+    on reading (:func:`_check_document`), and the file itself (pygltflib repacks the buffer
+    views on writing) for a whole container: GLB header and chunk lengths, JSON that parses,
+    and every buffer view inside the buffer it names."""
+    _check_document(gltf, path)
+    data = written.read_bytes()
+    try:
+        if written.suffix.lower() == ".glb":
+            magic, version, total, json_length = struct.unpack_from("<4sIII", data, 0)
+            bin_at = 20 + json_length
+            bin_length, bin_kind = struct.unpack_from("<I4s", data, bin_at)
+            if (magic, version, total, bin_kind) != (b"glTF", 2, len(data), b"BIN\0") or (
+                bin_at + 8 + bin_length > len(data)
+            ):
+                raise ValueError("GLB header or chunk lengths")
+            document = json.loads(data[20:bin_at])
+            sizes = [bin_length]
+        else:
+            document = json.loads(data)
+            sizes = [len(base64.b64decode(b["uri"].split(";base64,", 1)[1]))
+                     for b in document.get("buffers", [])]
+        for buffer, size in zip(document.get("buffers", []), sizes, strict=False):
+            if buffer["byteLength"] > size:
+                raise ValueError("a buffer is longer than its data")
+        for view in document.get("bufferViews", []):
+            end = view.get("byteOffset", 0) + view["byteLength"]
+            if end > document["buffers"][view.get("buffer", 0)]["byteLength"]:
+                raise ValueError("a buffer view ends past its buffer")
+    except (ValueError, KeyError, IndexError, TypeError, struct.error) as error:
+        raise GLTFError(f"{path}: the written file would not read back ({error}); "
+                        "nothing was written") from None
+
+
+#: Longest animation :func:`load_animation` samples, seconds, and its highest sampling rate.
+MAX_ANIMATION_SECONDS = 3600.0
+MAX_SAMPLE_FPS = 10_000.0
+
+
 def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
-                   skin: int = 0) -> Clip:
+                   skin: int = 0, *, avatar: Avatar | None = None) -> Clip:
     """Sample animation ``animation`` of a glTF file on its avatar's skeleton at ``fps``.
 
     Only rotation and translation channels of skin joints are read (linear/step sampling);
-    joints without a channel keep their rest transform.
+    joints without a channel keep their rest transform. ``avatar``: the file's avatar when
+    already loaded by :func:`load_avatar` (saves reading the file again).
     """
-    avatar = load_avatar(path, skin)
+    if avatar is None or avatar.document is None:
+        avatar = load_avatar(path, skin)
     gltf = avatar.document
     if not 0 <= animation < len(gltf.animations):
         raise GLTFError(f"{path}: animation {animation} does not exist "
                         f"({len(gltf.animations)} animations)")
     anim = gltf.animations[animation]
+    where = f"{path}: animation {animation}"
+    if not isinstance(anim, pygltflib.Animation) or not isinstance(anim.channels, list) or (
+        not isinstance(anim.samplers, list)
+    ):
+        raise GLTFError(f"{where} needs 'channels' and 'samplers' lists")
 
     buffers: dict[int, bytes] = {}
 
-    def buffer(index: int) -> bytes:
-        if index not in buffers:
-            uri = gltf.buffers[index].uri
-            buffers[index] = (gltf.binary_blob() if uri is None
-                              else gltf.get_data_from_buffer_uri(uri))
-        return buffers[index]
-
-    def read(accessor_index: int) -> np.ndarray:
+    def read(accessor_index: object, what: str) -> np.ndarray:
+        if not _is_index(accessor_index, len(gltf.accessors)):
+            raise GLTFError(f"{where}: {what} accessor {accessor_index!r:.20} does not exist")
         accessor = gltf.accessors[accessor_index]
+        width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}.get(accessor.type)
+        if accessor.componentType != pygltflib.FLOAT or width is None:
+            raise GLTFError(f"{path}: accessor {accessor_index} is not float SCALAR/VEC3/VEC4")
+        if accessor.bufferView is None:
+            return np.zeros((accessor.count, width))
         view = gltf.bufferViews[accessor.bufferView]
-        data = buffer(view.buffer)
-        width = {"SCALAR": 1, "VEC3": 3, "VEC4": 4}[accessor.type]
-        if accessor.componentType != pygltflib.FLOAT:
-            raise GLTFError(f"{path}: accessor {accessor_index} is not float")
+        if view.buffer not in buffers:
+            buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, path)
+        data = buffers[view.buffer]
         stride = view.byteStride or 4 * width
         start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
         raw = np.frombuffer(data, dtype=np.uint8, count=stride * (accessor.count - 1) + 4 * width,
-                            offset=start)
+                            offset=start)  # in range: _check_document checked the view
         rows = np.lib.stride_tricks.as_strided(raw, (accessor.count, 4 * width), (stride, 1))
-        return np.frombuffer(rows.copy().tobytes(), dtype=np.float32).reshape(-1, width)
+        values = np.frombuffer(rows.copy().tobytes(), dtype="<f4").reshape(-1, width)
+        if not np.isfinite(values).all():
+            raise GLTFError(f"{path}: accessor {accessor_index} ({what}) holds NaN or inf")
+        return values
 
+    if not (np.isfinite(fps) and 0 < fps <= MAX_SAMPLE_FPS):
+        raise GLTFError(f"{path}: fps must be in (0, {MAX_SAMPLE_FPS:g}], got {fps}")
     end = 0.0
     tracks = []
-    for channel in anim.channels:
+    for number, channel in enumerate(anim.channels):
+        if not isinstance(channel, pygltflib.AnimationChannel) or not _is_index(
+            channel.sampler, len(anim.samplers)
+        ) or not isinstance(channel.target, pygltflib.AnimationChannelTarget):
+            raise GLTFError(f"{where}: channel {number} has no valid sampler or target")
         sampler = anim.samplers[channel.sampler]
-        times = read(sampler.input)[:, 0].astype(np.float64)
+        if not isinstance(sampler, pygltflib.AnimationSampler):
+            raise GLTFError(f"{where}: sampler {channel.sampler} is not an object")
+        times = read(sampler.input, f"channel {number} input")[:, 0].astype(np.float64)
+        if np.any(np.diff(times) < 0) or times[0] < 0 or times[-1] > MAX_ANIMATION_SECONDS:
+            raise GLTFError(f"{where}: channel {number} times must rise from ≥ 0 to at most "
+                            f"{MAX_ANIMATION_SECONDS:g} s")
+        values = read(sampler.output, f"channel {number} output").astype(np.float64)
+        if len(values) < len(times):
+            raise GLTFError(f"{where}: channel {number} has {len(times)} times but "
+                            f"{len(values)} values")
         end = max(end, float(times[-1]))
-        tracks.append((channel.target.node, channel.target.path, times,
-                       read(sampler.output).astype(np.float64)))
+        tracks.append((channel.target.node, channel.target.path, times, values))
+    if end * fps > 50_000_000:
+        raise GLTFError(f"{where}: {end:g} s at {fps:g} fps is too many frames to sample")
     frames = int(np.floor(end * fps + 1e-3)) + 1  # float32 times
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
@@ -325,11 +611,11 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         following = np.minimum(index + 1, len(times) - 1)
         span = np.maximum(times[following] - times[index], 1e-12)
         t = np.clip((clock - times[index]) / span, 0.0, 1.0)
-        if target_path == "rotation":
+        if target_path == "rotation" and values.shape[1] == 4:
             a = quat.normalize(values[index][:, [3, 0, 1, 2]])
             b = quat.normalize(values[following][:, [3, 0, 1, 2]])
             node_rot[node] = quat.slerp(a, b, t)
-        elif target_path == "translation":
+        elif target_path == "translation" and values.shape[1] == 3:
             node_pos[node] = values[index] + (values[following] - values[index]) * t[:, None]
     for j, node in enumerate(avatar.nodes):
         frame = avatar.frames[j]

@@ -19,6 +19,14 @@ _FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE)
 
+#: Frame times accepted, seconds: 10,000 fps down to one frame an hour.
+FRAME_TIME_RANGE = (1e-4, 3600.0)
+#: Most frames × joints a clip may hold (about 1.1 GB of rotations and positions).
+MAX_JOINT_FRAMES = 20_000_000
+#: Largest magnitude of any number in a file (OFFSETs, channel values), in file units or degrees:
+#: far beyond any capture, far below where sums of them overflow.
+MAX_FILE_VALUE = 1e7
+
 
 def _frame_lines_error(data_lines: list[str], first_line: int, width: int, path: str) -> BVHError:
     """Find the first bad frame line (slow path, only after the fast parse failed)."""
@@ -65,12 +73,18 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
     match = _FRAMES.match(lines[index]) if index < len(lines) else None
     if match is None:
         raise BVHError(f"{path}, line {index + 1}: expected 'Frames: N' after MOTION")
-    if not match.group(1).isdigit():
+    count_text = match.group(1)
+    if not (count_text.isascii() and count_text.isdigit()):  # "²".isdigit() is true
         raise BVHError(
             f"{path}, line {index + 1}: frame count must be a whole number, found "
-            f"{match.group(1)!r}"
+            f"{count_text[:40]!r}"
         )
-    frame_count = int(match.group(1))
+    frame_count = int(count_text) if len(count_text) <= 18 else MAX_JOINT_FRAMES + 1
+    if frame_count > MAX_JOINT_FRAMES:
+        raise BVHError(
+            f"{path}, line {index + 1}: {count_text[:40]} frames is more than "
+            f"{MAX_JOINT_FRAMES:,} (a limit of this reader)"
+        )
     index += 1
     match = _FRAME_TIME.match(lines[index]) if index < len(lines) else None
     if match is None:
@@ -82,18 +96,27 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
         frame_time = float("nan")
     if not (np.isfinite(frame_time) and frame_time > 0):
         raise BVHError(
-            f"{path}, line {index + 1}: frame time must be a positive number, found {text!r}"
+            f"{path}, line {index + 1}: frame time must be a positive number, found "
+            f"{text[:40]!r}"
+        )
+    low, high = FRAME_TIME_RANGE
+    if not low <= frame_time <= high:
+        raise BVHError(
+            f"{path}, line {index + 1}: frame time {text[:40]} s is outside {low:g}–{high:g} s "
+            f"({1 / high:g}–{1 / low:g} fps)"
         )
     return frame_count, frame_time, _integer_fps(frame_time, text), index
 
 
 def read_motion(
-    lines: list[str], start: int, path: str, width: int
+    lines: list[str], start: int, path: str, width: int, joints: int
 ) -> tuple[np.ndarray, float, float]:
     """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
-    ``start`` (0-based); checks the frame count and that every value is a finite number."""
+    ``start`` (0-based) of a clip of ``joints`` joints; checks the frame count, the size
+    limit and that every value is a finite number within ±:data:`MAX_FILE_VALUE`."""
     frame_count, frame_time, fps, index = _motion_header(lines, start, path)
     first_line = index + 2  # 1-based line number of the first frame line
+    check_size(frame_count, joints, path, index + 1)
     data_lines = lines[index + 1 :]
     while data_lines and not data_lines[-1].strip():
         data_lines.pop()
@@ -119,7 +142,24 @@ def read_motion(
             f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
             f"{data[row, column]} in column {int(column) + 1} is not finite"
         )
+    huge = np.abs(data) > MAX_FILE_VALUE
+    if np.any(huge):
+        row, column = np.argwhere(huge)[0]
+        raise BVHError(
+            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
+            f"{data[row, column]:g} in column {int(column) + 1} is beyond "
+            f"±{MAX_FILE_VALUE:g}"
+        )
     return data, frame_time, fps
+
+
+def check_size(frame_count: int, joints: int, path: str, line: int) -> None:
+    """Refuse clips of more than :data:`MAX_JOINT_FRAMES` joint-frames (before reading them)."""
+    if frame_count * max(joints, 1) > MAX_JOINT_FRAMES:
+        raise BVHError(
+            f"{path}, line {line}: {frame_count:,} frames × {joints} joints is more than "
+            f"{MAX_JOINT_FRAMES:,} joint-frames (a limit of this reader)"
+        )
 
 
 def split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
@@ -152,15 +192,18 @@ def split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
 
 
 def read_motion_fast(
-    motion: list[str], raw: bytes, start: int, path: str, width: int
+    motion: list[str], raw: bytes, start: int, path: str, width: int, joints: int
 ) -> tuple[np.ndarray, float, float] | None:
     """:func:`read_motion` for the usual file (plain decimals, LF or CRLF lines), or ``None``
     for anything else, including every error, which the slow path then reports by line."""
     try:
         frame_count, frame_time, fps, _ = _motion_header(motion, 0, path)
+        check_size(frame_count, joints, path, 0)
     except BVHError:
         return None
     data = decimals.parse_decimal_rows(raw, width, start)
     if data is None or data.shape[0] != frame_count:
+        return None
+    if data.size and not np.abs(data).max() <= MAX_FILE_VALUE:
         return None
     return data, frame_time, fps

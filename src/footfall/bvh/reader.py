@@ -18,7 +18,7 @@ import numpy as np
 
 from footfall import quat
 from footfall.bvh import motion, units
-from footfall.errors import BVHError
+from footfall.errors import BVHError, SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
 _CHANNELS = {
@@ -120,76 +120,135 @@ class _Tokens:
         return value
 
 
-def _parse_joint(tokens: _Tokens, joints: list[_Joint], parent: int, kind: str) -> None:
-    """Parse ``NAME { ... }`` after ROOT/JOINT into ``joints`` (depth-first, file order)."""
-    name_words, line = tokens.rest_of_line()
-    if not name_words:
-        raise tokens.error(f"{kind} without a name", line)
-    index = len(joints)
-    joints.append(_Joint(" ".join(name_words), parent, np.zeros(3)))
-    joint = joints[index]
-    tokens.expect("{")
-    seen_offset = False
-    while True:
-        word = tokens.peek()
-        if word is None:
-            raise tokens.error(f"file ends inside joint {joint.name!r}; missing '}}'")
-        keyword = word.upper()
-        if keyword == "}":
-            tokens.take("'}'")
-            break
-        if keyword == "OFFSET":
-            tokens.take("OFFSET")
-            joint.offset = np.array([tokens.number(f"OFFSET of {joint.name!r}") for _ in "xyz"])
-            seen_offset = True
-        elif keyword == "CHANNELS":
-            _, channel_line = tokens.take("CHANNELS")
-            count_word, _ = tokens.take("a channel count")
-            if not count_word.isdigit():
-                raise tokens.error(
-                    f"CHANNELS count of {joint.name!r} must be an integer, found {count_word!r}",
-                    channel_line,
-                )
-            names = []
-            for _ in range(int(count_word)):
-                channel, ch_line = tokens.take(f"a channel name for {joint.name!r}")
-                if channel.lower() not in _CHANNELS:
-                    raise tokens.error(
-                        f"unknown channel {channel!r} on joint {joint.name!r}", ch_line
-                    )
-                names.append(_CHANNELS[channel.lower()])
-            if len(set(names)) != len(names):
-                raise tokens.error(f"joint {joint.name!r} repeats a channel", channel_line)
-            joint.channels = names
-        elif keyword == "JOINT":
-            tokens.take("JOINT")
-            _parse_joint(tokens, joints, index, "JOINT")
-        elif keyword == "END":
-            _, end_line = tokens.take("End Site")
-            tokens.rest_of_line()  # "Site"
-            tokens.expect("{")
-            tokens.expect("OFFSET")
-            joint.end_site = np.array([tokens.number(f"End Site OFFSET of {joint.name!r}")
-                                       for _ in "xyz"])
-            tokens.expect("}")
-        else:
-            raise tokens.error(f"unexpected {word!r} in joint {joint.name!r}")
-    if not seen_offset:
-        raise tokens.error(f"joint {joint.name!r} has no OFFSET", line)
+#: Most joints a file may declare, and most levels of nesting (explicit limits, so a hostile
+#: file is refused with a message instead of exhausting memory; parsing itself never recurses).
+MAX_JOINTS = 10_000
+MAX_DEPTH = 256
+MAX_FILE_VALUE = motion.MAX_FILE_VALUE
+#: Farthest any joint, offset or end site may lie from the origin once in metres (100 km).
+MAX_METRES = 1e5
+
+
+def _ascii_count(word: str) -> int | None:
+    """``word`` as a non-negative integer written in ASCII digits ("²".isdigit() is true)."""
+    return int(word) if word.isascii() and word.isdigit() and len(word) <= 18 else None
+
+
+class _Hierarchy:
+    """The joints of the hierarchy, read by a loop over an explicit stack of open joints."""
+
+    def __init__(self, tokens: _Tokens) -> None:
+        self.tokens = tokens
+        self.joints: list[_Joint] = []
+        self.lines: dict[str, int] = {}  # joint name → line it is declared on
+        self.open: list[tuple[int, int]] = []  # (joint index, line) of joints not yet closed
+        self.has_offset: list[bool] = []
+
+    def start(self, parent: int, kind: str) -> None:
+        """The joint whose ROOT/JOINT keyword was just taken: its name and '{'."""
+        tokens = self.tokens
+        name_words, line = tokens.rest_of_line()
+        if not name_words:
+            raise tokens.error(f"{kind} without a name", line)
+        name = " ".join(name_words)
+        if name in self.lines:
+            raise tokens.error(
+                f"joint name {name!r} is used twice (first on line {self.lines[name]}); "
+                "joint names must be unique", line)
+        if len(self.joints) >= MAX_JOINTS:
+            raise tokens.error(f"more than {MAX_JOINTS} joints", line)
+        if len(self.open) >= MAX_DEPTH:
+            raise tokens.error(f"joints nested more than {MAX_DEPTH} deep", line)
+        self.lines[name] = line
+        self.open.append((len(self.joints), line))
+        self.joints.append(_Joint(name, parent, np.zeros(3)))
+        self.has_offset.append(False)
+        tokens.expect("{")
+
+    def read_root(self) -> None:
+        """Everything up to the '}' closing the ROOT just taken."""
+        tokens = self.tokens
+        self.start(-1, "ROOT")
+        while self.open:
+            index, line = self.open[-1]
+            joint = self.joints[index]
+            word = tokens.peek()
+            if word is None:
+                raise tokens.error(f"file ends inside joint {joint.name!r}; missing '}}'")
+            keyword = word.upper()
+            if keyword == "}":
+                tokens.take("'}'")
+                if not self.has_offset[index]:
+                    raise tokens.error(f"joint {joint.name!r} has no OFFSET", line)
+                self.open.pop()
+            elif keyword == "OFFSET":
+                tokens.take("OFFSET")
+                joint.offset = self.vector(f"OFFSET of {joint.name!r}")
+                self.has_offset[index] = True
+            elif keyword == "CHANNELS":
+                joint.channels = self.channels(joint.name)
+            elif keyword == "JOINT":
+                tokens.take("JOINT")
+                self.start(index, "JOINT")
+            elif keyword == "END":
+                tokens.take("End Site")
+                tokens.rest_of_line()  # "Site"
+                tokens.expect("{")
+                tokens.expect("OFFSET")
+                joint.end_site = self.vector(f"End Site OFFSET of {joint.name!r}")
+                tokens.expect("}")
+            else:
+                raise tokens.error(f"unexpected {word!r} in joint {joint.name!r}")
+
+    def vector(self, what: str) -> np.ndarray:
+        values = []
+        for _ in "xyz":
+            line = self.tokens.line()
+            value = self.tokens.number(what)
+            if abs(value) > MAX_FILE_VALUE:
+                raise self.tokens.error(
+                    f"{what} has {value:g}, beyond ±{MAX_FILE_VALUE:g} file units", line)
+            values.append(value)
+        return np.array(values)
+
+    def channels(self, name: str) -> list[str]:
+        tokens = self.tokens
+        _, channel_line = tokens.take("CHANNELS")
+        count_word, _ = tokens.take("a channel count")
+        count = _ascii_count(count_word)
+        if count is None:
+            raise tokens.error(
+                f"CHANNELS count of {name!r} must be an integer, found {count_word!r}",
+                channel_line,
+            )
+        if count > len(_CHANNELS):
+            raise tokens.error(
+                f"CHANNELS count of {name!r} is {count}; a joint has at most {len(_CHANNELS)}",
+                channel_line,
+            )
+        names = []
+        for _ in range(count):
+            channel, ch_line = tokens.take(f"a channel name for {name!r}")
+            if channel.lower() not in _CHANNELS:
+                raise tokens.error(f"unknown channel {channel!r} on joint {name!r}", ch_line)
+            names.append(_CHANNELS[channel.lower()])
+        if len(set(names)) != len(names):
+            raise tokens.error(f"joint {name!r} repeats a channel", channel_line)
+        return names
 
 
 def _parse_hierarchy(lines: list[str], path: str) -> list[_Joint]:
     tokens = _Tokens(lines, path, end_line=len(lines) + 1)
     tokens.expect("HIERARCHY")
-    joints: list[_Joint] = []
+    hierarchy = _Hierarchy(tokens)
     while tokens.peek() is not None:
         word, line = tokens.take("ROOT")
         if word.upper() != "ROOT":
             raise tokens.error(f"expected 'ROOT', found {word!r}", line)
-        _parse_joint(tokens, joints, -1, "ROOT")
-    if not joints:
+        hierarchy.read_root()
+    if not hierarchy.joints:
         raise tokens.error("empty hierarchy: no ROOT joint")
-    return joints
+    return hierarchy.joints
 
 
 def _rotation_order(channels: list[str]) -> str:
@@ -351,18 +410,49 @@ def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
     return np.concatenate([world_pos, np.array(tips).reshape(-1, 3)], axis=0)
 
 
-def _measure(clip: Clip, up: str) -> tuple[str, float]:
-    """``(up axis, body height in file units)`` from the rest pose and the first frame.
+# Canonical bones at the top and the bottom of a humanoid, best first (auto_map's names).
+_TOP_BONES = (("Head",), ("Neck",), ("UpperChest",), ("Chest",))
+_BOTTOM_BONES = (("LeftFoot", "RightFoot"), ("LeftLowerLeg", "RightLowerLeg"), ("Hips",))
 
-    The up axis comes from the rest pose (usually a T-pose), or from the first frame when the
-    rest pose is collapsed (files whose position channels carry the skeleton); the height is
-    the taller of the two poses along it, since some rest poses splay or bend the legs.
+
+def _humanoid_up(skeleton: Skeleton, poses: list[np.ndarray]) -> str:
+    """The up axis a humanoid's feet→head line shows in the first of ``poses`` (each
+    ``(N, 3)``, joints first) where it is clear; BVH's own "y" for anything else."""
+    from footfall.humanoid import auto_map  # the humanoid package never imports bvh
+
+    mapping = auto_map(skeleton)
+
+    def joints(choices: tuple[tuple[str, ...], ...], exclude: set[int]) -> list[int]:
+        for bones in choices:
+            if all(bone in mapping for bone in bones):
+                found = [skeleton.index(mapping[bone]) for bone in bones]
+                if not exclude.intersection(found):
+                    return found
+        return []
+
+    top = joints(_TOP_BONES, set())
+    bottom = joints(_BOTTOM_BONES, set(top))
+    if top and bottom:
+        for points in poses:
+            found = units.up_from_body(points, top, bottom)
+            if found is not None:
+                return found
+    return "y"
+
+
+def _measure(clip: Clip, up: str) -> tuple[str, float]:
+    """``(up axis, body height in file units)`` from the first frame and the rest pose.
+
+    The up axis is the one the motion shows as it plays (the first frame), else the rest pose's
+    (a first frame lying down or bent over says nothing), else BVH's own Y. A file written by
+    :func:`footfall.bvh.save` from a Z-up source keeps that source's rest pose but plays upright
+    in Y, so it reads back as Y up. The height is the taller of the two poses along the up
+    axis, since some rest poses splay or bend the legs.
     """
     rest = _pose_points(clip, None)
     first = _pose_points(clip, 0) if clip.frame_count else rest
-    collapsed = np.ptp(rest, axis=0).max() < 0.25 * np.ptp(first, axis=0).max()
     if up == "auto":
-        up = units.detect_up(first if collapsed else rest)
+        up = _humanoid_up(clip.skeleton, [first, rest])
     return up, max(units.body_height(rest, up), units.body_height(first, up))
 
 
@@ -385,6 +475,19 @@ def _convert(clip: Clip, scale: float, turn_z_up: bool) -> Clip:
         rotations[:, roots] = quat.mul(turn, rotations[:, roots])
     converted = Skeleton(skeleton.names, skeleton.parents, offsets, end_sites)
     return Clip(converted, rotations, positions, clip.fps)
+
+
+def _check_reach(clip: Clip, path: str, scale: float) -> None:
+    """Refuse a clip whose positions or offsets (metres) pass :data:`MAX_METRES`."""
+    skeleton = clip.skeleton
+    parts = [clip.positions.reshape(-1, 3), skeleton.offsets,
+             *[site[None] for site in skeleton.end_sites.values()]]
+    reach = max(float(np.abs(part).max()) for part in parts if part.size)
+    if not reach <= MAX_METRES:
+        raise BVHError(
+            f"{path}: joints reach {reach:.3g} m from the origin once scaled "
+            f"(× {scale:.6g} m per unit); more than {MAX_METRES:g} m is refused"
+        )
 
 
 def _read_bytes(path: str) -> bytes:
@@ -435,8 +538,9 @@ def load(
         path: the .bvh file.
         scale: metres per file unit, or "auto" to pick metres, centimetres, inches or CMU
             units by the body's height (1.4–2.0 m), else scale the body to 1.7 m.
-        up: the file's up axis, "y", "z" or "auto" (the body's long axis); Z-up files are
-            turned to Y up at the root(s).
+        up: the file's up axis, "y", "z" or "auto" (a humanoid's feet→head line as the
+            first frame plays, else in the rest pose, else Y); Z-up files are turned to Y up
+            at the root(s).
         return_info: also return a :class:`BVHInfo`.
 
     Returns:
@@ -460,7 +564,8 @@ def load(
         header, motion_lines, frames_start = split
         joints = _parse_hierarchy(header, name)
         width = sum(len(j.channels) for j in joints)
-        parsed = motion.read_motion_fast(motion_lines, raw, frames_start, name, width)
+        parsed = motion.read_motion_fast(motion_lines, raw, frames_start, name, width,
+                                         len(joints))
     if parsed is None:
         # General path: every line, numpy.loadtxt, and errors that name the line.
         lines = _decode(raw).splitlines()
@@ -472,9 +577,12 @@ def load(
         if split is None:
             joints = _parse_hierarchy(lines[:start], name)
             width = sum(len(j.channels) for j in joints)
-        parsed = motion.read_motion(lines, start, name, width)
+        parsed = motion.read_motion(lines, start, name, width, len(joints))
     data, frame_time, fps = parsed
-    raw = _build_clip(joints, data, fps)
+    try:
+        raw = _build_clip(joints, data, fps)
+    except SkeletonError as error:
+        raise BVHError(f"{name}: {error}") from None
 
     up_axis, raw_height = _measure(raw, up)
     if scale == "auto":
@@ -482,6 +590,7 @@ def load(
     else:
         unit, factor = "given", float(scale)
     clip = _convert(raw, factor, up_axis == "z")
+    _check_reach(clip, name, factor)
     if not return_info:
         return clip
     info = BVHInfo(

@@ -2,11 +2,15 @@
 
 BVH files carry no unit and no up axis. A standing adult is 1.4–2.0 m tall, so the unit is the
 one (metres, centimetres, inches or CMU units) that puts the body's height in that range (or
-nearest to it, within a factor 1.25); otherwise the body is scaled to 1.7 m. The up axis is
-the body's long axis: Z when the body is taller along Z than along Y.
+nearest to it, within a factor 1.25); otherwise the body is scaled to 1.7 m. The up axis comes
+from the skeleton: a humanoid's feet→head line (its legs and spine) when it clearly lies along
+Y or Z; anything else (a creature, a prop, a lying pose) keeps BVH's own Y up. The body's long
+axis is no evidence: a dog or a snake is longer than it is tall.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,8 +25,8 @@ STANDING_HEIGHT_RANGE: tuple[float, float] = (1.4, 2.0)
 FALLBACK_HEIGHT = 1.7
 
 _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
-# Extents within this ratio count as a tie between Y and Z (arms spread along the other axis).
-_TIE_RATIO = 1.15
+#: A humanoid's bottom→top vector must be this many times longer along one axis than the other.
+CLEAR_RATIO = 2.0
 # A unit whose height misses the adult range by at most this factor is still taken.
 _NEAR_FACTOR = 1.25
 
@@ -37,29 +41,22 @@ def body_height(points: ArrayLike, up: str) -> float:
     return float(column.max() - column.min()) if column.size else 0.0
 
 
-def detect_up(points: ArrayLike) -> str:
-    """The body's long axis among Y and Z for a pose's points ``(N, 3)``: "y" or "z".
+def up_from_body(points: ArrayLike, top: Sequence[int], bottom: Sequence[int]) -> str | None:
+    """The up axis ("y" or "z") a humanoid's pose shows, or ``None`` when it is not clear.
 
-    When the two extents are close (a T-pose with the arms spread along the other axis),
-    the vertical axis is told apart by its lack of left/right mirror symmetry.
+    ``points (N, 3)`` are the pose's joint positions; ``top`` the joints at the top of the body
+    (head, else neck or chest) and ``bottom`` those at its bottom (feet, else shins or hips).
+    The bottom→top vector is the body's up; it must lie along Y or Z by a factor
+    :data:`CLEAR_RATIO` over the other, else the pose (lying, bent over) says nothing.
     """
     points = np.asarray(points, dtype=np.float64)
-    extent = points.max(axis=0) - points.min(axis=0)
-    if extent[2] > _TIE_RATIO * extent[1]:
+    vector = points[list(top)].mean(axis=0) - points[list(bottom)].mean(axis=0)
+    along_y, along_z = abs(vector[1]), abs(vector[2])
+    if along_z > CLEAR_RATIO * along_y:
         return "z"
-    if extent[1] > _TIE_RATIO * extent[2]:
+    if along_y > CLEAR_RATIO * along_z:
         return "y"
-    return "z" if _asymmetry(points[:, 2]) > _asymmetry(points[:, 1]) else "y"
-
-
-def _asymmetry(values: np.ndarray) -> float:
-    """How far ``values (N,)`` are from mirror-symmetric about their mid-range, 0 = symmetric."""
-    ordered = np.sort(values)
-    extent = ordered[-1] - ordered[0]
-    if extent <= 0:
-        return 0.0
-    mirrored = ordered + ordered[::-1] - (ordered[-1] + ordered[0])
-    return float(np.mean(np.abs(mirrored)) / extent)
+    return None
 
 
 def choose_scale(height: float) -> tuple[str, float]:

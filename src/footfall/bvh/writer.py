@@ -47,6 +47,34 @@ def _check_name(name: str, path: str) -> None:
         )
 
 
+def _check_readable(clip: Clip, path: str) -> None:
+    """Refuse to write what :func:`footfall.bvh.load` would refuse to read back (its limits)."""
+    from footfall.bvh import motion, reader  # the reader's limits; reader never imports writer
+
+    low, high = motion.FRAME_TIME_RANGE
+    if not low <= 1.0 / clip.fps <= high:
+        raise BVHError(f"{path}: cannot write {clip.fps:g} fps; BVH files are read at "
+                       f"{1 / high:g}–{1 / low:g} fps")
+    skeleton = clip.skeleton
+    if skeleton.joint_count > reader.MAX_JOINTS:
+        raise BVHError(f"{path}: cannot write {skeleton.joint_count} joints (at most "
+                       f"{reader.MAX_JOINTS} are read)")
+    if clip.frame_count * skeleton.joint_count > motion.MAX_JOINT_FRAMES:
+        raise BVHError(f"{path}: cannot write {clip.frame_count:,} frames × "
+                       f"{skeleton.joint_count} joints (at most {motion.MAX_JOINT_FRAMES:,})")
+    depth = np.zeros(skeleton.joint_count, dtype=int)
+    for joint, parent in enumerate(skeleton.parents):  # parents come before children
+        depth[joint] = 1 if parent < 0 else depth[parent] + 1
+    if depth.size and depth.max() > reader.MAX_DEPTH:
+        raise BVHError(f"{path}: cannot write joints nested {depth.max()} deep (at most "
+                       f"{reader.MAX_DEPTH} are read)")
+    reach = max(float(np.abs(clip.positions).max(initial=0.0)),
+                float(np.abs(skeleton.offsets).max(initial=0.0)))
+    if reach > reader.MAX_METRES:
+        raise BVHError(f"{path}: cannot write joints {reach:.3g} m from the origin (at most "
+                       f"{reader.MAX_METRES:g} m are read)")
+
+
 def _vector(values: np.ndarray) -> str:
     return " ".join(_NUMBER % v for v in values)
 
@@ -68,6 +96,7 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
     skeleton = clip.skeleton
     for name in skeleton.names:
         _check_name(name, path)
+    _check_readable(clip, path)
     joints = depth_first_order(skeleton)
     animated = np.any(
         np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE, axis=(0, 2)

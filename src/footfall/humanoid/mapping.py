@@ -33,6 +33,7 @@ from footfall.humanoid.bones import (
 )
 from footfall.humanoid.naming import ParsedName
 from footfall.humanoid.topology import Hierarchy, ShapeLeg, legs_by_shape
+from footfall.json_input import parse_json
 from footfall.skeleton import Skeleton
 
 # How well a name kind fits a limb role: 3 says so outright, 2 usually, 1 could be.
@@ -154,12 +155,7 @@ def load_mapping(
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise MappingError(f"{where}: cannot read mapping file ({error})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise MappingError(
-            f"{where}:{error.lineno}:{error.colno}: not valid JSON ({error.msg})"
-        ) from None
+    data = parse_json(text, where, MappingError)
     if not isinstance(data, dict):
         raise MappingError(
             f"{where}: expected a JSON object {{canonical bone: joint name}}, "

@@ -380,6 +380,41 @@ def _partial_columns(
         _columns(rows, out)
 
 
+#: Largest coordinate magnitude :func:`solve_two_bone` accepts, metres (squares stay finite).
+MAX_COORDINATE = 1e6
+
+
+def _within(array: FloatArray, limit: float) -> bool:
+    """Whether every value of ``array`` lies in [−limit, limit] (NaN does not)."""
+    if array.size <= 32:  # per-frame calls: Python floats are cheaper than NumPy reductions
+        return all(-limit <= value <= limit for value in array.ravel().tolist())
+    return bool((np.abs(array) <= limit).all())
+
+
+def _refuse_non_finite(named: dict[str, ArrayLike | None], points: list[FloatArray],
+                       *others: ArrayLike | None) -> None:
+    """Raise :class:`SkeletonError` naming the input holding NaN, inf or a coordinate beyond
+    ±:data:`MAX_COORDINATE` (the solver's answer to those would be NaN). ``points`` are the
+    arrays of ``named``'s non-None values, in order."""
+    for array in points:
+        if not _within(array, MAX_COORDINATE):
+            given = [name for name, value in named.items() if value is not None]
+            name = given[next(i for i, p in enumerate(points) if p is array)]
+            raise SkeletonError(f"solve_two_bone: {name} holds NaN, inf or a coordinate beyond "
+                                f"±{MAX_COORDINATE:g} m")
+    labels = ("target_rotation", "tip_rotation", "position_weight", "rotation_weight",
+              "pole_weight", "max_reach")
+    for label, value in zip(labels, others, strict=True):
+        if value is None:
+            continue
+        if isinstance(value, (float, int)):
+            finite = math.isfinite(value)
+        else:
+            finite = _within(np.asarray(value, dtype=np.float64), math.inf)
+        if not finite:
+            raise SkeletonError(f"solve_two_bone: {label} holds NaN or inf")
+
+
 def solve_two_bone(
     root: ArrayLike,
     mid: ArrayLike,
@@ -413,13 +448,16 @@ def solve_two_bone(
         max_reach: ``(...)`` share of L1 + L2 the limb may stretch to.
 
     Returns:
-        :class:`TwoBoneResult`. Never NaN for finite input: a target on the root keeps the
-        current root→tip direction; a pole on the limb axis falls back to the current bend; a
-        straight limb without pole bends toward world +Z (a character's forward), or +X when
-        the limb lies along Z; zero-length bones stay zero.
+        :class:`TwoBoneResult`. Never NaN: non-finite input (or coordinates beyond
+        ±:data:`MAX_COORDINATE` m) raises :class:`SkeletonError` naming it; a target on the
+        root keeps the current root→tip direction; a pole on the limb axis falls back to the
+        current bend; a straight limb without pole bends toward world +Z (a character's
+        forward), or +X when the limb lies along Z; zero-length bones stay zero.
     """
     named = {"root": root, "mid": mid, "tip": tip, "target": target, "pole": pole}
     points = [np.asarray(v, dtype=np.float64) for v in named.values() if v is not None]
+    _refuse_non_finite(named, points, target_rotation, tip_rotation, position_weight,
+                       rotation_weight, pole_weight, max_reach)
     position_weight = _unit_interval(position_weight)
     scalars = [position_weight, _unit_interval(pole_weight),
                np.asarray(max_reach, dtype=np.float64)]

@@ -10,11 +10,13 @@ avatar starts from the defaults.
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 import os
 import re
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from typing import Any
 import platformdirs
 
 from footfall.errors import SettingsError
+from footfall.json_input import parse_json
 from footfall.retarget.fingers import PRESET_ALIASES, PRESETS
 
 FINGERS = ("thumb", "index", "middle", "ring", "pinky")
@@ -313,20 +316,59 @@ def settings_path(avatar: str, folder: Path | str | None = None) -> Path:
     return Path(folder if folder is not None else settings_dir()) / f"{safe}_settings.json"
 
 
+#: Temporary files of a save older than this (seconds) were left by a killed process.
+STALE_TEMPORARY_SECONDS = 60.0
+
+
+def _temporary_files(path: Path) -> list[Path]:
+    return [p for p in path.parent.glob(f"{glob.escape(path.name)}*.tmp") if p.is_file()]
+
+
+def remove_stale_temporaries(avatar: str, folder: Path | str | None = None) -> list[Path]:
+    """Delete the temporary files a killed save of ``avatar``'s settings left behind (those
+    older than :data:`STALE_TEMPORARY_SECONDS`, so a save running now is left alone); returns
+    the files removed. Run by :func:`load_settings` and :func:`save_settings`."""
+    path = settings_path(avatar, folder)
+    removed = []
+    now = time.time()
+    try:
+        for temporary in _temporary_files(path):
+            if now - temporary.stat().st_mtime > STALE_TEMPORARY_SECONDS:
+                temporary.unlink(missing_ok=True)
+                removed.append(temporary)
+    except OSError:
+        pass  # an unreadable folder: the load or save that follows reports it
+    return removed
+
+
 def save_settings(
     settings: RetargetSettings, avatar: str, folder: Path | str | None = None
 ) -> Path:
-    """Write ``avatar``'s settings atomically; returns the path written."""
+    """Write ``avatar``'s settings atomically; returns the path written.
+
+    Raises :class:`SettingsError` naming the file when it cannot be written; the temporary
+    file is removed whatever happens.
+    """
     path = settings_path(avatar, folder)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(settings.to_dict(), indent=2, sort_keys=True)
-    handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        text = json.dumps(settings.to_dict(), indent=2, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise SettingsError(f"{path}: cannot write: {error}") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(avatar, folder)
+        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
@@ -351,21 +393,31 @@ def load_settings(
     if on_corrupt not in ("reset", "raise"):
         raise SettingsError(f"on_corrupt must be 'reset' or 'raise', got {on_corrupt!r}")
     path = settings_path(avatar, folder)
+    remove_stale_temporaries(avatar, folder)
     if not path.is_file():
         return RetargetSettings()
     try:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise SettingsError(f"{path}: not valid JSON ({exc})") from None
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise SettingsError(f"{path}: not valid UTF-8 ({exc.reason} at byte {exc.start})"
+                                ) from None
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        data = parse_json(text, str(path), SettingsError)
         return RetargetSettings.from_dict(data, where=str(path))
     except SettingsError as exc:
         if on_corrupt == "raise":
             raise
         aside = _aside_path(path)
-        os.replace(path, aside)
+        try:
+            os.replace(path, aside)
+        except OSError as error:
+            note = f"could not move it aside ({error.strerror or error})"
+        else:
+            note = f"moved it to {aside}"
         warnings.warn(
-            f"{exc}; moved it to {aside} and started from defaults",
+            f"{exc}; {note} and started from defaults",
             SettingsWarning,
             stacklevel=2,
         )

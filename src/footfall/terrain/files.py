@@ -1,15 +1,44 @@
 """Terrain from files: triangle meshes (OBJ/PLY/GLB/STL… via trimesh) and greyscale heightmaps
-(PNG/JPEG… via Pillow)."""
+(PNG/JPEG… via Pillow).
+
+Both libraries raise many exception types for corrupt files and print warnings or log lines
+while reading them; here every fault becomes one :class:`TerrainError` naming the file, the
+libraries' warnings are silenced (what they warn about is checked here), and the sizes are
+limited explicitly (:data:`MAX_HEIGHTMAP_PIXELS`, :data:`MAX_MESH_FACES`).
+"""
 
 from __future__ import annotations
 
+import logging
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from footfall.errors import TerrainError
 from footfall.terrain.heightfield import HeightfieldTerrain
-from footfall.terrain.mesh import MeshTerrain
+from footfall.terrain.mesh import MAX_COORDINATE, MeshTerrain
+
+#: Most pixels a heightmap may have (a 69-byte PNG can declare 100,000 × 100,000).
+MAX_HEIGHTMAP_PIXELS = 25_000_000
+#: Most triangles a mesh file may hold.
+MAX_MESH_FACES = 20_000_000
+
+
+class _Quiet:
+    """Library warnings and log lines off while a file is read (their faults are checked)."""
+
+    def __enter__(self) -> None:
+        self._warnings = warnings.catch_warnings()
+        self._warnings.__enter__()
+        warnings.simplefilter("ignore")
+        self._logger = logging.getLogger("trimesh")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.CRITICAL)
+
+    def __exit__(self, *exc: object) -> None:
+        self._logger.setLevel(self._level)
+        self._warnings.__exit__(*exc)
 
 
 def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrain:
@@ -25,27 +54,43 @@ def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrai
     if path.stat().st_size == 0:
         raise TerrainError(f"{path}: mesh file is empty")
     try:
-        loaded = trimesh.load(str(path), force="mesh", process=False)
+        with _Quiet():
+            loaded = trimesh.load(str(path), force="mesh", process=False)
+            vertices = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))),
+                                  dtype=np.float64)
+            faces = np.asarray(getattr(loaded, "faces", np.zeros((0, 3))))
     except Exception as error:  # trimesh raises many types for corrupt files
-        raise TerrainError(f"{path}: cannot read mesh ({type(error).__name__}: {error})") from error
-    vertices = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))), dtype=np.float64)
-    faces = np.asarray(getattr(loaded, "faces", np.zeros((0, 3))))
+        message = str(error).splitlines()[0][:200] if str(error) else ""
+        raise TerrainError(f"{path}: cannot read mesh ({type(error).__name__}: {message})"
+                           ) from None
     if vertices.ndim != 2 or len(vertices) == 0 or faces.ndim != 2 or len(faces) == 0:
         raise TerrainError(f"{path}: mesh file holds no triangles")
+    if len(faces) > MAX_MESH_FACES:
+        raise TerrainError(f"{path}: {len(faces):,} triangles; more than {MAX_MESH_FACES:,} "
+                           "is refused")
+    far = ~(np.abs(vertices) <= MAX_COORDINATE).all(axis=1)  # NaN counts as far
+    if far.any():
+        index = int(np.flatnonzero(far)[0])
+        raise TerrainError(f"{path}: vertex {index} {vertices[index].tolist()} is not finite "
+                           f"or beyond ±{MAX_COORDINATE:g} m")
     colors = None
     visual = getattr(loaded, "visual", None)
     if getattr(visual, "kind", None) == "vertex":
         rgba = np.asarray(visual.vertex_colors)
         if rgba.shape == (len(vertices), 4):
             colors = rgba[:, :3] / 255.0
-    return MeshTerrain(
-        vertices,
-        faces.astype(np.int64),
-        name=path.stem,
-        params={"path": str(path)},
-        vertex_colors=colors,
-        cell_size=cell_size,
-    )
+    try:
+        return MeshTerrain(
+            vertices,
+            faces.astype(np.int64),
+            name=path.stem,
+            params={"path": str(path)},
+            vertex_colors=colors,
+            cell_size=cell_size,
+        )
+    except TerrainError as error:
+        reason = str(error).removeprefix(f"{path.stem}: ")
+        raise TerrainError(f"{path}: {reason}") from None
 
 
 def load_heightmap(
@@ -67,14 +112,25 @@ def load_heightmap(
     path = Path(path)
     size = np.asarray(size_xz, dtype=np.float64)
     low, high = (float(v) for v in height_range)
-    if size.shape != (2,) or not (np.isfinite(size).all() and (size > 0).all()):
-        raise TerrainError(f"{path}: size_xz must be two positive metres; got {size_xz}")
-    if not (np.isfinite(low) and np.isfinite(high)):
-        raise TerrainError(f"{path}: height_range must be finite; got {height_range}")
+    origin = np.asarray(origin_xz, dtype=np.float64)
+    if size.shape != (2,) or not ((size > 0).all() and (size <= MAX_COORDINATE).all()):
+        raise TerrainError(f"{path}: size_xz must be two positive metres up to "
+                           f"{MAX_COORDINATE:g}; got {size_xz}")
+    if not (abs(low) <= MAX_COORDINATE and abs(high) <= MAX_COORDINATE):
+        raise TerrainError(f"{path}: height_range must be finite metres within "
+                           f"±{MAX_COORDINATE:g}; got {height_range}")
+    if origin.shape != (2,) or not (np.abs(origin) <= MAX_COORDINATE).all():
+        raise TerrainError(f"{path}: origin_xz must be two metres within ±{MAX_COORDINATE:g}; "
+                           f"got {origin_xz}")
     if not path.is_file():
         raise TerrainError(f"{path}: heightmap image not found")
     try:
-        with Image.open(path) as image:
+        with _Quiet(), Image.open(path) as image:
+            width, height = image.size
+            if width * height > MAX_HEIGHTMAP_PIXELS:
+                raise TerrainError(
+                    f"{path}: heightmap declares {width:,} × {height:,} pixels; more than "
+                    f"{MAX_HEIGHTMAP_PIXELS:,} is refused")
             image.load()
             if image.mode in ("I;16", "I;16B", "I;16L", "I"):
                 pixels = np.asarray(image, dtype=np.float64)
@@ -85,8 +141,20 @@ def load_heightmap(
             else:
                 pixels = np.asarray(image.convert("L"), dtype=np.float64)
                 peak = 255.0
-    except (UnidentifiedImageError, OSError, ValueError) as error:
-        raise TerrainError(f"{path}: cannot read heightmap image ({error})") from error
+    except TerrainError:
+        raise
+    except Image.DecompressionBombError:  # Pillow refuses to open it at all (> 179 M pixels)
+        raise TerrainError(f"{path}: heightmap declares far more than "
+                           f"{MAX_HEIGHTMAP_PIXELS:,} pixels; refused") from None
+    except UnidentifiedImageError:
+        raise TerrainError(f"{path}: cannot read heightmap image (not an image Pillow "
+                           "knows)") from None
+    except Exception as error:  # Pillow raises OSError, SyntaxError, EOFError, zlib.error…
+        message = str(error).splitlines()[0][:200] if str(error) else ""
+        raise TerrainError(f"{path}: cannot read heightmap image ({type(error).__name__}: "
+                           f"{message})") from None
+    if not np.isfinite(pixels).all():
+        raise TerrainError(f"{path}: heightmap holds NaN or infinite pixels")
     if pixels.ndim != 2 or min(pixels.shape) < 2:
         raise TerrainError(f"{path}: heightmap must be at least 2×2 pixels; got {pixels.shape}")
     heights = low + (high - low) * (pixels / peak)

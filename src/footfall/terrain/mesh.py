@@ -31,6 +31,8 @@ VERTICAL_EPS = 1e-12
 CELL_PER_TRIANGLE = 2.0
 MAX_CELL_SIZE = 1.0
 MAX_CELLS = 1 << 18
+#: Farthest a vertex may lie from the origin on any axis, metres (keeps every product finite).
+MAX_COORDINATE = 1e6
 
 
 class MeshTerrain(Terrain):
@@ -329,3 +331,7 @@ def _check_mesh(vertices: np.ndarray, faces: np.ndarray, name: str) -> None:
     bad = ~np.isfinite(vertices).all(axis=1)
     if bad.any():
         raise TerrainError(f"{name}: vertex {int(np.flatnonzero(bad)[0])} is not finite")
+    far = ~(np.abs(vertices) <= MAX_COORDINATE).all(axis=1)
+    if far.any():
+        raise TerrainError(f"{name}: vertex {int(np.flatnonzero(far)[0])} lies beyond "
+                           f"±{MAX_COORDINATE:g} m")

@@ -1,0 +1,158 @@
+"""Minimal reproducers of the BVH defects the hostile-input campaign found (issue 15), each a
+clear one-line error naming the file and line now, or a clip read as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from footfall import bvh
+from footfall.bvh.reader import MAX_DEPTH
+from footfall.cli import main
+from footfall.errors import BVHError
+from footfall.skeleton import Clip
+
+
+def _chain(depth: int) -> str:
+    """A root with ``depth`` joints nested one inside the other, one frame."""
+    lines = ["HIERARCHY", "ROOT Hips", "{", "OFFSET 0 0 0", "CHANNELS 6 Xposition Yposition "
+             "Zposition Zrotation Xrotation Yrotation"]
+    for index in range(depth):
+        lines += [f"JOINT J{index}", "{", "OFFSET 0 1 0",
+                  "CHANNELS 3 Zrotation Xrotation Yrotation"]
+    lines += ["End Site", "{", "OFFSET 0 1 0", "}"] + ["}"] * (depth + 1)
+    lines += ["MOTION", "Frames: 1", "Frame Time: 0.033333",
+              " ".join(["0"] * (6 + 3 * depth))]
+    return "\n".join(lines) + "\n"
+
+
+SMALL = """HIERARCHY
+ROOT Hips
+{
+  OFFSET 0 0 0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT Chest
+  {
+    OFFSET 0 1 0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    End Site
+    {
+      OFFSET 0 0.7 0
+    }
+  }
+}
+MOTION
+Frames: 2
+Frame Time: 0.033333
+0 1 0 0 0 0 0 0 0
+0 1 0 0 0 0 0 0 0
+"""
+
+
+def _write(tmp_path: Path, text: str, name: str = "hostile.bvh") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _refused(path: Path, *words: str) -> str:
+    with pytest.raises(BVHError) as caught:
+        bvh.load(path)
+    message = str(caught.value)
+    assert str(path) in message and "\n" not in message
+    for word in words:
+        assert word in message
+    return message
+
+
+def test_deep_nesting_is_a_limit_not_a_recursion_error(tmp_path: Path) -> None:
+    """995 nested joints raised RecursionError in the recursive joint parser."""
+    message = _refused(_write(tmp_path, _chain(995)), f"nested more than {MAX_DEPTH} deep")
+    assert f"line {6 + 4 * (MAX_DEPTH - 1)}:" in message  # the first joint past the limit
+
+
+def test_nesting_up_to_the_limit_reads(tmp_path: Path) -> None:
+    clip = bvh.load(_write(tmp_path, _chain(MAX_DEPTH - 1)), scale=1.0)
+    assert clip.skeleton.joint_count == MAX_DEPTH
+    assert clip.global_positions()[0, -1, 1] == pytest.approx(MAX_DEPTH - 1)
+
+
+@pytest.mark.parametrize("count", ["²", "٣", "7", "99999999999999999999999"])
+def test_channel_counts_in_unicode_digits_or_too_many(tmp_path: Path, count: str) -> None:
+    """'²'.isdigit() is true but int('²') fails: a ValueError traceback before."""
+    text = SMALL.replace("CHANNELS 3", f"CHANNELS {count}")
+    _refused(_write(tmp_path, text), "line 9:", "CHANNELS count of 'Chest'")
+
+
+@pytest.mark.parametrize("count", ["²", "٣", "1" * 5000])
+def test_frame_counts_in_unicode_digits_or_huge(tmp_path: Path, count: str) -> None:
+    _refused(_write(tmp_path, SMALL.replace("Frames: 2", f"Frames: {count}")), "line 17")
+
+
+@pytest.mark.parametrize("frame_time", ["5e-324", "1e-6", "0.00001", "1e300", "7200"])
+def test_frame_times_out_of_range(tmp_path: Path, frame_time: str) -> None:
+    """A subnormal frame time made fps inf (ZeroDivisionError/OverflowError downstream)."""
+    text = SMALL.replace("Frame Time: 0.033333", f"Frame Time: {frame_time}")
+    _refused(_write(tmp_path, text), "line 18", "frame time")
+
+
+@pytest.mark.parametrize("value", ["1e308", "-1e308", "1e8", "1.7976931348623157e308"])
+def test_huge_offsets_are_refused_not_read_as_inf(tmp_path: Path, value: str) -> None:
+    """OFFSETs of ±1e308 loaded and `footfall info` printed 'standing height inf m'."""
+    text = SMALL.replace("OFFSET 0 1 0", f"OFFSET 0 {value} 0")
+    _refused(_write(tmp_path, text), "line 8:", "OFFSET of 'Chest'")
+
+
+def test_huge_channel_values_are_refused_with_their_line(tmp_path: Path) -> None:
+    text = SMALL.replace("0 1 0 0 0 0 0 0 0\n0 1", "0 1 0 0 0 0 0 0 0\n1e300 1", 1)
+    _refused(_write(tmp_path, text), "line 20", "column 1")
+
+
+def test_joints_flung_far_by_a_tiny_fitted_unit_are_refused(tmp_path: Path) -> None:
+    """A body 1e-6 units tall is fitted to 1.7 m, which sends a 1e6-unit root step to 1.7e12 m."""
+    text = SMALL.replace("OFFSET 0 1 0", "OFFSET 0 0.000001 0").replace(
+        "OFFSET 0 0.7 0", "OFFSET 0 0.0000001 0").replace("0 1 0 0 0 0 0 0 0\n0 1", "0 1 0 0 0 "
+                                                          "0 0 0 0\n1000000 1", 1)
+    _refused(_write(tmp_path, text), "joints reach", "m from the origin")
+
+
+def test_duplicate_joint_names_name_the_joint_and_both_lines(tmp_path: Path) -> None:
+    """Before: 'joint names must be unique' — which file, which joint, which line?"""
+    text = SMALL.replace("JOINT Chest", "JOINT Hips")
+    _refused(_write(tmp_path, text), "line 6", "'Hips'", "first on line 2")
+
+
+def test_well_formed_edge_clips_read(tmp_path: Path) -> None:
+    """One frame, 10,000 fps (the limit) and offsets × 1e6 all read as written."""
+    one = SMALL.replace("Frames: 2", "Frames: 1").rsplit("0 1 0", 1)[0].rstrip() + "\n"
+    assert bvh.load(_write(tmp_path, one, "one.bvh")).frame_count == 1
+    fast = SMALL.replace("Frame Time: 0.033333", "Frame Time: 0.0001")
+    assert bvh.load(_write(tmp_path, fast, "fast.bvh")).fps == 10_000
+    big = SMALL.replace("OFFSET 0 1 0", "OFFSET 0 1000000 0").replace(
+        "OFFSET 0 0.7 0", "OFFSET 0 700000 0")
+    clip, info = bvh.load(_write(tmp_path, big, "big.bvh"), return_info=True)
+    assert info.unit == "fitted" and info.standing_height == pytest.approx(1.7)
+    assert np.isfinite(clip.global_positions()).all()
+
+
+def test_info_prints_one_line_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                          ) -> None:
+    path = _write(tmp_path, SMALL.replace("OFFSET 0 1 0", "OFFSET 0 1e308 0"))
+    assert main(["info", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and str(path) in captured.err
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path: Path) -> None:
+    """save writes what load reads back: a clip built in code at 1e6 fps is not written."""
+    clip = bvh.load(_write(tmp_path, SMALL), scale=1.0)
+    fast = Clip(clip.skeleton, clip.rotations, clip.positions, 1e6)
+    with pytest.raises(BVHError, match="1e\\+06 fps"):
+        bvh.save(fast, tmp_path / "fast.bvh")
+    far = Clip(clip.skeleton, clip.rotations, clip.positions + [2e5, 0, 0], 30.0)
+    with pytest.raises(BVHError, match="m from the origin"):
+        bvh.save(far, tmp_path / "far.bvh")
+    assert not (tmp_path / "fast.bvh").exists() and not (tmp_path / "far.bvh").exists()
