@@ -398,3 +398,17 @@ def test_no_harm_holds_at_other_rates_and_with_capture_noise(whole: dict[str, Cl
             assert np.all(moved[:, leg.foot] <= bound[:, foot] + 1e-3)
         assert result.contacts.mean() > 0.25  # stance found despite the rate and the noise
         assert np.median(moved) < 1e-3
+
+
+@pytest.mark.parametrize(("frames", "fps"), [(1, 60.0), (2, 60.0), (5, 10000.0), (10, 60.0),
+                                             (3, 1.0)])
+def test_short_clips_and_extreme_rates_ground_or_say_why(
+    whole: dict[str, Clip], frames: int, fps: float
+) -> None:
+    # Issue 15's edge clips: windows sized by fps × seconds never exceed the clip.
+    source = whole["games105_walk60.bvh"]
+    clip = Clip(source.skeleton, source.rotations[:frames], source.positions[:frames], fps)
+    result = ground_clip(clip, scene("stairs"))
+    assert result.clip.frame_count == frames
+    assert np.all(np.isfinite(result.clip.rotations))
+    assert np.all(np.isfinite(result.clip.positions))
