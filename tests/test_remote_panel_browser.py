@@ -85,6 +85,8 @@ def test_slider_changes_the_parameter_in_the_running_loop(running, browser) -> N
         page.locator("#characters button", has_text="mixamo").click()
         _wait_for(lambda: page.locator("#characters button[aria-selected='true']")
                   .inner_text() == "mixamo", 10, "mixamo selected")
+        # its controls are rebuilt when its data arrives: move the slider after that
+        page.wait_for_selector("#parameters[data-character='mixamo']", timeout=10_000)
         slider = page.locator("#p-head_scale")
         start = loop.characters()["mixamo"].settings["head_scale"]
         slider.focus()

@@ -181,6 +181,7 @@ async function loadCharacter(name) {
   renderCharacters();
   const data = await send("getCharacterData", { character: name });
   buildControls(data.parameters);
+  $("parameters").dataset.character = name; // the controls now show this character's values
 }
 
 function buildControls(parameters) {
