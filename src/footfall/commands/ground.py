@@ -12,7 +12,8 @@ from typing import Any
 from footfall.errors import FootfallError
 
 NAME = "ground"
-HELP = "put a BVH clip's feet on a terrain: contacts, foot locks, pelvis, leg IK, sole alignment"
+HELP = ("put a BVH clip's feet on a terrain, changing nothing but real stance defects on level "
+        "ground: ground offsets, pelvis, leg IK, sole tilt, slip locks; GMD/PhysDiff report")
 DESCRIPTION = (
     "Read a clip animated on flat ground, place it on a built-in terrain scene (sized to hold "
     "the clip's whole path), a mesh file or a greyscale heightmap image (black = the low end of "
