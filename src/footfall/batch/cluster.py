@@ -12,7 +12,7 @@ the scheduler's memory at once.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,7 @@ def _with_data(job: Job) -> Job:
 
 
 def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False
-                ) -> Iterator[tuple[Job, dict[str, Any]]]:
+                ) -> Generator[tuple[Job, dict[str, Any]], None, None]:
     """Run ``jobs`` on the Dask cluster at ``address``; yields ``(job, result)`` as tasks end.
 
     With ``ship_data`` each job's input file is read when the job is submitted and sent along.

@@ -114,11 +114,13 @@ def _captured() -> Any:
     buffer = io.StringIO()
     streams = (sys.stdout, sys.stderr)
     for stream in streams:
+        assert isinstance(stream, _ThreadStreams)  # installed just above
         stream.local.buffer = buffer
     try:
         yield buffer
     finally:
         for stream in streams:
+            assert isinstance(stream, _ThreadStreams)
             stream.local.buffer = None
 
 
@@ -194,6 +196,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
         scratch = Path(scratch_name)
         source = job.input
         try:
+            assert spec is not None, "no job spec (job.spec or run_job's spec)"
             if job.data is not None:
                 source = str(scratch / Path(job.input).name)
                 Path(source).write_bytes(job.data)
@@ -235,7 +238,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
                 row["frames"] = int(match.group(1)) if match else None
             row["warnings"] = _warnings(text, report)
             if part is not None:
-                os.replace(part, job.output)
+                os.replace(part, final)
                 part = None
             elif job.output is None and spec.output_suffix is not None:
                 output_bytes = written.read_bytes()
@@ -262,6 +265,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
 
 def error_result(job: Job, message: str) -> dict[str, Any]:
     """The result of a job that never returned (its worker died, the cluster gave up)."""
-    row = {"input": job.relative, "output": "", "status": "error", "frames": None,
-           "seconds": None, "cpu_seconds": None, "warnings": [], "error": message}
+    row: dict[str, Any] = {"input": job.relative, "output": "", "status": "error",
+                           "frames": None, "seconds": None, "cpu_seconds": None,
+                           "warnings": [], "error": message}
     return {"row": row, "output_bytes": None, "version": __version__}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -42,7 +42,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
 
 
-def run_local(jobs: list[Job], workers: int) -> Iterator[tuple[Job, dict[str, Any]]]:
+def run_local(jobs: list[Job], workers: int) -> Generator[tuple[Job, dict[str, Any]], None, None]:
     """Run ``jobs`` on ``workers`` processes; yields ``(job, result)`` as each one finishes."""
     if workers <= 1:
         for job in jobs:

@@ -124,6 +124,7 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
         for job, result in results:
             row = result["row"]
             if result["output_bytes"] is not None and row["status"] == "ok":
+                assert job.output_relative is not None  # bytes come back only for an output
                 write_atomic(folder / job.output_relative, result["output_bytes"])
             if row["status"] == "ok":
                 manifest.append({"input": job.relative, "sha256": hashes_of[job.relative],

@@ -65,7 +65,8 @@ def _copy_command_options(parser: argparse.ArgumentParser, kind: str) -> list[ar
         flags = set(action.option_strings)
         if not flags or flags & (_OWN | taken):
             continue
-        action.always = action.required  # a required option is passed even at its default
+        # a required option is passed even at its default (argparse.Action has no such field)
+        vars(action)["always"] = action.required
         if kind == "measure" and "--terrain" in flags:
             action.required, action.default = False, MEASURE_TERRAIN
             action.help = "terrain to measure on (default flat); see footfall ground --help"
@@ -96,7 +97,7 @@ def passthrough_argv(args: argparse.Namespace, actions: list[argparse.Action]) -
         same = (list(value) == list(action.default)
                 if isinstance(value, (list, tuple)) and isinstance(action.default, (list, tuple))
                 else value == action.default)
-        if value is None or (same and not action.always):
+        if value is None or (same and not vars(action)["always"]):
             continue
         values = value if isinstance(value, (list, tuple)) else [value]
         argv += [flag, *(str(v) for v in values)]

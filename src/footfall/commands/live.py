@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from footfall.live.loop import LiveLoop, load_target, unique_names
     from footfall.live.natnet_client import NatNetClient
     from footfall.live.record import Recorder
-    from footfall.live.sources import ReplaySource
+    from footfall.live.sources import ReplaySource, Source
 
     # The network thread and the loop share the GIL: hand it over every 1 ms instead of 5 ms,
     # so a frame waiting for the loop is not held up behind a burst of packets.
@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         from footfall.humanoid import load_mapping
 
         mapping = {k: v for k, v in load_mapping(args.mapping).items() if v is not None}
+    source: Source
     if args.replay:
         source = ReplaySource(bvh.load(args.replay))
     else:

@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if output.suffix.lower() == ".bvh":
         bvh.save(clip, output)
     else:
+        assert avatar is not None  # glTF output needs a glTF avatar, checked above
         save_animation(avatar, clip, output, joint_scales=retargeter.joint_scales(),
                        root_scale=retargeter.avatar_scale)
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "

@@ -220,7 +220,8 @@ def _segment(token: str) -> tuple[str, ...]:
             current = best[end]
             if current is None or len(candidate) < len(current):
                 best[end] = candidate
-    return best[count] if best[count] is not None else (token,)
+    found = best[count]
+    return found if found is not None else (token,)
 
 
 def parse_name(name: str) -> ParsedName:

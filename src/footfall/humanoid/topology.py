@@ -84,7 +84,7 @@ class Hierarchy:
 
     def path_between(self, top: int, bottom: int) -> list[int]:
         """Joints strictly between ``top`` and its descendant ``bottom``, top first."""
-        between = []
+        between: list[int] = []
         for joint in self.ancestors(bottom):
             if joint == top:
                 return between[::-1]
@@ -138,11 +138,12 @@ def legs_by_shape(hierarchy: Hierarchy, exclude: Collection[int] = ()) -> dict[s
             branches = [hierarchy.path_between(split, leaf) + [leaf] for leaf in (first, second)]
             if any(joint in excluded for branch in branches for joint in branch):
                 continue
-            legs = [_leg_on_branch(hierarchy, branch) for branch in branches]
-            if legs[0] is None or legs[1] is None:
+            first_leg, second_leg = (_leg_on_branch(hierarchy, branch) for branch in branches)
+            if first_leg is None or second_leg is None:
                 continue
-            left_first = rest[legs[0][2], 0] >= rest[legs[1][2], 0]
+            left_first = rest[first_leg[2], 0] >= rest[second_leg[2], 0]
             order = ("Left", "Right") if left_first else ("Right", "Left")
+            legs = (first_leg, second_leg)
             return {side: ShapeLeg(side, *leg) for side, leg in zip(order, legs, strict=True)}
     return {}
 

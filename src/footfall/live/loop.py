@@ -293,11 +293,11 @@ class LiveLoop:
         now = time.perf_counter()
         encoded: dict[str, list[bytes]] = {}
         for name, sender in self.vmc:
-            character = self._characters.get(name)
-            if character is None or character.pose is None or not sender.due(now):
+            target = self._characters.get(name)
+            if target is None or target.pose is None or not sender.due(now):
                 continue
             if name not in encoded:
-                encoded[name] = character.vmc.datagrams(*character.pose, frame.seconds)
+                encoded[name] = target.vmc.datagrams(*target.pose, frame.seconds)
             sender.send(encoded[name])
         self.stats.latency.append(time.perf_counter() - frame.received)
         self.stats.frames += 1

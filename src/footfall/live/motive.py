@@ -92,7 +92,7 @@ class MotiveSkeleton:
             pending = rest
         index = {b.id: i for i, b in enumerate(order)}
         names = [bone_name(b.name, description.name) for b in order]
-        parents = [index.get(b.parent_id, -1) for b in order]
+        parents = np.array([index.get(b.parent_id, -1) for b in order], dtype=np.int64)
         offsets = np.array([b.offset for b in order]).reshape(-1, 3)
         try:
             skeleton = Skeleton(names, parents, offsets)

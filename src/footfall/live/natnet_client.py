@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from footfall.errors import FootfallError
 from footfall.live import natnet_protocol as proto
-from footfall.live.motive import MotiveSkeleton, choose_skeleton
+from footfall.live.motive import FloatArray, MotiveSkeleton, choose_skeleton
 from footfall.live.sources import LiveFrame, SourceStatus
 from footfall.skeleton import Skeleton
 
@@ -73,7 +73,7 @@ class NatNetClient:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_number: int | None = None
-        self._last_pose = None
+        self._last_pose: tuple[FloatArray, FloatArray] | None = None
         self._mode = bone_poses
         self._reported: set[str] = set()
         self._last_packet = 0.0
@@ -277,13 +277,13 @@ class NatNetClient:
         self._last_number = number
         if frame.models_changed:
             self._request_model(time.monotonic())
-        motive = self.motive
-        if motive is None:
+        current = self.motive
+        if current is None:
             return
-        pose = next((s for s in frame.skeletons if s.id == motive.description.id), None)
+        pose = next((s for s in frame.skeletons if s.id == current.description.id), None)
         if pose is None:
             return  # frames without our skeleton (rigid bodies only)
-        rotations, translations, mode = motive.pose(pose, self._mode, self._last_pose)
+        rotations, translations, mode = current.pose(pose, self._mode, self._last_pose)
         if self._mode == "auto":
             self._mode = mode
         self._last_pose = (rotations, translations)

@@ -20,8 +20,8 @@ from footfall import quat
 from footfall.skeleton import Skeleton, forward_kinematics
 
 SPACING = 1.2  # metres between the source and each avatar along X
-_COMPONENTS = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16,
-               5125: np.uint32, 5126: np.float32}
+_COMPONENTS: dict[int, type[Any]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16,
+                                     5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
 

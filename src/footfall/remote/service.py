@@ -177,8 +177,12 @@ class ControlService:
         """Close every connection and stop the thread."""
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None:
+            def finish() -> None:
+                if not stop.done():
+                    stop.set_result(None)
+
             with contextlib.suppress(RuntimeError):  # loop already closed
-                loop.call_soon_threadsafe(lambda: stop.done() or stop.set_result(None))
+                loop.call_soon_threadsafe(finish)
         if self._thread is not None:
             self._thread.join(timeout)
         self._thread = None

@@ -106,11 +106,12 @@ def correspond(
     for t, name in enumerate(target.names):
         if t not in pairs and name in source.names and name not in taken_sources:
             pairs[t] = source.index(name)
-    limbs = {}
+    limbs: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {}
     for limb, bones in LIMBS.items():
         if all(b in target_map and b in source_map for b in bones):
-            limbs[limb] = (tuple(target.index(target_map[b]) for b in bones),
-                           tuple(source.index(source_map[b]) for b in bones))
+            t_upper, t_lower, t_tip = (target.index(target_map[b]) for b in bones)
+            s_upper, s_lower, s_tip = (source.index(source_map[b]) for b in bones)
+            limbs[limb] = ((t_upper, t_lower, t_tip), (s_upper, s_lower, s_tip))
     order = sorted(pairs)
     return Correspondence(
         target_joints=np.array(order, dtype=np.int64),
@@ -220,10 +221,10 @@ class Measures:
         ankle, toe = [], []
         for side in ("Left", "Right"):
             foot = heights[f"{side}Foot"]
-            toes = heights.get(f"{side}Toes", foot)
-            sole = min(foot, toes)
+            tip = heights.get(f"{side}Toes", foot)
+            sole = min(foot, tip)
             ankle.append(foot - sole)
-            toe.append(toes - sole)
+            toe.append(tip - sole)
         return cls(
             floor=floor,
             hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,

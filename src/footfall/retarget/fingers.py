@@ -215,7 +215,7 @@ def _twist_angle(rotation: FloatArray, axis: FloatArray) -> FloatArray:
     return 2.0 * np.arctan2(along, rotation[..., 0])
 
 
-def _unit(v: ArrayLike, fallback: tuple[float, float, float]) -> FloatArray:
+def _unit(v: ArrayLike, fallback: ArrayLike) -> FloatArray:
     v = np.asarray(v, dtype=np.float64)
     norm = float(np.linalg.norm(v))
     if norm < 1e-9:

@@ -8,6 +8,7 @@ fully batched over frames and characters.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -78,8 +79,8 @@ class Levels:
             return cls(roots, tuple(joints), tuple(parent_list))
         row = {int(j): i for i, j in enumerate(members)}
         ancestors = np.zeros((len(members), len(members)))
-        for i, j in enumerate(members):
-            k = int(j)
+        for i, member in enumerate(members):
+            k = int(member)
             while k >= 0:
                 ancestors[i, row[k]] = 1.0
                 k = int(parents[k])
@@ -116,6 +117,16 @@ def qrotate(q: FloatArray, v: FloatArray) -> FloatArray:
     out[..., 1] = vy + w * ty + (z * tx - x * tz)
     out[..., 2] = vz + w * tz + (x * ty - y * tx)
     return out
+
+
+@overload
+def fk(levels: Levels, rotations: ArrayLike, translations: ArrayLike,
+       positions: Literal[True] = True) -> tuple[FloatArray, FloatArray]: ...
+
+
+@overload
+def fk(levels: Levels, rotations: ArrayLike, translations: ArrayLike,
+       positions: bool) -> tuple[FloatArray, FloatArray | None]: ...
 
 
 def fk(levels: Levels, rotations: ArrayLike, translations: ArrayLike,
@@ -165,7 +176,9 @@ def _fk_rotations_one_frame(levels: Levels, rotations: FloatArray) -> FloatArray
     for j in roots:
         world[j] = local[j]
     for j, p in order:
-        aw, ax, ay, az = world[p]
+        parent = world[p]
+        assert parent is not None  # parents come before their children
+        aw, ax, ay, az = parent
         bw, bx, by, bz = local[j]
         world[j] = [aw * bw - ax * bx - ay * by - az * bz,
                     aw * bx + ax * bw + ay * bz - az * by,

@@ -145,6 +145,7 @@ class Limbs:
         self._hold = PlantedHold()
         self._toe_hold_live = PlantedHold()
         self._last_ankles: FloatArray | None = None
+        self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self.reset_series()
 
     @property
@@ -336,14 +337,14 @@ class Limbs:
         return np.concatenate([ankles, toes], axis=-2), self._rest_heights
 
     def _planted(self, points: FloatArray, rest: FloatArray,
-                 speed: FloatArray | None) -> FloatArray:
+                 speed: FloatArray | None) -> NDArray[np.bool_]:
         """Whether each source foot is planted ``(..., 2)``: one of its contact points
         ``(..., 2, P, 3)`` low and slow (``speed (..., 2, P)``, see ``stance``) — a foot rolling
         over its toes stays planted until the toes leave."""
         low = points[..., 1] - rest < PLANTED_LIFT
         if speed is not None:
             low = low & (speed < PLANTED_SPEED)
-        return low.any(axis=-1)
+        return np.asarray(low.any(axis=-1))  # low is at least 2-D: an array, not a scalar
 
     def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                           sizes: Sizes) -> FloatArray:
@@ -412,10 +413,10 @@ class Limbs:
         for t, s in zip(*self._hip_offset_lists, strict=True):
             shifts.append(list(_rotate_floats(*turn, t[0] * scale - ratio * s[0], 0.0, 0.0)))
         planted = []
-        for k, (foot, heights) in enumerate(zip(points, rest, strict=True)):
+        for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True)):
             planted.append(any(
                 p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
-                for i, (p, h) in enumerate(zip(foot, heights, strict=True))))
+                for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True))))
         return self._hold.one(shifts, planted)
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
@@ -454,6 +455,7 @@ class Limbs:
         stays where it stood instead of sliding onto the mapped path while the heel rises.
         """
         s = sizes.size_ratio
+        assert self._toes is not None  # called only for rigs with toes on both sides
         target_toes, source_toes = self._toes
         source_toe = source_toes.positions(srot, spos)
         floor = sizes.capture_floor
@@ -519,7 +521,7 @@ class Limbs:
 
     def reset_series(self) -> None:
         """Start a new clip for the ``"series"`` toe hold."""
-        self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
+        self._toe_carry = None
 
     def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
         """Joints turned by each limb's upper and lower deltas (twist bones included).
@@ -527,7 +529,10 @@ class Limbs:
         A tip that is not below its lower bone (IK rigs whose feet hang from the root, like
         RobotExpressive) is "detached": it is placed where the lower bone carries it.
         """
-        upper_joints, upper_limbs, lower_joints, lower_limbs = [], [], [], []
+        upper_joints: list[int] = []
+        upper_limbs: list[int] = []
+        lower_joints: list[int] = []
+        lower_limbs: list[int] = []
         detached = []
         for k, (upper, lower, tip) in enumerate(self._t_chain):
             upper_path = self.target.chain(int(lower))

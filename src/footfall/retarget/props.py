@@ -74,7 +74,7 @@ class PropAttachments:
         local = (quat.identity((count,)) if calibration_rotations is None
                  else np.asarray(calibration_rotations, dtype=np.float64))
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
-        chosen = dict(DEFAULT_OFFSETS)
+        chosen: dict[str, ArrayLike] = dict(DEFAULT_OFFSETS)
         chosen.update(offsets or {})
         points = {}
         for point, bone_name in _BONES.items():

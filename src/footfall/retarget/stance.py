@@ -161,6 +161,7 @@ class PlantedHold:
             self.released = values.copy()
             self.planted = np.zeros(planted.shape, dtype=bool)
             self.since = np.full(planted.shape, self.fade)
+        assert self.planted is not None and self.released is not None and self.since is not None
         touchdown = planted & ~self.planted
         release = ~planted & self.planted
         self.released = np.where(release[..., None], self.held, self.released)
@@ -183,7 +184,7 @@ class PlantedHold:
             self.released = np.array(values)
             self.planted = np.zeros(n, dtype=bool)
             self.since = np.full(n, self.fade)
-        assert self.released is not None and self.since is not None
+        assert self.released is not None and self.since is not None and self.planted is not None
         held, released = self.held.tolist(), self.released.tolist()
         was, since = self.planted.tolist(), self.since.tolist()
         fade = self.fade
