@@ -1,5 +1,6 @@
 """Shared fixtures: paths to the real data from ../shared/data (see tests/data/SOURCES.md)."""
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ LEGACY_BVH_NAMES = ("cmu_131_01.bvh", "cmu_131_01_metres.bvh", "games105_walk60.
                     "mixamo_stepping.bvh")
 BVH_FILES = [path for path in ALL_BVH_FILES if path.name in LEGACY_BVH_NAMES]
 AVATAR_FILES = sorted((DATA / "avatars").glob("*.glb"))
+#: Screenshots and other pictures the browser tests leave for a person to look at.
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +25,19 @@ def data_dir() -> Path:
 # file (4 joints: hips, spine, head, one leg) is no humanoid: a clear MappingError is its answer.
 NOT_HUMANOID_BVH = DATA / "bvh" / "pybvh_rotation_first_root.bvh"
 HUMANOID_BVH_FILES = [path for path in ALL_BVH_FILES if path != NOT_HUMANOID_BVH]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """Debian's chromium driven by Playwright (software WebGL), one per test module; each
+    launch starts from a fresh temporary profile."""
+    from playwright import sync_api
+
+    from footfall.viewer.headless import CHROMIUM, CHROMIUM_FLAGS
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: apt-get install chromium (see README)"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()

@@ -12,19 +12,14 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
-from playwright import sync_api
 
+from conftest import ARTIFACTS
 from footfall.viewer.app import DemoApp
-from footfall.viewer.headless import CHROMIUM
-from footfall.viewer.headless import CHROMIUM_FLAGS as FLAGS
 from footfall.viewer.simulation import DemoSettings
-
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 def _free_port() -> int:
@@ -55,17 +50,6 @@ def demo() -> Iterator[DemoApp]:
     app.stop()
     loop.join(timeout=10)
     assert not loop.is_alive()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: apt-get install chromium (see README)"
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        # launch() starts from a fresh temporary profile (the notes' fresh --user-data-dir).
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 def _open(browser, app: DemoApp, width: int, height: int):

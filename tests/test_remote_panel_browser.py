@@ -12,19 +12,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
-from playwright import sync_api
 from websockets.sync.client import connect
 
+from conftest import ARTIFACTS
 from footfall.remote import ControlService
 from footfall.retarget.settings import PARAMETERS
-from footfall.viewer.headless import CHROMIUM
-from footfall.viewer.headless import CHROMIUM_FLAGS as FLAGS
 from remote_loop import ClipLoop, running_service
 
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 SIZES = [(1280, 720), (844, 390), (390, 844)]
 
 
@@ -32,16 +28,6 @@ SIZES = [(1280, 720), (844, 390), (390, 844)]
 def running() -> Iterator[tuple[ControlService, ClipLoop]]:
     with running_service() as pair:
         yield pair
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} missing: apt-get install chromium (see README)"
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        chromium.close()
 
 
 def _wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:

@@ -148,14 +148,7 @@ def _smooth_mean(values: FloatArray, window: int) -> FloatArray:
 def _smooth_above(values: FloatArray, window: int) -> FloatArray:
     """A smooth curve ``(F, ...)`` never below ``values``: moving maximum, then moving average
     (per column along frames)."""
-    if window < 2 or values.shape[0] < 2:
-        return values.copy()
-    half = window // 2
-    pad = [(half, half)] + [(0, 0)] * (values.ndim - 1)
-    dilated = sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0)
-    dilated = dilated.max(axis=-1)
-    averaged = sliding_window_view(np.pad(dilated, pad, mode="edge"), 2 * half + 1, axis=0)
-    return averaged.mean(axis=-1)
+    return _smooth_mean(_smooth_max(values, window), window)
 
 
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
