@@ -224,7 +224,6 @@ class GroundResult:
     before: dict[str, float]
     after: dict[str, float]
     contacts: NDArray[np.bool_]
-    fallback_frames: int = 0
     off_terrain_frames: int = 0
     warnings: list[str] = field(default_factory=list)
     swing_lift_max_m: float = 0.0
@@ -238,7 +237,6 @@ class GroundResult:
             "fps": self.clip.fps,
             "contact_ratio": float(self.contacts.mean()) if self.contacts.size else 0.0,
             "contacts": contact_segments(self.contacts),
-            "fallback_frames": self.fallback_frames,
             "off_terrain_frames": self.off_terrain_frames,
             "swing_lift_max_m": self.swing_lift_max_m,
             "warnings": self.warnings,
@@ -617,7 +615,6 @@ def ground_clip(
     gaps = metrics.ground_gaps(terrain, _points(solved))
     left_terrain = np.any(np.isfinite(_points(solved)[..., 1]) & ~np.isfinite(gaps), axis=-1)
     result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
-    result.fallback_frames = result.off_terrain_frames
     for side, name in enumerate(("left", "right")):
         if left_terrain[:, side].any():
             result.warnings.append(
