@@ -8,10 +8,14 @@ left to right, i.e. the rotation is ``R = R_Z · R_X · R_Y``.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
+#: One quaternion ``(w, x, y, z)`` or vector ``(x, y, z)`` inside compiled kernels.
+Quat4 = tuple[float, float, float, float]
+Vec3 = tuple[float, float, float]
 
 _EPS = 1e-12
 _AXES = {"X": np.eye(3)[0], "Y": np.eye(3)[1], "Z": np.eye(3)[2]}
@@ -325,3 +329,43 @@ def swing_twist(q: ArrayLike, twist_axis: ArrayLike) -> tuple[FloatArray, FloatA
         [np.broadcast_to(q[..., :1], (*shape, 1)), np.broadcast_to(projection, (*shape, 3))], -1))
     swing = mul(q, inv(twist))
     return swing, twist
+
+
+# --- Scalar forms for compiled kernels -------------------------------------------------------
+# The numba kernels (forward kinematics, IK, rays) work one element at a time on tuples; they
+# call these, so the Hamilton product and the rotation are written once for compiled code.
+# Same products and sums in the same order as ``mul`` / ``rotate`` above.
+
+
+@numba.njit(cache=True, inline="always")
+def mul_s(a: Quat4, b: Quat4) -> Quat4:
+    """Hamilton product ``a * b`` of two ``(w, x, y, z)`` tuples (compiled kernels)."""
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    )
+
+
+@numba.njit(cache=True, inline="always")
+def inv_s(q: Quat4) -> Quat4:
+    """Conjugate of a unit ``(w, x, y, z)`` tuple (compiled kernels)."""
+    return (q[0], -q[1], -q[2], -q[3])
+
+
+@numba.njit(cache=True, inline="always")
+def rotate_s(q: Quat4, v: Vec3) -> Vec3:
+    """Rotate the vector tuple ``v`` by the unit quaternion tuple ``q`` (compiled kernels)."""
+    w, x, y, z = q
+    vx, vy, vz = v
+    tx = 2.0 * (y * vz - z * vy)
+    ty = 2.0 * (z * vx - x * vz)
+    tz = 2.0 * (x * vy - y * vx)
+    return (
+        vx + w * tx + (y * tz - z * ty),
+        vy + w * ty + (z * tx - x * tz),
+        vz + w * tz + (x * ty - y * tx),
+    )
