@@ -90,7 +90,8 @@ def _print_own_warnings(command: str, caught: list[warnings.WarningMessage]) -> 
     causes the readers check and report themselves) are dropped."""
     for item in caught:
         if type(item.message).__module__.startswith("footfall"):
-            print(f"footfall {command}: warning: {_one_line(item.message)}", file=sys.stderr)
+            message = item.message if isinstance(item.message, Warning) else Warning(item.message)
+            print(f"footfall {command}: warning: {_one_line(message)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -539,6 +539,8 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
     gltf = avatar.document
+    if gltf is None:
+        raise GLTFError(f"{path}: the avatar holds no glTF document to read animations from")
     if not 0 <= animation < len(gltf.animations):
         raise GLTFError(f"{path}: animation {animation} does not exist "
                         f"({len(gltf.animations)} animations)")
@@ -562,7 +564,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             return np.zeros((accessor.count, width))
         view = gltf.bufferViews[accessor.bufferView]
         if view.buffer not in buffers:
-            buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, path)
+            buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, Path(path))
         data = buffers[view.buffer]
         stride = view.byteStride or 4 * width
         start = (view.byteOffset or 0) + (accessor.byteOffset or 0)

@@ -111,7 +111,7 @@ def _parse_piece(text: bytes, width: int) -> np.ndarray | None:
             return None
         decimals = ends - dot_positions - 1
         every_dot = True
-        dots = 1
+        dots: np.ndarray | int = 1
     else:
         owner = np.searchsorted(ends, dot_positions, side="right")
         if np.any(np.diff(owner) == 0):

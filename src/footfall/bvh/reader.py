@@ -271,7 +271,7 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
         offsets=offsets,
         end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None},
     )
-    zero_column = data.shape[1]  # stands in for rotation axes a joint has no channel for
+    zero_column = int(data.shape[1])  # stands in for rotation axes a joint has no channel for
     positions = np.broadcast_to(offsets, (frames, count, 3)).copy()
     pos_joint, pos_axis, pos_column = [], [], []
     rotating: list[int] = []
@@ -279,7 +279,7 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     rot_columns: list[list[int]] = []
     column = 0
     for index, joint in enumerate(joints):
-        axis_columns = {}
+        axis_columns: dict[str, int] = {}
         for name in joint.channels:
             if name.endswith("position"):
                 pos_joint.append(index)
@@ -296,17 +296,17 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     positions[:, pos_joint, pos_axis] = data[:, pos_column]
     if not rotating:
         return Clip(skeleton, quat.identity((frames, count)), positions, fps)
-    index = np.array(rot_columns)
-    first = int(index[0, 0])
-    if index.max() < zero_column and np.array_equal(
-        index.ravel(), np.arange(first, first + index.size)
+    columns = np.array(rot_columns, dtype=np.intp)
+    first = int(columns[0, 0])
+    if columns.max() < zero_column and np.array_equal(
+        columns.ravel(), np.arange(first, first + columns.size)
     ):
         # The usual layout, rotation channels side by side in order: convert them in place.
-        angles = data[:, first : first + index.size].reshape(frames, len(rotating), 3)
+        angles = data[:, first : first + columns.size].reshape(frames, len(rotating), 3)
     else:
-        if index.max() == zero_column:
+        if columns.max() == zero_column:
             data = np.concatenate([data, np.zeros((frames, 1))], axis=1)
-        angles = data[:, index]
+        angles = data[:, columns]
     rotation = _euler_to_quat(angles, orders)
     if len(rotating) == count:
         return Clip(skeleton, rotation, positions, fps)
@@ -580,16 +580,16 @@ def load(
         parsed = motion.read_motion(lines, start, name, width, len(joints))
     data, frame_time, fps = parsed
     try:
-        raw = _build_clip(joints, data, fps)
+        read = _build_clip(joints, data, fps)
     except SkeletonError as error:
         raise BVHError(f"{name}: {error}") from None
 
-    up_axis, raw_height = _measure(raw, up)
+    up_axis, raw_height = _measure(read, up)
     if scale == "auto":
         unit, factor = units.choose_scale(raw_height)
     else:
         unit, factor = "given", float(scale)
-    clip = _convert(raw, factor, up_axis == "z")
+    clip = _convert(read, factor, up_axis == "z")
     _check_reach(clip, name, factor)
     if not return_info:
         return clip

@@ -27,7 +27,7 @@ _ANIMATED_TOLERANCE = 1e-9
 def depth_first_order(skeleton: Skeleton) -> list[int]:
     """Joint indices in the order a BVH file lists them (roots and children by index)."""
     children: list[list[int]] = [[] for _ in range(skeleton.joint_count)]
-    roots = []
+    roots: list[int] = []
     for joint, parent in enumerate(skeleton.parents):
         (roots if parent < 0 else children[parent]).append(joint)
     order: list[int] = []
@@ -104,7 +104,7 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
     rotation_channels = " ".join(f"{axis}rotation" for axis in order)
 
     out = ["HIERARCHY"]
-    depth_of = {}
+    depth_of: dict[int, int] = {}
     open_joints: list[int] = []  # joints whose block is still open, innermost last
     for joint in joints:
         parent = int(skeleton.parents[joint])

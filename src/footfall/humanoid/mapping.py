@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
+from typing import Any
 
 from footfall.errors import MappingError
 from footfall.humanoid import naming
@@ -176,7 +177,7 @@ def save_mapping(path: PathArg, mapping: Mapping[str, str | None]) -> None:
 
 
 def _validated(
-    data: dict[object, object], names: Sequence[str] | None, where: str
+    data: Mapping[Any, object], names: Sequence[str] | None, where: str
 ) -> dict[str, str | None]:
     unknown = [key for key in data if key not in HUMAN_BONES]
     if unknown:

@@ -295,7 +295,10 @@ def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None =
     if action.needs_frame and frame is None:
         raise SettingsError(f"action {name!r} needs the current source frame")
     method = getattr(retargeter, action.method)
-    return method(*frame, *values) if action.needs_frame else method(*values)
+    if action.needs_frame:
+        assert frame is not None  # checked above
+        return method(*frame, *values)
+    return method(*values)
 
 
 def _known(name: str) -> Parameter:
