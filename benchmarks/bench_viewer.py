@@ -28,8 +28,8 @@ import numpy as np
 from playwright.sync_api import sync_playwright
 
 import footfall
+from footfall.bunny.mesh import unit_sphere
 from footfall.viewer.app import DemoApp
-from footfall.viewer.bunny_mesh import unit_sphere
 from footfall.viewer.headless import CHROMIUM
 from footfall.viewer.headless import CHROMIUM_FLAGS as FLAGS
 from footfall.viewer.simulation import DT, DemoSettings

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from footfall import quat
+from footfall.bunny.mesh import FUR
 from footfall.cli import main
 from footfall.errors import SettingsError
 from footfall.render import RenderOptions, hangul_font, projected_ellipses, render
-from footfall.viewer.bunny_mesh import FUR
 from footfall.viewer.scene import GAP_COLOR, RAY_COLOR, marker_instances
 from footfall.viewer.simulation import DT, DemoSettings, DemoSimulation
 

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from footfall import quat
 from footfall.bunny import bunny_skeleton, sole_points
+from footfall.bunny.mesh import build_bunny_parts, part_table, unit_sphere
 from footfall.errors import SettingsError
 from footfall.skeleton import forward_kinematics
-from footfall.viewer.bunny_mesh import build_bunny_parts, part_table, unit_sphere
 from footfall.viewer.controls import PendingChanges, readout_markdown
 from footfall.viewer.i18n import STRINGS, check_language, detect_language, text
 from footfall.viewer.scene import (

@@ -2,7 +2,7 @@
 
 The same simulation as ``footfall demo`` (:class:`footfall.viewer.simulation.DemoSimulation`),
 seen from the side with matplotlib: the ground profile under the bunnies, the bushes behind, both
-bunnies (every ellipsoid of :mod:`footfall.viewer.bunny_mesh` projected exactly onto the side
+bunnies (every ellipsoid of :mod:`footfall.bunny.mesh` projected exactly onto the side
 plane, far parts first), the left bunny's light-blue rays with hit dots, and red bars under the
 right bunny's floating feet. GIFs are written with Pillow (no ffmpeg needed); MP4 needs ffmpeg
 through ``imageio-ffmpeg``.
@@ -24,8 +24,8 @@ from matplotlib.patches import Ellipse
 from PIL import Image
 
 from footfall import quat
+from footfall.bunny.mesh import FUR, part_table
 from footfall.errors import SettingsError
-from footfall.viewer.bunny_mesh import FUR, part_table
 from footfall.viewer.i18n import check_language, text
 from footfall.viewer.scene import GAP_COLOR, RAY_COLOR, bush_instances, marker_instances
 from footfall.viewer.simulation import DT, DemoFrame, DemoSettings, DemoSimulation

@@ -3,7 +3,7 @@
 The data path: :mod:`~footfall.viewer.simulation` (terrain + walkers, fixed 1/60 s steps, no
 drawing) → :mod:`~footfall.viewer.scene` (viser meshes, batched) and
 :mod:`~footfall.viewer.controls` (panel and readout) → :mod:`~footfall.viewer.app` (the 60 Hz
-loop). :mod:`~footfall.viewer.bunny_mesh` builds the bunny from code; :mod:`~footfall.viewer.i18n`
+loop). :mod:`~footfall.bunny.mesh` builds the bunny from code; :mod:`~footfall.viewer.i18n`
 holds the Korean and English strings.
 """
 

@@ -18,8 +18,8 @@ from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.bunny import PROPORTIONS
+from footfall.bunny.mesh import FUR, part_table, unit_sphere
 from footfall.terrain import Terrain
-from footfall.viewer.bunny_mesh import FUR, part_table, unit_sphere
 from footfall.viewer.i18n import text
 from footfall.viewer.simulation import DemoFrame, DemoSimulation
 
