@@ -18,7 +18,7 @@ import numpy as np
 
 from footfall.bunny import bunny_skeleton
 from footfall.terrain import scene
-from footfall.walker import StepWalker
+from footfall.gait.stepping import StepWalker
 
 DT = 1.0 / 60.0
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from footfall import quat
 from footfall.bunny import PROPORTIONS, bunny_skeleton
 from footfall.errors import SettingsError, SkeletonError
+from footfall.gait.stepping import StepWalker
 from footfall.grounding import (
     GroundingParams,
     GroundingPipeline,
@@ -29,7 +30,6 @@ from footfall.grounding import (
 )
 from footfall.skeleton import forward_kinematics
 from footfall.terrain import scene
-from footfall.walker import StepWalker
 
 SKELETON = bunny_skeleton()
 

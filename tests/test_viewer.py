@@ -14,6 +14,7 @@ from footfall import quat
 from footfall.bunny import bunny_skeleton, sole_points
 from footfall.bunny.mesh import build_bunny_parts, part_table, unit_sphere
 from footfall.errors import SettingsError
+from footfall.gait.stepping import StepWalker
 from footfall.skeleton import forward_kinematics
 from footfall.viewer.controls import PendingChanges, readout_markdown
 from footfall.viewer.i18n import STRINGS, check_language, detect_language, text
@@ -30,11 +31,10 @@ from footfall.viewer.scene import (
     unit_cylinder,
 )
 from footfall.viewer.simulation import (
-    BLOCK_FRAMES,
     DT,
+    WALKERS,
     DemoSettings,
     DemoSimulation,
-    available_walkers,
     measure_sole_gaps,
 )
 
@@ -149,7 +149,7 @@ def test_bad_settings_name_the_field(field: str, value: object, named: str) -> N
 
 
 def test_walker_choices_always_offer_seed_000_stepping() -> None:
-    assert available_walkers()[0] == "stepping"
+    assert WALKERS[0] == "stepping"
 
 
 def test_pending_changes_merge_until_taken() -> None:
@@ -348,13 +348,14 @@ def test_pelvis_switch_reaches_the_walker() -> None:
 
 @pytest.mark.parametrize("walker", ["stepping", "gait"])
 def test_demo_simulates_ahead_in_blocks_and_a_switch_acts_on_the_next_frame(walker: str) -> None:
-    """The demo hands out frames simulated BLOCK_FRAMES at a time; they equal frames stepped one
+    """The demo hands out frames simulated a block at a time; they equal frames stepped one
     by one, and a control change mid-block rewinds: the very next frame already obeys it (the
     procedural walk replays from its copy taken before the block)."""
     sim = DemoSimulation(DemoSettings(walker=walker))
     reference = DemoSimulation(DemoSettings(walker=walker))  # stepped one frame at a time
-    assert BLOCK_FRAMES > 1
-    shown = BLOCK_FRAMES + BLOCK_FRAMES // 2  # stop in the middle of the second block
+    block = StepWalker.block_frames
+    assert block > 1
+    shown = block + block // 2  # stop in the middle of the second block
     for _ in range(shown):
         frame = sim.step()
         want = reference.walker.step(DT)
@@ -364,24 +365,24 @@ def test_demo_simulates_ahead_in_blocks_and_a_switch_acts_on_the_next_frame(walk
         demo.settings.ik_left = False
         demo.settings.speed = 1.1
         demo.apply()
-    for _ in range(BLOCK_FRAMES + 3):
+    for _ in range(block + 3):
         frame = sim.step()
         want = reference.walker.step(DT)
         assert not frame.ik[0]
         assert np.array_equal(frame.global_positions, want.global_positions)
         assert np.array_equal(frame.sole_gap, measure_sole_gaps(
             reference.terrain, want.global_rotations, want.global_positions, FEET))
-    np.testing.assert_allclose(sim.time, (shown + BLOCK_FRAMES + 3) * DT, rtol=1e-12)
+    np.testing.assert_allclose(sim.time, (shown + block + 3) * DT, rtol=1e-12)
 
 
 def test_procedural_walk_blocks_need_whole_ticks() -> None:
     sim = DemoSimulation(DemoSettings(walker="gait"))
     block = sim.walker.step_frames(2 * DT, 4)  # two ticks a frame: fine
     assert block.global_positions.shape[:2] == (4, 2)
-    ticks = sim.walker.grounded.walker.clock.ticks
+    ticks = sim.walker.walker.clock.ticks
     with pytest.raises(SettingsError, match="whole walk-clock ticks"):
         sim.walker.step_frames(0.025, 4)  # 1, 2, 1, 2 ticks
-    assert sim.walker.grounded.walker.clock.ticks == ticks  # the failed call changed nothing
+    assert sim.walker.walker.clock.ticks == ticks  # the failed call changed nothing
     with pytest.raises(SettingsError, match="frames must be"):
         sim.walker.step_frames(DT, 0)
     with pytest.raises(SettingsError, match="rewind: frame 4"):
@@ -416,7 +417,7 @@ def test_app_reports_a_busy_port_and_serves_on_a_free_one() -> None:
 
 
 def test_procedural_walk_cycle_is_offered_and_walks_the_course() -> None:
-    assert "gait" in available_walkers()
+    assert "gait" in WALKERS
     sim = DemoSimulation(DemoSettings(walker="gait"))
     start = sim.frame.global_positions[:, 0, 0].copy()
     for _ in range(240):

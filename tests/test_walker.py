@@ -7,9 +7,9 @@ import pytest
 
 from footfall.bunny import bunny_skeleton
 from footfall.errors import SkeletonError
+from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams, Leg
 from footfall.terrain import scene
-from footfall.walker import StepWalker
 
 SKELETON = bunny_skeleton()
 LEGS = {

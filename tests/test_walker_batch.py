@@ -12,12 +12,12 @@ from conftest import DATA
 from footfall import bvh, quat
 from footfall.bunny import bunny_skeleton
 from footfall.errors import SkeletonError
+from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
 from footfall.grounding.foot_align import _between_up
 from footfall.grounding.levels import LevelFK
 from footfall.skeleton import forward_kinematics
 from footfall.terrain import scene
-from footfall.walker import StepWalker
 
 SKELETON = bunny_skeleton()
 BIG = 40

@@ -24,11 +24,11 @@ import numpy as np
 
 from footfall import metrics
 from footfall.bunny import PROPORTIONS, bunny_skeleton
+from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
 from footfall.skeleton import Skeleton
 from footfall.terrain import scene
 from footfall.terrain.hits import RayHits
-from footfall.walker import StepWalker
 
 STEP_HEIGHTS = (0.05, 0.10, 0.15, 0.20, 0.25)
 WALKERS = ("no_ik", "all_on", "no_tread_snap", "no_pelvis", "no_foot_align")

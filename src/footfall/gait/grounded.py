@@ -9,12 +9,17 @@ tread snapping work on the generated walk exactly as on any animation.
 
 from __future__ import annotations
 
+import copy
 import math
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from footfall.errors import SettingsError
 from footfall.gait.params import GaitParams
+from footfall.gait.stride import step_length
 from footfall.gait.walker import ProceduralWalker, WalkFrame
 from footfall.grounding import (
     DEFAULT_PARAMS,
@@ -23,6 +28,7 @@ from footfall.grounding import (
     GroundingParams,
     GroundingPipeline,
 )
+from footfall.grounding.pipeline import frame_at
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
@@ -38,13 +44,22 @@ def foot_plan(frame: WalkFrame) -> FootPlan:
 
 
 class GroundedWalker:
-    """K procedural walkers grounded on ``terrain`` (batched; fixed 1/60 s ticks).
+    """K procedural walkers grounded on ``terrain`` (batched; fixed 1/60 s ticks): a
+    :class:`~footfall.gait.protocol.Walker`.
 
     Args:
         terrain: the ground.
         skeleton, count, params, start, heading, cycle: as :class:`ProceduralWalker`.
         grounding: one :class:`GroundingParams` or one per character.
+        ik: per-character leg IK switch (settable: ``walker.ik[k] = False``).
+        speed: ground speed on level ground, m/s (None: the gait parameters' step rate). Speed
+            maps to the step rate — ground speed = step length × step rate (seed 004) — so the
+            walk keeps its stride and steps faster or slower.
     """
+
+    #: Frames per :meth:`step_frames` call in a live view: the walk cycle itself runs frame by
+    #: frame (1.7 ms each), so a long block would stall one tick; four keep every tick short.
+    block_frames = 4
 
     def __init__(
         self,
@@ -57,18 +72,84 @@ class GroundedWalker:
         start: ArrayLike = (0.0, 0.0, 0.0),
         heading: ArrayLike = math.pi / 2,
         cycle: ArrayLike = 0.0,
+        ik: bool | ArrayLike = True,
+        speed: float | None = None,
     ) -> None:
         self.terrain = terrain
         self.walker = ProceduralWalker(skeleton, count, params, start=start, heading=heading,
                                        cycle=cycle, flat_floor=True)
         self.pipeline = GroundingPipeline(self.walker.skeleton, terrain, count, grounding)
+        self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))
+        if speed is not None:
+            self.speed = speed
+        self._snapshot: tuple[ProceduralWalker, float, int] | None = None  # before last batch
 
-    def step(self, frame_s: float = 1 / 60) -> tuple[WalkFrame, GroundedFrame]:
-        """Advance one rendered frame; the animated (flat) frame and the grounded one."""
-        before = self.walker.clock.ticks
-        animated = self.walker.step(frame_s, self.terrain)
-        elapsed = (self.walker.clock.ticks - before) * self.walker.clock.step_s
-        return animated, self._ground(animated, elapsed)
+    @property
+    def speed(self) -> float:
+        """Ground speed on level ground, m/s: step length × step rate."""
+        walker = self.walker
+        return float(step_length(walker.leg_length, walker.params.stride)
+                     * walker.params.step_rate_hz)
+
+    @speed.setter
+    def speed(self, speed: float | ArrayLike) -> None:
+        value = float(np.asarray(speed, dtype=np.float64).reshape(-1)[0])
+        if not (math.isfinite(value) and value >= 0.0):
+            raise SettingsError(f"walker speed must be finite and ≥ 0; got {speed!r}")
+        walker = self.walker
+        length = float(step_length(walker.leg_length, walker.params.stride))
+        walker.params = replace(walker.params, step_rate_hz=value / length)
+
+    @property
+    def params(self) -> Any:
+        """The grounding parameters (assign one GroundingParams or one per character)."""
+        return self.pipeline.params
+
+    @params.setter
+    def params(self, params: GroundingParams | list[GroundingParams]) -> None:
+        self.pipeline.params = params
+
+    def step(self, dt: float = 1 / 60) -> GroundedFrame:
+        """Advance one rendered frame: the walk cycle on flat ground, then grounded."""
+        return frame_at(self.step_frames(dt, 1), 0)
+
+    def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> GroundedFrame:
+        """``frames`` steps of ``dt`` (a whole number of walk-clock ticks each): the walk cycle
+        frame by frame (it keeps footstep locks), the grounding of all of them in one batched
+        call. The same frames as :meth:`step`; arrays ``(T, K, ...)``. :meth:`rewind` goes back
+        to any of them."""
+        if frames < 1:
+            raise SettingsError(f"frames must be ≥ 1, got {frames}")
+        walker = self.walker
+        self._snapshot = (copy.deepcopy(walker, self._shared()), float(dt), frames)
+        animated, elapsed = [], []
+        for _ in range(frames):
+            before = walker.clock.ticks
+            animated.append(walker.step(dt, self.terrain))
+            elapsed.append((walker.clock.ticks - before) * walker.clock.step_s)
+        if len(set(elapsed)) != 1:
+            self.walker, self._snapshot = self._snapshot[0], None  # nothing changed
+            raise SettingsError(
+                f"step_frames needs frames of whole walk-clock ticks; dt={dt} s gave {elapsed}"
+            )
+        plans = [foot_plan(a) for a in animated]
+        fields = ("stance", "swing", "plant_xz", "next_plant_xz")
+        plan = FootPlan(**{f: np.stack([getattr(p, f) for p in plans]) for f in fields})
+        rotations = np.stack([a.rotations for a in animated])
+        positions = np.stack([a.positions for a in animated])
+        return self.pipeline.step_frames(rotations, positions, plan, elapsed[0], ik=self.ik)
+
+    def rewind(self, frame: int) -> None:
+        """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch: the walk
+        cycle replays from its copy taken before the batch; the grounding state is restored."""
+        if self._snapshot is None or not 0 <= frame < self._snapshot[2]:
+            raise SettingsError(f"rewind: frame {frame} is not in the last batch")
+        snapshot, dt, _ = self._snapshot
+        walker = copy.deepcopy(snapshot, self._shared())
+        for _ in range(frame + 1):
+            walker.step(dt, self.terrain)
+        self.walker = walker
+        self.pipeline.rewind(frame)
 
     def generate(self, seconds: float) -> list[GroundedFrame]:
         """Grounded frames at 60 fps for ``seconds`` (the start pose, then one per tick)."""
@@ -87,4 +168,10 @@ class GroundedWalker:
 
     def _ground(self, animated: WalkFrame, dt: float) -> GroundedFrame:
         return self.pipeline.step(animated.rotations, animated.positions, foot_plan(animated),
-                                  dt)
+                                  dt, ik=self.ik)
+
+    def _shared(self) -> dict[int, object]:
+        """What a copy of the walk cycle shares with the original (read-only, large)."""
+        walker = self.walker
+        shared = (self.terrain, walker.skeleton, walker.rig, walker.params)
+        return {id(item): item for item in shared}

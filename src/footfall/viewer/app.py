@@ -18,7 +18,7 @@ from footfall.errors import SettingsError
 from footfall.viewer.controls import DemoControls, PendingChanges
 from footfall.viewer.i18n import check_language, text
 from footfall.viewer.scene import CAMERA_FOV, DemoScene, camera_pose, camera_target
-from footfall.viewer.simulation import DT, DemoSettings, DemoSimulation, available_walkers
+from footfall.viewer.simulation import DT, WALKERS, DemoSettings, DemoSimulation
 
 READOUT_EVERY = 15  # frames between readout refreshes (4 per second)
 SMALL_SCREEN = (900, 500)  # windows narrower or lower than this (pixels) start with the panel shut
@@ -77,7 +77,7 @@ class DemoApp:
         self.pending = PendingChanges()
         self.scene = DemoScene(self.server, self.simulation, self.lang)
         self.controls = DemoControls(
-            self.server, self.settings, self.pending, self.lang, available_walkers()
+            self.server, self.settings, self.pending, self.lang, WALKERS
         )
         # The follow view: the world is shifted by ``_offset`` so the bunnies stay where the
         # cameras were placed to look (``_anchor``); the cameras themselves stay still.

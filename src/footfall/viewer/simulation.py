@@ -1,7 +1,7 @@
 """The simulation the demo shows: two bunnies on one terrain, left IK on, right IK off.
 
 No drawing here, so tests, ``footfall render`` and the browser view all run the very same
-simulation. Foot placement itself belongs to :mod:`footfall.walker`; this module only chooses
+simulation. Foot placement itself belongs to :mod:`footfall.gait.stepping`; this module only chooses
 the terrain, starts the walkers, advances them with the fixed time step of SPEC (1/60 s) and keeps
 the live readout (each bunny's current sole gap and its running contact error, both measured on
 the solved skeleton, never on the walker's targets).
@@ -9,20 +9,20 @@ the solved skeleton, never on the walker's targets).
 
 from __future__ import annotations
 
-import copy
-import importlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from footfall.bunny import bunny_skeleton, sole_points
+from footfall.bunny.walk import STEP_STYLE
 from footfall.errors import SettingsError
+from footfall.gait.grounded import GroundedWalker
+from footfall.gait.protocol import Walker
+from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
-from footfall.grounding.pipeline import frame_at, with_frame_axis
+from footfall.grounding.pipeline import GroundedFrame, with_frame_axis
 from footfall.metrics import ground_gaps, sole_world
-from footfall.skeleton import Skeleton
 from footfall.terrain import Terrain, scene
-from footfall.walker import StepWalker
 
 DT = 1.0 / 60.0
 TERRAINS = ("course", "stairs", "hills", "ripples", "slope", "rocks")
@@ -35,9 +35,6 @@ LATERAL_Z = (0.0, 0.0)
 CONTACT_GAP = 0.01  # seed 000 done criterion: a stance sole within 1 cm of the ground
 STAIRS_START = 4.0  # the stairs scene's first riser, metres (both bunnies start before it)
 END_MARGIN = 1.5  # restart when the leading bunny is this close to the terrain's end
-#: Frames simulated ahead in one batched call (0.5 s at 60 Hz): one call for 30 frames costs
-#: about twice one call for one frame. A control change drops the frames not yet shown.
-BLOCK_FRAMES = 30
 
 
 @dataclass
@@ -131,131 +128,14 @@ def build_terrain(name: str, step_height: float) -> Terrain:
     return scene(name, **params)
 
 
-def available_walkers() -> tuple[str, ...]:
-    """The walker choices installed: seed 000 stepping always, the procedural walk cycle when
-    :mod:`footfall.gait` offers its grounded walker."""
-    try:
-        grounded = importlib.import_module("footfall.gait.grounded")
-    except ImportError:
-        return ("stepping",)
-    return ("stepping", "gait") if hasattr(grounded, "GroundedWalker") else ("stepping",)
-
-
-class GaitStepper:
-    """Seed 004's procedural walk cycle (:mod:`footfall.gait`) behind the StepWalker interface
-    the demo drives: ``step(dt)`` → grounded frame, settable ``ik`` (K,), ``speed``, ``params``.
-
-    Speed maps to the step rate: ground speed = step length × step rate (seed 004), so the
-    walk keeps its stride and steps faster or slower.
-    """
-
-    #: Frames per :meth:`step_frames` call in the demo: the walk cycle itself runs frame by frame
-    #: (1.7 ms each), so a long block would stall one tick; four keep every tick short.
-    block_frames = 4
-
-    def __init__(
-        self,
-        skeleton: Skeleton,
-        terrain: Terrain,
-        ik: list[bool],
-        start_x: list[float],
-        speed: float,
-        params: GroundingParams,
-    ) -> None:
-        from footfall.gait.grounded import GroundedWalker, foot_plan
-
-        self._foot_plan = foot_plan
-        starts = [(x, 0.0, z) for x, z in zip(start_x, LATERAL_Z, strict=True)]
-        self.terrain = terrain
-        self.grounded = GroundedWalker(
-            terrain, skeleton, count=len(start_x), grounding=params, start=starts
-        )
-        self.ik = np.array(ik, bool)
-        self.speed = speed
-        self._snapshot: tuple | None = None  # the walk cycle before the last batch
-
-    @property
-    def speed(self) -> float:
-        """Ground speed on level ground, m/s."""
-        return self._speed
-
-    @speed.setter
-    def speed(self, speed: float) -> None:
-        from footfall.gait.stride import step_length
-
-        walker = self.grounded.walker
-        length = float(step_length(walker.leg_length, walker.params.stride))
-        walker.params = replace(walker.params, step_rate_hz=float(speed) / length)
-        self._speed = float(speed)
-
-    @property
-    def params(self) -> object:
-        """The grounding parameters (assign one GroundingParams for every bunny)."""
-        return self.grounded.pipeline.params
-
-    @params.setter
-    def params(self, params: GroundingParams) -> None:
-        self.grounded.pipeline.params = params
-
-    def step(self, dt: float):
-        """Advance one frame: the walk cycle on flat ground, then grounded (IK per bunny)."""
-        return frame_at(self.step_frames(dt, 1), 0)
-
-    def step_frames(self, dt: float, frames: int):
-        """``frames`` steps of ``dt`` (a whole number of 1/60 s ticks each): the walk cycle frame
-        by frame (it keeps footstep locks), the grounding of all of them in one batched call.
-        The same frames as :meth:`step`; arrays ``(T, K, ...)``. :meth:`rewind` goes back to any
-        of them."""
-        if frames < 1:
-            raise SettingsError(f"frames must be ≥ 1, got {frames}")
-        walker = self.grounded.walker
-        self._snapshot = (copy.deepcopy(walker, self._shared()), float(dt), frames)
-        animated, elapsed = [], []
-        for _ in range(frames):
-            before = walker.clock.ticks
-            animated.append(walker.step(dt, self.terrain))
-            elapsed.append((walker.clock.ticks - before) * walker.clock.step_s)
-        if len(set(elapsed)) != 1:
-            self.grounded.walker, self._snapshot = self._snapshot[0], None  # nothing changed
-            raise SettingsError(
-                f"step_frames needs frames of whole walk-clock ticks; dt={dt} s gave {elapsed}"
-            )
-        plans = [self._foot_plan(a) for a in animated]
-        fields = ("stance", "swing", "plant_xz", "next_plant_xz")
-        plan = type(plans[0])(**{f: np.stack([getattr(p, f) for p in plans]) for f in fields})
-        rotations = np.stack([a.rotations for a in animated])
-        positions = np.stack([a.positions for a in animated])
-        return self.grounded.pipeline.step_frames(
-            rotations, positions, plan, elapsed[0], ik=self.ik
-        )
-
-    def rewind(self, frame: int) -> None:
-        """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch: the walk
-        cycle replays from its copy taken before the batch; the grounding state is restored."""
-        if self._snapshot is None or not 0 <= frame < self._snapshot[2]:
-            raise SettingsError(f"rewind: frame {frame} is not in the last batch")
-        snapshot, dt, _ = self._snapshot
-        walker = copy.deepcopy(snapshot, self._shared())
-        for _ in range(frame + 1):
-            walker.step(dt, self.terrain)
-        self.grounded.walker = walker
-        self.grounded.pipeline.rewind(frame)
-
-    def _shared(self) -> dict[int, object]:
-        """What a copy of the walk cycle shares with the original (read-only, large)."""
-        walker = self.grounded.walker
-        shared = (self.terrain, walker.skeleton, walker.rig, walker.params)
-        return {id(item): item for item in shared}
-
-
 class DemoSimulation:
     """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
 
     Change :attr:`settings` and call :meth:`apply` for the cheap switches (IK, pelvis, speed) or
     :meth:`rebuild` for the ones that need a new terrain or walker.
 
-    Fixed steps are simulated :data:`BLOCK_FRAMES` at a time (one batched pipeline call,
-    :meth:`footfall.walker.StepWalker.step_frames`) and handed out one per :meth:`step`; the
+    Fixed steps are simulated the walker's ``block_frames`` at a time (one batched call,
+    :meth:`footfall.gait.stepping.StepWalker.step_frames`) and handed out one per :meth:`step`; the
     frames are the same as stepping one by one. :meth:`apply` rewinds the walker to the frame
     last shown and drops the rest, so a switch takes effect on the very next frame.
     """
@@ -279,13 +159,15 @@ class DemoSimulation:
         self._shown = 0  # frames of the current block handed out
         self.frame = self._observe(self.walker.step(0.0))
 
-    def _make_walker(self):
+    def _make_walker(self) -> Walker:
         s = self.settings
         start = [START_X, START_X + AHEAD_X]
         ik = [s.ik_left, False]
         params = GroundingParams(pelvis=s.pelvis)
         if s.walker == "gait":
-            return GaitStepper(self.skeleton, self.terrain, ik, start, s.speed, params)
+            starts = [(x, 0.0, z) for x, z in zip(start, LATERAL_Z, strict=True)]
+            return GroundedWalker(self.terrain, self.skeleton, count=2, grounding=params,
+                                  start=starts, ik=ik, speed=s.speed)
         return StepWalker(
             self.skeleton,
             self.terrain,
@@ -295,6 +177,7 @@ class DemoSimulation:
             start_x=start,
             speed=s.speed,
             params=params,
+            style=STEP_STYLE,
         )
 
     def apply(self) -> None:
@@ -312,10 +195,10 @@ class DemoSimulation:
             self.walker.rewind(self._shown - 1)
             self._ahead = []
 
-    def _observe(self, walker_frame) -> DemoFrame:
+    def _observe(self, walker_frame: GroundedFrame) -> DemoFrame:
         return self._observe_block(with_frame_axis(walker_frame), self.time)[0]
 
-    def _observe_block(self, block, start_time: float) -> list[DemoFrame]:
+    def _observe_block(self, block: GroundedFrame, start_time: float) -> list[DemoFrame]:
         """DemoFrames for a walker block ``(T, K, ...)``; frame t is at ``start_time + t·DT``."""
         rot = np.asarray(block.global_rotations)
         pos = np.asarray(block.global_positions)
@@ -345,10 +228,9 @@ class DemoSimulation:
         """Advance by ``dt`` seconds (one fixed step) unless paused; return what to show."""
         if self.settings.paused:
             return self.frame
-        if dt == DT and hasattr(self.walker, "step_frames"):
+        if dt == DT:
             if self._shown >= len(self._ahead):
-                size = getattr(self.walker, "block_frames", BLOCK_FRAMES)
-                block = self.walker.step_frames(DT, size)
+                block = self.walker.step_frames(DT, self.walker.block_frames)
                 self._ahead = self._observe_block(block, self.time + DT)
                 self._shown = 0
             frame = self._ahead[self._shown]

@@ -8,8 +8,9 @@ play the same flat walk with the body following the ground under it (seed 000's 
 seed 002's group A).
 
 It works for any two-legged skeleton: the bunny of :mod:`footfall.bunny` or a humanoid loaded
-from BVH (legs found by :func:`footfall.humanoid.find_legs`). Walk sizes scale with the leg
-length against the bunny's 0.37 m.
+from BVH (legs found by :func:`footfall.humanoid.find_legs`). The walk's sizes are a
+:class:`StepStyle` in leg lengths (seed 000's by default); a character adds its own upper-body
+sway by joint name (the bunny's: :data:`footfall.bunny.walk.STEP_STYLE`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
-from footfall.bunny import PROPORTIONS
 from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
 from footfall.grounding.levels import LevelFK
@@ -34,16 +34,31 @@ from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
 
-#: Seed 000's bunny walk, in leg lengths: pelvis-to-ankle height while walking (0.35 / 0.37),
-#: step length (0.62 / 0.37), pelvis bob (0.02 / 0.37).
-WALK_HEIGHT = (PROPORTIONS.walk_pelvis_height - PROPORTIONS.hip_drop - PROPORTIONS.ankle_height) / (
-    PROPORTIONS.leg_length
-)
-STEP_LENGTH = PROPORTIONS.step_length / PROPORTIONS.leg_length
-BOB = 0.02 / PROPORTIONS.leg_length
-#: Softness of the min() that keeps the flat-walk pelvis reachable, in leg lengths.
-PELVIS_SOFTNESS = 0.01 / PROPORTIONS.leg_length
 MAX_DT = 0.05
+#: Seed 000's leg length (metres), the unit its walk measures were given in.
+_SEED_LEG = 0.37
+
+
+@dataclass(frozen=True)
+class StepStyle:
+    """The stepping walk in leg lengths, so it fits any skeleton (defaults: seed 000's walk).
+
+    pelvis_height: hip joints above the ankles while walking (seed 000: 0.53 m pelvis − 0.08 m
+    hip drop − 0.10 m ankle = 0.35 m); step_length: 0.62 m; bob: pelvis bob amplitude, 0.02 m;
+    pelvis_softness: softness of the min() that keeps the pelvis reachable, 0.01 m;
+    swing_lift: the swing curve's (start, peak) lift, 0.02 and 0.09 m; all ÷ 0.37 m.
+    sway: ``(joint name, lean, swing amplitude)`` radians about x, posed where the skeleton
+    has the joint (lean + amplitude · sin(2π · walk phase)).
+    """
+
+    pelvis_height: float = 0.35 / _SEED_LEG
+    step_length: float = 0.62 / _SEED_LEG
+    bob: float = 0.02 / _SEED_LEG
+    pelvis_softness: float = 0.01 / _SEED_LEG
+    swing_lift: tuple[float, float] = (0.02 / _SEED_LEG, 0.09 / _SEED_LEG)
+    sway: tuple[tuple[str, float, float], ...] = (("Spine", 0.07, 0.0),)
+
+
 #: Walking direction +X: the character's +Z forward turned about +Y by 90°.
 HEADING = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
 
@@ -71,7 +86,12 @@ class StepWalker:
         lateral_z: ``(K,)`` world z of each character's walking line, metres.
         start_x: ``(K,)`` world x of each character at time 0, metres.
         speed: ground speed, m/s (scalar or ``(K,)``; settable).
+        style: the walk's sizes and sway (:class:`StepStyle`).
     """
+
+    #: Frames per :meth:`step_frames` call a live view should simulate ahead (0.5 s at 60 Hz:
+    #: one call for 30 frames costs about twice one call for one frame).
+    block_frames = 30
 
     def __init__(
         self,
@@ -85,7 +105,9 @@ class StepWalker:
         start_x: ArrayLike | None = None,
         speed: float | ArrayLike = 0.75,
         legs: Any = None,
+        style: StepStyle = StepStyle(),
     ) -> None:
+        self.style = style
         self.pipeline = GroundingPipeline(skeleton, terrain, count, params, legs)
         self.skeleton = skeleton
         self.count = count
@@ -98,7 +120,6 @@ class StepWalker:
         self._history = (self.distance[None].copy(), np.zeros(1))  # per frame of the last batch
         pipe = self.pipeline
         self.leg_length = float(pipe.leg_length.mean())
-        self.scale = self.leg_length / PROPORTIONS.leg_length
         rest = skeleton.rest_positions()
         root = pipe.root
         self._upper = np.array([g.upper for g in pipe.legs])
@@ -107,16 +128,16 @@ class StepWalker:
         self.ankle_heights = np.array([f.ankle_height for f in pipe.feet])  # (2,) per foot
         hip_drop = float(rest[root, 1] - rest[self._upper, 1].mean())
         self.walk_pelvis_height = (
-            hip_drop + float(self.ankle_heights.mean()) + WALK_HEIGHT * self.leg_length
+            hip_drop + float(self.ankle_heights.mean()) + style.pelvis_height * self.leg_length
         )
-        self.step_length = STEP_LENGTH * self.leg_length
-        self.bob = BOB * self.leg_length
+        self.step_length = style.step_length * self.leg_length
+        self.bob = style.bob * self.leg_length
         # Where each foot walks sideways: straight under its hip, heading applied.
         hip_side = quat.rotate(HEADING, rest[self._upper] - rest[root])
         self._foot_z = hip_side[:, 2]  # (2,)
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
         self._rest_rotations = quat.identity((skeleton.joint_count,))
-        self._extras = _bunny_extras(skeleton)
+        self._extras = _sway(skeleton, style.sway)
         self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
         self._leg_fk = LevelFK(
             skeleton.parents, [*self._upper, *self._lower, *self._foot, root]
@@ -168,7 +189,9 @@ class StepWalker:
         start = np.tile(np.broadcast_to(self.start_x, (self.count,)), frames)[:, None]
         lateral = np.tile(np.broadcast_to(self.lateral_z, (self.count,)), frames)[:, None]
         foot_x = start + plan.foot_track()
-        swing_y = swing_height(0.0, 0.0, plan.swing, 0.02 * self.scale, 0.09 * self.scale)
+        lift_start, lift_peak = self.style.swing_lift
+        swing_y = swing_height(0.0, 0.0, plan.swing, lift_start * self.leg_length,
+                               lift_peak * self.leg_length)
         foot_y = np.where(plan.stance, 0.0, swing_y)
         foot_z = lateral + self._foot_z
         ankle_y = foot_y + self.ankle_heights
@@ -187,7 +210,7 @@ class StepWalker:
         limits = ankle[..., 1] + np.sqrt(np.maximum(reach**2 - horizontal**2, 0.0))
         limits = limits - self._hip_from_pelvis[None, :, 1]
         heights = np.concatenate([bob[:, None], limits], axis=1)
-        soft = PELVIS_SOFTNESS * self.leg_length
+        soft = self.style.pelvis_softness * self.leg_length
         low = heights.min(axis=1)
         pelvis_y = low - soft * np.log(np.exp(-(heights - low[:, None]) / soft).sum(axis=1))
 
@@ -261,16 +284,11 @@ class StepWalker:
         self.pipeline.rewind(frame)
 
 
-def _bunny_extras(skeleton: Skeleton) -> Any:
-    """Seed 000's upper-body motion where the joints exist: spine lean 0.07, arms ±0.5 sin."""
+def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]) -> Any:
+    """The upper-body motion of ``sway`` (name, lean, amplitude) on the joints that exist."""
     names = set(skeleton.names)
     x_axis = np.array([1.0, 0.0, 0.0])
-    extras = []
-    if "Spine" in names:
-        extras.append((skeleton.index("Spine"), 0.07, 0.0))
-    if "LeftUpperArm" in names and "RightUpperArm" in names and "Tail" in names:
-        extras.append((skeleton.index("LeftUpperArm"), 0.0, 0.5))
-        extras.append((skeleton.index("RightUpperArm"), 0.0, -0.5))
+    extras = [(skeleton.index(name), lean, amp) for name, lean, amp in sway if name in names]
 
     joints = np.array([j for j, _, _ in extras], dtype=np.intp)
     leans = np.array([lean for _, lean, _ in extras])
