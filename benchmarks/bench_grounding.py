@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from footfall.bunny import bunny_skeleton
-from footfall.terrain import scene
 from footfall.gait.stepping import StepWalker
+from footfall.terrain import scene
 
 DT = 1.0 / 60.0
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import DATA
 from footfall.cli import main
-from footfall.experiment import WALKERS, run_experiment
+from footfall.gait.experiment import WALKERS, run_experiment
 
 HUMANOID = DATA / "bvh" / "cmu_131_01_metres.bvh"
 ROW_KEYS = {

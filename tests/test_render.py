@@ -15,7 +15,7 @@ from footfall import quat
 from footfall.bunny.mesh import FUR
 from footfall.cli import main
 from footfall.errors import SettingsError
-from footfall.render import RenderOptions, hangul_font, projected_ellipses, render
+from footfall.viewer.render import RenderOptions, hangul_font, projected_ellipses, render
 from footfall.viewer.scene import GAP_COLOR, RAY_COLOR, marker_instances
 from footfall.viewer.simulation import DT, DemoSettings, DemoSimulation
 

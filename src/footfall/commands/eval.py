@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the experiment and print the table."""
     from tqdm import tqdm
 
-    from footfall import experiment
+    from footfall.gait import experiment
 
     if args.humanoid is not None and not Path(args.humanoid).is_file():
         raise FootfallError(f"--humanoid: no such file {args.humanoid!r}")

@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render and print where the file went."""
-    from footfall.render import RenderOptions, render  # matplotlib only when rendering
+    from footfall.viewer.render import RenderOptions, render  # matplotlib only when rendering
 
     settings = DemoSettings(
         terrain=args.terrain,
