@@ -510,6 +510,143 @@ class LevelGround:
                        np.ones(shape, dtype=bool), np.zeros(shape))
 
 
+@dataclass
+class _Plan:
+    """What grounding a clip decides before solving, per frame and foot ``(F, 2[, 2])``.
+
+    contacts: planted frames; rest: ``(2, 3)`` planted heights of the support joints;
+    source_defect / allowed: the source's stance defect and the part of it that may stay;
+    shift / pinned / slip: horizontal slip-lock shift of each foot beyond the tolerance, where
+    a lock holds it, and the whole slip it holds ``(F, 2)``;
+    offset: vertical target offset of each ankle; pelvis: ``(F,)`` pelvis offset; tilt: sole
+    tilt; off: feet with no ground under them; lift_extra: the optional ball clearance lift.
+    """
+
+    contacts: NDArray[np.bool_]
+    rest: FloatArray
+    source_defect: FloatArray
+    allowed: FloatArray
+    shift: FloatArray
+    pinned: NDArray[np.bool_]
+    slip: FloatArray
+    offset: FloatArray
+    pelvis: FloatArray
+    tilt: Any
+    off: NDArray[np.bool_]
+    lift_extra: FloatArray
+
+
+def _plan_stances(feet: Any, planted: FloatArray, contacts: NDArray[np.bool_], blend: int
+                  ) -> tuple[NDArray[np.bool_], FloatArray, FloatArray, FloatArray]:
+    """Contacts, planted heights, source defect and allowed defect (see :class:`_Plan`) from
+    the support joints' heights over the clip's floor ``planted``: a "contact" with every
+    support joint well above its planted height is a slow swing."""
+    rest = _planted_heights(planted, contacts)
+    source_defect = _stance_defect(planted, rest)
+    contacts = contacts & (source_defect <= CONTACT_FLOAT)
+    rest = _planted_heights(planted, contacts)
+    source_defect = _stance_defect(planted, rest)
+    allowed = source_defect - _sustained(source_defect, contacts, blend)
+    return contacts, rest, source_defect, allowed
+
+
+def _plan_slips(feet: Any, planted: FloatArray, contacts: NDArray[np.bool_], rest: FloatArray,
+                fps: float) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
+    """Resting balls held where they landed, by no more than the source slid beyond the
+    tolerance: the horizontal shift ``(F, 2, 2)``, where a lock holds ``(F, 2)`` and the whole
+    slip it holds ``(F, 2)``."""
+    with np.errstate(invalid="ignore"):
+        ball_rests = planted[:, :, 1] - rest[None, :, 1] <= BALL_REST
+    shift, pinned = slip_locks(feet.toe, contacts & ball_rests, fps)
+    size = np.linalg.norm(shift, axis=-1, keepdims=True)
+    shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
+    return shift, pinned, size[..., 0]
+
+
+def _plan(feet: Any, terrain: Any, floor: float, contacts: NDArray[np.bool_],
+          params: GroundingParams, fps: float, ball_clearance: float) -> _Plan:
+    """Everything :func:`ground_clip` decides before solving (see :class:`_Plan`)."""
+    frames = contacts.shape[0]
+    blend = max(1, int(round(BLEND_SECONDS * fps)))
+    planted = _support_heights(feet, LevelGround(floor))
+    contacts, rest, source_defect, allowed = _plan_stances(feet, planted, contacts, blend)
+    shift, pinned, slip = _plan_slips(feet, planted, contacts, rest, fps)
+    # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
+    # smoothed from above (rise early before a stair nose, come down after it).
+    need, off = _ground_offsets(_points(feet), shift, terrain, floor)
+    swing_need = _smooth_above(need, blend)
+    lift_extra = np.zeros((frames, 2))
+    if ball_clearance > 0:
+        ball_gap = feet.toe[..., 1] - floor  # the ball's animated height over its floor
+        speed = horizontal_speed(feet.toe, fps)
+        fast = (speed > SWING_SPEED) & ~contacts
+        lift_extra = np.where(fast, np.maximum(ball_clearance - ball_gap, 0.0), 0.0)
+        lift_extra = np.where(contacts, 0.0, _smooth_above(lift_extra, blend))
+    # A planted foot stands on the ground by its support joints, keeping only what may stay of
+    # the source's own defect (within the tolerance, or not sustained).
+    support = _support_heights(feet, terrain, shift)
+    standing = allowed - _stance_defect(support, rest)
+    standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
+    offset = np.where(contacts, standing, swing_need + lift_extra)
+    # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
+    # its own leg, not by lowering the body).
+    ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
+    pelvis = _smooth_below(ground_part.min(axis=1),
+                           max(1, int(round(PELVIS_SMOOTH_SECONDS * fps))))
+    tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
+    return _Plan(contacts, rest, source_defect, allowed, shift, pinned, slip, offset, pelvis,
+                 tilt, off, lift_extra)
+
+
+def _solve_with_corrections(
+    source: Clip, feet: Any, plan: _Plan, terrain: Any, leg_pair: tuple[Leg, Leg],
+    models: Any, root: int, blend: int, progress: Callable[[int, int], None] | None,
+) -> tuple[Clip, Any]:
+    """Solve the legs to the plan's targets, then :data:`CORRECTION_PASSES` more times with
+    the planted feet's remaining defect (measured on the solved feet) and lock drift removed;
+    the solved clip and its feet."""
+    frames = plan.contacts.shape[0]
+    total = 2 + CORRECTION_PASSES
+    correction = np.zeros((frames, 2))  # stance height corrections found on the solved feet
+    drift = np.zeros((frames, 2, 2))
+    for step in range(1 + CORRECTION_PASSES):
+        targets = feet.ankle.copy()
+        targets[..., [0, 2]] += plan.shift + drift
+        targets[..., 1] += plan.offset + correction
+        out = _solve_legs(source, leg_pair, plan.pelvis, targets, plan.tilt, root)
+        solved = clip_feet(out.rotations, out.positions, source.skeleton, leg_pair, models)
+        if progress is not None:
+            progress(step + 1, total)
+        if step == CORRECTION_PASSES:
+            break
+        # The planted feet's defect after this solve, against what may stay of the source's own
+        # (within the tolerance): the next solve removes the rest.
+        defect = _stance_defect(_support_heights(solved, terrain), plan.rest)
+        error = np.where(plan.contacts & ~plan.off, defect - plan.allowed, 0.0)
+        correction = correction - _blend_out(error, plan.contacts, blend)
+        wanted = feet.toe[..., [0, 2]] + plan.shift
+        moved = solved.toe[..., [0, 2]] - wanted
+        held = plan.pinned & (plan.slip > STANCE_TOLERANCE)
+        drift = drift - np.where(held[..., None], moved, 0.0)
+    return out, solved
+
+
+def _off_terrain(result: GroundResult, solved: Any, terrain: Any) -> None:
+    """Count the frames where a solved foot has no ground under it and warn naming them."""
+    frames = result.contacts.shape[0]
+    gaps = metrics.ground_gaps(terrain, _points(solved))
+    left_terrain = np.any(np.isfinite(_points(solved)[..., 1]) & ~np.isfinite(gaps), axis=-1)
+    result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
+    for side, name in enumerate(("left", "right")):
+        if left_terrain[:, side].any():
+            result.warnings.append(
+                f"the {name} foot leaves the terrain in frames "
+                f"{frame_ranges(left_terrain[:, side])} of {frames}: the ground under it is "
+                "missing there (it keeps its animated "
+                "height over the nearest ground it had)"
+            )
+
+
 def ground_clip(
     clip: Clip,
     terrain: Any,
@@ -537,90 +674,20 @@ def ground_clip(
     if not (np.isfinite(ball_clearance) and 0.0 <= ball_clearance <= 0.5):
         raise SkeletonError(f"ball_clearance must be in [0, 0.5] m, got {ball_clearance}")
     source = place_clip(clip, terrain, legs) if place else clip.copy()
-    skeleton = clip.skeleton
-    root = int(np.nonzero(skeleton.parents < 0)[0][0])
+    root = int(np.nonzero(clip.skeleton.parents < 0)[0][0])
     leg_pair, models, floor, feet = _clip_setup(source, legs)
     fps, frames = clip.fps, clip.frame_count
-    contacts = (_contacts(feet, floor, fps) if contacts is None
-                else _check_contacts(contacts, frames))
+    found = (_contacts(feet, floor, fps) if contacts is None
+             else _check_contacts(contacts, frames))
+    plan = _plan(feet, terrain, floor, found, params, fps, ball_clearance)
+    before = score(source, feet, plan.contacts, terrain, leg_pair, plan.rest)
     blend = max(1, int(round(BLEND_SECONDS * fps)))
-    total = 2 + CORRECTION_PASSES
-
-    # Planted heights of the support joints (ankle, ball, toe tips) over the clip's floor; a
-    # "contact" with every support joint well above them is a slow swing, not a stance.
-    planted = _support_heights(feet, LevelGround(floor))
-    rest = _planted_heights(planted, contacts)
-    source_defect = _stance_defect(planted, rest)
-    contacts = contacts & (source_defect <= CONTACT_FLOAT)
-    rest = _planted_heights(planted, contacts)
-    source_defect = _stance_defect(planted, rest)
-    allowed = source_defect - _sustained(source_defect, contacts, blend)
-    # Horizontal: resting balls held where they landed, by no more than the source slid.
-    with np.errstate(invalid="ignore"):
-        ball_rests = planted[:, :, 1] - rest[None, :, 1] <= BALL_REST
-    shift, pinned = slip_locks(feet.toe, contacts & ball_rests, fps)
-    size = np.linalg.norm(shift, axis=-1, keepdims=True)
-    shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
-    before = score(source, feet, contacts, terrain, leg_pair, rest)
-    # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
-    # smoothed from above (rise early before a stair nose, come down after it).
-    points = _points(feet)
-    need, off = _ground_offsets(points, shift, terrain, floor)
-    swing_need = _smooth_above(need, blend)
-    lift_extra = np.zeros((frames, 2))
-    if ball_clearance > 0:
-        ball_gap = feet.toe[..., 1] - floor  # the ball's animated height over its floor
-        speed = horizontal_speed(feet.toe, fps)
-        fast = (speed > SWING_SPEED) & ~contacts
-        lift_extra = np.where(fast, np.maximum(ball_clearance - ball_gap, 0.0), 0.0)
-        lift_extra = np.where(contacts, 0.0, _smooth_above(lift_extra, blend))
-    # A planted foot stands on the ground by its support joints, keeping only what may stay of
-    # the source's own defect (within the tolerance, or not sustained).
-    support = _support_heights(feet, terrain, shift)
-    standing = allowed - _stance_defect(support, rest)
-    standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
-    offset = np.where(contacts, standing, swing_need + lift_extra)
-    # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
-    # its own leg, not by lowering the body).
-    ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
-    pelvis = _smooth_below(ground_part.min(axis=1),
-                           max(1, int(round(PELVIS_SMOOTH_SECONDS * fps))))
-    tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
-    correction = np.zeros((frames, 2))  # stance height corrections found on the solved feet
-    drift = np.zeros((frames, 2, 2))
-    for step in range(1 + CORRECTION_PASSES):
-        targets = feet.ankle.copy()
-        targets[..., [0, 2]] += shift + drift
-        targets[..., 1] += offset + correction
-        out = _solve_legs(source, leg_pair, pelvis, targets, tilt, root)
-        solved = clip_feet(out.rotations, out.positions, skeleton, leg_pair, models)
-        if progress is not None:
-            progress(step + 1, total)
-        if step == CORRECTION_PASSES:
-            break
-        # The planted feet's defect after this solve, against what may stay of the source's own
-        # (within the tolerance): the next solve removes the rest.
-        defect = _stance_defect(_support_heights(solved, terrain), rest)
-        error = np.where(contacts & ~off, defect - allowed, 0.0)
-        correction = correction - _blend_out(error, contacts, blend)
-        wanted = feet.toe[..., [0, 2]] + shift
-        moved = solved.toe[..., [0, 2]] - wanted
-        drift = drift - np.where(pinned[..., None] & (size > STANCE_TOLERANCE), moved, 0.0)
-
-    after = score(out, solved, contacts, terrain, leg_pair, rest)
+    out, solved = _solve_with_corrections(source, feet, plan, terrain, leg_pair, models, root,
+                                          blend, progress)
+    after = score(out, solved, plan.contacts, terrain, leg_pair, plan.rest)
     if progress is not None:
-        progress(total, total)
-    result = GroundResult(out, before, after, contacts)
-    result.swing_lift_max_m = float(np.max(lift_extra, initial=0.0))
-    gaps = metrics.ground_gaps(terrain, _points(solved))
-    left_terrain = np.any(np.isfinite(_points(solved)[..., 1]) & ~np.isfinite(gaps), axis=-1)
-    result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
-    for side, name in enumerate(("left", "right")):
-        if left_terrain[:, side].any():
-            result.warnings.append(
-                f"the {name} foot leaves the terrain in frames "
-                f"{frame_ranges(left_terrain[:, side])} of {frames}: the ground under it is "
-                "missing there (it keeps its animated "
-                "height over the nearest ground it had)"
-            )
+        progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
+    result = GroundResult(out, before, after, plan.contacts)
+    result.swing_lift_max_m = float(np.max(plan.lift_extra, initial=0.0))
+    _off_terrain(result, solved, terrain)
     return result
