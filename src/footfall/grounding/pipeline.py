@@ -96,6 +96,60 @@ class GroundedFrame:
     pelvis_offset: FloatArray
 
 
+@dataclass
+class _Batch:
+    """The N = T·K rows one :meth:`GroundingPipeline.step_frames` call grounds (frame-major,
+    character-minor), as the stages read and update them: the local pose ``(N, J, 4|3)``, the
+    parameters and IK switch per row, the clamped time step, the legs' global pose ``grot``,
+    ``gpos`` (legs and root; the pelvis stage lifts ``gpos``), the feet's world rotations, the
+    animated ankles ``(N, 2, 3)`` (before the pelvis moves) and the footstep plan's rows."""
+
+    frames: int
+    k: int
+    rotations: FloatArray
+    positions: FloatArray
+    p: ParamArrays
+    ik_on: BoolArray
+    dt: float
+    grot: FloatArray
+    gpos: FloatArray
+    foot_rot: FloatArray
+    ankle: FloatArray
+    stance: Any = None
+    swing: Any = None
+    lock_weight: Any = None
+    angles: Any = None  # (T, K, 2, 2) sole angles, for rewind
+
+    @property
+    def count(self) -> int:
+        """N = T·K."""
+        return self.frames * self.k
+
+    def rows(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type) -> Any:
+        """``value`` broadcast to ``(T, K, *tail)`` and flattened to rows (None stays None)."""
+        if value is None:
+            return None
+        array: np.ndarray = np.asarray(value, dtype=dtype)
+        return np.broadcast_to(array, (self.frames, self.k, *tail)).reshape(self.count, *tail)
+
+
+@dataclass
+class _Targets:
+    """What the footstep and ray stage decided per row and foot: ankle targets ``(N, 2, 3)``
+    (heights completed by the later stages), the feet's heading ``forward``, the ground under
+    the body ``(N,)``, each foot's vertical ``offset``, ``grounded`` and ``fallback`` feet, and
+    the ray hits under the targets (``foot_hit``, ``foot_normal``)."""
+
+    ankle: FloatArray
+    forward: FloatArray
+    body_ground: FloatArray
+    offset: FloatArray
+    grounded: BoolArray
+    fallback: BoolArray
+    foot_hit: BoolArray
+    foot_normal: FloatArray
+
+
 class GroundingPipeline:
     """Grounds K animated characters on a terrain, one frame per :meth:`step`.
 
@@ -230,7 +284,26 @@ class GroundingPipeline:
         smoothing filters (pelvis, sole angles) run frame by frame; rays, IK and FK run once for
         all T·K rows. Afterwards the state is that of the last frame; :meth:`rewind` goes back
         to any frame of the batch.
+
+        The stages, in order: :meth:`_batch` (rows, parameters, the legs' FK), :meth:`_targets`
+        (footsteps, rays, which feet are grounded), :meth:`_sole_angles`, :meth:`_pelvis`,
+        :meth:`_legs` (IK) and :meth:`_result` (FK, sole rays).
         """
+        batch = self._batch(rotations, positions, plan, dt, ik)
+        targets = self._targets(batch, plan)
+        pitch, roll = self._sole_angles(batch, targets, sole_angles)
+        lift = ankle_lift(pitch, roll, self._ankle_height[None, :])
+        targets.ankle[..., 1] = batch.ankle[..., 1] + targets.offset + lift
+        if foot_lift is not None:
+            targets.ankle[..., 1] += np.where(targets.grounded,
+                                              batch.rows(foot_lift, (2,), np.float64), 0.0)
+        lift_body = self._pelvis(batch, targets, pelvis_offset)
+        clamped = self._legs(batch, targets, pitch, roll)
+        return self._result(batch, targets, pitch, roll, clamped, lift_body)
+
+    def _batch(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
+               ik: ArrayLike | None) -> _Batch:
+        """Stage 0: the N = T·K rows (frame-major), their parameters, plan rows and leg FK."""
         rotations = np.array(rotations, dtype=np.float64)
         positions = np.array(positions, dtype=np.float64)
         k, joints = self.count, self.skeleton.joint_count
@@ -250,47 +323,46 @@ class GroundingPipeline:
         ik_on = p.ik if ik is None else p.ik & np.tile(
             np.broadcast_to(np.asarray(ik, bool), (k,)), frames
         )
-        dt = float(min(max(dt, 0.0), 0.05))
-
-        def rows(value: ArrayLike | None, tail: tuple[int, ...], dtype: type) -> Any:
-            if value is None:
-                return None
-            array: np.ndarray = np.asarray(value, dtype=dtype)
-            return np.broadcast_to(array, (frames, k, *tail)).reshape(count, *tail)
-
-        stance = rows(plan.stance, (2,), bool)
-        swing = rows(plan.swing, (2,), np.float64)
-        lock_weight = rows(plan.lock_weight, (2,), np.float64)
-        lock_turn = rows(plan.lock_turn, (2,), np.float64)
-        plant_xz = rows(plan.plant_xz, (2, 2), np.float64)
-        next_xz = rows(plan.next_plant_xz, (2, 2), np.float64)
         grot, gpos = self._leg_fk(rotations, positions)  # legs and root only
-        hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
-        foot_rot = grot[:, self._foot]  # (N, 2, 4)
+        batch = _Batch(frames=frames, k=k, rotations=rotations, positions=positions, p=p,
+                       ik_on=ik_on, dt=float(min(max(dt, 0.0), 0.05)), grot=grot, gpos=gpos,
+                       foot_rot=grot[:, self._foot], ankle=gpos[:, self._foot])
+        batch.stance = batch.rows(plan.stance, (2,), bool)
+        batch.swing = batch.rows(plan.swing, (2,), np.float64)
+        lock_weight = batch.rows(plan.lock_weight, (2,), np.float64)
+        lock_turn = batch.rows(plan.lock_turn, (2,), np.float64)
         if lock_turn is not None and lock_weight is not None:
             turn = lock_turn * lock_weight
-            foot_rot = quat.mul(quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), turn), foot_rot)
-        ik = ik_on[:, None]  # (N, 1)
-        leg = self.leg_length[None, :]
+            batch.foot_rot = quat.mul(quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), turn),
+                                      batch.foot_rot)
+        batch.lock_weight = lock_weight
+        return batch
 
-        # 2. Footsteps: snapped shift and plant heights (cached per footstep), swing curve.
-        forward, _ = heading_frame(rotate(foot_rot, self._foot_forward))
+    def _targets(self, batch: _Batch, plan: FootPlan) -> _Targets:
+        """Stages 1–2: footsteps (snapped shift and plant heights, cached per footstep), the
+        swing curve, foot locks, and one batch of rays under the body and each foot target;
+        which feet are grounded and their vertical offset."""
+        p, stance, swing, ankle = batch.p, batch.stance, batch.swing, batch.ankle
+        leg = self.leg_length[None, :]
+        forward, _ = heading_frame(rotate(batch.foot_rot, self._foot_forward))
         shift, plant_height, plant_hit = self._footsteps(
-            plant_xz, next_xz, forward, ik_on & p.tread_snap, p
+            batch.rows(plan.plant_xz, (2, 2), np.float64),
+            batch.rows(plan.next_plant_xz, (2, 2), np.float64),
+            forward, batch.ik_on & p.tread_snap, p,
         )
         eased = smoothstep(swing)[..., None]
         moving = shift[:, :, 0] + (shift[:, :, 1] - shift[:, :, 0]) * eased
         foot_shift = np.where(stance[..., None], shift[:, :, 0], moving)
         target = ankle.copy()
         target[..., _XZ] += foot_shift
-        if plan.lock_xz is not None and lock_weight is not None:
-            weight = lock_weight[..., None]
-            locked = rows(plan.lock_xz, (2, 2), np.float64) + shift[:, :, 0]
+        if plan.lock_xz is not None and batch.lock_weight is not None:
+            weight = batch.lock_weight[..., None]
+            locked = batch.rows(plan.lock_xz, (2, 2), np.float64) + shift[:, :, 0]
             target[..., _XZ] += (locked - target[..., _XZ]) * weight
-        # 1. The ground under the body (where the body goes when a foot cannot be grounded) and
+        # The ground under the body (where the body goes when a foot cannot be grounded) and
         # under each foot's target: one batch of rays (N, 1 + 2).
         hits = self.terrain.raycast_down(
-            np.concatenate([gpos[:, self.root, _XZ][:, None], target[..., _XZ]], axis=1)
+            np.concatenate([batch.gpos[:, self.root, _XZ][:, None], target[..., _XZ]], axis=1)
         )
         body_ground = np.where(hits.hit[:, 0], hits.height[:, 0], 0.0)
         foot_hit, foot_height, foot_normal = hits.hit[:, 1:], hits.height[:, 1:], hits.normal[:, 1:]
@@ -301,21 +373,29 @@ class GroundingPipeline:
             reachable = found & (
                 np.abs(ground - body_ground[:, None]) <= p.max_step_ratio[:, None] * leg
             )
+        ik = batch.ik_on[:, None]
         grounded = ik & reachable
-        fallback = ik & ~reachable
-        offset = np.where(grounded, ground, body_ground[:, None])
         target[..., _XZ] = np.where(grounded[..., None], target[..., _XZ], ankle[..., _XZ])
+        return _Targets(ankle=target, forward=forward, body_ground=body_ground,
+                        offset=np.where(grounded, ground, body_ground[:, None]),
+                        grounded=grounded, fallback=ik & ~reachable, foot_hit=foot_hit,
+                        foot_normal=foot_normal)
 
-        # 5 (angles first: they lift the ankle). Sole pitch and roll, faded over the swing.
-        pitch, roll = slope_angles(foot_normal, forward, p.steep_normal_y[:, None],
-                                   p.max_slope[:, None])
+    def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None
+                     ) -> tuple[FloatArray, FloatArray]:
+        """Stage 5 (first: the angles lift the ankle): sole pitch and roll ``(N, 2)`` from the
+        ground normal, faded over the swing, followed frame by frame (or given)."""
+        p, stance, swing = batch.p, batch.stance, batch.swing
+        frames, k = batch.frames, batch.k
+        pitch, roll = slope_angles(targets.foot_normal, targets.forward,
+                                   p.steep_normal_y[:, None], p.max_slope[:, None])
         fade = np.where(stance, 1.0, np.abs(np.cos(np.pi * swing)))
-        aligned = grounded & p.foot_align[:, None] & foot_hit
+        aligned = targets.grounded & p.foot_align[:, None] & targets.foot_hit
         goal = np.stack([pitch, roll], axis=-1) * np.where(aligned, fade, 0.0)[..., None]
         rate: FloatArray = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
         angles: FloatArray = np.empty((frames, k, 2, 2))
         goal = goal.reshape(frames, k, 2, 2)
-        blend = -np.expm1(-rate[:k] * dt)
+        blend = -np.expm1(-rate[:k] * batch.dt)
         instant = np.isinf(rate[:k])
         state = self._angles
         for t in range(frames):  # the sole angles follow their goal frame by frame
@@ -323,22 +403,28 @@ class GroundingPipeline:
             angles[t] = state
         self._angles = state
         if sole_angles is not None:  # given (offline smoothing), where a foot is aligned
-            given_angles = rows(sole_angles, (2, 2), np.float64).reshape(frames, k, 2, 2)
+            given_angles = batch.rows(sole_angles, (2, 2), np.float64).reshape(frames, k, 2, 2)
             angles = np.where(aligned.reshape(frames, k, 2, 1), given_angles, 0.0)
-        angles = angles.reshape(count, 2, 2)
-        pitch, roll = angles[..., 0], angles[..., 1]
-        lift = ankle_lift(pitch, roll, self._ankle_height[None, :])
-        target[..., 1] = ankle[..., 1] + offset + lift
-        if foot_lift is not None:
-            target[..., 1] += np.where(grounded, rows(foot_lift, (2,), np.float64), 0.0)
+        batch.angles = angles.reshape(frames, k, 2, 2)
+        angles = angles.reshape(batch.count, 2, 2)
+        return angles[..., 0], angles[..., 1]
 
-        # 3. Pelvis: never above the animated height over the body's ground; lowered to reach.
+    def _pelvis(self, batch: _Batch, targets: _Targets, pelvis_offset: ArrayLike | None
+                ) -> FloatArray:
+        """Stage 3: the pelvis offset ``(N,)``, never above the animated height over the body's
+        ground, lowered so the legs reach, followed frame by frame (or given) — applied to the
+        batch's root and global positions."""
+        p, ik_on, frames, k = batch.p, batch.ik_on, batch.frames, batch.k
+        target, leg = targets.ankle, self.leg_length[None, :]
+        gpos = batch.gpos
+        hip, ankle = gpos[:, self._upper], gpos[:, self._foot]
         pelvis_y = gpos[:, self.root, 1]
         reach = np.minimum(
             np.maximum(p.reach_ratio[:, None] * leg, np.linalg.norm(ankle - hip, axis=-1)),
             p.max_reach[:, None] * leg,
         )
         limit = reach_limit(target, hip, pelvis_y[:, None], reach)
+        body_ground = targets.body_ground
         lowered = np.minimum(body_ground, limit.min(axis=1) - pelvis_y)
         pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground).reshape(frames, k)
         # Smoothing may lag, but never so far that a leg cannot reach at full stretch.
@@ -347,64 +433,76 @@ class GroundingPipeline:
         lowering = (ik_on & p.pelvis)[:k]
         rate = np.where(p.smoothing, p.pelvis_rate, np.inf)[:k]
         snap = p.pelvis_snap[:k]
-        given = rows(pelvis_offset, (), np.float64)
+        given = batch.rows(pelvis_offset, (), np.float64)
         given = None if given is None else given.reshape(frames, k)
         lift_body = np.empty((frames, k))
         state = self._pelvis_offset
         for t in range(frames):  # the pelvis follows its goal frame by frame
             if given is None:
-                smoothed = follow(state, pelvis_goal[t], rate, snap, dt)
+                smoothed = follow(state, pelvis_goal[t], rate, snap, batch.dt)
             else:
                 smoothed = given[t]
             state = np.where(lowering, np.minimum(smoothed, hard[t]), smoothed)
             lift_body[t] = state
         self._pelvis_offset = state
-        self._history = (lift_body, angles.reshape(frames, k, 2, 2))
-        lift_body = lift_body.reshape(count)
-        positions[:, self.root, 1] += lift_body
-        gpos[..., 1] += lift_body[:, None]
+        self._history = (lift_body, batch.angles)
+        rows: FloatArray = lift_body.reshape(batch.count)
+        batch.positions[:, self.root, 1] += rows
+        gpos[..., 1] += rows[:, None]
+        return rows
+
+    def _legs(self, batch: _Batch, targets: _Targets, pitch: FloatArray, roll: FloatArray
+              ) -> BoolArray:
+        """Stage 4: leg IK to the ankle targets; the foot keeps its animated world rotation,
+        tilted (skipped when no character has IK on: the legs keep the animation). Writes the
+        batch's local rotations; returns which legs were clamped ``(N, 2)``."""
+        clamped = np.zeros((batch.count, 2), dtype=bool)
+        if not batch.ik_on.any():
+            return clamped
+        grot, gpos, ik = batch.grot, batch.gpos, batch.ik_on[:, None]
         hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
+        solved = solve_two_bone(hip, knee, ankle, targets.ankle,
+                                max_reach=batch.p.max_reach[:, None])
+        upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
+        lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
+        foot_goal = mul(align_rotation(pitch, roll, targets.forward), batch.foot_rot)
+        parent_rot = grot[:, self._hip_parent]
+        new_local = inv_mul(
+            np.stack([parent_rot, upper_rot, lower_rot], axis=2),
+            np.stack([upper_rot, lower_rot, foot_goal], axis=2),
+        )  # (N, 2, 3, 4)
+        chains, rotations = self._chains, batch.rotations
+        rotations[:, chains] = np.where(ik[..., None, None], new_local, rotations[:, chains])
+        return ik & solved.clamped
 
-        # 4. Leg IK to the ankle targets; the foot keeps its animated world rotation, tilted.
-        # (Skipped when no character has IK on: the legs keep the animation.)
-        clamped = np.zeros((count, 2), dtype=bool)
-        if ik_on.any():
-            solved = solve_two_bone(hip, knee, ankle, target, max_reach=p.max_reach[:, None])
-            upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
-            lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
-            foot_goal = mul(align_rotation(pitch, roll, forward), foot_rot)
-            parent_rot = grot[:, self._hip_parent]
-            new_local = inv_mul(
-                np.stack([parent_rot, upper_rot, lower_rot], axis=2),
-                np.stack([upper_rot, lower_rot, foot_goal], axis=2),
-            )  # (N, 2, 3, 4)
-            chains = self._chains
-            rotations[:, chains] = np.where(ik[..., None, None], new_local, rotations[:, chains])
-            clamped = ik & solved.clamped
-
-        grot, gpos = self._fk(rotations, positions)
+    def _result(self, batch: _Batch, targets: _Targets, pitch: FloatArray, roll: FloatArray,
+                clamped: BoolArray, lift_body: FloatArray) -> GroundedFrame:
+        """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
+        leg, ik = self.leg_length[None, :], batch.ik_on[:, None]
+        target = targets.ankle
+        grot, gpos = self._fk(batch.rotations, batch.positions)
         sole = gpos[:, self._foot] + rotate(grot[:, self._foot], self._below_ankle)
         sole_hits = self.terrain.raycast_down(sole[..., _XZ])
-        under = np.where(sole_hits.hit, sole_hits.height, offset)
+        under = np.where(sole_hits.hit, sole_hits.height, targets.offset)
         ray_hit = np.concatenate([sole[..., :1], under[..., None], sole[..., 2:]], axis=-1)
         ray_origin = ray_hit.copy()
         ray_origin[..., 1] = target[..., 1] + 1.5 * leg
 
         def out(array: np.ndarray) -> np.ndarray:
-            return array.reshape(frames, k, *array.shape[1:])
+            return array.reshape(batch.frames, batch.k, *array.shape[1:])
 
         return GroundedFrame(
-            rotations=out(rotations),
-            positions=out(positions),
+            rotations=out(batch.rotations),
+            positions=out(batch.positions),
             global_rotations=out(grot),
             global_positions=out(gpos),
-            stance=out(stance.copy()),
+            stance=out(batch.stance.copy()),
             ground_height=out(under),
             sole_gap=out(sole[..., 1] - under),
             sole_pitch=out(np.where(ik, pitch, 0.0)),
             sole_roll=out(np.where(ik, roll, 0.0)),
             clamped=out(clamped),
-            fallback=out(fallback),
+            fallback=out(targets.fallback),
             ray_origin=out(ray_origin),
             ray_hit=out(ray_hit),
             ankle_target=out(target),
