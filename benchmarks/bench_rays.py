@@ -86,8 +86,8 @@ def compile_times() -> list[float]:
     fresh process with an empty numba cache; then the same with that cache filled."""
     out = []
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
-                   PYTHONPATH=os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]))
+        path = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=path)
         for _ in range(2):
             done = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env, check=True,
                                   capture_output=True, text=True)
