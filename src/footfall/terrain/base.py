@@ -54,7 +54,8 @@ class Terrain(ABC):
 
     def height(self, xz: np.ndarray) -> np.ndarray:
         """Exact ground height under ``xz (..., 2)``, ``(...)`` metres; NaN outside the terrain."""
-        return self.raycast_down(xz).height
+        points, shape = as_points_xz(xz, query="height")
+        return self._raycast_down(points).reshape(shape).height
 
     def contains(self, xz: np.ndarray) -> np.ndarray:
         """``(...)`` bool: the points ``(..., 2)`` lie inside :attr:`bounds` (borders included)."""

@@ -115,8 +115,9 @@ class MeshTerrain(Terrain):
         """Assign every non-degenerate triangle to each cell its x/z bounding box touches."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
+        size: np.ndarray
         if cell_size is None:
-            size = _automatic_cell_size(corners, (span_x, span_z))
+            size = np.array(_automatic_cell_size(corners, (span_x, span_z)))
         else:
             size = np.broadcast_to(np.asarray(cell_size, dtype=np.float64), (2,))
             if not (np.isfinite(size).all() and (size > 0).all()):
