@@ -6,7 +6,7 @@ triangles of the grid cells under each ray. ``scene(name, **params)`` builds the
 scenes listed in :data:`SCENES`; ``load_mesh`` and ``load_heightmap`` read files.
 """
 
-from footfall.terrain.base import Terrain
+from footfall.terrain.base import BoundedRaySource, RaySource, Terrain
 from footfall.terrain.files import load_heightmap, load_mesh
 from footfall.terrain.heightfield import HeightfieldTerrain
 from footfall.terrain.hits import STEEP_NORMAL_Y, RayHits
@@ -16,10 +16,12 @@ from footfall.terrain.scenes import SCENES, scene
 
 __all__ = [
     "SCENES",
+    "BoundedRaySource",
     "STEEP_NORMAL_Y",
     "HeightfieldTerrain",
     "MeshTerrain",
     "RayHits",
+    "RaySource",
     "Terrain",
     "course_profile",
     "load_heightmap",
