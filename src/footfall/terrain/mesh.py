@@ -165,8 +165,9 @@ class MeshTerrain(Terrain):
     def _cell_of(self, xz: np.ndarray, slack: float = 0.0) -> np.ndarray:
         """Integer cell (ix, iz) ``(..., 2)`` of points ``(..., 2)``, clipped to the grid."""
         scaled = (xz - self._grid_origin) / np.asarray(self.cell_size) + slack
-        index = np.floor(scaled).astype(np.int64)
-        return np.clip(index, 0, np.asarray(self.cell_count) - 1)
+        # Clip before the cast: far points (rays that miss the box) must not overflow int64.
+        index = np.clip(np.floor(scaled), 0, np.asarray(self.cell_count) - 1)
+        return index.astype(np.int64)
 
     @property
     def cell_capacity(self) -> int:
