@@ -1,8 +1,7 @@
 """Rays per second on the demo course mesh: the compiled cell-grid kernels against the NumPy
 mesh of an earlier commit and trimesh, all timed in this run.
 
-  footfall  — MeshTerrain.raycast_down / raycast (numba kernels, footfall.terrain.grid_rays),
-              with all of numba's threads and with one;
+  footfall  — MeshTerrain.raycast_down / raycast (numba kernels, footfall.terrain.grid_rays);
   base      — MeshTerrain of ``--base`` (default: the commit before the kernels), read with
               ``git show`` into a temporary directory and imported from there;
   trimesh   — trimesh's ray query, mesh.ray.intersects_location (timed on a subset: it is slow).
@@ -24,7 +23,6 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-import numba
 import numpy as np
 import trimesh
 
@@ -49,6 +47,22 @@ terrain.raycast(np.zeros((4, 3)), np.ones((4, 3)))
 walk = time.perf_counter()
 print(f"{built - start:.3f} {down - built:.3f} {walk - down:.3f}")
 """
+
+
+def interleaved_best(fast, slow, batches: list, slow_repeats: int) -> tuple[float, float]:
+    """Fastest seconds of ``fast(batch)`` and ``slow(batch)``, timed alternately over fresh
+    batches (load drift hits both sides alike; a repeated small batch would teach the branch
+    predictor its answers)."""
+    fast_s = slow_s = np.inf
+    for index, batch in enumerate(batches):
+        start = time.perf_counter()
+        fast(batch)
+        fast_s = min(fast_s, time.perf_counter() - start)
+        if index < slow_repeats:
+            start = time.perf_counter()
+            slow(batch)
+            slow_s = min(slow_s, time.perf_counter() - start)
+    return fast_s, slow_s
 
 
 def best_time(function, repeats: int) -> float:
@@ -118,8 +132,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default=BASE_COMMIT, help="commit whose NumPy mesh to compare")
     args = parser.parse_args()
-    print(f"load average before: {os.getloadavg()[0]:.2f}; numba threads {numba.get_num_threads()}"
-          f" (layer {numba.config.THREADING_LAYER})")
+    print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores shared)")
 
     built, down_compile, walk_compile, _, down_cached, walk_cached = compile_times()
     print(f"first run, empty cache: downward kernel {down_compile:.2f} s, walk kernel "
@@ -136,21 +149,17 @@ def main() -> None:
           f"{terrain.cell_count[1]} cells, ≤ {terrain.cell_capacity} triangles per cell; "
           f"base {args.base[:10]}")
     rng = np.random.default_rng(0)
-    threads = numba.get_num_threads()
     terrain.raycast_down(np.zeros((4, 2)))  # compile (or load) before timing
     terrain.raycast(np.zeros((4, 3)), np.ones((4, 3)))
 
-    print(f"{'downward rays':>14} {'footfall':>10} {'1 thread':>10} {'base':>10} {'trimesh':>10}"
+    print(f"{'downward rays':>14} {'footfall':>10} {'base':>10} {'trimesh':>10}"
           f"   M rays/s; ratios footfall / base, / trimesh")
     for count in BATCHES:
-        points = np.column_stack([rng.uniform(x_min, x_max, count),
-                                  rng.uniform(z_min, z_max, count)])
-        repeats = repeats_for(count)
-        fast_s = best_time(lambda p=points: terrain.raycast_down(p), repeats)
-        numba.set_num_threads(1)
-        single_s = best_time(lambda p=points: terrain.raycast_down(p), repeats)
-        numba.set_num_threads(threads)
-        base_s = best_time(lambda p=points: base.raycast_down(p), min(repeats, 5))
+        batches = [np.column_stack([rng.uniform(x_min, x_max, count),
+                                    rng.uniform(z_min, z_max, count)])
+                   for _ in range(repeats_for(count))]
+        fast_s, base_s = interleaved_best(terrain.raycast_down, base.raycast_down, batches, 5)
+        points = batches[0]
         assert same_hits(terrain.raycast_down(points), base.raycast_down(points)), "base differs"
 
         subset = points[:TRIMESH_RAYS]
@@ -166,7 +175,7 @@ def main() -> None:
         rate = count / fast_s / 1e6
         base_rate = count / base_s / 1e6
         trimesh_rate = len(subset) / trimesh_s / 1e6
-        print(f"{count:>14,} {rate:>10.2f} {count / single_s / 1e6:>10.2f} {base_rate:>10.3f} "
+        print(f"{count:>14,} {rate:>10.2f} {base_rate:>10.3f} "
               f"{trimesh_rate:>10.4f}   {rate / base_rate:6.1f}×  {rate / trimesh_rate:6.0f}×"
               f"   (trimesh: {len(subset)} rays, {agree:.1%} same height)")
 
@@ -175,8 +184,8 @@ def main() -> None:
                                rng.uniform(z_min, z_max, count)])
     directions = np.column_stack([rng.uniform(-1, 1, count), -np.ones(count),
                                   rng.uniform(-0.3, 0.3, count)])
-    fast_s = best_time(lambda: terrain.raycast(origins, directions), 5)
-    base_s = best_time(lambda: base.raycast(origins, directions), 2)
+    fast_s, base_s = interleaved_best(lambda o: terrain.raycast(o, directions),
+                                      lambda o: base.raycast(o, directions), [origins] * 3, 2)
     hits = terrain.raycast(origins, directions)
     assert same_hits(hits, base.raycast(origins, directions)), "base differs on slanted rays"
     subset = slice(0, TRIMESH_RAYS)
@@ -185,7 +194,7 @@ def main() -> None:
                        hits.point[subset], atol=1e-6, equal_nan=True).all(axis=1).mean()
     rate, base_rate = count / fast_s / 1e6, count / base_s / 1e6
     trimesh_rate = TRIMESH_RAYS / trimesh_s / 1e6
-    print(f"{'slanted ' + format(count, ','):>14} {rate:>10.2f} {'':>10} {base_rate:>10.3f} "
+    print(f"{'slanted ' + format(count, ','):>14} {rate:>10.2f} {base_rate:>10.3f} "
           f"{trimesh_rate:>10.4f}   {rate / base_rate:6.1f}×  {rate / trimesh_rate:6.0f}×"
           f"   (trimesh: {TRIMESH_RAYS} rays, {agree:.1%} same point)")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
