@@ -197,7 +197,23 @@ def main() -> None:
     print(f"{'slanted ' + format(count, ','):>14} {rate:>10.2f} {base_rate:>10.3f} "
           f"{trimesh_rate:>10.4f}   {rate / base_rate:6.1f}×  {rate / trimesh_rate:6.0f}×"
           f"   (trimesh: {TRIMESH_RAYS} rays, {agree:.1%} same point)")
+    dense_course(base_module, rng)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def dense_course(base_module: ModuleType, rng: np.random.Generator) -> None:
+    """60,000 downward rays on the fine course (≥ 100,000 triangles), footfall vs base."""
+    terrain = scene("course", resolution=0.005, z_segments=24)
+    base = base_module.MeshTerrain(terrain.vertices, terrain.faces, name="course")
+    (x_min, z_min), (x_max, z_max) = terrain.bounds
+    batches = [np.column_stack([rng.uniform(x_min, x_max, 60_000),
+                                rng.uniform(z_min, z_max, 60_000)]) for _ in range(3)]
+    fast_s, base_s = interleaved_best(terrain.raycast_down, base.raycast_down, batches, 2)
+    assert same_hits(terrain.raycast_down(batches[0]), base.raycast_down(batches[0]))
+    rate, base_rate = 60_000 / fast_s / 1e6, 60_000 / base_s / 1e6
+    print(f"fine course ({len(terrain.faces):,} triangles, ≤ {terrain.cell_capacity} per cell), "
+          f"60,000 downward rays: footfall {rate:.2f}, base {base_rate:.3f} M rays/s, "
+          f"{rate / base_rate:.1f}×")
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ class MeshTerrain(Terrain):
         normal[usable] /= length[usable, None]
         normal[~usable] = (0.0, 1.0, 0.0)
         normal[normal[:, 1] < 0] *= -1  # face up; general rays flip them against the ray
-        self._normal = np.ascontiguousarray(normal)  # (T, 3)
+        self._normal = np.ascontiguousarray(normal)  # (T, 3); reordered by _build_grid
         self._triangles = np.ascontiguousarray(np.hstack([origin, edge1, edge2]))  # (T, 9)
         # Downward rays: solve p − origin = u·edge1 + v·edge2 in x/z once per triangle, so a ray
         # costs u, v, y = three affine functions of (x, z). Vertical triangles get u ≡ −1 (miss).
@@ -156,10 +156,18 @@ class MeshTerrain(Terrain):
         order = np.argsort(cell, kind="stable")
         cell, triangle = cell[order], triangle[order]
         counts = np.bincount(cell, minlength=self.cell_count[0] * self.cell_count[1])
-        # Compressed rows: cell c holds _cell_list[_cell_start[c]:_cell_start[c + 1]], in
-        # increasing triangle order (the stable sort), which the kernels' tie rule relies on.
+        # Storage rows sorted by each triangle's first cell, so the triangles a ray tests sit
+        # together in memory (large meshes do not fit in cache). The lists still run in
+        # increasing triangle number (the stable sort): the kernels' tie rule depends on that.
+        stored = keep[np.argsort(first[:, 1] * self.cell_count[0] + first[:, 0], kind="stable")]
+        row = np.zeros(len(corners), dtype=np.int64)
+        row[stored] = np.arange(len(stored))
+        self._plane = np.ascontiguousarray(self._plane[stored])
+        self._normal = np.ascontiguousarray(self._normal[stored])
+        self._triangles = np.ascontiguousarray(self._triangles[stored])
+        # Compressed rows: cell c tests storage rows _cell_list[_cell_start[c]:_cell_start[c+1]].
         self._cell_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        self._cell_list = np.ascontiguousarray(triangle, dtype=np.int64)
+        self._cell_list = row[triangle]
         self._cell_capacity = max(1, int(counts.max(initial=0)))
 
     def _cell_of(self, xz: np.ndarray, slack: float = 0.0) -> np.ndarray:
