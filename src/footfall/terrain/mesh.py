@@ -179,7 +179,7 @@ class MeshTerrain(Terrain):
 
     @property
     def cell_capacity(self) -> int:
-        """Triangles tested per ray per cell (the padded width of the cell arrays)."""
+        """Most triangles a downward ray tests (the longest cell list; at least 1)."""
         return self._cell_capacity
 
     # ------------------------------------------------------------------------------ queries
