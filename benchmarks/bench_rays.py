@@ -1,29 +1,71 @@
-"""Downward rays per second on a ≥ 100,000-triangle course mesh: chunked cells vs the whole mesh.
+"""Rays per second on the demo course mesh: the compiled cell-grid kernels against the NumPy
+mesh of an earlier commit and trimesh, all timed in this run.
 
-Three ways to answer the same downward rays on the same mesh, timed in one run:
-  chunked  — footfall's MeshTerrain.raycast_down (each ray tests only its grid cell's triangles);
-  whole    — the same vectorised NumPy test against every triangle of the mesh (the baseline);
-  trimesh  — trimesh's ray query, mesh.ray.intersects_location (R-tree candidates).
-All three must agree on the heights (checked). Run:  .venv/bin/python benchmarks/bench_rays.py
+  footfall  — MeshTerrain.raycast_down / raycast (numba kernels, footfall.terrain.grid_rays);
+  base      — MeshTerrain of ``--base`` (default: the commit before the kernels), read with
+              ``git show`` into a temporary directory and imported from there;
+  trimesh   — trimesh's ray query, mesh.ray.intersects_location (timed on a subset: it is slow).
+Every side must give the same hits (checked). Also the kernels' first-run compile time in a fresh
+process with an empty numba cache, and the load time from that cache in a second one.
+
+Run:  PYTHONPATH=src .venv/bin/python benchmarks/bench_rays.py [--base COMMIT]
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import trimesh
 
 from footfall.terrain import scene
 
-RAYS = 20_000
-WHOLE_RAYS = 400  # the whole-mesh baseline is slow; time a subset and report per ray
+BASE_COMMIT = "83863030e9d9147cff5926eb5b96aff55f4b5781"  # last commit with the NumPy mesh rays
+BATCHES = (1_000, 60_000, 1_000_000)
 TRIMESH_RAYS = 2_000
-WHOLE_BATCH = 16
-GENERAL_RAYS = 2_000  # rays per vectorised whole-mesh batch (keeps memory under ~100 MB)
+SLANTED_RAYS = 60_000
+ROOT = Path(__file__).resolve().parents[1]
+
+COMPILE_SNIPPET = """
+import time
+import numpy as np
+start = time.perf_counter()
+from footfall.terrain import scene
+terrain = scene("course")
+built = time.perf_counter()
+terrain.raycast_down(np.zeros((4, 2)))
+down = time.perf_counter()
+terrain.raycast(np.zeros((4, 3)), np.ones((4, 3)))
+walk = time.perf_counter()
+print(f"{built - start:.3f} {down - built:.3f} {walk - down:.3f}")
+"""
 
 
-def best_time(function, repeats: int = 3) -> float:
+def interleaved_best(fast, slow, batches: list, slow_repeats: int) -> tuple[float, float]:
+    """Fastest seconds of ``fast(batch)`` and ``slow(batch)``, timed alternately over fresh
+    batches (load drift hits both sides alike; a repeated small batch would teach the branch
+    predictor its answers)."""
+    fast_s = slow_s = np.inf
+    for index, batch in enumerate(batches):
+        start = time.perf_counter()
+        fast(batch)
+        fast_s = min(fast_s, time.perf_counter() - start)
+        if index < slow_repeats:
+            start = time.perf_counter()
+            slow(batch)
+            slow_s = min(slow_s, time.perf_counter() - start)
+    return fast_s, slow_s
+
+
+def best_time(function, repeats: int) -> float:
     """Fastest of ``repeats`` runs, seconds."""
     best = np.inf
     for _ in range(repeats):
@@ -33,97 +75,145 @@ def best_time(function, repeats: int = 3) -> float:
     return best
 
 
-def whole_mesh_heights(terrain, points: np.ndarray) -> np.ndarray:
-    """Topmost hit of downward rays testing all triangles: the same per-triangle maths as the
-    chunked path (x/z barycentric plane coefficients), vectorised over rays × triangles."""
-    plane = terrain._down[:, :-1]  # (9, T) without the padding triangle
-    heights = np.empty(len(points))
-    for start in range(0, len(points), WHOLE_BATCH):
-        x = points[start : start + WHOLE_BATCH, 0, None]
-        z = points[start : start + WHOLE_BATCH, 1, None]
-        u = plane[0] * x + plane[1] * z + plane[2]
-        v = plane[3] * x + plane[4] * z + plane[5]
-        y = plane[6] * x + plane[7] * z + plane[8]
-        inside = (u >= -1e-9) & (v >= -1e-9) & (u + v <= 1 + 1e-9)
-        heights[start : start + WHOLE_BATCH] = np.where(inside, y, -np.inf).max(axis=1)
-    return heights
+def repeats_for(count: int) -> int:
+    """More repeats for small batches so the best time is stable."""
+    return 50 if count <= 1_000 else 5 if count <= 100_000 else 2
+
+
+def load_base_mesh(commit: str, folder: Path) -> ModuleType:
+    """footfall/terrain/mesh.py as of ``commit``, imported from ``folder``."""
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:src/footfall/terrain/mesh.py"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    path = folder / "base_mesh.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("base_mesh", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_times() -> list[float]:
+    """Seconds to build the course, compile the downward kernel and compile the walk kernel, in a
+    fresh process with an empty numba cache; then the same with that cache filled."""
+    out = []
+    with tempfile.TemporaryDirectory() as cache:
+        path = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=path)
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", COMPILE_SNIPPET], env=env, check=True,
+                                  capture_output=True, text=True)
+            out.extend(float(value) for value in done.stdout.split())
+    return out
+
+
+def same_hits(a, b) -> bool:
+    """Both RayHits agree exactly (NaN where missed on both)."""
+    return all(
+        np.array_equal(np.asarray(getattr(a, field), float), np.asarray(getattr(b, field), float),
+                       equal_nan=True)
+        for field in ("point", "normal", "hit", "distance")
+    )
+
+
+def trimesh_points(mesh: trimesh.Trimesh, origins: np.ndarray, directions: np.ndarray
+                   ) -> np.ndarray:
+    """Nearest hit point ``(K, 3)`` of trimesh's ray query (NaN where missed)."""
+    locations, ray_index, _ = mesh.ray.intersects_location(origins, directions,
+                                                           multiple_hits=False)
+    points = np.full((len(origins), 3), np.nan)
+    points[ray_index] = locations
+    return points
 
 
 def main() -> None:
-    terrain = scene("course", resolution=0.005, z_segments=24)
-    triangles = len(terrain.faces)
-    assert triangles >= 100_000, triangles
-    rng = np.random.default_rng(0)
-    points = np.column_stack([rng.uniform(-2, 30, RAYS), rng.uniform(-2, 2, RAYS)])
-    top = terrain.ray_start_height
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default=BASE_COMMIT, help="commit whose NumPy mesh to compare")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.2f} (2 cores shared)")
 
-    chunked_s = best_time(lambda: terrain.raycast_down(points))
-    chunked = terrain.raycast_down(points).height
+    built, down_compile, walk_compile, _, down_cached, walk_cached = compile_times()
+    print(f"first run, empty cache: downward kernel {down_compile:.2f} s, walk kernel "
+          f"{walk_compile:.2f} s, total {down_compile + walk_compile:.2f} s "
+          f"(cached: {down_cached:.2f} s + {walk_cached:.2f} s; course built in {built:.2f} s)")
 
-    whole_points = points[:WHOLE_RAYS]
-    whole_s = best_time(lambda: whole_mesh_heights(terrain, whole_points), repeats=1)
-    whole = whole_mesh_heights(terrain, whole_points)
-    np.testing.assert_allclose(whole, chunked[:WHOLE_RAYS], atol=1e-9)
-
+    terrain = scene("course")
+    with tempfile.TemporaryDirectory() as folder:
+        base_module = load_base_mesh(args.base, Path(folder))
+        base = base_module.MeshTerrain(terrain.vertices, terrain.faces, name="course")
     mesh = trimesh.Trimesh(terrain.vertices, terrain.faces, process=False)
-    trimesh_points = points[:TRIMESH_RAYS]
-    origins = np.column_stack(
-        [trimesh_points[:, 0], np.full(TRIMESH_RAYS, top), trimesh_points[:, 1]]
-    )
-    directions = np.tile([0.0, -1.0, 0.0], (TRIMESH_RAYS, 1))
-    mesh.ray.intersects_location(origins[:10], directions[:10])  # build the R-tree first
+    (x_min, z_min), (x_max, z_max) = terrain.bounds
+    print(f"mesh: course, {len(terrain.faces)} triangles, {terrain.cell_count[0]}×"
+          f"{terrain.cell_count[1]} cells, ≤ {terrain.cell_capacity} triangles per cell; "
+          f"base {args.base[:10]}")
+    rng = np.random.default_rng(0)
+    terrain.raycast_down(np.zeros((4, 2)))  # compile (or load) before timing
+    terrain.raycast(np.zeros((4, 3)), np.ones((4, 3)))
 
-    def trimesh_query():
-        return mesh.ray.intersects_location(origins, directions, multiple_hits=False)
+    print(f"{'downward rays':>14} {'footfall':>10} {'base':>10} {'trimesh':>10}"
+          f"   M rays/s; ratios footfall / base, / trimesh")
+    for count in BATCHES:
+        batches = [np.column_stack([rng.uniform(x_min, x_max, count),
+                                    rng.uniform(z_min, z_max, count)])
+                   for _ in range(repeats_for(count))]
+        fast_s, base_s = interleaved_best(terrain.raycast_down, base.raycast_down, batches, 5)
+        points = batches[0]
+        assert same_hits(terrain.raycast_down(points), base.raycast_down(points)), "base differs"
 
-    trimesh_s = best_time(trimesh_query, repeats=1)
-    locations, ray_index, _ = trimesh_query()
-    trimesh_height = np.full(TRIMESH_RAYS, np.nan)
-    trimesh_height[ray_index] = locations[:, 1]
-    agree = np.isclose(trimesh_height, chunked[:TRIMESH_RAYS], atol=1e-6)
+        subset = points[:TRIMESH_RAYS]
+        top = terrain.ray_start_height
+        origins = np.column_stack([subset[:, 0], np.full(len(subset), top), subset[:, 1]])
+        directions = np.tile([0.0, -1.0, 0.0], (len(subset), 1))
+        trimesh_points(mesh, origins[:10], directions[:10])  # build the R-tree first
+        trimesh_s = best_time(lambda o=origins, d=directions: trimesh_points(mesh, o, d), 1)
+        agree = np.isclose(trimesh_points(mesh, origins, directions)[:, 1],
+                           terrain.raycast_down(subset).height, atol=1e-6, equal_nan=True).mean()
+        assert agree > 0.99, f"trimesh agrees on only {agree:.1%} of the heights"
 
-    chunked_rate = RAYS / chunked_s
-    whole_rate = WHOLE_RAYS / whole_s
-    trimesh_rate = TRIMESH_RAYS / trimesh_s
-    print(
-        f"mesh: course, {triangles} triangles, {terrain.cell_count[0]}×{terrain.cell_count[1]}"
-        f" cells, ≤ {terrain.cell_capacity} triangles tested per ray"
-    )
-    print(f"chunked (footfall)  {chunked_rate:14,.0f} rays/s   ({RAYS} rays)")
-    print(f"whole mesh (numpy)  {whole_rate:14,.0f} rays/s   ({WHOLE_RAYS} rays)")
-    print(
-        f"trimesh ray query   {trimesh_rate:14,.0f} rays/s   ({TRIMESH_RAYS} rays,"
-        f" {agree.mean():.1%} same height)"
-    )
-    print(f"chunked / whole mesh = {chunked_rate / whole_rate:,.0f}×")
-    print(f"chunked / trimesh    = {chunked_rate / trimesh_rate:,.0f}×")
-    general_rays(terrain, mesh, rng)
+        rate = count / fast_s / 1e6
+        base_rate = count / base_s / 1e6
+        trimesh_rate = len(subset) / trimesh_s / 1e6
+        print(f"{count:>14,} {rate:>10.2f} {base_rate:>10.3f} "
+              f"{trimesh_rate:>10.4f}   {rate / base_rate:6.1f}×  {rate / trimesh_rate:6.0f}×"
+              f"   (trimesh: {len(subset)} rays, {agree:.1%} same height)")
 
-
-def general_rays(terrain, mesh: trimesh.Trimesh, rng: np.random.Generator) -> None:
-    """Slanted rays (cell walk) vs trimesh on the same mesh; heights must agree."""
-    count = GENERAL_RAYS
-    origins = np.column_stack(
-        [rng.uniform(0, 27, count), rng.uniform(0.8, 1.5, count), rng.uniform(-1, 1, count)]
-    )
-    directions = np.column_stack(
-        [rng.uniform(-1, 1, count), -np.ones(count), rng.uniform(-0.3, 0.3, count)]
-    )
-    walk_s = best_time(lambda: terrain.raycast(origins, directions))
+    count = SLANTED_RAYS
+    origins = np.column_stack([rng.uniform(x_min, x_max, count), rng.uniform(0.8, 1.5, count),
+                               rng.uniform(z_min, z_max, count)])
+    directions = np.column_stack([rng.uniform(-1, 1, count), -np.ones(count),
+                                  rng.uniform(-0.3, 0.3, count)])
+    fast_s, base_s = interleaved_best(lambda o: terrain.raycast(o, directions),
+                                      lambda o: base.raycast(o, directions), [origins] * 3, 2)
     hits = terrain.raycast(origins, directions)
-    trimesh_s = best_time(
-        lambda: mesh.ray.intersects_location(origins, directions, multiple_hits=False), repeats=1
-    )
-    locations, ray_index, _ = mesh.ray.intersects_location(origins, directions, multiple_hits=False)
-    other = np.full((count, 3), np.nan)
-    other[ray_index] = locations
-    agree = np.isclose(other, hits.point, atol=1e-6).all(axis=1).mean()
-    print(f"slanted rays, cell walk (footfall) {count / walk_s:12,.0f} rays/s   ({count} rays)")
-    print(
-        f"slanted rays, trimesh              {count / trimesh_s:12,.0f} rays/s"
-        f"   ({agree:.1%} same point)"
-    )
-    print(f"cell walk / trimesh  = {trimesh_s / walk_s:,.1f}×")
+    assert same_hits(hits, base.raycast(origins, directions)), "base differs on slanted rays"
+    subset = slice(0, TRIMESH_RAYS)
+    trimesh_s = best_time(lambda: trimesh_points(mesh, origins[subset], directions[subset]), 1)
+    agree = np.isclose(trimesh_points(mesh, origins[subset], directions[subset]),
+                       hits.point[subset], atol=1e-6, equal_nan=True).all(axis=1).mean()
+    rate, base_rate = count / fast_s / 1e6, count / base_s / 1e6
+    trimesh_rate = TRIMESH_RAYS / trimesh_s / 1e6
+    print(f"{'slanted ' + format(count, ','):>14} {rate:>10.2f} {base_rate:>10.3f} "
+          f"{trimesh_rate:>10.4f}   {rate / base_rate:6.1f}×  {rate / trimesh_rate:6.0f}×"
+          f"   (trimesh: {TRIMESH_RAYS} rays, {agree:.1%} same point)")
+    dense_course(base_module, rng)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+def dense_course(base_module: ModuleType, rng: np.random.Generator) -> None:
+    """60,000 downward rays on the fine course (≥ 100,000 triangles), footfall vs base."""
+    terrain = scene("course", resolution=0.005, z_segments=24)
+    base = base_module.MeshTerrain(terrain.vertices, terrain.faces, name="course")
+    (x_min, z_min), (x_max, z_max) = terrain.bounds
+    batches = [np.column_stack([rng.uniform(x_min, x_max, 60_000),
+                                rng.uniform(z_min, z_max, 60_000)]) for _ in range(3)]
+    fast_s, base_s = interleaved_best(terrain.raycast_down, base.raycast_down, batches, 2)
+    assert same_hits(terrain.raycast_down(batches[0]), base.raycast_down(batches[0]))
+    rate, base_rate = 60_000 / fast_s / 1e6, 60_000 / base_s / 1e6
+    print(f"fine course ({len(terrain.faces):,} triangles, ≤ {terrain.cell_capacity} per cell), "
+          f"60,000 downward rays: footfall {rate:.2f}, base {base_rate:.3f} M rays/s, "
+          f"{rate / base_rate:.1f}×")
 
 
 if __name__ == "__main__":

@@ -9,12 +9,15 @@ Shapes: ``F`` frames first, then any batch axes (characters, feet), then ``S`` s
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import RaySource
 
 FloatArray = NDArray[np.float64]
 
@@ -63,7 +66,7 @@ def sole_grid(
     return (sole[None, :, :] + offsets[:, None, None] * side).reshape(-1, 3)
 
 
-def ground_gaps(terrain: Any, points: ArrayLike) -> FloatArray:
+def ground_gaps(terrain: RaySource, points: ArrayLike) -> FloatArray:
     """Signed height ``(...)`` of points ``(..., 3)`` above the ground under them; NaN off the
     terrain (no ground to measure against) and for NaN points (padding)."""
     points = np.asarray(points, dtype=np.float64)

@@ -27,7 +27,7 @@ from footfall.bunny import PROPORTIONS, bunny_skeleton
 from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
 from footfall.skeleton import Skeleton
-from footfall.terrain import scene
+from footfall.terrain import RaySource, scene
 from footfall.terrain.hits import RayHits
 
 STEP_HEIGHTS = (0.05, 0.10, 0.15, 0.20, 0.25)
@@ -72,7 +72,7 @@ class LaneTerrain:
     one terrain of its lane, which tests only its own chunk).
     """
 
-    def __init__(self, terrains: Sequence[Any], width: float = LANE_WIDTH) -> None:
+    def __init__(self, terrains: Sequence[RaySource], width: float = LANE_WIDTH) -> None:
         self.terrains = list(terrains)
         self.width = float(width)
 

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
-from footfall.terrain import Terrain
+from footfall.terrain.base import RaySource
 
 FloatArray = NDArray[np.float64]
 
@@ -24,7 +24,7 @@ MAX_FOOT_TILT = 0.45
 class GroundProbe:
     """Downward rays for the walker (``terrain`` None means the flat floor y = 0)."""
 
-    def __init__(self, terrain: Terrain | None, flat_floor: bool = False) -> None:
+    def __init__(self, terrain: RaySource | None, flat_floor: bool = False) -> None:
         self.terrain = terrain
         self.flat_floor = flat_floor
 

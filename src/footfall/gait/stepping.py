@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,6 +31,9 @@ from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeli
 from footfall.ik import solve_two_bone
 from footfall.quat import inv_mul, mul
 from footfall.skeleton import Skeleton
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import RaySource
 
 FloatArray = NDArray[np.float64]
 
@@ -96,7 +99,7 @@ class StepWalker:
     def __init__(
         self,
         skeleton: Skeleton,
-        terrain: Any,
+        terrain: RaySource,
         count: int = 1,
         *,
         params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,

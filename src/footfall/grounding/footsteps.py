@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 if TYPE_CHECKING:
-    from footfall.terrain import Terrain
+    from footfall.terrain.base import RaySource
 
 FloatArray = NDArray[np.float64]
 
@@ -95,7 +95,7 @@ def plan_steps(distance: ArrayLike, step_length: ArrayLike) -> StepPlan:
 
 
 def tread_snap_shift(
-    terrain: Terrain,
+    terrain: RaySource,
     plant_xz: ArrayLike,
     forward_xz: ArrayLike,
     heel_back: ArrayLike,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -38,6 +38,9 @@ from footfall.grounding.pelvis import follow, reach_limit
 from footfall.ik import solve_two_bone
 from footfall.quat import inv_mul, mul, rotate
 from footfall.skeleton import Skeleton
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import RaySource
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -170,7 +173,7 @@ class GroundingPipeline:
     def __init__(
         self,
         skeleton: Skeleton,
-        terrain: Any,
+        terrain: RaySource,
         count: int = 1,
         params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,
         legs: Any = None,

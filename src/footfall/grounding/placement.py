@@ -7,7 +7,7 @@ that give every joint position channels leave the root at the origin while the h
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,6 +16,9 @@ from footfall import quat
 from footfall.grounding.contacts import segments
 from footfall.grounding.feet import Leg, legs_of
 from footfall.skeleton import Clip, Skeleton
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import BoundedRaySource, RaySource
 
 FloatArray = NDArray[np.float64]
 
@@ -99,7 +102,7 @@ def scene_size(clip: Clip, legs: Any = None) -> tuple[float, float]:
             max(SCENE_MIN_SIZE[1], float(high[1] - low[1]) + room))
 
 
-def place_clip(clip: Clip, terrain: Any, legs: Any = None) -> Clip:
+def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:
     """The clip turned so its pelvis travels along +X and moved over the terrain's interesting
     part: the up flight of stairs, else the stretch along x where the ground under its lowest
     points varies most (the middle on level ground) — kept inside the terrain with a margin
@@ -138,7 +141,7 @@ def _inside(shift: FloatArray, low: FloatArray, high: FloatArray, lower: tuple[f
     return out
 
 
-def _roughest_shift(clip: Clip, terrain: Any, limits: tuple[float, float]) -> float:
+def _roughest_shift(clip: Clip, terrain: RaySource, limits: tuple[float, float]) -> float:
     """Shift along x (metres, within ``limits``) that puts the clip's lowest points over the
     most uneven ground (largest spread of heights); 0 when all is level or nothing fits."""
     low, high = limits

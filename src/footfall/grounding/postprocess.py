@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -53,6 +53,9 @@ from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.placement import frame_ranges, place_clip
 from footfall.ik import solve_two_bone
 from footfall.skeleton import Clip, forward_kinematics
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import BoundedRaySource, RaySource
 
 FloatArray = NDArray[np.float64]
 PELVIS_SMOOTH_SECONDS = 0.25
@@ -249,7 +252,7 @@ def toe_joints(legs: tuple[Leg, Leg]) -> tuple[int, int]:
     return left, right
 
 
-def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: Any,
+def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
           legs: tuple[Leg, Leg], rest: FloatArray | None = None) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
@@ -282,7 +285,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: Any,
     return out
 
 
-def _joint_heights(positions: FloatArray, terrain: Any) -> FloatArray:
+def _joint_heights(positions: FloatArray, terrain: RaySource) -> FloatArray:
     """Every joint's height ``(F, J)`` over the ground under it, with rays cast only for the
     joints that can be the lowest over the ground (within the terrain's height span of the
     frame's lowest joint); the others get +inf, which no minimum picks."""
@@ -330,7 +333,7 @@ def _check_contacts(contacts: Any, frames: int) -> NDArray[np.bool_]:
     return contacts
 
 
-def measure_clip(clip: Clip, terrain: Any, contacts: Any = None, legs: Any = None) -> dict:
+def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
     """:func:`score` of a clip as it stands on ``terrain`` (contacts found in the motion when
     not given)."""
     clip.check_finite()
@@ -353,7 +356,7 @@ def _points(feet: ClipFeet) -> FloatArray:
     return np.concatenate([sole, feet.sole[:, :, -1:], feet.touch], axis=2)
 
 
-def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: Any, floor: float
+def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, floor: float
                     ) -> tuple[FloatArray, NDArray[np.bool_]]:
     """How far each foot must move up ``(F, 2)`` so every point ``(F, 2, N, 3)`` (moved by the
     horizontal ``shift (F, 2, 2)``) keeps its animated height over the ground under it, and
@@ -370,7 +373,7 @@ def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: Any, floor: 
     return _fill_missing(need), off
 
 
-def _support_heights(feet: ClipFeet, terrain: Any, shift: FloatArray | None = None
+def _support_heights(feet: ClipFeet, terrain: RaySource, shift: FloatArray | None = None
                      ) -> FloatArray:
     """Heights ``(F, 2, P)`` of the joints each foot stands on over the ground straight under
     them (NaN off the terrain, NaN padding): the ankle (standing on the heel), the ball and the
@@ -429,7 +432,7 @@ def _smooth_max(values: FloatArray, window: int) -> FloatArray:
     return sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0).max(-1)
 
 
-def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: Any, contacts: NDArray[np.bool_],
+def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: NDArray[np.bool_],
                params: GroundingParams, blend: int) -> FloatArray:
     """World rotations ``(F, 2, 4)`` turning each planted sole by the slope under it (seed
     004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
@@ -649,7 +652,7 @@ def _off_terrain(result: GroundResult, solved: Any, terrain: Any) -> None:
 
 def ground_clip(
     clip: Clip,
-    terrain: Any,
+    terrain: BoundedRaySource,
     params: GroundingParams = DEFAULT_PARAMS,
     *,
     place: bool = True,

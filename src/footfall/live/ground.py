@@ -9,7 +9,7 @@ keeps its smoothing state between frames (pelvis, sole angles).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from footfall.grounding.feet import Leg
 from footfall.grounding.pipeline import FootPlan, GroundingPipeline
 from footfall.skeleton import forward_kinematics
 
+if TYPE_CHECKING:
+    from footfall.terrain.base import RaySource
+
 PLANT_HEIGHT = 0.05  # metres above the standing ankle height
 PLANT_SPEED = 0.4  # metres a second, horizontal
 
@@ -25,7 +28,7 @@ PLANT_SPEED = 0.4  # metres a second, horizontal
 class LiveGrounder:
     """Grounds every avatar of a loop on ``terrain``, one frame at a time."""
 
-    def __init__(self, terrain: Any) -> None:
+    def __init__(self, terrain: RaySource) -> None:
         self.terrain = terrain
         self._pipes: dict[str, GroundingPipeline] = {}
         self._last: dict[str, np.ndarray] = {}

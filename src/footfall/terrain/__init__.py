@@ -4,9 +4,11 @@ A :class:`Terrain` answers downward rays (``raycast_down(xz)``) and general rays
 with :class:`RayHits`. Heightfields evaluate their surface exactly; meshes test only the
 triangles of the grid cells under each ray. ``scene(name, **params)`` builds the built-in
 scenes listed in :data:`SCENES`; ``load_mesh`` and ``load_heightmap`` read files.
+:class:`RaySource` is what the rest of footfall asks of any ground (``raycast_down``, ``height``;
+:class:`BoundedRaySource` adds ``bounds``).
 """
 
-from footfall.terrain.base import Terrain
+from footfall.terrain.base import BoundedRaySource, RaySource, Terrain
 from footfall.terrain.files import load_heightmap, load_mesh
 from footfall.terrain.heightfield import HeightfieldTerrain
 from footfall.terrain.hits import STEEP_NORMAL_Y, RayHits
@@ -16,10 +18,12 @@ from footfall.terrain.scenes import SCENES, scene
 
 __all__ = [
     "SCENES",
+    "BoundedRaySource",
     "STEEP_NORMAL_Y",
     "HeightfieldTerrain",
     "MeshTerrain",
     "RayHits",
+    "RaySource",
     "Terrain",
     "course_profile",
     "load_heightmap",

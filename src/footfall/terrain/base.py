@@ -1,9 +1,10 @@
-"""The :class:`Terrain` interface every ground (heightfield or mesh) implements."""
+"""What the rest of footfall asks of the ground (:class:`RaySource`, :class:`BoundedRaySource`)
+and the :class:`Terrain` base every built-in ground (heightfield or mesh) implements."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -11,6 +12,32 @@ from footfall.terrain.hits import RayHits, as_points_xz, as_rays, check_max_dist
 
 #: Downward rays start this far above the highest point of the terrain (seed 000 uses y = 5).
 RAY_START_MARGIN = 1.0
+
+
+@runtime_checkable
+class RaySource(Protocol):
+    """Ground that answers downward rays: all the grounding pipeline, the walkers, the
+    post-process and the metrics call. Implemented by every :class:`Terrain` (mesh,
+    heightfield), by ``grounding.postprocess.LevelGround`` and ``experiment.LaneTerrain``.
+    """
+
+    def raycast_down(self, xz: np.ndarray) -> RayHits:
+        """Downward rays at ground points ``xz (..., 2)`` (x, z) metres; ``RayHits (...)``."""
+        ...
+
+    def height(self, xz: np.ndarray) -> np.ndarray:
+        """Ground height ``(...)`` metres under ``xz (..., 2)``; NaN off the ground."""
+        ...
+
+
+@runtime_checkable
+class BoundedRaySource(RaySource, Protocol):
+    """A :class:`RaySource` with an extent, which placing a clip on it needs."""
+
+    @property
+    def bounds(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """((x_min, z_min), (x_max, z_max)) metres."""
+        ...
 
 
 class Terrain(ABC):
@@ -54,7 +81,8 @@ class Terrain(ABC):
 
     def height(self, xz: np.ndarray) -> np.ndarray:
         """Exact ground height under ``xz (..., 2)``, ``(...)`` metres; NaN outside the terrain."""
-        return self.raycast_down(xz).height
+        points, shape = as_points_xz(xz, query="height")
+        return self._raycast_down(points).reshape(shape).height
 
     def contains(self, xz: np.ndarray) -> np.ndarray:
         """``(...)`` bool: the points ``(..., 2)`` lie inside :attr:`bounds` (borders included)."""

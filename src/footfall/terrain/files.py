@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import warnings
 from pathlib import Path
+from types import TracebackType
 
 import numpy as np
 
@@ -36,9 +37,14 @@ class _Quiet:
         self._level = self._logger.level
         self._logger.setLevel(logging.CRITICAL)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self._logger.setLevel(self._level)
-        self._warnings.__exit__(*exc)
+        self._warnings.__exit__(kind, error, trace)
 
 
 def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrain:
@@ -75,7 +81,7 @@ def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrai
                            f"or beyond ±{MAX_COORDINATE:g} m")
     colors = None
     visual = getattr(loaded, "visual", None)
-    if getattr(visual, "kind", None) == "vertex":
+    if visual is not None and getattr(visual, "kind", None) == "vertex":
         rgba = np.asarray(visual.vertex_colors)
         if rgba.shape == (len(vertices), 4):
             colors = rgba[:, :3] / 255.0

@@ -107,7 +107,7 @@ class HeightfieldTerrain(Terrain):
     # ------------------------------------------------------------------------------ queries
     def height(self, xz: np.ndarray) -> np.ndarray:
         """Exact h(x, z) for ``xz (..., 2)``, ``(...)`` metres; NaN outside :attr:`bounds`."""
-        points, shape = as_points_xz(xz)
+        points, shape = as_points_xz(xz, query="height")
         inside = self.contains(points)
         values = np.asarray(self._height_fn(points[:, 0], points[:, 1]), float)
         return np.where(inside, values, np.nan).reshape(shape)

@@ -1,11 +1,11 @@
 """Triangle-mesh terrain whose rays test only the triangles of the grid cells they cross.
 
 The mesh's ground plane (x, z) is cut into a uniform grid of cells (seed 000 cuts its ground into
-1-unit chunks along x; here both x and z, sized from the triangle density). Each cell keeps a
-padded array of the triangles whose x/z bounding box touches it (borders included, so a ray on a
-cell border sees the triangles of both sides). A downward ray reads its one cell; a general ray
-walks the cells it crosses in order (2D DDA) and stops at the first cell that holds its nearest
-hit. All K rays are processed together with NumPy; there is no Python loop over rays.
+1-unit chunks along x; here both x and z, sized from the triangle density). Each cell lists the
+triangles whose x/z bounding box touches it (borders included, so a ray on a cell border sees the
+triangles of both sides). A downward ray reads its one cell; a general ray walks the cells it
+crosses in order (2D DDA) and stops at the first cell that holds its nearest hit. The per-ray
+work runs in the compiled kernels of :mod:`footfall.terrain.grid_rays`.
 
 Written by hand because trimesh's ray queries gather R-tree candidates with a Python loop over rays
 and are slower for the many short downward rays foot placement casts (``benchmarks/bench_rays.py``).
@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from footfall.errors import TerrainError
+from footfall.terrain import grid_rays
 from footfall.terrain.base import Terrain
+from footfall.terrain.grid_rays import EDGE_EPS
 from footfall.terrain.hits import RayHits
 from footfall.terrain.palette import ground_colors
 
-#: Barycentric slack so rays exactly on a triangle edge or vertex count as hits.
-EDGE_EPS = 1e-9
 #: Triangles whose x/z footprint is smaller than this (m²·2) are vertical: downward rays skip them.
 VERTICAL_EPS = 1e-12
 #: Automatic cells are this many typical triangle footprints wide, never larger than 1 m (seed 000)
@@ -90,11 +90,8 @@ class MeshTerrain(Terrain):
         normal[usable] /= length[usable, None]
         normal[~usable] = (0.0, 1.0, 0.0)
         normal[normal[:, 1] < 0] *= -1  # face up; general rays flip them against the ray
-        # One extra all-zero triangle at index T pads the cell arrays; it can never be hit.
-        self._origin = np.vstack([origin, np.zeros(3)])
-        self._edge1 = np.vstack([edge1, np.zeros(3)])
-        self._edge2 = np.vstack([edge2, np.zeros(3)])
-        self._normal = np.vstack([normal, (0.0, 1.0, 0.0)])
+        self._normal = np.ascontiguousarray(normal)  # (T, 3); reordered by _build_grid
+        self._triangles = np.ascontiguousarray(np.hstack([origin, edge1, edge2]))  # (T, 9)
         # Downward rays: solve p − origin = u·edge1 + v·edge2 in x/z once per triangle, so a ray
         # costs u, v, y = three affine functions of (x, z). Vertical triangles get u ≡ −1 (miss).
         det = edge1[:, 0] * edge2[:, 2] - edge1[:, 2] * edge2[:, 0]
@@ -109,9 +106,8 @@ class MeshTerrain(Terrain):
         y_x = u_x * edge1[:, 1] + v_x * edge2[:, 1]
         y_z = u_z * edge1[:, 1] + v_z * edge2[:, 1]
         y_0 = origin[:, 1] + u_0 * edge1[:, 1] + v_0 * edge2[:, 1]
-        plane = np.stack([u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0], axis=1)
-        pad = np.array([[0, 0, -1.0, 0, 0, 0, 0, 0, 0]])
-        self._down = np.ascontiguousarray(np.vstack([plane, pad]).T)  # (9, T + 1)
+        #: (T, 9) u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0: one triangle per row.
+        self._plane = np.stack([u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0], axis=1)
 
     def _build_grid(
         self, corners: np.ndarray, cell_size: float | tuple[float, float] | None
@@ -119,8 +115,9 @@ class MeshTerrain(Terrain):
         """Assign every non-degenerate triangle to each cell its x/z bounding box touches."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
+        size: np.ndarray
         if cell_size is None:
-            size = _automatic_cell_size(corners, (span_x, span_z))
+            size = np.array(_automatic_cell_size(corners, (span_x, span_z)))
         else:
             size = np.broadcast_to(np.asarray(cell_size, dtype=np.float64), (2,))
             if not (np.isfinite(size).all() and (size > 0).all()):
@@ -158,68 +155,51 @@ class MeshTerrain(Terrain):
         cell = cell_z * self.cell_count[0] + cell_x
         order = np.argsort(cell, kind="stable")
         cell, triangle = cell[order], triangle[order]
-        cells = self.cell_count[0] * self.cell_count[1]
-        counts = np.bincount(cell, minlength=cells)
-        slot = np.arange(len(cell)) - np.repeat(np.cumsum(counts) - counts, counts)
-        padded = np.full((cells, max(1, int(counts.max(initial=0)))), len(corners), dtype=np.int64)
-        padded[cell, slot] = triangle
-        self._cell_triangles = padded
+        counts = np.bincount(cell, minlength=self.cell_count[0] * self.cell_count[1])
+        # Storage rows sorted by each triangle's first cell, so the triangles a ray tests sit
+        # together in memory (large meshes do not fit in cache). The lists still run in
+        # increasing triangle number (the stable sort): the kernels' tie rule depends on that.
+        stored = keep[np.argsort(first[:, 1] * self.cell_count[0] + first[:, 0], kind="stable")]
+        row = np.zeros(len(corners), dtype=np.int64)
+        row[stored] = np.arange(len(stored))
+        self._plane = np.ascontiguousarray(self._plane[stored])
+        self._normal = np.ascontiguousarray(self._normal[stored])
+        self._triangles = np.ascontiguousarray(self._triangles[stored])
+        # Compressed rows: cell c tests storage rows _cell_list[_cell_start[c]:_cell_start[c+1]].
+        self._cell_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self._cell_list = row[triangle]
+        self._cell_capacity = max(1, int(counts.max(initial=0)))
 
     def _cell_of(self, xz: np.ndarray, slack: float = 0.0) -> np.ndarray:
         """Integer cell (ix, iz) ``(..., 2)`` of points ``(..., 2)``, clipped to the grid."""
         scaled = (xz - self._grid_origin) / np.asarray(self.cell_size) + slack
-        index = np.floor(scaled).astype(np.int64)
-        return np.clip(index, 0, np.asarray(self.cell_count) - 1)
+        # Clip before the cast: far points (rays that miss the box) must not overflow int64.
+        index = np.clip(np.floor(scaled), 0, np.asarray(self.cell_count) - 1)
+        return index.astype(np.int64)
 
     @property
     def cell_capacity(self) -> int:
-        """Triangles tested per ray per cell (the padded width of the cell arrays)."""
-        return int(self._cell_triangles.shape[1])
+        """Most triangles a downward ray tests (the longest cell list; at least 1)."""
+        return self._cell_capacity
 
     # ------------------------------------------------------------------------------ queries
     def _raycast_down(self, points: np.ndarray) -> RayHits:
-        inside = self.contains(points)
-        cell = self._cell_of(points)
-        candidates = self._cell_triangles[cell[:, 1] * self.cell_count[0] + cell[:, 0]]
-        return self._down_hits(points, candidates, inside)
-
-    def _down_hits(self, points: np.ndarray, candidates: np.ndarray, inside: np.ndarray) -> RayHits:
-        """Topmost hit of downward rays at ``points (K, 2)`` among ``candidates (K, M)``."""
-        plane = self._down[:, candidates]  # (9, K, M): one contiguous gather per coefficient
-        x, z = points[:, 0, None], points[:, 1, None]
-        u = plane[0] * x
-        u += plane[1] * z
-        u += plane[2]
-        v = plane[3] * x
-        v += plane[4] * z
-        v += plane[5]
-        inside_triangle = (u >= -EDGE_EPS) & (v >= -EDGE_EPS)
-        u += v
-        inside_triangle &= u <= 1.0 + EDGE_EPS
-        y = plane[6] * x
-        y += plane[7] * z
-        y += plane[8]
-        y[~inside_triangle] = -np.inf
-        best = np.argmax(y, axis=1)
-        rows = np.arange(len(points))
-        height = y[rows, best]
-        hit = np.isfinite(height) & inside
-        start = self.ray_start_height
         count = len(points)
-        point = np.full((count, 3), np.nan)
-        point[hit, 0], point[hit, 2], point[hit, 1] = points[hit, 0], points[hit, 1], height[hit]
-        normal = np.tile((0.0, 1.0, 0.0), (count, 1))
-        normal[hit] = self._normal[candidates[rows, best]][hit]
-        distance = np.where(hit, start - np.where(hit, height, 0.0), np.inf)
-        return RayHits(point, normal, hit, distance)
+        out = RayHits(np.empty((count, 3)), np.empty((count, 3)), np.empty(count, dtype=bool),
+                      np.empty(count))
+        (x_min, z_min), (x_max, z_max) = self.bounds
+        grid_rays.down_hits(
+            np.ascontiguousarray(points), np.array([x_min, z_min, x_max, z_max]),
+            self._grid_origin, np.asarray(self.cell_size), np.asarray(self.cell_count),
+            self._cell_start, self._cell_list, self._plane, self._normal,
+            self.ray_start_height, out.point, out.normal, out.hit, out.distance,
+        )
+        return out
 
     def _raycast(self, origin: np.ndarray, direction: np.ndarray, limit: float) -> RayHits:
         count = len(origin)
         t_enter, t_leave = self._box_interval(origin, direction, limit, pad=1e-9)
         active = t_enter <= t_leave
-        best_t = np.full(count, np.inf)
-        best_triangle = np.full(count, len(self.faces))
-
         start = origin + direction * np.where(active, t_enter, 0.0)[:, None]
         cell = self._cell_of(start[:, [0, 2]])
         size = np.asarray(self.cell_size)
@@ -229,44 +209,15 @@ class MeshTerrain(Terrain):
             boundary = self._grid_origin + (cell + (step > 0)) * size
             t_next = np.where(step != 0, (boundary - origin[:, [0, 2]]) / planar, np.inf)
             t_delta = np.where(step != 0, size / np.abs(planar), np.inf)
-        for _ in range(sum(self.cell_count) + 2):
-            rays = np.flatnonzero(active)
-            if rays.size == 0:
-                break
-            flat_cell = cell[rays, 1] * self.cell_count[0] + cell[rays, 0]
-            candidates = self._cell_triangles[flat_cell]
-            t = _moller_trumbore(
-                origin[rays],
-                direction[rays],
-                self._origin[candidates],
-                self._edge1[candidates],
-                self._edge2[candidates],
-            )
-            t = np.where(t <= limit, t, np.inf)
-            nearest = np.argmin(t, axis=1)
-            t_near = t[np.arange(rays.size), nearest]
-            better = t_near < best_t[rays]
-            best_t[rays[better]] = t_near[better]
-            best_triangle[rays[better]] = candidates[np.arange(rays.size), nearest][better]
-            t_exit = t_next[rays].min(axis=1)
-            finished = (best_t[rays] <= t_exit + 1e-12) | (t_exit > t_leave[rays])
-            along_x = t_next[rays, 0] <= t_next[rays, 1]
-            axis = np.where(along_x, 0, 1)
-            cell[rays, axis] += step[rays, axis]
-            t_next[rays, axis] += t_delta[rays, axis]
-            outside = (cell[rays] < 0).any(axis=1) | (cell[rays] >= self.cell_count).any(axis=1)
-            active[rays[finished | outside]] = False
-            cell[rays] = np.clip(cell[rays], 0, np.asarray(self.cell_count) - 1)
-
-        hit = np.isfinite(best_t)
-        point = np.full((count, 3), np.nan)
-        point[hit] = origin[hit] + direction[hit] * best_t[hit, None]
-        normal = np.tile((0.0, 1.0, 0.0), (count, 1))
-        facing = self._normal[best_triangle[hit]]
-        flip = np.einsum("ij,ij->i", facing, direction[hit]) > 0
-        facing[flip] *= -1
-        normal[hit] = facing
-        return RayHits(point, normal, hit, best_t)
+        out = RayHits(np.empty((count, 3)), np.empty((count, 3)), np.empty(count, dtype=bool),
+                      np.empty(count))
+        grid_rays.walk_hits(
+            np.ascontiguousarray(origin), np.ascontiguousarray(direction), active, t_leave,
+            limit, cell, step, t_next, t_delta, np.asarray(self.cell_count), self._cell_start,
+            self._cell_list, self._triangles, self._normal,
+            out.point, out.normal, out.hit, out.distance,
+        )
+        return out
 
 
 def _vertex_normals(vertices: np.ndarray, faces: np.ndarray, corners: np.ndarray) -> np.ndarray:
@@ -292,28 +243,6 @@ def _automatic_cell_size(corners: np.ndarray, span: tuple[float, float]) -> tupl
     return size[0] * grow, size[1] * grow
 
 
-
-
-def _moller_trumbore(
-    origin: np.ndarray, direction: np.ndarray, v0: np.ndarray, e1: np.ndarray, e2: np.ndarray
-) -> np.ndarray:
-    """Ray parameter of rays ``(K, 3)`` against triangles ``(K, M, 3)``; inf where missed.
-
-    Edges and vertices count as hits (barycentric slack ``EDGE_EPS``); hits behind the origin
-    and rays parallel to the triangle miss.
-    """
-    d = direction[:, None, :]
-    p = np.cross(d, e2)
-    det = np.einsum("kmi,kmi->km", e1, p)
-    ok = np.abs(det) > 1e-14
-    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
-    s = origin[:, None, :] - v0
-    u = np.einsum("kmi,kmi->km", s, p) * inv
-    q = np.cross(s, e1)
-    v = np.einsum("kmi,kmi->km", d, q) * inv
-    t = np.einsum("kmi,kmi->km", e2, q) * inv
-    hit = ok & (u >= -EDGE_EPS) & (v >= -EDGE_EPS) & (u + v <= 1 + EDGE_EPS) & (t >= 0)
-    return np.where(hit, t, np.inf)
 
 
 def _check_mesh(vertices: np.ndarray, faces: np.ndarray, name: str) -> None:
