@@ -49,7 +49,7 @@ def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
     b = np.asarray(b, dtype=np.float64)
     if a.shape[-1:] != (4,) or b.shape[-1:] != (4,):
         raise ValueError(f"quaternions must have shape (..., 4), got {a.shape} and {b.shape}")
-    return _mul_gufunc(a, b)  # type: ignore[no-any-return]
+    return _mul_gufunc.ufunc(a, b)  # type: ignore[no-any-return]
 
 
 def inv(q: ArrayLike) -> FloatArray:
@@ -74,7 +74,7 @@ def rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
     v = np.asarray(v, dtype=np.float64)
     if q.shape[-1:] != (4,) or v.shape[-1:] != (3,):
         raise ValueError(f"rotate needs q (..., 4) and v (..., 3), got {q.shape} and {v.shape}")
-    return _rotate_gufunc(q, v)  # type: ignore[no-any-return]
+    return _rotate_gufunc.ufunc(q, v)  # type: ignore[no-any-return]
 
 
 def inv_rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:

@@ -8,6 +8,7 @@ vectorised over everything else. Joints are ordered so that a parent comes befor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numba
@@ -98,14 +99,14 @@ class Skeleton:
 @numba.njit(cache=True)
 def _fk_kernel(order: NDArray[np.int64], parents: NDArray[np.int64], rotations: FloatArray,
                translations: FloatArray, out_rotations: FloatArray, out_positions: FloatArray,
-               mode: int) -> None:  # pragma: no cover - compiled
+               mode: int, clear: NDArray[np.int64]) -> None:  # pragma: no cover - compiled
     """Global rotations and/or positions of the joints ``order`` (parents first), in place.
 
     ``rotations (R, J, 4)`` and ``translations (T, J, 3)`` hold R and T batch rows, each either
     the full batch B or 1 (one pose for all rows); ``out_* (B, J, ·)``. Mode 0: rotations and
     positions; 1: rotations only; 2: positions, ``rotations`` being the global ones already.
     A parent outside ``order`` is read from ``out_rotations`` / ``out_positions`` (mode 2:
-    ``rotations``) as the caller filled it.
+    ``rotations``) as the caller filled it. The joints ``clear`` are set to zero.
     """
     batch = out_rotations.shape[0] if mode != 2 else out_positions.shape[0]
     per_rotation = rotations.shape[0] > 1
@@ -113,6 +114,11 @@ def _fk_kernel(order: NDArray[np.int64], parents: NDArray[np.int64], rotations: 
     for b in range(batch):
         rb = b if per_rotation else 0
         tb = b if per_translation else 0
+        for k in range(clear.shape[0]):
+            if mode != 2:
+                out_rotations[b, clear[k], :] = 0.0
+            if mode != 1:
+                out_positions[b, clear[k], :] = 0.0
         for k in range(order.shape[0]):
             j = order[k]
             p = parents[j]
@@ -146,6 +152,7 @@ def _fk_kernel(order: NDArray[np.int64], parents: NDArray[np.int64], rotations: 
 
 _NONE = np.empty((1, 1, 4))  # stands in for an array a mode does not read or write
 _NONE3 = np.empty((1, 1, 3))
+_NO_JOINTS = np.empty(0, dtype=np.int64)
 
 
 class FKPlan:
@@ -168,7 +175,7 @@ class FKPlan:
     def __init__(self, parents: ArrayLike, joints: ArrayLike | None = None, *,
                  ancestors: bool = True) -> None:
         self.parents: NDArray[np.int64] = np.ascontiguousarray(parents, dtype=np.int64)
-        count = len(self.parents)
+        count = self._count = len(self.parents)
         wanted = np.ones(count, dtype=bool)
         if joints is not None:
             wanted[:] = False
@@ -184,6 +191,8 @@ class FKPlan:
         #: The computed joints, ascending (so parents come first).
         self.joints: NDArray[np.int64] = np.nonzero(wanted)[0].astype(np.int64)
         self.complete = bool(wanted.all())
+        # Rows a new result holds zeros in (when the plan is not complete).
+        self._others: NDArray[np.int64] = np.nonzero(~wanted)[0].astype(np.int64)
         self._roots = np.nonzero(self.parents < 0)[0]
         self._parent_or_self = np.where(self.parents < 0, np.arange(count), self.parents)
 
@@ -199,9 +208,9 @@ class FKPlan:
         rot, trans, batch = self._inputs(rotations, translations)
         out_rot = self._output(None, batch, 4)
         out_pos = self._output(None, batch, 3)
-        _fk_kernel(self.joints, self.parents, rot, trans, out_rot, out_pos, 0)
-        return (out_rot.reshape(*batch, self.joint_count, 4),
-                out_pos.reshape(*batch, self.joint_count, 3))
+        _fk_kernel(self.joints, self.parents, rot, trans, out_rot, out_pos, 0, self._others)
+        return (out_rot.reshape(*batch, self._count, 4),
+                out_pos.reshape(*batch, self._count, 3))
 
     def rotations(self, rotations: ArrayLike, out: FloatArray | None = None) -> FloatArray:
         """Global rotations ``(..., J, 4)`` from local ``rotations (..., J, 4)``.
@@ -211,7 +220,8 @@ class FKPlan:
         """
         rot, _, batch = self._inputs(rotations, None, out)
         work = self._output(out, batch, 4)
-        _fk_kernel(self.joints, self.parents, rot, _NONE3, work, _NONE3, 1)
+        _fk_kernel(self.joints, self.parents, rot, _NONE3, work, _NONE3, 1,
+                   self._others if out is None else _NO_JOINTS)
         return self._result(work, out, batch, 4)
 
     def positions(self, world_rotations: ArrayLike, translations: ArrayLike,
@@ -222,7 +232,8 @@ class FKPlan:
         """
         rot, trans, batch = self._inputs(world_rotations, translations, out)
         work = self._output(out, batch, 3)
-        _fk_kernel(self.joints, self.parents, rot, trans, _NONE, work, 2)
+        _fk_kernel(self.joints, self.parents, rot, trans, _NONE, work, 2,
+                   self._others if out is None else _NO_JOINTS)
         return self._result(work, out, batch, 3)
 
     def local_rotations(self, world_rotations: ArrayLike) -> FloatArray:
@@ -241,40 +252,56 @@ class FKPlan:
         self._check(rot, 4, "rotations")
         batch = rot.shape[:-2] if out is None else out.shape[:-2]
         if translations is None:
+            if rot.shape[:-2] != batch and _broadcast(batch, rot.shape[:-2]) != batch:
+                raise SkeletonError(f"out has batch shape {batch}, too small for rotations "
+                                    f"of shape {rot.shape}")
             return _rows(rot, batch, 4), _NONE3, batch
         trans = np.asarray(translations, dtype=np.float64)
         self._check(trans, 3, "translations")
         if trans.shape[:-2] != batch:
-            batch = np.broadcast_shapes(batch, trans.shape[:-2])
+            batch = _broadcast(batch, trans.shape[:-2])
+        if out is not None and (batch != out.shape[:-2]
+                                or _broadcast(batch, rot.shape[:-2]) != batch):
+            raise SkeletonError(f"out has shape {out.shape}, too small for inputs of shapes "
+                                f"{rot.shape} and {trans.shape}")
         return _rows(rot, batch, 4), _rows(trans, batch, 3), batch
 
     def _check(self, array: FloatArray, width: int, name: str) -> None:
-        if array.ndim < 2 or array.shape[-2:] != (self.joint_count, width):
+        if array.shape[-2:] != (self._count, width) or array.ndim < 2:
             raise SkeletonError(
                 f"{name} have shape {array.shape}, expected (..., {self.joint_count}, {width})"
             )
 
     def _output(self, out: FloatArray | None, batch: tuple[int, ...], width: int) -> FloatArray:
         """``(B, J, width)`` memory to write: ``out`` itself when it is C-ordered, else new."""
-        rows = int(np.prod(batch, dtype=np.int64))
-        shape = (rows, self.joint_count, width)
+        rows = math.prod(batch)
+        shape = (rows, self._count, width)
         if out is None:
-            return (np.empty if self.complete else np.zeros)(shape)
-        if out.shape != (*batch, self.joint_count, width):
+            return np.empty(shape)
+        if out.shape != (*batch, self._count, width):
             raise SkeletonError(f"out has shape {out.shape}, expected "
-                                f"{(*batch, self.joint_count, width)}")
+                                f"{(*batch, self._count, width)}")
         if out.dtype == np.float64 and out.flags.c_contiguous:
             return out.reshape(shape)
         return np.ascontiguousarray(out, dtype=np.float64).reshape(shape)
 
     def _result(self, work: FloatArray, out: FloatArray | None, batch: tuple[int, ...],
                 width: int) -> FloatArray:
-        result = work.reshape(*batch, self.joint_count, width)
+        result = work.reshape(*batch, self._count, width)
         if out is None:
             return result
         if not np.shares_memory(result, out):
             out[...] = result
         return out
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """``np.broadcast_shapes(a, b)``, raising :class:`SkeletonError` for batch shapes that do
+    not broadcast."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        raise SkeletonError(f"batch shapes {a} and {b} do not broadcast") from None
 
 
 def _rows(array: FloatArray, batch: tuple[int, ...], width: int) -> FloatArray:
@@ -283,7 +310,7 @@ def _rows(array: FloatArray, batch: tuple[int, ...], width: int) -> FloatArray:
     joints = array.shape[-2]
     if array.shape[:-2] == batch:
         return np.ascontiguousarray(array).reshape(-1, joints, width)
-    if int(np.prod(array.shape[:-2], dtype=np.int64)) == 1:
+    if math.prod(array.shape[:-2]) == 1:
         return np.ascontiguousarray(array).reshape(1, joints, width)
     return np.ascontiguousarray(np.broadcast_to(array, (*batch, joints, width))).reshape(
         -1, joints, width)
