@@ -163,11 +163,11 @@ def test_malformed_input_is_named() -> None:
         plan(good_rot, np.zeros((3, 4)))
     with pytest.raises(SkeletonError, match="rotations have shape"):
         plan.rotations(np.zeros(4))
-    with pytest.raises(SkeletonError, match="out has shape"):
+    with pytest.raises(SkeletonError, match="out has"):
         plan.rotations(good_rot, out=np.zeros((3, 3)))
-    with pytest.raises(SkeletonError, match="out has shape"):
+    with pytest.raises(SkeletonError, match="out has"):
         plan.rotations(np.zeros((5, 3, 4)), out=np.zeros((3, 4)))
-    with pytest.raises(SkeletonError, match="out has shape"):
+    with pytest.raises(SkeletonError, match="out has"):
         plan.positions(good_rot, np.zeros((5, 3, 3)), out=np.zeros((3, 3)))
     # An out with more batch rows than the inputs is filled from the one pose.
     many = plan.rotations(good_rot, out=np.zeros((2, 3, 4)))
