@@ -2,8 +2,14 @@
 
 A :class:`Skeleton` is a joint hierarchy with rest offsets; a :class:`Clip` holds local joint
 rotations ``(F, J, 4)`` and local translations ``(F, J, 3)`` per frame. Leading axes before the
-joint axis may be anything (frames, characters, both): FK loops once over joints and is
-vectorised over everything else. Joints are ordered so that a parent comes before its children.
+joint axis may be anything (frames, characters, both). Joints are ordered so that a parent comes
+before its children.
+
+Forward kinematics is written once, here: an :class:`FKPlan` (built once per ``parents``,
+optionally for a joint subset) runs one compiled loop over batch rows and joints, with the scalar
+quaternion maths of :mod:`footfall.quat`. Compiled because the NumPy form costs two calls per
+joint (or per depth level): their fixed overhead dominates one live frame, and their temporaries
+a crowd. :func:`forward_kinematics` and :func:`local_from_global` are the one-call forms.
 """
 
 from __future__ import annotations
