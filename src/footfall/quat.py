@@ -38,37 +38,18 @@ def normalize(q: ArrayLike) -> FloatArray:
     return np.where(norm > _EPS, out, identity(q.shape[:-1]))
 
 
-# Below this many elements per input, the products are gathered in a few NumPy calls instead of
-# one call per term: per-call overhead dominates small arrays (FK level by level, one or two
-# characters per frame), while the gathers' (..., 4, 4) temporaries lose on large ones. Both
-# paths form the same products and sums in the same order, so results are bit-identical.
+# There is one path at every size now; tests/test_quat.py still checks that a small batch and
+# the same rows inside a batch larger than this give bit-identical results.
 _SMALL = 256
-_MUL_A = np.array([[0, 1, 2, 3]] * 4)
-_MUL_B = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]])
-_MUL_SIGN = np.array([[1.0, -1.0, -1.0, -1.0], [1.0, 1.0, 1.0, -1.0],
-                      [1.0, -1.0, 1.0, 1.0], [1.0, 1.0, -1.0, 1.0]])
-_YZX = np.array([1, 2, 0])
-_ZXY = np.array([2, 0, 1])
 
 
 def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Hamilton product ``a * b`` of ``(..., 4)`` arrays (``b`` applied first)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
-    if a.size <= _SMALL and b.size <= _SMALL:
-        terms = a[..., _MUL_A] * b[..., _MUL_B] * _MUL_SIGN  # (..., 4 rows, 4 terms)
-        return ((terms[..., 0] + terms[..., 1]) + terms[..., 2]) + terms[..., 3]
-    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack(
-        [
-            aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-        ],
-        axis=-1,
-    )
+    if a.shape[-1:] != (4,) or b.shape[-1:] != (4,):
+        raise ValueError(f"quaternions must have shape (..., 4), got {a.shape} and {b.shape}")
+    return _mul_gufunc.ufunc(a, b)  # type: ignore[no-any-return]
 
 
 def inv(q: ArrayLike) -> FloatArray:
@@ -91,25 +72,9 @@ def rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
     """Rotate vectors ``v (..., 3)`` by unit quaternions ``q (..., 4)``; returns ``(..., 3)``."""
     q = np.asarray(q, dtype=np.float64)
     v = np.asarray(v, dtype=np.float64)
-    if q.size <= _SMALL and v.size <= _SMALL:
-        a, b = q[..., 1:][..., _YZX], q[..., 1:][..., _ZXY]  # (y, z, x), (z, x, y)
-        t = 2.0 * (a * v[..., _ZXY] - b * v[..., _YZX])
-        return (v + q[..., :1] * t) + (a * t[..., _ZXY] - b * t[..., _YZX])
-    # v + w·t + xyz × t with t = 2·(xyz × v), written per component: np.cross is several
-    # times slower on the small arrays FK feeds it joint by joint.
-    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    vx, vy, vz = v[..., 0], v[..., 1], v[..., 2]
-    tx = 2.0 * (y * vz - z * vy)
-    ty = 2.0 * (z * vx - x * vz)
-    tz = 2.0 * (x * vy - y * vx)
-    return np.stack(
-        [
-            vx + w * tx + (y * tz - z * ty),
-            vy + w * ty + (z * tx - x * tz),
-            vz + w * tz + (x * ty - y * tx),
-        ],
-        axis=-1,
-    )
+    if q.shape[-1:] != (4,) or v.shape[-1:] != (3,):
+        raise ValueError(f"rotate needs q (..., 4) and v (..., 3), got {q.shape} and {v.shape}")
+    return _rotate_gufunc.ufunc(q, v)  # type: ignore[no-any-return]
 
 
 def inv_rotate(q: ArrayLike, v: ArrayLike) -> FloatArray:
@@ -333,8 +298,8 @@ def swing_twist(q: ArrayLike, twist_axis: ArrayLike) -> tuple[FloatArray, FloatA
 
 # --- Scalar forms for compiled kernels -------------------------------------------------------
 # The numba kernels (forward kinematics, IK, rays) work one element at a time on tuples; they
-# call these, so the Hamilton product and the rotation are written once for compiled code.
-# Same products and sums in the same order as ``mul`` / ``rotate`` above.
+# call these, and so do ``mul`` / ``rotate`` above (through the gufuncs at the end), so the
+# Hamilton product and the rotation are written once.
 
 
 @numba.njit(cache=True, inline="always")
@@ -369,3 +334,19 @@ def rotate_s(q: Quat4, v: Vec3) -> Vec3:
         vy + w * ty + (z * tx - x * tz),
         vz + w * tz + (x * ty - y * tx),
     )
+
+
+# NumPy-facing forms: generalised ufuncs over the scalar forms. NumPy broadcasts the leading
+# axes and loops in compiled code, so one call costs about a microsecond at any size (the
+# former NumPy expressions cost 5–20 µs for a handful of quaternions, and made temporaries per
+# term on large batches). The core size ``n`` is checked to be 4 (and 3) by ``mul``/``rotate``.
+
+
+@numba.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->(n)", cache=True)
+def _mul_gufunc(a: FloatArray, b: FloatArray, out: FloatArray) -> None:  # pragma: no cover
+    out[0], out[1], out[2], out[3] = mul_s((a[0], a[1], a[2], a[3]), (b[0], b[1], b[2], b[3]))
+
+
+@numba.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(m)->(m)", cache=True)
+def _rotate_gufunc(q: FloatArray, v: FloatArray, out: FloatArray) -> None:  # pragma: no cover
+    out[0], out[1], out[2] = rotate_s((q[0], q[1], q[2], q[3]), (v[0], v[1], v[2]))

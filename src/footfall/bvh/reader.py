@@ -19,7 +19,7 @@ import numpy as np
 from footfall import quat
 from footfall.bvh import motion, units
 from footfall.errors import BVHError, SkeletonError
-from footfall.skeleton import Clip, Skeleton
+from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
 _CHANNELS = {
     name.lower(): name
@@ -385,29 +385,17 @@ def _euler_block(
 
 
 def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
-    """Global joint and end-site positions ``(N, 3)`` of the rest pose or of ``frame``.
-
-    One pose only, so FK runs on 3×3 matrices joint by joint (cheaper than batched quaternions).
-    """
+    """Global joint and end-site positions ``(N, 3)`` of the rest pose or of ``frame``."""
     skeleton = clip.skeleton
-    count = skeleton.joint_count
     if frame is None:
-        matrices = np.broadcast_to(np.eye(3), (count, 3, 3))
-        translations = skeleton.offsets
+        rotations, translations = quat.identity((skeleton.joint_count,)), skeleton.offsets
     else:
-        matrices = quat.to_matrix(clip.rotations[frame])
-        translations = clip.positions[frame]
-    world_rot = np.empty((count, 3, 3))
-    world_pos = np.empty((count, 3))
-    for joint, parent in enumerate(skeleton.parents):
-        if parent < 0:
-            world_rot[joint] = matrices[joint]
-            world_pos[joint] = translations[joint]
-        else:
-            world_rot[joint] = world_rot[parent] @ matrices[joint]
-            world_pos[joint] = world_pos[parent] + world_rot[parent] @ translations[joint]
-    tips = [world_pos[j] + world_rot[j] @ site for j, site in skeleton.end_sites.items()]
-    return np.concatenate([world_pos, np.array(tips).reshape(-1, 3)], axis=0)
+        rotations, translations = clip.rotations[frame], clip.positions[frame]
+    world_rot, world_pos = forward_kinematics(skeleton.parents, rotations, translations)
+    sites = list(skeleton.end_sites)
+    offsets = np.array([skeleton.end_sites[j] for j in sites]).reshape(-1, 3)
+    tips = world_pos[sites] + quat.rotate(world_rot[sites], offsets)
+    return np.concatenate([world_pos, tips], axis=0)
 
 
 # Canonical bones at the top and the bottom of a humanoid, best first (auto_map's names).

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from footfall import quat
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.ik.two_bone import solve_two_bone
+from footfall.skeleton import FKPlan
 
 FloatArray = NDArray[np.float64]
 
@@ -120,7 +121,8 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
         drop = np.zeros((count, 3))
         drop[:, 1] = body.head_drop
         translations[:, rig.head] += quat.inv_rotate(grot[:, parents[rig.head]], drop)
-    gpos = _positions(parents, grot, translations, range(joints), np.empty((count, joints, 3)))
+    fk = FKPlan(parents)
+    gpos = fk.positions(grot, translations)
 
     # Legs: solve both at once from the rest-straight legs hanging from the posed pelvis.
     upper = [leg.upper for leg in rig.legs]
@@ -136,28 +138,10 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
             grot[:, j] = thigh[:, side]
         for j in lower_part:
             grot[:, j] = shin[:, side]
-    gpos = _positions(parents, grot, translations, rig.below_hips, gpos)
+    if len(rig.below_hips):
+        FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
 
-    local = grot.copy()
-    has_parent = parents >= 0
-    safe = np.where(has_parent, parents, 0)
-    local[:, has_parent] = quat.inv_mul(grot[:, safe[has_parent]], grot[:, has_parent])
-    return PoseResult(local, translations, grot, gpos, result.residual)
-
-
-def _positions(parents, grot: FloatArray, translations: FloatArray, joints,
-               gpos: FloatArray) -> FloatArray:
-    """World positions of ``joints`` (parents first) into ``gpos``, one batched rotation."""
-    joints = list(joints)
-    if not joints:
-        return gpos
-    index = np.array(joints)
-    parent = np.where(parents[index] >= 0, parents[index], 0)
-    moved = quat.rotate(grot[:, parent], translations[:, index])
-    for i, j in enumerate(joints):
-        p = parents[j]
-        gpos[:, j] = translations[:, j] if p < 0 else gpos[:, p] + moved[:, i]
-    return gpos
+    return PoseResult(fk.local_rotations(grot), translations, grot, gpos, result.residual)
 
 
 def _up(height: FloatArray) -> FloatArray:

@@ -25,12 +25,11 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
-from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline, frame_at
 from footfall.ik import solve_two_bone
 from footfall.quat import inv_mul, mul
-from footfall.skeleton import Skeleton
+from footfall.skeleton import FKPlan, Skeleton
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -142,7 +141,7 @@ class StepWalker:
         self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _sway(skeleton, style.sway)
         self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
-        self._leg_fk = LevelFK(
+        self._leg_fk = FKPlan(
             skeleton.parents, [*self._upper, *self._lower, *self._foot, root]
         )
 

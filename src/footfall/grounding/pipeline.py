@@ -27,7 +27,6 @@ from footfall.errors import SkeletonError
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
 from footfall.grounding.footsteps import smoothstep, swing_offset, tread_snap_shift
-from footfall.grounding.levels import LevelFK
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
@@ -37,7 +36,7 @@ from footfall.grounding.params import (
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.ik import solve_two_bone
 from footfall.quat import inv_mul, mul, rotate
-from footfall.skeleton import Skeleton
+from footfall.skeleton import FKPlan, Skeleton
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -194,9 +193,9 @@ class GroundingPipeline:
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
         self._chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
-        self._fk = LevelFK(skeleton.parents)
+        self._fk = FKPlan(skeleton.parents)
         # The first pass reads only the legs, their parents and the root.
-        self._leg_fk = LevelFK(
+        self._leg_fk = FKPlan(
             skeleton.parents,
             [self.root, *self._upper, *self._lower, *self._foot, *self._hip_parent],
         )

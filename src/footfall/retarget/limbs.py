@@ -33,7 +33,6 @@ from footfall import quat
 from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures
-from footfall.retarget.kinematics import Levels, positions_from_world, qmul, qrotate
 from footfall.retarget.stance import (
     PLANTED_LIFT,
     PLANTED_SPEED,
@@ -45,7 +44,7 @@ from footfall.retarget.stance import (
 )
 from footfall.retarget.toes import Toes
 from footfall.retarget.weights import LimbWeights
-from footfall.skeleton import Skeleton
+from footfall.skeleton import FKPlan, Skeleton
 
 FloatArray = NDArray[np.float64]
 
@@ -56,7 +55,6 @@ SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
 TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
-_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
 @dataclass(frozen=True)
@@ -134,13 +132,13 @@ class Limbs:
         if self._toes is not None:
             needed |= {int(j) for j in self._toes[0].real}
         closure = {a for j in needed if j >= 0 for a in target.chain(j)}
-        self.position_levels = Levels.of(target.parents, sorted(closure))
+        self.position_fk = FKPlan(target.parents, sorted(closure))
         source_needed = {int(j) for j in self._s_chain.ravel()} | {self.hips[1]}
         if source_toes is not None:
             source_needed |= {int(j) for j in source_toes.real}
         source_needed |= {source.index(source_map[b]) for b in ("Neck", "Head")
                           if b in source_map}
-        self.source_position_levels = Levels.of(
+        self.source_position_fk = FKPlan(
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
         self._hold = PlantedHold()
         self._toe_hold_live = PlantedHold()
@@ -187,7 +185,8 @@ class Limbs:
                              - source_positions[source_legs[:, 1]], axis=-1))
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
-        self._source_hips_inverse = (self._source_hips_world * _CONJUGATE).tolist()
+        w, x, y, z = quat.inv(self._source_hips_world).tolist()
+        self._source_hips_inverse = (w, x, y, z)
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
         self.reset_live()
 
@@ -213,14 +212,14 @@ class Limbs:
         """
         s = sizes.size_ratio
         count = self.count
-        gpos = positions_from_world(self.position_levels, world, lpos)
+        gpos = self.position_fk.positions(world, lpos)
         # One gather for the three joints of every limb: roots, mids, tips.
         chain = gpos[..., self._t_flat, :]
         root, mid, tip = (chain[..., :count, :], chain[..., count:2 * count, :],
                           chain[..., 2 * count:, :])
         if self._any_detached:
-            carried = mid + qrotate(world[..., self._t_mids, :],
-                                    self._tip_offsets * sizes.avatar_scale)
+            carried = mid + quat.rotate(world[..., self._t_mids, :],
+                                        self._tip_offsets * sizes.avatar_scale)
             tip[...] = np.where(self._detached[:, None], carried, tip)
         # One gather for the source: every tip, the leg roots and knees, the hips.
         source = spos[..., self._s_flat, :]
@@ -243,7 +242,7 @@ class Limbs:
         if self._toes is not None:
             feet, pitch = self._toe_pivot(feet, source_feet, srot, spos, world, gpos,
                                           foot_shift, sizes, toe_hold)
-            world[..., self._t_leg_tips, :] = qmul(pitch, world[..., self._t_leg_tips, :])
+            world[..., self._t_leg_tips, :] = quat.mul(pitch, world[..., self._t_leg_tips, :])
         bones = chain[..., count:, :] - chain[..., :2 * count, :]  # mid − root, tip − mid
         lengths = np.sqrt(np.add.reduce(bones * bones, axis=-1))
         upper_length, lower_length = lengths[..., :count], lengths[..., count:]
@@ -267,7 +266,7 @@ class Limbs:
             hips_pos = hips_pos + down
             parent = int(self.target.parents[self.mover])
             lpos[..., self.mover, :] += (down if parent < 0 else
-                                          qrotate(world[..., parent, :] * _CONJUGATE, down))
+                                          quat.inv_rotate(world[..., parent, :], down))
         # Hands: relative to the hips, scaled.
         target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
         target[..., :2, :] = feet
@@ -290,19 +289,19 @@ class Limbs:
         else:
             turned = world
         if self._turned_once:
-            turned[self._turned_joints] = qmul(deltas[self._turned_rows],
-                                               turned[self._turned_joints])
+            turned[self._turned_joints] = quat.mul(deltas[self._turned_rows],
+                                                   turned[self._turned_joints])
         else:
             p = self._paths
             for joints, rows in ((p["upper_joints"], p["upper_limbs"]),
                                  (p["lower_joints"], p["lower_limbs"] + self.count)):
-                turned[joints] = qmul(deltas[rows], turned[joints])
+                turned[joints] = quat.mul(deltas[rows], turned[joints])
         for k in self._detached_rows:
             joint = int(self._t_chain[k, 2])
             parent = int(self.target.parents[joint])
             place = result.tip[..., k, :]
             if parent >= 0:
-                place = qrotate(world[..., parent, :] * _CONJUGATE, place - gpos[..., parent, :])
+                place = quat.inv_rotate(world[..., parent, :], place - gpos[..., parent, :])
             lpos[..., joint, :] = place
         return world
 
@@ -310,7 +309,7 @@ class Limbs:
         """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""
         hips_s = self.hips[1]
         turn = quat.mul_inv(srot[..., hips_s, :], self._source_hips_world)
-        forward = qrotate(turn, np.array([0.0, 0.0, 1.0]))
+        forward = quat.rotate(turn, np.array([0.0, 0.0, 1.0]))
         return np.arctan2(forward[..., 0], forward[..., 2])
 
     def estimate_capture_floor(self, srot: FloatArray, spos: FloatArray,
@@ -403,15 +402,16 @@ class Limbs:
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
         self._toe_hold_live.fade = self._hold.fade
         # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
-        w, x, y, z = _mul_floats(*srot[self.hips[1]].tolist(), *self._source_hips_inverse)
-        fx, _, fz = _rotate_floats(w, x, y, z, 0.0, 0.0, 1.0)
+        hips = srot[self.hips[1]].tolist()
+        fx, _, fz = quat.rotate_s(quat.mul_s((hips[0], hips[1], hips[2], hips[3]),
+                                             self._source_hips_inverse), (0.0, 0.0, 1.0))
         half = 0.5 * math.atan2(fx, fz)
         sin_half = math.sin(half)
         turn = (math.cos(half), sin_half * 0.0, sin_half * 1.0, sin_half * 0.0)
         scale, ratio = sizes.avatar_scale, sizes.size_ratio
         shifts = []
         for t, s in zip(*self._hip_offset_lists, strict=True):
-            shifts.append(list(_rotate_floats(*turn, t[0] * scale - ratio * s[0], 0.0, 0.0)))
+            shifts.append(list(quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))))
         planted = []
         for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True)):
             planted.append(any(
@@ -433,7 +433,7 @@ class Limbs:
         # 4 cm) is no stance width, and turned with the body it would swing the feet around.
         delta[:, 1:] = 0.0
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
-        return qrotate(turn, delta)
+        return quat.rotate(turn, delta)
 
     def _toe_pivot(self, feet: FloatArray, source_ankle: FloatArray, srot: FloatArray,
                    spos: FloatArray, world: FloatArray, gpos: FloatArray,
@@ -469,7 +469,7 @@ class Limbs:
         foot_vector = (target_toes.positions(world, gpos, sizes.avatar_scale)
                        - gpos[..., self._t_leg_tips, :])
         pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1], 1.0 - toe_up)
-        foot_vector = qrotate(pitch, foot_vector)
+        foot_vector = quat.rotate(pitch, foot_vector)
         offset = feet + foot_vector - toe_target
         offset[..., 1] = 0.0
         # Held only while the toe is down: once it rises the foot follows its ankle again
@@ -632,23 +632,3 @@ def _pitch_to_height(vector: FloatArray, height: FloatArray, weight: FloatArray)
     out[..., 0] = np.cos(half)
     out[..., 1:] = np.sin(half)[..., None] * (axis / np.where(norm > 1e-12, norm, 1.0)[..., None])
     return out
-
-
-def _mul_floats(aw: float, ax: float, ay: float, az: float,
-                bw: float, bx: float, by: float, bz: float) -> tuple[float, float, float, float]:
-    """Hamilton product ``a * b`` of two quaternions as Python floats (``qmul``'s formula)."""
-    return (aw * bw - ax * bx - ay * by - az * bz,
-            aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw)
-
-
-def _rotate_floats(w: float, x: float, y: float, z: float,
-                   vx: float, vy: float, vz: float) -> tuple[float, float, float]:
-    """``q v q⁻¹`` as Python floats (``qrotate``'s formula)."""
-    tx = 2.0 * (y * vz - z * vy)
-    ty = 2.0 * (z * vx - x * vz)
-    tz = 2.0 * (x * vy - y * vx)
-    return (vx + w * tx + (y * tz - z * ty),
-            vy + w * ty + (z * tx - x * tz),
-            vz + w * tz + (x * ty - y * tx))

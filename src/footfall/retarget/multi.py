@@ -17,8 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.retarget.calibration import canonical_mapping, correspond, match_directions
-from footfall.retarget.kinematics import Levels, fk, local_rotations
-from footfall.skeleton import Skeleton
+from footfall.skeleton import FKPlan, Skeleton
 
 FloatArray = NDArray[np.float64]
 
@@ -66,7 +65,7 @@ class _Group:
     rest: FloatArray  # (N, J, 4)
     hips: int
     head: int
-    unmapped: Levels
+    unmapped: FKPlan
     hip_offsets: FloatArray = field(default_factory=lambda: np.zeros((0, 3)))
     sync: NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
@@ -81,11 +80,11 @@ class PoseCopier:
             raise SkeletonError("PoseCopier needs at least one target")
         self.source = source
         self.targets = list(targets)
-        self._levels = Levels.of(source.parents)
+        self._source_fk = FKPlan(source.parents)
         source_map = canonical_mapping(source, source_mapping, "source")
         rest_source = (quat.identity((source.joint_count,)) if source_rest is None
                        else quat.normalize(np.asarray(source_rest, dtype=np.float64)))
-        source_world = fk(self._levels, rest_source, source.offsets)[0]
+        source_world = self._source_fk.rotations(rest_source)
         self._source_hips = source.index(source_map["Hips"])
         groups: dict[int, _Group] = {}
         for k, entry in enumerate(self.targets):
@@ -95,7 +94,7 @@ class PoseCopier:
                     else quat.normalize(np.asarray(entry.rest, dtype=np.float64)))
             rest = match_directions(source, skeleton, source_map, target_map, rest_source, rest)
             pairs = correspond(source, skeleton, source_map, target_map)
-            target_world = fk(Levels.of(skeleton.parents), rest, skeleton.offsets)[0]
+            target_world = FKPlan(skeleton.parents).rotations(rest)
             offsets = quat.inv_mul(source_world[pairs.source_joints],
                                    target_world[pairs.target_joints])
             key = id(skeleton)
@@ -107,7 +106,8 @@ class PoseCopier:
                                      np.zeros((0, skeleton.joint_count, 4)), pairs.hips[0],
                                      skeleton.index(target_map["Head"]) if "Head" in target_map
                                      else -1,
-                                     Levels.of(skeleton.parents, np.nonzero(~mapped)[0]))
+                                     FKPlan(skeleton.parents, np.nonzero(~mapped)[0],
+                                            ancestors=False))
             group = groups[key]
             group.members.append(k)
             group.offsets = np.concatenate([group.offsets, offsets[None]])
@@ -123,7 +123,7 @@ class PoseCopier:
         (..., Js, 4)`` and ``positions (..., Js, 3)``; ``root_scale`` is the source root's scale
         relative to its original (targets with ``sync_root_scale`` follow it), ``head_scale``
         the source's head scale (given to targets with ``transfer_head_scale``)."""
-        srot, spos = fk(self._levels, rotations, positions)
+        srot, spos = self._source_fk(rotations, positions)
         hips_source = spos[..., self._source_hips, :]
         out: list[CopiedPose | None] = [None] * len(self.targets)
         for group in self._groups:
@@ -135,11 +135,8 @@ class PoseCopier:
             world[..., group.target_joints, :] = quat.mul(srot[..., group.source_joints, :],
                                                           offsets)
             rest = group.rest.reshape((count,) + (1,) * len(batch) + group.rest.shape[1:])
-            if len(group.unmapped.roots):
-                world[..., group.unmapped.roots, :] = rest[..., group.unmapped.roots, :]
-            for idx, par in zip(group.unmapped.joints, group.unmapped.parents, strict=True):
-                world[..., idx, :] = quat.mul(world[..., par, :], rest[..., idx, :])
-            local = local_rotations(group.skeleton.parents, world)
+            group.unmapped.rotations(rest, out=world)  # below their mapped parents
+            local = group.unmapped.local_rotations(world)
             scale = np.where(group.sync, root_scale, 1.0)
             shape = (count,) + (1,) * len(batch) + (1, 1)
             lpos = np.broadcast_to(group.skeleton.offsets, (count, *batch, joints, 3)) \
@@ -152,7 +149,7 @@ class PoseCopier:
             if parent < 0:
                 lpos[..., hips, :] = hips_world
             else:
-                parent_rot, parent_pos = fk(Levels.of(group.skeleton.parents), local, lpos)
+                parent_rot, parent_pos = FKPlan(group.skeleton.parents)(local, lpos)
                 lpos[..., hips, :] = quat.inv_rotate(parent_rot[..., parent, :],
                                                      hips_world - parent_pos[..., parent, :])
             for n, member in enumerate(group.members):

@@ -46,15 +46,6 @@ from footfall.retarget.head import (
     head_forward_offset_deg,
     head_offset_rotation,
 )
-from footfall.retarget.kinematics import (
-    Levels,
-    fk,
-    local_rotations,
-    parent_or_self,
-    positions_from_world,
-    qmul,
-    qrotate,
-)
 from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
@@ -69,12 +60,11 @@ from footfall.retarget.weights import (
     goal_weights,
     smooth_weights,
 )
-from footfall.skeleton import Clip, Skeleton
+from footfall.skeleton import Clip, FKPlan, Skeleton
 
 FloatArray = NDArray[np.float64]
 _HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
                      "head_rotation_offset_z_deg")
-_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
 class Retargeter:
@@ -117,13 +107,12 @@ class Retargeter:
                 f"target_rest has shape {self.target_rest.shape}, expected "
                 f"({target.joint_count}, 4)"
             )
-        self._source_levels = Levels.of(source.parents)
-        self._target_levels = Levels.of(target.parents)
+        self._source_fk = FKPlan(source.parents)
+        self._target_fk = FKPlan(target.parents)
         self.limbs = Limbs(source, target, self.source_map, self.target_map,
                            self.correspondence)
         self._smoother = WeightSmoother()
         self._arm_sides = self.limbs.sides()[self.limbs.arm_rows].tolist()
-        self._target_parent_or_self = parent_or_self(target.parents)
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
@@ -170,24 +159,23 @@ class Retargeter:
         if match_directions_first:
             tgt = match_directions(self.source, self.target, self.source_map, self.target_map,
                                    src, tgt)
-        source_world = fk(self._source_levels, src, self.source.offsets)[0]
-        target_world = fk(self._target_levels, tgt, self.target.offsets)[0]
+        source_world = self._source_fk(src, self.source.offsets)[0]
+        target_world = self._target_fk(tgt, self.target.offsets)[0]
         c = self.correspondence
         self.offsets = quat.inv_mul(source_world[c.source_joints], target_world[c.target_joints])
         self.source_pose = src
         self.calibration_pose = tgt
         self._calibration_world = target_world
-        standing_world, standing_positions = fk(self._target_levels, standing,
+        standing_world, standing_positions = self._target_fk(standing,
                                                 self.target.offsets)
         self.source_measures = Measures.of(self.source, self.source_map, src)
         self.target_measures = Measures.of(self.target, self.target_map, standing)
         mapped = np.zeros(self.target.joint_count, dtype=bool)
         mapped[c.target_joints] = True
-        self._unmapped = Levels.of(self.target.parents, np.nonzero(~mapped)[0])
+        self._unmapped_fk = FKPlan(self.target.parents, np.nonzero(~mapped)[0], ancestors=False)
         # Offsets and unmapped calibration rotations shaped to broadcast joint-major, per
         # batch shape (computed once: the per-frame solve reuses them).
         self._offsets_jm = _JointMajor(self.offsets)
-        self._unmapped_calib = [_JointMajor(tgt[idx]) for idx in self._unmapped.joints]
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
         self.source_fingers = FingerRig.build(self.source, self.source_map, src)
@@ -197,7 +185,7 @@ class Retargeter:
             "match_directions": bool(match_directions_first),
         }
         self._smoother.reset()
-        source_pos = fk(self._source_levels, src, self.source.offsets)[1]
+        source_pos = self._source_fk(src, self.source.offsets)[1]
         self.limbs.calibrate(source_pos, source_world, standing_world, standing_positions)
 
     def calibrate_i_pose(self, source_rotations: ArrayLike,
@@ -237,10 +225,10 @@ class Retargeter:
             self.settings[key] = 0.0
         source = (np.asarray(source_rotations, dtype=np.float64)[None],
                   np.asarray(source_positions, dtype=np.float64)[None])
-        shift = self.limbs.foot_shift(self.limbs.body_yaw(fk(self._source_levels, *source)[0]),
+        shift = self.limbs.foot_shift(self.limbs.body_yaw(self._source_fk(*source)[0]),
                                       self._sizes())
         rotations, positions = self._solve(*source, self._fixed_weights(1), shift)
-        world = fk(self._target_levels, rotations, positions)[0][0]
+        world = self._target_fk(rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
         hips = self.correspondence.hips[0]
         offset = head_forward_offset_deg(world[head], world[hips],
@@ -260,7 +248,7 @@ class Retargeter:
         self.settings["avatar_scale"] = 1.0
         source_neck = self.source_measures.neck_height
         if source_rotations is not None and source_positions is not None:
-            _, spos = fk(self._source_levels, source_rotations, source_positions)
+            _, spos = self._source_fk(source_rotations, source_positions)
             neck_bone = self.source_map.get("Neck", self.source_map.get("Head", None))
             if neck_bone is not None:
                 source_neck = float(spos[self.source.index(neck_bone), 1])
@@ -334,7 +322,7 @@ class Retargeter:
                         ) -> dict[str, tuple[FloatArray, FloatArray]]:
         """World ``(position (..., 3), rotation (..., 4))`` of every attached prop for target
         local ``rotations (..., Jt, 4)`` and ``translations (..., Jt, 3)`` (a retargeted pose)."""
-        grot, gpos = fk(self._target_levels, rotations, translations)
+        grot, gpos = self._target_fk(rotations, translations)
         return self.props.prop_transforms(grot, gpos)
 
     def joint_scales(self) -> FloatArray:
@@ -370,8 +358,8 @@ class Retargeter:
         # One sum is finite exactly when every value is (or overflows: then look closely).
         if not (np.isfinite(np.sum(rotations)) and np.isfinite(np.sum(positions))):
             clip.check_finite()
-        srot_all = fk(self._source_levels, rotations, positions, positions=False)[0]
-        spos_all = positions_from_world(self.limbs.source_position_levels, srot_all, positions)
+        srot_all = self._source_fk.rotations(rotations)
+        spos_all = self.limbs.source_position_fk.positions(srot_all, positions)
         if self.settings["filter_enabled"]:
             spos_all = self._filtered_series(spos_all, clip.fps)
         # The capture's floor offset is known for a whole clip only (live frames assume 0).
@@ -388,8 +376,8 @@ class Retargeter:
         (1 = IK on), hips ``(F,)`` — to see where the automatic layers hand a limb to FK."""
         if clip.skeleton.names != self.source.names:
             raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
-        srot = fk(self._source_levels, clip.rotations, clip.positions, positions=False)[0]
-        spos = positions_from_world(self.limbs.source_position_levels, srot, clip.positions)
+        srot = self._source_fk.rotations(clip.rotations)
+        spos = self.limbs.source_position_fk.positions(srot, clip.positions)
         if self.settings["filter_enabled"]:
             spos = self._filtered_series(spos, clip.fps)
         goals = self._goal_weights(spos, props, chairs)
@@ -448,10 +436,10 @@ class Retargeter:
                                 f"({self.source.names[joint]!r}); frame skipped")
         if not (np.isfinite(dt) and dt > 0):
             raise SettingsError(f"step: dt must be positive seconds, got {dt!r}")
-        srot = fk(self._source_levels, rotations, positions, positions=False)[0]
-        spos = positions_from_world(self.limbs.source_position_levels, srot, positions)
+        srot = self._source_fk.rotations(rotations)
+        spos = self.limbs.source_position_fk.positions(srot, positions)
         if self.settings["filter_enabled"]:
-            read = self.limbs.source_position_levels.members
+            read = self.limbs.source_position_fk.joints
             spos[..., read, :] = self._live_filter(dt)(spos[..., read, :], timestamp)
         goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
@@ -471,7 +459,7 @@ class Retargeter:
 
     def _filtered_series(self, spos: FloatArray, fps: float) -> FloatArray:
         """Raw source joint positions ``(F, Js, 3)`` One Euro filtered (the joints read)."""
-        read = self.limbs.source_position_levels.members
+        read = self.limbs.source_position_fk.joints
         out = np.array(spos, copy=True)
         filt = OneEuroFilter(fps, self.settings["filter_min_cutoff"],
                              self.settings["filter_beta"])
@@ -557,7 +545,7 @@ class Retargeter:
         (``source_global``: their FK when already known; ``toe_hold``: see ``Limbs.solve``)."""
         c = self.correspondence
         scale = self.avatar_scale
-        srot, spos = (fk(self._source_levels, src_rot, src_lpos) if source_global is None
+        srot, spos = (self._source_fk(src_rot, src_lpos) if source_global is None
                       else source_global)
         batch = srot.shape[:-2]
         joints = self.target.joint_count
@@ -565,16 +553,10 @@ class Retargeter:
         # ``world_jm`` is that memory as (J, ..., 4); one frame needs no view at all.
         world_jm = np.empty((joints, *batch, 4))
         source_jm = srot if not batch else np.moveaxis(srot, -2, 0)
-        world_jm[c.target_joints] = qmul(source_jm[c.source_joints], self._offsets_jm[batch])
-        unmapped = self._unmapped
-        calib = self.calibration_pose
-        if len(unmapped.roots):
-            world_jm[unmapped.roots] = calib[unmapped.roots].reshape(
-                (-1,) + (1,) * len(batch) + (4,))
-        for idx, par, rot in zip(unmapped.joints, unmapped.parents, self._unmapped_calib,
-                                 strict=True):
-            world_jm[idx] = qmul(world_jm[par], rot[batch])
+        world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], self._offsets_jm[batch])
         world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
+        # Unmapped joints keep their calibration rotation below their (mapped) parents.
+        self._unmapped_fk.rotations(self.calibration_pose, out=world)
 
         # Hips.
         hips_t, hips_s = c.hips
@@ -589,10 +571,10 @@ class Retargeter:
             lpos[..., hips_t, :] = hips_pos
         else:
             # Move the joint the hips and both legs hang from, so the legs come along.
-            gpos = positions_from_world(self.limbs.position_levels, world, lpos)
+            gpos = self.limbs.position_fk.positions(world, lpos)
             delta = hips_pos - gpos[..., hips_t, :]
             if parent >= 0:
-                delta = qrotate(world[..., parent, :] * _CONJUGATE, delta)
+                delta = quat.inv_rotate(world[..., parent, :], delta)
             lpos[..., mover, :] += delta
 
         # Four-limb IK.
@@ -600,7 +582,7 @@ class Retargeter:
             world = self.limbs.solve(world, lpos, srot, spos, hips_pos, weights, foot_shift,
                                      self._sizes(), toe_hold)
 
-        local = local_rotations(self.target.parents, world, self._target_parent_or_self)
+        local = self._target_fk.local_rotations(world)
         return self._finish(local, src_rot), lpos
 
     def _finish(self, local: FloatArray, source_local: FloatArray) -> FloatArray:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from footfall.retarget.kinematics import qrotate
+from footfall import quat
 from footfall.skeleton import Skeleton
 
 FloatArray = NDArray[np.float64]
@@ -75,8 +75,8 @@ class Toes:
         ``(..., J, 4)`` and positions ``(..., J, 3)`` (End Sites at skeleton ``scale``)."""
         if (self.joints >= 0).all():
             return positions[..., self.joints, :]
-        carried = positions[..., self.feet, :] + qrotate(world[..., self.feet, :],
-                                                         self.offsets * scale)
+        carried = positions[..., self.feet, :] + quat.rotate(world[..., self.feet, :],
+                                                             self.offsets * scale)
         if (self.joints < 0).all():
             return carried
         read = positions[..., np.maximum(self.joints, 0), :]
