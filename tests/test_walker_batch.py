@@ -15,8 +15,7 @@ from footfall.errors import SkeletonError
 from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
 from footfall.grounding.foot_align import _between_up
-from footfall.grounding.levels import LevelFK
-from footfall.skeleton import forward_kinematics
+from footfall.skeleton import FKPlan, forward_kinematics
 from footfall.terrain import scene
 
 SKELETON = bunny_skeleton()
@@ -78,12 +77,12 @@ def test_level_fk_equals_joint_by_joint_fk(batch: int) -> None:
     rotations = quat.normalize(rng.normal(size=(batch, joints, 4)))
     translations = rng.normal(size=(batch, joints, 3))
     want_rot, want_pos = forward_kinematics(skeleton.parents, rotations, translations)
-    got_rot, got_pos = LevelFK(skeleton.parents)(rotations, translations)
+    got_rot, got_pos = FKPlan(skeleton.parents)(rotations, translations)
     assert np.array_equal(got_rot, want_rot) and np.array_equal(got_pos, want_pos)
 
     # Only some joints: those and their ancestors are exact, the rest are left at zero.
     needed = [joints - 1, joints // 2]
-    part_rot, part_pos = LevelFK(skeleton.parents, needed)(rotations, translations)
+    part_rot, part_pos = FKPlan(skeleton.parents, needed)(rotations, translations)
     chain = set(skeleton.chain(needed[0])) | set(skeleton.chain(needed[1]))
     for j in range(joints):
         if j in chain:

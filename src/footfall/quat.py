@@ -38,11 +38,6 @@ def normalize(q: ArrayLike) -> FloatArray:
     return np.where(norm > _EPS, out, identity(q.shape[:-1]))
 
 
-# There is one path at every size now; tests/test_quat.py still checks that a small batch and
-# the same rows inside a batch larger than this give bit-identical results.
-_SMALL = 256
-
-
 def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Hamilton product ``a * b`` of ``(..., 4)`` arrays (``b`` applied first)."""
     a = np.asarray(a, dtype=np.float64)

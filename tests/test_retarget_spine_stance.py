@@ -1,80 +1,14 @@
-"""Properties of the retargeter's batched kernels (hypothesis over random skeletons and batches)."""
+"""Properties of the retargeter's batched kernels (hypothesis over random skeletons and batches).
+
+Forward kinematics, world→local and the quaternion products are tested where they live
+(``tests/test_fk.py``, ``tests/test_quat.py``)."""
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from footfall import quat
-from footfall.retarget.kinematics import (
-    Levels,
-    fk,
-    local_rotations,
-    positions_from_world,
-    qmul,
-    qmul_conjugate,
-    qrotate,
-)
 from footfall.retarget.spine import group_last
 from footfall.retarget.stance import PlantedHold, hold_while_planted
-from footfall.skeleton import forward_kinematics
-
-
-@st.composite
-def skeletons_and_poses(draw):
-    count = draw(st.integers(1, 25))
-    parents = [-1] + [draw(st.integers(-1, j - 1)) if j else -1 for j in range(1, count)]
-    parents = np.array(parents)
-    batch = tuple(draw(st.lists(st.integers(1, 4), min_size=0, max_size=2)))
-    seed = draw(st.integers(0, 2**31 - 1))
-    rng = np.random.default_rng(seed)
-    rotations = quat.normalize(rng.normal(size=(*batch, count, 4)))
-    translations = rng.normal(size=(*batch, count, 3))
-    return parents, rotations, translations
-
-
-@settings(max_examples=60, deadline=None)
-@given(skeletons_and_poses())
-def test_level_fk_equals_joint_by_joint_fk(case) -> None:
-    parents, rotations, translations = case
-    levels = Levels.of(parents)
-    grot, gpos = fk(levels, rotations, translations)
-    ref_rot, ref_pos = forward_kinematics(parents, rotations, translations)
-    np.testing.assert_allclose(grot, ref_rot, atol=1e-12)
-    np.testing.assert_allclose(gpos, ref_pos, atol=1e-12)
-    only = fk(levels, rotations, translations, positions=False)
-    assert only[1] is None
-    np.testing.assert_allclose(only[0], ref_rot, atol=1e-12)
-    # Positions from known world rotations, full set and an ancestor-closed subset.
-    np.testing.assert_allclose(positions_from_world(levels, grot, translations), ref_pos,
-                               atol=1e-12)
-    last = len(parents) - 1
-    chain = [j for j in range(len(parents)) if j in _ancestors(parents, last)]
-    subset = Levels.of(parents, chain)
-    part = positions_from_world(subset, grot, translations)
-    np.testing.assert_allclose(part[..., chain, :], ref_pos[..., chain, :], atol=1e-12)
-    # Local rotations undo FK.
-    np.testing.assert_allclose(np.abs(quat.dot(local_rotations(parents, grot), rotations)), 1.0,
-                               atol=1e-12)
-
-
-def _ancestors(parents, joint):
-    out = []
-    while joint >= 0:
-        out.append(joint)
-        joint = parents[joint]
-    return out
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.lists(st.integers(1, 5), min_size=0, max_size=3))
-def test_kernels_match_quat_module(seed, batch) -> None:
-    rng = np.random.default_rng(seed)
-    a = quat.normalize(rng.normal(size=(*batch, 4)))
-    b = quat.normalize(rng.normal(size=(*batch, 4)))
-    v = rng.normal(size=(*batch, 3))
-    np.testing.assert_allclose(qmul(a, b), quat.mul(a, b), atol=1e-12)
-    np.testing.assert_allclose(qmul_conjugate(a, b), quat.inv_mul(a, b), atol=1e-12)
-    np.testing.assert_allclose(qrotate(a, v), quat.rotate(a, v), atol=1e-12)
 
 
 @given(st.integers(1, 12), st.integers(1, 12))
