@@ -360,6 +360,17 @@ def local_from_global(
     return local_rot, local_pos
 
 
+def chain_local_rotations(parent_world: ArrayLike, chain_world: ArrayLike) -> FloatArray:
+    """Local rotations ``(..., n, 4)`` of a joint chain (each joint the child of the one
+    before) from its world rotations ``chain_world (..., n, 4)`` and the world rotation of the
+    first joint's parent ``parent_world (..., 4)``: how IK results go back into a pose."""
+    chain = np.asarray(chain_world, dtype=np.float64)
+    parent = np.asarray(parent_world, dtype=np.float64)
+    above = np.concatenate([np.broadcast_to(parent[..., None, :], (*chain.shape[:-2], 1, 4)),
+                            chain[..., :-1, :]], axis=-2)
+    return quat.inv_mul(above, chain)
+
+
 @dataclass
 class Clip:
     """An animation: local rotations and translations per frame.

@@ -28,8 +28,8 @@ from footfall.grounding.footsteps import plan_steps, swing_height
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline, frame_at
 from footfall.ik import solve_two_bone
-from footfall.quat import inv_mul, mul
-from footfall.skeleton import FKPlan, Skeleton
+from footfall.quat import mul
+from footfall.skeleton import FKPlan, Skeleton, chain_local_rotations
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -236,9 +236,12 @@ class StepWalker:
         upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
         lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
         parents = self.skeleton.parents
-        rotations[:, self._upper] = inv_mul(grot[:, parents[self._upper]], upper_rot)
-        rotations[:, self._lower] = inv_mul(upper_rot, lower_rot)
-        rotations[:, self._foot] = inv_mul(lower_rot, HEADING)  # soles flat, toes forward
+        flat = np.broadcast_to(HEADING, upper_rot.shape)  # soles flat, toes forward
+        local = chain_local_rotations(grot[:, parents[self._upper]],
+                                      np.stack([upper_rot, lower_rot, flat], axis=2))
+        rotations[:, self._upper] = local[:, :, 0]
+        rotations[:, self._lower] = local[:, :, 1]
+        rotations[:, self._foot] = local[:, :, 2]
         plant = np.stack([start + plan.plant, foot_z], axis=-1)
         next_plant = np.stack([start + plan.next_plant, foot_z], axis=-1)
 

@@ -35,8 +35,8 @@ from footfall.grounding.params import (
 )
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.ik import solve_two_bone
-from footfall.quat import inv_mul, mul, rotate
-from footfall.skeleton import FKPlan, Skeleton
+from footfall.quat import mul, rotate
+from footfall.skeleton import FKPlan, Skeleton, chain_local_rotations
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -468,10 +468,8 @@ class GroundingPipeline:
         upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
         lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
         foot_goal = mul(align_rotation(pitch, roll, targets.forward), batch.foot_rot)
-        parent_rot = grot[:, self._hip_parent]
-        new_local = inv_mul(
-            np.stack([parent_rot, upper_rot, lower_rot], axis=2),
-            np.stack([upper_rot, lower_rot, foot_goal], axis=2),
+        new_local = chain_local_rotations(
+            grot[:, self._hip_parent], np.stack([upper_rot, lower_rot, foot_goal], axis=2)
         )  # (N, 2, 3, 4)
         chains, rotations = self._chains, batch.rotations
         rotations[:, chains] = np.where(ik[..., None, None], new_local, rotations[:, chains])

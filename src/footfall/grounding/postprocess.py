@@ -52,7 +52,7 @@ from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.placement import frame_ranges, place_clip
 from footfall.ik import solve_two_bone
-from footfall.skeleton import Clip, forward_kinematics
+from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
@@ -479,10 +479,9 @@ def _solve_legs(clip: Clip, legs: tuple[Leg, Leg], lift: FloatArray, targets: Fl
         foot = quat.mul(turn, grot[:, leg.foot])
         parent = grot[:, parents[leg.upper]] if parents[leg.upper] >= 0 else quat.identity(
             (clip.frame_count,))
-        new = {leg.upper: quat.inv_mul(parent, upper), leg.lower: quat.inv_mul(upper, lower),
-               leg.foot: quat.inv_mul(lower, foot)}
-        for joint, local in new.items():
-            rotations[:, joint] = np.where(active[:, None], quat.normalize(local),
+        local = chain_local_rotations(parent, np.stack([upper, lower, foot], axis=1))
+        for row, joint in enumerate((leg.upper, leg.lower, leg.foot)):
+            rotations[:, joint] = np.where(active[:, None], quat.normalize(local[:, row]),
                                            rotations[:, joint])
     return Clip(clip.skeleton, rotations, positions, clip.fps)
 
