@@ -16,11 +16,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from footfall.arrays import FloatArray
 from footfall.errors import SettingsError
-
-FloatArray = NDArray[np.float64]
 
 
 def smoothing_factor(cutoff: ArrayLike, frequency: float) -> FloatArray:

@@ -25,13 +25,13 @@ from pathlib import Path
 
 import numpy as np
 import pygltflib
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import GLTFError, SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
-FloatArray = NDArray[np.float64]
 PathArg = str | PathLike[str]
 
 

@@ -15,11 +15,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
-FloatArray = NDArray[np.float64]
 
 #: Seed 002: a sole sample more than 2 cm (2 px there) off the ground is a support defect.
 DEFECT_THRESHOLD = 0.02

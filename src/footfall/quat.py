@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
+
 #: One quaternion ``(w, x, y, z)`` or vector ``(x, y, z)`` inside compiled kernels.
 Quat4 = tuple[float, float, float, float]
 Vec3 = tuple[float, float, float]

@@ -22,10 +22,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.quat import mul_s, rotate_s
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

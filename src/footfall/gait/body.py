@@ -19,11 +19,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from footfall.arrays import FloatArray
 from footfall.gait.phases import wrap_phase
-
-FloatArray = NDArray[np.float64]
 
 HIP_MEAN_SHARE = 0.93
 HIP_BOB_SHARE = 0.04

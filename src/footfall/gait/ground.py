@@ -9,12 +9,10 @@ the flat-floor animation :mod:`footfall.grounding` expects as input.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.terrain.base import RaySource
-
-FloatArray = NDArray[np.float64]
 
 UP = np.array([0.0, 1.0, 0.0])
 # Feet tilt with the ground by at most this much, radians (SPEC §4: ±0.45 rad).

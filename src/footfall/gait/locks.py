@@ -12,9 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.gait.rig import pitch, yaw
-
-FloatArray = NDArray[np.float64]
 
 
 def foot_rotation(align: ArrayLike, heading: ArrayLike, roll: ArrayLike) -> FloatArray:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 PHASE_NAMES = ("contact", "loading", "mid", "push", "lift")
 # Ends of the four stance phases as shares of the stance (0.12, 0.30, 0.45, 0.60 of a step

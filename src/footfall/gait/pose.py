@@ -13,14 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.ik.two_bone import solve_two_bone
 from footfall.skeleton import FKPlan
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import MappingError
 from footfall.humanoid import (
     ArmChain,
@@ -25,8 +26,6 @@ from footfall.humanoid import (
     upright_turn,
 )
 from footfall.skeleton import Skeleton
-
-FloatArray = NDArray[np.float64]
 
 UP = np.array([0.0, 1.0, 0.0])
 # Fallback foot shape as shares of the leg / ankle height, from the bunny (seed 000).

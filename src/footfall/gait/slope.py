@@ -9,9 +9,9 @@ The slope is read from the ground normal under the character along its heading.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 
 def forward_lean(

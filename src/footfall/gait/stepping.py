@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.grounding.footsteps import plan_steps, swing_height
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
@@ -34,7 +35,6 @@ from footfall.skeleton import FKPlan, Skeleton, chain_local_rotations
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
-FloatArray = NDArray[np.float64]
 
 MAX_DT = 0.05
 #: Seed 000's leg length (metres), the unit its walk measures were given in.

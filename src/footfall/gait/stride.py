@@ -7,9 +7,9 @@ the body moves at that times the step rate. Units follow ``leg_length`` (px in, 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 
 def step_length(leg_length: ArrayLike, stride: ArrayLike) -> FloatArray:

@@ -12,12 +12,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from footfall.arrays import FloatArray
 from footfall.gait.params import ARC_MIN_SHARE
 from footfall.gait.phases import wrap_phase
-
-FloatArray = NDArray[np.float64]
 
 RAW_ARC_SHARE = 0.09
 

@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.bunny import bunny_skeleton
 from footfall.errors import SettingsError
 from footfall.gait import body, phases, slope, stride, swing
@@ -54,8 +55,6 @@ from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.grounding.pelvis import reach_limit
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
-
-FloatArray = NDArray[np.float64]
 
 # Share of each leg's length the walker lets it stretch to (the IK clamps at 0.999).
 REACH_SHARE = 0.995

@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.skeleton import Skeleton
-
-FloatArray = NDArray[np.float64]
 
 HEEL_RATIO = 0.04 / 0.13
 SIDES = ("left", "right")

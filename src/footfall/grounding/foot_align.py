@@ -9,11 +9,11 @@ angles are clamped (±0.45 rad in seed 000).
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 
-FloatArray = NDArray[np.float64]
 UP = np.array([0.0, 1.0, 0.0])
 _EPS = 1e-12  # as quat.between
 _HORIZONTAL = np.array([1.0, 0.0, 1.0])

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from footfall.arrays import FloatArray
+
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
-FloatArray = NDArray[np.float64]
 
 #: Phase offsets of the left and right foot (seed 000: L 0, R 0.5).
 FOOT_PHASE = np.array([0.0, 0.5])

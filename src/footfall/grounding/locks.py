@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from footfall.arrays import FloatArray
 from footfall.grounding.contacts import horizontal_speed
-
-FloatArray = NDArray[np.float64]
 
 BLEND_SECONDS = 0.1
 #: A planted ball is held only while the source moves it slower than a walk's stance slip

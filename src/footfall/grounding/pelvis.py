@@ -9,9 +9,9 @@ ground it is exactly zero and the animation is left untouched.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 
 def reach_limit(

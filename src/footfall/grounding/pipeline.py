@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import BoolArray, FloatArray
 from footfall.errors import SkeletonError
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
@@ -41,8 +42,6 @@ from footfall.skeleton import FKPlan, Skeleton, chain_local_rotations
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
 _XZ = [0, 2]
 
 

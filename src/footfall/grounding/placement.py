@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.grounding.contacts import segments
 from footfall.grounding.feet import Leg, legs_of
 from footfall.skeleton import Clip, Skeleton
@@ -20,7 +21,6 @@ from footfall.skeleton import Clip, Skeleton
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
 
-FloatArray = NDArray[np.float64]
 
 #: Candidate shifts along x tried over uneven non-stair ground, and the margin (metres) kept
 #: between the clip's feet and the terrain's border.

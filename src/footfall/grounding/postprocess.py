@@ -32,6 +32,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import metrics, quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.grounding.contacts import (
     bridge_gaps,
@@ -57,7 +58,6 @@ from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
 
-FloatArray = NDArray[np.float64]
 PELVIS_SMOOTH_SECONDS = 0.25
 #: Corrections of a planted foot are blended in and out over this long (issue: within 0.1 s);
 #: swing offsets are smoothed from above over the same time.

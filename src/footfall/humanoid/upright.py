@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.skeleton import Skeleton, forward_kinematics
-
-FloatArray = NDArray[np.float64]
 
 #: A pose whose legs-to-hips direction leans more than this from +Y is turned upright.
 UPRIGHT_TOLERANCE_DEG = 45.0

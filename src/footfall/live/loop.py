@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from footfall.arrays import FloatArray
 from footfall.errors import FootfallError
 from footfall.live.sources import LiveFrame, Source
 from footfall.live.vmc import VmcPose, VmcSender
@@ -29,7 +29,6 @@ from footfall.retarget import Retargeter, RetargetSettings
 from footfall.retarget.settings import has_settings
 from footfall.skeleton import Skeleton
 
-FloatArray = NDArray[np.float64]
 WAITING_SECONDS = 0.5
 MAX_DT = 0.05
 

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import MappingError, ProtocolError
 from footfall.live.natnet_protocol import (
     BoneDescription,
@@ -25,8 +26,6 @@ from footfall.live.natnet_protocol import (
     SkeletonPose,
 )
 from footfall.skeleton import Clip, Skeleton
-
-FloatArray = NDArray[np.float64]
 
 # Motive bone → canonical (Unity HumanBodyBones) bone; the id is Motive's bone id.
 MOTIVE_BONES: dict[str, tuple[int, str]] = {

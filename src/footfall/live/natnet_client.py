@@ -16,9 +16,10 @@ import threading
 import time
 from collections.abc import Callable
 
+from footfall.arrays import FloatArray
 from footfall.errors import FootfallError
 from footfall.live import natnet_protocol as proto
-from footfall.live.motive import FloatArray, MotiveSkeleton, choose_skeleton
+from footfall.live.motive import MotiveSkeleton, choose_skeleton
 from footfall.live.sources import LiveFrame, SourceStatus
 from footfall.skeleton import Skeleton
 

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from footfall.arrays import FloatArray
 from footfall.errors import ProtocolError
-
-FloatArray = NDArray[np.float64]
 
 NAT_CONNECT = 0
 NAT_SERVERINFO = 1

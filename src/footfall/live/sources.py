@@ -12,12 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
-from numpy.typing import NDArray
-
+from footfall.arrays import FloatArray
 from footfall.skeleton import Clip, Skeleton
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

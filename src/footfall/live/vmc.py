@@ -17,13 +17,13 @@ import struct
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from footfall.arrays import FloatArray
 from footfall.errors import SettingsError
 from footfall.humanoid import HUMAN_BONES
 from footfall.skeleton import Skeleton
 
-FloatArray = NDArray[np.float64]
 MAX_DATAGRAM = 1400
 RECEIVER_PORT = 39539
 _BUNDLE = b"#bundle\0" + struct.pack(">Q", 1)  # time tag 1 = "immediately"

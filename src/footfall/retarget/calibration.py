@@ -20,11 +20,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SkeletonError
 from footfall.retarget.spine import ChainMatch, match_chains
 from footfall.skeleton import Skeleton, forward_kinematics
-
-FloatArray = NDArray[np.float64]
 
 LEG_BONES = ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "RightUpperLeg", "RightLowerLeg",
              "RightFoot")

@@ -20,10 +20,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SettingsError
 from footfall.skeleton import Skeleton, forward_kinematics
-
-FloatArray = NDArray[np.float64]
 
 FINGERS = ("thumb", "index", "middle", "ring", "pinky")
 HANDS = ("left", "right")

@@ -8,11 +8,10 @@ avatar by the source/target neck height ratio clamped to 0.1…3, then calibrati
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
-
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 SCALE_RANGE = (0.1, 3.0)
 _FORWARD = np.array([0.0, 0.0, 1.0])

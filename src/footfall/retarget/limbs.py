@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures
@@ -45,8 +46,6 @@ from footfall.retarget.stance import (
 from footfall.retarget.toes import Toes
 from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import FKPlan, Skeleton
-
-FloatArray = NDArray[np.float64]
 
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body

@@ -15,11 +15,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.retarget.calibration import canonical_mapping, correspond, match_directions
 from footfall.skeleton import FKPlan, Skeleton
-
-FloatArray = NDArray[np.float64]
 
 
 @dataclass

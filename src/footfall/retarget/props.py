@@ -14,13 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SettingsError
 from footfall.skeleton import Skeleton, forward_kinematics
-
-FloatArray = NDArray[np.float64]
 
 ATTACH_POINTS = ("left_hand", "right_hand", "head")
 _BONES = {"left_hand": "LeftHand", "right_hand": "RightHand", "head": "Head"}

@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
 from footfall.humanoid.upright import upright_pose
@@ -62,7 +63,6 @@ from footfall.retarget.weights import (
 )
 from footfall.skeleton import Clip, FKPlan, Skeleton
 
-FloatArray = NDArray[np.float64]
 _HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
                      "head_rotation_offset_z_deg")
 

@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 #: A source foot counts as planted while its ankle is less than PLANTED_LIFT (m) above its
 #: standing height and moves slower than PLANTED_SPEED (m/s); captures often float a little.

@@ -18,9 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.skeleton import Skeleton
-
-FloatArray = NDArray[np.float64]
 
 FEET = ("LeftFoot", "RightFoot")
 TOES = ("LeftToes", "RightToes")

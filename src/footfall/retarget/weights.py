@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-FloatArray = NDArray[np.float64]
+from footfall.arrays import FloatArray
 
 
 @dataclass(frozen=True)
