@@ -39,43 +39,43 @@ ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k 
 # --- scalar vector helpers (operations in the order of the former NumPy core) --------------
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _sub(a: Vec3, b: Vec3) -> Vec3:
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _add(a: Vec3, b: Vec3) -> Vec3:
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _scale(a: Vec3, s: float) -> Vec3:
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _dot(a: Vec3, b: Vec3) -> float:
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _cross(a: Vec3, b: Vec3) -> Vec3:
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _norm(a: Vec3) -> float:
     return math.sqrt(_dot(a, a))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _reject(a: Vec3, axis: Vec3) -> Vec3:
     """Part of ``a`` perpendicular to the unit ``axis``."""
     return _sub(a, _scale(axis, _dot(a, axis)))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _minimum(a: float, b: float) -> float:
     """``np.minimum`` on two floats (NaN propagates)."""
     if a != a or b != b:
@@ -83,7 +83,7 @@ def _minimum(a: float, b: float) -> float:
     return a if a <= b else b
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _maximum(a: float, b: float) -> float:
     """``np.maximum`` on two floats (NaN propagates)."""
     if a != a or b != b:
@@ -91,18 +91,18 @@ def _maximum(a: float, b: float) -> float:
     return a if a >= b else b
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _row(a: FloatArray, i: int) -> Vec3:
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _out_of_range(v: Vec3, limit: float) -> bool:
     """Whether a component lies outside [−limit, limit] (NaN does)."""
     return not (-limit <= v[0] <= limit and -limit <= v[1] <= limit and -limit <= v[2] <= limit)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _any_perpendicular(axis: Vec3) -> Vec3:
     """Unit vector perpendicular to the unit ``axis``: world +Z preferred (a character's
     forward, where knees point), world +X where the axis is nearly parallel to Z."""
@@ -114,7 +114,7 @@ def _any_perpendicular(axis: Vec3) -> Vec3:
     return (0.0, 1.0, 0.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def between_s(a: Vec3, b: Vec3) -> Quat4:
     """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
     antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
@@ -137,7 +137,7 @@ def between_s(a: Vec3, b: Vec3) -> Quat4:
     return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
     """``quat.slerp(identity, q, t)`` on a tuple: the shorter arc, nlerp when nearly equal."""
     if q[0] < 0.0:
@@ -158,7 +158,7 @@ def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
 # --- the two-bone core -----------------------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def reach_limits_s(
     upper_length: float, lower_length: float, max_reach: float
 ) -> tuple[float, float]:
@@ -168,7 +168,7 @@ def reach_limits_s(
     return shortest, _maximum(max_reach * total, shortest)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tuple[float, float]:
     """Cosine and sine (≥ 0) of the angle at the root between root→tip and the upper bone
     (law of cosines for the triangle L1, L2, ``reach``)."""
@@ -178,7 +178,7 @@ def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tupl
     return cosine, math.sqrt(1.0 - cosine * cosine)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
     """Current root→tip direction, else the upper bone's, else straight down."""
     axis = _sub(tip, root)
@@ -190,7 +190,7 @@ def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> V
     return (0.0, -1.0, 0.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _current_bend(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool
 ) -> tuple[Vec3, bool]:
@@ -210,7 +210,7 @@ def _current_bend(
     return _any_perpendicular(direction), False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _bend_direction(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool,
     has_pole: bool, pole_offset: Vec3, pole_weight: float, turn: bool,
@@ -241,7 +241,7 @@ def _bend_direction(
     return _current_bend(direction, upper, upper_length, old_normal, old_bent)[0]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     """A rotation taking unit ``a`` onto unit ``b``, accurate even when they nearly oppose.
 
@@ -260,7 +260,7 @@ def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     return mul_s(q, (0.0, half_turn_axis[0], half_turn_axis[1], half_turn_axis[2]))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _upper_delta(
     old_axis: Vec3, old_normal: Vec3, new_axis: Vec3, new_normal: Vec3, new_side: Vec3
 ) -> Quat4:
@@ -282,7 +282,7 @@ def _upper_delta(
     return (w * inverse, vector[0] * inverse, vector[1] * inverse, vector[2] * inverse)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _knee_turn(
     old_upper: Vec3, old_lower: Vec3, old_sine: float, new_upper: Vec3, new_lower: Vec3,
     new_normal: Vec3,
@@ -303,7 +303,7 @@ def _knee_turn(
     return (w * inverse, new_normal[0] * b, new_normal[1] * b, new_normal[2] * b)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def solve_one(
     root: Vec3, mid: Vec3, tip: Vec3, target: Vec3, has_pole: bool, pole: Vec3,
     pole_weight: float, turn: bool, max_reach: float,
@@ -370,7 +370,7 @@ def solve_one(
             mul_s(knee, upper_delta))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def blend_one(
     root: Vec3, mid: Vec3, tip: Vec3, upper_delta: Quat4, lower_delta: Quat4, weight: float
 ) -> tuple[Vec3, Vec3, Quat4, Quat4]:
@@ -384,13 +384,13 @@ def blend_one(
     return new_mid, new_tip, upper_delta, lower_delta
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _unit_interval(value: float) -> float:
     """``value`` clipped to [0, 1]."""
     return min(max(value, 0.0), 1.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def solve_batch(
     root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
     has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
@@ -466,7 +466,7 @@ def solve_batch(
 # --- knee copied from a source limb ----------------------------------------------------------
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def knee_one(
     hip: Vec3, knee: Vec3, foot: Vec3, goal_hip: Vec3, goal_foot: Vec3, upper_length: float,
     lower_length: float, max_reach: float,
@@ -507,7 +507,7 @@ def knee_one(
     return _add(goal_hip, _scale(upper_axis, upper_length))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def knee_batch(
     hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
     goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,
