@@ -62,8 +62,12 @@ def knee_from_source(
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
         raise SkeletonError(
             f"knee_from_source: positions need shape (..., 3); got {_shapes(named)}")
+    shape = points[0].shape[:-1]
     try:
-        shape = np.broadcast_shapes(*(p.shape[:-1] for p in points), *(s.shape for s in scalars))
+        if not (all(p.shape[:-1] == shape for p in points)
+                and all(s.ndim == 0 or s.shape == shape for s in scalars)):
+            shape = np.broadcast_shapes(*(p.shape[:-1] for p in points),
+                                        *(s.shape for s in scalars))
     except ValueError:
         raise SkeletonError(
             f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, upper_length "

@@ -93,6 +93,16 @@ def _batch_shape(
     rotation_weight_shape: tuple[int, ...],
 ) -> tuple[int, ...]:
     """Common batch shape of every input; raises :class:`SkeletonError` naming bad shapes."""
+    full = points[0].shape
+    if full and full[-1] == 3 and not rotations and not rotation_weight_shape:
+        first = full[:-1]  # the usual call: equal point shapes, weights () or the batch shape
+        usual = True
+        for p in points:
+            usual = usual and p.shape == full
+        for s in scalars:
+            usual = usual and (s.ndim == 0 or s.shape == first)
+        if usual:
+            return first
 
     def shapes() -> str:  # built only for an error message
         return ", ".join(
@@ -107,7 +117,7 @@ def _batch_shape(
     first = points[0].shape[:-1]
     if (
         all(p.shape[:-1] == first for p in points)
-        and all(s.ndim == 0 for s in scalars)
+        and all(s.ndim == 0 or s.shape == first for s in scalars)
         and all(q.shape[:-1] == first for q in rotations)
         and rotation_weight_shape == ()
     ):
@@ -129,19 +139,16 @@ def _batch_shape(
 def _rows(points: list[FloatArray], shape: tuple[int, ...], count: int) -> list[FloatArray]:
     """Each point array broadcast to ``shape`` as a C-contiguous ``(count, 3)`` array (no copy
     when it already is one)."""
-    rows = []
-    for p in points:
-        if p.shape[:-1] != shape:
-            p = np.broadcast_to(p, (*shape, 3))
-        rows.append(np.ascontiguousarray(p).reshape(count, 3))
-    return rows
+    return [np.ascontiguousarray(p if p.shape[:-1] == shape else np.broadcast_to(
+        p, (*shape, 3))).reshape(count, 3) for p in points]
 
 
-def _per_limb(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
     """A weight as ``(1,)`` (one for all) or C-contiguous ``(count,)`` float64."""
-    if value.ndim == 0:
-        return value.reshape(1)
-    return np.ascontiguousarray(np.broadcast_to(value, shape)).reshape(-1)
+    if given is _DEFAULT or value.ndim == 0:
+        return _ONE if given is _DEFAULT else value.reshape(1)
+    return np.ascontiguousarray(
+        value if value.shape == shape else np.broadcast_to(value, shape)).reshape(-1)
 
 
 def _finite(value: ArrayLike) -> bool:
@@ -171,6 +178,7 @@ def _refuse(bad: int, named: dict[str, ArrayLike | None], target_rotation: Array
 
 _ONE = np.ones(1)
 _ONE.flags.writeable = False
+_DEFAULT = 1.0  # the default weight (identity tested: per-frame calls save a conversion)
 
 
 def solve_two_bone(
@@ -182,9 +190,9 @@ def solve_two_bone(
     *,
     target_rotation: ArrayLike | None = None,
     tip_rotation: ArrayLike | None = None,
-    position_weight: ArrayLike = 1.0,
-    rotation_weight: ArrayLike = 1.0,
-    pole_weight: ArrayLike = 1.0,
+    position_weight: ArrayLike = _DEFAULT,
+    rotation_weight: ArrayLike = _DEFAULT,
+    pole_weight: ArrayLike = _DEFAULT,
     max_reach: ArrayLike = 0.999,
 ) -> TwoBoneResult:
     """Bend a two-bone limb so its tip reaches ``target``; every input broadcasts.
@@ -213,29 +221,31 @@ def solve_two_bone(
         forward), or +X when the limb lies along Z; zero-length bones stay zero.
     """
     named = {"root": root, "mid": mid, "tip": tip, "target": target, "pole": pole}
-    points = [np.asarray(v, dtype=np.float64) for v in named.values() if v is not None]
+    points = [np.asarray(v, dtype=np.float64) for v in (root, mid, tip, target)]
+    if pole is not None:
+        points.append(np.asarray(pole, dtype=np.float64))
     scalars = [np.asarray(v, dtype=np.float64) for v in (position_weight, pole_weight, max_reach)]
     rotations = [np.asarray(q) for q in (target_rotation, tip_rotation) if q is not None]
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
     count = math.prod(shape)
     rows = _rows(points, shape, count)
-    # The default weights skip a conversion (per-frame calls are a few microseconds).
-    weight, turn_weight, reach = (
-        _ONE if isinstance(given, float) and given == 1.0 else _per_limb(value, shape)
-        for given, value in zip((position_weight, pole_weight, max_reach), scalars, strict=True))
     mid_, tip_, residual, clamped, upper, lower, bad = _kernel.solve_batch(
-        rows[0], rows[1], rows[2], rows[3], rows[-1], pole is not None, weight,
-        turn_weight, reach, MAX_COORDINATE)
-    if bad or target_rotation is not None or tip_rotation is not None or not (
-            isinstance(rotation_weight, float) and rotation_weight == 1.0):
+        rows[0], rows[1], rows[2], rows[3], rows[-1], pole is not None,
+        _per_limb(position_weight, scalars[0], shape), _per_limb(pole_weight, scalars[1], shape),
+        _per_limb(max_reach, scalars[2], shape), MAX_COORDINATE)
+    if bad or rotations or rotation_weight is not _DEFAULT:
         _refuse(bad, named, target_rotation, tip_rotation, rotation_weight)
+    if len(shape) != 1:
+        mid_, tip_, upper, lower = (mid_.reshape(*shape, 3), tip_.reshape(*shape, 3),
+                                    upper.reshape(*shape, 4), lower.reshape(*shape, 4))
+        residual, clamped = residual.reshape(shape), clamped.reshape(shape)
     return TwoBoneResult(
-        mid=mid_.reshape(*shape, 3),
-        tip=tip_.reshape(*shape, 3),
-        residual=residual.reshape(shape),
-        clamped=clamped.reshape(shape),
-        upper_rotation=upper.reshape(*shape, 4),
-        lower_rotation=lower.reshape(*shape, 4),
+        mid=mid_,
+        tip=tip_,
+        residual=residual,
+        clamped=clamped,
+        upper_rotation=upper,
+        lower_rotation=lower,
         tip_rotation=_end_rotation(target_rotation, tip_rotation, rotation_weight, shape),
     )
 
