@@ -181,7 +181,7 @@ def main() -> int:
             points = [a[:size] for a in legs]
             calls = max(1, 20_000 // size)
             runs = 3 if size >= 100_000 else 5
-            times = {name: per_call(lambda m=module: m.solve_two_bone(*points), calls, runs)
+            times = {name: per_call(lambda m=module, p=points: m.solve_two_bone(*p), calls, runs)
                      for name, module in (("new", new), ("base", base))}
             (new_wall, new_cpu), (base_wall, base_cpu) = times["new"], times["base"]
             rates[size] = size / new_wall
@@ -201,7 +201,7 @@ def main() -> int:
              lambda m: m.knee_from_source(four[0][:2], four[1][:2], four[2][:2], four[0][:2],
                                           four[3][:2], 0.19, 0.18)),
         ):
-            (nw, nc), (bw, bc) = (per_call(lambda m=m: action(m), 5_000) for m in (new, base))
+            (nw, nc), (bw, bc) = (per_call(lambda m=m, a=action: a(m), 5_000) for m in (new, base))
             print(f"  {label:<44} new {nw * 1e6:6.1f} / {nc * 1e6:6.1f}   "
                   f"base {bw * 1e6:6.1f} / {bc * 1e6:6.1f}   × base {bw / nw:5.1f}")
 
