@@ -114,7 +114,7 @@ def _any_perpendicular(axis: Vec3) -> Vec3:
     return (0.0, 1.0, 0.0)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def between_s(a: Vec3, b: Vec3) -> Quat4:
     """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
     antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
@@ -137,7 +137,7 @@ def between_s(a: Vec3, b: Vec3) -> Quat4:
     return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
     """``quat.slerp(identity, q, t)`` on a tuple: the shorter arc, nlerp when nearly equal."""
     if q[0] < 0.0:
@@ -370,7 +370,7 @@ def solve_one(
             mul_s(knee, upper_delta))
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def blend_one(
     root: Vec3, mid: Vec3, tip: Vec3, upper_delta: Quat4, lower_delta: Quat4, weight: float
 ) -> tuple[Vec3, Vec3, Quat4, Quat4]:

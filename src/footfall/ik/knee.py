@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
+from footfall.ik.two_bone import kernel_array
 from footfall.quat import FloatArray
 
 
@@ -26,10 +27,10 @@ def _shapes(named: dict[str, ArrayLike]) -> str:
 
 
 def _flat(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A per-limb scalar as ``(1,)`` (one for all) or C-contiguous ``(count,)``."""
+    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
     if value.ndim == 0:
-        return value.reshape(1)
-    return np.ascontiguousarray(np.broadcast_to(value, shape)).reshape(-1)
+        return kernel_array(value, (1,))
+    return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
 
 
 def knee_from_source(
@@ -74,8 +75,8 @@ def knee_from_source(
             f"{scalars[0].shape}, lower_length {scalars[1].shape}, max_reach {scalars[2].shape}"
         ) from None
     count = math.prod(shape)
-    rows = [np.ascontiguousarray(p if p.shape[:-1] == shape else np.broadcast_to(
-        p, (*shape, 3))).reshape(count, 3) for p in points]
+    rows = [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
+                         (count, 3)) for p in points]
     upper, lower, reach = (_flat(s, shape) for s in scalars)
     knees = _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach)
     return knees.reshape(*shape, 3)

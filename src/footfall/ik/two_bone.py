@@ -136,19 +136,26 @@ def _batch_shape(
 
 
 
+def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+    """``array`` as the kernels take it: C-contiguous and writable (a read-only array would
+    compile another specialisation), of the given shape; no copy when it already is one."""
+    array = np.ascontiguousarray(array).reshape(shape)
+    return array if array.flags.writeable else array.copy()
+
+
 def _rows(points: list[FloatArray], shape: tuple[int, ...], count: int) -> list[FloatArray]:
-    """Each point array broadcast to ``shape`` as a C-contiguous ``(count, 3)`` array (no copy
-    when it already is one)."""
-    return [np.ascontiguousarray(p if p.shape[:-1] == shape else np.broadcast_to(
-        p, (*shape, 3))).reshape(count, 3) for p in points]
+    """Each point array broadcast to ``shape`` as a kernel ``(count, 3)`` array."""
+    return [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
+                         (count, 3)) for p in points]
 
 
 def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A weight as ``(1,)`` (one for all) or C-contiguous ``(count,)`` float64."""
-    if given is _DEFAULT or value.ndim == 0:
-        return _ONE if given is _DEFAULT else value.reshape(1)
-    return np.ascontiguousarray(
-        value if value.shape == shape else np.broadcast_to(value, shape)).reshape(-1)
+    """A weight as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
+    if given is _DEFAULT:
+        return _ONE
+    if value.ndim == 0:
+        return kernel_array(value, (1,))
+    return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
 
 
 def _finite(value: ArrayLike) -> bool:
@@ -176,8 +183,8 @@ def _refuse(bad: int, named: dict[str, ArrayLike | None], target_rotation: Array
             raise SkeletonError(f"solve_two_bone: {label} holds NaN or inf")
 
 
+# Writable like every other argument: numba compiles read-only arrays as another type.
 _ONE = np.ones(1)
-_ONE.flags.writeable = False
 _DEFAULT = 1.0  # the default weight (identity tested: per-frame calls save a conversion)
 
 
