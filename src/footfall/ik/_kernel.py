@@ -190,7 +190,7 @@ def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> V
     return (0.0, -1.0, 0.0)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", inline="always")
 def _current_bend(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool
 ) -> tuple[Vec3, bool]:
@@ -221,24 +221,28 @@ def _bend_direction(
     weight turning the current bend toward it about the line (``turn``: the batch has a pole
     weight below 1). A pole on the line falls back to the current bend.
     """
+    toward = direction
+    length = pole_tiny = 0.0
+    if has_pole:
+        along = _dot(pole_offset, direction)
+        toward = _sub(pole_offset, _scale(direction, along))
+        squared = _dot(toward, toward)
+        pole_tiny = STRAIGHT_SINE * math.sqrt(squared + along * along) + TINY
+        length = math.sqrt(squared)
+        if length > pole_tiny and not turn:
+            return _scale(toward, 1.0 / length)
+    # One call site, so the current bend is inlined once.
+    current, current_ok = _current_bend(direction, upper, upper_length, old_normal, old_bent)
     if not has_pole:
-        return _current_bend(direction, upper, upper_length, old_normal, old_bent)[0]
-    along = _dot(pole_offset, direction)
-    toward = _sub(pole_offset, _scale(direction, along))
-    squared = _dot(toward, toward)
-    pole_tiny = STRAIGHT_SINE * math.sqrt(squared + along * along) + TINY
-    length = math.sqrt(squared)
-    if turn:
-        current, current_ok = _current_bend(direction, upper, upper_length, old_normal, old_bent)
-        toward = _scale(toward, 1.0 / length) if length > pole_tiny else current
-        angle = math.atan2(_dot(_cross(current, toward), direction), _dot(current, toward))
-        if current_ok:
-            angle = pole_weight * angle
-        return _add(_scale(current, math.cos(angle)),
-                    _scale(_cross(direction, current), math.sin(angle)))
-    if length > pole_tiny:
-        return _scale(toward, 1.0 / length)
-    return _current_bend(direction, upper, upper_length, old_normal, old_bent)[0]
+        return current
+    toward = _scale(toward, 1.0 / length) if length > pole_tiny else current
+    if not turn:
+        return toward
+    angle = math.atan2(_dot(_cross(current, toward), direction), _dot(current, toward))
+    if current_ok:
+        angle = pole_weight * angle
+    return _add(_scale(current, math.cos(angle)),
+                _scale(_cross(direction, current), math.sin(angle)))
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -394,23 +398,19 @@ def _unit_interval(value: float) -> float:
 def solve_batch(
     root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
     has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
-    max_coordinate: float,
-) -> tuple[FloatArray, FloatArray, FloatArray, np.ndarray, FloatArray, FloatArray, int]:
+    max_coordinate: float, out_mid: FloatArray, out_tip: FloatArray, residual: FloatArray,
+    clamped: np.ndarray, out_upper: FloatArray, out_lower: FloatArray,
+) -> int:
     """Solve ``N`` limbs given as ``(N, 3)`` C-contiguous arrays (``pole`` ignored without
     ``has_pole``); each weight array holds ``N`` values or one for all (weights unclipped).
 
-    Returns ``(mid (N, 3), tip (N, 3), residual (N,), clamped (N,), upper delta (N, 4),
-    lower delta (N, 4), bad)``; ``bad`` is the mask of inputs holding NaN, inf or a coordinate
-    beyond ±``max_coordinate`` (bits :data:`ROOT` …), 0 when all are fine (results of bad
-    limbs are meaningless).
+    Writes ``out_mid (N, 3)``, ``out_tip (N, 3)``, ``residual (N,)``, ``clamped (N,)`` (bool),
+    ``out_upper (N, 4)`` and ``out_lower (N, 4)`` (the deltas), allocated by the caller (NumPy
+    puts large arrays on huge pages: fewer page faults than the kernel's own allocations).
+    Returns the mask of inputs holding NaN, inf or a coordinate beyond ±``max_coordinate``
+    (bits :data:`ROOT` …), 0 when all are fine (results of bad limbs are meaningless).
     """
     count = root.shape[0]
-    out_mid = np.empty((count, 3))
-    out_tip = np.empty((count, 3))
-    residual = np.empty(count)
-    clamped = np.empty(count, dtype=np.bool_)
-    out_upper = np.empty((count, 4))
-    out_lower = np.empty((count, 4))
     position_step = 1 if position_weight.shape[0] > 1 else 0
     pole_step = 1 if pole_weight.shape[0] > 1 else 0
     reach_step = 1 if max_reach.shape[0] > 1 else 0
@@ -460,7 +460,7 @@ def solve_batch(
         for k in range(4):
             out_upper[i, k] = upper[k]
             out_lower[i, k] = lower[k]
-    return out_mid, out_tip, residual, clamped, out_upper, out_lower, bad
+    return bad
 
 
 # --- knee copied from a source limb ----------------------------------------------------------
@@ -511,12 +511,11 @@ def knee_one(
 def knee_batch(
     hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
     goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,
-    max_reach: FloatArray,
-) -> FloatArray:
-    """:func:`knee_one` over ``(N, 3)`` C-contiguous arrays; each length array holds ``N``
-    values or one for all. Returns ``(N, 3)``."""
+    max_reach: FloatArray, out: FloatArray,
+) -> None:
+    """:func:`knee_one` over ``(N, 3)`` C-contiguous arrays into ``out (N, 3)``; each length
+    array holds ``N`` values or one for all."""
     count = hip.shape[0]
-    out = np.empty((count, 3))
     upper_step = 1 if upper_length.shape[0] > 1 else 0
     lower_step = 1 if lower_length.shape[0] > 1 else 0
     reach_step = 1 if max_reach.shape[0] > 1 else 0
@@ -526,4 +525,3 @@ def knee_batch(
                             lower_length[i * lower_step], max_reach[i * reach_step])
         for k in range(3):
             out[i, k] = position[k]
-    return out

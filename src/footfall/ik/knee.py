@@ -78,5 +78,7 @@ def knee_from_source(
     rows = [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
                          (count, 3)) for p in points]
     upper, lower, reach = (_flat(s, shape) for s in scalars)
-    knees = _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach)
-    return knees.reshape(*shape, 3)
+    knees = np.empty((*shape, 3))
+    _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach,
+                       knees.reshape(count, 3))
+    return knees

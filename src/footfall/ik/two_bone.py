@@ -236,10 +236,13 @@ def solve_two_bone(
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
     count = math.prod(shape)
     rows = _rows(points, shape, count)
-    mid_, tip_, residual, clamped, upper, lower, bad = _kernel.solve_batch(
+    mid_, tip_, residual = np.empty((count, 3)), np.empty((count, 3)), np.empty(count)
+    clamped, upper, lower = np.empty(count, dtype=bool), np.empty((count, 4)), np.empty((count, 4))
+    bad = _kernel.solve_batch(
         rows[0], rows[1], rows[2], rows[3], rows[-1], pole is not None,
         _per_limb(position_weight, scalars[0], shape), _per_limb(pole_weight, scalars[1], shape),
-        _per_limb(max_reach, scalars[2], shape), MAX_COORDINATE)
+        _per_limb(max_reach, scalars[2], shape), MAX_COORDINATE, mid_, tip_, residual, clamped,
+        upper, lower)
     if bad or rotations or rotation_weight is not _DEFAULT:
         _refuse(bad, named, target_rotation, tip_rotation, rotation_weight)
     if len(shape) != 1:
