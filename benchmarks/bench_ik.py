@@ -1,58 +1,88 @@
-"""Two-bone IK solves per second: footfall's batched solver vs a per-leg Python loop.
+"""Two-bone IK solves per second: the compiled kernel against the commit before it, same run.
 
-Run: ``.venv/bin/python benchmarks/bench_ik.py``  (about 30 s on a quiet core).
+Run: ``PYTHONPATH=src .venv/bin/python benchmarks/bench_ik.py [--base REV]``  (about a minute).
 
-One million random bunny legs (thigh 0.19 m, shin 0.18 m, random pose, target and pole), each
-solved in full (joint positions, residual and both world delta rotations), timed four ways:
-  batched          — ``solve_two_bone`` on all legs at once (cache-sized blocks inside);
-  batched, 1 block — the same with blocking off (one block of 10⁶), to show what blocking buys;
-  scalar loop      — the same maths written per leg with Python floats and ``math``
-                     (timed on a few thousand legs and scaled; agreement with the batched
-                     result is checked);
-  per-leg call     — ``solve_two_bone`` called once per leg (a batch of one).
-Best and median wall time of several runs, and the best CPU time (process time, less
-disturbed by other processes on a shared machine); the ratios use the best wall times.
+The base version (default :data:`BASE`, the last commit with the NumPy solver) is extracted from
+git into a temporary directory (``git archive``) and imported beside the working tree's
+``footfall`` (each keeps its own modules), so both are timed on the same machine in the same
+minute. Printed:
 
-Small batches (the per-frame calls of retargeting, grounding and the walker): calls per second
-of ``solve_two_bone`` on batches of 1, 4 and 64 limbs (full weight, and with per-limb position
-weights as retargeting passes them) and of ``knee_from_source``, against the per-leg Python
-loop of the same maths (``solve_leg`` on each limb of the batch). Times are the best CPU time
-per call over several runs of a few hundred calls.
+* first-run compile time of the kernels in a fresh process with an empty numba cache
+  (``NUMBA_CACHE_DIR`` a new temporary directory), and the start-up with that cache filled;
+* agreement: the largest difference between the two versions' results on random bunny legs
+  mixed with degenerate limbs (target on the root, straight limb, pole on the axis, zero bone,
+  near half turns), with and without per-limb weights;
+* batches of 1, 4, 1,000 and 1,000,000 legs: time per call and M solves/s, both versions,
+  best wall time of several runs (and best CPU time, less disturbed on a shared machine);
+* the per-frame calls of the live retargeter: four limbs with per-limb position weights, and
+  ``knee_from_source`` on two legs.
+
+Ratios use the best wall times measured in this run; the load average is printed at the end.
 """
 
 from __future__ import annotations
 
+import argparse
+import io
 import math
 import os
-import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+import types
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-import footfall.ik.two_bone as two_bone
+REPO = Path(__file__).resolve().parents[1]
+#: Last commit with the NumPy two-bone solver (before the compiled kernel).
+BASE = "8386303"
+SIZES = (1, 4, 1_000, 1_000_000)
+TARGET_PER_SECOND = 10e6
+
+COMPILE_SNIPPET = """
+import time
+import numpy as np
+start, start_cpu = time.perf_counter(), time.process_time()
 from footfall.ik import knee_from_source, solve_two_bone
-
-LEGS = 1_000_000
-LOOP_LEGS = 3_000
-CALL_LEGS = 300
-TARGET_PER_SECOND = 5e6
-
-
-def timed(action: Callable[[], object], repeats: int) -> tuple[float, float, float]:
-    """(best wall, median wall, best CPU) seconds of ``repeats`` calls after one warm-up call."""
-    action()
-    wall, cpu = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        action()
-        wall.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
-    return min(wall), statistics.median(wall), min(cpu)
+imported, imported_cpu = time.perf_counter(), time.process_time()
+legs = [np.zeros(3), [0, -0.19, 0.05], [0, -0.37, 0.0], [0, -0.3, 0.1], [0, -0.2, 1]]
+solve_two_bone(*legs)
+solve_two_bone(*legs, position_weight=np.array(0.5), pole_weight=0.5)
+knee_from_source(*legs[:3], legs[0], legs[3], 0.19, 0.18)
+done, done_cpu = time.perf_counter(), time.process_time()
+print(f"{imported - start:.2f} {done - imported:.2f} {imported_cpu - start_cpu:.2f} "
+      f"{done_cpu - imported_cpu:.2f}")
+"""
 
 
-def random_legs(count: int, seed: int = 0) -> tuple[np.ndarray, ...]:
-    """Bunny legs hanging roughly down with a bent knee, targets around the foot, poles ahead."""
+def load_version(rev: str, directory: Path) -> types.ModuleType:
+    """``footfall.ik`` of commit ``rev``, imported from ``directory`` beside the current one."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src/footfall"],
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(directory, filter="data")
+    current = {name: module for name, module in sys.modules.items()
+               if name == "footfall" or name.startswith("footfall.")}
+    for name in current:
+        del sys.modules[name]
+    sys.path.insert(0, str(directory / "src"))
+    try:
+        import footfall.ik as base
+    finally:
+        sys.path.pop(0)
+        for name in [n for n in sys.modules if n == "footfall" or n.startswith("footfall.")]:
+            del sys.modules[name]
+        sys.modules.update(current)
+    return base
+
+
+def random_legs(count: int, seed: int = 0) -> list[np.ndarray]:
+    """Bunny legs (thigh 0.19 m, shin 0.18 m) hanging roughly down with a bent knee, targets
+    around the foot, poles ahead: ``[root, mid, tip, target, pole]``, each ``(count, 3)``."""
     rng = np.random.default_rng(seed)
     root = rng.uniform(-5, 5, size=(count, 3)) + [0, 0.53, 0]
     thigh_direction = rng.normal([0, -1, 0.3], 0.3, size=(count, 3))
@@ -63,196 +93,129 @@ def random_legs(count: int, seed: int = 0) -> tuple[np.ndarray, ...]:
     tip = mid + 0.18 * shin_direction
     target = root + rng.uniform([-0.2, -0.42, -0.2], [0.2, -0.1, 0.2], size=(count, 3))
     pole = root + rng.normal([0, -0.2, 1.0], 0.2, size=(count, 3))
-    return root, mid, tip, target, pole
+    return [root, mid, tip, target, pole]
 
 
-# --- the same maths, one leg at a time, with Python floats ---------------------------------
+DEGENERATE = [  # root, mid, tip, target, pole
+    ([0, 0, 0], [0, -0.5, 0.1], [0, -1, 0], [0, 0, 0], [0, 0, 1]),
+    ([0, 0, 0], [0, -0.5, 0], [0, -1, 0], [0, -0.7, 0.1], [0, -3, 0]),
+    ([0, 0, 0], [0, -0.5, 0.1], [0, -1, 0], [0, -0.8, 0], [0, -2, 0]),
+    ([0, 0, 0], [0, 0, 0], [0, -1, 0], [0, -0.5, 0.3], [0, 0, 1]),
+    ([0, 0, 0], [0, -0.5, 0.1], [0, -1, 0], [0, 0.6, 0.2], [0, 0.5, -1]),
+    ([0, 0, 0], [0, 0.5, 0.05], [0, 0.95, 0], [0, -0.7, 0.1], [0, -0.3, 1]),
+]
 
 
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+def compile_times() -> tuple[list[float], float]:
+    """Fresh-cache (import, first calls) wall and CPU seconds ``[wall, wall, cpu, cpu]`` and
+    the cached start-up wall seconds, each in a new process."""
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    with tempfile.TemporaryDirectory() as cache:
+        env["NUMBA_CACHE_DIR"] = cache
+        runs = [[float(v) for v in subprocess.run(
+            [sys.executable, "-c", COMPILE_SNIPPET], env=env, check=True, capture_output=True,
+            text=True).stdout.split()] for _ in range(2)]
+    return runs[0], runs[1][0] + runs[1][1]
 
 
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+def agreement(new: types.ModuleType, base: types.ModuleType) -> tuple[float, float, float]:
+    """Largest |new − base| of positions and rotations (metres, quaternion components) over
+    random and degenerate limbs with and without weights, and of ``knee_from_source``."""
+    legs = random_legs(20_000, seed=1)
+    for i, case in enumerate(DEGENERATE * 10):
+        for array, value in zip(legs, case, strict=True):
+            array[i] = value
+    rng = np.random.default_rng(2)
+    count = len(legs[0])
+    position, rotation = 0.0, 0.0
+    for weights in ({}, {"position_weight": rng.uniform(0, 1, count)},
+                    {"pole_weight": rng.uniform(0, 1, count), "max_reach": 0.95}):
+        for points in (legs, legs[:4], [legs[0][:1], *legs[1:]]):
+            a, b = new.solve_two_bone(*points, **weights), base.solve_two_bone(*points, **weights)
+            position = max(position, *(float(np.abs(getattr(a, f) - getattr(b, f)).max())
+                                       for f in ("mid", "tip", "residual")))
+            rotation = max(rotation, *(float(np.abs(getattr(a, f) - getattr(b, f)).max())
+                                       for f in ("upper_rotation", "lower_rotation")))
+            assert (a.clamped == b.clamped).all()
+    knee_args = (legs[0], legs[1], legs[2], legs[0] + 0.1, legs[3], 0.2, 0.17)
+    knee = float(np.abs(new.knee_from_source(*knee_args) - base.knee_from_source(*knee_args)).max())
+    return position, rotation, knee
 
 
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _unit(a):
-    n = math.sqrt(_dot(a, a))
-    return (a[0] / n, a[1] / n, a[2] / n)
-
-
-def _reject(a, axis):
-    d = _dot(a, axis)
-    return (a[0] - d * axis[0], a[1] - d * axis[1], a[2] - d * axis[2])
-
-
-def _turn(a, b, half_axis):
-    c = _dot(a, b)
-    s = -1.0 if c < 0 else 1.0
-    axis = _cross((s * a[0], s * a[1], s * a[2]), b)
-    w = 1.0 + abs(c)
-    n = math.sqrt(w * w + _dot(axis, axis))
-    q = (w / n, axis[0] / n, axis[1] / n, axis[2] / n)
-    if c < 0:
-        q = _qmul(q, (0.0, *half_axis))
-    return q
-
-
-def _qmul(a, b):
-    aw, ax, ay, az = a
-    bw, bx, by, bz = b
-    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
-
-
-def _qrotate(q, v):
-    xyz = q[1:]
-    t = _cross(xyz, v)
-    t = (2 * t[0], 2 * t[1], 2 * t[2])
-    u = _cross(xyz, t)
-    return (v[0] + q[0] * t[0] + u[0], v[1] + q[0] * t[1] + u[1], v[2] + q[0] * t[2] + u[2])
-
-
-def solve_leg(root, mid, tip, target, pole, max_reach=0.999):
-    """One bent leg with a pole off its axis (the benchmark's legs), same maths as the solver."""
-    upper, lower = _sub(mid, root), _sub(tip, mid)
-    l1, l2 = math.sqrt(_dot(upper, upper)), math.sqrt(_dot(lower, lower))
-    to_target = _sub(target, root)
-    distance = math.sqrt(_dot(to_target, to_target))
-    direction = _unit(to_target)
-    shortest = abs(l1 - l2) + 1e-6 * (l1 + l2)
-    reach = min(max(distance, shortest), max_reach * (l1 + l2))
-    old_cross = _cross(upper, lower)
-    old_sine = math.sqrt(_dot(old_cross, old_cross)) / (l1 * l2)
-    old_normal = _unit(old_cross)
-    bend = _unit(_reject(_sub(pole, root), direction))
-    cos_root = max(-1.0, min(1.0, (l1 * l1 + reach * reach - l2 * l2) / (2 * l1 * reach)))
-    sin_root = math.sqrt(1 - cos_root * cos_root)
-    up_axis = tuple(cos_root * d + sin_root * b for d, b in zip(direction, bend, strict=True))
-    new_mid = tuple(r + l1 * a for r, a in zip(root, up_axis, strict=True))
-    low_axis = _unit(tuple(reach * d - l1 * a for d, a in zip(direction, up_axis, strict=True)))
-    new_tip = tuple(m + l2 * a for m, a in zip(new_mid, low_axis, strict=True))
-    new_normal = _cross(bend, direction)
-    new_side = tuple(cos_root * b - sin_root * d for d, b in zip(direction, bend, strict=True))
-    old_up, old_low = _unit(upper), _unit(lower)
-    # Upper delta: quaternion of the frame rotation by its trace (half-turn branch if needed).
-    old_side = _cross(old_up, old_normal)
-    w = 1 + _dot(old_up, up_axis) + _dot(old_normal, new_normal) + _dot(old_side, new_side)
-    if w >= 0.5:
-        v = [sum(c) for c in zip(_cross(old_up, up_axis), _cross(old_normal, new_normal),
-                                 _cross(old_side, new_side), strict=True)]
-        n = math.sqrt(w * w + _dot(v, v))
-        upper_delta = (w / n, v[0] / n, v[1] / n, v[2] / n)
-    else:
-        plane = _turn(old_normal, new_normal, old_up)
-        upper_delta = _qmul(_turn(_qrotate(plane, old_up), up_axis, new_normal), plane)
-    # Lower delta: a further turn about the new normal by the change of the knee angle.
-    old_cos = _dot(old_up, old_low)
-    new_cos = _dot(up_axis, low_axis)
-    new_sin = _dot(_cross(up_axis, low_axis), new_normal)
-    cosine = new_cos * old_cos + new_sin * old_sine
-    sine = new_sin * old_cos - new_cos * old_sine
-    a, b = (1 + cosine, sine) if cosine >= 0 else (sine, 1 - cosine)
-    n = math.hypot(a, b)
-    knee = (a / n, b / n * new_normal[0], b / n * new_normal[1], b / n * new_normal[2])
-    lower_delta = _qmul(knee, upper_delta)
-    return new_mid, new_tip, abs(distance - reach), upper_delta, lower_delta
-
-
-SMALL_SIZES = (1, 4, 64)
-SMALL_CALLS = 300
-
-
-def per_call(action: Callable[[], object], calls: int = SMALL_CALLS) -> float:
-    """Best CPU seconds per call of ``action`` (5 runs of ``calls`` calls after a warm-up)."""
+def per_call(action: Callable[[], object], calls: int, runs: int = 5) -> tuple[float, float]:
+    """(best wall, best CPU) seconds per call of ``action``: ``runs`` runs of ``calls`` calls
+    after a warm-up call."""
     action()
-    best = math.inf
-    for _ in range(5):
-        start = time.process_time()
+    wall = cpu = math.inf
+    for _ in range(runs):
+        start, start_cpu = time.perf_counter(), time.process_time()
         for _ in range(calls):
             action()
-        best = min(best, (time.process_time() - start) / calls)
-    return best
-
-
-def small_batches() -> None:
-    """Per-call cost of small batches vs a per-leg Python loop of the same maths."""
-    print(f"\nsmall batches: CPU µs per call (best of 5 × {SMALL_CALLS} calls), calls/s")
-    print(f"{'limbs':>5}{'loop µs':>10}{'solve µs':>10}{'calls/s':>10}{'× loop':>8}"
-          f"{'weighted µs':>13}{'knee µs':>9}{'knee calls/s':>14}")
-    for size in SMALL_SIZES:
-        legs = random_legs(size, seed=size)
-        lists = [a.tolist() for a in legs]
-        weight = np.linspace(0.0, 1.0, size)
-        loop = per_call(lambda lists=lists: [solve_leg(*leg) for leg in zip(*lists, strict=True)])
-        solve = per_call(lambda legs=legs: solve_two_bone(*legs))
-        weighted = per_call(lambda legs=legs, weight=weight: solve_two_bone(
-            *legs, position_weight=weight))
-        knee = per_call(lambda legs=legs: knee_from_source(
-            legs[0], legs[1], legs[2], legs[0], legs[3], 0.19, 0.18))
-        print(f"{size:>5}{loop * 1e6:>10.1f}{solve * 1e6:>10.1f}{1 / solve:>10,.0f}"
-              f"{loop / solve:>8.2f}{weighted * 1e6:>13.1f}{knee * 1e6:>9.1f}{1 / knee:>14,.0f}")
+        wall = min(wall, (time.perf_counter() - start) / calls)
+        cpu = min(cpu, (time.process_time() - start_cpu) / calls)
+    return wall, cpu
 
 
 def main() -> int:
-    legs = random_legs(LEGS)
-    small = [a[:LOOP_LEGS] for a in legs]
-    small_lists = [a.tolist() for a in small]
-    calls = [a[:CALL_LEGS] for a in legs]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default=BASE, help=f"commit to compare with (default {BASE})")
+    args = parser.parse_args()
 
-    def batched() -> object:
-        return solve_two_bone(*legs)
+    (fresh_import, fresh_calls, import_cpu, calls_cpu), cached = compile_times()
+    print(f"first run, empty numba cache: import {fresh_import:.2f} s + compile on first calls "
+          f"{fresh_calls:.2f} s = {fresh_import + fresh_calls:.2f} s wall, "
+          f"{import_cpu + calls_cpu:.2f} s CPU (target ≤ 10 s); with the cache filled "
+          f"{cached:.2f} s")
 
-    def one_block() -> object:
-        saved = two_bone._BLOCK
-        two_bone._BLOCK = LEGS
-        try:
-            return solve_two_bone(*legs)
-        finally:
-            two_bone._BLOCK = saved
+    import footfall.ik as new
 
-    def scalar_loop() -> object:
-        return [solve_leg(*leg) for leg in zip(*small_lists, strict=True)]
+    with tempfile.TemporaryDirectory() as directory:
+        base = load_version(args.base, Path(directory))
+        assert base.solve_two_bone is not new.solve_two_bone
+        position, rotation, knee = agreement(new, base)
+        print(f"agreement with {args.base}: positions {position:.1e} m, rotations {rotation:.1e}, "
+              f"knee_from_source {knee:.1e} m (max |new − base|)")
 
-    def per_leg_call() -> object:
-        return [solve_two_bone(*(a[i] for a in calls)) for i in range(CALL_LEGS)]
+        legs = random_legs(max(SIZES))
+        print(f"\n{'legs':>9}{'new µs/call':>13}{'base µs/call':>14}{'new M/s':>9}"
+              f"{'base M/s':>10}{'× base':>8}{'new CPU M/s':>13}{'base CPU M/s':>14}")
+        rates = {}
+        for size in SIZES:
+            points = [a[:size] for a in legs]
+            calls = max(1, 20_000 // size)
+            runs = 3 if size >= 100_000 else 5
+            times = {name: per_call(lambda m=module, p=points: m.solve_two_bone(*p), calls, runs)
+                     for name, module in (("new", new), ("base", base))}
+            (new_wall, new_cpu), (base_wall, base_cpu) = times["new"], times["base"]
+            rates[size] = size / new_wall
+            print(f"{size:>9,}{new_wall * 1e6:>13.1f}{base_wall * 1e6:>14.1f}"
+                  f"{size / new_wall / 1e6:>9.2f}{size / base_wall / 1e6:>10.2f}"
+                  f"{base_wall / new_wall:>8.1f}{size / new_cpu / 1e6:>13.2f}"
+                  f"{size / base_cpu / 1e6:>14.2f}")
 
-    # Same maths: the scalar loop agrees with the batched solver.
-    reference = solve_two_bone(*small)
-    loop = scalar_loop()
-    tips = np.array([leg[1] for leg in loop])
-    deltas = np.array([leg[3] for leg in loop])
-    tip_error = np.abs(tips - reference.tip).max()
-    delta_error = np.abs(np.abs(np.sum(deltas * reference.upper_rotation, -1)) - 1).max()
+        # The live retargeter's per-frame calls: four limbs with position weights, two knees.
+        four = [a[:4] for a in legs]
+        weight = np.array([1.0, 1.0, 0.7, 0.0])
+        print("\nper-frame calls of the live retargeter (µs per call, best wall / best CPU):")
+        for label, action in (
+            ("solve_two_bone, 4 limbs, position weights",
+             lambda m: m.solve_two_bone(*four, position_weight=weight)),
+            ("knee_from_source, 2 legs",
+             lambda m: m.knee_from_source(four[0][:2], four[1][:2], four[2][:2], four[0][:2],
+                                          four[3][:2], 0.19, 0.18)),
+        ):
+            (nw, nc), (bw, bc) = (per_call(lambda m=m, a=action: a(m), 5_000) for m in (new, base))
+            print(f"  {label:<44} new {nw * 1e6:6.1f} / {nc * 1e6:6.1f}   "
+                  f"base {bw * 1e6:6.1f} / {bc * 1e6:6.1f}   × base {bw / nw:5.1f}")
 
-    rows = [
-        ("batched", LEGS, timed(batched, 5)),
-        ("batched, 1 block", LEGS, timed(one_block, 3)),
-        ("scalar loop", LOOP_LEGS, timed(scalar_loop, 3)),
-        ("per-leg call", CALL_LEGS, timed(per_leg_call, 3)),
-    ]
-    print(f"two-bone IK, {LEGS:,} legs (loops timed on fewer and scaled)")
-    print(f"scalar loop vs batched: max tip difference {tip_error:.1e} m, "
-          f"upper delta |dot|-1 {delta_error:.1e}")
-    print(f"{'way':<18}{'legs':>10}{'best s':>9}{'median s':>10}{'CPU s':>8}"
-          f"{'solves/s':>13}{'× loop':>8}{'CPU solves/s':>14}")
-    loop_rate = LOOP_LEGS / rows[2][2][0]
-    for name, count, (best, median, cpu) in rows:
-        rate = count / best
-        print(f"{name:<18}{count:>10,}{best:>9.3f}{median:>10.3f}{cpu:>8.3f}{rate:>13,.0f}"
-              f"{rate / loop_rate:>8.1f}{count / cpu:>14,.0f}")
-    batched_rate = LEGS / rows[0][2][0]
-    verdict = "meets" if batched_rate >= TARGET_PER_SECOND else "misses"
-    print(f"batched {batched_rate / 1e6:.2f} M solves/s wall ({LEGS / rows[0][2][2] / 1e6:.2f} M/s "
-          f"CPU) {verdict} the 5 M/s target; blocking speed-up "
-          f"{rows[1][2][0] / rows[0][2][0]:.1f}× wall, {rows[1][2][2] / rows[0][2][2]:.1f}× CPU")
-    small_batches()
-    print(f"load average when done: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    batched = rates[max(SIZES)]
+    verdict = "meets" if batched >= TARGET_PER_SECOND else "misses"
+    print(f"\nbatched {batched / 1e6:.1f} M solves/s wall {verdict} the "
+          f"{TARGET_PER_SECOND / 1e6:.0f} M/s target; one-leg call "
+          f"{1 / rates[1] * 1e6:.1f} µs, four-leg call {4 / rates[4] * 1e6:.1f} µs")
+    load = os.getloadavg()
+    print(f"load average when done: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
+          f"{os.cpu_count()} CPUs")
     return 0
 
 

@@ -6,7 +6,7 @@ the limb-length ratio and the perpendicular part turned (shortest arc) from the 
 the target hip→foot line. The estimate is then moved onto the circle of knees that keep both bone
 lengths exactly (law of cosines): its perpendicular direction is kept, so a knee bent backwards
 in the source stays bent backwards, whatever the limb's direction (no fixed reference, so no
-flip when the leg points up or sideways).
+flip when the leg points up or sideways). The maths is the compiled ``_kernel.knee_one``.
 """
 
 from __future__ import annotations
@@ -17,16 +17,20 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.errors import SkeletonError
-from footfall.ik import _components as C
-from footfall.ik._components import FloatArray
-from footfall.ik._small import knees_small
-from footfall.ik.two_bone import reach_limits, root_angle
-
-_SMALL_KNEES = 8  # up to this many limbs a call runs with Python floats
+from footfall.ik import _kernel
+from footfall.ik.two_bone import kernel_array
+from footfall.quat import FloatArray
 
 
 def _shapes(named: dict[str, ArrayLike]) -> str:
     return ", ".join(f"{name} {np.shape(p)}" for name, p in named.items())
+
+
+def _flat(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
+    if value.ndim == 0:
+        return kernel_array(value, (1,))
+    return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
 
 
 def knee_from_source(
@@ -55,61 +59,26 @@ def knee_from_source(
     named = {"source_hip": source_hip, "source_knee": source_knee, "source_foot": source_foot,
              "target_hip": target_hip, "target_foot": target_foot}
     points = [np.asarray(v, dtype=np.float64) for v in named.values()]
-    upper_length = np.asarray(upper_length, dtype=np.float64)
-    lower_length = np.asarray(lower_length, dtype=np.float64)
+    scalars = [np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)]
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
         raise SkeletonError(
             f"knee_from_source: positions need shape (..., 3); got {_shapes(named)}")
+    shape = points[0].shape[:-1]
     try:
-        shape = np.broadcast_shapes(*(p.shape[:-1] for p in points))
-        full = np.broadcast_shapes(shape, upper_length.shape, lower_length.shape)
+        if not (all(p.shape[:-1] == shape for p in points)
+                and all(s.ndim == 0 or s.shape == shape for s in scalars)):
+            shape = np.broadcast_shapes(*(p.shape[:-1] for p in points),
+                                        *(s.shape for s in scalars))
     except ValueError:
         raise SkeletonError(
             f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, upper_length "
-            f"{upper_length.shape}, lower_length {lower_length.shape}"
+            f"{scalars[0].shape}, lower_length {scalars[1].shape}, max_reach {scalars[2].shape}"
         ) from None
-    rows = C.rows(points, shape)
     count = math.prod(shape)
-    if count <= _SMALL_KNEES and full == shape and np.ndim(max_reach) == 0:
-        # A few limbs (every per-frame call): Python floats, bit-identical (see _small.py).
-        knees = None
-        flat = rows.reshape(5, 3, count)
-        if np.isfinite(flat).all():
-            scalars = [np.broadcast_to(v, shape).reshape(count)
-                       for v in (upper_length, lower_length, np.asarray(max_reach, np.float64))]
-            if all(np.isfinite(v).all() for v in scalars):  # min/max differ from NumPy's on NaN
-                knees = knees_small(flat.transpose(0, 2, 1).tolist(),
-                                    *(v.tolist() for v in scalars))
-        if knees is not None:
-            return np.array(knees).reshape(*shape, 3)
-    hip, knee, foot, goal_hip, goal_foot = (tuple(r) for r in rows)
-    zero = np.zeros(np.broadcast_shapes(shape, upper_length.shape))
-    down = (zero, zero - 1.0, zero)
-
-    knee_offset = C.sub(knee, hip)
-    source_axis = C.sub(foot, hip)
-    source_direction = C.unit(source_axis, lambda: C.unit(knee_offset, down))
-    goal_axis = C.sub(goal_foot, goal_hip)
-    goal_distance = C.norm(goal_axis)
-    goal_direction = C.unit_with(goal_axis, goal_distance, source_direction)
-
-    # Along part scaled by the limb-length ratio; perpendicular part turned onto the new line.
-    source_limb = C.norm(knee_offset) + C.norm(C.sub(foot, knee))
-    ratio = (upper_length + lower_length) / np.maximum(source_limb, C.TINY)
-    along = C.dot(knee_offset, source_direction) * ratio
-    turn = C.between(source_direction, goal_direction)
-    across = C.scale(C.qrotate(turn, C.reject(knee_offset, source_direction)), ratio)
-    estimate = C.add(C.scale(goal_direction, along), across)
-
-    # Nearest knee that keeps both lengths: same side of the hip→foot line as the estimate.
-    bend = C.unit(C.reject(estimate, goal_direction), lambda: C.any_perpendicular(goal_direction))
-    shortest, longest = reach_limits(upper_length, lower_length,
-                                     np.asarray(max_reach, dtype=np.float64))
-    reach = np.minimum(np.maximum(goal_distance, shortest), longest)
-    cos_root, sin_root = root_angle(upper_length, lower_length, reach)
-    upper_axis = C.add(C.scale(goal_direction, cos_root), C.scale(bend, sin_root))
-    knee_position = C.add(goal_hip, C.scale(upper_axis, upper_length))
-    out = np.empty((*np.broadcast_shapes(*(c.shape for c in knee_position)), 3))
-    for i, c in enumerate(knee_position):
-        out[..., i] = c
-    return out
+    rows = [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
+                         (count, 3)) for p in points]
+    upper, lower, reach = (_flat(s, shape) for s in scalars)
+    knees = np.empty((*shape, 3))
+    _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach,
+                       knees.reshape(count, 3))
+    return knees

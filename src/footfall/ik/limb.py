@@ -7,8 +7,8 @@ from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.errors import SkeletonError
-from footfall.ik._components import FloatArray
 from footfall.ik.two_bone import TwoBoneResult, solve_two_bone
+from footfall.quat import FloatArray
 from footfall.skeleton import forward_kinematics
 
 

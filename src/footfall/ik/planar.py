@@ -14,8 +14,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.errors import SkeletonError
-from footfall.ik._components import TINY, FloatArray
+from footfall.ik._kernel import TINY
 from footfall.ik.two_bone import root_angle
+from footfall.quat import FloatArray
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,535 @@
+"""Compiled two-bone IK core: one limb at a time, the same code for every batch size (private).
+
+The solver is a few dozen vector operations per limb with branches for the degenerate cases
+(target on the root, straight limb, pole on the limb axis, zero-length bone, a turn of the upper
+bone near a half turn). Compiled with numba it runs per limb without temporaries, so a batch of
+one and a batch of a million take the same path; vectors are ``(x, y, z)`` tuples and
+quaternions ``(w, x, y, z)`` tuples, with the Hamilton product and rotation from
+:mod:`footfall.quat` (``mul_s``, ``inv_s``, ``rotate_s``).
+
+Written by hand because no library does analytic two-bone IK with these fallbacks; the
+operations follow the former NumPy solver in the same order, so results agree with it to
+rounding (a few 1e-15, printed by ``benchmarks/bench_ik.py``). As there, a position weight
+below 1 anywhere in a batch takes every limb through the blend, and a pole weight below 1 every
+limb through the pole turn (the same results up to rounding, but a half-turned limb at partial
+weight follows that rounding).
+
+Speed: the main path is inlined into the batch loops (numba ``inline="always"``); a call
+between compiled functions costs about as much as the maths it would save here, so only the
+rare fallbacks (old direction, any perpendicular, the half-turn frame) and the blend stay calls.
+That keeps the first compile (empty cache) at about 5–9 s of CPU.
+
+Bad input is not raised from compiled code: the batch kernels return a bit mask of the inputs
+holding NaN, inf or out-of-range coordinates (bits :data:`ROOT` … :data:`MAX_REACH`), and the
+public wrappers turn it into a :class:`footfall.errors.SkeletonError` naming the input.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from footfall.quat import FloatArray, Quat4, Vec3, inv_s, mul_s, rotate_s
+
+# Below this length (metres) a vector has no usable direction.
+TINY = 1e-12
+# The shortest reach is |L1 − L2| plus this share of L1 + L2, so the triangle always exists.
+MIN_REACH_SLACK = 1e-6
+# Below this sine the limb counts as straight and its bend plane is undefined.
+STRAIGHT_SINE = 1e-7
+
+# Bits of the bad-input mask returned by :func:`solve_batch`, in the order errors are reported.
+ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k for k in range(8))
+
+
+# --- scalar vector helpers (operations in the order of the former NumPy core) --------------
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _sub(a: Vec3, b: Vec3) -> Vec3:
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _add(a: Vec3, b: Vec3) -> Vec3:
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _scale(a: Vec3, s: float) -> Vec3:
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _dot(a: Vec3, b: Vec3) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _cross(a: Vec3, b: Vec3) -> Vec3:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _norm(a: Vec3) -> float:
+    return math.sqrt(_dot(a, a))
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _reject(a: Vec3, axis: Vec3) -> Vec3:
+    """Part of ``a`` perpendicular to the unit ``axis``."""
+    return _sub(a, _scale(axis, _dot(a, axis)))
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _minimum(a: float, b: float) -> float:
+    """``np.minimum`` on two floats (NaN propagates)."""
+    if a != a or b != b:
+        return a + b
+    return a if a <= b else b
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _maximum(a: float, b: float) -> float:
+    """``np.maximum`` on two floats (NaN propagates)."""
+    if a != a or b != b:
+        return a + b
+    return a if a >= b else b
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _row(a: FloatArray, i: int) -> Vec3:
+    return (a[i, 0], a[i, 1], a[i, 2])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _out_of_range(v: Vec3, limit: float) -> bool:
+    """Whether a component lies outside [−limit, limit] (NaN does)."""
+    return not (-limit <= v[0] <= limit and -limit <= v[1] <= limit and -limit <= v[2] <= limit)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _any_perpendicular(axis: Vec3) -> Vec3:
+    """Unit vector perpendicular to the unit ``axis``: world +Z preferred (a character's
+    forward, where knees point), world +X where the axis is nearly parallel to Z."""
+    helper = (1.0, 0.0, 0.0) if abs(axis[2]) >= 0.9 else (0.0, 0.0, 1.0)
+    rejected = _reject(helper, axis)
+    length = _norm(rejected)
+    if length > TINY:
+        return _scale(rejected, 1.0 / length)
+    return (0.0, 1.0, 0.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def between_s(a: Vec3, b: Vec3) -> Quat4:
+    """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
+    antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
+    eps = 1e-12
+    norm_a, norm_b = _norm(a), _norm(b)
+    divisor = norm_a if norm_a > eps else 1.0
+    unit_a = (a[0] / divisor, a[1] / divisor, a[2] / divisor)
+    divisor = norm_b if norm_b > eps else 1.0
+    unit_b = (b[0] / divisor, b[1] / divisor, b[2] / divisor)
+    w = 1.0 + _dot(unit_a, unit_b)
+    axis = _cross(unit_a, unit_b)
+    if w < 1e-9:  # opposite: a half turn about any axis perpendicular to a
+        helper = (1.0, 0.0, 0.0) if abs(unit_a[0]) < 0.9 else (0.0, 1.0, 0.0)
+        perp = _cross(unit_a, helper)
+        divisor = max(_norm(perp), eps)
+        w, axis = 0.0, (perp[0] / divisor, perp[1] / divisor, perp[2] / divisor)
+    length = math.sqrt(w * w + axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+    if not length > eps or norm_a < eps or norm_b < eps:
+        return (1.0, 0.0, 0.0, 0.0)
+    return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
+    """``quat.slerp(identity, q, t)`` on a tuple: the shorter arc, nlerp when nearly equal."""
+    if q[0] < 0.0:
+        q = (-q[0], -q[1], -q[2], -q[3])
+    theta = math.acos(min(q[0], 1.0))
+    sin_theta = math.sin(theta)
+    if sin_theta < 1e-6:
+        wa, wb = 1.0 - t, t
+    else:
+        wa, wb = math.sin((1.0 - t) * theta) / sin_theta, math.sin(t * theta) / sin_theta
+    w, x, y, z = wa + wb * q[0], wb * q[1], wb * q[2], wb * q[3]
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    if not norm > 1e-12:
+        return (1.0, 0.0, 0.0, 0.0)
+    return (w / norm, x / norm, y / norm, z / norm)
+
+
+# --- the two-bone core -----------------------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def reach_limits_s(
+    upper_length: float, lower_length: float, max_reach: float
+) -> tuple[float, float]:
+    """Shortest and longest root→tip distance the solver allows, metres."""
+    total = upper_length + lower_length
+    shortest = abs(upper_length - lower_length) + MIN_REACH_SLACK * total
+    return shortest, _maximum(max_reach * total, shortest)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tuple[float, float]:
+    """Cosine and sine (≥ 0) of the angle at the root between root→tip and the upper bone
+    (law of cosines for the triangle L1, L2, ``reach``)."""
+    cosine = (upper_length * upper_length + reach * reach - lower_length * lower_length) / max(
+        2.0 * upper_length * reach, TINY)
+    cosine = _minimum(_maximum(cosine, -1.0), 1.0)
+    return cosine, math.sqrt(1.0 - cosine * cosine)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
+    """Current root→tip direction, else the upper bone's, else straight down."""
+    axis = _sub(tip, root)
+    length = _norm(axis)
+    if length > TINY:
+        return _scale(axis, 1.0 / length)
+    if upper_length > TINY:
+        return _scale(upper, 1.0 / upper_length)
+    return (0.0, -1.0, 0.0)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _current_bend(
+    direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool
+) -> tuple[Vec3, bool]:
+    """Bend direction keeping the current bend, and whether the limb had one.
+
+    The old bend plane (new direction × old normal), else the old knee's side of the new line;
+    a straight limb gets any perpendicular (its knee's side of a tilted line is an accident).
+    """
+    keep_plane = _cross(direction, old_normal)
+    length = _norm(keep_plane)
+    if old_bent and length > STRAIGHT_SINE:
+        return _scale(keep_plane, 1.0 / length), True
+    side = _reject(upper, direction)
+    length = _norm(side)
+    if old_bent and length > STRAIGHT_SINE * upper_length + TINY:
+        return _scale(side, 1.0 / length), True
+    return _any_perpendicular(direction), False
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _bend_direction(
+    direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool,
+    has_pole: bool, pole_offset: Vec3, pole_weight: float, turn: bool,
+) -> Vec3:
+    """Unit direction perpendicular to ``direction`` toward which the middle joint goes.
+
+    Without a pole the current bend is kept; with one, the pole's side of the line, the pole
+    weight turning the current bend toward it about the line (``turn``: the batch has a pole
+    weight below 1). A pole on the line falls back to the current bend.
+    """
+    toward = direction
+    length = pole_tiny = 0.0
+    if has_pole:
+        along = _dot(pole_offset, direction)
+        toward = _sub(pole_offset, _scale(direction, along))
+        squared = _dot(toward, toward)
+        pole_tiny = STRAIGHT_SINE * math.sqrt(squared + along * along) + TINY
+        length = math.sqrt(squared)
+        if length > pole_tiny and not turn:
+            return _scale(toward, 1.0 / length)
+    # One call site, so the current bend is inlined once.
+    current, current_ok = _current_bend(direction, upper, upper_length, old_normal, old_bent)
+    if not has_pole:
+        return current
+    toward = _scale(toward, 1.0 / length) if length > pole_tiny else current
+    if not turn:
+        return toward
+    angle = math.atan2(_dot(_cross(current, toward), direction), _dot(current, toward))
+    if current_ok:
+        angle = pole_weight * angle
+    return _add(_scale(current, math.cos(angle)),
+                _scale(_cross(direction, current), math.sin(angle)))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
+    """A rotation taking unit ``a`` onto unit ``b``, accurate even when they nearly oppose.
+
+    Less than 90° apart it is the shortest arc; further apart a half turn about
+    ``half_turn_axis`` (unit, ⟂ ``a``) followed by the well-conditioned arc from ``−a`` to ``b``.
+    """
+    cosine = _dot(a, b)
+    flip = cosine < 0.0
+    signed = _scale(a, -1.0) if flip else a
+    axis = _cross(signed, b)
+    w = 1.0 + abs(cosine)
+    inverse = 1.0 / math.sqrt(w * w + _dot(axis, axis))
+    q = (w * inverse, axis[0] * inverse, axis[1] * inverse, axis[2] * inverse)
+    if not flip:
+        return q
+    return mul_s(q, (0.0, half_turn_axis[0], half_turn_axis[1], half_turn_axis[2]))
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _upper_delta(
+    old_axis: Vec3, old_normal: Vec3, new_axis: Vec3, new_normal: Vec3, new_side: Vec3
+) -> Quat4:
+    """Rotation taking the orthonormal frame (old axis, old normal, ·) onto the new one.
+
+    Quaternion of the rotation matrix ``Σ new ⊗ old`` by its trace; beyond about 139° (trace
+    branch inaccurate) a turn of the normals followed by a turn about the new normal.
+    """
+    old_side = _cross(old_axis, old_normal)
+    w = 1.0 + (_dot(old_axis, new_axis) + _dot(old_normal, new_normal)
+               + _dot(old_side, new_side))
+    if w < 0.5:
+        plane_turn = _turn(old_normal, new_normal, old_axis)
+        turned = rotate_s(plane_turn, old_axis)
+        return mul_s(_turn(turned, new_axis, new_normal), plane_turn)
+    vector = _add(_add(_cross(old_axis, new_axis), _cross(old_normal, new_normal)),
+                  _cross(old_side, new_side))
+    inverse = 1.0 / math.sqrt(max(w * w + _dot(vector, vector), TINY))
+    return (w * inverse, vector[0] * inverse, vector[1] * inverse, vector[2] * inverse)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _knee_turn(
+    old_upper: Vec3, old_lower: Vec3, old_sine: float, new_upper: Vec3, new_lower: Vec3,
+    new_normal: Vec3,
+) -> Quat4:
+    """Rotation about the new bend normal by the change of the knee angle (new − old)."""
+    old_cosine = _dot(old_upper, old_lower)
+    new_cosine = _dot(new_upper, new_lower)
+    new_sine = _dot(_cross(new_upper, new_lower), new_normal)
+    cosine = new_cosine * old_cosine + new_sine * old_sine
+    sine = new_sine * old_cosine - new_cosine * old_sine
+    # Half-angle quaternion from whichever of (1 + cos, sin) and (sin, 1 − cos) is well sized.
+    if cosine >= 0.0:
+        w, b = 1.0 + cosine, sine
+    else:
+        w, b = sine, 1.0 - cosine
+    inverse = 1.0 / math.sqrt(max(w * w + b * b, TINY))
+    b = b * inverse
+    return (w * inverse, new_normal[0] * b, new_normal[1] * b, new_normal[2] * b)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def solve_one(
+    root: Vec3, mid: Vec3, tip: Vec3, target: Vec3, has_pole: bool, pole: Vec3,
+    pole_weight: float, turn: bool, max_reach: float,
+) -> tuple[Vec3, Vec3, float, bool, Quat4, Quat4]:
+    """Full-weight solve of one limb: ``(mid, tip, residual, clamped, upper delta, lower
+    delta)``; deltas are world rotations with ``new = delta * old``. ``turn``: turn the
+    current bend toward the pole by ``pole_weight`` (else straight to the pole)."""
+    upper = _sub(mid, root)
+    lower = _sub(tip, mid)
+    upper_length = _norm(upper)
+    lower_length = _norm(lower)
+
+    # Where the tip goes: along root→target, at a distance the triangle allows.
+    to_target = _sub(target, root)
+    distance = _norm(to_target)
+    if distance > TINY:
+        direction = _scale(to_target, 1.0 / distance)
+    else:
+        direction = _old_direction(root, tip, upper, upper_length)
+    shortest, longest = reach_limits_s(upper_length, lower_length, max_reach)
+    reach = _minimum(_maximum(distance, shortest), longest)
+
+    # Which way the middle joint sticks out.
+    old_cross = _cross(upper, lower)
+    old_cross_length = _norm(old_cross)
+    lengths = upper_length * lower_length
+    old_bent = old_cross_length > STRAIGHT_SINE * lengths + TINY
+    old_normal = _scale(old_cross, 1.0 / (old_cross_length if old_bent else 1.0))
+    bend = _bend_direction(direction, upper, upper_length, old_normal, old_bent, has_pole,
+                           _sub(pole, root), pole_weight, turn)
+
+    # Law of cosines at the root; the new bones and the new bend-plane normal.
+    cos_root, sin_root = root_angle_s(upper_length, lower_length, reach)
+    new_upper_axis = _add(_scale(direction, cos_root), _scale(bend, sin_root))
+    new_mid = _add(root, _scale(new_upper_axis, upper_length))
+    lower_vector = _sub(_scale(direction, reach), _scale(new_upper_axis, upper_length))
+    length = _norm(lower_vector)
+    new_lower_axis = _scale(lower_vector, 1.0 / length) if length > TINY else new_upper_axis
+    new_tip = _add(new_mid, _scale(new_lower_axis, lower_length))
+    new_normal = _cross(bend, direction)
+    # new_upper_axis × new_normal, expanded (bend ⟂ direction, both unit).
+    new_side = _sub(_scale(bend, cos_root), _scale(direction, sin_root))
+
+    # Deltas: the upper bone maps its old frame (axis, bend normal) onto the new one; the lower
+    # bone turns further about the new normal by the change of the knee angle, so the knee only
+    # ever turns about its hinge.
+    if upper_length > TINY:
+        old_upper_axis = _scale(upper, 1.0 / upper_length)
+    else:
+        old_upper_axis = _old_direction(root, tip, upper, upper_length)
+    old_lower_axis = _scale(lower, 1.0 / lower_length) if lower_length > TINY else old_upper_axis
+    if not old_bent:  # a straight old limb has no plane: borrow the new normal (least twist)
+        borrowed = _reject(new_normal, old_upper_axis)
+        length = _norm(borrowed)
+        if length > 1e-9:
+            old_normal = _scale(borrowed, 1.0 / length)
+        else:
+            old_normal = _any_perpendicular(old_upper_axis)
+    upper_delta = _upper_delta(old_upper_axis, old_normal, new_upper_axis, new_normal, new_side)
+    old_sine = old_cross_length / max(lengths, TINY)
+    knee = _knee_turn(old_upper_axis, old_lower_axis, old_sine, new_upper_axis, new_lower_axis,
+                      new_normal)
+    return (new_mid, new_tip, abs(distance - reach), distance > longest, upper_delta,
+            mul_s(knee, upper_delta))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def blend_one(
+    root: Vec3, mid: Vec3, tip: Vec3, upper_delta: Quat4, lower_delta: Quat4, weight: float
+) -> tuple[Vec3, Vec3, Quat4, Quat4]:
+    """Seed 001's position weight: slerp the upper bone's delta and the knee's own (relative)
+    turn between FK (0) and IK (1); returns ``(mid, tip, upper delta, lower delta)``."""
+    knee_turn = mul_s(inv_s(upper_delta), lower_delta)
+    upper_delta = slerp_from_identity_s(upper_delta, weight)
+    lower_delta = mul_s(upper_delta, slerp_from_identity_s(knee_turn, weight))
+    new_mid = _add(root, rotate_s(upper_delta, _sub(mid, root)))
+    new_tip = _add(new_mid, rotate_s(lower_delta, _sub(tip, mid)))
+    return new_mid, new_tip, upper_delta, lower_delta
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def _unit_interval(value: float) -> float:
+    """``value`` clipped to [0, 1]."""
+    return min(max(value, 0.0), 1.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def solve_batch(
+    root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
+    has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
+    max_coordinate: float, out_mid: FloatArray, out_tip: FloatArray, residual: FloatArray,
+    clamped: np.ndarray, out_upper: FloatArray, out_lower: FloatArray,
+) -> int:
+    """Solve ``N`` limbs given as ``(N, 3)`` C-contiguous arrays (``pole`` ignored without
+    ``has_pole``); each weight array holds ``N`` values or one for all (weights unclipped).
+
+    Writes ``out_mid (N, 3)``, ``out_tip (N, 3)``, ``residual (N,)``, ``clamped (N,)`` (bool),
+    ``out_upper (N, 4)`` and ``out_lower (N, 4)`` (the deltas), allocated by the caller (NumPy
+    puts large arrays on huge pages: fewer page faults than the kernel's own allocations).
+    Returns the mask of inputs holding NaN, inf or a coordinate beyond ±``max_coordinate``
+    (bits :data:`ROOT` …), 0 when all are fine (results of bad limbs are meaningless).
+    """
+    count = root.shape[0]
+    position_step = 1 if position_weight.shape[0] > 1 else 0
+    pole_step = 1 if pole_weight.shape[0] > 1 else 0
+    reach_step = 1 if max_reach.shape[0] > 1 else 0
+    bad = 0
+    # Any weight below 1 takes every limb of the batch through the blend (a full-weight limb
+    # then comes back with its deltas on the w ≥ 0 side) or the pole turn (the same bend up to
+    # rounding), as in the former NumPy solver: a half-turned limb at partial weight depends on
+    # that rounding, and its result stays the same as before.
+    partial = False
+    for k in range(position_weight.shape[0]):
+        partial = partial or _unit_interval(position_weight[k]) != 1.0
+    turn = False
+    for k in range(pole_weight.shape[0]):
+        turn = turn or _unit_interval(pole_weight[k]) < 1.0
+    for i in range(count):
+        r, m, t, g = _row(root, i), _row(mid, i), _row(tip, i), _row(target, i)
+        p = _row(pole, i) if has_pole else r
+        weight = position_weight[i * position_step]
+        turn_weight = pole_weight[i * pole_step]
+        reach = max_reach[i * reach_step]
+        if _out_of_range(r, max_coordinate):
+            bad |= ROOT
+        if _out_of_range(m, max_coordinate):
+            bad |= MID
+        if _out_of_range(t, max_coordinate):
+            bad |= TIP
+        if _out_of_range(g, max_coordinate):
+            bad |= TARGET
+        if has_pole and _out_of_range(p, max_coordinate):
+            bad |= POLE
+        if not math.isfinite(weight):
+            bad |= POSITION_WEIGHT
+        if not math.isfinite(turn_weight):
+            bad |= POLE_WEIGHT
+        if not math.isfinite(reach):
+            bad |= MAX_REACH
+        weight = _unit_interval(weight)
+        new_mid, new_tip, miss, clamp, upper, lower = solve_one(
+            r, m, t, g, has_pole, p, _unit_interval(turn_weight), turn, reach)
+        if partial:
+            new_mid, new_tip, upper, lower = blend_one(r, m, t, upper, lower, weight)
+        residual[i] = miss
+        clamped[i] = clamp
+        for k in range(3):
+            out_mid[i, k] = new_mid[k]
+            out_tip[i, k] = new_tip[k]
+        for k in range(4):
+            out_upper[i, k] = upper[k]
+            out_lower[i, k] = lower[k]
+    return bad
+
+
+# --- knee copied from a source limb ----------------------------------------------------------
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def knee_one(
+    hip: Vec3, knee: Vec3, foot: Vec3, goal_hip: Vec3, goal_foot: Vec3, upper_length: float,
+    lower_length: float, max_reach: float,
+) -> Vec3:
+    """Seed 001's knee from a source limb (see :func:`footfall.ik.knee_from_source`)."""
+    knee_offset = _sub(knee, hip)
+    source_axis = _sub(foot, hip)
+    length = _norm(source_axis)
+    if length > TINY:
+        source_direction = _scale(source_axis, 1.0 / length)
+    else:
+        length = _norm(knee_offset)
+        source_direction = (_scale(knee_offset, 1.0 / length) if length > TINY
+                            else (0.0, -1.0, 0.0))
+    goal_axis = _sub(goal_foot, goal_hip)
+    goal_distance = _norm(goal_axis)
+    if goal_distance > TINY:
+        goal_direction = _scale(goal_axis, 1.0 / goal_distance)
+    else:
+        goal_direction = source_direction
+
+    # Along part scaled by the limb-length ratio; perpendicular part turned onto the new line.
+    source_limb = _norm(knee_offset) + _norm(_sub(foot, knee))
+    ratio = (upper_length + lower_length) / _maximum(source_limb, TINY)
+    along = _dot(knee_offset, source_direction) * ratio
+    turn = between_s(source_direction, goal_direction)
+    across = _scale(rotate_s(turn, _reject(knee_offset, source_direction)), ratio)
+    estimate = _add(_scale(goal_direction, along), across)
+
+    # Nearest knee that keeps both lengths: same side of the hip→foot line as the estimate.
+    side = _reject(estimate, goal_direction)
+    length = _norm(side)
+    bend = _scale(side, 1.0 / length) if length > TINY else _any_perpendicular(goal_direction)
+    shortest, longest = reach_limits_s(upper_length, lower_length, max_reach)
+    reach = _minimum(_maximum(goal_distance, shortest), longest)
+    cos_root, sin_root = root_angle_s(upper_length, lower_length, reach)
+    upper_axis = _add(_scale(goal_direction, cos_root), _scale(bend, sin_root))
+    return _add(goal_hip, _scale(upper_axis, upper_length))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def knee_batch(
+    hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
+    goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,
+    max_reach: FloatArray, out: FloatArray,
+) -> None:
+    """:func:`knee_one` over ``(N, 3)`` C-contiguous arrays into ``out (N, 3)``; each length
+    array holds ``N`` values or one for all."""
+    count = hip.shape[0]
+    upper_step = 1 if upper_length.shape[0] > 1 else 0
+    lower_step = 1 if lower_length.shape[0] > 1 else 0
+    reach_step = 1 if max_reach.shape[0] > 1 else 0
+    for i in range(count):
+        position = knee_one(_row(hip, i), _row(knee, i), _row(foot, i), _row(goal_hip, i),
+                            _row(goal_foot, i), upper_length[i * upper_step],
+                            lower_length[i * lower_step], max_reach[i * reach_step])
+        for k in range(3):
+            out[i, k] = position[k]
