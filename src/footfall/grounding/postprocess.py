@@ -56,6 +56,7 @@ from footfall.skeleton import Clip, forward_kinematics
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
+    from footfall.terrain.hits import RayHits
 
 FloatArray = NDArray[np.float64]
 PELVIS_SMOOTH_SECONDS = 0.25
@@ -503,7 +504,7 @@ class LevelGround:
         """``(...)`` the ground height under points ``(..., 2)``."""
         return np.full(np.shape(xz)[:-1], self.height_value)
 
-    def raycast_down(self, xz: FloatArray) -> Any:
+    def raycast_down(self, xz: FloatArray) -> RayHits:
         from footfall.terrain.hits import RayHits
 
         xz = np.asarray(xz, dtype=np.float64)
