@@ -57,6 +57,7 @@ from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
+    from footfall.terrain.hits import RayHits
 
 PELVIS_SMOOTH_SECONDS = 0.25
 #: Corrections of a planted foot are blended in and out over this long (issue: within 0.1 s);
@@ -502,7 +503,7 @@ class LevelGround:
         """``(...)`` the ground height under points ``(..., 2)``."""
         return np.full(np.shape(xz)[:-1], self.height_value)
 
-    def raycast_down(self, xz: FloatArray) -> Any:
+    def raycast_down(self, xz: FloatArray) -> RayHits:
         from footfall.terrain.hits import RayHits
 
         xz = np.asarray(xz, dtype=np.float64)
