@@ -8,6 +8,8 @@ left to right, i.e. the rotation is ``R = R_Z · R_X · R_Y``.
 
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 from numpy.typing import ArrayLike
@@ -346,3 +348,82 @@ def _mul_gufunc(a: FloatArray, b: FloatArray, out: FloatArray) -> None:  # pragm
 @numba.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(m)->(m)", cache=True)
 def _rotate_gufunc(q: FloatArray, v: FloatArray, out: FloatArray) -> None:  # pragma: no cover
     out[0], out[1], out[2] = rotate_s((q[0], q[1], q[2], q[3]), (v[0], v[1], v[2]))
+
+
+# Vector forms beside them (the IK and ray kernels): components summed x, y, z in order.
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def sub_s(a: Vec3, b: Vec3) -> Vec3:
+    """``a − b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def add_s(a: Vec3, b: Vec3) -> Vec3:
+    """``a + b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def scale_s(a: Vec3, s: float) -> Vec3:
+    """``a · s`` of an ``(x, y, z)`` tuple (compiled kernels)."""
+    return (a[0] * s, a[1] * s, a[2] * s)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def dot_s(a: Vec3, b: Vec3) -> float:
+    """Dot product of two ``(x, y, z)`` tuples (compiled kernels)."""
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def cross_s(a: Vec3, b: Vec3) -> Vec3:
+    """Cross product ``a × b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def norm_s(a: Vec3) -> float:
+    """Length of an ``(x, y, z)`` tuple (compiled kernels)."""
+    return math.sqrt(dot_s(a, a))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def between_s(a: Vec3, b: Vec3) -> Quat4:
+    """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
+    antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
+    eps = 1e-12
+    norm_a, norm_b = norm_s(a), norm_s(b)
+    divisor = norm_a if norm_a > eps else 1.0
+    unit_a = (a[0] / divisor, a[1] / divisor, a[2] / divisor)
+    divisor = norm_b if norm_b > eps else 1.0
+    unit_b = (b[0] / divisor, b[1] / divisor, b[2] / divisor)
+    w = 1.0 + dot_s(unit_a, unit_b)
+    axis = cross_s(unit_a, unit_b)
+    if w < 1e-9:  # opposite: a half turn about any axis perpendicular to a
+        helper = (1.0, 0.0, 0.0) if abs(unit_a[0]) < 0.9 else (0.0, 1.0, 0.0)
+        perp = cross_s(unit_a, helper)
+        divisor = max(norm_s(perp), eps)
+        w, axis = 0.0, (perp[0] / divisor, perp[1] / divisor, perp[2] / divisor)
+    length = math.sqrt(w * w + axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
+    if not length > eps or norm_a < eps or norm_b < eps:
+        return (1.0, 0.0, 0.0, 0.0)
+    return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
+
+@numba.njit(cache=True, error_model="numpy")
+def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
+    """``quat.slerp(identity, q, t)`` on a tuple: the shorter arc, nlerp when nearly equal."""
+    if q[0] < 0.0:
+        q = (-q[0], -q[1], -q[2], -q[3])
+    theta = math.acos(min(q[0], 1.0))
+    sin_theta = math.sin(theta)
+    if sin_theta < 1e-6:
+        wa, wb = 1.0 - t, t
+    else:
+        wa, wb = math.sin((1.0 - t) * theta) / sin_theta, math.sin(t * theta) / sin_theta
+    w, x, y, z = wa + wb * q[0], wb * q[1], wb * q[2], wb * q[3]
+    norm = math.sqrt(w * w + x * x + y * y + z * z)
+    if not norm > 1e-12:
+        return (1.0, 0.0, 0.0, 0.0)
+    return (w / norm, x / norm, y / norm, z / norm)

@@ -31,7 +31,22 @@ import math
 import numba
 import numpy as np
 
-from footfall.quat import FloatArray, Quat4, Vec3, inv_s, mul_s, rotate_s
+from footfall.quat import (
+    FloatArray,
+    Quat4,
+    Vec3,
+    add_s,
+    between_s,
+    cross_s,
+    dot_s,
+    inv_s,
+    mul_s,
+    norm_s,
+    rotate_s,
+    scale_s,
+    slerp_from_identity_s,
+    sub_s,
+)
 
 # Below this length (metres) a vector has no usable direction.
 TINY = 1e-12
@@ -47,40 +62,22 @@ ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k 
 # --- scalar vector helpers (operations in the order of the former NumPy core) --------------
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _sub(a: Vec3, b: Vec3) -> Vec3:
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _add(a: Vec3, b: Vec3) -> Vec3:
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _scale(a: Vec3, s: float) -> Vec3:
-    return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _dot(a: Vec3, b: Vec3) -> float:
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _cross(a: Vec3, b: Vec3) -> Vec3:
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
-def _norm(a: Vec3) -> float:
-    return math.sqrt(_dot(a, a))
 
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
 def _reject(a: Vec3, axis: Vec3) -> Vec3:
     """Part of ``a`` perpendicular to the unit ``axis``."""
-    return _sub(a, _scale(axis, _dot(a, axis)))
+    return sub_s(a, scale_s(axis, dot_s(a, axis)))
 
 
 @numba.njit(cache=True, error_model="numpy", inline="always")
@@ -116,51 +113,14 @@ def _any_perpendicular(axis: Vec3) -> Vec3:
     forward, where knees point), world +X where the axis is nearly parallel to Z."""
     helper = (1.0, 0.0, 0.0) if abs(axis[2]) >= 0.9 else (0.0, 0.0, 1.0)
     rejected = _reject(helper, axis)
-    length = _norm(rejected)
+    length = norm_s(rejected)
     if length > TINY:
-        return _scale(rejected, 1.0 / length)
+        return scale_s(rejected, 1.0 / length)
     return (0.0, 1.0, 0.0)
 
 
-@numba.njit(cache=True, error_model="numpy")
-def between_s(a: Vec3, b: Vec3) -> Quat4:
-    """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
-    antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
-    eps = 1e-12
-    norm_a, norm_b = _norm(a), _norm(b)
-    divisor = norm_a if norm_a > eps else 1.0
-    unit_a = (a[0] / divisor, a[1] / divisor, a[2] / divisor)
-    divisor = norm_b if norm_b > eps else 1.0
-    unit_b = (b[0] / divisor, b[1] / divisor, b[2] / divisor)
-    w = 1.0 + _dot(unit_a, unit_b)
-    axis = _cross(unit_a, unit_b)
-    if w < 1e-9:  # opposite: a half turn about any axis perpendicular to a
-        helper = (1.0, 0.0, 0.0) if abs(unit_a[0]) < 0.9 else (0.0, 1.0, 0.0)
-        perp = _cross(unit_a, helper)
-        divisor = max(_norm(perp), eps)
-        w, axis = 0.0, (perp[0] / divisor, perp[1] / divisor, perp[2] / divisor)
-    length = math.sqrt(w * w + axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
-    if not length > eps or norm_a < eps or norm_b < eps:
-        return (1.0, 0.0, 0.0, 0.0)
-    return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
 
 
-@numba.njit(cache=True, error_model="numpy")
-def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
-    """``quat.slerp(identity, q, t)`` on a tuple: the shorter arc, nlerp when nearly equal."""
-    if q[0] < 0.0:
-        q = (-q[0], -q[1], -q[2], -q[3])
-    theta = math.acos(min(q[0], 1.0))
-    sin_theta = math.sin(theta)
-    if sin_theta < 1e-6:
-        wa, wb = 1.0 - t, t
-    else:
-        wa, wb = math.sin((1.0 - t) * theta) / sin_theta, math.sin(t * theta) / sin_theta
-    w, x, y, z = wa + wb * q[0], wb * q[1], wb * q[2], wb * q[3]
-    norm = math.sqrt(w * w + x * x + y * y + z * z)
-    if not norm > 1e-12:
-        return (1.0, 0.0, 0.0, 0.0)
-    return (w / norm, x / norm, y / norm, z / norm)
 
 
 # --- the two-bone core -----------------------------------------------------------------------
@@ -189,12 +149,12 @@ def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tupl
 @numba.njit(cache=True, error_model="numpy")
 def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
     """Current root→tip direction, else the upper bone's, else straight down."""
-    axis = _sub(tip, root)
-    length = _norm(axis)
+    axis = sub_s(tip, root)
+    length = norm_s(axis)
     if length > TINY:
-        return _scale(axis, 1.0 / length)
+        return scale_s(axis, 1.0 / length)
     if upper_length > TINY:
-        return _scale(upper, 1.0 / upper_length)
+        return scale_s(upper, 1.0 / upper_length)
     return (0.0, -1.0, 0.0)
 
 
@@ -207,14 +167,14 @@ def _current_bend(
     The old bend plane (new direction × old normal), else the old knee's side of the new line;
     a straight limb gets any perpendicular (its knee's side of a tilted line is an accident).
     """
-    keep_plane = _cross(direction, old_normal)
-    length = _norm(keep_plane)
+    keep_plane = cross_s(direction, old_normal)
+    length = norm_s(keep_plane)
     if old_bent and length > STRAIGHT_SINE:
-        return _scale(keep_plane, 1.0 / length), True
+        return scale_s(keep_plane, 1.0 / length), True
     side = _reject(upper, direction)
-    length = _norm(side)
+    length = norm_s(side)
     if old_bent and length > STRAIGHT_SINE * upper_length + TINY:
-        return _scale(side, 1.0 / length), True
+        return scale_s(side, 1.0 / length), True
     return _any_perpendicular(direction), False
 
 
@@ -232,25 +192,25 @@ def _bend_direction(
     toward = direction
     length = pole_tiny = 0.0
     if has_pole:
-        along = _dot(pole_offset, direction)
-        toward = _sub(pole_offset, _scale(direction, along))
-        squared = _dot(toward, toward)
+        along = dot_s(pole_offset, direction)
+        toward = sub_s(pole_offset, scale_s(direction, along))
+        squared = dot_s(toward, toward)
         pole_tiny = STRAIGHT_SINE * math.sqrt(squared + along * along) + TINY
         length = math.sqrt(squared)
         if length > pole_tiny and not turn:
-            return _scale(toward, 1.0 / length)
+            return scale_s(toward, 1.0 / length)
     # One call site, so the current bend is inlined once.
     current, current_ok = _current_bend(direction, upper, upper_length, old_normal, old_bent)
     if not has_pole:
         return current
-    toward = _scale(toward, 1.0 / length) if length > pole_tiny else current
+    toward = scale_s(toward, 1.0 / length) if length > pole_tiny else current
     if not turn:
         return toward
-    angle = math.atan2(_dot(_cross(current, toward), direction), _dot(current, toward))
+    angle = math.atan2(dot_s(cross_s(current, toward), direction), dot_s(current, toward))
     if current_ok:
         angle = pole_weight * angle
-    return _add(_scale(current, math.cos(angle)),
-                _scale(_cross(direction, current), math.sin(angle)))
+    return add_s(scale_s(current, math.cos(angle)),
+                scale_s(cross_s(direction, current), math.sin(angle)))
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -260,12 +220,12 @@ def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     Less than 90° apart it is the shortest arc; further apart a half turn about
     ``half_turn_axis`` (unit, ⟂ ``a``) followed by the well-conditioned arc from ``−a`` to ``b``.
     """
-    cosine = _dot(a, b)
+    cosine = dot_s(a, b)
     flip = cosine < 0.0
-    signed = _scale(a, -1.0) if flip else a
-    axis = _cross(signed, b)
+    signed = scale_s(a, -1.0) if flip else a
+    axis = cross_s(signed, b)
     w = 1.0 + abs(cosine)
-    inverse = 1.0 / math.sqrt(w * w + _dot(axis, axis))
+    inverse = 1.0 / math.sqrt(w * w + dot_s(axis, axis))
     q = (w * inverse, axis[0] * inverse, axis[1] * inverse, axis[2] * inverse)
     if not flip:
         return q
@@ -281,16 +241,16 @@ def _upper_delta(
     Quaternion of the rotation matrix ``Σ new ⊗ old`` by its trace; beyond about 139° (trace
     branch inaccurate) a turn of the normals followed by a turn about the new normal.
     """
-    old_side = _cross(old_axis, old_normal)
-    w = 1.0 + (_dot(old_axis, new_axis) + _dot(old_normal, new_normal)
-               + _dot(old_side, new_side))
+    old_side = cross_s(old_axis, old_normal)
+    w = 1.0 + (dot_s(old_axis, new_axis) + dot_s(old_normal, new_normal)
+               + dot_s(old_side, new_side))
     if w < 0.5:
         plane_turn = _turn(old_normal, new_normal, old_axis)
         turned = rotate_s(plane_turn, old_axis)
         return mul_s(_turn(turned, new_axis, new_normal), plane_turn)
-    vector = _add(_add(_cross(old_axis, new_axis), _cross(old_normal, new_normal)),
-                  _cross(old_side, new_side))
-    inverse = 1.0 / math.sqrt(max(w * w + _dot(vector, vector), TINY))
+    vector = add_s(add_s(cross_s(old_axis, new_axis), cross_s(old_normal, new_normal)),
+                  cross_s(old_side, new_side))
+    inverse = 1.0 / math.sqrt(max(w * w + dot_s(vector, vector), TINY))
     return (w * inverse, vector[0] * inverse, vector[1] * inverse, vector[2] * inverse)
 
 
@@ -300,9 +260,9 @@ def _knee_turn(
     new_normal: Vec3,
 ) -> Quat4:
     """Rotation about the new bend normal by the change of the knee angle (new − old)."""
-    old_cosine = _dot(old_upper, old_lower)
-    new_cosine = _dot(new_upper, new_lower)
-    new_sine = _dot(_cross(new_upper, new_lower), new_normal)
+    old_cosine = dot_s(old_upper, old_lower)
+    new_cosine = dot_s(new_upper, new_lower)
+    new_sine = dot_s(cross_s(new_upper, new_lower), new_normal)
     cosine = new_cosine * old_cosine + new_sine * old_sine
     sine = new_sine * old_cosine - new_cosine * old_sine
     # Half-angle quaternion from whichever of (1 + cos, sin) and (sin, 1 − cos) is well sized.
@@ -323,55 +283,55 @@ def solve_one(
     """Full-weight solve of one limb: ``(mid, tip, residual, clamped, upper delta, lower
     delta)``; deltas are world rotations with ``new = delta * old``. ``turn``: turn the
     current bend toward the pole by ``pole_weight`` (else straight to the pole)."""
-    upper = _sub(mid, root)
-    lower = _sub(tip, mid)
-    upper_length = _norm(upper)
-    lower_length = _norm(lower)
+    upper = sub_s(mid, root)
+    lower = sub_s(tip, mid)
+    upper_length = norm_s(upper)
+    lower_length = norm_s(lower)
 
     # Where the tip goes: along root→target, at a distance the triangle allows.
-    to_target = _sub(target, root)
-    distance = _norm(to_target)
+    to_target = sub_s(target, root)
+    distance = norm_s(to_target)
     if distance > TINY:
-        direction = _scale(to_target, 1.0 / distance)
+        direction = scale_s(to_target, 1.0 / distance)
     else:
         direction = _old_direction(root, tip, upper, upper_length)
     shortest, longest = reach_limits_s(upper_length, lower_length, max_reach)
     reach = _minimum(_maximum(distance, shortest), longest)
 
     # Which way the middle joint sticks out.
-    old_cross = _cross(upper, lower)
-    old_cross_length = _norm(old_cross)
+    old_cross = cross_s(upper, lower)
+    old_cross_length = norm_s(old_cross)
     lengths = upper_length * lower_length
     old_bent = old_cross_length > STRAIGHT_SINE * lengths + TINY
-    old_normal = _scale(old_cross, 1.0 / (old_cross_length if old_bent else 1.0))
+    old_normal = scale_s(old_cross, 1.0 / (old_cross_length if old_bent else 1.0))
     bend = _bend_direction(direction, upper, upper_length, old_normal, old_bent, has_pole,
-                           _sub(pole, root), pole_weight, turn)
+                           sub_s(pole, root), pole_weight, turn)
 
     # Law of cosines at the root; the new bones and the new bend-plane normal.
     cos_root, sin_root = root_angle_s(upper_length, lower_length, reach)
-    new_upper_axis = _add(_scale(direction, cos_root), _scale(bend, sin_root))
-    new_mid = _add(root, _scale(new_upper_axis, upper_length))
-    lower_vector = _sub(_scale(direction, reach), _scale(new_upper_axis, upper_length))
-    length = _norm(lower_vector)
-    new_lower_axis = _scale(lower_vector, 1.0 / length) if length > TINY else new_upper_axis
-    new_tip = _add(new_mid, _scale(new_lower_axis, lower_length))
-    new_normal = _cross(bend, direction)
+    new_upper_axis = add_s(scale_s(direction, cos_root), scale_s(bend, sin_root))
+    new_mid = add_s(root, scale_s(new_upper_axis, upper_length))
+    lower_vector = sub_s(scale_s(direction, reach), scale_s(new_upper_axis, upper_length))
+    length = norm_s(lower_vector)
+    new_lower_axis = scale_s(lower_vector, 1.0 / length) if length > TINY else new_upper_axis
+    new_tip = add_s(new_mid, scale_s(new_lower_axis, lower_length))
+    new_normal = cross_s(bend, direction)
     # new_upper_axis × new_normal, expanded (bend ⟂ direction, both unit).
-    new_side = _sub(_scale(bend, cos_root), _scale(direction, sin_root))
+    new_side = sub_s(scale_s(bend, cos_root), scale_s(direction, sin_root))
 
     # Deltas: the upper bone maps its old frame (axis, bend normal) onto the new one; the lower
     # bone turns further about the new normal by the change of the knee angle, so the knee only
     # ever turns about its hinge.
     if upper_length > TINY:
-        old_upper_axis = _scale(upper, 1.0 / upper_length)
+        old_upper_axis = scale_s(upper, 1.0 / upper_length)
     else:
         old_upper_axis = _old_direction(root, tip, upper, upper_length)
-    old_lower_axis = _scale(lower, 1.0 / lower_length) if lower_length > TINY else old_upper_axis
+    old_lower_axis = scale_s(lower, 1.0 / lower_length) if lower_length > TINY else old_upper_axis
     if not old_bent:  # a straight old limb has no plane: borrow the new normal (least twist)
         borrowed = _reject(new_normal, old_upper_axis)
-        length = _norm(borrowed)
+        length = norm_s(borrowed)
         if length > 1e-9:
-            old_normal = _scale(borrowed, 1.0 / length)
+            old_normal = scale_s(borrowed, 1.0 / length)
         else:
             old_normal = _any_perpendicular(old_upper_axis)
     upper_delta = _upper_delta(old_upper_axis, old_normal, new_upper_axis, new_normal, new_side)
@@ -391,8 +351,8 @@ def blend_one(
     knee_turn = mul_s(inv_s(upper_delta), lower_delta)
     upper_delta = slerp_from_identity_s(upper_delta, weight)
     lower_delta = mul_s(upper_delta, slerp_from_identity_s(knee_turn, weight))
-    new_mid = _add(root, rotate_s(upper_delta, _sub(mid, root)))
-    new_tip = _add(new_mid, rotate_s(lower_delta, _sub(tip, mid)))
+    new_mid = add_s(root, rotate_s(upper_delta, sub_s(mid, root)))
+    new_tip = add_s(new_mid, rotate_s(lower_delta, sub_s(tip, mid)))
     return new_mid, new_tip, upper_delta, lower_delta
 
 
@@ -480,39 +440,39 @@ def knee_one(
     lower_length: float, max_reach: float,
 ) -> Vec3:
     """Seed 001's knee from a source limb (see :func:`footfall.ik.knee_from_source`)."""
-    knee_offset = _sub(knee, hip)
-    source_axis = _sub(foot, hip)
-    length = _norm(source_axis)
+    knee_offset = sub_s(knee, hip)
+    source_axis = sub_s(foot, hip)
+    length = norm_s(source_axis)
     if length > TINY:
-        source_direction = _scale(source_axis, 1.0 / length)
+        source_direction = scale_s(source_axis, 1.0 / length)
     else:
-        length = _norm(knee_offset)
-        source_direction = (_scale(knee_offset, 1.0 / length) if length > TINY
+        length = norm_s(knee_offset)
+        source_direction = (scale_s(knee_offset, 1.0 / length) if length > TINY
                             else (0.0, -1.0, 0.0))
-    goal_axis = _sub(goal_foot, goal_hip)
-    goal_distance = _norm(goal_axis)
+    goal_axis = sub_s(goal_foot, goal_hip)
+    goal_distance = norm_s(goal_axis)
     if goal_distance > TINY:
-        goal_direction = _scale(goal_axis, 1.0 / goal_distance)
+        goal_direction = scale_s(goal_axis, 1.0 / goal_distance)
     else:
         goal_direction = source_direction
 
     # Along part scaled by the limb-length ratio; perpendicular part turned onto the new line.
-    source_limb = _norm(knee_offset) + _norm(_sub(foot, knee))
+    source_limb = norm_s(knee_offset) + norm_s(sub_s(foot, knee))
     ratio = (upper_length + lower_length) / _maximum(source_limb, TINY)
-    along = _dot(knee_offset, source_direction) * ratio
+    along = dot_s(knee_offset, source_direction) * ratio
     turn = between_s(source_direction, goal_direction)
-    across = _scale(rotate_s(turn, _reject(knee_offset, source_direction)), ratio)
-    estimate = _add(_scale(goal_direction, along), across)
+    across = scale_s(rotate_s(turn, _reject(knee_offset, source_direction)), ratio)
+    estimate = add_s(scale_s(goal_direction, along), across)
 
     # Nearest knee that keeps both lengths: same side of the hip→foot line as the estimate.
     side = _reject(estimate, goal_direction)
-    length = _norm(side)
-    bend = _scale(side, 1.0 / length) if length > TINY else _any_perpendicular(goal_direction)
+    length = norm_s(side)
+    bend = scale_s(side, 1.0 / length) if length > TINY else _any_perpendicular(goal_direction)
     shortest, longest = reach_limits_s(upper_length, lower_length, max_reach)
     reach = _minimum(_maximum(goal_distance, shortest), longest)
     cos_root, sin_root = root_angle_s(upper_length, lower_length, reach)
-    upper_axis = _add(_scale(goal_direction, cos_root), _scale(bend, sin_root))
-    return _add(goal_hip, _scale(upper_axis, upper_length))
+    upper_axis = add_s(scale_s(goal_direction, cos_root), scale_s(bend, sin_root))
+    return add_s(goal_hip, scale_s(upper_axis, upper_length))
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from footfall.quat import Vec3
+from footfall.quat import Vec3, cross_s, dot_s
 
 #: Barycentric slack so rays exactly on a triangle edge or vertex count as hits.
 EDGE_EPS = 1e-9
@@ -34,16 +34,8 @@ PARALLEL_EPS = 1e-14
 CELL_EXIT_SLACK = 1e-12
 
 
-@numba.njit(cache=True, inline="always")
-def cross_s(a: Vec3, b: Vec3) -> Vec3:
-    """Cross product ``a × b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@numba.njit(cache=True, inline="always")
-def dot_s(a: Vec3, b: Vec3) -> float:
-    """Dot product of two ``(x, y, z)`` tuples, summed x, y, z in that order (compiled kernels)."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 @numba.njit(cache=True, inline="always")
