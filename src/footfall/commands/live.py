@@ -21,6 +21,7 @@ DESCRIPTION = (
     "without). A stopped stream holds the last pose and resumes by itself; bad packets are "
     "counted and dropped. Ctrl-C saves the avatars' settings and finishes --record."
 )
+KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
 
 
 SWITCH_INTERVAL = 0.001

@@ -20,6 +20,7 @@ DESCRIPTION = (
     "anything fails."
 )
 _GLTF = (".glb", ".gltf")
+KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

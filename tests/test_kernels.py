@@ -1,0 +1,40 @@
+"""The compiled kernels are made ready before a command's work, with a notice on the first run
+after installing (an empty numba cache) and none once they are cached."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from footfall.kernels import NOTICE, prepare
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _walk(tmp_path: Path, cache: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "footfall.cli", "walk", "--seconds", "0.2", "--terrain", "stairs",
+         "-o", str(tmp_path / "walk.bvh"), *extra],
+        capture_output=True, text=True, env=env, timeout=300, check=False)
+
+
+def test_first_run_says_it_compiles_then_never_again(tmp_path: Path) -> None:
+    cache = tmp_path / "numba-cache"
+    first = _walk(tmp_path, cache)
+    assert first.returncode == 0, first.stderr
+    assert f"footfall walk: {NOTICE}" in first.stderr
+    assert any(cache.rglob("*.nbi")), "the kernels were cached"
+    again = _walk(tmp_path, cache)
+    assert again.returncode == 0, again.stderr
+    assert NOTICE not in again.stderr
+    assert (tmp_path / "walk.bvh").stat().st_size > 0
+
+
+def test_prepare_is_quick_once_compiled_and_calls_no_notice() -> None:
+    prepare()  # this process: compiled or loaded already, or now
+    said: list[str] = []
+    assert prepare(said.append, after=1.0) < 1.0
+    assert said == []
