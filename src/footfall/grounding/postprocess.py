@@ -539,7 +539,7 @@ class _Plan:
     lift_extra: FloatArray
 
 
-def _plan_stances(feet: Any, planted: FloatArray, contacts: NDArray[np.bool_], blend: int
+def _plan_stances(feet: ClipFeet, planted: FloatArray, contacts: NDArray[np.bool_], blend: int
                   ) -> tuple[NDArray[np.bool_], FloatArray, FloatArray, FloatArray]:
     """Contacts, planted heights, source defect and allowed defect (see :class:`_Plan`) from
     the support joints' heights over the clip's floor ``planted``: a "contact" with every
@@ -553,7 +553,7 @@ def _plan_stances(feet: Any, planted: FloatArray, contacts: NDArray[np.bool_], b
     return contacts, rest, source_defect, allowed
 
 
-def _plan_slips(feet: Any, planted: FloatArray, contacts: NDArray[np.bool_], rest: FloatArray,
+def _plan_slips(feet: ClipFeet, planted: FloatArray, contacts: NDArray[np.bool_], rest: FloatArray,
                 fps: float) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
     """Resting balls held where they landed, by no more than the source slid beyond the
     tolerance: the horizontal shift ``(F, 2, 2)``, where a lock holds ``(F, 2)`` and the whole
@@ -566,7 +566,7 @@ def _plan_slips(feet: Any, planted: FloatArray, contacts: NDArray[np.bool_], res
     return shift, pinned, size[..., 0]
 
 
-def _plan(feet: Any, terrain: Any, floor: float, contacts: NDArray[np.bool_],
+def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np.bool_],
           params: GroundingParams, fps: float, ball_clearance: float) -> _Plan:
     """Everything :func:`ground_clip` decides before solving (see :class:`_Plan`)."""
     frames = contacts.shape[0]
@@ -602,9 +602,10 @@ def _plan(feet: Any, terrain: Any, floor: float, contacts: NDArray[np.bool_],
 
 
 def _solve_with_corrections(
-    source: Clip, feet: Any, plan: _Plan, terrain: Any, leg_pair: tuple[Leg, Leg],
-    models: Any, root: int, blend: int, progress: Callable[[int, int], None] | None,
-) -> tuple[Clip, Any]:
+    source: Clip, feet: ClipFeet, plan: _Plan, terrain: RaySource, leg_pair: tuple[Leg, Leg],
+    models: tuple[FootModel, FootModel], root: int, blend: int,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[Clip, ClipFeet]:
     """Solve the legs to the plan's targets, then :data:`CORRECTION_PASSES` more times with
     the planted feet's remaining defect (measured on the solved feet) and lock drift removed;
     the solved clip and its feet."""
@@ -634,7 +635,7 @@ def _solve_with_corrections(
     return out, solved
 
 
-def _off_terrain(result: GroundResult, solved: Any, terrain: Any) -> None:
+def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource) -> None:
     """Count the frames where a solved foot has no ground under it and warn naming them."""
     frames = result.contacts.shape[0]
     gaps = metrics.ground_gaps(terrain, _points(solved))
