@@ -146,6 +146,22 @@ def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tupl
     return cosine, math.sqrt(1.0 - cosine * cosine)
 
 
+@numba.guvectorize(["void(float64, float64, float64, float64[:], float64[:])"],
+                   "(),(),()->(),()", cache=True)
+def reach_limits_gufunc(upper_length: float, lower_length: float, max_reach: float,
+                        shortest: FloatArray, longest: FloatArray) -> None:  # pragma: no cover
+    """:func:`reach_limits_s` over NumPy arrays (``footfall.ik.reach_limits``)."""
+    shortest[0], longest[0] = reach_limits_s(upper_length, lower_length, max_reach)
+
+
+@numba.guvectorize(["void(float64, float64, float64, float64[:], float64[:])"],
+                   "(),(),()->(),()", cache=True)
+def root_angle_gufunc(upper_length: float, lower_length: float, reach: float,
+                      cosine: FloatArray, sine: FloatArray) -> None:  # pragma: no cover
+    """:func:`root_angle_s` over NumPy arrays (``footfall.ik.two_bone.root_angle``)."""
+    cosine[0], sine[0] = root_angle_s(upper_length, lower_length, reach)
+
+
 @numba.njit(cache=True, error_model="numpy")
 def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
     """Current root→tip direction, else the upper bone's, else straight down."""

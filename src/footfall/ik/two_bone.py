@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
-from footfall.ik._kernel import MIN_REACH_SLACK, TINY
+from footfall.ik._kernel import MIN_REACH_SLACK
 from footfall.quat import FloatArray
 
 __all__ = ["MAX_COORDINATE", "MIN_REACH_SLACK", "TwoBoneResult", "reach_limits", "root_angle",
@@ -59,30 +59,27 @@ class TwoBoneResult:
 def reach_limits(
     upper_length: ArrayLike, lower_length: ArrayLike, max_reach: ArrayLike = 0.999
 ) -> tuple[FloatArray, FloatArray]:
-    """Shortest and longest root→tip distance ``(...)`` the solver allows, metres."""
-    upper_length = np.asarray(upper_length, dtype=np.float64)
-    lower_length = np.asarray(lower_length, dtype=np.float64)
-    total = upper_length + lower_length
-    shortest = np.abs(upper_length - lower_length) + MIN_REACH_SLACK * total
-    longest = np.maximum(np.asarray(max_reach) * total, shortest)
+    """Shortest and longest root→tip distance ``(...)`` the solver allows, metres (the
+    kernel's own :func:`~footfall.ik._kernel.reach_limits_s`, broadcast)."""
+    shortest, longest = _kernel.reach_limits_gufunc(
+        np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
+        np.asarray(max_reach, dtype=np.float64))
     return shortest, longest
 
 
 def root_angle(
-    upper_length: FloatArray, lower_length: FloatArray, reach: FloatArray
+    upper_length: ArrayLike, lower_length: ArrayLike, reach: ArrayLike
 ) -> tuple[FloatArray, FloatArray]:
     """Cosine and sine ``(...)`` of the angle at the root between root→tip and the upper bone.
 
     Law of cosines for the triangle with sides L1, L2 and ``reach`` (within
-    :func:`reach_limits`); the sine is ≥ 0.
+    :func:`reach_limits`); the sine is ≥ 0. The kernel's own
+    :func:`~footfall.ik._kernel.root_angle_s`, broadcast.
     """
-    cos_root = np.clip(
-        (upper_length * upper_length + reach * reach - lower_length * lower_length)
-        / np.maximum(2.0 * upper_length * reach, TINY),
-        -1.0,
-        1.0,
-    )
-    return cos_root, np.sqrt(1.0 - cos_root * cos_root)
+    cosine, sine = _kernel.root_angle_gufunc(
+        np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
+        np.asarray(reach, dtype=np.float64))
+    return cosine, sine
 
 
 def _batch_shape(
