@@ -13,6 +13,7 @@ and avatar keeps its contact heights, and GMD's foot-skate ratio gets no worse.
   the larger of the two is the baseline.
 """
 
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -101,35 +102,59 @@ def gmd_ratio(clip: Clip, mapping: dict, toes: Toes | None, scale: float = 1.0) 
     return gmd_foot_skate_ratio(positions * scale, clip.fps, left, right)
 
 
-@pytest.mark.parametrize("target_path", TARGETS, ids=lambda p: p.stem)
-@pytest.mark.parametrize("source_path", SOURCES, ids=lambda p: p.stem)
-def test_contact_heights_hold_and_gmd_ratio_no_worse(source_path, target_path) -> None:
+@dataclass
+class Pair:
+    """One source clip retargeted onto one rig: what the test and the table measure."""
+
+    source: Clip
+    out: Clip
+    retargeter: Retargeter
+    source_toes: Toes | None
+    target_toes: Toes | None
+    height_s: np.ndarray  # (F, 2) source contact point above standing
+    height_t: np.ndarray  # (F, 2) target contact point above standing
+    runs: list[tuple[int, int, int]]
+
+    def gmd(self) -> tuple[float, float, float]:
+        """GMD's ratio of the source, of the source at the target's size, of the target."""
+        r = self.retargeter
+        return (gmd_ratio(self.source, r.source_map, self.source_toes),
+                gmd_ratio(self.source, r.source_map, self.source_toes, r.size_ratio),
+                gmd_ratio(self.out, r.target_map, self.target_toes))
+
+
+def retarget_pair(source_path, target_path) -> Pair:
     source = source_clip(source_path)
     skeleton, rest = target_rig(target_path)
     r = Retargeter(source.skeleton, skeleton, target_rest=rest)
     out = r.apply(source)
-    assert np.isfinite(out.global_positions()).all()
-    s = r.size_ratio
     source_toes, target_toes = Toes.of(source.skeleton, r.source_map), Toes.of(skeleton,
                                                                                r.target_map)
-    same_kind = (source_toes is None) == (target_toes is None)
     both = source_toes is not None and target_toes is not None
     height_s, point_s = contact_points(source, r.source_map, r.source_measures,
                                        source_toes if both else None)
     height_t, _ = contact_points(out, r.target_map, r.target_measures,
                                  target_toes if both else None)
     runs = stance_runs(height_s, point_s, source.fps, r.limb_weights(source).legs)
-    if source.frame_count >= 30:
-        assert runs, "a real clip has stances"
-    for foot, start, end in runs:
-        wobble_s = np.ptp(height_s[start:end, foot])
-        wobble_t = np.ptp(height_t[start:end, foot])
+    return Pair(source, out, r, source_toes, target_toes, height_s, height_t, runs)
+
+
+@pytest.mark.parametrize("target_path", TARGETS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("source_path", SOURCES, ids=lambda p: p.stem)
+def test_contact_heights_hold_and_gmd_ratio_no_worse(source_path, target_path) -> None:
+    pair = retarget_pair(source_path, target_path)
+    assert np.isfinite(pair.out.global_positions()).all()
+    s = pair.retargeter.size_ratio
+    same_kind = (pair.source_toes is None) == (pair.target_toes is None)
+    if pair.source.frame_count >= 30:
+        assert pair.runs, "a real clip has stances"
+    for foot, start, end in pair.runs:
+        wobble_s = np.ptp(pair.height_s[start:end, foot])
+        wobble_t = np.ptp(pair.height_t[start:end, foot])
         assert wobble_t <= s * wobble_s + 0.003, (foot, start, end, wobble_s, wobble_t)
     if target_path.stem in GMD_GAP_TARGETS and not same_kind:
         return
-    ratio_s = gmd_ratio(source, r.source_map, source_toes)
-    ratio_t = gmd_ratio(out, r.target_map, target_toes)
-    scaled_s = gmd_ratio(source, r.source_map, source_toes, s)
+    ratio_s, scaled_s, ratio_t = pair.gmd()
     assert ratio_t <= max(ratio_s, scaled_s) + 0.02, (ratio_s, scaled_s, ratio_t)
 
 
@@ -140,30 +165,23 @@ def table() -> str:
             "target (mm) | GMD source | GMD source at target size | GMD target |",
             "|---|---|---|---|---|---|---|"]
     for source_path in SOURCES:
-        source = source_clip(source_path)
         for target_path in TARGETS:
-            skeleton, rest = target_rig(target_path)
-            r = Retargeter(source.skeleton, skeleton, target_rest=rest)
-            out = r.apply(source)
-            source_toes = Toes.of(source.skeleton, r.source_map)
-            target_toes = Toes.of(skeleton, r.target_map)
-            both = source_toes is not None and target_toes is not None
-            height_s, point_s = contact_points(source, r.source_map, r.source_measures,
-                                               source_toes if both else None)
-            height_t, _ = contact_points(out, r.target_map, r.target_measures,
-                                         target_toes if both else None)
-            runs = stance_runs(height_s, point_s, source.fps, r.limb_weights(source).legs)
-            worst = max(runs, default=None, key=lambda run: np.ptp(
-                height_t[run[1]:run[2], run[0]]) - r.size_ratio * np.ptp(
-                height_s[run[1]:run[2], run[0]]))
+            pair = retarget_pair(source_path, target_path)
+            size = pair.retargeter.size_ratio
+
+            def excess(run: tuple[int, int, int], pair: Pair = pair, size: float = size) -> float:
+                foot, start, end = run
+                return float(np.ptp(pair.height_t[start:end, foot])
+                             - size * np.ptp(pair.height_s[start:end, foot]))
+
+            worst = max(pair.runs, default=None, key=excess)
             wobble = ("–" if worst is None else
-                      f"{1000 * np.ptp(height_s[worst[1]:worst[2], worst[0]]):.1f} → "
-                      f"{1000 * np.ptp(height_t[worst[1]:worst[2], worst[0]]):.1f}")
+                      f"{1000 * np.ptp(pair.height_s[worst[1]:worst[2], worst[0]]):.1f} → "
+                      f"{1000 * np.ptp(pair.height_t[worst[1]:worst[2], worst[0]]):.1f}")
+            ratio_s, scaled_s, ratio_t = pair.gmd()
             rows.append(
-                f"| {source_path.stem} → {target_path.stem} | {r.size_ratio:.3f} | {len(runs)} "
-                f"| {wobble} | {gmd_ratio(source, r.source_map, source_toes):.3f} "
-                f"| {gmd_ratio(source, r.source_map, source_toes, r.size_ratio):.3f} "
-                f"| {gmd_ratio(out, r.target_map, target_toes):.3f} |")
+                f"| {source_path.stem} → {target_path.stem} | {size:.3f} | {len(pair.runs)} "
+                f"| {wobble} | {ratio_s:.3f} | {scaled_s:.3f} | {ratio_t:.3f} |")
     return "\n".join(rows)
 
 

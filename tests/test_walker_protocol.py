@@ -52,6 +52,16 @@ def test_one_driver_steps_rewinds_and_switches_either_walker(which: int) -> None
         walker.rewind(99)
 
 
+def test_the_walk_cycle_takes_one_speed_for_all_and_says_so() -> None:
+    walker = _walkers()[1]
+    before = walker.speed
+    with pytest.raises(FootfallError, match="one value for every character"):
+        walker.speed = [0.5, 1.0]
+    assert walker.speed == before  # a refused speed changes nothing
+    walker.speed = [0.8]
+    assert walker.speed == pytest.approx(0.8)
+
+
 @pytest.mark.parametrize("which", [0, 1])
 def test_ik_switches_per_character(which: int) -> None:
     on, off = _walkers()[which], _walkers()[which]

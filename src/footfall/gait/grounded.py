@@ -93,7 +93,11 @@ class GroundedWalker:
 
     @speed.setter
     def speed(self, speed: float | ArrayLike) -> None:
-        value = float(np.asarray(speed, dtype=np.float64).reshape(-1)[0])
+        given = np.asarray(speed, dtype=np.float64)
+        if given.size != 1:  # one walk cycle's step rate serves every character
+            raise SettingsError(f"GroundedWalker speed is one value for every character; got "
+                                f"shape {given.shape}")
+        value = float(given.reshape(-1)[0])
         if not (math.isfinite(value) and value >= 0.0):
             raise SettingsError(f"walker speed must be finite and ≥ 0; got {speed!r}")
         walker = self.walker

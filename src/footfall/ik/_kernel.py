@@ -31,8 +31,8 @@ import math
 import numba
 import numpy as np
 
+from footfall.arrays import FloatArray
 from footfall.quat import (
-    FloatArray,
     Quat4,
     Vec3,
     add_s,

@@ -16,10 +16,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
 from footfall.ik.two_bone import kernel_array
-from footfall.quat import FloatArray
 
 
 def _shapes(named: dict[str, ArrayLike]) -> str:

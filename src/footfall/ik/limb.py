@@ -6,9 +6,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik.two_bone import TwoBoneResult, solve_two_bone
-from footfall.quat import FloatArray
 from footfall.skeleton import forward_kinematics
 
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik._kernel import TINY
 from footfall.ik.two_bone import root_angle
-from footfall.quat import FloatArray
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
 from footfall.ik._kernel import MIN_REACH_SLACK
-from footfall.quat import FloatArray
 
 __all__ = ["MAX_COORDINATE", "MIN_REACH_SLACK", "TwoBoneResult", "reach_limits", "root_angle",
            "solve_two_bone"]
