@@ -38,3 +38,28 @@ def test_prepare_is_quick_once_compiled_and_calls_no_notice() -> None:
     said: list[str] = []
     assert prepare(said.append, after=1.0) < 1.0
     assert said == []
+
+
+def test_unknown_kernel_group_is_refused_by_name() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="unknown kernel groups \\['ray'\\]"):
+        prepare(groups=("ray",))
+
+
+def test_retarget_group_compiles_what_a_real_stream_runs() -> None:
+    """After preparing, retargeting a real clip (live and offline) compiles nothing new: the
+    warm-up called every limb kernel with the types a stream passes."""
+    from footfall import bvh
+    from footfall.retarget import Retargeter, limb_kernel
+
+    prepare(groups=("retarget",))
+    stages = (limb_kernel.feet_stage, limb_kernel.reach_stage, limb_kernel.turn_stage)
+    before = [len(stage.signatures) for stage in stages]
+    assert min(before) >= 1
+    clip = bvh.load(ROOT / "tests" / "data" / "bvh" / "mixamo_stepping.bvh")[:20]
+    live = Retargeter(clip.skeleton, clip.skeleton)
+    for frame in range(3):
+        live.step(clip.rotations[frame], clip.positions[frame], 1 / clip.fps)
+    Retargeter(clip.skeleton, clip.skeleton).apply(clip)
+    assert [len(stage.signatures) for stage in stages] == before

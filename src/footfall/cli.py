@@ -3,8 +3,9 @@
 Each subcommand lives in its own module under :mod:`footfall.commands` and exposes
 ``NAME: str``, ``HELP: str``, ``add_arguments(parser) -> None`` and ``run(args) -> int``.
 Subcommands are found by scanning that package, so adding one never edits this file. A module
-with ``KERNELS = True`` uses the compiled kernels: they are made ready first
-(:func:`footfall.kernels.prepare`, with a notice on the first run after installing).
+whose ``KERNELS`` names kernel groups (a tuple, or a function of the parsed arguments giving
+one) uses the compiled kernels: they are made ready first (:func:`footfall.kernels.prepare`,
+with a notice on the first run after installing).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
             module.NAME, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP)
         )
         module.add_arguments(command_parser)
-        command_parser.set_defaults(_run=module.run, _kernels=getattr(module, "KERNELS", False))
+        command_parser.set_defaults(_run=module.run, _kernels=getattr(module, "KERNELS", ()))
     return parser
 
 
@@ -63,10 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")  # each warning once per place (long runs)
-            if args._kernels:  # compiled on the first run: say so rather than stall silently
+            groups = args._kernels(args) if callable(args._kernels) else args._kernels
+            if groups:  # compiled on the first run: say so rather than stall silently
                 kernels.prepare(None if getattr(args, "quiet", False) else (
                     lambda text: print(f"footfall {args.command}: {text}", file=sys.stderr,
-                                       flush=True)))
+                                       flush=True)), groups=groups)
             code = int(args._run(args) or 0)
         _print_own_warnings(args.command, caught)
         return code

@@ -1,52 +1,115 @@
 """The compiled kernels (numba) made ready before a command's real work.
 
-The forward kinematics, the two-bone IK and the ray kernels are compiled on the first run after
-installing (about 10 s of CPU here, mostly the IK) and loaded from numba's cache afterwards
-(well under a second). :func:`prepare` calls each one once on a tiny input, so that cost comes
-first — with a notice when it takes a while — instead of as an unexplained pause inside the
-command (before the demo's URL, in the middle of a live stream's first frame).
+The forward kinematics, the two-bone IK, the ray kernels and the retargeter's limb stages are
+compiled on the first run after installing (seconds of CPU each, the IK the most) and loaded from
+numba's cache afterwards (well under a second). :func:`prepare` calls the ones a command uses
+once on a tiny input, so that cost comes first — with a notice when it takes a while — instead of
+as an unexplained pause inside the command (before the demo's URL, in the middle of a live
+stream's first frame).
+
+Groups: ``"kinematics"`` (FK and IK, always prepared), ``"rays"`` (terrain rays: grounding),
+``"retarget"`` (the retargeter's limb stages). A command names the groups it uses in its
+``KERNELS`` attribute (``footfall.cli``).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from footfall.skeleton import Skeleton
 
 #: Seconds of preparing after which the notice is shown (loading from the cache is faster).
 NOTICE_AFTER = 1.5
 NOTICE = ("compiling footfall's numeric kernels — the first run after installing only, "
           "about 10 s …")
+GROUPS = ("kinematics", "rays", "retarget")
 
 
-def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_AFTER) -> float:
-    """Compile or load every kernel by calling it once; ``notice(NOTICE)`` is called if that
-    takes longer than ``after`` seconds. Returns the seconds it took."""
-    from footfall import quat
-    from footfall.ik import knee_from_source, solve_two_bone
-    from footfall.skeleton import FKPlan
-    from footfall.terrain import MeshTerrain
-
+def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_AFTER,
+            groups: Iterable[str] = GROUPS) -> float:
+    """Compile or load the kernels of ``groups`` (and always ``"kinematics"``) by calling each
+    once; ``notice(NOTICE)`` is called if that takes longer than ``after`` seconds. Returns the
+    seconds it took."""
+    wanted = set(groups) | {"kinematics"}
+    unknown = wanted - set(GROUPS)
+    if unknown:
+        raise ValueError(f"unknown kernel groups {sorted(unknown)}; known: {', '.join(GROUPS)}")
     start = time.perf_counter()
     timer = threading.Timer(after, notice, (NOTICE,)) if notice is not None else None
     if timer is not None:
         timer.daemon = True
         timer.start()
     try:
-        pose = quat.identity((2,))
-        FKPlan(np.array([-1, 0]))(pose, np.array([[0.0, 1.0, 0.0], [0.0, -0.4, 0.0]]))
-        hip, knee, foot = np.zeros(3), np.array([0.0, -0.2, 0.02]), np.array([0.0, -0.4, 0.0])
-        goal = np.array([0.0, -0.35, 0.1])
-        solve_two_bone(hip, knee, foot, goal, knee + [0.0, 0.0, 0.3])
-        solve_two_bone(hip, knee, foot, goal, knee + [0.0, 0.0, 0.3], position_weight=0.5)
-        knee_from_source(hip, knee, foot, hip, goal, 0.2, 0.2)
-        square = MeshTerrain(np.array([[0.0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
-                             np.array([[0, 2, 1], [0, 3, 2]]), name="warm-up")
-        square.raycast_down(np.array([[0.5, 0.5]]))
-        square.raycast(np.array([[0.5, 1.0, 0.5]]), np.array([[0.0, -1.0, 0.0]]))
+        _kinematics()
+        if "rays" in wanted:
+            _rays()
+        if "retarget" in wanted:
+            _retarget()
     finally:
         if timer is not None:
             timer.cancel()
     return time.perf_counter() - start
+
+
+def _kinematics() -> None:
+    from footfall import quat
+    from footfall.ik import knee_from_source, solve_two_bone
+    from footfall.skeleton import FKPlan
+
+    pose = quat.identity((2,))
+    FKPlan(np.array([-1, 0]))(pose, np.array([[0.0, 1.0, 0.0], [0.0, -0.4, 0.0]]))
+    hip, knee, foot = np.zeros(3), np.array([0.0, -0.2, 0.02]), np.array([0.0, -0.4, 0.0])
+    goal = np.array([0.0, -0.35, 0.1])
+    solve_two_bone(hip, knee, foot, goal, knee + [0.0, 0.0, 0.3])
+    solve_two_bone(hip, knee, foot, goal, knee + [0.0, 0.0, 0.3], position_weight=0.5)
+    knee_from_source(hip, knee, foot, hip, goal, 0.2, 0.2)
+
+
+def _rays() -> None:
+    from footfall.terrain import MeshTerrain
+
+    square = MeshTerrain(np.array([[0.0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
+                         np.array([[0, 2, 1], [0, 3, 2]]), name="warm-up")
+    square.raycast_down(np.array([[0.5, 0.5]]))
+    square.raycast(np.array([[0.5, 1.0, 0.5]]), np.array([[0.0, -1.0, 0.0]]))
+
+
+def _retarget() -> None:
+    from footfall.retarget import Retargeter
+    from footfall.skeleton import Clip
+
+    skeleton = warm_up_humanoid()
+    clip = Clip.from_rest(skeleton, frames=2)
+    Retargeter(skeleton, skeleton).apply(clip)
+    live = Retargeter(skeleton, skeleton)
+    live.step(clip.rotations[0], clip.positions[0])
+
+
+def warm_up_humanoid() -> Skeleton:
+    """A tiny humanoid (Mixamo-style names, metres, T-pose) to call the retargeter's kernels on:
+    hips, spine, neck, head, arms with hands, legs with toes."""
+    from footfall.skeleton import Skeleton
+
+    joints: list[tuple[str, str | None, tuple[float, float, float]]] = [
+        ("Hips", None, (0.0, 0.9, 0.0)), ("Spine", "Hips", (0.0, 0.15, 0.0)),
+        ("Neck", "Spine", (0.0, 0.35, 0.0)), ("Head", "Neck", (0.0, 0.1, 0.0)),
+    ]
+    for side, x in (("Left", 1.0), ("Right", -1.0)):
+        joints += [
+            (f"{side}Arm", "Spine", (0.18 * x, 0.3, 0.0)),
+            (f"{side}ForeArm", f"{side}Arm", (0.28 * x, 0.0, 0.0)),
+            (f"{side}Hand", f"{side}ForeArm", (0.25 * x, 0.0, 0.0)),
+            (f"{side}UpLeg", "Hips", (0.1 * x, -0.05, 0.0)),
+            (f"{side}Leg", f"{side}UpLeg", (0.0, -0.42, 0.0)),
+            (f"{side}Foot", f"{side}Leg", (0.0, -0.4, 0.0)),
+            (f"{side}ToeBase", f"{side}Foot", (0.0, -0.05, 0.12)),
+        ]
+    names = [name for name, _, _ in joints]
+    parents = [-1 if parent is None else names.index(parent) for _, parent, _ in joints]
+    return Skeleton(names, np.array(parents), np.array([offset for _, _, offset in joints]))

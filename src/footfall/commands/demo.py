@@ -17,7 +17,7 @@ DESCRIPTION = (
     "Serve the seed-000 demo with viser on 127.0.0.1 and print its URL: two bunnies walk the demo "
     "course side by side, the left one with foot IK, the right one without. Ctrl-C stops."
 )
-KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
+KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

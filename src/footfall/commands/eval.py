@@ -17,7 +17,7 @@ DESCRIPTION = (
     "pelvis jerk and the share of clamped frames. The bunny always walks; --humanoid adds a "
     "humanoid built from a BVH file's skeleton."
 )
-KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
+KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
 
 
 def _heights(text: str) -> list[float]:

@@ -28,7 +28,7 @@ DESCRIPTION = (
     "ratio, PhysDiff's penetration/floating/sliding and footfall's contact metrics before and "
     "after, and the contact frames per foot."
 )
-KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
+KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -21,7 +21,11 @@ DESCRIPTION = (
     "without). A stopped stream holds the last pose and resumes by itself; bad packets are "
     "counted and dropped. Ctrl-C saves the avatars' settings and finishes --record."
 )
-KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
+
+
+def KERNELS(args: argparse.Namespace) -> tuple[str, ...]:  # noqa: N802 (the commands' attribute)
+    """Compiled kernels made ready first (footfall.kernels): the limbs, rays with a terrain."""
+    return ("retarget", "rays") if args.terrain else ("retarget",)
 
 
 SWITCH_INTERVAL = 0.001

@@ -15,7 +15,7 @@ DESCRIPTION = (
     "A .png is one moment (--start); .gif and .mp4 are --seconds of animation. GIF needs no "
     "ffmpeg; MP4 needs imageio-ffmpeg."
 )
-KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
+KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

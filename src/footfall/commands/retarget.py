@@ -20,7 +20,7 @@ DESCRIPTION = (
     "anything fails."
 )
 _GLTF = (".glb", ".gltf")
-KERNELS = True  # compiled FK / IK / rays: made ready first (footfall.kernels)
+KERNELS = ("retarget",)  # compiled kernels made ready first (footfall.kernels): FK, IK, limbs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -34,6 +34,7 @@ from footfall.arrays import FloatArray
 from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures
+from footfall.retarget.limb_kernel import feet_stage, reach_stage, turn_stage
 from footfall.retarget.stance import (
     PLANTED_LIFT,
     PLANTED_SPEED,
@@ -47,13 +48,8 @@ from footfall.retarget.toes import Toes
 from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import FKPlan, Skeleton
 
-DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
-CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
 DEBOUNCE_SECONDS = 0.1  # offline: plants and swings shorter than this are no events
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
-MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
-TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
-REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 
 
 @dataclass(frozen=True)
@@ -112,8 +108,12 @@ class Limbs:
         self._turned_joints = np.concatenate([p["upper_joints"], p["lower_joints"]])
         self._turned_rows = np.concatenate([p["upper_limbs"], p["lower_limbs"] + self.count])
         # Limbs sharing a joint (odd mappings) turn it twice: uppers first, then lowers.
-        self._turned_once = len(np.unique(self._turned_joints)) == len(self._turned_joints)
-        self._detached_rows = [int(k) for k in np.nonzero(self._detached)[0]]
+        once = len(np.unique(self._turned_joints)) == len(self._turned_joints)
+        self._group_ends = np.array([len(self._turned_joints)] if once else
+                                    [len(p["upper_joints"]), len(self._turned_joints)],
+                                    dtype=np.int64)
+        self._detached_rows = np.nonzero(self._detached)[0].astype(np.int64)
+        self._parents = np.asarray(target.parents, dtype=np.int64)
         hips_and_legs = [self.hips[0]] + [
             target.index(target_map[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]
         self.mover = _common_ancestor(target, hips_and_legs)
@@ -124,6 +124,9 @@ class Limbs:
         self._toes = ((target_toes, source_toes)
                       if target_toes is not None and source_toes is not None else None)
         self._source_toes = source_toes
+        # Both rigs' toe points for the kernels: (foot, toe joint or −1) per side, End Sites.
+        self._toe_table = (_toe_rows(target_toes), _toe_offsets(target_toes),
+                           _toe_rows(source_toes), _toe_offsets(source_toes))
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
         needed = {int(j) for j in self._t_chain.ravel()} | {self.hips[0]}
         needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
@@ -195,114 +198,69 @@ class Limbs:
         self._toe_hold_live.reset()
         self._last_ankles = None
 
-    def solve(self, world: FloatArray, lpos: FloatArray, srot: FloatArray, spos: FloatArray,
+    def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
-              toe_hold: str = "none") -> FloatArray:
-        """World rotations ``(..., J, 4)`` after four-limb IK, updated in place (and returned);
-        ``lpos`` (local translations, joint-major view) is updated in place where the hips drop
-        or a detached foot moves.
+              toe_hold: str = "none") -> None:
+        """Four-limb IK on joint-major target arrays, in place: world rotations
+        ``world (J, ..., 4)`` and local translations ``local (J, ..., 3)`` (where the hips drop
+        or a detached foot moves), both C-ordered.
 
-        ``world``: target world rotations before IK; ``srot``, ``spos``: source world
-        rotations and positions (the joints the limbs read); ``hips_pos``: target hips world
-        position ``(..., 3)``;
-        ``foot_shift``: stance-width shift ``(..., 2, 3)``; ``toe_hold``: how the toe pivot
-        holds its toe (``"series"``: the leading axis is the frames of a clip, in order;
-        ``"live"``: one frame after the other through :meth:`step`; ``"none"``: frames alone).
+        ``srot``, ``spos``: source world rotations and positions ``(..., Js, ·)`` (the joints
+        the limbs read); ``hips_pos``: target hips world position ``(..., 3)``; ``foot_shift``:
+        stance-width shift ``(..., 2, 3)``; ``toe_hold``: how the toe pivot holds its toe
+        (``"series"``: the leading axis is the frames of a clip, in order; ``"live"``: one frame
+        after the other through :meth:`step`; ``"none"``: frames alone). The arithmetic is
+        ``limb_kernel``'s two stages; the held toe offset between them is decided here.
         """
-        s = sizes.size_ratio
-        count = self.count
-        gpos = self.position_fk.positions(world, lpos)
-        # One gather for the three joints of every limb: roots, mids, tips.
-        chain = gpos[..., self._t_flat, :]
-        root, mid, tip = (chain[..., :count, :], chain[..., count:2 * count, :],
-                          chain[..., 2 * count:, :])
-        if self._any_detached:
-            carried = mid + quat.rotate(world[..., self._t_mids, :],
-                                        self._tip_offsets * sizes.avatar_scale)
-            tip[...] = np.where(self._detached[:, None], carried, tip)
-        # One gather for the source: every tip, the leg roots and knees, the hips.
-        source = spos[..., self._s_flat, :]
-        source_tip = source[..., :count, :]
-        source_feet = source_tip[..., :2, :]  # legs come first
-        source_leg_root = source[..., count:count + 2, :]
-        source_knee = source[..., count + 2:count + 4, :]
-        hips_s = source[..., count + 4, :]
-        # Feet: scaled (plus the stance-width shift); the lift above the standing ankle height
-        # is scaled like the rest of the motion.
-        feet = source_feet * np.array([s, 1.0, s]) + foot_shift
-        feet[..., 1] = lifted(source_feet[..., 1], sizes.source.ankle_height[self._leg_sides],
-                              sizes.target.ankle_height[self._leg_sides], sizes)
-        front, out = sizes.foot_front, sizes.foot_out
-        if front or out:
-            turn = quat.mul_inv(world[..., self._t_leg_tips, :],
-                                sizes.calibration_world[self._t_leg_tips])
-            shift = front * np.array([0.0, 0.0, 1.0]) + out * self._outward
-            feet = feet + quat.rotate(turn, shift)
-        if self._toes is not None:
-            feet, pitch = self._toe_pivot(feet, source_feet, srot, spos, world, gpos,
-                                          foot_shift, sizes, toe_hold)
-            world[..., self._t_leg_tips, :] = quat.mul(pitch, world[..., self._t_leg_tips, :])
-        bones = chain[..., count:, :] - chain[..., :2 * count, :]  # mid − root, tip − mid
-        lengths = np.sqrt(np.add.reduce(bones * bones, axis=-1))
-        upper_length, lower_length = lengths[..., :count], lengths[..., count:]
-        # Lower (never raise) the hips where a foot on IK could not be reached.
-        extension = source_feet - source_leg_root
-        source_extension = (np.sqrt(np.add.reduce(extension * extension, axis=-1))
-                            / self._source_leg_lengths)
-        reach = (np.clip(source_extension, REACH, 1.0)
-                 * (upper_length[..., :2] + lower_length[..., :2]))
-        thigh = root[..., :2, :]
-        apart = thigh - feet
-        across = apart[..., 0] ** 2 + apart[..., 2] ** 2
-        highest = feet[..., 1] + np.sqrt(np.maximum(reach**2 - across, 0.0))
-        drop = np.max(np.maximum(thigh[..., 1] - highest, 0.0) * weights.legs, axis=-1)
-        if np.any(drop > 1e-9):
-            drop = np.where(drop > 1e-9, drop, 0.0)
-            down = np.zeros(drop.shape + (3,))
-            down[..., 1] = -drop
-            chain += down[..., None, :]  # root, mid and tip are views of it
-            gpos = gpos + down[..., None, :] * self._under_mover[:, None]
-            hips_pos = hips_pos + down
-            parent = int(self.target.parents[self.mover])
-            lpos[..., self.mover, :] += (down if parent < 0 else
-                                          quat.inv_rotate(world[..., parent, :], down))
-        # Hands: relative to the hips, scaled.
-        target = hips_pos[..., None, :] + s * (source_tip - hips_s[..., None, :])
-        target[..., :2, :] = feet
-        # Bend goals: legs copy the source knee; arms bend toward the copied elbow.
-        pole = mid.copy()
-        pole[..., :2, :] = knee_from_source(
-            source_leg_root, source_knee, source_feet, thigh, feet,
-            upper_length[..., :2], lower_length[..., :2])
-        weight = np.empty(root.shape[:-1])
-        weight[..., :2] = weights.legs
-        weight[..., 2:] = weights.arms
-        miss = tip - target
-        weight[np.sqrt(np.add.reduce(miss * miss, axis=-1)) < DO_NO_HARM] = 0.0
-        result = solve_two_bone(root, mid, tip, target, pole, position_weight=weight)
-        # Every joint of every limb turned by its delta in one product (the joints are
-        # distinct), joint-major so the gathers of ``world`` copy whole blocks.
-        deltas = np.concatenate([result.upper_rotation, result.lower_rotation], axis=-2)
-        if world.ndim > 2:
-            turned, deltas = np.moveaxis(world, -2, 0), np.moveaxis(deltas, -2, 0)
-        else:
-            turned = world
-        if self._turned_once:
-            turned[self._turned_joints] = quat.mul(deltas[self._turned_rows],
-                                                   turned[self._turned_joints])
-        else:
-            p = self._paths
-            for joints, rows in ((p["upper_joints"], p["upper_limbs"]),
-                                 (p["lower_joints"], p["lower_limbs"] + self.count)):
-                turned[joints] = quat.mul(deltas[rows], turned[joints])
-        for k in self._detached_rows:
-            joint = int(self._t_chain[k, 2])
-            parent = int(self.target.parents[joint])
-            place = result.tip[..., k, :]
-            if parent >= 0:
-                place = quat.inv_rotate(world[..., parent, :], place - gpos[..., parent, :])
-            lpos[..., joint, :] = place
-        return world
+        joints, batch = world.shape[0], world.shape[1:-1]
+        frames, count = math.prod(batch), self.count
+        world_f = world.reshape(joints, frames, 4)
+        local_f = local.reshape(joints, frames, 3)
+        gpos = self.position_fk.positions(np.moveaxis(world_f, 0, 1), np.moveaxis(local_f, 0, 1))
+        srot_f = np.ascontiguousarray(srot.reshape(frames, -1, 4))
+        spos_f = np.ascontiguousarray(spos.reshape(frames, -1, 3))
+        shift = np.ascontiguousarray(foot_shift.reshape(frames, 2, 3))
+        params = np.array([sizes.size_ratio, sizes.avatar_scale, sizes.capture_floor,
+                           sizes.floor_height, sizes.foot_front, sizes.foot_out])
+        heights = np.array([sizes.source.ankle_height, sizes.target.ankle_height,
+                            sizes.source.toe_height, sizes.target.toe_height], dtype=np.float64)
+        has_toes = self._toes is not None
+        chain, feet = np.empty((frames, 3, count, 3)), np.empty((frames, 2, 3))
+        toe, toe_target, foot_vector = (np.empty((frames, 2, 3)) for _ in range(3))
+        offset, pitch = np.zeros((frames, 2, 3)), np.empty((frames, 2, 4))
+        down, pivot, toe_height = (np.zeros((frames, 2), dtype=bool), np.empty((frames, 2)),
+                                   np.empty((frames, 2)))
+        feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
+                   self._leg_sides, self._detached, self._tip_offsets, self._outward,
+                   np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,
+                   self._toe_table[0], self._toe_table[1], self._toe_table[2],
+                   self._toe_table[3], params, heights, chain, feet, toe, toe_target,
+                   foot_vector, pitch, offset, down, pivot, toe_height)
+        held = offset
+        if has_toes:
+            held = self._held_toe_offset(offset.reshape(*batch, 2, 3), down.reshape(*batch, 2),
+                                         toe_target.reshape(*batch, 2, 3), toe_hold)
+            held = np.ascontiguousarray(held.reshape(frames, 2, 3))
+        legs = np.ascontiguousarray(np.broadcast_to(weights.legs, (*batch, 2)).reshape(frames, 2))
+        arms = np.ascontiguousarray(np.broadcast_to(weights.arms, (*batch, count - 2))
+                                    .reshape(frames, count - 2))
+        rows, n = np.empty((5, frames * count, 3)), frames * count
+        weight = np.empty(n)
+        knee_input, knee_lengths = np.empty((5, frames * 2, 3)), np.empty((2, frames * 2))
+        reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
+                    arms, held, self._t_chain, self._s_chain, self.hips[1],
+                    self._source_leg_lengths, self._parents, self.mover, self._under_mover,
+                    has_toes, params, heights, chain, feet, toe, toe_target, foot_vector, pitch,
+                    pivot, toe_height, rows, weight, knee_input, knee_lengths)
+        # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
+        rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
+            *knee_input, *knee_lengths).reshape(frames, 2, 3)
+        result = solve_two_bone(*rows.reshape(5, frames, count, 3),
+                                position_weight=weight.reshape(frames, count))
+        turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
+                   self._turned_rows, self._group_ends, self._detached_rows,
+                   result.upper_rotation.reshape(n, 4), result.lower_rotation.reshape(n, 4),
+                   result.tip.reshape(n, 3))
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
         """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""
@@ -434,67 +392,6 @@ class Limbs:
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
         return quat.rotate(turn, delta)
 
-    def _toe_pivot(self, feet: FloatArray, source_ankle: FloatArray, srot: FloatArray,
-                   spos: FloatArray, world: FloatArray, gpos: FloatArray,
-                   foot_shift: FloatArray, sizes: Sizes,
-                   toe_hold: str = "none") -> tuple[FloatArray, FloatArray]:
-        """Ankle targets ``(..., 2, 3)`` and foot pitch corrections ``(..., 2, 4)``.
-
-        On the floor the foot is pitched so its toes sit as high above the floor as the
-        source's (calibration poses rarely agree on the foot's pitch: CMU's rest foot points
-        down). While the heel is up the toes stay on the source's toe path; in the air they
-        never go lower than the source's.
-
-        When the source foot rolls over its toes (heel raised, toes down), the toes are the
-        pivot: following the ankle alone would slide the target's toes (its foot has another
-        length). The ankle target then becomes the mapped source toe minus the target's own
-        ankle→toe vector (the foot's world rotation is already the source's). A foot of other
-        length has its flat-foot toe elsewhere than the mapped source toe: that horizontal
-        offset is taken when the pivot starts and held through it (``toe_hold``), so the toe
-        stays where it stood instead of sliding onto the mapped path while the heel rises.
-        """
-        s = sizes.size_ratio
-        assert self._toes is not None  # called only for rigs with toes on both sides
-        target_toes, source_toes = self._toes
-        source_toe = source_toes.positions(srot, spos)
-        floor = sizes.capture_floor
-        heel_up = source_ankle[..., 1] - sizes.source.ankle_height - floor
-        toe_height = source_toe[..., 1] - sizes.source.toe_height - floor
-        toe_up = _ramp(toe_height, TOE_DOWN, 0.06)
-        pivot = (_ramp(heel_up, 0.005, 0.012) * (1.0 - toe_up))[..., None]
-        toe_target = source_toe * np.array([s, 1.0, s]) + foot_shift
-        toe_target[..., 1] = lifted(source_toe[..., 1], sizes.source.toe_height,
-                                    sizes.target.toe_height, sizes)
-        foot_vector = (target_toes.positions(world, gpos, sizes.avatar_scale)
-                       - gpos[..., self._t_leg_tips, :])
-        pitch = _pitch_to_height(foot_vector, toe_target[..., 1] - feet[..., 1], 1.0 - toe_up)
-        foot_vector = quat.rotate(pitch, foot_vector)
-        offset = feet + foot_vector - toe_target
-        offset[..., 1] = 0.0
-        # Held only while the toe is down: once it rises the foot follows its ankle again
-        # (the offset is the current one, so the pivot changes nothing) and the next contact
-        # takes a new offset.
-        down = (pivot[..., 0] > 0.0) & (toe_height < TOE_DOWN)
-        toe_target = toe_target + self._held_toe_offset(offset, down, toe_target, toe_hold)
-        feet = feet + pivot * (toe_target - foot_vector - feet)
-        # The foot's lowest point (ankle or toe, above its standing height) sits exactly as
-        # high as the source's (``contact_lift``): a foot of other proportions whose pitch
-        # cannot follow (or that is half-way into the toe pivot) neither wobbles in stance nor
-        # scrapes the floor in the swing. The foot's world rotation is kept by the leg IK, so
-        # the toe ends where ``foot_vector`` puts it.
-        ankle_target = feet[..., 1] - standing(sizes.target.ankle_height, sizes)
-        toe_end = feet[..., 1] + foot_vector[..., 1] - standing(sizes.target.toe_height, sizes)
-        lowest_source = np.minimum(source_ankle[..., 1] - sizes.source.ankle_height,
-                                   source_toe[..., 1] - sizes.source.toe_height) - floor
-        feet[..., 1] += contact_lift(lowest_source, s) - np.minimum(ankle_target, toe_end)
-        # In the air the toes also stay no lower than the source's (a foot of other proportions
-        # hangs its toes lower than the source's when the ankle is the lowest point), raising
-        # the foot by at most MAX_TOE_RAISE; on the floor the lowest point rules alone.
-        dip = toe_target[..., 1] - (feet[..., 1] + foot_vector[..., 1])
-        feet[..., 1] += (np.minimum(np.maximum(dip, 0.0), MAX_TOE_RAISE)
-                         * _ramp(toe_height, 0.01, 0.03))
-        return feet, pitch
-
     def _held_toe_offset(self, offset: FloatArray, down: NDArray[np.bool_],
                          toe_path: FloatArray, toe_hold: str) -> FloatArray:
         """The flat-foot toe offset ``(..., 2, 3)`` held from the start of each toe contact
@@ -556,39 +453,6 @@ class Limbs:
         return {k: np.array(v, dtype=np.int64) for k, v in as_array.items()}
 
 
-def lifted(source_height: FloatArray, source_rest: FloatArray | float,
-           target_rest: FloatArray | float, sizes: Sizes) -> FloatArray:
-    """Target world height ``(...)`` of a foot point at ``source_height (...)``: its lift above
-    the source's standing height (``source_rest``, above the capture's floor) through
-    :func:`contact_lift`, on top of the target's standing height (``target_rest`` at avatar
-    scale 1), the capture's floor and the floor height. Metres."""
-    lift = source_height - np.asarray(source_rest) - sizes.capture_floor
-    return standing(target_rest, sizes) + contact_lift(lift, sizes.size_ratio)
-
-
-def standing(target_rest: FloatArray | float, sizes: Sizes) -> FloatArray:
-    """World height of a target foot point standing on the capture's floor (its standing
-    height ``target_rest`` at avatar scale 1, the capture's floor, the floor height), m."""
-    return (np.asarray(target_rest) * sizes.avatar_scale + sizes.capture_floor
-            + sizes.floor_height)
-
-
-def contact_lift(lift: FloatArray, size_ratio: float) -> FloatArray:
-    """A source foot lift ``(...)`` above its standing height on the target, metres.
-
-    Within :data:`CONTACT_BAND` of the floor (a sole rolling, a capture's noise in stance,
-    a foot below the floor) the lift is scaled by the size ratio like the rest of the body;
-    above it the swing keeps the source's clearance (shifted by the band's scaled part), so a
-    small avatar does not scrape what the source stepped over.
-    """
-    return lift + (size_ratio - 1.0) * np.minimum(lift, CONTACT_BAND)
-
-
-def _ramp(value: FloatArray, start: float, end: float) -> FloatArray:
-    # minimum/maximum: the same values as np.clip (NaN included) at a fraction of its overhead
-    return np.minimum(np.maximum((value - start) / (end - start), 0.0), 1.0)
-
-
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
     """The deepest joint that is an ancestor of (or equal to) every joint in ``joints``."""
     chains = [skeleton.chain(j) for j in joints]
@@ -601,33 +465,13 @@ def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
     return common
 
 
-def _pitch_to_height(vector: FloatArray, height: FloatArray, weight: FloatArray) -> FloatArray:
-    """Rotation ``(..., 4)`` about the horizontal axis across ``vector (..., 3)`` that brings
-    its vertical component to ``height (...)`` (as near as its length allows), scaled by
-    ``weight (...)`` and limited to ±0.6 rad.
+def _toe_rows(toes: Toes | None) -> NDArray[np.int64]:
+    """``(2, 2)`` (foot joint, toe joint or −1) per side for the kernels (zeros without toes)."""
+    if toes is None:
+        return np.zeros((2, 2), dtype=np.int64)
+    return np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64)
 
-    About the unit axis ``a = v × up / |v × up|`` a turn by φ gives
-    ``v'.y = v.y cos φ + (a × v).y sin φ`` and ``(a × v).y`` is the horizontal length of ``v``.
-    Written with few NumPy calls (one live frame pays per call); the same values as
-    ``quat.from_axis_angle(axis, angle)``.
-    """
-    horizontal = np.hypot(vector[..., 0], vector[..., 2])
-    safe = np.maximum(horizontal, 1e-12)
-    axis = np.empty(vector.shape)
-    axis[..., 0] = -vector[..., 2] / safe
-    axis[..., 1] = 0.0
-    axis[..., 2] = vector[..., 0] / safe
-    axis[~(horizontal > 1e-12)] = (1.0, 0.0, 0.0)
-    vertical = vector[..., 1]
-    radius = np.maximum(np.hypot(vertical, horizontal), 1e-12)
-    centre = np.arctan2(horizontal, vertical)
-    spread = np.arccos(np.minimum(np.maximum(height / radius, -1.0), 1.0))
-    low = (centre - spread + np.pi) % (2.0 * np.pi) - np.pi
-    high = (centre + spread + np.pi) % (2.0 * np.pi) - np.pi
-    angle = np.where(np.abs(low) <= np.abs(high), low, high)
-    half = 0.5 * (np.minimum(np.maximum(angle, -0.6), 0.6) * weight)
-    norm = np.sqrt(np.add.reduce(axis * axis, axis=-1))
-    out = np.empty(vector.shape[:-1] + (4,))
-    out[..., 0] = np.cos(half)
-    out[..., 1:] = np.sin(half)[..., None] * (axis / np.where(norm > 1e-12, norm, 1.0)[..., None])
-    return out
+
+def _toe_offsets(toes: Toes | None) -> FloatArray:
+    """``(2, 3)`` End Site offsets of the toe points for the kernels (zeros without toes)."""
+    return np.zeros((2, 3)) if toes is None else np.ascontiguousarray(toes.offsets, dtype=float)

@@ -579,8 +579,8 @@ class Retargeter:
 
         # Four-limb IK.
         if self.limbs.count:
-            world = self.limbs.solve(world, lpos, srot, spos, hips_pos, weights, foot_shift,
-                                     self._sizes(), toe_hold)
+            self.limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
+                             self._sizes(), toe_hold)
 
         local = self._target_fk.local_rotations(world)
         return self._finish(local, src_rot), lpos

@@ -1,0 +1,344 @@
+"""The compiled per-frame arithmetic of the retargeter's four-limb IK (``limbs.py``).
+
+Two kernels over the frames of a batch (one live frame is a batch of one), split where the toe
+pivot's held offset is decided in Python (it depends on earlier frames, ``stance.py``):
+
+1. :func:`feet_stage` — each limb's joints, the foot targets (scaled source ankles, stance-width
+   shift, foot offsets), and for rigs with toes the foot pitch, the mapped toe target, the
+   target's ankle→toe vector and the flat-foot toe offset of the pivot;
+2. :func:`bend_stage` — the toe pivot and lowest-point rule on the foot targets, the hips
+   lowered where a planted foot cannot be reached, the hand targets, the knees copied from the
+   source, one two-bone solve of every limb (``footfall.ik``'s kernel) and the limb joints
+   turned by its deltas.
+
+What each step means is documented on :class:`footfall.retarget.limbs.Limbs`; the arithmetic
+here is that description, written per frame without NumPy's per-call cost (a live frame made
+about a hundred small NumPy calls). Scalar quaternion maths comes from :mod:`footfall.quat`.
+
+Array layouts: ``world (J, F, 4)`` and ``local (J, F, 3)`` are joint-major (the retargeter's
+memory), ``gpos (F, J, 3)``, ``srot (F, Js, 4)``, ``spos (F, Js, 3)`` frame-major; ``L`` limbs,
+legs first; metres.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.quat import (
+    Quat4,
+    Vec3,
+    add_s,
+    inv_s,
+    mul_s,
+    norm_s,
+    rotate_s,
+    scale_s,
+    sub_s,
+)
+
+CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
+MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
+TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
+REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
+DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
+
+# ``params`` columns (the current sizes and settings, see ``limbs.Sizes``).
+SIZE_RATIO, AVATAR_SCALE, CAPTURE_FLOOR, FLOOR_HEIGHT, FOOT_FRONT, FOOT_OUT = range(6)
+# ``heights`` rows: standing heights (2,) of the source ankles and toes, the target's.
+SOURCE_ANKLE, TARGET_ANKLE, SOURCE_TOE, TARGET_TOE = range(4)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def ramp(value: float, start: float, end: float) -> float:
+    """0 below ``start``, 1 above ``end``, linear between."""
+    return min(max((value - start) / (end - start), 0.0), 1.0)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def contact_lift(lift: float, size_ratio: float) -> float:
+    """A source foot lift above its standing height, on the target, metres: within
+    :data:`CONTACT_BAND` of the floor scaled by the size ratio like the rest of the body, above
+    it the source's clearance (shifted by the band's scaled part)."""
+    return lift + (size_ratio - 1.0) * min(lift, CONTACT_BAND)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def standing(target_rest: float, params: FloatArray) -> float:
+    """World height of a target foot point standing on the capture's floor (its standing
+    height at avatar scale 1, the capture's floor, the floor height), metres."""
+    return (target_rest * params[AVATAR_SCALE] + params[CAPTURE_FLOOR]
+            + params[FLOOR_HEIGHT])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def lifted(source_height: float, source_rest: float, target_rest: float,
+           params: FloatArray) -> float:
+    """Target world height of a foot point at ``source_height``: its lift above the source's
+    standing height (above the capture's floor) through :func:`contact_lift`, on top of the
+    target's standing height. Metres."""
+    lift = source_height - source_rest - params[CAPTURE_FLOOR]
+    return standing(target_rest, params) + contact_lift(lift, params[SIZE_RATIO])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def pitch_to_height(vector: Vec3, height: float, weight: float) -> Quat4:
+    """Rotation about the horizontal axis across ``vector`` that brings its vertical component
+    to ``height`` (as near as its length allows), scaled by ``weight`` and limited to ±0.6 rad.
+
+    About the unit axis ``a = v × up / |v × up|`` a turn by φ gives
+    ``v'.y = v.y cos φ + (a × v).y sin φ``, and ``(a × v).y`` is the horizontal length of ``v``.
+    """
+    horizontal = math.hypot(vector[0], vector[2])
+    if horizontal > 1e-12:
+        axis = (-vector[2] / horizontal, 0.0, vector[0] / horizontal)
+    else:
+        axis = (1.0, 0.0, 0.0)
+    radius = max(math.hypot(vector[1], horizontal), 1e-12)
+    centre = math.atan2(horizontal, vector[1])
+    spread = math.acos(min(max(height / radius, -1.0), 1.0))
+    low = (centre - spread + math.pi) % (2.0 * math.pi) - math.pi
+    high = (centre + spread + math.pi) % (2.0 * math.pi) - math.pi
+    angle = low if abs(low) <= abs(high) else high
+    half = 0.5 * (min(max(angle, -0.6), 0.6) * weight)
+    length = norm_s(axis)
+    axis = scale_s(axis, 1.0 / (length if length > 1e-12 else 1.0))
+    sine = math.sin(half)
+    return (math.cos(half), sine * axis[0], sine * axis[1], sine * axis[2])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _vec(a: FloatArray) -> Vec3:
+    return (a[0], a[1], a[2])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _quat(a: FloatArray) -> Quat4:
+    return (a[0], a[1], a[2], a[3])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _put(out: FloatArray, v: tuple[float, ...]) -> None:
+    for k in range(len(v)):
+        out[k] = v[k]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major: bool,
+               foot: int, joint: int, offset: FloatArray, scale: float) -> Vec3:
+    """A toe point: its toe joint, or the End Site ``offset`` carried by the foot."""
+    if joint >= 0:
+        return _vec(positions[frame, joint])
+    rotation = _quat(world[frame, foot]) if frame_major else _quat(world[foot, frame])
+    return add_s(_vec(positions[frame, foot]), rotate_s(rotation, scale_s(_vec(offset), scale)))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def feet_stage(
+    world: FloatArray, gpos: FloatArray, srot: FloatArray, spos: FloatArray,
+    foot_shift: FloatArray, t_chain: IntArray, s_chain: IntArray, leg_sides: IntArray,
+    detached: BoolArray, tip_offsets: FloatArray, outward: FloatArray, calibration_tips: FloatArray,
+    has_toes: bool, t_toes: IntArray, t_toe_offsets: FloatArray, s_toes: IntArray,
+    s_toe_offsets: FloatArray, params: FloatArray, heights: FloatArray,
+    chain: FloatArray, feet: FloatArray, toe: FloatArray, toe_target: FloatArray,
+    foot_vector: FloatArray, pitch: FloatArray, offset: FloatArray, down: BoolArray,
+    pivot: FloatArray, toe_height: FloatArray,
+) -> None:
+    """Stage 1 for every frame ``f`` of ``gpos (F, J, 3)``; writes:
+
+    ``chain (F, 3, L, 3)`` each limb's root, mid and tip (a detached tip where its lower bone
+    carries it), ``feet (F, 2, 3)`` the ankle targets; with ``has_toes``: ``toe (F, 2, 3)`` the
+    source toe points, ``toe_target (F, 2, 3)`` the mapped source toe, ``foot_vector (F, 2, 3)``
+    the target's ankle→toe after ``pitch (F, 2, 4)``, ``offset (F, 2, 3)`` the flat-foot toe
+    offset (horizontal), ``down (F, 2)`` whether the toe pivots on the floor, ``pivot (F, 2)``
+    how much the toes are the pivot, ``toe_height (F, 2)`` the source toe above its standing
+    height and the capture's floor. ``t_toes``/``s_toes`` are ``(2, 2)``: (foot, toe joint or
+    −1) per side, with End Site offsets ``(2, 3)``.
+    """
+    frames, limbs = gpos.shape[0], t_chain.shape[0]
+    s = params[SIZE_RATIO]
+    floor = params[CAPTURE_FLOOR]
+    front, out = params[FOOT_FRONT], params[FOOT_OUT]
+    for f in range(frames):
+        for k in range(limbs):
+            for part in range(3):
+                for c in range(3):
+                    chain[f, part, k, c] = gpos[f, t_chain[k, part], c]
+            if detached[k]:
+                carried = add_s(_vec(chain[f, 1, k]),
+                                rotate_s(_quat(world[t_chain[k, 1], f]),
+                                         scale_s(_vec(tip_offsets[k]), params[AVATAR_SCALE])))
+                _put(chain[f, 2, k], carried)
+        for leg in range(2):
+            source_foot = _vec(spos[f, s_chain[leg, 2]])
+            side = leg_sides[leg]
+            target = (source_foot[0] * s + foot_shift[f, leg, 0],
+                      lifted(source_foot[1], heights[SOURCE_ANKLE, side],
+                             heights[TARGET_ANKLE, side], params),
+                      source_foot[2] * s + foot_shift[f, leg, 2])
+            if front != 0.0 or out != 0.0:
+                tip = t_chain[leg, 2]
+                turn = mul_s(_quat(world[tip, f]), inv_s(_quat(calibration_tips[leg])))
+                shift = (out * outward[leg, 0], out * outward[leg, 1],
+                         front + out * outward[leg, 2])
+                target = add_s(target, rotate_s(turn, shift))
+            if has_toes:
+                source_toe = _toe_point(srot, spos, f, True, s_toes[leg, 0], s_toes[leg, 1],
+                                        s_toe_offsets[leg], 1.0)
+                _put(toe[f, leg], source_toe)
+                heel_up = source_foot[1] - heights[SOURCE_ANKLE, leg] - floor
+                height = source_toe[1] - heights[SOURCE_TOE, leg] - floor
+                toe_up = ramp(height, TOE_DOWN, 0.06)
+                share = ramp(heel_up, 0.005, 0.012) * (1.0 - toe_up)
+                mapped = (source_toe[0] * s + foot_shift[f, leg, 0],
+                          lifted(source_toe[1], heights[SOURCE_TOE, leg],
+                                 heights[TARGET_TOE, leg], params),
+                          source_toe[2] * s + foot_shift[f, leg, 2])
+                ankle = _vec(gpos[f, t_chain[leg, 2]])
+                vector = sub_s(_toe_point(world, gpos, f, False, t_toes[leg, 0], t_toes[leg, 1],
+                                          t_toe_offsets[leg], params[AVATAR_SCALE]), ankle)
+                turn = pitch_to_height(vector, mapped[1] - target[1], 1.0 - toe_up)
+                vector = rotate_s(turn, vector)
+                _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
+                                      target[2] + vector[2] - mapped[2]))
+                down[f, leg] = share > 0.0 and height < TOE_DOWN
+                pivot[f, leg] = share
+                toe_height[f, leg] = height
+                _put(toe_target[f, leg], mapped)
+                _put(foot_vector[f, leg], vector)
+                _put(pitch[f, leg], turn)
+            _put(feet[f, leg], target)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def reach_stage(
+    world: FloatArray, local: FloatArray, gpos: FloatArray, spos: FloatArray,
+    hips_pos: FloatArray, leg_weights: FloatArray, arm_weights: FloatArray,
+    held: FloatArray, t_chain: IntArray, s_chain: IntArray, hips_source: int,
+    source_leg_lengths: FloatArray, parents: IntArray, mover: int, under_mover: BoolArray,
+    has_toes: bool, params: FloatArray, heights: FloatArray,
+    chain: FloatArray, feet: FloatArray, toe: FloatArray, toe_target: FloatArray,
+    foot_vector: FloatArray, pitch: FloatArray, pivot: FloatArray, toe_height: FloatArray,
+    rows: FloatArray, weight: FloatArray, knee_input: FloatArray, knee_lengths: FloatArray,
+) -> None:
+    """Stage 2 for every frame: the toe pivot and lowest-point rule on the feet, the hips
+    lowered; updates ``world`` (the pitched feet), ``local`` (the joint the hips hang from),
+    ``gpos`` and ``hips_pos (F, 3)`` in place where the hips drop.
+
+    ``held (F, 2, 3)`` is added to the toe targets (the pivot's held offset); the other stage-1
+    arrays as :func:`feet_stage` wrote them. Writes the two-bone solver's input: ``rows
+    (5, F·L, 3)`` (root, mid, tip, target, pole of every limb of every frame; the legs' poles
+    are their knees until the source's knee is copied) and ``weight (F·L,)``, and the knee
+    copy's input for the legs: ``knee_input (5, F·2, 3)`` (source hip, knee, ankle; target hip,
+    foot target) and ``knee_lengths (2, F·2)`` (target thigh and shin).
+    """
+    frames, limbs = gpos.shape[0], t_chain.shape[0]
+    s = params[SIZE_RATIO]
+    floor = params[CAPTURE_FLOOR]
+    for f in range(frames):
+        if has_toes:
+            for leg in range(2):
+                mapped = add_s(_vec(toe_target[f, leg]), _vec(held[f, leg]))
+                vector = _vec(foot_vector[f, leg])
+                target = _vec(feet[f, leg])
+                target = add_s(target, scale_s(sub_s(sub_s(mapped, vector), target),
+                                               pivot[f, leg]))
+                ankle_target = target[1] - standing(heights[TARGET_ANKLE, leg], params)
+                toe_end = target[1] + vector[1] - standing(heights[TARGET_TOE, leg], params)
+                lowest_source = min(spos[f, s_chain[leg, 2], 1] - heights[SOURCE_ANKLE, leg],
+                                    toe[f, leg, 1] - heights[SOURCE_TOE, leg]) - floor
+                y = target[1] + (contact_lift(lowest_source, s) - min(ankle_target, toe_end))
+                dip = mapped[1] - (y + vector[1])
+                y += min(max(dip, 0.0), MAX_TOE_RAISE) * ramp(toe_height[f, leg], 0.01, 0.03)
+                _put(feet[f, leg], (target[0], y, target[2]))
+                tip = t_chain[leg, 2]
+                _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
+        # Lower (never raise) the hips where a foot on IK could not be reached.
+        drop = 0.0
+        for leg in range(2):
+            root, mid, tip = _vec(chain[f, 0, leg]), _vec(chain[f, 1, leg]), _vec(chain[f, 2, leg])
+            length = norm_s(sub_s(mid, root)) + norm_s(sub_s(tip, mid))
+            extension = (norm_s(sub_s(_vec(spos[f, s_chain[leg, 2]]),
+                                      _vec(spos[f, s_chain[leg, 0]])))
+                         / source_leg_lengths[leg])
+            reach = min(max(extension, REACH), 1.0) * length
+            across = (root[0] - feet[f, leg, 0]) ** 2 + (root[2] - feet[f, leg, 2]) ** 2
+            highest = feet[f, leg, 1] + math.sqrt(max(reach * reach - across, 0.0))
+            drop = max(drop, max(root[1] - highest, 0.0) * leg_weights[f, leg])
+        if drop > 1e-9:
+            for part in range(3):
+                for k in range(limbs):
+                    chain[f, part, k, 1] -= drop
+            for j in range(under_mover.shape[0]):
+                if under_mover[j]:
+                    gpos[f, j, 1] -= drop
+            hips_pos[f, 1] -= drop
+            parent = parents[mover]
+            down = (0.0, -drop, 0.0)
+            if parent >= 0:
+                down = rotate_s(inv_s(_quat(world[parent, f])), down)
+            _put(local[mover, f], add_s(_vec(local[mover, f]), down))
+        # The solver's rows: root, mid, tip, target, pole; legs reach the feet with the knee
+        # copied from the source, hands follow the source's relative to the hips, scaled.
+        hips = _vec(hips_pos[f])
+        source_hips = _vec(spos[f, hips_source])
+        for k in range(limbs):
+            row = f * limbs + k
+            root, mid, tip = _vec(chain[f, 0, k]), _vec(chain[f, 1, k]), _vec(chain[f, 2, k])
+            if k < 2:  # the knee copied from the source goes in as the pole (see solve)
+                target = _vec(feet[f, k])
+                pole = mid
+                leg = f * 2 + k
+                for c in range(3):
+                    knee_input[0, leg, c] = spos[f, s_chain[k, 0], c]
+                    knee_input[1, leg, c] = spos[f, s_chain[k, 1], c]
+                    knee_input[2, leg, c] = spos[f, s_chain[k, 2], c]
+                    knee_input[3, leg, c] = root[c]
+                    knee_input[4, leg, c] = target[c]
+                knee_lengths[0, leg] = norm_s(sub_s(mid, root))
+                knee_lengths[1, leg] = norm_s(sub_s(tip, mid))
+                share = leg_weights[f, k]
+            else:
+                target = add_s(hips, scale_s(sub_s(_vec(spos[f, s_chain[k, 2]]), source_hips), s))
+                pole = mid
+                share = arm_weights[f, k - 2]
+            for c, point in enumerate((root, mid, tip, target, pole)):
+                _put(rows[c, row], point)
+            weight[row] = 0.0 if norm_s(sub_s(tip, target)) < DO_NO_HARM else share
+
+
+@numba.njit(cache=True, error_model="numpy")
+def turn_stage(
+    world: FloatArray, local: FloatArray, gpos: FloatArray, t_chain: IntArray,
+    parents: IntArray, turned_joints: IntArray, turned_rows: IntArray, group_ends: IntArray,
+    detached_rows: IntArray, upper: FloatArray, lower: FloatArray, solved_tip: FloatArray,
+) -> None:
+    """Stage 3: the two-bone solver's deltas ``upper``/``lower (F·L, 4)`` applied to the limb
+    joints of ``world (J, F, 4)``, and detached tips placed at ``solved_tip (F·L, 3)`` in
+    ``local``. ``turned_joints``/``turned_rows``: the joints each delta turns (rows ``0..L``
+    upper deltas, ``L..2L`` lower), in groups ending at ``group_ends`` (a joint turned twice is
+    turned by its upper delta first)."""
+    frames, limbs = gpos.shape[0], t_chain.shape[0]
+    turned = np.empty((turned_joints.shape[0], 4))
+    for f in range(frames):
+        start = 0
+        for end in group_ends:
+            for i in range(start, end):  # every product from the group's old rotations
+                r = turned_rows[i]
+                delta = (_quat(upper[f * limbs + r]) if r < limbs
+                         else _quat(lower[f * limbs + r - limbs]))
+                _put(turned[i], mul_s(delta, _quat(world[turned_joints[i], f])))
+            for i in range(start, end):
+                _put(world[turned_joints[i], f], _quat(turned[i]))
+            start = end
+        for k in detached_rows:
+            joint = t_chain[k, 2]
+            parent = parents[joint]
+            place = _vec(solved_tip[f * limbs + k])
+            if parent >= 0:
+                place = rotate_s(inv_s(_quat(world[parent, f])),
+                                 sub_s(place, _vec(gpos[f, parent])))
+            _put(local[joint, f], place)
