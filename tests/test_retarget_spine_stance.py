@@ -76,3 +76,17 @@ def test_live_frame_equals_a_batch_of_one_across_rigs() -> None:
         np.testing.assert_allclose(pos, pos_b[0], rtol=0, atol=1e-12)
         moved = max(moved, float(np.abs(pos - target.skeleton.offsets * 1.2).max()))
     assert moved > 0.1  # the hips travelled: the comparison saw real motion
+
+
+def test_planted_hold_keeps_no_reference_to_the_callers_arrays() -> None:
+    """A caller reusing its buffers frame after frame (the limb kernels do) must not rewrite the
+    hold's state: the touchdown/release of the next frame is seen against this frame's copy."""
+    buffer_values, buffer_planted = np.zeros((2, 3)), np.zeros(2, dtype=bool)
+    reused, fresh = PlantedHold(4), PlantedHold(4)
+    rng = np.random.default_rng(3)
+    for frame in range(12):
+        buffer_values[...] = rng.normal(size=(2, 3))
+        buffer_planted[...] = [frame % 5 < 3, frame % 4 < 2]
+        got = reused(buffer_values, buffer_planted)
+        want = fresh(buffer_values.copy(), buffer_planted.copy())
+        np.testing.assert_array_equal(got, want)

@@ -77,6 +77,23 @@ class Sizes:
     calibration_world: FloatArray
 
 
+class _Scratch:
+    """Working memory of the limb kernels for ``frames`` frames of ``count`` limbs (reused call
+    after call: a live frame allocates nothing). Every array is written before it is read."""
+
+    def __init__(self, frames: int, count: int) -> None:
+        self.chain = np.empty((frames, 3, count, 3))  # roots, mids, tips
+        self.feet, self.toe, self.toe_target, self.foot_vector, self.offset = (
+            np.empty((frames, 2, 3)) for _ in range(5))
+        self.pitch = np.empty((frames, 2, 4))
+        self.down = np.zeros((frames, 2), dtype=bool)
+        self.pivot, self.toe_height = np.empty((frames, 2)), np.empty((frames, 2))
+        self.rows = np.empty((5, frames * count, 3))  # root, mid, tip, target, pole
+        self.weight = np.empty(frames * count)
+        self.knee_input = np.empty((5, frames * 2, 3))
+        self.knee_lengths = np.empty((2, frames * 2))
+
+
 class Limbs:
     """The limbs both skeletons have, their chains, and the state of the stance-width hold."""
 
@@ -146,6 +163,7 @@ class Limbs:
         self._toe_hold_live = PlantedHold()
         self._last_ankles: FloatArray | None = None
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
+        self._scratch: dict[int, _Scratch] = {}
         self.reset_series()
 
     @property
@@ -210,7 +228,8 @@ class Limbs:
         stance-width shift ``(..., 2, 3)``; ``toe_hold``: how the toe pivot holds its toe
         (``"series"``: the leading axis is the frames of a clip, in order; ``"live"``: one frame
         after the other through :meth:`step`; ``"none"``: frames alone). The arithmetic is
-        ``limb_kernel``'s two stages; the held toe offset between them is decided here.
+        ``limb_kernel``'s three stages; the held toe offset between the first two is decided
+        here, the knee copy and the two-bone solve between the last two (``footfall.ik``).
         """
         joints, batch = world.shape[0], world.shape[1:-1]
         frames, count = math.prod(batch), self.count
@@ -225,42 +244,47 @@ class Limbs:
         heights = np.array([sizes.source.ankle_height, sizes.target.ankle_height,
                             sizes.source.toe_height, sizes.target.toe_height], dtype=np.float64)
         has_toes = self._toes is not None
-        chain, feet = np.empty((frames, 3, count, 3)), np.empty((frames, 2, 3))
-        toe, toe_target, foot_vector = (np.empty((frames, 2, 3)) for _ in range(3))
-        offset, pitch = np.zeros((frames, 2, 3)), np.empty((frames, 2, 4))
-        down, pivot, toe_height = (np.zeros((frames, 2), dtype=bool), np.empty((frames, 2)),
-                                   np.empty((frames, 2)))
+        m = self._scratch_for(frames)
         feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
                    self._leg_sides, self._detached, self._tip_offsets, self._outward,
                    np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,
                    self._toe_table[0], self._toe_table[1], self._toe_table[2],
-                   self._toe_table[3], params, heights, chain, feet, toe, toe_target,
-                   foot_vector, pitch, offset, down, pivot, toe_height)
-        held = offset
+                   self._toe_table[3], params, heights, m.chain, m.feet, m.toe, m.toe_target,
+                   m.foot_vector, m.pitch, m.offset, m.down, m.pivot, m.toe_height)
+        held = m.offset
         if has_toes:
-            held = self._held_toe_offset(offset.reshape(*batch, 2, 3), down.reshape(*batch, 2),
-                                         toe_target.reshape(*batch, 2, 3), toe_hold)
+            held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
+                                         m.down.reshape(*batch, 2),
+                                         m.toe_target.reshape(*batch, 2, 3), toe_hold)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
         legs = np.ascontiguousarray(np.broadcast_to(weights.legs, (*batch, 2)).reshape(frames, 2))
         arms = np.ascontiguousarray(np.broadcast_to(weights.arms, (*batch, count - 2))
                                     .reshape(frames, count - 2))
-        rows, n = np.empty((5, frames * count, 3)), frames * count
-        weight = np.empty(n)
-        knee_input, knee_lengths = np.empty((5, frames * 2, 3)), np.empty((2, frames * 2))
         reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
                     arms, held, self._t_chain, self._s_chain, self.hips[1],
                     self._source_leg_lengths, self._parents, self.mover, self._under_mover,
-                    has_toes, params, heights, chain, feet, toe, toe_target, foot_vector, pitch,
-                    pivot, toe_height, rows, weight, knee_input, knee_lengths)
+                    has_toes, params, heights, m.chain, m.feet, m.toe, m.toe_target,
+                    m.foot_vector, m.pitch, m.pivot, m.toe_height, m.rows, m.weight,
+                    m.knee_input, m.knee_lengths)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
-        rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
-            *knee_input, *knee_lengths).reshape(frames, 2, 3)
-        result = solve_two_bone(*rows.reshape(5, frames, count, 3),
-                                position_weight=weight.reshape(frames, count))
+        m.rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
+            *m.knee_input, *m.knee_lengths).reshape(frames, 2, 3)
+        result = solve_two_bone(*m.rows.reshape(5, frames, count, 3),
+                                position_weight=m.weight.reshape(frames, count))
+        n = frames * count
         turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
                    self._turned_rows, self._group_ends, self._detached_rows,
                    result.upper_rotation.reshape(n, 4), result.lower_rotation.reshape(n, 4),
                    result.tip.reshape(n, 3))
+
+    def _scratch_for(self, frames: int) -> _Scratch:
+        """The kernels' working memory for ``frames`` (kept for the last few batch sizes)."""
+        scratch = self._scratch.get(frames)
+        if scratch is None:
+            if len(self._scratch) >= 4:
+                self._scratch.clear()
+            scratch = self._scratch[frames] = _Scratch(frames, self.count)
+        return scratch
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
         """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""

@@ -155,7 +155,7 @@ class PlantedHold:
     def __call__(self, values: ArrayLike, planted: ArrayLike) -> FloatArray:
         """Held values ``(..., 3)`` for this frame's ``values`` and ``planted (...)``."""
         values = np.asarray(values, dtype=np.float64)
-        planted = np.asarray(planted, dtype=bool)
+        planted = np.array(planted, dtype=bool)  # kept as state: never the caller's memory
         if self.held is None or self.held.shape != values.shape:
             self.held = values.copy()
             self.released = values.copy()
