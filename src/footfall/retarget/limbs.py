@@ -235,7 +235,7 @@ class Limbs:
         frames, count = math.prod(batch), self.count
         world_f = world.reshape(joints, frames, 4)
         local_f = local.reshape(joints, frames, 3)
-        gpos = self.position_fk.positions(np.moveaxis(world_f, 0, 1), np.moveaxis(local_f, 0, 1))
+        gpos = self.position_fk.positions(world_f.transpose(1, 0, 2), local_f.transpose(1, 0, 2))
         srot_f = np.ascontiguousarray(srot.reshape(frames, -1, 4))
         spos_f = np.ascontiguousarray(spos.reshape(frames, -1, 3))
         shift = np.ascontiguousarray(foot_shift.reshape(frames, 2, 3))
@@ -257,9 +257,8 @@ class Limbs:
                                          m.down.reshape(*batch, 2),
                                          m.toe_target.reshape(*batch, 2, 3), toe_hold)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
-        legs = np.ascontiguousarray(np.broadcast_to(weights.legs, (*batch, 2)).reshape(frames, 2))
-        arms = np.ascontiguousarray(np.broadcast_to(weights.arms, (*batch, count - 2))
-                                    .reshape(frames, count - 2))
+        legs, arms = (_frame_rows(w, batch, frames, width)
+                      for w, width in ((weights.legs, 2), (weights.arms, count - 2)))
         reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
                     arms, held, self._t_chain, self._s_chain, self.hips[1],
                     self._source_leg_lengths, self._parents, self.mover, self._under_mover,
@@ -424,7 +423,8 @@ class Limbs:
         (``toe_path (F, 2, 3)``): the swing is stretched where the toe moves anyway, not shoved
         where it hovers (live: over a fixed time)."""
         if toe_hold == "live":
-            held = self._toe_hold_live(offset, down)
+            held = (self._toe_hold_live.one(offset.tolist(), down.tolist()) if down.ndim == 1
+                    else self._toe_hold_live(offset, down))
         elif toe_hold == "series" and len(offset) > 0:
             travel = np.zeros(down.shape)
             travel[1:] = np.linalg.norm(np.diff(toe_path[..., [0, 2]], axis=0), axis=-1)
@@ -499,3 +499,13 @@ def _toe_rows(toes: Toes | None) -> NDArray[np.int64]:
 def _toe_offsets(toes: Toes | None) -> FloatArray:
     """``(2, 3)`` End Site offsets of the toe points for the kernels (zeros without toes)."""
     return np.zeros((2, 3)) if toes is None else np.ascontiguousarray(toes.offsets, dtype=float)
+
+
+def _frame_rows(values: FloatArray, batch: tuple[int, ...], frames: int, width: int
+                ) -> FloatArray:
+    """Per-limb ``values (..., width)`` broadcast to the batch as C-ordered ``(frames, width)``
+    rows for the kernels (no copy when they already are)."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (*batch, width):
+        values = np.broadcast_to(values, (*batch, width))
+    return np.ascontiguousarray(values).reshape(frames, width)
