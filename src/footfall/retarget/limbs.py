@@ -118,6 +118,7 @@ class Limbs:
                                        self._s_chain[:2, 1], [self.hips[1]]])
         self._leg_sides = self._side[:2].copy()
         self._s_leg_tips = self._s_chain[:2, 2].copy()
+        self._s_tips = self._s_chain[:, 2].copy()
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
                          * np.array([1.0, 0.0, 0.0]))
         self._any_detached = bool(self._detached.any())
@@ -180,6 +181,11 @@ class Limbs:
     def arm_rows(self) -> NDArray[np.int64]:
         """Rows of the arms in the limb order."""
         return np.nonzero(~self._is_leg)[0]
+
+    @property
+    def source_tips_index(self) -> NDArray[np.int64]:
+        """Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first."""
+        return self._s_tips
 
     def source_tips(self, spos: FloatArray) -> FloatArray:
         """Source positions ``(..., L, 3)`` of each limb's tip (ankles, wrists)."""

@@ -20,6 +20,7 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,9 @@ from footfall.retarget.weights import (
     LimbWeights,
     WeightSmoother,
     WeightThresholds,
-    goal_weights,
+    points_array,
     smooth_weights,
+    source_goal_kernel,
 )
 from footfall.skeleton import Clip, FKPlan, Skeleton
 
@@ -112,6 +114,7 @@ class Retargeter:
         self.limbs = Limbs(source, target, self.source_map, self.target_map,
                            self.correspondence)
         self._smoother = WeightSmoother()
+        self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
         self._arm_sides = self.limbs.sides()[self.limbs.arm_rows].tolist()
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
@@ -498,23 +501,19 @@ class Retargeter:
             legs = np.full((*batch, 2), value)
             hips = np.ones(batch)
         else:
-            s = self.size_ratio
-            tips = self.limbs.source_tips(spos)
-            hips_s = spos[..., self.correspondence.hips[1], :]
-            hips_t = self._hips_target(hips_s, np.ones(batch), np.zeros(batch))
-            feet_s = tips[..., :2, :]  # legs come first
-            lift = feet_s[..., 1] - self.source_measures.ankle_height
-            feet_t = feet_s * np.array([s, 1.0, s])
-            if arm_count == 2:
-                hands = hips_t[..., None, :] + s * (tips[..., self.limbs.arm_rows, :]
-                                                    - hips_s[..., None, :])
-            else:
-                hands = np.repeat(hips_t[..., None, :], 2, axis=-2)
-                hands[..., 1, 0] += 10.0  # no arms: never "hands together"
-            ratio = hips_s[..., 1] / max(self.source_measures.hips_height, 1e-9)
-            thresholds = WeightThresholds.from_settings(self.settings.values)
-            goals = goal_weights(hands, lift, feet_t, hips_t, ratio, props, chairs, thresholds)
-            arms, legs, hips = goals.arms[..., :arm_count], goals.legs, goals.hips
+            frames = math.prod(batch)
+            tips = self.limbs.source_tips_index
+            arm_tips = tips[self.limbs.arm_rows] if arm_count == 2 else tips[:0]
+            raise_by = (self.target_measures.hips_height * self.avatar_scale
+                        - self.source_measures.hips_height + self.settings["floor_height"])
+            arms, legs, hips = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
+            source_goal_kernel(
+                np.ascontiguousarray(spos.reshape(frames, -1, 3)), tips, arm_tips,
+                self.correspondence.hips[1], self.size_ratio, raise_by,
+                self.source_measures.ankle_height, max(self.source_measures.hips_height, 1e-9),
+                points_array(props), points_array(chairs), self._weight_thresholds().as_array,
+                arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
+            arms = arms[..., :arm_count]
         if arm_count:
             values = self.settings.values
             switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
@@ -522,6 +521,15 @@ class Retargeter:
             arms = arms * enabled
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
+
+    def _weight_thresholds(self) -> WeightThresholds:
+        """The automatic weights' thresholds of the current settings (rebuilt when they
+        change; the thresholds keep their kernel array)."""
+        values = self.settings.values
+        key = tuple(values[name] for name in WeightThresholds.SETTINGS.values())
+        if self._thresholds is None or self._thresholds[0] != key:
+            self._thresholds = (key, WeightThresholds.from_settings(values))
+        return self._thresholds[1]
 
     def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray,
                      seated: FloatArray) -> FloatArray:

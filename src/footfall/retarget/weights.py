@@ -16,14 +16,17 @@ closed form (:func:`smooth_series`), or one frame at a time by :class:`WeightSmo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from functools import cached_property
+from typing import Any, ClassVar
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, IntArray
 
 
 @dataclass(frozen=True)
@@ -43,17 +46,24 @@ class WeightThresholds:
     sit_ratio_low: float = 0.6
     sit_ratio_high: float = 0.85
 
+    #: The settings (``retarget.settings``) each threshold comes from.
+    SETTINGS: ClassVar[dict[str, str]] = {
+        "hands_near": "hands_distance_near", "hands_far": "hands_distance_far",
+        "prop_near": "prop_distance_near", "prop_far": "prop_distance_far",
+        "foot_low": "foot_height_low", "foot_high": "foot_height_high",
+        "chair_near": "chair_distance_near", "chair_far": "chair_distance_far",
+        "sit_ratio_low": "sit_hips_ratio_low", "sit_ratio_high": "sit_hips_ratio_high",
+    }
+
     @classmethod
     def from_settings(cls, values: Mapping[str, Any]) -> WeightThresholds:
         """Thresholds from a settings ``values`` mapping (see ``retarget.settings``)."""
-        return cls(
-            hands_near=values["hands_distance_near"], hands_far=values["hands_distance_far"],
-            prop_near=values["prop_distance_near"], prop_far=values["prop_distance_far"],
-            foot_low=values["foot_height_low"], foot_high=values["foot_height_high"],
-            chair_near=values["chair_distance_near"], chair_far=values["chair_distance_far"],
-            sit_ratio_low=values["sit_hips_ratio_low"],
-            sit_ratio_high=values["sit_hips_ratio_high"],
-        )
+        return cls(**{field: values[name] for field, name in cls.SETTINGS.items()})
+
+    @cached_property
+    def as_array(self) -> FloatArray:
+        """The thresholds ``(12,)`` in field order (what the kernel reads)."""
+        return np.array([getattr(self, f.name) for f in fields(self)], dtype=np.float64)
 
 
 @dataclass
@@ -65,22 +75,103 @@ class LimbWeights:
     hips: FloatArray
 
 
-def ramp(value: ArrayLike, start: float, end: float) -> FloatArray:
-    """0 at ``start``, 1 at ``end``, linear between, clamped (any shape)."""
-    value = np.asarray(value, dtype=np.float64)
+@numba.njit(cache=True, error_model="numpy")
+def ramp_s(value: float, start: float, end: float) -> float:
+    """0 at ``start``, 1 at ``end``, linear between, clamped (a step at ``end`` when the two
+    are closer than 1e-12)."""
     span = end - start
     if abs(span) < 1e-12:
-        return (value >= end).astype(np.float64)
-    # minimum/maximum: np.clip's values (NaN included) without its per-call overhead
-    return np.minimum(np.maximum((value - start) / span, 0.0), 1.0)
+        return 1.0 if value >= end else 0.0
+    return min(max((value - start) / span, 0.0), 1.0)
 
 
-def _nearest(points: FloatArray, others: FloatArray | None) -> FloatArray:
-    """Distance ``(...)`` from each point ``(..., 3)`` to the nearest of ``others (P, 3)``."""
-    if others is None or len(others) == 0:
-        return np.full(points.shape[:-1], np.inf)
-    diff = points[..., None, :] - others
-    return np.min(np.linalg.norm(diff, axis=-1), axis=-1)
+@numba.vectorize(["float64(float64, float64, float64)"], cache=True)
+def ramp(value: float, start: float, end: float) -> float:  # pragma: no cover (compiled)
+    """:func:`ramp_s` over arrays (any shapes that broadcast)."""
+    return ramp_s(value, start, end)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _nearest(x: float, y: float, z: float, others: FloatArray) -> float:
+    """Distance from ``(x, y, z)`` to the nearest of ``others (P, 3)`` (inf when P = 0)."""
+    best = math.inf
+    for k in range(others.shape[0]):
+        dx, dy, dz = others[k, 0] - x, others[k, 1] - y, others[k, 2] - z
+        best = min(best, math.sqrt(dx * dx + dy * dy + dz * dz))
+    return best
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _distance(a: FloatArray, b: FloatArray) -> float:
+    dx, dy, dz = a[0] - b[0], a[1] - b[1], a[2] - b[2]
+    return math.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
+            ratio: float, props: FloatArray, chairs: FloatArray, t: FloatArray,
+            arms: FloatArray, legs: FloatArray) -> float:
+    """The layers of the module docstring for one frame: ``hands (2, 3)``, ``lift (2,)``,
+    ``feet (2, 3)``, ``hips (3,)``, ``ratio``, ``props (P, 3)``, ``chairs (C, 3)``, thresholds
+    ``t (12,)`` in :class:`WeightThresholds`' order → ``arms (2,)``, ``legs (2,)`` written, the
+    hips weight returned."""
+    arm_hands = 1.0 - ramp_s(_distance(hands[0], hands[1]), t[0], t[1])
+    seated = 1.0 - ramp_s(_nearest(hips[0], hips[1], hips[2], chairs), t[6], t[7])
+    for side in range(2):
+        hand = hands[side]
+        arm_prop = 1.0 - ramp_s(_nearest(hand[0], hand[1], hand[2], props), t[2], t[3])
+        arms[side] = max(arm_hands, arm_prop)
+        ox, oz = feet[side, 0] - hips[0], feet[side, 2] - hips[2]
+        reach = ramp_s(math.sqrt(ox * ox + oz * oz), t[8], t[9])
+        leg_seated = 1.0 - seated * (1.0 - reach)
+        legs[side] = min(leg_seated, 1.0 - ramp_s(lift[side], t[4], t[5]))
+    return min(1.0 - seated, ramp_s(ratio, t[10], t[11]))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
+                 ratio: FloatArray, props: FloatArray, chairs: FloatArray, t: FloatArray,
+                 arms: FloatArray, legs: FloatArray, hips_weight: FloatArray) -> None:
+    """:func:`_layers` for every frame of ``hands (F, 2, 3)``, ``lift (F, 2)``, ``feet
+    (F, 2, 3)``, ``hips (F, 3)``, ``ratio (F,)`` into ``arms``, ``legs (F, 2)``,
+    ``hips_weight (F,)``."""
+    for f in range(hands.shape[0]):
+        hips_weight[f] = _layers(hands[f], lift[f], feet[f], hips[f], ratio[f], props, chairs,
+                                 t, arms[f], legs[f])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def source_goal_kernel(positions: FloatArray, tips: IntArray, arm_tips: IntArray,
+                       hips_joint: int, scale: float, raise_by: float, ankle: FloatArray,
+                       hips_height: float, props: FloatArray, chairs: FloatArray, t: FloatArray,
+                       arms: FloatArray, legs: FloatArray, hips_weight: FloatArray) -> None:
+    """:func:`_layers` for every frame of source joint positions ``positions (F, J, 3)``, as
+    the retargeter maps them: feet ``tips[:2]`` scaled horizontally by ``scale`` (their lift
+    above the standing ankle heights ``ankle (2,)``), the hips scaled and raised by
+    ``raise_by`` m, hands ``arm_tips (2,)`` relative to the hips, scaled (no arms: two hands
+    10 m apart, never "together"), the hips' height ratio over ``hips_height``."""
+    hands, feet = np.empty((2, 3)), np.empty((2, 3))
+    lift, hips = np.empty(2), np.empty(3)
+    for f in range(positions.shape[0]):
+        source_hips = positions[f, hips_joint]
+        hips[0] = scale * source_hips[0]
+        hips[1] = source_hips[1] + raise_by
+        hips[2] = scale * source_hips[2]
+        for side in range(2):
+            foot = positions[f, tips[side]]
+            lift[side] = foot[1] - ankle[side]
+            feet[side, 0], feet[side, 1], feet[side, 2] = scale * foot[0], foot[1], scale * foot[2]
+            for c in range(3):
+                if arm_tips.shape[0] == 2:
+                    hands[side, c] = hips[c] + scale * (positions[f, arm_tips[side], c]
+                                                        - source_hips[c])
+                else:
+                    hands[side, c] = hips[c] + (10.0 if side == 1 and c == 0 else 0.0)
+        hips_weight[f] = _layers(hands, lift, feet, hips, source_hips[1] / hips_height, props,
+                                 chairs, t, arms[f], legs[f])
+
+
+_NONE = np.zeros((0, 3))
 
 
 def goal_weights(
@@ -104,25 +195,39 @@ def goal_weights(
         props: ``(P, 3)`` prop positions (other characters' hands count as props), or None.
         chairs: ``(C, 3)`` chair positions, or None.
     """
-    t = thresholds
     hands = np.asarray(hands, dtype=np.float64)
+    lift = np.asarray(feet_lift, dtype=np.float64)
     feet = np.asarray(feet, dtype=np.float64)
     hips = np.asarray(hips, dtype=np.float64)
-    props = None if props is None else np.asarray(props, dtype=np.float64).reshape(-1, 3)
-    chairs = None if chairs is None else np.asarray(chairs, dtype=np.float64).reshape(-1, 3)
-    hands_apart = np.linalg.norm(hands[..., 0, :] - hands[..., 1, :], axis=-1)
-    arm_hands = 1.0 - ramp(hands_apart, t.hands_near, t.hands_far)
-    arm_prop = 1.0 - ramp(_nearest(hands, props), t.prop_near, t.prop_far)
-    arms = np.maximum(arm_hands[..., None], arm_prop)
-    seated = 1.0 - ramp(_nearest(hips, chairs), t.chair_near, t.chair_far)
-    foot_offset = feet[..., [0, 2]] - hips[..., None, [0, 2]]
-    reach = ramp(np.linalg.norm(foot_offset, axis=-1), t.seated_foot_near, t.seated_foot_far)
-    leg_seated = 1.0 - seated[..., None] * (1.0 - reach)
-    leg_height = 1.0 - ramp(feet_lift, t.foot_low, t.foot_high)
-    legs = np.minimum(leg_seated, leg_height)
-    hips_weight = np.minimum(1.0 - seated, ramp(hips_height_ratio, t.sit_ratio_low,
-                                                t.sit_ratio_high))
+    ratio = np.asarray(hips_height_ratio, dtype=np.float64)
+    batch = hands.shape[:-2]
+    if not (lift.shape[:-1] == feet.shape[:-2] == hips.shape[:-1] == ratio.shape == batch):
+        batch = np.broadcast_shapes(batch, lift.shape[:-1], feet.shape[:-2], hips.shape[:-1],
+                                    ratio.shape)
+    frames = math.prod(batch)
+    arms, legs, hips_weight = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
+    _goal_kernel(_kernel_rows(hands, batch, frames, (2, 3)),
+                 _kernel_rows(lift, batch, frames, (2,)),
+                 _kernel_rows(feet, batch, frames, (2, 3)),
+                 _kernel_rows(hips, batch, frames, (3,)), _kernel_rows(ratio, batch, frames, ()),
+                 points_array(props), points_array(chairs), thresholds.as_array,
+                 arms.reshape(frames, 2), legs.reshape(frames, 2), hips_weight.reshape(frames))
     return LimbWeights(arms, legs, hips_weight)
+
+
+def _kernel_rows(array: FloatArray, batch: tuple[int, ...], frames: int,
+                 tail: tuple[int, ...]) -> FloatArray:
+    """``array (..., *tail)`` broadcast to ``batch`` as C-ordered ``(frames, *tail)``."""
+    if array.shape != (*batch, *tail):
+        array = np.broadcast_to(array, (*batch, *tail))
+    return np.ascontiguousarray(array).reshape(frames, *tail)
+
+
+def points_array(points: ArrayLike | None) -> FloatArray:
+    """Props or chairs as C-ordered ``(P, 3)`` (``(0, 3)`` for None)."""
+    if points is None:
+        return _NONE
+    return np.ascontiguousarray(np.asarray(points, dtype=np.float64).reshape(-1, 3))
 
 
 def smoothing_alpha(speed: float, dt: float) -> float:
