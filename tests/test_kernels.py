@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from footfall.kernels import NOTICE, prepare
@@ -23,7 +24,15 @@ def _walk(tmp_path: Path, cache: Path, *extra: str) -> subprocess.CompletedProce
 
 def test_first_run_says_it_compiles_then_never_again(tmp_path: Path) -> None:
     cache = tmp_path / "numba-cache"
+    # A mistake is reported at once: the kernels compile while the command checks its input.
+    start = time.perf_counter()
+    mistake = _walk(tmp_path, cache, "--skeleton", str(tmp_path / "missing.bvh"))
+    mistake_seconds = time.perf_counter() - start
+    assert mistake.returncode == 2 and "missing.bvh" in mistake.stderr, mistake.stderr
+    start = time.perf_counter()
     first = _walk(tmp_path, cache)
+    first_seconds = time.perf_counter() - start
+    assert mistake_seconds < 0.6 * first_seconds, (mistake_seconds, first_seconds)
     assert first.returncode == 0, first.stderr
     assert f"footfall walk: {NOTICE}" in first.stderr
     assert any(cache.rglob("*.nbi")), "the kernels were cached"

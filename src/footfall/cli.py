@@ -4,8 +4,9 @@ Each subcommand lives in its own module under :mod:`footfall.commands` and expos
 ``NAME: str``, ``HELP: str``, ``add_arguments(parser) -> None`` and ``run(args) -> int``.
 Subcommands are found by scanning that package, so adding one never edits this file. A module
 whose ``KERNELS`` names kernel groups (a tuple, or a function of the parsed arguments giving
-one) uses the compiled kernels: they are made ready first (:func:`footfall.kernels.prepare`,
-with a notice on the first run after installing).
+one) uses the compiled kernels: they are made ready while the command checks its input
+(:func:`footfall.kernels.prepare_in_background`, with a notice on the first run after
+installing), so a mistake is reported at once rather than after the first compile.
 """
 
 from __future__ import annotations
@@ -66,10 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("default")  # each warning once per place (long runs)
             groups = args._kernels(args) if callable(args._kernels) else args._kernels
             if groups:  # compiled on the first run: say so rather than stall silently
-                kernels.prepare(None if getattr(args, "quiet", False) else (
+                kernels.prepare_in_background(None if getattr(args, "quiet", False) else (
                     lambda text: print(f"footfall {args.command}: {text}", file=sys.stderr,
                                        flush=True)), groups=groups)
             code = int(args._run(args) or 0)
+            if code == 0:  # a finished job leaves every kernel cached for the next run
+                kernels.wait_ready()
         _print_own_warnings(args.command, caught)
         return code
     except KeyboardInterrupt:

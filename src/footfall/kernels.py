@@ -57,6 +57,27 @@ def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_A
     return time.perf_counter() - start
 
 
+_background: threading.Thread | None = None
+
+
+def prepare_in_background(notice: Callable[[str], None] | None = None,
+                          after: float = NOTICE_AFTER, groups: Iterable[str] = GROUPS) -> None:
+    """:func:`prepare` on a daemon thread, so a command checks its input (and reports a
+    mistake at once) while the kernels compile; the command's first kernel call waits for them
+    (numba's compiler lock), or :func:`wait_ready` does."""
+    global _background
+    _background = threading.Thread(target=prepare, args=(notice, after, tuple(groups)),
+                                   name="footfall-kernels", daemon=True)
+    _background.start()
+
+
+def wait_ready() -> None:
+    """Return once a :func:`prepare_in_background` (if any) has finished: before a real-time
+    loop whose first frame must not stall."""
+    if _background is not None:
+        _background.join()
+
+
 def _kinematics() -> None:
     from footfall import quat
     from footfall.ik import knee_from_source, solve_two_bone

@@ -48,6 +48,7 @@ def _has_display() -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Start the server, print the URL, loop until Ctrl-C (or ``--duration``)."""
+    from footfall import kernels
     from footfall.viewer.app import DemoApp  # viser is imported only when the demo runs
 
     settings = DemoSettings(terrain=args.terrain, speed=args.speed).check()
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if app.notice:
             print(f"footfall demo: {app.notice}", flush=True)
+        kernels.wait_ready()  # the first frames are not held up by a compile
         print(f"footfall demo: open {app.url}  (Ctrl-C stops)", flush=True)
         if not args.no_browser and _has_display():
             webbrowser.open(app.url)

@@ -120,7 +120,7 @@ def _start_control(loop: Any, args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Build the source, the avatars and the outputs; run the loop."""
-    from footfall import bvh
+    from footfall import bvh, kernels
     from footfall.live.loop import LiveLoop, load_target, unique_names
     from footfall.live.natnet_client import NatNetClient
     from footfall.live.record import Recorder
@@ -183,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
         loop.stop()
 
     signal.signal(signal.SIGINT, on_interrupt)
+    kernels.wait_ready()  # compiled before the first frame, not inside it
     try:
         loop.run(args.duration)
     finally:
