@@ -1,6 +1,7 @@
 """The compiled kernels (numba) made ready before a command's real work.
 
-The forward kinematics, the two-bone IK and the ray kernels are compiled on the first run after
+The forward kinematics, the two-bone IK, the ray kernels and the grounding stages (the stepping
+walker's flat pose, the pipeline's per-foot stages) are compiled on the first run after
 installing (about 10 s of CPU here, mostly the IK) and loaded from numba's cache afterwards
 (well under a second). :func:`prepare` calls each one once on a tiny input, so that cost comes
 first — with a notice when it takes a while — instead of as an unexplained pause inside the
@@ -25,6 +26,8 @@ def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_A
     """Compile or load every kernel by calling it once; ``notice(NOTICE)`` is called if that
     takes longer than ``after`` seconds. Returns the seconds it took."""
     from footfall import quat
+    from footfall.bunny import bunny_skeleton
+    from footfall.gait.stepping import StepWalker
     from footfall.ik import knee_from_source, solve_two_bone
     from footfall.skeleton import FKPlan
     from footfall.terrain import MeshTerrain
@@ -46,6 +49,7 @@ def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_A
                              np.array([[0, 2, 1], [0, 3, 2]]), name="warm-up")
         square.raycast_down(np.array([[0.5, 0.5]]))
         square.raycast(np.array([[0.5, 1.0, 0.5]]), np.array([[0.0, -1.0, 0.0]]))
+        StepWalker(bunny_skeleton(), square, 1, start_x=0.5, lateral_z=0.5).step()  # stages
     finally:
         if timer is not None:
             timer.cancel()

@@ -264,7 +264,7 @@ class StepWalker:
         self.distance = distance[-1].copy()
         self.time = float(times[-1])
         rotations, positions, plan = self.flat_pose(distance)
-        block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik)
+        block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik, copy=False)
         fields = {name: getattr(block, name) for name in GroundedFrame.__dataclass_fields__}
         return WalkerFrame(**fields, time=times, distance=distance.copy(),
                            swing=np.asarray(plan.swing).copy(), plant_xz=plan.plant_xz)

@@ -95,7 +95,7 @@ def ankle_lift_s(pitch: float, roll: float, ankle_height: float) -> float:
 # --- row loops behind the NumPy forms --------------------------------------------------------
 
 
-@numba.njit("void(f8[:, ::1], f8[:, ::1], f8[:, ::1])", cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _heading_rows(direction: FloatArray, forward: FloatArray, left: FloatArray
                   ) -> None:  # pragma: no cover - compiled
     for i in range(direction.shape[0]):
@@ -130,7 +130,7 @@ def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotat
                 out[i, c] = n[c]
 
 
-@numba.njit("void(f8[:, ::1], f8[:, ::1])", cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(b.shape[0]):
         q = between_s(_UP, (b[i, 0], b[i, 1], b[i, 2]))

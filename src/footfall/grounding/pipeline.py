@@ -120,6 +120,7 @@ class _Batch:
     forward: FloatArray
     stance: BoolArray
     swing: FloatArray
+    lock_weight: Any = None  # (N, 2) foot lock weights, or None
     angles: Any = None  # (T, K, 2, 2) sole angles, for rewind
     legs: Any = None  # lifted hip, knee, ankle (N, 2, 3) and max reach (N, 2), for the IK
 
@@ -128,14 +129,21 @@ class _Batch:
         """N = T·K."""
         return self.frames * self.k
 
-    def rows(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type) -> Any:
+    def rows(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type,
+             name: str = "input") -> Any:
         """``value`` broadcast to ``(T, K, *tail)`` as C-ordered, writable rows ``(N, *tail)``
-        (None stays None)."""
+        (None stays None); a :class:`SkeletonError` naming ``name`` if it does not fit (the
+        kernels index these rows unchecked)."""
         if value is None:
             return None
         array: np.ndarray = np.asarray(value, dtype=dtype)
-        return kernel_array(np.broadcast_to(array, (self.frames, self.k, *tail)),
-                            (self.count, *tail))
+        try:
+            full = np.broadcast_to(array, (self.frames, self.k, *tail))
+        except ValueError:
+            raise SkeletonError(
+                f"{name} has shape {array.shape}; expected (T, K{''.join(f', {n}' for n in tail)})"
+                f" = {(self.frames, self.k, *tail)} or a shape that broadcasts to it") from None
+        return kernel_array(full, (self.count, *tail))
 
 
 @dataclass
@@ -278,6 +286,7 @@ class GroundingPipeline:
         foot_lift: ArrayLike | None = None,
         pelvis_offset: ArrayLike | None = None,
         sole_angles: ArrayLike | None = None,
+        copy: bool = True,
     ) -> GroundedFrame:
         """Ground T consecutive frames of K characters in one batched call.
 
@@ -289,11 +298,16 @@ class GroundingPipeline:
         all T·K rows. Afterwards the state is that of the last frame; :meth:`rewind` goes back
         to any frame of the batch.
 
-        The stages, in order: :meth:`_batch` (rows, parameters, the legs' FK), :meth:`_targets`
-        (footsteps, rays, which feet are grounded), :meth:`_sole_angles`, :meth:`_pelvis`,
-        :meth:`_legs` (IK) and :meth:`_result` (FK, sole rays).
+        ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
+        local pose, grounded in place, instead of being copied first (a walker's fresh pose).
+
+        The stages, in order: :meth:`_batch` (rows, parameters, FK, the feet's heading),
+        :meth:`_targets` (footsteps, ray targets, rays), :meth:`_sole_angles` (which feet are
+        grounded, sole angles, target heights), :meth:`_pelvis`, :meth:`_legs` (IK) and
+        :meth:`_result` (FK, sole rays); each stage's per-foot maths is one compiled kernel of
+        :mod:`~footfall.grounding.stage_kernels`.
         """
-        batch = self._batch(rotations, positions, plan, dt, ik)
+        batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
         self._sole_angles(batch, targets, sole_angles, foot_lift)
         lift_body = self._pelvis(batch, targets, pelvis_offset)
@@ -301,11 +315,11 @@ class GroundingPipeline:
         return self._result(batch, targets, clamped, lift_body)
 
     def _batch(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
-               ik: ArrayLike | None) -> _Batch:
+               ik: ArrayLike | None, copy: bool = True) -> _Batch:
         """Stage 0: the N = T·K rows (frame-major), their parameters, plan rows, the legs' FK
         and the feet's world rotations and heading."""
-        rotations = np.array(rotations, dtype=np.float64)
-        positions = np.array(positions, dtype=np.float64)
+        rotations = np.array(rotations, dtype=np.float64, copy=copy or None, order="C")
+        positions = np.array(positions, dtype=np.float64, copy=copy or None, order="C")
         k, joints = self.count, self.skeleton.joint_count
         if (
             rotations.ndim != 4 or rotations.shape[1:] != (k, joints, 4)
@@ -320,7 +334,9 @@ class GroundingPipeline:
         rotations = rotations.reshape(count, joints, 4)
         positions = positions.reshape(count, joints, 3)
         p = self._params
-        ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool), (k,))
+        if ik is not None and np.size(ik) not in (1, k):
+            raise SkeletonError(f"ik has {np.size(ik)} values for {k} characters")
+        ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool).ravel(), (k,))
         grot, gpos = self._fk(rotations, positions)
         foot_rot, ankle, forward = np.empty((count, 2, 4)), np.empty((count, 2, 3)), \
             np.empty((count, 2, 3))
@@ -328,11 +344,12 @@ class GroundingPipeline:
                        ik_on=np.ascontiguousarray(ik_on), dt=float(min(max(dt, 0.0), 0.05)),
                        grot=grot, gpos=gpos, foot_rot=foot_rot, ankle=ankle, forward=forward,
                        stance=np.empty(0, bool), swing=np.empty(0))
-        batch.stance = batch.rows(plan.stance, (2,), bool)
-        batch.swing = batch.rows(plan.swing, (2,), np.float64)
-        lock_weight = batch.rows(plan.lock_weight, (2,), np.float64)
-        lock_turn = batch.rows(plan.lock_turn, (2,), np.float64)
+        batch.stance = batch.rows(plan.stance, (2,), bool, "plan.stance")
+        batch.swing = batch.rows(plan.swing, (2,), np.float64, "plan.swing")
+        lock_weight = batch.rows(plan.lock_weight, (2,), np.float64, "plan.lock_weight")
+        lock_turn = batch.rows(plan.lock_turn, (2,), np.float64, "plan.lock_turn")
         has_turn = lock_turn is not None and lock_weight is not None
+        batch.lock_weight = lock_weight
         stage_kernels.feet_frame(grot, gpos, self._foot, self._foot_forward, has_turn,
                                  lock_turn if has_turn else NONE2,
                                  lock_weight if has_turn else NONE2, foot_rot, ankle, forward)
@@ -343,16 +360,16 @@ class GroundingPipeline:
         swing curve, foot locks, and one batch of rays under the body and each foot target."""
         count = batch.count
         steps = self._footsteps(
-            batch.rows(plan.plant_xz, (2, 2), np.float64),
-            batch.rows(plan.next_plant_xz, (2, 2), np.float64),
+            batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz"),
+            batch.rows(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
             batch.forward, batch.ik_on & batch.p.tread_snap, batch.p,
         )
-        lock_weight = batch.rows(plan.lock_weight, (2,), np.float64)
+        lock_weight = batch.lock_weight
         has_lock = plan.lock_xz is not None and lock_weight is not None
         target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
         stage_kernels.foot_targets(
             batch.ankle, batch.stance, batch.swing, steps, has_lock,
-            batch.rows(plan.lock_xz, (2, 2), np.float64) if has_lock else NONE3,
+            batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
             lock_weight if has_lock else NONE2, batch.gpos, self.root, target, ray_xz)
         # The ground under the body (where the body goes when a foot cannot be grounded) and
         # under each foot's target: one batch of rays (N, 1 + 2).
@@ -367,8 +384,8 @@ class GroundingPipeline:
         grounded and their offset; sole pitch and roll ``(N, 2)`` from the ground normal,
         faded over the swing, followed frame by frame (or given); the target heights."""
         p, hits = batch.p, targets.hits
-        given = batch.rows(sole_angles, (2, 2), np.float64)
-        lift = batch.rows(foot_lift, (2,), np.float64)
+        given = batch.rows(sole_angles, (2, 2), np.float64, "sole_angles")
+        lift = batch.rows(foot_lift, (2,), np.float64, "foot_lift")
         state = self._angles.copy()
         stage_kernels.ground_and_soles(
             batch.ankle, batch.stance, batch.swing, targets.steps, hits.hit,
@@ -387,7 +404,7 @@ class GroundingPipeline:
         ground, lowered so the legs reach, followed frame by frame (or given) — applied to the
         batch's root and global positions."""
         p, count = batch.p, batch.count
-        given = batch.rows(pelvis_offset, (), np.float64)
+        given = batch.rows(pelvis_offset, (), np.float64, "pelvis_offset")
         state = self._pelvis_offset.copy()
         lift_body = np.empty(count)
         batch.legs = (np.empty((count, 2, 3)), np.empty((count, 2, 3)),
