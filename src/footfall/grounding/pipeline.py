@@ -42,9 +42,6 @@ from footfall.terrain.hits import RayHits
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
-_XZ = [0, 2]
-
-
 @dataclass(frozen=True)
 class FootPlan:
     """What the animation intends each foot to do this frame; ``(K, 2)`` = (character, foot).
@@ -205,7 +202,6 @@ class GroundingPipeline:
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
-        self._chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
         # Both passes (the legs before the IK, the solved pose) run the whole body: one FK
         # pass costs less than a subset's, which clears the joints it leaves out.
         self._fk = FKPlan(skeleton.parents)
