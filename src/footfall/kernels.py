@@ -2,10 +2,11 @@
 
 The forward kinematics, the two-bone IK, the ray kernels and the grounding stages (the stepping
 walker's flat pose, the pipeline's per-foot stages) are compiled on the first run after
-installing (about 10 s of CPU here, mostly the IK) and loaded from numba's cache afterwards
-(well under a second). :func:`prepare` calls each one once on a tiny input, so that cost comes
-first — with a notice when it takes a while — instead of as an unexplained pause inside the
-command (before the demo's URL, in the middle of a live stream's first frame).
+installing (about 20 s of CPU here: the IK about 8 s, the grounding stages about 9 s) and
+loaded from numba's cache afterwards (well under a second). :func:`prepare` calls each one once
+on a tiny input, so that cost comes first — with a notice when it takes a while — instead of as
+an unexplained pause inside the command (before the demo's URL, in the middle of a live
+stream's first frame).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 #: Seconds of preparing after which the notice is shown (loading from the cache is faster).
 NOTICE_AFTER = 1.5
 NOTICE = ("compiling footfall's numeric kernels — the first run after installing only, "
-          "about 10 s …")
+          "about 20 s …")
 
 
 def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_AFTER) -> float:
