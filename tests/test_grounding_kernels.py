@@ -190,3 +190,14 @@ def test_stepping_walker_refuses_a_sway_on_its_legs() -> None:
                    style=StepStyle(sway=(("Spine", 0.1, 0.0), ("LeftLowerLeg", 0.0, 0.2))))
     with pytest.raises(SkeletonError, match="root"):
         StepWalker(SKELETON, scene("flat"), 1, style=StepStyle(sway=(("Hips", 0.1, 0.0),)))
+
+
+def test_a_batch_of_no_frames_changes_nothing() -> None:
+    walker, twin = _crowd_walker(3), _crowd_walker(3)
+    for _ in range(30):
+        walker.step(1 / 60)
+        twin.step(1 / 60)
+    rotations, positions, plan = walker.flat_pose(np.zeros((0, 3)))
+    empty = walker.pipeline.step_frames(rotations, positions, plan)
+    assert empty.global_positions.shape == (0, 3, SKELETON.joint_count, 3)
+    assert np.array_equal(walker.step(1 / 60).global_positions, twin.step(1 / 60).global_positions)

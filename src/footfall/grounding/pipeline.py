@@ -529,8 +529,9 @@ class GroundingPipeline:
                  snapping[:, None]], axis=1
             )
             values[full_index] = computed[inverse.reshape(-1)]
-        self._cache_keys = keys[-k:].copy()
-        self._cache_values = values[-k:].copy()
+        if count:  # (a batch of no frames keeps the cache as it was)
+            self._cache_keys = keys[-k:].copy()
+            self._cache_values = values[-k:].copy()
         return values
 
 
