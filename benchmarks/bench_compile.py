@@ -36,7 +36,7 @@ from footfall import kernels
 case = sys.argv[1]
 grouped = "groups" in inspect.signature(kernels.prepare).parameters
 if case == "grounding":
-    kernels.prepare(groups=("rays",)) if grouped else kernels.prepare()
+    kernels.prepare(groups=("grounding",)) if grouped else kernels.prepare()
 else:
     kernels.prepare(groups=("retarget",)) if grouped else kernels.prepare()
 ready = time.perf_counter()

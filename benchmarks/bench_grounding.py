@@ -1,18 +1,34 @@
-"""Grounding pipeline throughput: 10,000 characters per frame, batched vs a per-character loop.
+"""Grounding pipeline throughput: 10,000 characters per frame, against the commit before this work
+and against a per-character loop.
 
-Run: ``.venv/bin/python benchmarks/bench_grounding.py [--characters 10000] [--loop 100]``
+Run: ``.venv/bin/python benchmarks/bench_grounding.py [--characters 10000] [--loop 50]
+[--frames 10] [--base 2fe8266]``
 
 Both sides run the same code (``StepWalker.step``: seed 000's flat walk, then the whole
 grounding pipeline — rays, footsteps with tread snapping, pelvis, leg IK, sole alignment) on the
 demo course mesh. The batched side steps all K characters in one call per frame; the loop side
 steps ``--loop`` single-character walkers one after another (the figure is scaled to K). The
 grounding stage alone (pipeline.step on precomputed flat poses) is timed the same way.
+
+The base side is the package of commit ``--base`` (default: the commit before the compiled
+grounding stages), exported with ``git archive`` to a temporary folder and timed by this same
+script in a subprocess with ``PYTHONPATH`` pointing at it (``--base ''`` skips it); the ratios
+are base ÷ this tree, measured in the same run. Each side's first frame (compiling or loading
+the numba kernels) is left out of its timing. ``--steady`` frames are stepped before timing
+(default 0: the crowd starts in step, so the first ~20 frames cast no new footsteps; 60 shows
+the steady state with ~450 new footsteps a frame).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -21,6 +37,9 @@ from footfall.gait.stepping import StepWalker
 from footfall.terrain import scene
 
 DT = 1.0 / 60.0
+ROOT = Path(__file__).resolve().parents[1]
+#: The commit before the grounding stages were compiled (numba kernels per stage).
+BASE = "2fe8266"
 
 
 def _crowd(count: int, seed: int = 0) -> dict:
@@ -41,26 +60,27 @@ def _time_frames(step, frames: int) -> float:
     return (time.perf_counter() - start) / frames
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--characters", type=int, default=10_000)
-    parser.add_argument("--loop", type=int, default=50, help="characters timed one by one")
-    parser.add_argument("--frames", type=int, default=10)
-    args = parser.parse_args()
+def measure(characters: int, loop: int, frames: int, steady: int) -> dict[str, float]:
+    """Seconds per frame: batched walker and pipeline, and the one-by-one loops scaled to K."""
     skeleton = bunny_skeleton()
     terrain = scene("course")
-    crowd = _crowd(args.characters)
+    crowd = _crowd(characters)
 
-    batched = StepWalker(skeleton, terrain, args.characters, ik=True, **crowd)
-    walker_batched = _time_frames(lambda: batched.step(DT), args.frames)
+    batched = StepWalker(skeleton, terrain, characters, ik=True, **crowd)
+    for _ in range(steady):
+        batched.step(DT)
+    walker_batched = _time_frames(lambda: batched.step(DT), frames)
     rotations, positions, plan = batched.flat_pose()
     pipe = batched.pipeline
-    grounding_batched = _time_frames(lambda: pipe.step(rotations, positions, plan, DT), args.frames)
+    grounding_batched = _time_frames(lambda: pipe.step(rotations, positions, plan, DT), frames)
+    figures = {"walker": walker_batched, "pipeline": grounding_batched}
+    if loop <= 0:
+        return figures
 
     singles = [
         StepWalker(skeleton, terrain, 1, lateral_z=crowd["lateral_z"][i],
                    start_x=crowd["start_x"][i], speed=crowd["speed"][i])
-        for i in range(args.loop)
+        for i in range(loop)
     ]
 
     def loop_walkers() -> None:
@@ -73,21 +93,64 @@ def main() -> None:
         for walker, (rot, pos, foot_plan) in zip(singles, poses, strict=True):
             walker.pipeline.step(rot, pos, foot_plan, DT)
 
-    frames = max(2, args.frames // 4)
-    walker_loop = _time_frames(loop_walkers, frames) * args.characters / args.loop
-    grounding_loop = _time_frames(loop_grounding, frames) * args.characters / args.loop
+    loop_frames = max(2, frames // 4)
+    figures["walker_loop"] = _time_frames(loop_walkers, loop_frames) * characters / loop
+    figures["pipeline_loop"] = _time_frames(loop_grounding, loop_frames) * characters / loop
+    return figures
 
-    print(f"K = {args.characters} bunnies on the demo course; loop side timed on {args.loop} "
-          f"characters and scaled to K")
-    for name, fast, slow in (
-        ("walker step (flat walk + grounding)", walker_batched, walker_loop),
-        ("grounding pipeline alone", grounding_batched, grounding_loop),
-    ):
+
+def base_tree(commit: str) -> Path:
+    """The ``src`` folder of ``commit``, exported once to a temporary folder (kept between runs,
+    so its numba cache is too)."""
+    folder = Path(tempfile.gettempdir()) / f"footfall_base_{commit}"
+    if not (folder / "src" / "footfall").is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder / "src"
+
+
+def measure_base(commit: str, args: argparse.Namespace) -> dict[str, float]:
+    """:func:`measure` of ``commit``'s package, in a subprocess (no loop side)."""
+    env = {**os.environ, "PYTHONPATH": str(base_tree(commit))}
+    command = [sys.executable, __file__, "--json", "--loop", "0", "--characters",
+               str(args.characters), "--frames", str(args.frames), "--steady", str(args.steady)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--characters", type=int, default=10_000)
+    parser.add_argument("--loop", type=int, default=50, help="characters timed one by one")
+    parser.add_argument("--frames", type=int, default=10)
+    parser.add_argument("--steady", type=int, default=0, help="frames stepped before timing")
+    parser.add_argument("--base", default=BASE, help="commit timed as the base ('' for none)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    figures = measure(args.characters, args.loop, args.frames, args.steady)
+    if args.json:
+        print(json.dumps(figures))
+        return
+    base = measure_base(args.base, args) if args.base else {}
+
+    print(f"K = {args.characters} bunnies on the demo course, {args.frames} frames after "
+          f"{args.steady} + 1; loop side timed on {args.loop} characters and scaled to K; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    for name, key in (("walker step (flat walk + grounding)", "walker"),
+                      ("grounding pipeline alone", "pipeline")):
+        fast = figures[key]
         print(f"{name}:")
         print(f"  batched : {fast * 1e3:9.1f} ms/frame  {1 / fast:8.2f} frames/s "
               f"({args.characters / fast:,.0f} character-frames/s)")
-        print(f"  loop    : {slow * 1e3:9.1f} ms/frame  {1 / slow:8.4f} frames/s")
-        print(f"  speed-up: {slow / fast:8.1f}x")
+        if key in base:
+            print(f"  base    : {base[key] * 1e3:9.1f} ms/frame  ({args.base}; "
+                  f"{base[key] / fast:.2f}x this tree's time)")
+        if f"{key}_loop" in figures:
+            slow = figures[f"{key}_loop"]
+            print(f"  loop    : {slow * 1e3:9.1f} ms/frame  {1 / slow:8.4f} frames/s")
+            print(f"  speed-up: {slow / fast:8.1f}x")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,16 @@
 """The compiled kernels (numba) made ready before a command's real work.
 
-The forward kinematics, the two-bone IK, the ray kernels and the retargeter's limb stages are
-compiled on the first run after installing (seconds of CPU each, the IK the most) and loaded from
+The forward kinematics, the two-bone IK, the ray kernels, the grounding stages (the stepping
+walker's flat pose, the pipeline's per-foot stages) and the retargeter's limb stages are compiled
+on the first run after installing (seconds of CPU each, the IK the most) and loaded from
 numba's cache afterwards (well under a second). :func:`prepare` calls the ones a command uses
 once on a tiny input, so that cost comes first — with a notice when it takes a while — instead of
 as an unexplained pause inside the command (before the demo's URL, in the middle of a live
 stream's first frame).
 
-Groups: ``"kinematics"`` (FK and IK, always prepared), ``"rays"`` (terrain rays: grounding),
-``"retarget"`` (the retargeter's limb stages). A command names the groups it uses in its
-``KERNELS`` attribute (``footfall.cli``).
+Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (terrain rays and the
+grounding stages), ``"retarget"`` (the retargeter's limb and weight stages). A command names
+the groups it uses in its ``KERNELS`` attribute (``footfall.cli``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 NOTICE_AFTER = 1.5
 NOTICE = ("compiling footfall's numeric kernels — the first run after installing only, "
           "about 10 s …")
-GROUPS = ("kinematics", "rays", "retarget")
+GROUPS = ("kinematics", "grounding", "retarget")
 
 
 def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_AFTER,
@@ -47,8 +48,8 @@ def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_A
         timer.start()
     try:
         _kinematics()
-        if "rays" in wanted:
-            _rays()
+        if "grounding" in wanted:
+            _grounding()
         if "retarget" in wanted:
             _retarget()
     finally:
@@ -92,13 +93,16 @@ def _kinematics() -> None:
     knee_from_source(hip, knee, foot, hip, goal, 0.2, 0.2)
 
 
-def _rays() -> None:
+def _grounding() -> None:
+    from footfall.bunny import bunny_skeleton
+    from footfall.gait.stepping import StepWalker
     from footfall.terrain import MeshTerrain
 
     square = MeshTerrain(np.array([[0.0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
                          np.array([[0, 2, 1], [0, 3, 2]]), name="warm-up")
     square.raycast_down(np.array([[0.5, 0.5]]))
     square.raycast(np.array([[0.5, 1.0, 0.5]]), np.array([[0.0, -1.0, 0.0]]))
+    StepWalker(bunny_skeleton(), square, 1, start_x=0.5, lateral_z=0.5).step()  # the stages
 
 
 def _retarget() -> None:

@@ -17,7 +17,7 @@ DESCRIPTION = (
     "Serve the seed-000 demo with viser on 127.0.0.1 and print its URL: two bunnies walk the demo "
     "course side by side, the left one with foot IK, the right one without. Ctrl-C stops."
 )
-KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
+KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ DESCRIPTION = (
     "pelvis jerk and the share of clamped frames. The bunny always walks; --humanoid adds a "
     "humanoid built from a BVH file's skeleton."
 )
-KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
+KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 
 
 def _heights(text: str) -> list[float]:

@@ -24,8 +24,8 @@ DESCRIPTION = (
 
 
 def KERNELS(args: argparse.Namespace) -> tuple[str, ...]:  # noqa: N802 (the commands' attribute)
-    """Compiled kernels made ready first (footfall.kernels): the limbs, rays with a terrain."""
-    return ("retarget", "rays") if args.terrain else ("retarget",)
+    """Compiled kernels made ready first (footfall.kernels): the limbs; grounding with a terrain."""
+    return ("retarget", "grounding") if args.terrain else ("retarget",)
 
 
 SWITCH_INTERVAL = 0.001

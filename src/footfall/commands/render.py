@@ -15,7 +15,7 @@ DESCRIPTION = (
     "A .png is one moment (--start); .gif and .mp4 are --seconds of animation. GIF needs no "
     "ffmpeg; MP4 needs imageio-ffmpeg."
 )
-KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
+KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

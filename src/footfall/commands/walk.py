@@ -23,7 +23,7 @@ DESCRIPTION = (
     "The result is written as a BVH file (metres, Y up) that Blender opens."
 )
 MAX_SECONDS = 3600.0
-KERNELS = ("rays",)  # compiled kernels made ready first (footfall.kernels): FK, IK, rays
+KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 
 
 def _seconds(text: str) -> float:

@@ -15,22 +15,26 @@ sway by joint name (the bunny's: :data:`footfall.bunny.walk.STEP_STYLE`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
-from footfall.grounding.footsteps import plan_steps, swing_height
+from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
+from footfall.grounding.pelvis import max_nan, min_nan
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline, frame_at
+from footfall.grounding.stage_kernels import NONE3, leg_rotations
 from footfall.ik import solve_two_bone
-from footfall.quat import mul
-from footfall.skeleton import FKPlan, Skeleton, chain_local_rotations
+from footfall.ik.two_bone import kernel_array
+from footfall.skeleton import FKPlan, Skeleton
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -63,6 +67,7 @@ class StepStyle:
 
 #: Walking direction +X: the character's +Z forward turned about +Y by 90°.
 HEADING = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
+_EVERY_ROW = np.ones(1, dtype=bool)  # the legs of every row are solved (leg_rotations' ik_on)
 
 
 @dataclass(frozen=True)
@@ -141,9 +146,30 @@ class StepWalker:
         self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _sway(skeleton, style.sway)
         self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
-        self._leg_fk = FKPlan(
-            skeleton.parents, [*self._upper, *self._lower, *self._foot, root]
-        )
+        self._hip_parent = skeleton.parents[self._upper]
+        # The flat walk poses only the root (heading) and the sway joints, none of them on a
+        # leg: the legs' world rotations before the IK are the rest pose's, and their joints
+        # sit at the root plus fixed steps. One FK of that pose, here, stands for every frame.
+        chains = [skeleton.chain(int(j))[1:] for j in self._foot]  # below the root
+        swayed = set(self._extras[0].tolist()) | {root}
+        on_legs = sorted(swayed & {j for chain in chains for j in chain})
+        if on_legs:
+            raise SkeletonError(
+                f"StepStyle sway poses {[skeleton.names[j] for j in on_legs]}, on a leg; the "
+                "stepping walker poses the legs itself")
+        if root in self._extras[0]:
+            raise SkeletonError(f"StepStyle sway poses the root {skeleton.names[root]!r}")
+        rest = self._rest_rotations.copy()
+        rest[root] = HEADING
+        self._rest_world = FKPlan(skeleton.parents).rotations(rest)[None]  # (1, J, 4)
+        self._steps = quat.rotate(self._rest_world[0, np.maximum(skeleton.parents, 0)],
+                                  skeleton.offsets)  # (J, 3) each joint from its parent
+        self._chains = np.full((2, max(len(c) for c in chains)), -1, dtype=np.int64)
+        for leg, chain in enumerate(chains):
+            self._chains[leg, : len(chain)] = chain
+        self._pole_offset = self._forward * self.leg_length
+        self._reach = 0.98 * pipe.leg_length  # (2,) the soft min's reach per leg
+        self._offsets = np.ascontiguousarray(skeleton.offsets, dtype=np.float64)
 
     @staticmethod
     def _per_character(values: ArrayLike | None, default: float, name: str) -> FloatArray:
@@ -183,73 +209,37 @@ class StepWalker:
         shape."""
         distance = self.distance if distance is None else np.asarray(distance, np.float64)
         lead = distance.shape
-        distance = distance.reshape(-1)
-        count = distance.size  # rows: frame-major, character-minor
-        frames = count // self.count
-        step = self.step_length
-        plan = plan_steps(distance, step)
-        start = np.tile(np.broadcast_to(self.start_x, (self.count,)), frames)[:, None]
-        lateral = np.tile(np.broadcast_to(self.lateral_z, (self.count,)), frames)[:, None]
-        foot_x = start + plan.foot_track()
+        rows = kernel_array(distance, (-1,))
+        count = rows.size  # rows: frame-major, character-minor
+        joints = self.skeleton.joint_count
+        rotations, positions = np.empty((count, joints, 4)), np.empty((count, joints, 3))
+        ankle, plant, next_plant = (np.empty((count, 2, 3)), np.empty((count, 2, 2)),
+                                    np.empty((count, 2, 2)))
+        stance, swing = np.empty((count, 2), dtype=bool), np.empty((count, 2))
         lift_start, lift_peak = self.style.swing_lift
-        swing_y = swing_height(0.0, 0.0, plan.swing, lift_start * self.leg_length,
-                               lift_peak * self.leg_length)
-        foot_y = np.where(plan.stance, 0.0, swing_y)
-        foot_z = lateral + self._foot_z
-        ankle_y = foot_y + self.ankle_heights
-        ankle = np.stack([foot_x, ankle_y, np.broadcast_to(foot_z, ankle_y.shape)], axis=-1)
-
-        # Pelvis: seed 000's bob, kept low enough that both legs reach (a soft min, so smooth).
-        phase = distance / step
-        bob = self.walk_pelvis_height + self.bob * np.cos(4.0 * np.pi * phase)
-        pelvis_x = start[:, 0] + distance
-        hip = np.stack(
-            [pelvis_x[:, None] + self._hip_from_pelvis[:, 0], np.zeros((count, 2)),
-             lateral + self._hip_from_pelvis[:, 2]], axis=-1
-        )
-        horizontal = np.hypot(hip[..., 0] - ankle[..., 0], hip[..., 2] - ankle[..., 2])
-        reach = 0.98 * self.pipeline.leg_length[None, :]
-        limits = ankle[..., 1] + np.sqrt(np.maximum(reach**2 - horizontal**2, 0.0))
-        limits = limits - self._hip_from_pelvis[None, :, 1]
-        heights = np.concatenate([bob[:, None], limits], axis=1)
-        soft = self.style.pelvis_softness * self.leg_length
-        low = heights.min(axis=1)
-        pelvis_y = low - soft * np.log(np.exp(-(heights - low[:, None]) / soft).sum(axis=1))
-
-        rotations = np.broadcast_to(self._rest_rotations, (count, self.skeleton.joint_count, 4))
-        rotations = rotations.copy()
-        positions = np.broadcast_to(self.skeleton.offsets, rotations.shape[:-1] + (3,)).copy()
-        root = self.pipeline.root
-        rotations[:, root] = HEADING
-        positions[:, root] = np.stack([pelvis_x, pelvis_y, lateral[:, 0]], axis=-1)
-        extra_joints, extra_rotations = self._extras(phase)
-        if len(extra_joints):
-            rotations[:, extra_joints] = extra_rotations
-
-        grot, gpos = self._leg_fk(rotations, positions)  # only the legs and the root
-        knee = gpos[:, self._lower]
-        forward = self._forward
-        solved = solve_two_bone(
-            gpos[:, self._upper], knee, gpos[:, self._foot], ankle,
-            pole=knee + forward * self.leg_length,
-        )
-        upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
-        lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
-        parents = self.skeleton.parents
-        flat = np.broadcast_to(HEADING, upper_rot.shape)  # soles flat, toes forward
-        local = chain_local_rotations(grot[:, parents[self._upper]],
-                                      np.stack([upper_rot, lower_rot, flat], axis=2))
-        rotations[:, self._upper] = local[:, :, 0]
-        rotations[:, self._lower] = local[:, :, 1]
-        rotations[:, self._foot] = local[:, :, 2]
-        plant = np.stack([start + plan.plant, foot_z], axis=-1)
-        next_plant = np.stack([start + plan.next_plant, foot_z], axis=-1)
+        extra_joints, leans, amps = self._extras
+        start = kernel_array(np.broadcast_to(self.start_x, (self.count,)), (self.count,))
+        lateral = kernel_array(np.broadcast_to(self.lateral_z, (self.count,)), (self.count,))
+        legs = [np.empty((count, 2, 3)) for _ in range(4)]  # hip, knee, foot, pole
+        _flat_walk(rows, start, lateral, self.step_length, FOOT_PHASE,
+                   lift_start * self.leg_length, lift_peak * self.leg_length, self.ankle_heights,
+                   self._foot_z, self._hip_from_pelvis, self.walk_pelvis_height, self.bob,
+                   self._reach, self.style.pelvis_softness * self.leg_length, self.pipeline.root,
+                   self._offsets, HEADING, extra_joints, leans, amps, self._steps, self._chains,
+                   self._upper, self._lower, self._pole_offset, rotations, positions, ankle,
+                   stance, swing, plant, next_plant, *legs)
+        hip, knee, foot, pole = legs
+        solved = solve_two_bone(hip, knee, foot, ankle, pole=pole)
+        flat = np.broadcast_to(HEADING, (count, 2, 4))  # soles flat, toes forward
+        leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
+                      self._hip_parent, solved.upper_rotation, solved.lower_rotation, False,
+                      NONE3, NONE3, kernel_array(flat, (count, 2, 4)), _EVERY_ROW)
 
         def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])
 
         return shaped(rotations), shaped(positions), FootPlan(
-            shaped(plan.stance), shaped(plan.swing), shaped(plant), shaped(next_plant)
+            shaped(stance), shaped(swing), shaped(plant), shaped(next_plant)
         )
 
     def step(self, dt: float = 1 / 60) -> WalkerFrame:
@@ -274,7 +264,7 @@ class StepWalker:
         self.distance = distance[-1].copy()
         self.time = float(times[-1])
         rotations, positions, plan = self.flat_pose(distance)
-        block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik)
+        block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik, copy=False)
         fields = {name: getattr(block, name) for name in GroundedFrame.__dataclass_fields__}
         return WalkerFrame(**fields, time=times, distance=distance.copy(),
                            swing=np.asarray(plan.swing).copy(), plant_xz=plan.plant_xz)
@@ -289,20 +279,98 @@ class StepWalker:
         self.pipeline.rewind(frame)
 
 
-def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]) -> Any:
-    """The upper-body motion of ``sway`` (name, lean, amplitude) on the joints that exist."""
+def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
+          ) -> tuple[NDArray[np.int64], FloatArray, FloatArray]:
+    """The joints of ``sway`` (name, lean, amplitude) that exist: indices ``(E,)``, leans and
+    amplitudes ``(E,)`` radians."""
     names = set(skeleton.names)
-    x_axis = np.array([1.0, 0.0, 0.0])
     extras = [(skeleton.index(name), lean, amp) for name, lean, amp in sway if name in names]
+    return (np.array([j for j, _, _ in extras], dtype=np.int64),
+            np.array([lean for _, lean, _ in extras], dtype=np.float64),
+            np.array([amp for _, _, amp in extras], dtype=np.float64))
 
-    joints = np.array([j for j, _, _ in extras], dtype=np.intp)
-    leans = np.array([lean for _, lean, _ in extras])
-    amps = np.array([amp for _, _, amp in extras])
 
-    def pose(phase: FloatArray) -> tuple[NDArray[np.intp], FloatArray]:
-        """Joint indices ``(E,)`` and their local rotations ``(K, E, 4)`` at ``phase (K,)``."""
-        swing = np.sin(2.0 * np.pi * phase)
-        angles = leans + amps * swing[:, None]  # (K, E)
-        return joints, quat.from_axis_angle(x_axis, angles)
-
-    return pose
+@numba.njit(cache=True, error_model="numpy")
+def _flat_walk(
+    distance: FloatArray, start_x: FloatArray, lateral_z: FloatArray, step_length: float,
+    foot_phase: FloatArray, clearance: float, lift: float, ankle_heights: FloatArray,
+    foot_z: FloatArray, hip_from_pelvis: FloatArray, pelvis_height: float, bob: float,
+    reach: FloatArray, softness: float, root: int, offsets: FloatArray, heading: FloatArray,
+    extra_joints: NDArray[np.int64], leans: FloatArray, amps: FloatArray, steps: FloatArray,
+    chains: NDArray[np.int64], upper: NDArray[np.int64], lower: NDArray[np.int64],
+    pole_offset: FloatArray, rotations: FloatArray, positions: FloatArray, ankle: FloatArray,
+    stance: NDArray[np.bool_], swing: FloatArray, plant_xz: FloatArray, next_xz: FloatArray,
+    hip: FloatArray, knee: FloatArray, foot: FloatArray, pole: FloatArray,
+) -> None:  # pragma: no cover - compiled
+    """Seed 000's walk on flat ground for N rows (character ``n mod K``) after ``distance (N,)``
+    metres: the footstep plan, the ankle targets ``(N, 2, 3)`` (planted on y = 0 or on the
+    swing curve), the pelvis (bob, kept low enough by a soft min that both legs reach) and the
+    rest pose with the heading and the upper-body sway, written to ``rotations``,
+    ``positions`` ``(N, J, ·)`` (legs still at rest: the IK follows). The legs' joints at rest
+    ``hip``, ``knee``, ``foot`` ``(N, 2, 3)`` are the root plus each joint's fixed world step
+    ``steps (J, 3)`` down the leg's ``chains (2, L)`` (−1 padded), as the FK adds them; the
+    knees' pole is ``knee + pole_offset``."""
+    k = start_x.shape[0]
+    joints = offsets.shape[0]
+    for n in range(distance.shape[0]):
+        c = n % k
+        walked = distance[n]
+        for f in range(2):
+            on, q, at, to = step_plan_s(walked, step_length, foot_phase[f])
+            stance[n, f], swing[n, f] = on, q
+            foot_y = 0.0 if on else swing_height_s(0.0, 0.0, q, clearance, lift)
+            z = lateral_z[c] + foot_z[f]
+            ankle[n, f, 0] = start_x[c] + foot_track_s(on, q, at, to)
+            ankle[n, f, 1] = foot_y + ankle_heights[f]
+            ankle[n, f, 2] = z
+            plant_xz[n, f, 0], plant_xz[n, f, 1] = start_x[c] + at, z
+            next_xz[n, f, 0], next_xz[n, f, 1] = start_x[c] + to, z
+        phase = walked / step_length
+        body_x = start_x[c] + walked
+        # The pelvis: seed 000's bob, kept low enough that both legs reach (a soft min).
+        heights = (pelvis_height + bob * math.cos(4.0 * math.pi * phase), 0.0, 0.0)
+        for f in range(2):
+            horizontal = math.hypot((body_x + hip_from_pelvis[f, 0]) - ankle[n, f, 0],
+                                    (lateral_z[c] + hip_from_pelvis[f, 2]) - ankle[n, f, 2])
+            rise = math.sqrt(max_nan(reach[f] * reach[f] - horizontal * horizontal, 0.0))
+            limit = (ankle[n, f, 1] + rise) - hip_from_pelvis[f, 1]
+            heights = (heights[0], limit, heights[2]) if f == 0 else \
+                (heights[0], heights[1], limit)
+        low = min_nan(min_nan(heights[0], heights[1]), heights[2])
+        total = (math.exp(-(heights[0] - low) / softness)
+                 + math.exp(-(heights[1] - low) / softness)) \
+            + math.exp(-(heights[2] - low) / softness)
+        pelvis_y = low - softness * math.log(total)
+        for j in range(joints):
+            rotations[n, j, 0] = 1.0
+            for a in range(1, 4):
+                rotations[n, j, a] = 0.0
+            for a in range(3):
+                positions[n, j, a] = offsets[j, a]
+        for a in range(4):
+            rotations[n, root, a] = heading[a]
+        positions[n, root, 0], positions[n, root, 1], positions[n, root, 2] = \
+            body_x, pelvis_y, lateral_z[c]
+        for f in range(2):
+            x, y, z = body_x, pelvis_y, lateral_z[c]
+            for i in range(chains.shape[1]):
+                j = chains[f, i]
+                if j < 0:
+                    break
+                x, y, z = x + steps[j, 0], y + steps[j, 1], z + steps[j, 2]
+                if j == upper[f]:
+                    hip[n, f, 0], hip[n, f, 1], hip[n, f, 2] = x, y, z
+                elif j == lower[f]:
+                    knee[n, f, 0], knee[n, f, 1], knee[n, f, 2] = x, y, z
+                    for a in range(3):
+                        pole[n, f, a] = knee[n, f, a] + pole_offset[a]
+            foot[n, f, 0], foot[n, f, 1], foot[n, f, 2] = x, y, z
+        sway = math.sin(2.0 * math.pi * phase)
+        for e in range(extra_joints.shape[0]):
+            half = 0.5 * (leans[e] + amps[e] * sway)
+            sine = math.sin(half)
+            j = extra_joints[e]
+            rotations[n, j, 0] = math.cos(half)
+            rotations[n, j, 1] = sine * 1.0
+            rotations[n, j, 2] = sine * 0.0
+            rotations[n, j, 3] = sine * 0.0

@@ -3,17 +3,25 @@
 Seed 000 walks by a clock of distance: the body has covered ``d`` metres, the walk phase is
 ``d / step_length`` and each foot (the right half a step behind the left) is planted at a
 footstep for the first half of its step and swings to the next one in the second half.
+
+The plan, the ease and the swing curve are scalar forms for compiled kernels (``*_s``: the
+stepping walker and the grounding pipeline run them per foot) with NumPy-facing forms that
+broadcast over one compiled loop.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import FloatArray
+from footfall.grounding.pelvis import max_nan
+from footfall.grounding.rows import flat_rows
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -23,10 +31,79 @@ if TYPE_CHECKING:
 FOOT_PHASE = np.array([0.0, 0.5])
 
 
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def smoothstep_s(t: float) -> float:
+    """:func:`smoothstep` of one value (compiled kernels)."""
+    if t < 0.0:
+        t = 0.0
+    elif t > 1.0:
+        t = 1.0
+    return t * t * (3.0 - 2.0 * t)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def swing_height_s(start: float, end: float, q: float, clearance: float, lift: float) -> float:
+    """:func:`swing_height` of one foot (compiled kernels)."""
+    top = max_nan(start, end) + clearance
+    if q < 0.5:
+        height = start + (top - start) * smoothstep_s(2.0 * q)
+    else:
+        height = top + (end - top) * smoothstep_s(2.0 * q - 1.0)
+    return height + lift * math.sin(math.pi * q)
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def step_plan_s(distance: float, step_length: float, foot_phase: float
+                ) -> tuple[bool, float, float, float]:
+    """:func:`plan_steps` of one foot: ``(stance, swing, plant, next_plant)``."""
+    phase = distance / step_length + foot_phase
+    index = math.floor(phase)
+    progress = phase - index
+    plant = (index + 0.25 - foot_phase) * step_length
+    stance = progress < 0.5
+    swing = 0.0 if stance else (progress - 0.5) / 0.5
+    return stance, swing, plant, plant + step_length
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def foot_track_s(stance: bool, swing: float, plant: float, next_plant: float) -> float:
+    """:meth:`StepPlan.foot_track` of one foot: on the plant, or eased towards the next."""
+    if stance:
+        return plant
+    return plant + (next_plant - plant) * smoothstep_s(swing)
+
+
+@numba.njit("void(f8[::1], f8[::1], f8[::1], f8[::1], f8[::1], b1, f8[::1])", cache=True,
+             error_model="numpy")
+def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: FloatArray,
+                lift: FloatArray, ease: bool, out: FloatArray) -> None:  # pragma: no cover
+    for i in range(out.shape[0]):
+        if ease:
+            out[i] = smoothstep_s(q[i])
+        else:
+            out[i] = swing_height_s(start[i], end[i], q[i], clearance[i], lift[i])
+
+
+@numba.njit("void(f8[::1], f8[::1], f8[::1], b1[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], "
+             "f8[:, ::1])",
+             cache=True, error_model="numpy")
+def _plan_rows(distance: FloatArray, step_length: FloatArray, foot_phase: FloatArray,
+               stance: NDArray[np.bool_], swing: FloatArray, plant: FloatArray,
+               next_plant: FloatArray, track: FloatArray) -> None:  # pragma: no cover
+    for i in range(distance.shape[0]):
+        for f in range(foot_phase.shape[0]):
+            on, q, at, to = step_plan_s(distance[i], step_length[i], foot_phase[f])
+            stance[i, f], swing[i, f], plant[i, f], next_plant[i, f] = on, q, at, to
+            track[i, f] = foot_track_s(on, q, at, to)
+
+
 def smoothstep(t: ArrayLike) -> FloatArray:
     """Hermite ease ``3t² − 2t³`` of ``t`` clipped to [0, 1], any shape."""
-    t = np.clip(np.asarray(t, dtype=np.float64), 0.0, 1.0)
-    return t * t * (3.0 - 2.0 * t)
+    shape = np.shape(t)
+    out = np.empty(shape)
+    rows = flat_rows(t, shape)
+    _swing_rows(rows, rows, rows, rows, rows, True, out.reshape(-1))
+    return out
 
 
 def swing_height(
@@ -37,13 +114,11 @@ def swing_height(
     Rises from the ``start`` plant height to ``max(start, end) + clearance`` at mid swing and
     falls to ``end``, each half eased; plus ``lift · sin(πq)`` so the foot clears stair edges.
     """
-    start = np.asarray(start, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
-    q = np.asarray(q, dtype=np.float64)
-    top = np.maximum(start, end) + clearance
-    rising = start + (top - start) * smoothstep(2.0 * q)
-    falling = top + (end - top) * smoothstep(2.0 * q - 1.0)
-    return np.where(q < 0.5, rising, falling) + np.asarray(lift) * np.sin(np.pi * q)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (start, end, q, clearance, lift)))
+    out = np.empty(shape)
+    _swing_rows(flat_rows(start, shape), flat_rows(end, shape), flat_rows(q, shape),
+                flat_rows(clearance, shape), flat_rows(lift, shape), False, out.reshape(-1))
+    return out
 
 
 def swing_offset(start: ArrayLike, end: ArrayLike, q: ArrayLike) -> FloatArray:
@@ -69,11 +144,12 @@ class StepPlan:
     plant: FloatArray
     next_plant: FloatArray
 
+    #: Along-track foot position ``(K, 2)``: on the plant, or eased towards the next one.
+    track: FloatArray
+
     def foot_track(self) -> FloatArray:
         """Along-track foot position ``(K, 2)``: on the plant, or eased towards the next one."""
-        eased = smoothstep(self.swing)
-        moving = self.plant + (self.next_plant - self.plant) * eased
-        return np.where(self.stance, self.plant, moving)
+        return self.track
 
 
 def plan_steps(distance: ArrayLike, step_length: ArrayLike) -> StepPlan:
@@ -83,16 +159,12 @@ def plan_steps(distance: ArrayLike, step_length: ArrayLike) -> StepPlan:
     ``floor(d/S + o_k)``; its footstep sits at ``(n + 0.25 − o_k)·S`` and it swings in the
     second half of each step.
     """
-    distance = np.asarray(distance, dtype=np.float64)[..., None]
-    step_length = np.asarray(step_length, dtype=np.float64)
-    step_length = step_length[..., None] if step_length.ndim else step_length
-    phase = distance / step_length + FOOT_PHASE
-    index = np.floor(phase)
-    progress = phase - index
-    plant = (index + 0.25 - FOOT_PHASE) * step_length
-    stance = progress < 0.5
-    swing = np.where(stance, 0.0, (progress - 0.5) / 0.5)
-    return StepPlan(stance, swing, plant, plant + step_length)
+    shape = np.broadcast_shapes(np.shape(distance), np.shape(step_length))
+    fields = np.empty((4, *shape, 2))
+    stance = np.empty((*shape, 2), dtype=bool)
+    _plan_rows(flat_rows(distance, shape), flat_rows(step_length, shape), FOOT_PHASE,
+               stance.reshape(-1, 2), *(f.reshape(-1, 2) for f in fields))
+    return StepPlan(stance, fields[0], fields[1], fields[2], fields[3])
 
 
 def tread_snap_shift(

@@ -4,14 +4,70 @@ Seed 000: ``hips = min(hips, ankle_y + sqrt(max(0, (0.98·leg)² − dx²)) + hi
 at rate 16/s but snapped when the gap exceeds 0.4 m. Seed 004 (UE4): hip offset = min of the
 foot offsets and never up. Here the offset is measured against the animated pelvis, so on flat
 ground it is exactly zero and the animation is left untouched.
+
+Both are scalar forms for compiled kernels (``*_s``; the grounding pipeline's pelvis stage runs
+them per character and frame) with NumPy-facing forms that broadcast over one compiled loop.
 """
 
 from __future__ import annotations
 
+import math
+
+import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray
+from footfall.grounding.rows import flat_rows
+from footfall.quat import Vec3
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def min_nan(a: float, b: float) -> float:
+    """``np.minimum`` of two floats: NaN if either is NaN (compiled kernels)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a <= b else b
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def max_nan(a: float, b: float) -> float:
+    """``np.maximum`` of two floats: NaN if either is NaN (compiled kernels)."""
+    if a != a or b != b:
+        return math.nan
+    return a if a >= b else b
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def reach_limit_s(ankle_target: Vec3, hip: Vec3, pelvis_y: float, reach: float) -> float:
+    """:func:`reach_limit` of one leg (compiled kernels)."""
+    horizontal = math.hypot(hip[0] - ankle_target[0], hip[2] - ankle_target[2])
+    rise = math.sqrt(max_nan(0.0, reach * reach - horizontal * horizontal))
+    return ankle_target[1] + rise + (pelvis_y - hip[1])
+
+
+@numba.njit(cache=True, error_model="numpy", inline="always")
+def follow_s(previous: float, target: float, rate: float, snap: float, dt: float) -> float:
+    """:func:`follow` of one value (compiled kernels)."""
+    blend = -math.expm1(-rate * dt)
+    if not math.isfinite(previous) or abs(target - previous) > snap or math.isinf(rate):
+        return target
+    return previous + (target - previous) * blend
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: FloatArray,
+                      reach: FloatArray, out: FloatArray) -> None:  # pragma: no cover
+    for i in range(out.shape[0]):
+        out[i] = reach_limit_s((ankle_target[i, 0], ankle_target[i, 1], ankle_target[i, 2]),
+                               (hip[i, 0], hip[i, 1], hip[i, 2]), pelvis_y[i], reach[i])
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _follow_rows(previous: FloatArray, target: FloatArray, rate: FloatArray, snap: FloatArray,
+                 dt: float, out: FloatArray) -> None:  # pragma: no cover - compiled
+    for i in range(out.shape[0]):
+        out[i] = follow_s(previous[i], target[i], rate[i], snap[i], dt)
 
 
 def reach_limit(
@@ -28,9 +84,12 @@ def reach_limit(
     """
     ankle_target = np.asarray(ankle_target, dtype=np.float64)
     hip = np.asarray(hip, dtype=np.float64)
-    horizontal = np.hypot(hip[..., 0] - ankle_target[..., 0], hip[..., 2] - ankle_target[..., 2])
-    rise = np.sqrt(np.maximum(0.0, np.square(reach) - np.square(horizontal)))
-    return ankle_target[..., 1] + rise + (np.asarray(pelvis_y) - hip[..., 1])
+    shape = np.broadcast_shapes(ankle_target.shape[:-1], hip.shape[:-1], np.shape(pelvis_y),
+                                np.shape(reach))
+    out = np.empty(shape)
+    _reach_limit_rows(flat_rows(ankle_target, shape, (3,)), flat_rows(hip, shape, (3,)),
+                      flat_rows(pelvis_y, shape), flat_rows(reach, shape), out.reshape(-1))
+    return out
 
 
 def follow(
@@ -41,11 +100,10 @@ def follow(
     Jumps straight to ``target`` where the gap exceeds ``snap``, where ``previous`` is NaN
     (first frame) or where ``rate`` is infinite (smoothing off).
     """
-    previous = np.asarray(previous, dtype=np.float64)
-    target = np.asarray(target, dtype=np.float64)
-    rate = np.asarray(rate, dtype=np.float64)
+    shape = np.broadcast_shapes(np.shape(previous), np.shape(target), np.shape(rate),
+                                np.shape(snap))
+    out = np.empty(shape)
     with np.errstate(invalid="ignore"):
-        blend = -np.expm1(-rate * dt)
-        smoothed = previous + (target - previous) * blend
-        jump = ~np.isfinite(previous) | (np.abs(target - previous) > snap) | np.isinf(rate)
-    return np.where(jump, target, smoothed)
+        _follow_rows(flat_rows(previous, shape), flat_rows(target, shape), flat_rows(rate, shape),
+                     flat_rows(snap, shape), float(dt), out.reshape(-1))
+    return out

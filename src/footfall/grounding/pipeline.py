@@ -22,28 +22,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall import quat
 from footfall.arrays import BoolArray, FloatArray
 from footfall.errors import SkeletonError
+from footfall.grounding import stage_kernels
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
-from footfall.grounding.foot_align import align_rotation, ankle_lift, heading_frame, slope_angles
-from footfall.grounding.footsteps import smoothstep, swing_offset, tread_snap_shift
+from footfall.grounding.footsteps import tread_snap_shift
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
     GroundingParams,
     ParamArrays,
     stack_params,
 )
-from footfall.grounding.pelvis import follow, reach_limit
+from footfall.grounding.stage_kernels import NONE1, NONE2, NONE3
 from footfall.ik import solve_two_bone
-from footfall.quat import mul, rotate
-from footfall.skeleton import FKPlan, Skeleton, chain_local_rotations
+from footfall.ik.two_bone import kernel_array
+from footfall.skeleton import FKPlan, Skeleton
+from footfall.terrain.hits import RayHits
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
-
-_XZ = [0, 2]
-
 
 @dataclass(frozen=True)
 class FootPlan:
@@ -101,9 +98,10 @@ class GroundedFrame:
 class _Batch:
     """The N = T·K rows one :meth:`GroundingPipeline.step_frames` call grounds (frame-major,
     character-minor), as the stages read and update them: the local pose ``(N, J, 4|3)``, the
-    parameters and IK switch per row, the clamped time step, the legs' global pose ``grot``,
-    ``gpos`` (legs and root; the pelvis stage lifts ``gpos``), the feet's world rotations, the
-    animated ankles ``(N, 2, 3)`` (before the pelvis moves) and the footstep plan's rows."""
+    ``(K,)`` parameters and IK switch (row n is character ``n mod K``), the clamped time step,
+    the legs' global pose ``grot``, ``gpos`` (legs and root; the pelvis stage lifts ``gpos``),
+    the feet's world rotations ``(N, 2, 4)``, the animated ankles and the feet's heading
+    ``forward`` ``(N, 2, 3)`` (before the pelvis moves) and the footstep plan's rows."""
 
     frames: int
     k: int
@@ -116,39 +114,52 @@ class _Batch:
     gpos: FloatArray
     foot_rot: FloatArray
     ankle: FloatArray
-    stance: Any = None
-    swing: Any = None
-    lock_weight: Any = None
+    forward: FloatArray
+    stance: BoolArray
+    swing: FloatArray
+    lock_weight: Any = None  # (N, 2) foot lock weights, or None
     angles: Any = None  # (T, K, 2, 2) sole angles, for rewind
+    legs: Any = None  # lifted hip, knee, ankle (N, 2, 3) and max reach (N, 2), for the IK
 
     @property
     def count(self) -> int:
         """N = T·K."""
         return self.frames * self.k
 
-    def rows(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type) -> Any:
-        """``value`` broadcast to ``(T, K, *tail)`` and flattened to rows (None stays None)."""
+    def rows(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type,
+             name: str = "input") -> Any:
+        """``value`` broadcast to ``(T, K, *tail)`` as C-ordered, writable rows ``(N, *tail)``
+        (None stays None); a :class:`SkeletonError` naming ``name`` if it does not fit (the
+        kernels index these rows unchecked)."""
         if value is None:
             return None
         array: np.ndarray = np.asarray(value, dtype=dtype)
-        return np.broadcast_to(array, (self.frames, self.k, *tail)).reshape(self.count, *tail)
+        try:
+            full = np.broadcast_to(array, (self.frames, self.k, *tail))
+        except ValueError:
+            raise SkeletonError(
+                f"{name} has shape {array.shape}; expected (T, K{''.join(f', {n}' for n in tail)})"
+                f" = {(self.frames, self.k, *tail)} or a shape that broadcasts to it") from None
+        return kernel_array(full, (self.count, *tail))
 
 
 @dataclass
 class _Targets:
-    """What the footstep and ray stage decided per row and foot: ankle targets ``(N, 2, 3)``
-    (heights completed by the later stages), the feet's heading ``forward``, the ground under
-    the body ``(N,)``, each foot's vertical ``offset``, ``grounded`` and ``fallback`` feet, and
-    the ray hits under the targets (``foot_hit``, ``foot_normal``)."""
+    """What the footstep and ray stage found per row and foot: ankle targets ``(N, 2, 3)``
+    (heights completed by the sole stage), the snapped footsteps ``steps (N, 2, 2, 5)``
+    (current/next: shift xz, ground height, hit, snapped) and the rays ``(N, 3)`` under the
+    body and each target; then, from the sole stage, the ground under the body ``(N,)``, each
+    foot's vertical ``offset``, ``grounded`` and ``fallback`` feet and the sole ``angles``
+    ``(N, 2, 2)`` (pitch, roll) as applied."""
 
     ankle: FloatArray
-    forward: FloatArray
+    steps: FloatArray
+    hits: RayHits
     body_ground: FloatArray
     offset: FloatArray
     grounded: BoolArray
     fallback: BoolArray
-    foot_hit: BoolArray
-    foot_normal: FloatArray
+    angles: FloatArray
 
 
 class GroundingPipeline:
@@ -191,13 +202,9 @@ class GroundingPipeline:
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
-        self._chains = np.stack([self._upper, self._lower, self._foot], axis=1)  # (2, 3)
+        # Both passes (the legs before the IK, the solved pose) run the whole body: one FK
+        # pass costs less than a subset's, which clears the joints it leaves out.
         self._fk = FKPlan(skeleton.parents)
-        # The first pass reads only the legs, their parents and the root.
-        self._leg_fk = FKPlan(
-            skeleton.parents,
-            [self.root, *self._upper, *self._lower, *self._foot, *self._hip_parent],
-        )
         lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
         self.leg_length = lengths.sum(axis=1)  # (2,)
         self._ankle_height = np.array([f.ankle_height for f in self.feet])
@@ -275,6 +282,7 @@ class GroundingPipeline:
         foot_lift: ArrayLike | None = None,
         pelvis_offset: ArrayLike | None = None,
         sole_angles: ArrayLike | None = None,
+        copy: bool = True,
     ) -> GroundedFrame:
         """Ground T consecutive frames of K characters in one batched call.
 
@@ -286,27 +294,28 @@ class GroundingPipeline:
         all T·K rows. Afterwards the state is that of the last frame; :meth:`rewind` goes back
         to any frame of the batch.
 
-        The stages, in order: :meth:`_batch` (rows, parameters, the legs' FK), :meth:`_targets`
-        (footsteps, rays, which feet are grounded), :meth:`_sole_angles`, :meth:`_pelvis`,
-        :meth:`_legs` (IK) and :meth:`_result` (FK, sole rays).
+        ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
+        local pose, grounded in place, instead of being copied first (a walker's fresh pose).
+
+        The stages, in order: :meth:`_batch` (rows, parameters, FK, the feet's heading),
+        :meth:`_targets` (footsteps, ray targets, rays), :meth:`_sole_angles` (which feet are
+        grounded, sole angles, target heights), :meth:`_pelvis`, :meth:`_legs` (IK) and
+        :meth:`_result` (FK, sole rays); each stage's per-foot maths is one compiled kernel of
+        :mod:`~footfall.grounding.stage_kernels`.
         """
-        batch = self._batch(rotations, positions, plan, dt, ik)
+        batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
-        pitch, roll = self._sole_angles(batch, targets, sole_angles)
-        lift = ankle_lift(pitch, roll, self._ankle_height[None, :])
-        targets.ankle[..., 1] = batch.ankle[..., 1] + targets.offset + lift
-        if foot_lift is not None:
-            targets.ankle[..., 1] += np.where(targets.grounded,
-                                              batch.rows(foot_lift, (2,), np.float64), 0.0)
+        self._sole_angles(batch, targets, sole_angles, foot_lift)
         lift_body = self._pelvis(batch, targets, pelvis_offset)
-        clamped = self._legs(batch, targets, pitch, roll)
-        return self._result(batch, targets, pitch, roll, clamped, lift_body)
+        clamped = self._legs(batch, targets)
+        return self._result(batch, targets, clamped, lift_body)
 
     def _batch(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
-               ik: ArrayLike | None) -> _Batch:
-        """Stage 0: the N = T·K rows (frame-major), their parameters, plan rows and leg FK."""
-        rotations = np.array(rotations, dtype=np.float64)
-        positions = np.array(positions, dtype=np.float64)
+               ik: ArrayLike | None, copy: bool = True) -> _Batch:
+        """Stage 0: the N = T·K rows (frame-major), their parameters, plan rows, the legs' FK
+        and the feet's world rotations and heading."""
+        rotations = np.array(rotations, dtype=np.float64, copy=copy or None, order="C")
+        positions = np.array(positions, dtype=np.float64, copy=copy or None, order="C")
         k, joints = self.count, self.skeleton.joint_count
         if (
             rotations.ndim != 4 or rotations.shape[1:] != (k, joints, 4)
@@ -320,172 +329,121 @@ class GroundingPipeline:
         count = frames * k  # rows: frame-major, character-minor
         rotations = rotations.reshape(count, joints, 4)
         positions = positions.reshape(count, joints, 3)
-        p = self._params.tile(frames)
-        ik_on = p.ik if ik is None else p.ik & np.tile(
-            np.broadcast_to(np.asarray(ik, bool), (k,)), frames
-        )
-        grot, gpos = self._leg_fk(rotations, positions)  # legs and root only
+        p = self._params
+        if ik is not None and np.size(ik) not in (1, k):
+            raise SkeletonError(f"ik has {np.size(ik)} values for {k} characters")
+        ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool).ravel(), (k,))
+        grot, gpos = self._fk(rotations, positions)
+        foot_rot, ankle, forward = np.empty((count, 2, 4)), np.empty((count, 2, 3)), \
+            np.empty((count, 2, 3))
         batch = _Batch(frames=frames, k=k, rotations=rotations, positions=positions, p=p,
-                       ik_on=ik_on, dt=float(min(max(dt, 0.0), 0.05)), grot=grot, gpos=gpos,
-                       foot_rot=grot[:, self._foot], ankle=gpos[:, self._foot])
-        batch.stance = batch.rows(plan.stance, (2,), bool)
-        batch.swing = batch.rows(plan.swing, (2,), np.float64)
-        lock_weight = batch.rows(plan.lock_weight, (2,), np.float64)
-        lock_turn = batch.rows(plan.lock_turn, (2,), np.float64)
-        if lock_turn is not None and lock_weight is not None:
-            turn = lock_turn * lock_weight
-            batch.foot_rot = quat.mul(quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), turn),
-                                      batch.foot_rot)
+                       ik_on=np.ascontiguousarray(ik_on), dt=float(min(max(dt, 0.0), 0.05)),
+                       grot=grot, gpos=gpos, foot_rot=foot_rot, ankle=ankle, forward=forward,
+                       stance=np.empty(0, bool), swing=np.empty(0))
+        batch.stance = batch.rows(plan.stance, (2,), bool, "plan.stance")
+        batch.swing = batch.rows(plan.swing, (2,), np.float64, "plan.swing")
+        lock_weight = batch.rows(plan.lock_weight, (2,), np.float64, "plan.lock_weight")
+        lock_turn = batch.rows(plan.lock_turn, (2,), np.float64, "plan.lock_turn")
+        has_turn = lock_turn is not None and lock_weight is not None
         batch.lock_weight = lock_weight
+        stage_kernels.feet_frame(grot, gpos, self._foot, self._foot_forward, has_turn,
+                                 lock_turn if has_turn else NONE2,
+                                 lock_weight if has_turn else NONE2, foot_rot, ankle, forward)
         return batch
 
     def _targets(self, batch: _Batch, plan: FootPlan) -> _Targets:
         """Stages 1–2: footsteps (snapped shift and plant heights, cached per footstep), the
-        swing curve, foot locks, and one batch of rays under the body and each foot target;
-        which feet are grounded and their vertical offset."""
-        p, stance, swing, ankle = batch.p, batch.stance, batch.swing, batch.ankle
-        leg = self.leg_length[None, :]
-        forward, _ = heading_frame(rotate(batch.foot_rot, self._foot_forward))
-        shift, plant_height, plant_hit = self._footsteps(
-            batch.rows(plan.plant_xz, (2, 2), np.float64),
-            batch.rows(plan.next_plant_xz, (2, 2), np.float64),
-            forward, batch.ik_on & p.tread_snap, p,
+        swing curve, foot locks, and one batch of rays under the body and each foot target."""
+        count = batch.count
+        steps = self._footsteps(
+            batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz"),
+            batch.rows(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
+            batch.forward, batch.ik_on & batch.p.tread_snap, batch.p,
         )
-        eased = smoothstep(swing)[..., None]
-        moving = shift[:, :, 0] + (shift[:, :, 1] - shift[:, :, 0]) * eased
-        foot_shift = np.where(stance[..., None], shift[:, :, 0], moving)
-        target = ankle.copy()
-        target[..., _XZ] += foot_shift
-        if plan.lock_xz is not None and batch.lock_weight is not None:
-            weight = batch.lock_weight[..., None]
-            locked = batch.rows(plan.lock_xz, (2, 2), np.float64) + shift[:, :, 0]
-            target[..., _XZ] += (locked - target[..., _XZ]) * weight
+        lock_weight = batch.lock_weight
+        has_lock = plan.lock_xz is not None and lock_weight is not None
+        target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
+        stage_kernels.foot_targets(
+            batch.ankle, batch.stance, batch.swing, steps, has_lock,
+            batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
+            lock_weight if has_lock else NONE2, batch.gpos, self.root, target, ray_xz)
         # The ground under the body (where the body goes when a foot cannot be grounded) and
         # under each foot's target: one batch of rays (N, 1 + 2).
-        hits = self.terrain.raycast_down(
-            np.concatenate([batch.gpos[:, self.root, _XZ][:, None], target[..., _XZ]], axis=1)
-        )
-        body_ground = np.where(hits.hit[:, 0], hits.height[:, 0], 0.0)
-        foot_hit, foot_height, foot_normal = hits.hit[:, 1:], hits.height[:, 1:], hits.normal[:, 1:]
-        swing_ground = swing_offset(plant_height[..., 0], plant_height[..., 1], swing)
-        ground = np.where(stance, foot_height, swing_ground)
-        found = np.where(stance, foot_hit, plant_hit[..., 0] & plant_hit[..., 1])
-        with np.errstate(invalid="ignore"):
-            reachable = found & (
-                np.abs(ground - body_ground[:, None]) <= p.max_step_ratio[:, None] * leg
-            )
-        ik = batch.ik_on[:, None]
-        grounded = ik & reachable
-        target[..., _XZ] = np.where(grounded[..., None], target[..., _XZ], ankle[..., _XZ])
-        return _Targets(ankle=target, forward=forward, body_ground=body_ground,
-                        offset=np.where(grounded, ground, body_ground[:, None]),
-                        grounded=grounded, fallback=ik & ~reachable, foot_hit=foot_hit,
-                        foot_normal=foot_normal)
+        hits = self.terrain.raycast_down(ray_xz)
+        return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
+                        offset=np.empty((count, 2)), grounded=np.empty((count, 2), bool),
+                        fallback=np.empty((count, 2), bool), angles=np.empty((count, 2, 2)))
 
-    def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None
-                     ) -> tuple[FloatArray, FloatArray]:
-        """Stage 5 (first: the angles lift the ankle): sole pitch and roll ``(N, 2)`` from the
-        ground normal, faded over the swing, followed frame by frame (or given)."""
-        p, stance, swing = batch.p, batch.stance, batch.swing
-        frames, k = batch.frames, batch.k
-        pitch, roll = slope_angles(targets.foot_normal, targets.forward,
-                                   p.steep_normal_y[:, None], p.max_slope[:, None])
-        fade = np.where(stance, 1.0, np.abs(np.cos(np.pi * swing)))
-        aligned = targets.grounded & p.foot_align[:, None] & targets.foot_hit
-        goal = np.stack([pitch, roll], axis=-1) * np.where(aligned, fade, 0.0)[..., None]
-        rate: FloatArray = np.where(p.smoothing, p.align_rate, np.inf)[:, None, None]
-        angles: FloatArray = np.empty((frames, k, 2, 2))
-        goal = goal.reshape(frames, k, 2, 2)
-        blend = -np.expm1(-rate[:k] * batch.dt)
-        instant = np.isinf(rate[:k])
-        state = self._angles
-        for t in range(frames):  # the sole angles follow their goal frame by frame
-            state = np.where(instant, goal[t], state + (goal[t] - state) * blend)
-            angles[t] = state
+    def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None,
+                     foot_lift: ArrayLike | None) -> None:
+        """Stage 5 (first: the angles lift the ankle), with the end of stage 2: which feet are
+        grounded and their offset; sole pitch and roll ``(N, 2)`` from the ground normal,
+        faded over the swing, followed frame by frame (or given); the target heights."""
+        p, hits = batch.p, targets.hits
+        given = batch.rows(sole_angles, (2, 2), np.float64, "sole_angles")
+        lift = batch.rows(foot_lift, (2,), np.float64, "foot_lift")
+        state = self._angles.copy()
+        stage_kernels.ground_and_soles(
+            batch.ankle, batch.stance, batch.swing, targets.steps, hits.hit,
+            hits.point, hits.normal, batch.forward,
+            batch.ik_on, p.max_step_ratio, self.leg_length, p.foot_align, p.steep_normal_y,
+            p.max_slope, p.smoothing, p.align_rate, batch.dt, state, given is not None,
+            NONE3 if given is None else given, self._ankle_height, lift is not None,
+            NONE2 if lift is None else lift, targets.ankle, targets.body_ground,
+            targets.offset, targets.grounded, targets.fallback, targets.angles)
         self._angles = state
-        if sole_angles is not None:  # given (offline smoothing), where a foot is aligned
-            given_angles = batch.rows(sole_angles, (2, 2), np.float64).reshape(frames, k, 2, 2)
-            angles = np.where(aligned.reshape(frames, k, 2, 1), given_angles, 0.0)
-        batch.angles = angles.reshape(frames, k, 2, 2)
-        angles = angles.reshape(batch.count, 2, 2)
-        return angles[..., 0], angles[..., 1]
+        batch.angles = targets.angles.reshape(batch.frames, batch.k, 2, 2)
 
     def _pelvis(self, batch: _Batch, targets: _Targets, pelvis_offset: ArrayLike | None
                 ) -> FloatArray:
         """Stage 3: the pelvis offset ``(N,)``, never above the animated height over the body's
         ground, lowered so the legs reach, followed frame by frame (or given) — applied to the
         batch's root and global positions."""
-        p, ik_on, frames, k = batch.p, batch.ik_on, batch.frames, batch.k
-        target, leg = targets.ankle, self.leg_length[None, :]
-        gpos = batch.gpos
-        hip, ankle = gpos[:, self._upper], gpos[:, self._foot]
-        pelvis_y = gpos[:, self.root, 1]
-        reach = np.minimum(
-            np.maximum(p.reach_ratio[:, None] * leg, np.linalg.norm(ankle - hip, axis=-1)),
-            p.max_reach[:, None] * leg,
-        )
-        limit = reach_limit(target, hip, pelvis_y[:, None], reach)
-        body_ground = targets.body_ground
-        lowered = np.minimum(body_ground, limit.min(axis=1) - pelvis_y)
-        pelvis_goal = np.where(ik_on & p.pelvis, lowered, body_ground).reshape(frames, k)
-        # Smoothing may lag, but never so far that a leg cannot reach at full stretch.
-        stretch = reach_limit(target, hip, pelvis_y[:, None], p.max_reach[:, None] * leg * 0.9999)
-        hard = (stretch.min(axis=1) - pelvis_y).reshape(frames, k)
-        lowering = (ik_on & p.pelvis)[:k]
-        rate = np.where(p.smoothing, p.pelvis_rate, np.inf)[:k]
-        snap = p.pelvis_snap[:k]
-        given = batch.rows(pelvis_offset, (), np.float64)
-        given = None if given is None else given.reshape(frames, k)
-        lift_body = np.empty((frames, k))
-        state = self._pelvis_offset
-        for t in range(frames):  # the pelvis follows its goal frame by frame
-            if given is None:
-                smoothed = follow(state, pelvis_goal[t], rate, snap, batch.dt)
-            else:
-                smoothed = given[t]
-            state = np.where(lowering, np.minimum(smoothed, hard[t]), smoothed)
-            lift_body[t] = state
+        p, count = batch.p, batch.count
+        given = batch.rows(pelvis_offset, (), np.float64, "pelvis_offset")
+        state = self._pelvis_offset.copy()
+        lift_body = np.empty(count)
+        batch.legs = (np.empty((count, 2, 3)), np.empty((count, 2, 3)),
+                      np.empty((count, 2, 3)), np.empty((count, 2)))
+        stage_kernels.pelvis_follow(
+            batch.gpos, batch.positions, self.root, self._upper, self._lower, self._foot,
+            self.leg_length, targets.ankle, targets.body_ground, batch.ik_on & p.pelvis,
+            p.reach_ratio, p.max_reach, p.smoothing, p.pelvis_rate, p.pelvis_snap, batch.dt,
+            state, given is not None, NONE1 if given is None else given, lift_body,
+            *batch.legs)
         self._pelvis_offset = state
-        self._history = (lift_body, batch.angles)
-        rows: FloatArray = lift_body.reshape(batch.count)
-        batch.positions[:, self.root, 1] += rows
-        gpos[..., 1] += rows[:, None]
-        return rows
+        self._history = (lift_body.reshape(batch.frames, batch.k), batch.angles)
+        return lift_body
 
-    def _legs(self, batch: _Batch, targets: _Targets, pitch: FloatArray, roll: FloatArray
-              ) -> BoolArray:
+    def _legs(self, batch: _Batch, targets: _Targets) -> BoolArray:
         """Stage 4: leg IK to the ankle targets; the foot keeps its animated world rotation,
         tilted (skipped when no character has IK on: the legs keep the animation). Writes the
         batch's local rotations; returns which legs were clamped ``(N, 2)``."""
-        clamped = np.zeros((batch.count, 2), dtype=bool)
         if not batch.ik_on.any():
-            return clamped
-        grot, gpos, ik = batch.grot, batch.gpos, batch.ik_on[:, None]
-        hip, knee, ankle = gpos[:, self._upper], gpos[:, self._lower], gpos[:, self._foot]
-        solved = solve_two_bone(hip, knee, ankle, targets.ankle,
-                                max_reach=batch.p.max_reach[:, None])
-        upper_rot = mul(solved.upper_rotation, grot[:, self._upper])
-        lower_rot = mul(solved.lower_rotation, grot[:, self._lower])
-        foot_goal = mul(align_rotation(pitch, roll, targets.forward), batch.foot_rot)
-        new_local = chain_local_rotations(
-            grot[:, self._hip_parent], np.stack([upper_rot, lower_rot, foot_goal], axis=2)
-        )  # (N, 2, 3, 4)
-        chains, rotations = self._chains, batch.rotations
-        rotations[:, chains] = np.where(ik[..., None, None], new_local, rotations[:, chains])
-        return ik & solved.clamped
+            return np.zeros((batch.count, 2), dtype=bool)
+        hip, knee, ankle, max_reach = batch.legs
+        solved = solve_two_bone(hip, knee, ankle, targets.ankle, max_reach=max_reach)
+        stage_kernels.leg_rotations(
+            batch.grot, batch.rotations, self._upper, self._lower, self._foot,
+            self._hip_parent, solved.upper_rotation, solved.lower_rotation, True, targets.angles,
+            batch.forward, batch.foot_rot, batch.ik_on)
+        clamped: BoolArray = solved.clamped & np.tile(batch.ik_on, batch.frames)[:, None]
+        return clamped
 
-    def _result(self, batch: _Batch, targets: _Targets, pitch: FloatArray, roll: FloatArray,
-                clamped: BoolArray, lift_body: FloatArray) -> GroundedFrame:
+    def _result(self, batch: _Batch, targets: _Targets, clamped: BoolArray,
+                lift_body: FloatArray) -> GroundedFrame:
         """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
-        leg, ik = self.leg_length[None, :], batch.ik_on[:, None]
-        target = targets.ankle
+        count = batch.count
         grot, gpos = self._fk(batch.rotations, batch.positions)
-        sole = gpos[:, self._foot] + rotate(grot[:, self._foot], self._below_ankle)
-        sole_hits = self.terrain.raycast_down(sole[..., _XZ])
-        under = np.where(sole_hits.hit, sole_hits.height, targets.offset)
-        ray_hit = np.concatenate([sole[..., :1], under[..., None], sole[..., 2:]], axis=-1)
-        ray_origin = ray_hit.copy()
-        ray_origin[..., 1] = target[..., 1] + 1.5 * leg
+        sole, sole_xz = np.empty((count, 2, 3)), np.empty((count, 2, 2))
+        stage_kernels.sole_points(grot, gpos, self._foot, self._below_ankle, sole, sole_xz)
+        hits = self.terrain.raycast_down(sole_xz)
+        under, sole_gap, pitch, roll = (np.empty((count, 2)) for _ in range(4))
+        ray_origin, ray_hit = np.empty((count, 2, 3)), np.empty((count, 2, 3))
+        stage_kernels.sole_report(
+            sole, hits.hit, hits.point, targets.offset,
+            targets.ankle, self.leg_length, batch.ik_on, targets.angles, under, sole_gap,
+            ray_origin, ray_hit, pitch, roll)
 
         def out(array: np.ndarray) -> np.ndarray:
             return array.reshape(batch.frames, batch.k, *array.shape[1:])
@@ -497,14 +455,14 @@ class GroundingPipeline:
             global_positions=out(gpos),
             stance=out(batch.stance.copy()),
             ground_height=out(under),
-            sole_gap=out(sole[..., 1] - under),
-            sole_pitch=out(np.where(ik, pitch, 0.0)),
-            sole_roll=out(np.where(ik, roll, 0.0)),
+            sole_gap=out(sole_gap),
+            sole_pitch=out(pitch),
+            sole_roll=out(roll),
             clamped=out(clamped),
             fallback=out(targets.fallback),
             ray_origin=out(ray_origin),
             ray_hit=out(ray_hit),
-            ankle_target=out(target),
+            ankle_target=out(targets.ankle),
             pelvis_height=out(gpos[:, self.root, 1]),
             pelvis_offset=out(lift_body.copy()),
         )
@@ -527,44 +485,38 @@ class GroundingPipeline:
         forward: FloatArray,
         snap: BoolArray,
         p: ParamArrays,
-    ) -> tuple[FloatArray, FloatArray, BoolArray]:
-        """Snap shift ``(N, 2, 2, 2)``, ground height and hit ``(N, 2, 2)`` of plant and next.
+    ) -> FloatArray:
+        """Snapped footsteps ``(N, 2, 2, 5)``: per foot, (current plant, next plant) × (snap
+        shift xz, ground height, hit, snapped).
 
-        N = T·K rows (frame-major). The axis after the foot is (current plant, next plant).
-        Results are cached by footstep position, so each footstep costs its rays once: within a
-        batch identical footsteps are cast once (the earliest frame's direction stands for all),
-        and the last frame's footsteps are kept for the next call.
+        N = T·K rows (frame-major); ``snap (K,)``. Results are cached by footstep position, so
+        each footstep costs its rays once: within a batch identical footsteps are cast once
+        (the earliest frame's direction stands for all), and the last frame's footsteps are
+        kept for the next call.
         """
         count = plant_xz.shape[0]
         k = self.count
         keys = np.stack([plant_xz, next_xz], axis=2)  # (N, foot, which, xz)
-        values = np.zeros((count, 2, 2, 5))
-        known = np.zeros((count, 2, 2), dtype=bool)
-        snap_flag = np.broadcast_to(snap[:, None, None], (count, 2, 2)).astype(np.float64)
-        frames = count // k
-        cache_keys = np.tile(self._cache_keys, (frames, 1, 1, 1))
-        cache_values = np.tile(self._cache_values, (frames, 1, 1, 1))
-        for slot in range(2):  # reuse last frame's plant or next plant
-            same = np.all(keys == cache_keys[:, :, slot : slot + 1], axis=-1)
-            same &= cache_values[:, :, slot : slot + 1, 4] == snap_flag
-            take = same & ~known
-            values = np.where(take[..., None], cache_values[:, :, slot : slot + 1], values)
-            known |= same
+        values = np.empty((count, 2, 2, 5))
+        known = np.empty((count, 2, 2), dtype=bool)
+        stage_kernels.footstep_lookup(keys, self._cache_keys, self._cache_values, snap, values,
+                                      known)
         todo = ~known
         if np.any(todo):
             index = np.nonzero(todo)
+            character = index[0] % k
             # Identical footsteps (same spot, foot and switch) are cast once: the first one's
             # direction and parameters stand for all (a clip's frames share their footsteps).
-            rows_all = np.column_stack([keys[index], index[1], snap[index[0]]])
+            rows_all = np.column_stack([keys[index], index[1], snap[character]])
             _, first, inverse = np.unique(rows_all, axis=0, return_index=True, return_inverse=True)
             full_index, index = index, tuple(i[first] for i in index)
             plant = keys[index]  # (N, 2)
-            direction = np.broadcast_to(forward[..., None, _XZ], (count, 2, 2, 2))[index]
+            direction = forward[index[0], index[1]][:, [0, 2]]
             leg_foot = index[1]
             shift = np.zeros_like(plant)
-            snapping = snap[index[0]]
+            snapping = snap[index[0] % k]
             if np.any(snapping):
-                rows = index[0][snapping]
+                rows = index[0][snapping] % k
                 shift[snapping] = tread_snap_shift(
                     self.terrain, plant[snapping], direction[snapping],
                     self._heel[leg_foot[snapping]], self._toe[leg_foot[snapping]],
@@ -577,9 +529,10 @@ class GroundingPipeline:
                  snapping[:, None]], axis=1
             )
             values[full_index] = computed[inverse.reshape(-1)]
-        self._cache_keys = keys[-k:]
-        self._cache_values = values[-k:]
-        return values[..., :2], values[..., 2], values[..., 3] > 0.5
+        if count:  # (a batch of no frames keeps the cache as it was)
+            self._cache_keys = keys[-k:].copy()
+            self._cache_values = values[-k:].copy()
+        return values
 
 
 def with_frame_axis(frame: Any) -> Any:
