@@ -1,5 +1,5 @@
 """Grounding pipeline throughput: 10,000 characters per frame, against the commit before this work
-and against a per-character loop.
+against a per-character loop, and split into walkers on threads.
 
 Run: ``.venv/bin/python benchmarks/bench_grounding.py [--characters 10000] [--loop 50]
 [--frames 10] [--base 2fe8266]``
@@ -16,7 +16,9 @@ script in a subprocess with ``PYTHONPATH`` pointing at it (``--base ''`` skips i
 are base ÷ this tree, measured in the same run. Each side's first frame (compiling or loading
 the numba kernels) is left out of its timing. ``--steady`` frames are stepped before timing
 (default 0: the crowd starts in step, so the first ~20 frames cast no new footsteps; 60 shows
-the steady state with ~450 new footsteps a frame).
+the steady state with ~450 new footsteps a frame). The crowd side splits the same K characters
+into ``--threads`` walkers stepped on as many threads (``footfall.gait.crowd.Crowd``: the
+compiled kernels release the GIL).
 """
 
 from __future__ import annotations
@@ -60,8 +62,11 @@ def _time_frames(step, frames: int) -> float:
     return (time.perf_counter() - start) / frames
 
 
-def measure(characters: int, loop: int, frames: int, steady: int) -> dict[str, float]:
-    """Seconds per frame: batched walker and pipeline, and the one-by-one loops scaled to K."""
+def measure(characters: int, loop: int, frames: int, steady: int, threads: int = 1
+            ) -> dict[str, float]:
+    """Seconds per frame: batched walker and pipeline, the crowd split into ``threads``
+    walkers stepped on as many threads (``footfall.gait.crowd``), and the one-by-one loops
+    scaled to K."""
     skeleton = bunny_skeleton()
     terrain = scene("course")
     crowd = _crowd(characters)
@@ -74,6 +79,19 @@ def measure(characters: int, loop: int, frames: int, steady: int) -> dict[str, f
     pipe = batched.pipeline
     grounding_batched = _time_frames(lambda: pipe.step(rotations, positions, plan, DT), frames)
     figures = {"walker": walker_batched, "pipeline": grounding_batched}
+    if threads > 1:
+        try:
+            from footfall.gait.crowd import Crowd
+        except ImportError:  # a base tree from before the crowd
+            Crowd = None  # noqa: N806
+        if Crowd is not None:
+            split = Crowd.split(lambda part: StepWalker(
+                skeleton, terrain, len(crowd["speed"][part]), ik=True,
+                **{key: value[part] for key, value in crowd.items()}), characters, threads)
+            for _ in range(steady):
+                split.step(DT)
+            figures["crowd"] = _time_frames(lambda: split.step(DT), frames)
+            split.close()
     if loop <= 0:
         return figures
 
@@ -127,9 +145,11 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=10)
     parser.add_argument("--steady", type=int, default=0, help="frames stepped before timing")
     parser.add_argument("--base", default=BASE, help="commit timed as the base ('' for none)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                        help="walkers (one thread each) of the crowd side (default: the CPUs)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    figures = measure(args.characters, args.loop, args.frames, args.steady)
+    figures = measure(args.characters, args.loop, args.frames, args.steady, args.threads)
     if args.json:
         print(json.dumps(figures))
         return
@@ -151,6 +171,10 @@ def main() -> None:
             slow = figures[f"{key}_loop"]
             print(f"  loop    : {slow * 1e3:9.1f} ms/frame  {1 / slow:8.4f} frames/s")
             print(f"  speed-up: {slow / fast:8.1f}x")
+        if key == "walker" and "crowd" in figures:
+            split = figures["crowd"]
+            print(f"  crowd   : {split * 1e3:9.1f} ms/frame  ({args.threads} walkers on "
+                  f"{args.threads} threads; {fast / split:.2f}x the one walker)")
 
 
 if __name__ == "__main__":

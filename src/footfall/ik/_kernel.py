@@ -378,7 +378,7 @@ def _unit_interval(value: float) -> float:
     return min(max(value, 0.0), 1.0)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", nogil=True)
 def solve_batch(
     root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
     has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
@@ -491,7 +491,7 @@ def knee_one(
     return add_s(goal_hip, scale_s(upper_axis, upper_length))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy", nogil=True)
 def knee_batch(
     hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
     goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,

@@ -51,7 +51,7 @@ def grid_cell(
     return int(scaled)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def down_hits(
     points: np.ndarray,
     bounds: np.ndarray,
@@ -133,7 +133,7 @@ def triangle_distance(
     return np.inf
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def walk_hits(
     origin: np.ndarray,
     direction: np.ndarray,

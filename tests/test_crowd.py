@@ -1,0 +1,60 @@
+"""A crowd split into walkers on threads grounds exactly what one walker of all its characters
+does (every character's arithmetic is its own), step by step, in blocks, and after a rewind."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from footfall.bunny import bunny_skeleton
+from footfall.errors import SettingsError
+from footfall.gait.crowd import Crowd
+from footfall.gait.stepping import StepWalker
+from footfall.terrain import scene
+
+COUNT = 7
+
+
+def _walkers(terrain_name: str) -> tuple[StepWalker, Crowd]:
+    rng = np.random.default_rng(5)
+    lateral, start, speed = (rng.uniform(-1.5, 1.5, COUNT), rng.uniform(-1.0, 8.0, COUNT),
+                             rng.uniform(0.4, 1.2, COUNT))
+    skeleton, terrain = bunny_skeleton(), scene(terrain_name)
+
+    def make(part: slice) -> StepWalker:
+        return StepWalker(skeleton, terrain, len(lateral[part]), lateral_z=lateral[part],
+                          start_x=start[part], speed=speed[part])
+
+    return make(slice(0, COUNT)), Crowd.split(make, COUNT, parts=3)
+
+
+def _assert_same(one: object, joined: object) -> None:
+    for field in fields(one):  # type: ignore[arg-type]
+        a, b = getattr(one, field.name), getattr(joined, field.name)
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b), err_msg=field.name)
+
+
+@pytest.mark.parametrize("terrain_name", ["course", "stairs"])
+def test_crowd_equals_one_walker_of_all_its_characters(terrain_name: str) -> None:
+    one, crowd = _walkers(terrain_name)
+    assert [len(p.ik) for p in crowd.parts] == [2, 3, 2]
+    one.ik[1] = False
+    crowd.ik = one.ik
+    for _ in range(5):
+        _assert_same(one.step(1 / 60), crowd.step(1 / 60))
+    block_one, block_crowd = one.step_frames(1 / 60, 12), crowd.step_frames(1 / 60, 12)
+    assert block_crowd.global_positions.shape[:2] == (12, COUNT)
+    _assert_same(block_one, block_crowd)
+    one.rewind(4)
+    crowd.rewind(4)
+    _assert_same(one.step(1 / 60), crowd.step(1 / 60))
+    crowd.close()
+
+
+def test_a_crowd_refuses_nothing_to_walk() -> None:
+    with pytest.raises(SettingsError, match="at least one walker"):
+        Crowd([])
+    with pytest.raises(SettingsError, match="≥ 1 character"):
+        Crowd.split(lambda part: None, 0)  # type: ignore[arg-type, return-value]
