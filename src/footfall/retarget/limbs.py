@@ -403,7 +403,7 @@ class Limbs:
             planted.append(any(
                 p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
                 for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True))))
-        return self._hold.one(shifts, planted)
+        return self._hold(np.array(shifts), np.array(planted, dtype=bool))
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
         """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``.
@@ -429,8 +429,7 @@ class Limbs:
         (``toe_path (F, 2, 3)``): the swing is stretched where the toe moves anyway, not shoved
         where it hovers (live: over a fixed time)."""
         if toe_hold == "live":
-            held = (self._toe_hold_live.one(offset.tolist(), down.tolist()) if down.ndim == 1
-                    else self._toe_hold_live(offset, down))
+            held = self._toe_hold_live(offset, down)
         elif toe_hold == "series" and len(offset) > 0:
             travel = np.zeros(down.shape)
             travel[1:] = np.linalg.norm(np.diff(toe_path[..., [0, 2]], axis=0), axis=-1)

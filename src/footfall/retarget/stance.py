@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from footfall.arrays import FloatArray
+from footfall.arrays import BoolArray, FloatArray, IntArray
 
 #: A source foot counts as planted while its ankle is less than PLANTED_LIFT (m) above its
 #: standing height and moves slower than PLANTED_SPEED (m/s); captures often float a little.
@@ -133,13 +134,13 @@ def swing_lift(gap: FloatArray, progress: FloatArray, active: ArrayLike) -> Floa
     along a half sine over the swing, so it does not scrape the floor on its way.
     """
     distance = np.linalg.norm(gap[..., [0, 2]], axis=-1)
-    height = np.minimum(CLEARANCE_PER_METRE * np.maximum(distance - CLEARANCE_FREE, 0.0),
-                        MAX_CLEARANCE)
-    return np.where(active, height * np.sin(np.pi * np.clip(progress, 0.0, 1.0)), 0.0)
+    return np.where(active, _lift(distance, progress), 0.0)
 
 
 class PlantedHold:
-    """Live version of :func:`hold_while_planted` (the swing blend lasts ``fade`` frames)."""
+    """Live version of :func:`hold_while_planted` (the swing blend lasts ``fade`` frames): one
+    frame at a time, its state (held, released values, planted flags, frames since release)
+    kept between calls; the per-row arithmetic is the compiled :func:`_hold_rows`."""
 
     def __init__(self, fade: int = 18) -> None:
         self.fade = fade
@@ -155,62 +156,68 @@ class PlantedHold:
     def __call__(self, values: ArrayLike, planted: ArrayLike) -> FloatArray:
         """Held values ``(..., 3)`` for this frame's ``values`` and ``planted (...)``."""
         values = np.asarray(values, dtype=np.float64)
-        planted = np.array(planted, dtype=bool)  # kept as state: never the caller's memory
+        planted = np.asarray(planted, dtype=bool)
         if self.held is None or self.held.shape != values.shape:
             self.held = values.copy()
             self.released = values.copy()
             self.planted = np.zeros(planted.shape, dtype=bool)
-            self.since = np.full(planted.shape, self.fade)
+            self.since = np.full(planted.shape, self.fade, dtype=np.int64)
         assert self.planted is not None and self.released is not None and self.since is not None
-        touchdown = planted & ~self.planted
-        release = ~planted & self.planted
-        self.released = np.where(release[..., None], self.held, self.released)
-        self.since = np.where(release, 0, self.since)
-        self.held = np.where(touchdown[..., None], values, self.held)
-        self.planted = planted
-        self.since = np.where(planted, self.since, self.since + 1)
-        progress = np.clip(self.since / max(self.fade, 1), 0.0, 1.0)
-        gap = self.released - values
-        swinging = values + gap * (1.0 - _ease(progress))[..., None]
-        swinging[..., 1] += swing_lift(gap, progress, self.since < self.fade)
-        return np.where(planted[..., None], self.held, swinging)
+        rows = planted.size
+        out = np.empty(values.shape)
+        if rows == 0:
+            return out
+        _hold_rows(np.ascontiguousarray(values).reshape(rows, 3),
+                   np.ascontiguousarray(planted).reshape(rows), self.held.reshape(rows, 3),
+                   self.released.reshape(rows, 3), self.planted.reshape(rows),
+                   self.since.reshape(rows), self.fade, out.reshape(rows, 3))
+        return out
 
     def one(self, values: list[list[float]], planted: list[bool]) -> FloatArray:
-        """:meth:`__call__` for one frame ``values (n, 3)`` given as Python floats (a live
-        frame pays per NumPy call; the same arithmetic, state shared with ``__call__``)."""
-        n = len(values)
-        if self.held is None or self.held.shape != (n, 3):
-            self.held = np.array(values)
-            self.released = np.array(values)
-            self.planted = np.zeros(n, dtype=bool)
-            self.since = np.full(n, self.fade)
-        assert self.released is not None and self.since is not None and self.planted is not None
-        held, released = self.held.tolist(), self.released.tolist()
-        was, since = self.planted.tolist(), self.since.tolist()
-        fade = self.fade
-        out = []
-        for k in range(n):
-            down, value = planted[k], values[k]
-            if was[k] and not down:
-                released[k] = held[k]
-                since[k] = 0
-            if down and not was[k]:
-                held[k] = value
-            if not down:
-                since[k] += 1
-            if down:
-                out.append(held[k])
-                continue
-            progress = min(max(since[k] / max(fade, 1), 0.0), 1.0)
-            gap = [r - v for r, v in zip(released[k], value, strict=True)]
-            eased = progress * progress * (3.0 - 2.0 * progress)  # as ``_ease``
-            swinging = [v + g * (1.0 - eased) for v, g in zip(value, gap, strict=True)]
-            if since[k] < fade:
-                distance = math.sqrt(gap[0] * gap[0] + gap[2] * gap[2])
-                height = min(CLEARANCE_PER_METRE * max(distance - CLEARANCE_FREE, 0.0),
-                             MAX_CLEARANCE)
-                swinging[1] += height * math.sin(math.pi * progress)
-            out.append(swinging)
-        self.held, self.released = np.array(held), np.array(released)
-        self.planted, self.since = np.array(planted, dtype=bool), np.array(since)
-        return np.array(out)
+        """:meth:`__call__` for one frame ``values (n, 3)`` given as Python floats."""
+        return self(np.array(values, dtype=np.float64), np.array(planted, dtype=bool))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def lift_s(distance: float, progress: float) -> float:
+    """:func:`swing_lift` for a catch-up of ``distance`` m (horizontal) at swing ``progress``."""
+    height = min(CLEARANCE_PER_METRE * max(distance - CLEARANCE_FREE, 0.0), MAX_CLEARANCE)
+    return height * math.sin(math.pi * min(max(progress, 0.0), 1.0))
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _hold_rows(values: FloatArray, planted: BoolArray, held: FloatArray, released: FloatArray,
+               was: BoolArray, since: IntArray, fade: int, out: FloatArray) -> None:
+    """One frame of :class:`PlantedHold` for rows ``values (R, 3)``, ``planted (R,)``; the
+    state ``held``, ``released (R, 3)``, ``was (R,)``, ``since (R,)`` updated in place."""
+    for r in range(values.shape[0]):
+        down = planted[r]
+        if was[r] and not down:  # release: the swing starts from the held value
+            for c in range(3):
+                released[r, c] = held[r, c]
+            since[r] = 0
+        if down and not was[r]:  # touchdown
+            for c in range(3):
+                held[r, c] = values[r, c]
+        was[r] = down
+        if not down:
+            since[r] += 1
+        if down:
+            for c in range(3):
+                out[r, c] = held[r, c]
+            continue
+        progress = min(max(since[r] / max(fade, 1), 0.0), 1.0)
+        eased = progress * progress * (3.0 - 2.0 * progress)  # as ``_ease``
+        gx, gy, gz = (released[r, 0] - values[r, 0], released[r, 1] - values[r, 1],
+                      released[r, 2] - values[r, 2])
+        out[r, 0] = values[r, 0] + gx * (1.0 - eased)
+        out[r, 1] = values[r, 1] + gy * (1.0 - eased)
+        out[r, 2] = values[r, 2] + gz * (1.0 - eased)
+        if since[r] < fade:
+            out[r, 1] += lift_s(math.sqrt(gx * gx + gz * gz), progress)
+
+
+@numba.vectorize(["float64(float64, float64)"], cache=True)
+def _lift(distance: float, progress: float) -> float:  # pragma: no cover (compiled)
+    """:func:`lift_s` over arrays."""
+    return lift_s(distance, progress)
