@@ -9,8 +9,8 @@ as an unexplained pause inside the command (before the demo's URL, in the middle
 stream's first frame).
 
 Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (terrain rays and the
-grounding stages), ``"retarget"`` (the retargeter's limb and weight stages). A command names
-the groups it uses in its ``KERNELS`` attribute (``footfall.cli``).
+grounding stages), ``"retarget"`` (the retargeter's limb and weight stages, the knee copy). A
+command names the groups it uses in its ``KERNELS`` attribute (``footfall.cli``).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def wait_ready() -> None:
 
 def _kinematics() -> None:
     from footfall import quat
-    from footfall.ik import knee_from_source, solve_two_bone
+    from footfall.ik import solve_two_bone
     from footfall.skeleton import FKPlan
 
     pose = quat.identity((2,))
@@ -90,7 +90,6 @@ def _kinematics() -> None:
     goal = np.array([0.0, -0.35, 0.1])
     solve_two_bone(hip, knee, foot, goal, knee + [0.0, 0.0, 0.3])
     solve_two_bone(hip, knee, foot, goal, knee + [0.0, 0.0, 0.3], position_weight=0.5)
-    knee_from_source(hip, knee, foot, hip, goal, 0.2, 0.2)
 
 
 def _grounding() -> None:
