@@ -72,3 +72,16 @@ def test_retarget_group_compiles_what_a_real_stream_runs() -> None:
         live.step(clip.rotations[frame], clip.positions[frame], 1 / clip.fps)
     Retargeter(clip.skeleton, clip.skeleton).apply(clip)
     assert [len(stage.signatures) for stage in stages] == before
+
+
+def test_an_in_process_call_leaves_no_compiling_thread(tmp_path: Path) -> None:
+    """``main([...])`` returns only after the background compile, even when the command fails
+    at once: a thread compiling on would swap the caller's warning filters under it."""
+    import threading
+
+    from footfall.cli import main
+
+    code = main(["walk", "--skeleton", str(tmp_path / "missing.bvh"), "-o",
+                 str(tmp_path / "w.bvh")])
+    assert code == 2
+    assert not any(t.name == "footfall-kernels" and t.is_alive() for t in threading.enumerate())

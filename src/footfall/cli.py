@@ -52,7 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``footfall`` console script; returns the process exit code."""
+    """Entry point of the ``footfall`` console script; returns the process exit code.
+
+    Called with ``argv`` (in-process: tests, scripts), it returns only once the kernels'
+    background compile has finished, so no compiling thread outlives the call (numba's
+    compiler swaps the process's warning filters while it runs). Without ``argv`` (the
+    console script, ``python -m footfall.cli``) the process ends right after, so a mistake is
+    reported without waiting for the compile."""
+    try:
+        return _main(argv)
+    finally:
+        if argv is not None:
+            kernels.wait_ready()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not logging.getLogger().handlers:
