@@ -58,3 +58,9 @@ def test_a_crowd_refuses_nothing_to_walk() -> None:
         Crowd([])
     with pytest.raises(SettingsError, match="≥ 1 character"):
         Crowd.split(lambda part: None, 0)  # type: ignore[arg-type, return-value]
+    one, crowd = _walkers("course")
+    with pytest.raises(SettingsError, match="ik: one switch or 7"):
+        crowd.ik = [True, False]
+    crowd.ik = False
+    assert not crowd.ik.any()
+    crowd.close()

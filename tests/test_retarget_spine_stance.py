@@ -42,19 +42,6 @@ def test_planted_hold_keeps_touchdown_values_live_and_batched(seed, frames, fade
     np.testing.assert_allclose(hold_while_planted(values, np.zeros_like(planted)), values)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.integers(2, 60), st.integers(1, 10))
-def test_planted_hold_of_one_frame_in_floats_equals_the_array_path(seed, frames, fade) -> None:
-    rng = np.random.default_rng(seed)
-    values = rng.normal(size=(frames, 2, 3))
-    planted = rng.random((frames, 2)) < 0.6
-    arrays, floats = PlantedHold(fade), PlantedHold(fade)
-    for f in range(frames):
-        expected = arrays(values[f], planted[f])
-        got = floats.one(values[f].tolist(), planted[f].tolist())
-        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
-
-
 def test_live_frame_equals_a_batch_of_one_across_rigs() -> None:
     # One frame goes through Python-float fast paths (FK, stance hold); a batch of one frame
     # through the array code. Both must give the same pose, frame after frame (state too).

@@ -1,4 +1,7 @@
-"""The array type names used in footfall's type hints (one definition for every module)."""
+"""The array type names used in footfall's type hints (one definition for every module), and the
+rows compiled kernels take."""
+
+import math
 
 import numpy as np
 from numpy.typing import NDArray
@@ -9,3 +12,14 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 #: masks
 BoolArray = NDArray[np.bool_]
+
+
+def kernel_rows(value: object, shape: tuple[int, ...], tail: tuple[int, ...] = ()) -> FloatArray:
+    """``value`` broadcast to ``(*shape, *tail)`` as the flat rows ``(n, *tail)`` a compiled
+    kernel loops over: writable, C-ordered float64 (a read-only or strided array would compile
+    another kernel specialisation); no copy when ``value`` already is such an array."""
+    array = np.asarray(value, dtype=np.float64)
+    if array.shape != (*shape, *tail):
+        array = np.broadcast_to(array, (*shape, *tail))
+    rows = np.ascontiguousarray(array).reshape(math.prod(shape), *tail)
+    return rows if rows.flags.writeable else rows.copy()

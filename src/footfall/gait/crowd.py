@@ -64,7 +64,12 @@ class Crowd:
 
     @ik.setter
     def ik(self, values: Any) -> None:
-        values = np.broadcast_to(np.asarray(values, dtype=bool), (len(self.ik),))
+        count = sum(len(part.ik) for part in self.parts)
+        values = np.asarray(values, dtype=bool)
+        if values.shape not in ((), (count,)):
+            raise SettingsError(f"ik: one switch or {count} (one per character), got shape "
+                                f"{values.shape}")
+        values = np.broadcast_to(values, (count,))
         start = 0
         for part in self.parts:
             part.ik[...] = values[start:start + len(part.ik)]

@@ -18,8 +18,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray
-from footfall.grounding.rows import flat_rows
+from footfall.arrays import FloatArray, kernel_rows
 from footfall.quat import Quat4, Vec3, between_s
 
 UP = np.array([0.0, 1.0, 0.0])
@@ -152,7 +151,7 @@ def heading_frame(forward: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """
     direction = np.asarray(forward, dtype=np.float64)
     shape = direction.shape[:-1]
-    rows = flat_rows(direction, shape, (3,))
+    rows = kernel_rows(direction, shape, (3,))
     out_forward, out_left = np.empty_like(rows), np.empty_like(rows)
     _heading_rows(rows, out_forward, out_left)
     return out_forward.reshape(*shape, 3), out_left.reshape(*shape, 3)
@@ -171,8 +170,8 @@ def slope_angles(
     shape = np.broadcast_shapes(normal.shape[:-1], forward.shape[:-1], np.shape(steep_normal_y),
                                 np.shape(max_slope))
     pitch, roll = np.empty(shape), np.empty(shape)
-    _slope_rows(flat_rows(normal, shape, (3,)), flat_rows(forward, shape, (3,)),
-                flat_rows(steep_normal_y, shape), flat_rows(max_slope, shape),
+    _slope_rows(kernel_rows(normal, shape, (3,)), kernel_rows(forward, shape, (3,)),
+                kernel_rows(steep_normal_y, shape), kernel_rows(max_slope, shape),
                 pitch.reshape(-1), roll.reshape(-1))
     return pitch, roll
 
@@ -181,8 +180,8 @@ def _tilt(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike, rotation: bool)
     forward = np.asarray(forward, dtype=np.float64)
     shape = np.broadcast_shapes(np.shape(pitch), np.shape(roll), forward.shape[:-1])
     out = np.empty((*shape, 4 if rotation else 3))
-    _tilt_rows(flat_rows(pitch, shape), flat_rows(roll, shape), flat_rows(forward, shape, (3,)),
-               rotation, out.reshape(-1, out.shape[-1]))
+    _tilt_rows(kernel_rows(pitch, shape), kernel_rows(roll, shape),
+               kernel_rows(forward, shape, (3,)), rotation, out.reshape(-1, out.shape[-1]))
     return out
 
 
@@ -201,7 +200,7 @@ def _between_up(b: ArrayLike) -> FloatArray:
     over every row)."""
     b = np.asarray(b, dtype=np.float64)
     out = np.empty((*b.shape[:-1], 4))
-    _between_up_rows(flat_rows(b, b.shape[:-1], (3,)), out.reshape(-1, 4))
+    _between_up_rows(kernel_rows(b, b.shape[:-1], (3,)), out.reshape(-1, 4))
     return out
 
 
@@ -213,6 +212,6 @@ def ankle_lift(pitch: ArrayLike, roll: ArrayLike, ankle_height: ArrayLike) -> Fl
     """
     shape = np.broadcast_shapes(np.shape(pitch), np.shape(roll), np.shape(ankle_height))
     out = np.empty(shape)
-    _lift_rows(flat_rows(pitch, shape), flat_rows(roll, shape), flat_rows(ankle_height, shape),
-               out.reshape(-1))
+    _lift_rows(kernel_rows(pitch, shape), kernel_rows(roll, shape),
+               kernel_rows(ankle_height, shape), out.reshape(-1))
     return out

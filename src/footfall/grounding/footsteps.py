@@ -19,9 +19,8 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, kernel_rows
 from footfall.grounding.pelvis import max_nan
-from footfall.grounding.rows import flat_rows
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -101,7 +100,7 @@ def smoothstep(t: ArrayLike) -> FloatArray:
     """Hermite ease ``3t² − 2t³`` of ``t`` clipped to [0, 1], any shape."""
     shape = np.shape(t)
     out = np.empty(shape)
-    rows = flat_rows(t, shape)
+    rows = kernel_rows(t, shape)
     _swing_rows(rows, rows, rows, rows, rows, True, out.reshape(-1))
     return out
 
@@ -116,8 +115,8 @@ def swing_height(
     """
     shape = np.broadcast_shapes(*(np.shape(v) for v in (start, end, q, clearance, lift)))
     out = np.empty(shape)
-    _swing_rows(flat_rows(start, shape), flat_rows(end, shape), flat_rows(q, shape),
-                flat_rows(clearance, shape), flat_rows(lift, shape), False, out.reshape(-1))
+    _swing_rows(kernel_rows(start, shape), kernel_rows(end, shape), kernel_rows(q, shape),
+                kernel_rows(clearance, shape), kernel_rows(lift, shape), False, out.reshape(-1))
     return out
 
 
@@ -162,7 +161,7 @@ def plan_steps(distance: ArrayLike, step_length: ArrayLike) -> StepPlan:
     shape = np.broadcast_shapes(np.shape(distance), np.shape(step_length))
     fields = np.empty((4, *shape, 2))
     stance = np.empty((*shape, 2), dtype=bool)
-    _plan_rows(flat_rows(distance, shape), flat_rows(step_length, shape), FOOT_PHASE,
+    _plan_rows(kernel_rows(distance, shape), kernel_rows(step_length, shape), FOOT_PHASE,
                stance.reshape(-1, 2), *(f.reshape(-1, 2) for f in fields))
     return StepPlan(stance, fields[0], fields[1], fields[2], fields[3])
 

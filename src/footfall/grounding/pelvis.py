@@ -17,8 +17,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray
-from footfall.grounding.rows import flat_rows
+from footfall.arrays import FloatArray, kernel_rows
 from footfall.quat import Vec3
 
 
@@ -87,8 +86,8 @@ def reach_limit(
     shape = np.broadcast_shapes(ankle_target.shape[:-1], hip.shape[:-1], np.shape(pelvis_y),
                                 np.shape(reach))
     out = np.empty(shape)
-    _reach_limit_rows(flat_rows(ankle_target, shape, (3,)), flat_rows(hip, shape, (3,)),
-                      flat_rows(pelvis_y, shape), flat_rows(reach, shape), out.reshape(-1))
+    _reach_limit_rows(kernel_rows(ankle_target, shape, (3,)), kernel_rows(hip, shape, (3,)),
+                      kernel_rows(pelvis_y, shape), kernel_rows(reach, shape), out.reshape(-1))
     return out
 
 
@@ -104,6 +103,7 @@ def follow(
                                 np.shape(snap))
     out = np.empty(shape)
     with np.errstate(invalid="ignore"):
-        _follow_rows(flat_rows(previous, shape), flat_rows(target, shape), flat_rows(rate, shape),
-                     flat_rows(snap, shape), float(dt), out.reshape(-1))
+        _follow_rows(kernel_rows(previous, shape), kernel_rows(target, shape),
+                     kernel_rows(rate, shape), kernel_rows(snap, shape), float(dt),
+                     out.reshape(-1))
     return out

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, kernel_rows
 from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures
@@ -263,8 +263,8 @@ class Limbs:
                                          m.down.reshape(*batch, 2),
                                          m.toe_target.reshape(*batch, 2, 3), toe_hold)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
-        legs, arms = (_frame_rows(w, batch, frames, width)
-                      for w, width in ((weights.legs, 2), (weights.arms, count - 2)))
+        legs = kernel_rows(weights.legs, batch, (2,))
+        arms = kernel_rows(weights.arms, batch, (count - 2,))
         reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
                     arms, held, self._t_chain, self._s_chain, self.hips[1],
                     self._source_leg_lengths, self._parents, self.mover, self._under_mover,
@@ -367,9 +367,9 @@ class Limbs:
 
     def _held_shift_one(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
-        """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays) in Python floats: the same
-        arithmetic as the batched path (body yaw, turned hip-width delta, planted test, hold)
-        without a dozen NumPy calls on two-element arrays."""
+        """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays): the body yaw, turned
+        hip-width delta and planted test of the batched path in Python floats (without a dozen
+        NumPy calls on two-element arrays), then the compiled :class:`PlantedHold`."""
         if self._toes is None:
             points = [[p] for p in spos[self._s_leg_tips].tolist()]
             rest = [[h] for h in sizes.source.ankle_height.tolist()]
@@ -504,13 +504,3 @@ def _toe_rows(toes: Toes | None) -> NDArray[np.int64]:
 def _toe_offsets(toes: Toes | None) -> FloatArray:
     """``(2, 3)`` End Site offsets of the toe points for the kernels (zeros without toes)."""
     return np.zeros((2, 3)) if toes is None else np.ascontiguousarray(toes.offsets, dtype=float)
-
-
-def _frame_rows(values: FloatArray, batch: tuple[int, ...], frames: int, width: int
-                ) -> FloatArray:
-    """Per-limb ``values (..., width)`` broadcast to the batch as C-ordered ``(frames, width)``
-    rows for the kernels (no copy when they already are)."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.shape != (*batch, width):
-        values = np.broadcast_to(values, (*batch, width))
-    return np.ascontiguousarray(values).reshape(frames, width)

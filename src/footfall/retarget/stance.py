@@ -173,10 +173,6 @@ class PlantedHold:
                    self.since.reshape(rows), self.fade, out.reshape(rows, 3))
         return out
 
-    def one(self, values: list[list[float]], planted: list[bool]) -> FloatArray:
-        """:meth:`__call__` for one frame ``values (n, 3)`` given as Python floats."""
-        return self(np.array(values, dtype=np.float64), np.array(planted, dtype=bool))
-
 
 @numba.njit(cache=True, error_model="numpy")
 def lift_s(distance: float, progress: float) -> float:

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, IntArray
+from footfall.arrays import FloatArray, IntArray, kernel_rows
 
 
 @dataclass(frozen=True)
@@ -206,21 +206,12 @@ def goal_weights(
                                     ratio.shape)
     frames = math.prod(batch)
     arms, legs, hips_weight = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
-    _goal_kernel(_kernel_rows(hands, batch, frames, (2, 3)),
-                 _kernel_rows(lift, batch, frames, (2,)),
-                 _kernel_rows(feet, batch, frames, (2, 3)),
-                 _kernel_rows(hips, batch, frames, (3,)), _kernel_rows(ratio, batch, frames, ()),
+    _goal_kernel(kernel_rows(hands, batch, (2, 3)), kernel_rows(lift, batch, (2,)),
+                 kernel_rows(feet, batch, (2, 3)), kernel_rows(hips, batch, (3,)),
+                 kernel_rows(ratio, batch),
                  points_array(props), points_array(chairs), thresholds.as_array,
                  arms.reshape(frames, 2), legs.reshape(frames, 2), hips_weight.reshape(frames))
     return LimbWeights(arms, legs, hips_weight)
-
-
-def _kernel_rows(array: FloatArray, batch: tuple[int, ...], frames: int,
-                 tail: tuple[int, ...]) -> FloatArray:
-    """``array (..., *tail)`` broadcast to ``batch`` as C-ordered ``(frames, *tail)``."""
-    if array.shape != (*batch, *tail):
-        array = np.broadcast_to(array, (*batch, *tail))
-    return np.ascontiguousarray(array).reshape(frames, *tail)
 
 
 def points_array(points: ArrayLike | None) -> FloatArray:
