@@ -105,7 +105,9 @@ def test_panel_follows_broadcasts_and_presets_apply(running, browser) -> None:
         _wait_for(lambda: loop.characters()["cmu"].settings["fingers_enabled"], 10,
                   "the preset to reach the loop")
         assert loop.characters()["cmu"].settings["left_middle_curl"] == 1.0
-        assert page.locator("#p-fingers_enabled").is_checked()
+        # The loop's change comes back to the panel as a broadcast: a round trip, not at once.
+        _wait_for(lambda: page.locator("#p-fingers_enabled").is_checked(), 10,
+                  "the panel to show the preset's fingers switch")
         assert not errors
     finally:
         page.close()
