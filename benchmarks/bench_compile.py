@@ -14,13 +14,15 @@ with ``git archive``:
   stream's first frame would otherwise wait for.
 
 Printed: seconds until ready and the seconds the first real call still took (≈ 0 when the
-preparation covered it), and the ratio to the base.
+preparation covered it), the CPU seconds of the whole process (imports included; steadier than
+wall time when the machine is shared), and the ratio of the best totals to the base.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -56,39 +58,51 @@ print(f"{ready - start:.3f} {done - ready:.3f}")
 """
 
 
-def _measure(src: Path, case: str) -> tuple[float, float]:
-    """(seconds until the kernels are ready, seconds of the first real call) in a fresh
-    process with an empty numba cache, ``footfall`` imported from ``src``."""
+def _measure(src: Path, case: str) -> tuple[float, float, float]:
+    """(seconds until the kernels are ready, seconds of the first real call, CPU seconds of the
+    whole process) in a fresh process with an empty numba cache, ``footfall`` imported from
+    ``src``. The CPU seconds are less disturbed by other work on a shared machine."""
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(src)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run([sys.executable, "-c", WORKER, case, str(CLIP)], env=env,
                              capture_output=True, text=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     ready, first = (float(v) for v in out.stdout.split())
-    return ready, first
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return ready, first, cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", default="2fe8266", help="commit to compare with")
+    parser.add_argument("--base", default="2fe8266", help="commit to compare with ('' for none)")
     parser.add_argument("--runs", type=int, default=2, help="alternating runs per side")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "src/footfall"],
-                                 capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        trees = {"base": Path(tmp) / "src", "this": ROOT / "src"}
+        trees = {"this": ROOT / "src"}
+        if args.base:
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base,
+                                      "src/footfall"], capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+            trees = {"base": Path(tmp) / "src", **trees}
         print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
               f"base {args.base}; empty numba cache per run")
-        print(f"{'case':10s} {'tree':5s} {'ready s':>8s} {'first call s':>13s} {'total s':>8s}")
+        print(f"{'case':10s} {'tree':5s} {'ready s':>8s} {'first call s':>13s} {'total s':>8s}"
+              f" {'process CPU s':>14s}")
         totals: dict[tuple[str, str], list[float]] = {}
         for case in ("grounding", "retarget"):
             for _ in range(args.runs):
                 for name, src in trees.items():
-                    ready, first = _measure(src, case)
+                    ready, first, cpu = _measure(src, case)
                     totals.setdefault((case, name), []).append(ready + first)
-                    print(f"{case:10s} {name:5s} {ready:8.2f} {first:13.2f} {ready + first:8.2f}")
+                    print(f"{case:10s} {name:5s} {ready:8.2f} {first:13.2f} {ready + first:8.2f}"
+                          f" {cpu:14.2f}")
         for case in ("grounding", "retarget"):
-            base, this = min(totals[(case, "base")]), min(totals[(case, "this")])
+            this = min(totals[(case, "this")])
+            if "base" not in trees:
+                print(f"{case}: best total {this:.2f} s")
+                continue
+            base = min(totals[(case, "base")])
             print(f"{case}: best total {this:.2f} s against {base:.2f} s (×{base / this:.2f})")
         print(f"load average {os.getloadavg()[0]:.2f} at the end")
 

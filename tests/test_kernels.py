@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from footfall.kernels import NOTICE, prepare
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,3 +87,58 @@ def test_an_in_process_call_leaves_no_compiling_thread(tmp_path: Path) -> None:
                  str(tmp_path / "w.bvh")])
     assert code == 2
     assert not any(t.name == "footfall-kernels" and t.is_alive() for t in threading.enumerate())
+
+
+COVERED = r"""
+import importlib, sys, tempfile
+import numba
+from footfall import kernels
+command, argv = sys.argv[1], sys.argv[2:]
+module = importlib.import_module(f"footfall.commands.{command}")
+kernels.prepare(groups=module.KERNELS)
+
+
+def signatures():
+    # each kernel once, under the module that defines it
+    return {f"{name}.{attr}": len(value.signatures)
+            for name, mod in list(sys.modules.items()) if name.startswith("footfall")
+            for attr, value in vars(mod).items()
+            if isinstance(value, numba.core.dispatcher.Dispatcher)
+            and value.py_func.__module__ == name}
+
+
+before = signatures()
+if command == "demo":
+    from footfall.viewer.simulation import DemoSettings, DemoSimulation
+    for ik in (True, False):
+        simulation = DemoSimulation(DemoSettings(ik_left=ik))
+        for _ in range(30):
+            simulation.step()
+else:
+    from footfall.cli import main
+    assert main([command, *argv]) in (0, None)
+after = signatures()
+print(sorted(name for name, count in after.items() if count > before.get(name, 0)))
+"""
+
+
+@pytest.mark.parametrize("command, argv", [
+    ("demo", []),
+    ("walk", ["--seconds", "0.5", "--terrain", "stairs", "-o", "{tmp}/walk.bvh"]),
+    ("ground", ["tests/data/bvh/mixamo_stepping.bvh", "--terrain", "stairs", "-o",
+                "{tmp}/ground.bvh"]),
+    ("render", ["--out", "{tmp}/still.png", "--terrain", "rocks"]),
+    ("eval", ["--heights", "0.1", "--seconds", "1", "--quiet"]),
+    ("retarget", ["tests/data/bvh/mixamo_stepping.bvh", "--to", "tests/data/bvh/cmu_131_01.bvh",
+                  "-o", "{tmp}/retarget.bvh"]),
+])
+def test_a_commands_kernel_groups_cover_what_it_runs(tmp_path: Path, command: str,
+                                                     argv: list[str]) -> None:
+    """After ``prepare`` of a command's ``KERNELS`` groups, running the command (in a fresh
+    process) compiles nothing more: the first-run notice covers every compile it waits for."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    args = [a.format(tmp=tmp_path) for a in argv]
+    out = subprocess.run([sys.executable, "-c", COVERED, command, *args], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-2000:]

@@ -8,9 +8,12 @@ once on a tiny input, so that cost comes first — with a notice when it takes a
 as an unexplained pause inside the command (before the demo's URL, in the middle of a live
 stream's first frame).
 
-Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (terrain rays and the
-grounding stages), ``"retarget"`` (the retargeter's limb and weight stages, the knee copy). A
-command names the groups it uses in its ``KERNELS`` attribute (``footfall.cli``).
+Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (downward terrain rays
+and the stepping walker's grounding stages: what the demo runs), ``"clip"`` (the row loops that
+grounding a clip and the procedural walker add: slope angles, sole tilt, pelvis reach limit),
+``"retarget"`` (the retargeter's limb and weight stages, the knee copy). A command names the
+groups it uses in its ``KERNELS`` attribute (``footfall.cli``); a kernel outside them (a general
+``Terrain.raycast``, say) compiles on its first call instead.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ if TYPE_CHECKING:
 NOTICE_AFTER = 1.5
 NOTICE = ("compiling footfall's numeric kernels — the first run after installing only, "
           "about 15 s …")
-GROUPS = ("kinematics", "grounding", "retarget")
+GROUPS = ("kinematics", "grounding", "clip", "retarget")
 
 
 def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_AFTER,
@@ -50,6 +53,8 @@ def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_A
         _kinematics()
         if "grounding" in wanted:
             _grounding()
+        if "clip" in wanted:
+            _clip()
         if "retarget" in wanted:
             _retarget()
     finally:
@@ -100,8 +105,17 @@ def _grounding() -> None:
     square = MeshTerrain(np.array([[0.0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
                          np.array([[0, 2, 1], [0, 3, 2]]), name="warm-up")
     square.raycast_down(np.array([[0.5, 0.5]]))
-    square.raycast(np.array([[0.5, 1.0, 0.5]]), np.array([[0.0, -1.0, 0.0]]))
     StepWalker(bunny_skeleton(), square, 1, start_x=0.5, lateral_z=0.5).step()  # the stages
+
+
+def _clip() -> None:
+    from footfall.grounding.foot_align import align_rotation, slope_angles
+    from footfall.grounding.pelvis import reach_limit
+
+    up, forward = np.array([[0.0, 1.0, 0.0]]), np.array([[0.0, 0.0, 1.0]])
+    slope_angles(up, forward, 0.5, 0.45)
+    align_rotation(np.zeros(1), np.zeros(1), forward)
+    reach_limit(np.array([[0.1, 0.0, 0.0]]), np.array([[0.1, 0.8, 0.0]]), np.ones(1), 0.8)
 
 
 def _retarget() -> None:

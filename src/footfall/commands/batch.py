@@ -29,7 +29,7 @@ _KIND_HELP = {
 #: Options of the per-file command that the batch sets itself.
 _OWN = {"-o", "--output", "--report", "--quiet", "-h", "--help"}
 _GLTF = (".glb", ".gltf")
-KERNELS = ("grounding", "retarget")  # compiled kernels made ready first (footfall.kernels)
+KERNELS = ("grounding", "clip", "retarget")  # compiled kernels made ready first (footfall.kernels)
 
 
 def _add_batch_options(parser: argparse.ArgumentParser) -> None:

@@ -28,7 +28,7 @@ DESCRIPTION = (
     "ratio, PhysDiff's penetration/floating/sliding and footfall's contact metrics before and "
     "after, and the contact frames per foot."
 )
-KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
+KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

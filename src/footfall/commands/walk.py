@@ -23,7 +23,7 @@ DESCRIPTION = (
     "The result is written as a BVH file (metres, Y up) that Blender opens."
 )
 MAX_SECONDS = 3600.0
-KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
+KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.kernels)
 
 
 def _seconds(text: str) -> float:

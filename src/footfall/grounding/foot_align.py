@@ -104,8 +104,7 @@ def _heading_rows(direction: FloatArray, forward: FloatArray, left: FloatArray
             left[i, c] = s[c]
 
 
-@numba.njit("void(f8[:, ::1], f8[:, ::1], f8[::1], f8[::1], f8[::1], f8[::1])", cache=True,
-             error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, limit: FloatArray,
                 pitch: FloatArray, roll: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(normal.shape[0]):
@@ -114,7 +113,7 @@ def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, li
             (direction[i, 0], direction[i, 1], direction[i, 2]), steep[i], limit[i])
 
 
-@numba.njit("void(f8[::1], f8[::1], f8[:, ::1], b1, f8[:, ::1])", cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotation: bool,
                out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(pitch.shape[0]):
@@ -137,7 +136,7 @@ def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cove
             out[i, c] = q[c]
 
 
-@numba.njit("void(f8[::1], f8[::1], f8[::1], f8[::1])", cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _lift_rows(pitch: FloatArray, roll: FloatArray, height: FloatArray, out: FloatArray
                ) -> None:  # pragma: no cover - compiled
     for i in range(pitch.shape[0]):

@@ -72,8 +72,7 @@ def foot_track_s(stance: bool, swing: float, plant: float, next_plant: float) ->
     return plant + (next_plant - plant) * smoothstep_s(swing)
 
 
-@numba.njit("void(f8[::1], f8[::1], f8[::1], f8[::1], f8[::1], b1, f8[::1])", cache=True,
-             error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: FloatArray,
                 lift: FloatArray, ease: bool, out: FloatArray) -> None:  # pragma: no cover
     for i in range(out.shape[0]):
@@ -83,9 +82,7 @@ def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: Fl
             out[i] = swing_height_s(start[i], end[i], q[i], clearance[i], lift[i])
 
 
-@numba.njit("void(f8[::1], f8[::1], f8[::1], b1[:, ::1], f8[:, ::1], f8[:, ::1], f8[:, ::1], "
-             "f8[:, ::1])",
-             cache=True, error_model="numpy")
+@numba.njit(cache=True, error_model="numpy")
 def _plan_rows(distance: FloatArray, step_length: FloatArray, foot_phase: FloatArray,
                stance: NDArray[np.bool_], swing: FloatArray, plant: FloatArray,
                next_plant: FloatArray, track: FloatArray) -> None:  # pragma: no cover
