@@ -34,11 +34,16 @@ TARGETS = SOURCES + AVATAR_FILES
 MAX_SECONDS = 6.0  # cmu_01_01 (23 s at 120 fps) is cut: the suite stays quick
 STANCE_BAND = 0.02
 STANCE_SPEED = 0.25
-#: bvhio_example's legs end at the ankle with a sole marker straight below it (no toe point):
-#: when a source rolls over its toes, that stub foot follows the rising ankle and skates by
-#: GMD's measure (cmu_131_01 onto it: 0.008 → 0.160). Not solved yet; its contact heights are
-#: still checked.
-GMD_GAP_TARGETS = {"bvhio_example"}
+#: The one pair whose GMD ratio is not checked (its contact heights are). cmu_131_01 kneels: its
+#: left knee goes 3.5 cm below its ankles' lowest point (0.049 against 0.084 m at the target's
+#: size), so on the source GMD's floor (the lowest joint) is the kneeling knee and the toe
+#: points are measured from it: 0.008. bvhio_example has no toe point (a sole marker straight
+#: below the ankle), so its ankles are measured, and its knee stays 4 cm above them (0.094
+#: against 0.054 m: the retargeter does not bring a kneeling knee to the floor), so its floor is
+#: its ankles and every heel-off lies within GMD's 5 cm: 0.160. With the floor at the ankles'
+#: lowest point on both, the source's ankles score 0.151 and the target's 0.160 — the feet
+#: follow; the kneeling knee does not. Not solved yet.
+GMD_GAP_PAIRS = {("cmu_131_01", "bvhio_example")}
 
 
 @cache
@@ -145,14 +150,13 @@ def test_contact_heights_hold_and_gmd_ratio_no_worse(source_path, target_path) -
     pair = retarget_pair(source_path, target_path)
     assert np.isfinite(pair.out.global_positions()).all()
     s = pair.retargeter.size_ratio
-    same_kind = (pair.source_toes is None) == (pair.target_toes is None)
     if pair.source.frame_count >= 30:
         assert pair.runs, "a real clip has stances"
     for foot, start, end in pair.runs:
         wobble_s = np.ptp(pair.height_s[start:end, foot])
         wobble_t = np.ptp(pair.height_t[start:end, foot])
         assert wobble_t <= s * wobble_s + 0.003, (foot, start, end, wobble_s, wobble_t)
-    if target_path.stem in GMD_GAP_TARGETS and not same_kind:
+    if (source_path.stem, target_path.stem) in GMD_GAP_PAIRS:
         return
     ratio_s, scaled_s, ratio_t = pair.gmd()
     assert ratio_t <= max(ratio_s, scaled_s) + 0.02, (ratio_s, scaled_s, ratio_t)
