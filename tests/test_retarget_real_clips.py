@@ -34,15 +34,13 @@ TARGETS = SOURCES + AVATAR_FILES
 MAX_SECONDS = 6.0  # cmu_01_01 (23 s at 120 fps) is cut: the suite stays quick
 STANCE_BAND = 0.02
 STANCE_SPEED = 0.25
-#: The one pair whose GMD ratio is not checked (its contact heights are). cmu_131_01 kneels: its
-#: left knee goes 3.5 cm below its ankles' lowest point (0.049 against 0.084 m at the target's
-#: size), so on the source GMD's floor (the lowest joint) is the kneeling knee and the toe
-#: points are measured from it: 0.008. bvhio_example has no toe point (a sole marker straight
-#: below the ankle), so its ankles are measured, and its knee stays 4 cm above them (0.094
-#: against 0.054 m: the retargeter does not bring a kneeling knee to the floor), so its floor is
-#: its ankles and every heel-off lies within GMD's 5 cm: 0.160. With the floor at the ankles'
-#: lowest point on both, the source's ankles score 0.151 and the target's 0.160 — the feet
-#: follow; the kneeling knee does not. Not solved yet.
+#: The one pair whose GMD ratio is not checked (its contact heights are). bvhio_example has no
+#: toe point (a sole marker straight below the ankle), so GMD measures its ankles, with its
+#: floor at their lowest point: 0.160. The source, cmu_131_01, is measured at its toes, which
+#: stay planted while its heels lift: 0.008. Measured at the same joints — the source's ankles,
+#: floor at their lowest point — the source scores 0.151: the target's ankles follow the
+#: source's, and a rig without toes has no point that stays planted through a heel-off. Not
+#: solved (a stub foot would need a virtual toe held through the roll).
 GMD_GAP_PAIRS = {("cmu_131_01", "bvhio_example")}
 
 
