@@ -412,3 +412,43 @@ def test_short_clips_and_extreme_rates_ground_or_say_why(
     assert result.clip.frame_count == frames
     assert np.all(np.isfinite(result.clip.rotations))
     assert np.all(np.isfinite(result.clip.positions))
+
+
+def _ground_command(tmp_path, source, *extra: str) -> tuple[Clip, dict]:
+    out, report = tmp_path / f"{source.stem}{'_'.join(extra)}.bvh", tmp_path / "report.json"
+    assert main(["ground", str(source), "-o", str(out), "--report", str(report), "--quiet",
+                 *extra]) == 0
+    return bvh.load(out), json.loads(report.read_text())
+
+
+@pytest.mark.parametrize("name", ["games105_walk60.bvh", "mocapbank_zxy_cm.bvh"])
+def test_the_command_on_level_ground_is_the_do_no_harm_run(tmp_path, name: str) -> None:
+    # What a user types to clean a clip up without terrain: ``--terrain level`` is endless level
+    # ground at the clip's own floor, the run item 1 of issue 10 guarantees (the test above).
+    source = DATA / "bvh" / name
+    clip = bvh.load(source)
+    expected = ground_clip(clip, LevelGround(animation_floor(clip)), place=False).clip
+    out, report = _ground_command(tmp_path, source, "--terrain", "level")
+    _, a = out.forward_kinematics()
+    _, b = expected.forward_kinematics()
+    assert np.abs(a - b).max() < 1e-4  # the BVH file's decimals
+    assert report["off_terrain_frames"] == 0 and report["terrain"] == "level"
+
+
+@pytest.mark.parametrize("name", ["games105_walk60.bvh", "mocapbank_zxy_cm.bvh",
+                                  "bvhio_example.bvh"])
+def test_no_place_lays_a_scene_under_the_clip_where_it_is(tmp_path, name: str) -> None:
+    # ``--terrain flat --no-place``: the clip stays where it is and the scene is laid under it
+    # (these clips walk outside the scene's default x ∈ [−2, 30], z ∈ [−2, 2]: 119, 455 and 2 of
+    # their frames were "off the terrain"). Flat ground at y = 0 then grounds the clip exactly
+    # as level ground at its own floor does, moved by that floor.
+    source = DATA / "bvh" / name
+    clip = bvh.load(source)
+    floor = animation_floor(clip)
+    level = ground_clip(clip, LevelGround(floor), place=False).clip
+    out, report = _ground_command(tmp_path, source, "--terrain", "flat", "--no-place")
+    assert report["off_terrain_frames"] == 0
+    assert not report["warnings"], report["warnings"]
+    _, a = out.forward_kinematics()
+    _, b = level.forward_kinematics()
+    assert np.abs(a - (b - [0.0, floor, 0.0])).max() < 1e-4

@@ -1,5 +1,6 @@
-"""``footfall ground CLIP.bvh --terrain NAME|MESHFILE|IMAGE -o OUT.bvh``: ground any clip on a
-terrain (a built-in scene, a mesh file, or a greyscale heightmap image)."""
+"""``footfall ground CLIP.bvh --terrain NAME|level|MESHFILE|IMAGE -o OUT.bvh``: ground any clip
+on a terrain (a built-in scene, level ground at the clip's own floor, a mesh file, or a
+greyscale heightmap image)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ DESCRIPTION = (
     "the clip's whole path), a mesh file or a greyscale heightmap image (black = the low end of "
     "--height-range, white = the high end, covering --size metres centred on the origin) (its "
     "pelvis path turned to travel along +X over the terrain's interesting part unless "
-    "--no-place), find the foot contacts from the motion (or read them with --contacts), offset "
+    "--no-place: then a built-in scene is laid under the clip where it is). 'level' is endless "
+    "level ground at the clip's own floor: only the clip's own stance defects are fixed. Find "
+    "the foot contacts from the motion (or read them with --contacts), offset "
     "each foot by the ground under it, move the pelvis with the lower foot, solve the legs and "
     "tilt the soles by the slope. Stance feet that slide, sink or float in the source are "
     "corrected by no more than their own defect; swings keep their animated height over the real "
@@ -35,8 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
     parser.add_argument("clip", help="the .bvh file to ground")
     parser.add_argument("--terrain", required=True,
-                        help="a built-in scene (stairs, hills, rocks, …), a mesh file (.obj, "
-                        ".stl, .ply, .glb, …) or a greyscale heightmap image (.png, .jpg, .tif…)")
+                        help="a built-in scene (stairs, hills, rocks, flat, …), 'level' (endless "
+                        "level ground at the clip's own floor, never placed: the clean-up that "
+                        "changes only stance defects), a mesh file (.obj, .stl, .ply, .glb, …) or "
+                        "a greyscale heightmap image (.png, .jpg, .tif…)")
     parser.add_argument("--size", type=float, nargs=2, default=None,
                         metavar=("X_M", "Z_M"),
                         help="metres along x and z: for a built-in scene its length and width "
@@ -49,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh")
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
-                        help="use the clip where it is instead of placing it on the terrain")
+                        help="use the clip where it is instead of placing it on the terrain (a "
+                        "built-in scene is then laid under it: the report's scene_offset_xz is "
+                        "where the scene's origin lies in the clip's coordinates)")
     parser.add_argument(
         "--ball-clearance", type=float, default=0.0, metavar="M",
         help="extra clearance, off by default: a swinging foot moving faster than 0.5 m/s keeps "
@@ -70,20 +77,25 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pgm", ".gi
 
 def _terrain(text: str, size: tuple[float, float] | None = None,
              height_range: tuple[float, float] = (0.0, 1.0),
-             clip: Any = None):  # noqa: ANN202 - a Terrain
-    """The terrain ``--terrain`` names: a scene (``size`` metres, else big enough for ``clip``),
-    a heightmap image or a mesh file."""
+             clip: Any = None, turn: bool = True):  # noqa: ANN202 - a Terrain
+    """The terrain ``--terrain`` names: a scene (``size`` metres, else big enough for ``clip``,
+    turned along +X unless not ``turn``), level ground at ``clip``'s floor, a heightmap image or
+    a mesh file."""
     from footfall.grounding.placement import scene_size
+    from footfall.grounding.postprocess import LevelGround, animation_floor
     from footfall.terrain import SCENES, load_heightmap, load_mesh, scene
 
+    if text == LevelGround.name and clip is not None:
+        return LevelGround(animation_floor(clip))
     if text in SCENES:
         if size is None and clip is not None:
-            size = scene_size(clip)
+            size = scene_size(clip, turn=turn)
         return scene(text) if size is None else scene(text, length=size[0], width=size[1])
     path = Path(text)
     if not path.is_file():
         raise FootfallError(
-            f"--terrain {text!r} is neither a scene ({', '.join(sorted(SCENES))}) nor a file"
+            f"--terrain {text!r} is neither a scene ({', '.join(sorted(SCENES))}), "
+            f"{LevelGround.name!r} nor a file"
         )
     if path.suffix.lower() in IMAGE_SUFFIXES:
         size = (20.0, 20.0) if size is None else size
@@ -112,12 +124,20 @@ def run(args: argparse.Namespace) -> int:
     """Ground the clip, write the BVH and the report."""
     from tqdm import tqdm
 
-    from footfall import bvh
-    from footfall.grounding.postprocess import ground_clip
+    from footfall import bvh, quat
+    from footfall.grounding.placement import centring_shift, turned
+    from footfall.grounding.postprocess import LevelGround, ground_clip
+    from footfall.terrain import SCENES
 
     clip = bvh.load(args.clip)
     size = None if args.size is None else tuple(args.size)
-    terrain = _terrain(args.terrain, size, tuple(args.height_range), clip)
+    place = not args.no_place and args.terrain != LevelGround.name
+    terrain = _terrain(args.terrain, size, tuple(args.height_range), clip, turn=place)
+    # --no-place on a built-in scene: the scene is laid under the clip where it is (its layout
+    # has no meaning in the clip's coordinates) — the clip is moved over it and back.
+    shift = centring_shift(clip, terrain.bounds) if not place and args.terrain in SCENES else None
+    if shift is not None:
+        clip = turned(clip, quat.identity(), shift)
     contacts = None if args.contacts is None else _read_contacts(args.contacts, clip.frame_count)
     bar = None
 
@@ -129,14 +149,17 @@ def run(args: argparse.Namespace) -> int:
             bar = tqdm(total=total, desc="grounding", unit="pass", file=sys.stderr, leave=False)
         bar.update(done - bar.n)
 
-    result = ground_clip(clip, terrain, place=not args.no_place, progress=progress,
+    result = ground_clip(clip, terrain, place=place, progress=progress,
                          contacts=contacts, ball_clearance=args.ball_clearance)
     if bar is not None:
         bar.close()
-    bvh.save(result.clip, args.output)
+    out = result.clip if shift is None else turned(result.clip, quat.identity(), -shift)
+    bvh.save(out, args.output)
     report = result.report()
     report["clip"] = str(args.clip)
     report["terrain"] = args.terrain
+    if shift is not None:
+        report["scene_offset_xz"] = [-float(shift[0]), -float(shift[2])]
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{'metric':<26}{'before':>12}{'after':>12}")

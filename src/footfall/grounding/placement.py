@@ -93,13 +93,24 @@ def footprint(clip: Clip) -> tuple[FloatArray, FloatArray]:
     return xz.min(axis=0), xz.max(axis=0)
 
 
-def scene_size(clip: Clip, legs: Any = None) -> tuple[float, float]:
+def scene_size(clip: Clip, legs: Any = None, turn: bool = True) -> tuple[float, float]:
     """(length along x, width along z) metres of a built-in scene that holds the clip once it
-    is turned along +X (:func:`along_x`), with room to spare."""
-    low, high = footprint(along_x(clip, legs))
+    is turned along +X (:func:`along_x`; as it is with ``turn=False``), with room to spare."""
+    low, high = footprint(along_x(clip, legs) if turn else clip)
     room = 2 * (PLACE_MARGIN + SCENE_ROOM)
     return (max(SCENE_MIN_SIZE[0], float(high[0] - low[0]) + room),
             max(SCENE_MIN_SIZE[1], float(high[1] - low[1]) + room))
+
+
+def centring_shift(clip: Clip, bounds: tuple[tuple[float, float], tuple[float, float]]
+                   ) -> FloatArray:
+    """Horizontal shift ``(3,)`` metres that moves the middle of the clip's footprint to the
+    middle of ``bounds`` ``((x_min, z_min), (x_max, z_max))``: with its opposite, a built-in
+    scene is laid under a clip that stays where it is."""
+    low, high = footprint(clip)
+    (x_min, z_min), (x_max, z_max) = bounds
+    middle = (low + high) / 2
+    return np.array([(x_min + x_max) / 2 - middle[0], 0.0, (z_min + z_max) / 2 - middle[1]])
 
 
 def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:

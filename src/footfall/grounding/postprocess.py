@@ -254,7 +254,8 @@ def toe_joints(legs: tuple[Leg, Leg]) -> tuple[int, int]:
 
 
 def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
-          legs: tuple[Leg, Leg], rest: FloatArray | None = None) -> dict[str, float]:
+          legs: tuple[Leg, Leg], rest: FloatArray | None = None, floor: float | None = None
+          ) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
     ``gmd_foot_skate_ratio``: GMD's released code (:func:`footfall.metrics.gmd_foot_skate_ratio`,
@@ -265,7 +266,9 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames faster than
     0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
     ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's support
-    joints: ankle, ball, toe tips).
+    joints: ankle, ball, toe tips, over the terrain: :func:`_defect_over`; ``floor`` is the
+    clip's floor height while its feet are still as animated, None once they stand on the
+    terrain).
     """
     _, gpos = clip.forward_kinematics()
     out = {"gmd_foot_skate_ratio": metrics.gmd_foot_skate_ratio(gpos, clip.fps, *toe_joints(legs))}
@@ -280,7 +283,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
     out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, clip.fps)
     if rest is not None:
-        defect = _stance_defect(_support_heights(feet, terrain), rest)
+        defect = _defect_over(feet, terrain, rest, floor)
         out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
             else 0.0
     return out
@@ -342,7 +345,7 @@ def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any
     contacts = (_contacts(feet, floor, clip.fps) if contacts is None
                 else _check_contacts(contacts, clip.frame_count))
     rest = _planted_heights(_support_heights(feet, LevelGround(floor)), contacts)
-    return score(clip, feet, contacts, terrain, leg_pair, rest)
+    return score(clip, feet, contacts, terrain, leg_pair, rest, floor)
 
 
 #: Sole samples taken every this many (of 1 cm) when finding the ground under a foot.
@@ -411,6 +414,27 @@ def _stance_defect(heights: FloatArray, rest: FloatArray) -> FloatArray:
     sunk = np.min(np.where(np.isfinite(relative[..., :2]), relative[..., :2], np.inf), axis=-1)
     defect = np.where(lifted > 0, lifted, np.minimum(sunk, 0.0))
     return np.where(np.isfinite(defect) & np.isfinite(lifted), defect, 0.0)
+
+
+def _defect_over(feet: ClipFeet, terrain: RaySource, rest: FloatArray,
+                 floor: float | None = None, shift: FloatArray | None = None) -> FloatArray:
+    """Each foot's stance defect ``(F, 2)`` over ``terrain`` (metres, + above planted), from its
+    support joints against their planted heights ``rest (2, P)`` (``shift (F, 2, 2)`` moves the
+    feet horizontally first).
+
+    Feet still as animated on the clip's ``floor`` (its height given): the ground's height
+    under the ankle above that floor is taken out before :func:`_stance_defect`'s rule and put
+    back after, so the rule judges the foot's own pose and only how uneven the ground is across
+    the foot — on level ground at any height the defect is the source's own moved by that
+    height (a foot on its toe tips stays a foot on its toe tips, not a sunken one). Feet already
+    put on the terrain (``floor`` None) are judged as they stand.
+    """
+    over = _support_heights(feet, terrain, shift)
+    if floor is None:
+        return _stance_defect(over, rest)
+    ankle_ground = feet.ankle[..., 1] - over[..., 0] - floor
+    lift = np.where(np.isfinite(ankle_ground), ankle_ground, 0.0)
+    return _stance_defect(over + lift[..., None], rest) - lift
 
 
 def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> FloatArray:
@@ -588,7 +612,7 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     # A planted foot stands on the ground by its support joints, keeping only what may stay of
     # the source's own defect (within the tolerance, or not sustained).
     support = _support_heights(feet, terrain, shift)
-    standing = allowed - _stance_defect(support, rest)
+    standing = allowed - _defect_over(feet, terrain, rest, floor, shift)
     standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
     offset = np.where(contacts, standing, swing_need + lift_extra)
     # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
@@ -625,7 +649,7 @@ def _solve_with_corrections(
             break
         # The planted feet's defect after this solve, against what may stay of the source's own
         # (within the tolerance): the next solve removes the rest.
-        defect = _stance_defect(_support_heights(solved, terrain), plan.rest)
+        defect = _defect_over(solved, terrain, plan.rest)
         error = np.where(plan.contacts & ~plan.off, defect - plan.allowed, 0.0)
         correction = correction - _blend_out(error, plan.contacts, blend)
         wanted = feet.toe[..., [0, 2]] + plan.shift
@@ -684,7 +708,7 @@ def ground_clip(
     found = (_contacts(feet, floor, fps) if contacts is None
              else _check_contacts(contacts, frames))
     plan = _plan(feet, terrain, floor, found, params, fps, ball_clearance)
-    before = score(source, feet, plan.contacts, terrain, leg_pair, plan.rest)
+    before = score(source, feet, plan.contacts, terrain, leg_pair, plan.rest, floor)
     blend = max(1, int(round(BLEND_SECONDS * fps)))
     out, solved = _solve_with_corrections(source, feet, plan, terrain, leg_pair, models, root,
                                           blend, progress)
