@@ -904,3 +904,15 @@ def test_unknown_rig_maps_what_it_can_and_reports_the_rest():
         MappingError, match="skeleton has no legs: no joint named like LeftUpperLeg"
     ):
         find_legs(skeleton)
+
+
+def test_stood_up_rests_like_the_upright_pose_with_world_aligned_joints() -> None:
+    from footfall.humanoid import stood_up
+
+    lying = bvh_skeleton(DATA / "bvh" / "pybvh_test1_zup_inches.bvh")
+    mapping = map_skeleton(lying).mapping
+    standing = stood_up(lying, mapping)
+    assert standing is not lying and standing.names == lying.names
+    np.testing.assert_allclose(standing.rest_positions(), standing_rest(lying), atol=1e-12)
+    upright = bvh_skeleton(DATA / "bvh" / "mixamo_stepping.bvh")
+    assert stood_up(upright, map_skeleton(upright).mapping) is upright

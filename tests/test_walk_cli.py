@@ -125,3 +125,34 @@ def test_same_command_same_file(tmp_path):
     assert main([*args, "-o", str(a)]) == 0
     assert main([*args, "-o", str(b)]) == 0
     assert a.read_bytes() == b.read_bytes()
+
+
+ZUP = DATA / "bvh" / "pybvh_test1_zup_inches.bvh"  # its rest pose lies down (Z-up offsets)
+
+
+def test_a_lying_rest_pose_walks_grounded_on_stairs(tmp_path) -> None:
+    # The grounding pipeline measured the soles on the rest pose as it lies ("the toes are not
+    # below the ankle"); it now measures them on the rest pose stood up.
+    out = tmp_path / "zup_walk.bvh"
+    assert main(["walk", "--skeleton", str(ZUP), "--seconds", "2", "--terrain", "stairs",
+                 "-o", str(out)]) == 0
+    clip = bvh.load(out)
+    _, positions = clip.forward_kinematics()
+    names = clip.skeleton.names
+    head, hips = positions[:, names.index("Head"), 1], positions[:, names.index("Hips"), 1]
+    feet = positions[:, [names.index("LeftFoot"), names.index("RightFoot")], 1].max(axis=1)
+    assert np.all(head > hips + 0.3) and np.all(hips > feet)
+
+
+def test_a_lying_rest_pose_is_stood_up_for_the_stairs_experiment(tmp_path) -> None:
+    # The stepping walker builds its pose from the rest offsets: the experiment stands a lying
+    # rest pose up first (it walked with 108 mm contact error before, all switches on).
+    report = tmp_path / "eval.json"
+    assert main(["eval", "--humanoid", str(ZUP), "--heights", "0.1", "--seconds", "2",
+                 "--quiet", "--json", str(report)]) == 0
+    import json
+
+    rows = {(r["character"], r["walker"]): r for r in json.loads(report.read_text())["rows"]}
+    on = rows[("humanoid:pybvh_test1_zup_inches", "all_on")]
+    off = rows[("humanoid:pybvh_test1_zup_inches", "no_ik")]
+    assert on["contact_error_m"] < 1e-3 < off["contact_error_m"]

@@ -121,11 +121,14 @@ def bunny() -> Character:
 
 
 def humanoid(path: str | Path) -> Character:
-    """A humanoid from a BVH file (its rest pose; legs found by name and structure)."""
+    """A humanoid from a BVH file (its rest pose, stood up where it lies down as a Z-up file's
+    does: :func:`footfall.humanoid.stood_up`; legs found by name and structure)."""
     from footfall import bvh
+    from footfall.humanoid import map_skeleton, stood_up
 
-    clip = bvh.load(path)
-    return Character(f"humanoid:{Path(path).stem}", clip.skeleton)
+    skeleton = bvh.load(path).skeleton
+    return Character(f"humanoid:{Path(path).stem}",
+                     stood_up(skeleton, map_skeleton(skeleton).mapping))
 
 
 def _scenarios(scale: float, height_scale: float, heights: Sequence[float]) -> list[dict]:

@@ -93,18 +93,49 @@ def leg_lengths(skeleton: Skeleton, leg: Leg) -> tuple[float, float]:
     return float(lengths[leg.lower]), float(lengths[leg.foot])
 
 
-def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01) -> FootModel:
-    """The sole of ``leg`` measured on the rest pose (see the module docstring)."""
-    rest = skeleton.rest_positions()
+def standing_rest(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> tuple[FloatArray, FloatArray]:
+    """World rotations ``(J, 4)`` and positions ``(J, 3)`` of the rest pose standing up: turned
+    at the roots by :func:`footfall.humanoid.upright_turn` where it lies down (a Z-up file's
+    offsets stand up only through its root rotation), as it is otherwise."""
+    from footfall import quat
+    from footfall.humanoid import upright_pose  # deferred: humanoid imports skeleton tools
+    from footfall.skeleton import forward_kinematics
+
+    left, right = legs
+    mapping = {"Hips": skeleton.names[skeleton.parents[left.upper]],
+               "LeftUpperLeg": skeleton.names[left.upper],
+               "RightUpperLeg": skeleton.names[right.upper],
+               "LeftFoot": skeleton.names[left.foot], "RightFoot": skeleton.names[right.foot]}
+    pose = upright_pose(skeleton, mapping, quat.identity((skeleton.joint_count,)))
+    return forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+
+
+def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
+               legs: tuple[Leg, Leg] | None = None) -> FootModel:
+    """The sole of ``leg`` measured on the rest pose (see the module docstring); given both
+    ``legs``, on the rest pose stood up (:func:`standing_rest`), the sole then expressed in the
+    foot joint's frame."""
+    from footfall import quat
+
+    if legs is None:
+        rest, turns = skeleton.rest_positions(), None
+    else:
+        turns, rest = standing_rest(skeleton, legs)
+        if np.all(turns[:, 0] == 1.0):
+            turns = None  # standing already: world-aligned joints
+
+    def carried(joint: int, offset: FloatArray) -> FloatArray:
+        return offset if turns is None else quat.rotate(turns[joint], offset)
+
     ankle = rest[leg.foot]
     tips = []
     if leg.toes is not None:
         tips.append(rest[leg.toes])
         if leg.toes in skeleton.end_sites:
-            tips.append(rest[leg.toes] + skeleton.end_sites[leg.toes])
+            tips.append(rest[leg.toes] + carried(leg.toes, skeleton.end_sites[leg.toes]))
         tips.extend(rest[c] for c in skeleton.children(leg.toes))
     elif leg.foot in skeleton.end_sites:
-        tips.append(ankle + skeleton.end_sites[leg.foot])
+        tips.append(ankle + carried(leg.foot, skeleton.end_sites[leg.foot]))
     else:
         tips.extend(rest[c] for c in skeleton.children(leg.foot))
     if not tips:
@@ -125,7 +156,12 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01) -> FootModel
     count = int(np.floor((heel_back + toe_forward) / spacing + 1e-9)) + 1
     along = np.linspace(-heel_back, toe_forward, count)
     sole = along[:, None] * forward + np.array([0.0, -ankle_height, 0.0])
-    return FootModel(sole, ankle_height, heel_back, toe_forward, forward)
+    if turns is None:
+        return FootModel(sole, ankle_height, heel_back, toe_forward, forward)
+    into_foot = quat.inv(turns[leg.foot])  # world → the foot joint's frame at rest
+    return FootModel(quat.rotate(into_foot, sole), ankle_height, heel_back, toe_forward,
+                     quat.rotate(into_foot, forward),
+                     quat.rotate(into_foot, np.array([0.0, -ankle_height, 0.0])))
 
 
 def toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:

@@ -195,7 +195,8 @@ class GroundingPipeline:
         self.count = count
         self.legs: tuple[Leg, Leg] = legs_of(skeleton, legs)
         self.feet: tuple[FootModel, FootModel] = feet or (
-            foot_model(skeleton, self.legs[0]), foot_model(skeleton, self.legs[1])
+            foot_model(skeleton, self.legs[0], legs=self.legs),
+            foot_model(skeleton, self.legs[1], legs=self.legs)
         )
         self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
         self._upper = np.array([g.upper for g in self.legs])

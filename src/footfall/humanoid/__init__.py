@@ -24,7 +24,7 @@ from footfall.humanoid.mapping import (
     save_mapping,
 )
 from footfall.humanoid.naming import ParsedName, parse_name
-from footfall.humanoid.upright import upright_pose, upright_turn
+from footfall.humanoid.upright import stood_up, upright_pose, upright_turn
 
 __all__ = [
     "ARM_ROLES",
@@ -46,6 +46,7 @@ __all__ = [
     "map_skeleton",
     "parse_name",
     "save_mapping",
+    "stood_up",
     "upright_pose",
     "upright_turn",
 ]

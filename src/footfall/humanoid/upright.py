@@ -61,3 +61,18 @@ def upright_pose(skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike
     roots = np.nonzero(skeleton.parents < 0)[0]
     local[roots] = quat.mul(turn, local[roots])
     return local
+
+
+def stood_up(skeleton: Skeleton, mapping: Mapping[str, str]) -> Skeleton:
+    """The same bones with a rest pose that stands: every offset below a root and every End
+    Site turned by :func:`upright_turn` (the skeleton itself when its rest pose stands). Its
+    identity pose is the original's :func:`upright_pose`, with world-aligned joints — what a
+    walker that builds its pose from the rest offsets needs."""
+    turn = upright_turn(skeleton, mapping)
+    if turn[0] == 1.0:
+        return skeleton
+    below = skeleton.parents >= 0
+    offsets = skeleton.offsets.copy()
+    offsets[below] = quat.rotate(turn, offsets[below])
+    sites = {j: quat.rotate(turn, site) for j, site in skeleton.end_sites.items()}
+    return Skeleton(skeleton.names, skeleton.parents, offsets, sites)
