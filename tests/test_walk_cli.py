@@ -6,10 +6,11 @@ import bvhio
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import DATA, HUMANOID_BVH_FILES
 from footfall import bvh, terrain
 from footfall.cli import main
 from footfall.gait import GaitParams, ProceduralWalker, stride
+from footfall.grounding.feet import legs_of
 
 
 def test_grounded_walk_on_the_course(tmp_path, capsys):
@@ -128,31 +129,36 @@ def test_same_command_same_file(tmp_path):
 
 
 ZUP = DATA / "bvh" / "pybvh_test1_zup_inches.bvh"  # its rest pose lies down (Z-up offsets)
+STUB = DATA / "bvh" / "bvhio_example.bvh"  # its feet end in an End Site straight below
 
 
-def test_a_lying_rest_pose_walks_grounded_on_stairs(tmp_path) -> None:
-    # The grounding pipeline measured the soles on the rest pose as it lies ("the toes are not
-    # below the ankle"); it now measures them on the rest pose stood up.
-    out = tmp_path / "zup_walk.bvh"
-    assert main(["walk", "--skeleton", str(ZUP), "--seconds", "2", "--terrain", "stairs",
+@pytest.mark.parametrize("path", HUMANOID_BVH_FILES, ids=lambda p: p.stem)
+def test_every_shared_humanoid_walks_grounded_on_stairs(tmp_path, path) -> None:
+    # The grounding pipeline measured the soles on the rest pose as it lies (the Z-up file:
+    # "the toes are not below the ankle") and refused a stub foot ("no forward extent at
+    # rest"); it now measures them on the rest pose stood up, a stub foot as a point sole.
+    out = tmp_path / "walk.bvh"
+    assert main(["walk", "--skeleton", str(path), "--seconds", "2", "--terrain", "stairs",
                  "-o", str(out)]) == 0
     clip = bvh.load(out)
     _, positions = clip.forward_kinematics()
-    names = clip.skeleton.names
-    head, hips = positions[:, names.index("Head"), 1], positions[:, names.index("Hips"), 1]
-    feet = positions[:, [names.index("LeftFoot"), names.index("RightFoot")], 1].max(axis=1)
-    assert np.all(head > hips + 0.3) and np.all(hips > feet)
+    legs = legs_of(clip.skeleton)
+    feet = positions[:, [leg.foot for leg in legs], 1].max(axis=1)
+    hips = positions[:, clip.skeleton.parents[legs[0].upper], 1]
+    assert np.all(hips > feet + 0.1)
+    assert np.ptp(positions[:, 0, 0]) > 1.0  # it walked
 
 
-def test_a_lying_rest_pose_is_stood_up_for_the_stairs_experiment(tmp_path) -> None:
+@pytest.mark.parametrize("path", [ZUP, STUB], ids=lambda p: p.stem)
+def test_the_stairs_experiment_walks_a_lying_rest_pose_and_a_stub_foot(tmp_path, path) -> None:
     # The stepping walker builds its pose from the rest offsets: the experiment stands a lying
     # rest pose up first (it walked with 108 mm contact error before, all switches on).
     report = tmp_path / "eval.json"
-    assert main(["eval", "--humanoid", str(ZUP), "--heights", "0.1", "--seconds", "2",
+    assert main(["eval", "--humanoid", str(path), "--heights", "0.1", "--seconds", "2",
                  "--quiet", "--json", str(report)]) == 0
     import json
 
     rows = {(r["character"], r["walker"]): r for r in json.loads(report.read_text())["rows"]}
-    on = rows[("humanoid:pybvh_test1_zup_inches", "all_on")]
-    off = rows[("humanoid:pybvh_test1_zup_inches", "no_ik")]
+    on = rows[(f"humanoid:{path.stem}", "all_on")]
+    off = rows[(f"humanoid:{path.stem}", "no_ik")]
     assert on["contact_error_m"] < 1e-3 < off["contact_error_m"]

@@ -114,7 +114,8 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
                legs: tuple[Leg, Leg] | None = None) -> FootModel:
     """The sole of ``leg`` measured on the rest pose (see the module docstring); given both
     ``legs``, on the rest pose stood up (:func:`standing_rest`), the sole then expressed in the
-    foot joint's frame."""
+    foot joint's frame, and a stub foot (no toe ahead of the ankle) is a point sole under the
+    ankle facing the body's way."""
     from footfall import quat
 
     if legs is None:
@@ -146,9 +147,20 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
     horizontal = np.hypot(reach[:, 0], reach[:, 2])
     tip = reach[int(np.argmax(horizontal))]
     toe_forward = float(horizontal.max())
-    if toe_forward < 1e-6:
+    if toe_forward >= 1e-6:
+        forward = np.array([tip[0], 0.0, tip[2]]) / toe_forward
+    elif legs is not None:
+        # A stub foot (its End Site straight below the ankle): a point sole under the ankle,
+        # facing where the body faces (left hip on the left).
+        toe_forward = 0.0
+        lateral = rest[legs[0].upper] - rest[legs[1].upper]
+        facing = np.array([-lateral[2], 0.0, lateral[0]])  # lateral × up, horizontal
+        if not np.linalg.norm(facing) > 1e-9:
+            raise SkeletonError(f"foot {skeleton.names[leg.foot]!r} has no forward extent at "
+                                "rest and the hips do not tell which way the body faces")
+        forward = facing / np.linalg.norm(facing)
+    else:
         raise SkeletonError(f"foot {skeleton.names[leg.foot]!r} has no forward extent at rest")
-    forward = np.array([tip[0], 0.0, tip[2]]) / toe_forward
     ankle_height = float(-reach[:, 1].min())
     if ankle_height <= 0:
         raise SkeletonError(f"foot {skeleton.names[leg.foot]!r}: the toes are not below the ankle")
