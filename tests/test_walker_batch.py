@@ -174,3 +174,17 @@ def test_rewind_outside_the_last_batch_is_a_clear_error_and_changes_nothing() ->
         with pytest.raises(SkeletonError, match="not in the last batch of 5"):
             walker.rewind(bad)
     assert np.array_equal(walker.distance, distance) and walker.time == time
+
+
+def test_a_lying_rest_pose_is_refused_by_the_stepping_walker_until_stood_up() -> None:
+    # The stepping walker builds its pose from the rest offsets: a Z-up file's rest pose (legs
+    # along −Z) walked on its back with 108 mm contact error; it is a clear error now, and the
+    # skeleton stood up walks.
+    from footfall.humanoid import map_skeleton, stood_up
+
+    lying = bvh.load(DATA / "bvh" / "pybvh_test1_zup_inches.bvh").skeleton
+    with pytest.raises(SkeletonError, match="rest pose lies down.*stood_up"):
+        StepWalker(lying, scene("stairs"))
+    walker = StepWalker(stood_up(lying, map_skeleton(lying).mapping), scene("stairs"))
+    frame = walker.step()
+    assert np.isfinite(frame.rotations).all()

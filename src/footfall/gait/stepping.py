@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
+from footfall.grounding.feet import rest_turn
 from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pelvis import max_nan, min_nan
@@ -116,6 +117,10 @@ class StepWalker:
     ) -> None:
         self.style = style
         self.pipeline = GroundingPipeline(skeleton, terrain, count, params, legs)
+        if rest_turn(skeleton, self.pipeline.legs)[0] != 1.0:
+            raise SkeletonError("the rest pose lies down (its legs do not hang below the hips): "
+                                "the stepping walker builds its pose from the rest offsets; "
+                                "stand the skeleton up first (footfall.humanoid.stood_up)")
         self.skeleton = skeleton
         self.count = count
         self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))

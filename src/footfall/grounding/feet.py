@@ -93,20 +93,33 @@ def leg_lengths(skeleton: Skeleton, leg: Leg) -> tuple[float, float]:
     return float(lengths[leg.lower]), float(lengths[leg.foot])
 
 
+def _hips_and_feet(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> dict[str, str]:
+    """The canonical bones :mod:`footfall.humanoid.upright` reads, named from ``legs``."""
+    left, right = legs
+    return {"Hips": skeleton.names[skeleton.parents[left.upper]],
+            "LeftUpperLeg": skeleton.names[left.upper],
+            "RightUpperLeg": skeleton.names[right.upper],
+            "LeftFoot": skeleton.names[left.foot], "RightFoot": skeleton.names[right.foot]}
+
+
+def rest_turn(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> FloatArray:
+    """World rotation ``(4,)`` that stands the rest pose up (the identity when it stands):
+    :func:`footfall.humanoid.upright_turn` with the hips and feet of ``legs``."""
+    from footfall.humanoid import upright_turn  # deferred: humanoid imports skeleton tools
+
+    return upright_turn(skeleton, _hips_and_feet(skeleton, legs))
+
+
 def standing_rest(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> tuple[FloatArray, FloatArray]:
     """World rotations ``(J, 4)`` and positions ``(J, 3)`` of the rest pose standing up: turned
-    at the roots by :func:`footfall.humanoid.upright_turn` where it lies down (a Z-up file's
-    offsets stand up only through its root rotation), as it is otherwise."""
+    at the roots by :func:`rest_turn` where it lies down (a Z-up file's offsets stand up only
+    through its root rotation), as it is otherwise."""
     from footfall import quat
-    from footfall.humanoid import upright_pose  # deferred: humanoid imports skeleton tools
+    from footfall.humanoid import upright_pose
     from footfall.skeleton import forward_kinematics
 
-    left, right = legs
-    mapping = {"Hips": skeleton.names[skeleton.parents[left.upper]],
-               "LeftUpperLeg": skeleton.names[left.upper],
-               "RightUpperLeg": skeleton.names[right.upper],
-               "LeftFoot": skeleton.names[left.foot], "RightFoot": skeleton.names[right.foot]}
-    pose = upright_pose(skeleton, mapping, quat.identity((skeleton.joint_count,)))
+    pose = upright_pose(skeleton, _hips_and_feet(skeleton, legs),
+                        quat.identity((skeleton.joint_count,)))
     return forward_kinematics(skeleton.parents, pose, skeleton.offsets)
 
 
