@@ -99,7 +99,8 @@ class _Batch:
     """The N = T·K rows one :meth:`GroundingPipeline.step_frames` call grounds (frame-major,
     character-minor), as the stages read and update them: the local pose ``(N, J, 4|3)``, the
     ``(K,)`` parameters and IK switch (row n is character ``n mod K``), the clamped time step,
-    the legs' global pose ``grot``, ``gpos`` (legs and root; the pelvis stage lifts ``gpos``),
+    the legs' global pose ``grot``, ``gpos`` (the feet and their ancestors, before the pelvis
+    moves; the other joints' rows unset until the final FK fills the whole body in place),
     the feet's world rotations ``(N, 2, 4)``, the animated ankles and the feet's heading
     ``forward`` ``(N, 2, 3)`` (before the pelvis moves) and the footstep plan's rows."""
 
@@ -202,8 +203,9 @@ class GroundingPipeline:
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
-        # Both passes (the legs before the IK, the solved pose) run the whole body: one FK
-        # pass costs less than a subset's, which clears the joints it leaves out.
+        # Two FK passes into the same memory: the legs before the IK (the feet and their
+        # ancestors: all the stages read), then the solved pose, the whole body, over it.
+        self._legs_fk = FKPlan(skeleton.parents, self._foot)
         self._fk = FKPlan(skeleton.parents)
         lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
         self.leg_length = lengths.sum(axis=1)  # (2,)
@@ -333,7 +335,8 @@ class GroundingPipeline:
         if ik is not None and np.size(ik) not in (1, k):
             raise SkeletonError(f"ik has {np.size(ik)} values for {k} characters")
         ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool).ravel(), (k,))
-        grot, gpos = self._fk(rotations, positions)
+        grot, gpos = self._legs_fk(rotations, positions, out=(
+            np.empty((count, joints, 4)), np.empty((count, joints, 3))))
         foot_rot, ankle, forward = np.empty((count, 2, 4)), np.empty((count, 2, 3)), \
             np.empty((count, 2, 3))
         batch = _Batch(frames=frames, k=k, rotations=rotations, positions=positions, p=p,
@@ -434,7 +437,7 @@ class GroundingPipeline:
                 lift_body: FloatArray) -> GroundedFrame:
         """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
         count = batch.count
-        grot, gpos = self._fk(batch.rotations, batch.positions)
+        grot, gpos = self._fk(batch.rotations, batch.positions, out=(batch.grot, batch.gpos))
         sole, sole_xz = np.empty((count, 2, 3)), np.empty((count, 2, 2))
         stage_kernels.sole_points(grot, gpos, self._foot, self._below_ankle, sole, sole_xz)
         hits = self.terrain.raycast_down(sole_xz)

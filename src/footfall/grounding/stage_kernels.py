@@ -201,12 +201,12 @@ def pelvis_follow(
     """The pelvis offset ``lift_body (N,)``: never above the animated height over the body's
     ground, lowered (where ``lowering (K,)``) so the legs reach their targets, followed frame
     by frame from ``state (K,)`` (updated in place; or the ``given`` offsets), kept low enough
-    that a leg at full stretch reaches. Lifts the root of ``positions`` and the pose ``gpos``
-    and writes the lifted legs ``hip``, ``knee``, ``ankle (N, 2, 3)`` and each leg's
-    ``max_reach`` ``reach_rows (N, 2)`` for the IK."""
+    that a leg at full stretch reaches. Lifts the root of ``positions`` (``gpos``, the legs'
+    pose before the lift, is only read: the final FK lifts the whole body) and writes the
+    lifted legs ``hip``, ``knee``, ``ankle (N, 2, 3)`` and each leg's ``max_reach``
+    ``reach_rows (N, 2)`` for the IK."""
     k = state.shape[0]
     frames = gpos.shape[0] // k
-    joints = gpos.shape[1]
     for t in range(frames):
         for c in range(k):
             n = t * k + c
@@ -238,14 +238,15 @@ def pelvis_follow(
             state[c] = value
             lift_body[n] = value
             positions[n, root, 1] += value
-            for j in range(joints):
-                gpos[n, j, 1] += value
             for f in range(2):
                 reach_rows[n, f] = max_reach[c]
                 for axis in range(3):
                     hip[n, f, axis] = gpos[n, upper[f], axis]
                     knee[n, f, axis] = gpos[n, lower[f], axis]
                     ankle[n, f, axis] = gpos[n, foot[f], axis]
+                hip[n, f, 1] += value
+                knee[n, f, 1] += value
+                ankle[n, f, 1] += value
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
