@@ -499,7 +499,8 @@ class GroundingPipeline:
         """
         count = plant_xz.shape[0]
         k = self.count
-        keys = np.stack([plant_xz, next_xz], axis=2)  # (N, foot, which, xz)
+        keys = np.empty((count, 2, 2, 2))  # (N, foot, which, xz)
+        keys[:, :, 0], keys[:, :, 1] = plant_xz, next_xz
         values = np.empty((count, 2, 2, 5))
         known = np.empty((count, 2, 2), dtype=bool)
         stage_kernels.footstep_lookup(keys, self._cache_keys, self._cache_values, snap, values,
@@ -533,8 +534,10 @@ class GroundingPipeline:
             )
             values[full_index] = computed[inverse.reshape(-1)]
         if count:  # (a batch of no frames keeps the cache as it was)
-            self._cache_keys = keys[-k:].copy()
-            self._cache_values = values[-k:].copy()
+            # This call's own arrays: one frame's are kept whole, a batch's last frame copied
+            # (so the batch's memory is not held).
+            self._cache_keys = keys if count == k else keys[-k:].copy()
+            self._cache_values = values if count == k else values[-k:].copy()
         return values
 
 
