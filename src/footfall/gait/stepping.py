@@ -257,8 +257,11 @@ class StepWalker:
         if frames < 1:
             raise SkeletonError(f"frames must be ≥ 1, got {frames}")
         # Repeated addition, as frame-by-frame stepping does (the same floating-point sums).
-        steps = np.broadcast_to(self._speed * dt, (frames, self.count))
-        distance = np.add.accumulate(np.concatenate([self.distance[None], steps]), axis=0)[1:]
+        step = self._speed * dt
+        distance = np.empty((frames, self.count))
+        np.add(self.distance, step, out=distance[0])
+        for frame in range(1, frames):
+            np.add(distance[frame - 1], step, out=distance[frame])
         times = np.add.accumulate(np.r_[self.time, np.full(frames, dt)])[1:]
         self._history = (distance, times)
         self.distance = distance[-1].copy()

@@ -500,11 +500,10 @@ class GroundingPipeline:
         count = plant_xz.shape[0]
         k = self.count
         keys = np.empty((count, 2, 2, 2))  # (N, foot, which, xz)
-        keys[:, :, 0], keys[:, :, 1] = plant_xz, next_xz
         values = np.empty((count, 2, 2, 5))
         known = np.empty((count, 2, 2), dtype=bool)
-        stage_kernels.footstep_lookup(keys, self._cache_keys, self._cache_values, snap, values,
-                                      known)
+        stage_kernels.footstep_lookup(plant_xz, next_xz, self._cache_keys, self._cache_values,
+                                      snap, keys, values, known)
         todo = ~known
         if np.any(todo):
             index = np.nonzero(todo)

@@ -62,18 +62,22 @@ def feet_frame(grot: FloatArray, gpos: FloatArray, foot: IntArray, foot_forward:
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def footstep_lookup(keys: FloatArray, cache_keys: FloatArray, cache_values: FloatArray,
-                    snap: BoolArray, values: FloatArray, known: BoolArray
-                    ) -> None:  # pragma: no cover - compiled
-    """Footsteps ``keys (N, 2, 2, 2)`` (foot, plant/next, xz) found in the last call's cache
-    (``(K, 2, 2, 2)`` keys, ``(K, 2, 2, 5)`` values: shift xz, height, hit, snapped) with the
-    same snap switch ``snap (K,)``: their cached ``values (N, 2, 2, 5)``, ``known (N, 2, 2)``
-    (the current plant slot tried first)."""
+def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: FloatArray,
+                    cache_values: FloatArray, snap: BoolArray, keys: FloatArray,
+                    values: FloatArray, known: BoolArray) -> None:  # pragma: no cover
+    """The footsteps ``plant_xz``, ``next_xz (N, 2, 2)`` as ``keys (N, 2, 2, 2)`` (foot,
+    plant/next, xz) and which of them the last call's cache holds (``(K, 2, 2, 2)`` keys,
+    ``(K, 2, 2, 5)`` values: shift xz, height, hit, snapped) with the same snap switch
+    ``snap (K,)``: their cached ``values (N, 2, 2, 5)``, ``known (N, 2, 2)`` (the current
+    plant slot tried first)."""
     k = cache_keys.shape[0]
     for n in range(keys.shape[0]):
         c = n % k
         flag = 1.0 if snap[c] else 0.0
         for f in range(2):
+            for a in range(2):
+                keys[n, f, 0, a] = plant_xz[n, f, a]
+                keys[n, f, 1, a] = next_xz[n, f, a]
             for w in range(2):
                 known[n, f, w] = False
                 for v in range(5):
