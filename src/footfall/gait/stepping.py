@@ -264,7 +264,10 @@ class StepWalker:
         np.add(self.distance, step, out=distance[0])
         for frame in range(1, frames):
             np.add(distance[frame - 1], step, out=distance[frame])
-        times = np.add.accumulate(np.r_[self.time, np.full(frames, dt)])[1:]
+        times, clock = np.empty(frames), self.time
+        for frame in range(frames):
+            clock += dt
+            times[frame] = clock
         self._history = (distance, times)
         self.distance = distance[-1].copy()
         self.time = float(times[-1])

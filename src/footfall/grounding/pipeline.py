@@ -430,7 +430,8 @@ class GroundingPipeline:
             batch.grot, batch.rotations, self._upper, self._lower, self._foot,
             self._hip_parent, solved.upper_rotation, solved.lower_rotation, True, targets.angles,
             batch.forward, batch.foot_rot, batch.ik_on)
-        clamped: BoolArray = solved.clamped & np.tile(batch.ik_on, batch.frames)[:, None]
+        every_frame = np.broadcast_to(batch.ik_on, (batch.frames, batch.k)).reshape(-1, 1)
+        clamped: BoolArray = solved.clamped & every_frame
         return clamped
 
     def _result(self, batch: _Batch, targets: _Targets, clamped: BoolArray,
