@@ -98,6 +98,19 @@ def test_subset_plans_compute_joints_and_ancestors_only(case, data) -> None:
             assert np.array_equal(gpos[..., j, :], full_pos[..., j, :])
         else:
             assert not grot[..., j, :].any() and not gpos[..., j, :].any()
+    # With out=, the rows outside the plan are left as they are; a whole-body plan over the
+    # same memory then gives the plain call's numbers.
+    out = (np.full(full_rot.shape, 7.0), np.full(full_pos.shape, 7.0))
+    got = plan(rotations, translations, out=out)
+    assert got[0] is out[0] and got[1] is out[1]
+    inside = np.isin(np.arange(count), plan.joints)
+    assert np.array_equal(out[0][..., inside, :], full_rot[..., inside, :])
+    assert np.array_equal(out[1][..., inside, :], full_pos[..., inside, :])
+    assert (out[0][..., ~inside, :] == 7.0).all() and (out[1][..., ~inside, :] == 7.0).all()
+    FKPlan(parents)(rotations, translations, out=out)
+    assert np.array_equal(out[0], full_rot) and np.array_equal(out[1], full_pos)
+    with pytest.raises(SkeletonError):
+        plan(rotations, translations, out=(out[0], np.zeros((*batch, count + 1, 3))))
 
 
 @settings(max_examples=60, deadline=None)
@@ -124,29 +137,6 @@ def test_open_subsets_extend_rows_already_filled(case, data) -> None:
     else:
         plan.positions(full_rot, translations, out=position)
         assert np.array_equal(position, full_pos)
-
-
-@settings(max_examples=40, deadline=None)
-@given(hierarchies(), st.data())
-def test_call_with_out_writes_the_plans_joints_only(case, data) -> None:
-    parents, batch, seed = case
-    rotations, translations = random_pose(parents, batch, seed)
-    count = len(parents)
-    picked = data.draw(st.lists(st.integers(0, count - 1), max_size=3))
-    full_rot, full_pos = FKPlan(parents)(rotations, translations)
-    plan = FKPlan(parents, picked)
-    out = (np.full(full_rot.shape, 7.0), np.full(full_pos.shape, 7.0))
-    got = plan(rotations, translations, out=out)
-    assert got[0] is out[0] and got[1] is out[1]
-    inside = np.isin(np.arange(count), plan.joints)
-    assert np.array_equal(out[0][..., inside, :], full_rot[..., inside, :])
-    assert np.array_equal(out[1][..., inside, :], full_pos[..., inside, :])
-    assert (out[0][..., ~inside, :] == 7.0).all() and (out[1][..., ~inside, :] == 7.0).all()
-    # The whole body over the same memory: the plain call's numbers.
-    FKPlan(parents)(rotations, translations, out=out)
-    assert np.array_equal(out[0], full_rot) and np.array_equal(out[1], full_pos)
-    with pytest.raises(SkeletonError):
-        plan(rotations, translations, out=(out[0], np.zeros((*batch, count + 1, 3))))
 
 
 @settings(max_examples=60, deadline=None)
