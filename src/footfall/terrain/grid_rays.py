@@ -3,7 +3,7 @@
 The grid is stored as compressed rows: the triangles of cell ``c`` (``c = iz · nx + ix``) are
 ``cell_list[cell_start[c]:cell_start[c + 1]]``, in increasing triangle order. Each ray is
 handled by one loop iteration, so memory stays at the outputs: no (rays × triangles-per-cell)
-temporaries.
+temporaries (downward rays add two ``(rays,)`` index arrays: the order they are cast in).
 
 The kernels run on one thread. Measured on the shared 2-core machine (load ≈ 3), numba's
 ``parallel=True`` (OpenMP layer) made every call wait for a descheduled worker: median 10 ms for
