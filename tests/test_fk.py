@@ -98,6 +98,19 @@ def test_subset_plans_compute_joints_and_ancestors_only(case, data) -> None:
             assert np.array_equal(gpos[..., j, :], full_pos[..., j, :])
         else:
             assert not grot[..., j, :].any() and not gpos[..., j, :].any()
+    # With out=, the rows outside the plan are left as they are; a whole-body plan over the
+    # same memory then gives the plain call's numbers.
+    out = (np.full(full_rot.shape, 7.0), np.full(full_pos.shape, 7.0))
+    got = plan(rotations, translations, out=out)
+    assert got[0] is out[0] and got[1] is out[1]
+    inside = np.isin(np.arange(count), plan.joints)
+    assert np.array_equal(out[0][..., inside, :], full_rot[..., inside, :])
+    assert np.array_equal(out[1][..., inside, :], full_pos[..., inside, :])
+    assert (out[0][..., ~inside, :] == 7.0).all() and (out[1][..., ~inside, :] == 7.0).all()
+    FKPlan(parents)(rotations, translations, out=out)
+    assert np.array_equal(out[0], full_rot) and np.array_equal(out[1], full_pos)
+    with pytest.raises(SkeletonError):
+        plan(rotations, translations, out=(out[0], np.zeros((*batch, count + 1, 3))))
 
 
 @settings(max_examples=60, deadline=None)

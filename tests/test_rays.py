@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from footfall.errors import TerrainError
 from footfall.gait.experiment import LaneTerrain
 from footfall.grounding.postprocess import LevelGround
-from footfall.terrain import BoundedRaySource, MeshTerrain, RaySource, scene
+from footfall.terrain import BoundedRaySource, MeshTerrain, RaySource, grid_rays, scene
 from footfall.terrain.heightfield import grid_faces
 
 SLACK = 1e-9  # barycentric slack: points on an edge or vertex belong to the triangle
@@ -236,6 +236,21 @@ def test_memory_stays_at_the_outputs() -> None:
         finally:
             tracemalloc.stop()
         assert peak < 6 * outputs, (peak, outputs)  # the NumPy version: 45–48×
+
+
+def test_a_batch_cast_in_cell_order_answers_as_rays_cast_one_by_one() -> None:
+    # From grid_rays.SORT_RAYS rays a batch is cast in cell order: the same bits per ray.
+    terrain = scene("course")
+    rng = np.random.default_rng(5)
+    count = 3 * grid_rays.SORT_RAYS
+    points = np.column_stack([rng.uniform(-3, 31, count), rng.uniform(-3, 3, count)])
+    batch = terrain.raycast_down(points)
+    alone = [terrain.raycast_down(point[None]) for point in points[::7]]
+    for field in ("point", "normal", "hit", "distance"):
+        got = getattr(batch, field)[::7]
+        want = np.concatenate([getattr(one, field) for one in alone])
+        assert np.array_equal(got, want, equal_nan=True), field
+    assert batch.hit.any() and not batch.hit.all()
 
 
 def test_empty_and_single_ray_batches() -> None:

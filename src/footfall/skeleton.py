@@ -206,16 +206,29 @@ class FKPlan:
         """Number of joints J of the hierarchy."""
         return len(self.parents)
 
-    def __call__(self, rotations: ArrayLike, translations: ArrayLike
+    def __call__(self, rotations: ArrayLike, translations: ArrayLike,
+                 out: tuple[FloatArray, FloatArray] | None = None
                  ) -> tuple[FloatArray, FloatArray]:
         """``(global_rotations (..., J, 4), global_positions (..., J, 3))`` from local
-        ``rotations (..., J, 4)`` and ``translations (..., J, 3)`` (metres)."""
-        rot, trans, batch = self._inputs(rotations, translations)
-        out_rot = self._output(None, batch, 4)
-        out_pos = self._output(None, batch, 3)
-        _fk_kernel(self.joints, self.parents, rot, trans, out_rot, out_pos, 0, self._others)
-        return (out_rot.reshape(*batch, self._count, 4),
-                out_pos.reshape(*batch, self._count, 3))
+        ``rotations (..., J, 4)`` and ``translations (..., J, 3)`` (metres).
+
+        ``out``: optional ``((..., J, 4), (..., J, 3))`` arrays written in place (and
+        returned); rows outside the plan's joints are left as they are, as in
+        :meth:`rotations` (parents the plan reads from, or memory a later pass fills).
+        """
+        rot, trans, batch = self._inputs(rotations, translations,
+                                         None if out is None else out[0])
+        if out is not None and out[1].shape[:-2] != batch:
+            raise SkeletonError(f"out has shapes {out[0].shape} and {out[1].shape}; expected "
+                                f"batch shape {batch} for both")
+        out_rot = self._output(None if out is None else out[0], batch, 4)
+        out_pos = self._output(None if out is None else out[1], batch, 3)
+        _fk_kernel(self.joints, self.parents, rot, trans, out_rot, out_pos, 0,
+                   self._others if out is None else _NO_JOINTS)
+        if out is None:
+            return (out_rot.reshape(*batch, self._count, 4),
+                    out_pos.reshape(*batch, self._count, 3))
+        return self._result(out_rot, out[0], batch, 4), self._result(out_pos, out[1], batch, 3)
 
     def rotations(self, rotations: ArrayLike, out: FloatArray | None = None) -> FloatArray:
         """Global rotations ``(..., J, 4)`` from local ``rotations (..., J, 4)``.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import fields
 from typing import Any, TypeVar
 
@@ -77,12 +77,13 @@ class Crowd:
 
     def step(self, dt: float) -> GroundedFrame:
         """One frame of every walker, joined: ``(K, ...)``."""
-        return join(list(self._pool.map(lambda part: part.step(dt), self.parts)), axis=0)
+        return join(list(self._pool.map(lambda part: part.step(dt), self.parts)), axis=0,
+                    pool=self._pool)
 
     def step_frames(self, dt: float, frames: int) -> GroundedFrame:
         """``frames`` frames of every walker, joined: ``(T, K, ...)``."""
         return join(list(self._pool.map(lambda part: part.step_frames(dt, frames),
-                                        self.parts)), axis=1)
+                                        self.parts)), axis=1, pool=self._pool)
 
     def rewind(self, frame: int) -> None:
         """Every walker back to frame ``frame`` of its last :meth:`step_frames` batch."""
@@ -94,14 +95,34 @@ class Crowd:
         self._pool.shutdown()
 
 
-def join(frames: Sequence[FrameT], axis: int) -> FrameT:
+def join(frames: Sequence[FrameT], axis: int, pool: Executor | None = None) -> FrameT:
     """Grounded frames of disjoint characters as one: every per-character array (``ndim >
     axis``) concatenated on the character ``axis``, shared values (the clock) from the
-    first."""
-    values = {}
+    first. With a ``pool``, each frame's share is copied on a worker thread (a crowd's poses
+    are tens of MB a frame; NumPy releases the GIL while it copies)."""
+    values: dict[str, Any] = {}
+    shares: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in frames]
     for field in fields(frames[0]):
         parts = [getattr(frame, field.name) for frame in frames]
         first = parts[0]
-        per_character = isinstance(first, np.ndarray) and first.ndim > axis
-        values[field.name] = np.concatenate(parts, axis=axis) if per_character else first
+        if not (isinstance(first, np.ndarray) and first.ndim > axis):
+            values[field.name] = first
+            continue
+        edges = np.cumsum([0] + [part.shape[axis] for part in parts])
+        shape = list(first.shape)
+        shape[axis] = int(edges[-1])
+        out = values[field.name] = np.empty(shape, dtype=np.result_type(*parts))
+        for index, part in enumerate(parts):
+            window = (slice(None),) * axis + (slice(int(edges[index]), int(edges[index + 1])),)
+            shares[index].append((out[window], part))
+
+    def copy(share: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        for window, part in share:
+            window[...] = part
+
+    if pool is None or len(frames) == 1:
+        for share in shares:
+            copy(share)
+    else:
+        list(pool.map(copy, shares))
     return type(frames[0])(**values)

@@ -175,6 +175,7 @@ class StepWalker:
         self._pole_offset = self._forward * self.leg_length
         self._reach = 0.98 * pipe.leg_length  # (2,) the soft min's reach per leg
         self._offsets = np.ascontiguousarray(skeleton.offsets, dtype=np.float64)
+        self._flat_feet = np.empty((0, 2, 4))  # the feet's flat world rotation per row (read only)
 
     @staticmethod
     def _per_character(values: ArrayLike | None, default: float, name: str) -> FloatArray:
@@ -235,10 +236,11 @@ class StepWalker:
                    stance, swing, plant, next_plant, *legs)
         hip, knee, foot, pole = legs
         solved = solve_two_bone(hip, knee, foot, ankle, pole=pole)
-        flat = np.broadcast_to(HEADING, (count, 2, 4))  # soles flat, toes forward
+        if self._flat_feet.shape[0] != count:  # soles flat, toes forward: (N, 2, 4), kept
+            self._flat_feet = kernel_array(np.broadcast_to(HEADING, (count, 2, 4)), (count, 2, 4))
         leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
                       self._hip_parent, solved.upper_rotation, solved.lower_rotation, False,
-                      NONE3, NONE3, kernel_array(flat, (count, 2, 4)), _EVERY_ROW)
+                      NONE3, NONE3, self._flat_feet, _EVERY_ROW)
 
         def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])
@@ -262,9 +264,15 @@ class StepWalker:
         if frames < 1:
             raise SkeletonError(f"frames must be ≥ 1, got {frames}")
         # Repeated addition, as frame-by-frame stepping does (the same floating-point sums).
-        steps = np.broadcast_to(self._speed * dt, (frames, self.count))
-        distance = np.add.accumulate(np.concatenate([self.distance[None], steps]), axis=0)[1:]
-        times = np.add.accumulate(np.r_[self.time, np.full(frames, dt)])[1:]
+        step = self._speed * dt
+        distance = np.empty((frames, self.count))
+        np.add(self.distance, step, out=distance[0])
+        for frame in range(1, frames):
+            np.add(distance[frame - 1], step, out=distance[frame])
+        times, clock = np.empty(frames), self.time
+        for frame in range(frames):
+            clock += dt
+            times[frame] = clock
         self._history = (distance, times)
         self.distance = distance[-1].copy()
         self.time = float(times[-1])

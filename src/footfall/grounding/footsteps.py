@@ -196,15 +196,41 @@ def tread_snap_shift(
     if count == 0:
         return np.zeros((0, 2))
     half = int(np.ceil(search / spacing))
-    offsets = np.arange(-half, half + 1) * spacing  # (M,)
-    samples = plant_xz[:, None, :] + offsets[None, :, None] * forward_xz[:, None, :]
-    hits = terrain.raycast_down(samples)  # (N, M)
-    height = np.where(hits.hit, hits.height, np.nan)
-    centre = height[:, half : half + 1]
+    offsets = np.arange(-half, half + 1) * spacing  # (M,) scan positions along the foot
+    tolerance = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (count,))
+
+    def heights(rows: NDArray[np.int64], at: NDArray[np.int64]) -> FloatArray:
+        """Ground height under scan positions ``at (R, S)`` of the feet ``rows (R,)`` (NaN
+        where missed)."""
+        samples = plant_xz[rows, None, :] + offsets[at][:, :, None] * forward_xz[rows, None, :]
+        hits = terrain.raycast_down(samples)
+        return np.where(hits.hit, hits.height, np.nan)
+
+    every = np.arange(count)
+    centre = heights(every, np.full((count, 1), half))[:, 0]
+    # The run of samples on the tread from the ankle, counted outwards each way (the ankle's
+    # own sample included). A side's scan stops at its first sample off the tread (the samples
+    # beyond it change nothing), so the rays go out in windows of about doubling length.
     with np.errstate(invalid="ignore"):
-        on_tread = np.abs(height - centre) <= np.asarray(tolerance).reshape(-1, 1)
-    ahead = np.cumprod(on_tread[:, half:], axis=1).sum(axis=1)  # samples incl. the centre
-    behind = np.cumprod(on_tread[:, half::-1], axis=1).sum(axis=1)
+        on_centre = np.abs(centre - centre) <= tolerance
+    ahead = on_centre.astype(np.int64)
+    behind = ahead.copy()
+    scanning = [on_centre.copy(), on_centre.copy()]  # (ahead, behind) still on the tread
+    first = 1
+    while first <= half and (scanning[0].any() or scanning[1].any()):
+        steps = np.arange(first, min(2 * first + 4, half) + 1)  # scan steps of this window
+        sides = [np.nonzero(open_rows)[0] for open_rows in scanning]
+        rows = np.concatenate(sides)
+        at = np.concatenate([np.broadcast_to(half + steps, (sides[0].size, steps.size)),
+                             np.broadcast_to(half - steps, (sides[1].size, steps.size))])
+        with np.errstate(invalid="ignore"):
+            on_tread = np.abs(heights(rows, at) - centre[rows, None]) <= tolerance[rows, None]
+        run = np.cumprod(on_tread, axis=1).sum(axis=1)
+        ahead[sides[0]] += run[: sides[0].size]
+        behind[sides[1]] += run[sides[0].size:]
+        scanning[0][sides[0]] = run[: sides[0].size] == steps.size
+        scanning[1][sides[1]] = run[sides[0].size:] == steps.size
+        first = steps[-1] + 1
     front_edge = (ahead - 0.5) * spacing  # edge lies between the last on- and first off-sample
     back_edge = -(behind - 0.5) * spacing
     has_front = ahead <= half
@@ -222,5 +248,5 @@ def tread_snap_shift(
     shift = np.where(both & (near_back | near_front), centred, shift)
     shift = np.where(~both & near_back, low, shift)
     shift = np.where(~both & near_front, high, shift)
-    shift = np.where(np.isfinite(centre[:, 0]), shift, 0.0)
+    shift = np.where(np.isfinite(centre), shift, 0.0)
     return shift[:, None] * forward_xz

@@ -99,7 +99,8 @@ class _Batch:
     """The N = T·K rows one :meth:`GroundingPipeline.step_frames` call grounds (frame-major,
     character-minor), as the stages read and update them: the local pose ``(N, J, 4|3)``, the
     ``(K,)`` parameters and IK switch (row n is character ``n mod K``), the clamped time step,
-    the legs' global pose ``grot``, ``gpos`` (legs and root; the pelvis stage lifts ``gpos``),
+    the legs' global pose ``grot``, ``gpos`` (the feet and their ancestors, before the pelvis
+    moves; the other joints' rows unset until the final FK fills the whole body in place),
     the feet's world rotations ``(N, 2, 4)``, the animated ankles and the feet's heading
     ``forward`` ``(N, 2, 3)`` (before the pelvis moves) and the footstep plan's rows."""
 
@@ -203,8 +204,9 @@ class GroundingPipeline:
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
         self._hip_parent = skeleton.parents[self._upper]
-        # Both passes (the legs before the IK, the solved pose) run the whole body: one FK
-        # pass costs less than a subset's, which clears the joints it leaves out.
+        # Two FK passes into the same memory: the legs before the IK (the feet and their
+        # ancestors: all the stages read), then the solved pose, the whole body, over it.
+        self._legs_fk = FKPlan(skeleton.parents, self._foot)
         self._fk = FKPlan(skeleton.parents)
         lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
         self.leg_length = lengths.sum(axis=1)  # (2,)
@@ -334,7 +336,8 @@ class GroundingPipeline:
         if ik is not None and np.size(ik) not in (1, k):
             raise SkeletonError(f"ik has {np.size(ik)} values for {k} characters")
         ik_on = p.ik if ik is None else p.ik & np.broadcast_to(np.asarray(ik, bool).ravel(), (k,))
-        grot, gpos = self._fk(rotations, positions)
+        grot, gpos = self._legs_fk(rotations, positions, out=(
+            np.empty((count, joints, 4)), np.empty((count, joints, 3))))
         foot_rot, ankle, forward = np.empty((count, 2, 4)), np.empty((count, 2, 3)), \
             np.empty((count, 2, 3))
         batch = _Batch(frames=frames, k=k, rotations=rotations, positions=positions, p=p,
@@ -428,14 +431,15 @@ class GroundingPipeline:
             batch.grot, batch.rotations, self._upper, self._lower, self._foot,
             self._hip_parent, solved.upper_rotation, solved.lower_rotation, True, targets.angles,
             batch.forward, batch.foot_rot, batch.ik_on)
-        clamped: BoolArray = solved.clamped & np.tile(batch.ik_on, batch.frames)[:, None]
+        every_frame = np.broadcast_to(batch.ik_on, (batch.frames, batch.k)).reshape(-1, 1)
+        clamped: BoolArray = solved.clamped & every_frame
         return clamped
 
     def _result(self, batch: _Batch, targets: _Targets, clamped: BoolArray,
                 lift_body: FloatArray) -> GroundedFrame:
         """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
         count = batch.count
-        grot, gpos = self._fk(batch.rotations, batch.positions)
+        grot, gpos = self._fk(batch.rotations, batch.positions, out=(batch.grot, batch.gpos))
         sole, sole_xz = np.empty((count, 2, 3)), np.empty((count, 2, 2))
         stage_kernels.sole_points(grot, gpos, self._foot, self._below_ankle, sole, sole_xz)
         hits = self.terrain.raycast_down(sole_xz)
@@ -497,11 +501,11 @@ class GroundingPipeline:
         """
         count = plant_xz.shape[0]
         k = self.count
-        keys = np.stack([plant_xz, next_xz], axis=2)  # (N, foot, which, xz)
+        keys = np.empty((count, 2, 2, 2))  # (N, foot, which, xz)
         values = np.empty((count, 2, 2, 5))
         known = np.empty((count, 2, 2), dtype=bool)
-        stage_kernels.footstep_lookup(keys, self._cache_keys, self._cache_values, snap, values,
-                                      known)
+        stage_kernels.footstep_lookup(plant_xz, next_xz, self._cache_keys, self._cache_values,
+                                      snap, keys, values, known)
         todo = ~known
         if np.any(todo):
             index = np.nonzero(todo)
@@ -531,8 +535,10 @@ class GroundingPipeline:
             )
             values[full_index] = computed[inverse.reshape(-1)]
         if count:  # (a batch of no frames keeps the cache as it was)
-            self._cache_keys = keys[-k:].copy()
-            self._cache_values = values[-k:].copy()
+            # This call's own arrays: one frame's are kept whole, a batch's last frame copied
+            # (so the batch's memory is not held).
+            self._cache_keys = keys if count == k else keys[-k:].copy()
+            self._cache_values = values if count == k else values[-k:].copy()
         return values
 
 

@@ -62,18 +62,22 @@ def feet_frame(grot: FloatArray, gpos: FloatArray, foot: IntArray, foot_forward:
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
-def footstep_lookup(keys: FloatArray, cache_keys: FloatArray, cache_values: FloatArray,
-                    snap: BoolArray, values: FloatArray, known: BoolArray
-                    ) -> None:  # pragma: no cover - compiled
-    """Footsteps ``keys (N, 2, 2, 2)`` (foot, plant/next, xz) found in the last call's cache
-    (``(K, 2, 2, 2)`` keys, ``(K, 2, 2, 5)`` values: shift xz, height, hit, snapped) with the
-    same snap switch ``snap (K,)``: their cached ``values (N, 2, 2, 5)``, ``known (N, 2, 2)``
-    (the current plant slot tried first)."""
+def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: FloatArray,
+                    cache_values: FloatArray, snap: BoolArray, keys: FloatArray,
+                    values: FloatArray, known: BoolArray) -> None:  # pragma: no cover
+    """The footsteps ``plant_xz``, ``next_xz (N, 2, 2)`` as ``keys (N, 2, 2, 2)`` (foot,
+    plant/next, xz) and which of them the last call's cache holds (``(K, 2, 2, 2)`` keys,
+    ``(K, 2, 2, 5)`` values: shift xz, height, hit, snapped) with the same snap switch
+    ``snap (K,)``: their cached ``values (N, 2, 2, 5)``, ``known (N, 2, 2)`` (the current
+    plant slot tried first)."""
     k = cache_keys.shape[0]
     for n in range(keys.shape[0]):
         c = n % k
         flag = 1.0 if snap[c] else 0.0
         for f in range(2):
+            for a in range(2):
+                keys[n, f, 0, a] = plant_xz[n, f, a]
+                keys[n, f, 1, a] = next_xz[n, f, a]
             for w in range(2):
                 known[n, f, w] = False
                 for v in range(5):
@@ -201,12 +205,12 @@ def pelvis_follow(
     """The pelvis offset ``lift_body (N,)``: never above the animated height over the body's
     ground, lowered (where ``lowering (K,)``) so the legs reach their targets, followed frame
     by frame from ``state (K,)`` (updated in place; or the ``given`` offsets), kept low enough
-    that a leg at full stretch reaches. Lifts the root of ``positions`` and the pose ``gpos``
-    and writes the lifted legs ``hip``, ``knee``, ``ankle (N, 2, 3)`` and each leg's
-    ``max_reach`` ``reach_rows (N, 2)`` for the IK."""
+    that a leg at full stretch reaches. Lifts the root of ``positions`` (``gpos``, the legs'
+    pose before the lift, is only read: the final FK lifts the whole body) and writes the
+    lifted legs ``hip``, ``knee``, ``ankle (N, 2, 3)`` and each leg's ``max_reach``
+    ``reach_rows (N, 2)`` for the IK."""
     k = state.shape[0]
     frames = gpos.shape[0] // k
-    joints = gpos.shape[1]
     for t in range(frames):
         for c in range(k):
             n = t * k + c
@@ -238,14 +242,15 @@ def pelvis_follow(
             state[c] = value
             lift_body[n] = value
             positions[n, root, 1] += value
-            for j in range(joints):
-                gpos[n, j, 1] += value
             for f in range(2):
                 reach_rows[n, f] = max_reach[c]
                 for axis in range(3):
                     hip[n, f, axis] = gpos[n, upper[f], axis]
                     knee[n, f, axis] = gpos[n, lower[f], axis]
                     ankle[n, f, axis] = gpos[n, foot[f], axis]
+                hip[n, f, 1] += value
+                knee[n, f, 1] += value
+                ankle[n, f, 1] += value
 
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)

@@ -3,7 +3,7 @@
 The grid is stored as compressed rows: the triangles of cell ``c`` (``c = iz · nx + ix``) are
 ``cell_list[cell_start[c]:cell_start[c + 1]]``, in increasing triangle order. Each ray is
 handled by one loop iteration, so memory stays at the outputs: no (rays × triangles-per-cell)
-temporaries.
+temporaries (downward rays add two ``(rays,)`` index arrays: the order they are cast in).
 
 The kernels run on one thread. Measured on the shared 2-core machine (load ≈ 3), numba's
 ``parallel=True`` (OpenMP layer) made every call wait for a descheduled worker: median 10 ms for
@@ -32,6 +32,10 @@ EDGE_EPS = 1e-9
 PARALLEL_EPS = 1e-14
 #: A general ray stops walking once its best hit lies before the next cell border + this, metres.
 CELL_EXIT_SLACK = 1e-12
+#: Downward rays are cast in cell order from this many rays a batch (fewer: in the given order),
+#: when the grid has at most SORT_CELLS_PER_RAY cells a ray (the sort walks every cell once).
+SORT_RAYS = 1024
+SORT_CELLS_PER_RAY = 16
 
 
 
@@ -76,17 +80,42 @@ def down_hits(
     (``u = p0·x + p1·z + p2``, ``v = p3·x + p4·z + p5``, ``y = p6·x + p7·z + p8``; vertical
     triangles have u ≡ −1). normals: ``(T, 3)`` unit, facing up. start_height: y the rays start
     from, metres. Outputs: point ``(K, 3)``, normal ``(K, 3)``, hit ``(K,)``, distance ``(K,)``.
+
+    A batch of at least :data:`SORT_RAYS` rays (and not far fewer rays than cells) is cast in
+    cell order (a counting sort of the rays by cell): rays in a row then test the same
+    triangles, which stay in cache and branch alike (a crowd's rays come in character order,
+    scattered over the terrain: about 20 % faster). Each ray's answer is its own, in any order.
     """
     x_min, z_min, x_max, z_max = bounds[0], bounds[1], bounds[2], bounds[3]
     count_x, count_z = cell_count[0], cell_count[1]
-    for ray in range(points.shape[0]):
+    count = points.shape[0]
+    cells = count_x * count_z
+    ray_cell = np.empty(count, dtype=np.int64)  # the ray's cell; ``cells``: off the terrain
+    for ray in range(count):
         x, z = points[ray, 0], points[ray, 1]
+        cell = cells
+        if x >= x_min and x <= x_max and z >= z_min and z <= z_max:
+            cell = (grid_cell(z, grid_origin[1], cell_size[1], count_z) * count_x
+                    + grid_cell(x, grid_origin[0], cell_size[0], count_x))
+        ray_cell[ray] = cell
+    order = np.arange(count)
+    if count >= SORT_RAYS and cells <= SORT_CELLS_PER_RAY * count:
+        first = np.zeros(cells + 2, dtype=np.int64)  # counting sort: slots of each cell
+        for ray in range(count):
+            first[ray_cell[ray] + 2] += 1
+        for cell in range(2, cells + 2):
+            first[cell] += first[cell - 1]
+        for ray in range(count):
+            slot = ray_cell[ray] + 1
+            order[first[slot]] = ray
+            first[slot] += 1
+    for k in range(count):
+        ray = order[k]
+        x, z = points[ray, 0], points[ray, 1]
+        cell = ray_cell[ray]
         best_y = -np.inf
         best = -1
-        if x >= x_min and x <= x_max and z >= z_min and z <= z_max:
-            cell_x = grid_cell(x, grid_origin[0], cell_size[0], count_x)
-            cell_z = grid_cell(z, grid_origin[1], cell_size[1], count_z)
-            cell = cell_z * count_x + cell_x
+        if cell < cells:
             for slot in range(cell_start[cell], cell_start[cell + 1]):
                 triangle = cell_list[slot]
                 u = plane[triangle, 0] * x + plane[triangle, 1] * z + plane[triangle, 2]
