@@ -3,6 +3,9 @@ does (every character's arithmetic is its own), step by step, in blocks, and aft
 
 from __future__ import annotations
 
+import platform
+import subprocess
+import sys
 from dataclasses import fields
 
 import numpy as np
@@ -12,6 +15,7 @@ from footfall.bunny import bunny_skeleton
 from footfall.errors import SettingsError
 from footfall.gait.crowd import Crowd
 from footfall.gait.stepping import StepWalker
+from footfall.memory import keep_freed_memory
 from footfall.terrain import scene
 
 COUNT = 7
@@ -64,3 +68,45 @@ def test_a_crowd_refuses_nothing_to_walk() -> None:
     crowd.ik = False
     assert not crowd.ik.any()
     crowd.close()
+
+
+FAULTS = r"""
+import resource, sys
+import numpy as np
+from footfall.bunny import bunny_skeleton
+from footfall.gait.crowd import Crowd
+from footfall.gait.stepping import StepWalker
+from footfall.terrain import scene
+
+count, keep = 10_000, sys.argv[1] == "keep"
+rng = np.random.default_rng(0)  # scattered over the course, as benchmarks/bench_grounding.py
+x, z = rng.uniform(-1.0, 20.0, count), rng.uniform(-1.5, 1.5, count)
+v = rng.uniform(0.4, 1.2, count)
+crowd = Crowd.split(lambda part: StepWalker(bunny_skeleton(), scene("course"), len(x[part]),
+                                            start_x=x[part], lateral_z=z[part], speed=v[part]),
+                    count, 2, keep_memory=keep)
+for _ in range(3):
+    crowd.step(1 / 60)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(5):
+    crowd.step(1 / 60)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5)
+crowd.close()
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's allocator policy")
+def test_a_big_crowd_keeps_its_freed_memory_instead_of_faulting_it_in_every_frame() -> None:
+    # Frames of 10,000 bunnies allocated on two worker threads: glibc handed them back to the
+    # system and every frame faulted them in again (about 2,400–2,800 faults and 12–15 ms of
+    # system time a frame here); a crowd asks glibc to keep them (footfall.memory).
+    assert keep_freed_memory()
+
+    def faults(mode: str) -> float:
+        out = subprocess.run([sys.executable, "-c", FAULTS, mode], capture_output=True,
+                             text=True, timeout=300, check=True)
+        return float(out.stdout.split()[-1])
+
+    kept, returned = faults("keep"), faults("return")
+    assert kept < 50, kept
+    assert returned > 10 * max(kept, 1.0), (kept, returned)

@@ -24,6 +24,7 @@ import numpy as np
 from footfall.errors import SettingsError
 from footfall.gait.protocol import Walker
 from footfall.grounding.pipeline import GroundedFrame
+from footfall.memory import keep_freed_memory
 
 FrameT = TypeVar("FrameT", bound=GroundedFrame)
 
@@ -34,11 +35,18 @@ class Crowd:
     Args:
         parts: the walkers; their characters are joined in this order.
         threads: worker threads (default: one per part, at most the machine's CPUs).
+        keep_memory: ask the C allocator to keep freed memory for the next frame
+            (:func:`footfall.memory.keep_freed_memory`, process-wide; glibc only): without it
+            every frame of a big crowd faults its pages in again (10,000 bunnies: 24–27 ms a
+            frame instead of 14–16).
     """
 
-    def __init__(self, parts: Sequence[Walker], threads: int | None = None) -> None:
+    def __init__(self, parts: Sequence[Walker], threads: int | None = None,
+                 keep_memory: bool = True) -> None:
         if not parts:
             raise SettingsError("a crowd needs at least one walker")
+        if keep_memory:
+            keep_freed_memory()
         self.parts = list(parts)
         workers = threads if threads is not None else min(len(parts), os.cpu_count() or 1)
         if workers < 1:
@@ -47,7 +55,7 @@ class Crowd:
 
     @classmethod
     def split(cls, make: Callable[[slice], Walker], count: int, parts: int | None = None,
-              threads: int | None = None) -> Crowd:
+              threads: int | None = None, keep_memory: bool = True) -> Crowd:
         """A crowd of ``count`` characters in ``parts`` contiguous slices (default: one per
         CPU); ``make(slice)`` builds the walker of the characters in that slice."""
         parts = parts if parts is not None else min(os.cpu_count() or 1, max(count, 1))
@@ -55,7 +63,8 @@ class Crowd:
             raise SettingsError(f"a crowd needs ≥ 1 character and part, got {count}, {parts}")
         edges = np.linspace(0, count, min(parts, count) + 1).round().astype(int)
         return cls([make(slice(int(a), int(b))) for a, b in zip(edges[:-1], edges[1:],
-                                                                strict=True)], threads)
+                                                                strict=True)], threads,
+                   keep_memory)
 
     @property
     def ik(self) -> np.ndarray:
