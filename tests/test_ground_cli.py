@@ -317,6 +317,11 @@ def test_ground_command_bad_input(tmp_path, capsys) -> None:
     broken = tmp_path / "broken.bvh"
     broken.write_text("HIERARCHY\nROOT Hips\n{\n")
     assert main(["ground", str(broken), "--terrain", "stairs", "-o", str(tmp_path / "o.bvh")]) == 2
+    # --size has no meaning on endless level ground: a clear error, no output written.
+    assert main(["ground", str(source), "--terrain", "level", "--size", "3", "1", "-o",
+                 str(tmp_path / "o.bvh")]) == 2
+    assert "--size does not apply to --terrain level" in capsys.readouterr().err
+    assert not (tmp_path / "o.bvh").exists()
 
 
 def _write_heightmap(path) -> None:  # noqa: ANN001

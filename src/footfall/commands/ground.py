@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     from footfall.grounding.postprocess import LevelGround, ground_clip
     from footfall.terrain import SCENES
 
+    if args.terrain == LevelGround.name and args.size is not None:
+        raise FootfallError("--size does not apply to --terrain level (endless level ground)")
     clip = bvh.load(args.clip)
     size = None if args.size is None else tuple(args.size)
     place = not args.no_place and args.terrain != LevelGround.name

@@ -283,7 +283,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
     out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, clip.fps)
     if rest is not None:
-        defect = _defect_over(feet, terrain, rest, floor)
+        defect = _defect_over(_support_heights(feet, terrain), rest, feet, floor)
         out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
             else 0.0
     return out
@@ -416,21 +416,20 @@ def _stance_defect(heights: FloatArray, rest: FloatArray) -> FloatArray:
     return np.where(np.isfinite(defect) & np.isfinite(lifted), defect, 0.0)
 
 
-def _defect_over(feet: ClipFeet, terrain: RaySource, rest: FloatArray,
-                 floor: float | None = None, shift: FloatArray | None = None) -> FloatArray:
-    """Each foot's stance defect ``(F, 2)`` over ``terrain`` (metres, + above planted), from its
-    support joints against their planted heights ``rest (2, P)`` (``shift (F, 2, 2)`` moves the
-    feet horizontally first).
+def _defect_over(over: FloatArray, rest: FloatArray, feet: ClipFeet | None = None,
+                 floor: float | None = None) -> FloatArray:
+    """Each foot's stance defect ``(F, 2)`` over the terrain (metres, + above planted), from
+    its support joints' heights over the ground under them ``over (F, 2, P)``
+    (:func:`_support_heights`) against their planted heights ``rest (2, P)``.
 
-    Feet still as animated on the clip's ``floor`` (its height given): the ground's height
-    under the ankle above that floor is taken out before :func:`_stance_defect`'s rule and put
-    back after, so the rule judges the foot's own pose and only how uneven the ground is across
-    the foot — on level ground at any height the defect is the source's own moved by that
-    height (a foot on its toe tips stays a foot on its toe tips, not a sunken one). Feet already
-    put on the terrain (``floor`` None) are judged as they stand.
+    Feet still as animated on the clip's ``floor`` (``feet`` and the floor's height given): the
+    ground's height under the ankle above that floor is taken out before
+    :func:`_stance_defect`'s rule and put back after, so the rule judges the foot's own pose and
+    only how uneven the ground is across the foot — on level ground at any height the defect is
+    the source's own moved by that height (a foot on its toe tips stays a foot on its toe tips,
+    not a sunken one). Feet already put on the terrain (no ``floor``) are judged as they stand.
     """
-    over = _support_heights(feet, terrain, shift)
-    if floor is None:
+    if feet is None or floor is None:
         return _stance_defect(over, rest)
     ankle_ground = feet.ankle[..., 1] - over[..., 0] - floor
     lift = np.where(np.isfinite(ankle_ground), ankle_ground, 0.0)
@@ -612,7 +611,7 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     # A planted foot stands on the ground by its support joints, keeping only what may stay of
     # the source's own defect (within the tolerance, or not sustained).
     support = _support_heights(feet, terrain, shift)
-    standing = allowed - _defect_over(feet, terrain, rest, floor, shift)
+    standing = allowed - _defect_over(support, rest, feet, floor)
     standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
     offset = np.where(contacts, standing, swing_need + lift_extra)
     # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
@@ -649,7 +648,7 @@ def _solve_with_corrections(
             break
         # The planted feet's defect after this solve, against what may stay of the source's own
         # (within the tolerance): the next solve removes the rest.
-        defect = _defect_over(solved, terrain, plan.rest)
+        defect = _defect_over(_support_heights(solved, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off, defect - plan.allowed, 0.0)
         correction = correction - _blend_out(error, plan.contacts, blend)
         wanted = feet.toe[..., [0, 2]] + plan.shift
