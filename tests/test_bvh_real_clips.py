@@ -109,3 +109,65 @@ def test_z_up_source_saved_and_reloaded_is_not_turned_twice(loaded, tmp_path: Pa
     head = next(i for i, n in enumerate(clip.skeleton.names) if "head" in n.lower())
     np.testing.assert_allclose(back.global_positions()[:, head], clip.global_positions()[:, head],
                                atol=1e-6)
+
+
+def _conjugated(clip: Clip, turn: np.ndarray, scale: float) -> Clip:
+    """``clip`` as a file of another convention would hold it: every offset, End Site, motion
+    position and rotation expressed in a world turned by ``turn`` (rest pose included, as a real
+    Z-up export has it), lengths times ``scale``."""
+    skeleton = clip.skeleton
+    inverse = quat.inv(turn)
+    return Clip(Skeleton(list(skeleton.names), skeleton.parents.copy(),
+                         quat.rotate(turn, skeleton.offsets) * scale,
+                         {j: quat.rotate(turn, e) * scale for j, e in skeleton.end_sites.items()}),
+                quat.mul(quat.mul(turn, clip.rotations), inverse),
+                quat.rotate(turn, clip.positions) * scale, clip.fps)
+
+
+def _under_a_static_root(clip: Clip) -> Clip:
+    """``clip`` under an extra root joint that never moves (exports that put a reference node
+    above the hips); the hips keep their position channels."""
+    skeleton, frames = clip.skeleton, clip.frame_count
+    parents = np.r_[-1, np.where(skeleton.parents < 0, 0, skeleton.parents + 1)]
+    return Clip(Skeleton(["Reference", *skeleton.names], parents,
+                         np.r_[np.zeros((1, 3)), skeleton.offsets],
+                         {j + 1: e for j, e in skeleton.end_sites.items()}),
+                np.concatenate([quat.identity((frames, 1)), clip.rotations], axis=1),
+                np.concatenate([np.zeros((frames, 1, 3)), clip.positions], axis=1), clip.fps)
+
+
+_Y_TO_Z_UP = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.pi / 2)
+#: convention: (world turn, metres → file unit, expected unit, expected up)
+CONVENTIONS = {
+    "millimetres": (quat.identity(()), 1000.0, "mm", "y"),
+    "z_up_metres": (_Y_TO_Z_UP, 1.0, "m", "z"),
+    "z_up_centimetres": (_Y_TO_Z_UP, 100.0, "cm", "z"),
+    "z_up_millimetres": (_Y_TO_Z_UP, 1000.0, "mm", "z"),
+}
+HUMANOIDS = [n for n in NAMES if n not in ("pybvh_rotation_first_root.bvh",
+                                           "cmu_131_01_metres.bvh")]
+
+
+@pytest.mark.parametrize("convention", CONVENTIONS)
+@pytest.mark.parametrize("name", HUMANOIDS)
+def test_other_conventions_read_as_the_original(loaded, tmp_path: Path, name: str,
+                                                convention: str) -> None:
+    """Every shared humanoid written in another unit and up axis (rest pose and motion alike)
+    loads with the default ``load`` as the original: every joint, every frame, to 1e-6 m."""
+    clip, _ = loaded[name]
+    turn, scale, unit, up = CONVENTIONS[convention]
+    path = tmp_path / f"{convention}.bvh"
+    path.write_text(bvh.format_bvh(_conjugated(clip, turn, scale)))
+    back, info = bvh.load(path, return_info=True)
+    assert (info.unit, info.up) == (unit, up)
+    error = np.abs(back.global_positions() - clip.global_positions()).max()
+    assert error < 1e-6
+
+
+@pytest.mark.parametrize("name", HUMANOIDS)
+def test_a_static_root_above_the_hips_changes_nothing(loaded, tmp_path: Path, name: str) -> None:
+    clip, _ = loaded[name]
+    bvh.save(_under_a_static_root(clip), tmp_path / "rooted.bvh")
+    back = bvh.load(tmp_path / "rooted.bvh")
+    error = np.abs(back.global_positions()[:, 1:] - clip.global_positions()).max()
+    assert error < 1e-6

@@ -35,7 +35,7 @@ class BVHInfo:
 
     Attributes:
         path: the file read.
-        unit: "m", "cm", "inch", "cmu", "fitted" (scaled to 1.7 m) or "given" (a float scale).
+        unit: "m", "cm", "inch", "cmu", "mm", "fitted" (scaled to 1.7 m) or "given" (a float scale).
         scale: metres per file unit, as applied.
         up: the file's up axis, "y" or "z" ("z" files were turned to Y up).
         standing_height: height along the up axis including end sites, metres: the taller of
@@ -524,8 +524,8 @@ def load(
 
     Args:
         path: the .bvh file.
-        scale: metres per file unit, or "auto" to pick metres, centimetres, inches or CMU
-            units by the body's height (1.4–2.0 m), else scale the body to 1.7 m.
+        scale: metres per file unit, or "auto" to pick metres, centimetres, inches, CMU
+            units or millimetres by the body's height (1.4–2.0 m), else scale the body to 1.7 m.
         up: the file's up axis, "y", "z" or "auto" (a humanoid's feet→head line as the
             first frame plays, else in the rest pose, else Y); Z-up files are turned to Y up
             at the root(s).

@@ -1,11 +1,11 @@
 """Guessing a BVH file's length unit and up axis from the size and shape of its skeleton.
 
 BVH files carry no unit and no up axis. A standing adult is 1.4–2.0 m tall, so the unit is the
-one (metres, centimetres, inches or CMU units) that puts the body's height in that range (or
-nearest to it, within a factor 1.25); otherwise the body is scaled to 1.7 m. The up axis comes
-from the skeleton: a humanoid's feet→head line (its legs and spine) when it clearly lies along
-Y or Z; anything else (a creature, a prop, a lying pose) keeps BVH's own Y up. The body's long
-axis is no evidence: a dog or a snake is longer than it is tall.
+one (metres, centimetres, inches, CMU units or millimetres) that puts the body's height in that
+range (or nearest to it, within a factor 1.25); otherwise the body is scaled to 1.7 m. The up
+axis comes from the skeleton: a humanoid's feet→head line (its legs and spine) when it clearly
+lies along Y or Z; anything else (a creature, a prop, a lying pose) keeps BVH's own Y up. The
+body's long axis is no evidence: a dog or a snake is longer than it is tall.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from numpy.typing import ArrayLike
 from footfall import quat
 
 #: Metres per file unit of the units ``scale="auto"`` recognises.
-UNIT_SCALES: dict[str, float] = {"m": 1.0, "cm": 0.01, "inch": 0.0254, "cmu": 0.056444}
+UNIT_SCALES: dict[str, float] = {"m": 1.0, "cm": 0.01, "inch": 0.0254, "cmu": 0.056444,
+                                 "mm": 0.001}
 #: Heights (metres) accepted as a standing adult.
 STANDING_HEIGHT_RANGE: tuple[float, float] = (1.4, 2.0)
 #: Height (metres) a body is scaled to when no known unit fits.
@@ -62,7 +63,8 @@ def up_from_body(points: ArrayLike, top: Sequence[int], bottom: Sequence[int]) -
 def choose_scale(height: float) -> tuple[str, float]:
     """``(unit name, metres per file unit)`` putting a body ``height`` tall in adult range.
 
-    Tries metres, centimetres, inches and CMU units in that order. When none lands in
+    Tries metres, centimetres, inches, CMU units and millimetres in that order (their adult
+    ranges do not overlap). When none lands in
     1.4–2.0 m, the unit landing nearest (within a factor 1.25 of the range, e.g. a 1.3 m
     child or a CMU skeleton whose head joint sits low) is kept; otherwise returns
     ``("fitted", 1.7 / height)`` (or ``("m", 1.0)`` for a body of zero height).
