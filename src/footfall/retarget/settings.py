@@ -106,9 +106,7 @@ class Parameter:
         return out
 
 
-def _p(name: str, kind: type, default: Any, doc: str, lo: float | None = None,
-       hi: float | None = None, choices: tuple[str, ...] = ()) -> Parameter:
-    return Parameter(name, kind, default, doc, lo, hi, choices)
+_p = Parameter  # a short name for the tables below
 
 
 _BASE = [
