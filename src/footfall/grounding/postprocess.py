@@ -156,10 +156,9 @@ def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> Fl
         contact_frames = np.nonzero(contacts[:, foot])[0]
         if contact_frames.size == 0:
             continue
-        nearest = contact_frames[np.clip(np.searchsorted(contact_frames, index), 0,
-                                         contact_frames.size - 1)]
-        before = contact_frames[np.clip(np.searchsorted(contact_frames, index) - 1, 0,
-                                        contact_frames.size - 1)]
+        after = np.searchsorted(contact_frames, index)
+        nearest = contact_frames[np.clip(after, 0, contact_frames.size - 1)]
+        before = contact_frames[np.clip(after - 1, 0, contact_frames.size - 1)]
         closer = np.where(np.abs(before - index) < np.abs(nearest - index), before, nearest)
         distance = np.abs(closer - index)
         weight = np.clip(1.0 - distance / (frames + 1), 0.0, 1.0)

@@ -488,11 +488,11 @@ class Retargeter:
         batch = spos.shape[:-2]
         arm_count = self.limbs.count - 2  # legs come first
         mode = self.settings["ik_mode"]
+        values = self.settings.values
+        switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
         if mode != "auto" and not batch:
             # One live frame with fixed weights: three small arrays, no arithmetic on them.
             value = 1.0 if mode == "ik" else 0.0
-            values = self.settings.values
-            switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
             return LimbWeights(np.array([value * switch[side] for side in self._arm_sides]),
                                np.array([value, value]), np.array(1.0))
         if mode != "auto":
@@ -515,10 +515,7 @@ class Retargeter:
                 arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
             arms = arms[..., :arm_count]
         if arm_count:
-            values = self.settings.values
-            switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
-            enabled = np.array([switch[side] for side in self._arm_sides])
-            arms = arms * enabled
+            arms = arms * np.array([switch[side] for side in self._arm_sides])
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
 
@@ -539,11 +536,7 @@ class Retargeter:
                     - self.source_measures.hips_height)
         y = (hips_source[..., 1] + raise_by * hips_weight + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * seated)
-        out = np.empty(np.shape(y) + (3,))
-        out[..., 0] = s * hips_source[..., 0]
-        out[..., 1] = y
-        out[..., 2] = s * hips_source[..., 2]
-        return out
+        return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
                foot_shift: FloatArray,
@@ -614,7 +607,6 @@ class Retargeter:
             local = self.fingers.apply(local, curl, spread,
                                        (values["left_hand_enabled"], values["right_hand_enabled"]))
         return local
-
 
 
 class _JointMajor:
