@@ -51,6 +51,7 @@ from footfall.retarget.head import (
 from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
+    HEAD_OFFSET_KEYS,
     RetargetSettings,
     load_settings,
     save_settings,
@@ -64,9 +65,6 @@ from footfall.retarget.weights import (
     source_goal_kernel,
 )
 from footfall.skeleton import Clip, FKPlan, Skeleton
-
-_HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
-                     "head_rotation_offset_z_deg")
 
 
 class Retargeter:
@@ -224,7 +222,7 @@ class Retargeter:
         source frame (``(Js, 4)`` local rotations, ``(Js, 3)`` translations); returns it (°)."""
         if "Head" not in self.target_map:
             raise SettingsError("the target has no Head bone to calibrate")
-        for key in _HEAD_OFFSET_KEYS:
+        for key in HEAD_OFFSET_KEYS:
             self.settings[key] = 0.0
         source = (np.asarray(source_rotations, dtype=np.float64)[None],
                   np.asarray(source_positions, dtype=np.float64)[None])
@@ -238,7 +236,7 @@ class Retargeter:
                                          self._calibration_world[head],
                                          self._calibration_world[hips])
         offset = (offset + 180.0) % 360.0 - 180.0
-        self.settings.update(dict(zip(_HEAD_OFFSET_KEYS, (float(v) for v in offset),
+        self.settings.update(dict(zip(HEAD_OFFSET_KEYS, (float(v) for v in offset),
                                       strict=True)))
         return offset
 
@@ -597,7 +595,7 @@ class Retargeter:
             else:  # "none", or a source without fingers: the calibration pose
                 curl = spread = np.zeros(source_local.shape[:-2] + (2, 5))
             local = self.fingers.apply(local, curl, spread)
-        offset = [values[k] for k in _HEAD_OFFSET_KEYS]
+        offset = [values[k] for k in HEAD_OFFSET_KEYS]
         if any(offset) and "Head" in self.target_map:
             head = self.target.index(self.target_map["Head"])
             local[..., head, :] = quat.mul(local[..., head, :], head_offset_rotation(offset))

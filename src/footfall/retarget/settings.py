@@ -32,6 +32,7 @@ from footfall.retarget.fingers import PRESET_ALIASES, PRESETS
 FINGERS = ("thumb", "index", "middle", "ring", "pinky")
 HANDS = ("left", "right")
 SETTINGS_VERSION = 1
+HEAD_OFFSET_KEYS = tuple(f"head_rotation_offset_{axis}_deg" for axis in "xyz")
 
 
 class SettingsWarning(UserWarning):
@@ -118,12 +119,8 @@ _BASE = [
     _p("floor_comfort_ratio", float, 1.0,
        "share of the left leg a standing leg spans; autoCalibrateAll sets floor_height to "
        "(ratio − 1) × leg length × avatar_scale (1: floor at 0)", 0.5, 1.0),
-    _p("head_rotation_offset_x_deg", float, 0.0, "head local rotation offset about X, °",
-       -180.0, 180.0),
-    _p("head_rotation_offset_y_deg", float, 0.0, "head local rotation offset about Y, °",
-       -180.0, 180.0),
-    _p("head_rotation_offset_z_deg", float, 0.0, "head local rotation offset about Z, °",
-       -180.0, 180.0),
+    *(_p(key, float, 0.0, f"head local rotation offset about {key[-5].upper()}, °",
+         -180.0, 180.0) for key in HEAD_OFFSET_KEYS),
     _p("avatar_scale", float, 1.0, "uniform size of the whole avatar", 0.1, 3.0),
     _p("head_scale", float, 1.0, "size of the head alone", 0.1, 3.0),
     _p("chair_seat_height_offset", float, 0.0, "hips height change when seated on a chair, m",
