@@ -27,10 +27,8 @@ import platformdirs
 
 from footfall.errors import SettingsError
 from footfall.json_input import parse_json
-from footfall.retarget.fingers import PRESET_ALIASES, PRESETS
+from footfall.retarget.fingers import FINGERS, HANDS, PRESET_ALIASES, PRESETS
 
-FINGERS = ("thumb", "index", "middle", "ring", "pinky")
-HANDS = ("left", "right")
 SETTINGS_VERSION = 1
 HEAD_OFFSET_KEYS = tuple(f"head_rotation_offset_{axis}_deg" for axis in "xyz")
 
