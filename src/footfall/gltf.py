@@ -19,6 +19,7 @@ import copy
 import json
 import struct
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -308,6 +309,30 @@ def _hierarchy_depths(parent_of: dict[int, int], count: int, path: Path) -> list
     return depth
 
 
+def _world_matrices(nodes: list[pygltflib.Node], parent_of: dict[int, int], path: object
+                    ) -> Callable[[int], FloatArray]:
+    """The world matrix ``(4, 4)`` of a node by index, each node's computed once."""
+    world: dict[int, FloatArray] = {}
+
+    def world_matrix(index: int) -> FloatArray:
+        # Up to the nearest ancestor already known (or the root), then down multiplying: a loop.
+        chain = []
+        node = index
+        while node not in world:
+            chain.append(node)
+            if node not in parent_of:
+                break
+            node = parent_of[node]
+        above = world.get(node)
+        for below in reversed(chain):
+            local = _node_matrix(nodes[below], f"{path}: node {below}")
+            above = local if above is None else above @ local
+            world[below] = above
+        return world[index]
+
+    return world_matrix
+
+
 def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
     """Read the skeleton and rest pose of skin ``skin`` of a .glb/.gltf file.
 
@@ -331,24 +356,7 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
     parent_of = {child: index for index, node in enumerate(nodes)
                  for child in node.children or []}
     depths = _hierarchy_depths(parent_of, len(nodes), path)
-    world: dict[int, FloatArray] = {}
-
-    def world_matrix(index: int) -> FloatArray:
-        # Up to the nearest ancestor already known (or the root), then down multiplying: a loop.
-        chain = []
-        node = index
-        while node not in world:
-            chain.append(node)
-            if node not in parent_of:
-                break
-            node = parent_of[node]
-        above = world.get(node)
-        for below in reversed(chain):
-            local = _node_matrix(nodes[below], f"{path}: node {below}")
-            above = local if above is None else above @ local
-            world[below] = above
-        return world[index]
-
+    world_matrix = _world_matrices(nodes, parent_of, path)
     position_in_skin = {joint: n for n, joint in enumerate(joints)}
     order = sorted(joints, key=lambda j: (depths[j], position_in_skin[j]))
     joint_set = set(order)

@@ -41,15 +41,6 @@ DURATION = 20.0
 FPS = 60.0
 BLOCK = 30  # frames per batched pipeline call
 LANE_WIDTH = 4.0
-METRIC_KEYS = (
-    "contact_error_m",
-    "support_defect_ratio",
-    "penetration_m",
-    "floating_m",
-    "stance_slip_m",
-    "pelvis_jerk",
-    "clamped_ratio",
-)
 
 
 def walker_setup(name: str) -> tuple[bool, GroundingParams]:

@@ -140,9 +140,3 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
         FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
 
     return PoseResult(fk.local_rotations(grot), translations, grot, gpos, result.residual)
-
-
-def _up(height: FloatArray) -> FloatArray:
-    out = np.zeros((*np.shape(height), 3))
-    out[..., 1] = height
-    return out

@@ -3,14 +3,7 @@
 API (what the browser demo and the ``walk`` command use)::
 
     walker = ProceduralWalker(skeleton, count=K, params=GaitParams(), start=xyz, heading=rad)
-    frame = walker.step(frame_dt, terrain=None)   # clamps dt to 0.05 s, runs 1/60 s ticks
-    frame.rotations        # (K, J, 4) local joint rotations (w, x, y, z)
-    frame.positions        # (K, J, 3) local joint translations (root: world position)
-    frame.global_positions # (K, J, 3) world joint positions
-    frame.stance           # (K, 2) bool, left/right foot planted
-    frame.planted          # (K, 2, 3) world heel point of each planted foot (NaN in swing)
-    frame.phase, frame.swing   # (K, 2) step phase, swing progress; frame.ankle_roll (K, 2)
-    frame.footstep             # (K, 2, 3) current/last footstep; frame.next_footstep
+    frame = walker.step(frame_dt, terrain=None)   # a WalkFrame; dt clamped to 0.05 s, 1/60 s ticks
     walker.turn(heading, at=None)                  # new heading; the gaze leads by 0.4 s
     walker.patrol(x_min, x_max)                    # turn around at the ends of a scene
     walker.rest_frame()                            # reduced motion: one standing pose
@@ -65,7 +58,7 @@ GROUND_FOLLOW_RATE = 10.0
 
 @dataclass(frozen=True)
 class WalkFrame:
-    """One generated pose of K characters (see the module docstring for the fields).
+    """One generated pose of K characters.
 
     Attributes:
         rotations: ``(K, J, 4)`` local rotations.

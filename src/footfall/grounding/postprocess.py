@@ -129,30 +129,21 @@ def animation_floor(clip: Clip) -> float:
     return float(np.percentile(lowest, 5))
 
 
-def _smooth_below(values: FloatArray, window: int) -> FloatArray:
-    """A smooth curve ``(F,)`` never above ``values``: moving minimum, then moving average."""
-    if window < 2 or values.shape[0] < 2:
-        return values.copy()
-    half = window // 2
-    padded = np.pad(values, half, mode="edge")
-    eroded = sliding_window_view(padded, 2 * half + 1).min(axis=-1)
-    padded = np.pad(eroded, half, mode="edge")
-    return sliding_window_view(padded, 2 * half + 1).mean(axis=-1)
-
-
-def _smooth_mean(values: FloatArray, window: int) -> FloatArray:
-    """Centred moving average ``(F, ...)`` along frames over ``window`` frames (edges held)."""
+def _smooth(values: FloatArray, window: int, reduce: Callable[..., Any] = np.mean) -> FloatArray:
+    """Centred moving average (or ``reduce``: ``np.max``) ``(F, ...)`` along frames over
+    ``window`` frames (edges held)."""
     if window < 2 or values.shape[0] < 2:
         return values.copy()
     half = window // 2
     pad = [(half, half)] + [(0, 0)] * (values.ndim - 1)
-    return sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0).mean(-1)
+    view = sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0)
+    return reduce(view, axis=-1)
 
 
 def _smooth_above(values: FloatArray, window: int) -> FloatArray:
     """A smooth curve ``(F, ...)`` never below ``values``: moving maximum, then moving average
     (per column along frames)."""
-    return _smooth_mean(_smooth_max(values, window), window)
+    return _smooth(_smooth(values, window, np.max), window)
 
 
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
@@ -165,10 +156,9 @@ def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> Fl
         contact_frames = np.nonzero(contacts[:, foot])[0]
         if contact_frames.size == 0:
             continue
-        nearest = contact_frames[np.clip(np.searchsorted(contact_frames, index), 0,
-                                         contact_frames.size - 1)]
-        before = contact_frames[np.clip(np.searchsorted(contact_frames, index) - 1, 0,
-                                        contact_frames.size - 1)]
+        after = np.searchsorted(contact_frames, index)
+        nearest = contact_frames[np.clip(after, 0, contact_frames.size - 1)]
+        before = contact_frames[np.clip(after - 1, 0, contact_frames.size - 1)]
         closer = np.where(np.abs(before - index) < np.abs(nearest - index), before, nearest)
         distance = np.abs(closer - index)
         weight = np.clip(1.0 - distance / (frames + 1), 0.0, 1.0)
@@ -442,18 +432,9 @@ def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> 
     already rising at toe-off is moving, not floating; capture noise is within the tolerance."""
     excess = np.sign(defect) * np.maximum(np.abs(defect) - STANCE_TOLERANCE, 0.0)
     excess = np.where(contacts, excess, 0.0)
-    above = -_smooth_max(-np.maximum(excess, 0.0), window)  # moving minimum of the float
-    below = _smooth_max(np.minimum(excess, 0.0), window)  # moving maximum of the sink
+    above = -_smooth(-np.maximum(excess, 0.0), window, np.max)  # moving minimum of the float
+    below = _smooth(np.minimum(excess, 0.0), window, np.max)  # moving maximum of the sink
     return np.where(contacts, above + below, 0.0)
-
-
-def _smooth_max(values: FloatArray, window: int) -> FloatArray:
-    """Centred moving maximum ``(F, ...)`` along frames over ``window`` frames (edges held)."""
-    if window < 2 or values.shape[0] < 2:
-        return values.copy()
-    half = window // 2
-    pad = [(half, half)] + [(0, 0)] * (values.ndim - 1)
-    return sliding_window_view(np.pad(values, pad, mode="edge"), 2 * half + 1, axis=0).max(-1)
 
 
 def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: NDArray[np.bool_],
@@ -469,7 +450,7 @@ def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: 
     angles = np.stack([pitch, roll], axis=-1) * _blend_out(
         np.ones(contacts.shape), contacts, blend
     )[..., None]
-    angles = _smooth_mean(angles, blend)
+    angles = _smooth(angles, blend)
     tilt = align_rotation(angles[..., 0], angles[..., 1], forward)
     level = np.all(np.abs(angles) < 1e-12, axis=-1)
     return np.where(level[..., None], quat.identity(level.shape), tilt)
@@ -617,8 +598,9 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
     # its own leg, not by lowering the body).
     ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
-    pelvis = _smooth_below(ground_part.min(axis=1),
-                           max(1, int(round(PELVIS_SMOOTH_SECONDS * fps))))
+    # Smoothed from below (moving minimum, then average): never above the lower foot's ground.
+    pelvis_window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
+    pelvis = _smooth(-_smooth(-ground_part.min(axis=1), pelvis_window, np.max), pelvis_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
     return _Plan(contacts, rest, source_defect, allowed, shift, pinned, slip, offset, pelvis,
                  tilt, off, lift_extra)

@@ -219,14 +219,11 @@ def _guess(hierarchy: Hierarchy) -> dict[str, int]:
     hips_named = _shallowest(hierarchy, [j for j, p in enumerate(parsed) if p.kind == naming.HIPS])
     assign("Hips", hips_named)
     sides = _sides(hierarchy, parsed, found.get("Hips"))
-    for side in SIDES:
-        joints = [j for j, p in enumerate(parsed) if sides[j] == side and p.kind in _LEG_FIT]
-        for role, joint in _lay_roles(hierarchy, parsed, joints, LEG_ROLES, _LEG_FIT).items():
-            assign(side + role, joint)
-    for side in SIDES:
-        joints = [j for j, p in enumerate(parsed) if sides[j] == side and p.kind in _ARM_FIT]
-        for role, joint in _lay_roles(hierarchy, parsed, joints, ARM_ROLES, _ARM_FIT).items():
-            assign(side + role, joint)
+    for roles, fit in ((LEG_ROLES, _LEG_FIT), (ARM_ROLES, _ARM_FIT)):
+        for side in SIDES:
+            joints = [j for j, p in enumerate(parsed) if sides[j] == side and p.kind in fit]
+            for role, joint in _lay_roles(hierarchy, parsed, joints, roles, fit).items():
+                assign(side + role, joint)
     not_legs = {j for j, p in enumerate(parsed) if p.kind in _NOT_LEG_KINDS}
     _legs_from_shape(hierarchy, found, not_legs | taken, assign)
     if "Hips" not in found and hierarchy.parents is not None:

@@ -47,8 +47,6 @@ UNKNOWN = "unknown"
 LEG_KINDS = frozenset({HIP, UPPER_LEG, LEG, LOWER_LEG, ANKLE, FOOT, TOES})
 ARM_KINDS = frozenset({CLAVICLE, SHOULDER, ARM, UPPER_ARM, LOWER_ARM, WRIST, HAND})
 
-FINGER_NAMES = ("Thumb", "Index", "Middle", "Ring", "Little")
-
 _LEFT = frozenset({"l", "left"})
 _RIGHT = frozenset({"r", "right"})
 _UPPER = frozenset({"up", "upper", "u", "upp"})

@@ -41,7 +41,6 @@ MOTIVE_BONES: dict[str, tuple[int, str]] = {
     "RToe": (21, "RightToes"),
 }
 CANONICAL_TO_MOTIVE = {canonical: motive for motive, (_, canonical) in MOTIVE_BONES.items()}
-BONE_POSES = ("auto", "local", "global")
 
 
 def bone_name(full: str, skeleton: str) -> str:

@@ -485,15 +485,6 @@ def encode_connect(version: Version = (0, 0)) -> bytes:
     return packet(NAT_CONNECT, body)
 
 
-def decode_connect(payload: bytes | memoryview) -> Version | None:
-    """The stream version a CONNECT asks for, or None (newest)."""
-    if len(payload) >= 269:
-        major, minor = int(payload[265]), int(payload[266])
-        if (major, minor) != (0, 0):
-            return major, minor
-    return None
-
-
 def encode_server_info(info: ServerInfo) -> bytes:
     """SERVERINFO (the 3.0+ fields when the stream version is 3.0 or newer)."""
     body = info.application.encode("utf-8")[:255].ljust(256, b"\0")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from footfall.arrays import FloatArray
 from footfall.skeleton import Clip, Skeleton
@@ -51,12 +51,6 @@ class SourceStatus:
     server: str = ""
     version: str = ""
     last_frame_at: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        """A copy as plain values."""
-        return {"connected": self.connected, "frames": self.frames, "dropped": self.dropped,
-                "overwritten": self.overwritten, "errors": dict(self.errors),
-                "server": self.server, "version": self.version}
 
 
 class Source(Protocol):

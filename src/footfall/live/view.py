@@ -17,6 +17,7 @@ import pygltflib
 import viser
 
 from footfall import quat
+from footfall.gltf import _world_matrices
 from footfall.skeleton import Skeleton, forward_kinematics
 
 SPACING = 1.2  # metres between the source and each avatar along X
@@ -51,8 +52,8 @@ def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
         blob = gltf.binary_blob()
         if blob is None:
             return None
-        world = _node_worlds(gltf)
         parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
+        world = _world_matrices(gltf.nodes, parent, "glTF")
         joints = avatar.skeleton.joint_count
         vertices, faces, weights, base = [], [], [], 0
         for index, node in enumerate(gltf.nodes):
@@ -63,7 +64,7 @@ def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
                 if any(n not in avatar.nodes for n in skin.joints):
                     continue
                 ibm = _accessor(gltf, blob, skin.inverseBindMatrices).reshape(-1, 4, 4)
-                skin_mats = np.stack([world[n] for n in skin.joints]) @ ibm.transpose(0, 2, 1)
+                skin_mats = np.stack([world(n) for n in skin.joints]) @ ibm.transpose(0, 2, 1)
                 joint_of = np.array([avatar.nodes.index(n) for n in skin.joints])
             else:  # a rigid part: follows the nearest joint above it
                 holder = index
@@ -71,7 +72,7 @@ def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
                     holder = parent[holder]
                 if holder not in avatar.nodes:
                     continue
-                skin_mats = world[index][None]
+                skin_mats = world(index)[None]
                 joint_of = np.array([avatar.nodes.index(holder)])
             for prim in gltf.meshes[node.mesh].primitives:
                 attrs = prim.attributes
@@ -102,23 +103,6 @@ def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
         return np.concatenate(vertices), np.concatenate(faces), np.concatenate(weights)
     except Exception:  # an unusual file: show the bones instead
         return None
-
-
-def _node_worlds(gltf: pygltflib.GLTF2) -> dict[int, np.ndarray]:
-    from footfall.gltf import _node_matrix  # the same node transform reading
-
-    parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
-    out: dict[int, np.ndarray] = {}
-
-    def world(i: int) -> np.ndarray:
-        if i not in out:
-            local = _node_matrix(gltf.nodes[i])
-            out[i] = local if i not in parent else world(parent[i]) @ local
-        return out[i]
-
-    for i in range(len(gltf.nodes)):
-        world(i)
-    return out
 
 
 def _bones(skeleton: Skeleton, positions: np.ndarray) -> np.ndarray:

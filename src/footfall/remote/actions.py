@@ -26,10 +26,7 @@ from footfall.remote.protocol import (
 from footfall.remote.target import ControlTarget
 from footfall.retarget import Retargeter
 from footfall.retarget.fingers import PRESET_ALIASES
-from footfall.retarget.settings import run_action
-
-_HEAD_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
-              "head_rotation_offset_z_deg")
+from footfall.retarget.settings import HEAD_OFFSET_KEYS, run_action
 
 
 @dataclass
@@ -180,7 +177,7 @@ def _auto_calibrate(request: Request, target: ControlTarget) -> Outcome:
             values = r.settings.values
             return {"avatar_scale": values["avatar_scale"],
                     "floor_height": values["floor_height"],
-                    "head_rotation_offset_deg": [values[k] for k in _HEAD_KEYS]}
+                    "head_rotation_offset_deg": [values[k] for k in HEAD_OFFSET_KEYS]}
 
         characters = later.characters()
         gone = [name for name in names if name not in characters]

@@ -111,17 +111,12 @@ class Limbs:
         if not np.array_equal(self._is_leg[:2], [True, True]) or self._is_leg[2:].any():
             raise MappingError(f"limbs must list the two legs first, got {self._limb_names}")
         # Index arrays and constants of the per-frame solve, computed once.
-        self._t_flat = np.ascontiguousarray(self._t_chain.T).reshape(-1)  # roots, mids, tips
-        self._t_mids = self._t_chain[:, 1].copy()
         self._t_leg_tips = self._t_chain[:2, 2].copy()
-        self._s_flat = np.concatenate([self._s_chain[:, 2], self._s_chain[:2, 0],
-                                       self._s_chain[:2, 1], [self.hips[1]]])
         self._leg_sides = self._side[:2].copy()
         self._s_leg_tips = self._s_chain[:2, 2].copy()
         self._s_tips = self._s_chain[:, 2].copy()
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
                          * np.array([1.0, 0.0, 0.0]))
-        self._any_detached = bool(self._detached.any())
         p = self._paths
         self._turned_joints = np.concatenate([p["upper_joints"], p["lower_joints"]])
         self._turned_rows = np.concatenate([p["upper_limbs"], p["lower_limbs"] + self.count])
@@ -186,10 +181,6 @@ class Limbs:
     def source_tips_index(self) -> NDArray[np.int64]:
         """Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first."""
         return self._s_tips
-
-    def source_tips(self, spos: FloatArray) -> FloatArray:
-        """Source positions ``(..., L, 3)`` of each limb's tip (ankles, wrists)."""
-        return spos[..., self._s_chain[:, 2], :]
 
     def sides(self) -> NDArray[np.int64]:
         """0 for left, 1 for right, per limb."""

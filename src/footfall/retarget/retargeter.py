@@ -51,6 +51,7 @@ from footfall.retarget.head import (
 from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
+    HEAD_OFFSET_KEYS,
     RetargetSettings,
     load_settings,
     save_settings,
@@ -64,9 +65,6 @@ from footfall.retarget.weights import (
     source_goal_kernel,
 )
 from footfall.skeleton import Clip, FKPlan, Skeleton
-
-_HEAD_OFFSET_KEYS = ("head_rotation_offset_x_deg", "head_rotation_offset_y_deg",
-                     "head_rotation_offset_z_deg")
 
 
 class Retargeter:
@@ -224,7 +222,7 @@ class Retargeter:
         source frame (``(Js, 4)`` local rotations, ``(Js, 3)`` translations); returns it (°)."""
         if "Head" not in self.target_map:
             raise SettingsError("the target has no Head bone to calibrate")
-        for key in _HEAD_OFFSET_KEYS:
+        for key in HEAD_OFFSET_KEYS:
             self.settings[key] = 0.0
         source = (np.asarray(source_rotations, dtype=np.float64)[None],
                   np.asarray(source_positions, dtype=np.float64)[None])
@@ -238,7 +236,7 @@ class Retargeter:
                                          self._calibration_world[head],
                                          self._calibration_world[hips])
         offset = (offset + 180.0) % 360.0 - 180.0
-        self.settings.update(dict(zip(_HEAD_OFFSET_KEYS, (float(v) for v in offset),
+        self.settings.update(dict(zip(HEAD_OFFSET_KEYS, (float(v) for v in offset),
                                       strict=True)))
         return offset
 
@@ -488,11 +486,11 @@ class Retargeter:
         batch = spos.shape[:-2]
         arm_count = self.limbs.count - 2  # legs come first
         mode = self.settings["ik_mode"]
+        values = self.settings.values
+        switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
         if mode != "auto" and not batch:
             # One live frame with fixed weights: three small arrays, no arithmetic on them.
             value = 1.0 if mode == "ik" else 0.0
-            values = self.settings.values
-            switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
             return LimbWeights(np.array([value * switch[side] for side in self._arm_sides]),
                                np.array([value, value]), np.array(1.0))
         if mode != "auto":
@@ -515,10 +513,7 @@ class Retargeter:
                 arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
             arms = arms[..., :arm_count]
         if arm_count:
-            values = self.settings.values
-            switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
-            enabled = np.array([switch[side] for side in self._arm_sides])
-            arms = arms * enabled
+            arms = arms * np.array([switch[side] for side in self._arm_sides])
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
 
@@ -539,11 +534,7 @@ class Retargeter:
                     - self.source_measures.hips_height)
         y = (hips_source[..., 1] + raise_by * hips_weight + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * seated)
-        out = np.empty(np.shape(y) + (3,))
-        out[..., 0] = s * hips_source[..., 0]
-        out[..., 1] = y
-        out[..., 2] = s * hips_source[..., 2]
-        return out
+        return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
                foot_shift: FloatArray,
@@ -604,7 +595,7 @@ class Retargeter:
             else:  # "none", or a source without fingers: the calibration pose
                 curl = spread = np.zeros(source_local.shape[:-2] + (2, 5))
             local = self.fingers.apply(local, curl, spread)
-        offset = [values[k] for k in _HEAD_OFFSET_KEYS]
+        offset = [values[k] for k in HEAD_OFFSET_KEYS]
         if any(offset) and "Head" in self.target_map:
             head = self.target.index(self.target_map["Head"])
             local[..., head, :] = quat.mul(local[..., head, :], head_offset_rotation(offset))
@@ -614,7 +605,6 @@ class Retargeter:
             local = self.fingers.apply(local, curl, spread,
                                        (values["left_hand_enabled"], values["right_hand_enabled"]))
         return local
-
 
 
 class _JointMajor:

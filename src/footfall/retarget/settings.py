@@ -27,11 +27,10 @@ import platformdirs
 
 from footfall.errors import SettingsError
 from footfall.json_input import parse_json
-from footfall.retarget.fingers import PRESET_ALIASES, PRESETS
+from footfall.retarget.fingers import FINGERS, HANDS, PRESET_ALIASES, PRESETS
 
-FINGERS = ("thumb", "index", "middle", "ring", "pinky")
-HANDS = ("left", "right")
 SETTINGS_VERSION = 1
+HEAD_OFFSET_KEYS = tuple(f"head_rotation_offset_{axis}_deg" for axis in "xyz")
 
 
 class SettingsWarning(UserWarning):
@@ -106,9 +105,7 @@ class Parameter:
         return out
 
 
-def _p(name: str, kind: type, default: Any, doc: str, lo: float | None = None,
-       hi: float | None = None, choices: tuple[str, ...] = ()) -> Parameter:
-    return Parameter(name, kind, default, doc, lo, hi, choices)
+_p = Parameter  # a short name for the tables below
 
 
 _BASE = [
@@ -120,12 +117,8 @@ _BASE = [
     _p("floor_comfort_ratio", float, 1.0,
        "share of the left leg a standing leg spans; autoCalibrateAll sets floor_height to "
        "(ratio − 1) × leg length × avatar_scale (1: floor at 0)", 0.5, 1.0),
-    _p("head_rotation_offset_x_deg", float, 0.0, "head local rotation offset about X, °",
-       -180.0, 180.0),
-    _p("head_rotation_offset_y_deg", float, 0.0, "head local rotation offset about Y, °",
-       -180.0, 180.0),
-    _p("head_rotation_offset_z_deg", float, 0.0, "head local rotation offset about Z, °",
-       -180.0, 180.0),
+    *(_p(key, float, 0.0, f"head local rotation offset about {key[-5].upper()}, °",
+         -180.0, 180.0) for key in HEAD_OFFSET_KEYS),
     _p("avatar_scale", float, 1.0, "uniform size of the whole avatar", 0.1, 3.0),
     _p("head_scale", float, 1.0, "size of the head alone", 0.1, 3.0),
     _p("chair_seat_height_offset", float, 0.0, "hips height change when seated on a chair, m",

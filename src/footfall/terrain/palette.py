@@ -7,7 +7,6 @@ import numpy as np
 
 GRASS = np.array([0.62, 0.82, 0.56])
 EARTH = np.array([0.80, 0.69, 0.54])
-STONE = np.array([0.78, 0.77, 0.82])
 RISER = np.array([0.64, 0.63, 0.70])
 
 

@@ -33,7 +33,6 @@ from footfall.viewer.simulation import DT, DemoFrame, DemoSettings, DemoSimulati
 FORMATS = (".png", ".gif", ".mp4")
 VIEW_WIDTH = 4.6  # metres of path in the picture
 VIEW_BELOW = 0.45  # metres shown below the lower pelvis's ground
-VIEW_HEIGHT = 2.3
 SKY = "#dcecfd"
 GROUND = "#a9d49a"
 GROUND_EDGE = "#7fb173"

@@ -32,7 +32,6 @@ STEP_HEIGHT_RANGE = (0.04, 0.2)
 START_X = 0.5  # the left bunny's pelvis at the start, metres
 AHEAD_X = 2.0  # seed 000: the right bunny walks 2 m ahead so both show in one side view
 LATERAL_Z = (0.0, 0.0)
-CONTACT_GAP = 0.01  # seed 000 done criterion: a stance sole within 1 cm of the ground
 STAIRS_START = 4.0  # the stairs scene's first riser, metres (both bunnies start before it)
 END_MARGIN = 1.5  # restart when the leading bunny is this close to the terrain's end
 
