@@ -23,6 +23,7 @@ from footfall.grounding.postprocess import (
 )
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import scene
+from test_bvh_real_clips import _under_a_static_root
 
 #: Every shared capture that is a humanoid (pybvh_rotation_first_root has four joints, no legs).
 HUMANOIDS = [p for p in ALL_BVH_FILES if p.name != "pybvh_rotation_first_root.bvh"]
@@ -180,6 +181,30 @@ def test_placement_follows_the_pelvis_not_a_still_root(whole: dict[str, Clip]) -
     result = ground_clip(clip, stairs)
     assert result.off_terrain_frames == 0
 
+
+
+@pytest.mark.parametrize("name", ["cmu_01_01_fairmotion.bvh", "mocapbank_zxy_cm.bvh",
+                                  "pybvh_test1_zup_inches.bvh"])
+@pytest.mark.parametrize("terrain", ["level", "stairs"])
+def test_a_static_root_above_the_hips_grounds_as_the_clip_without_it(
+    whole: dict[str, Clip], name: str, terrain: str
+) -> None:
+    """An export with a still reference node at the origin above the hips (Motion Builder's
+    "Reference", a game rig's ground-level root) is the same motion: the node is no body part
+    and sets no floor. These three clips' feet stand above y = 0 (the node was taken for the
+    floor: 3–9 mm of change on level ground, up to 190 mm on stairs)."""
+    clip = whole[name][:FRAMES]
+    rooted = _under_a_static_root(clip)
+    if terrain == "level":
+        plain = ground_clip(clip, LevelGround(animation_floor(clip)), place=False).clip
+        out = ground_clip(rooted, LevelGround(animation_floor(rooted)), place=False).clip
+    else:
+        size = scene_size(clip)
+        plain = ground_clip(clip, scene("stairs", length=size[0], width=size[1])).clip
+        out = ground_clip(rooted, scene("stairs", length=size[0], width=size[1])).clip
+    assert scene_size(rooted) == pytest.approx(scene_size(clip))
+    error = np.abs(out.global_positions()[:, 1:] - plain.global_positions()).max()
+    assert error < 1e-6
 
 def _longer(clip: Clip, copies: int) -> Clip:
     """The clip played ``copies`` times in a row, each copy walking on from where the last

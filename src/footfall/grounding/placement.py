@@ -50,6 +50,20 @@ def pelvis_joint(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> int:
     return int(np.nonzero(skeleton.parents < 0)[0][0])
 
 
+def body_joints(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> NDArray[np.int64]:
+    """Indices of the body: the pelvis (:func:`pelvis_joint`) and every joint below it. A node
+    above the pelvis (an exporter's still "Reference" at the origin, a game rig's root on the
+    ground) is no body part: it sets no floor and takes no room on the terrain."""
+    pelvis = pelvis_joint(skeleton, legs)
+    inside = np.zeros(skeleton.joint_count, dtype=bool)
+    for joint in range(skeleton.joint_count):
+        above = joint
+        while above >= 0 and above != pelvis:
+            above = int(skeleton.parents[above])
+        inside[joint] = above == pelvis
+    return np.nonzero(inside)[0]
+
+
 def travel_heading(path_xz: FloatArray) -> float | None:
     """Heading (radians about +Y, 0 along +Z) of a path ``(F, 2)`` as (x, z): its start → end
     direction, or for a path that comes back (a circle, a figure eight, back and forth) its
@@ -86,28 +100,30 @@ def along_x(clip: Clip, legs: Any = None) -> Clip:
     return turned(clip, turn, np.zeros(3))
 
 
-def footprint(clip: Clip) -> tuple[FloatArray, FloatArray]:
-    """(x, z) minimum and maximum ``(2,)`` of every joint over the clip, metres."""
+def footprint(clip: Clip, legs: Any = None) -> tuple[FloatArray, FloatArray]:
+    """(x, z) minimum and maximum ``(2,)`` of every body joint (:func:`body_joints`) over the
+    clip, metres."""
     _, gpos = clip.forward_kinematics()
-    xz = gpos[..., [0, 2]].reshape(-1, 2)
+    body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
+    xz = gpos[:, body][..., [0, 2]].reshape(-1, 2)
     return xz.min(axis=0), xz.max(axis=0)
 
 
 def scene_size(clip: Clip, legs: Any = None, turn: bool = True) -> tuple[float, float]:
     """(length along x, width along z) metres of a built-in scene that holds the clip once it
     is turned along +X (:func:`along_x`; as it is with ``turn=False``), with room to spare."""
-    low, high = footprint(along_x(clip, legs) if turn else clip)
+    low, high = footprint(along_x(clip, legs) if turn else clip, legs)
     room = 2 * (PLACE_MARGIN + SCENE_ROOM)
     return (max(SCENE_MIN_SIZE[0], float(high[0] - low[0]) + room),
             max(SCENE_MIN_SIZE[1], float(high[1] - low[1]) + room))
 
 
-def centring_shift(clip: Clip, bounds: tuple[tuple[float, float], tuple[float, float]]
-                   ) -> FloatArray:
+def centring_shift(clip: Clip, bounds: tuple[tuple[float, float], tuple[float, float]],
+                   legs: Any = None) -> FloatArray:
     """Horizontal shift ``(3,)`` metres that moves the middle of the clip's footprint to the
     middle of ``bounds`` ``((x_min, z_min), (x_max, z_max))``: with its opposite, a built-in
     scene is laid under a clip that stays where it is."""
-    low, high = footprint(clip)
+    low, high = footprint(clip, legs)
     (x_min, z_min), (x_max, z_max) = bounds
     middle = (low + high) / 2
     return np.array([(x_min + x_max) / 2 - middle[0], 0.0, (z_min + z_max) / 2 - middle[1]])
@@ -130,12 +146,13 @@ def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:
         centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
     middle = (pelvis[:, [0, 2]].min(axis=0) + pelvis[:, [0, 2]].max(axis=0)) / 2
     shift = centre - middle
-    low, high = footprint(facing)
+    low, high = footprint(facing, leg_pair)
     shift = _inside(shift, low, high, (x_min, z_min), (x_max, z_max))
     placed = turned(facing, quat.identity(), np.array([shift[0], 0.0, shift[1]]))
     if "stairs_start" not in params:
-        extra = _roughest_shift(placed, terrain, (x_min + PLACE_MARGIN - (low[0] + shift[0]),
-                                                  x_max - PLACE_MARGIN - (high[0] + shift[0])))
+        room = (x_min + PLACE_MARGIN - (low[0] + shift[0]),
+                x_max - PLACE_MARGIN - (high[0] + shift[0]))
+        extra = _roughest_shift(placed, leg_pair, terrain, room)
         placed = turned(placed, quat.identity(), np.array([extra, 0.0, 0.0]))
     return placed
 
@@ -152,13 +169,15 @@ def _inside(shift: FloatArray, low: FloatArray, high: FloatArray, lower: tuple[f
     return out
 
 
-def _roughest_shift(clip: Clip, terrain: RaySource, limits: tuple[float, float]) -> float:
-    """Shift along x (metres, within ``limits``) that puts the clip's lowest points over the
-    most uneven ground (largest spread of heights); 0 when all is level or nothing fits."""
+def _roughest_shift(clip: Clip, legs: tuple[Leg, Leg], terrain: RaySource,
+                    limits: tuple[float, float]) -> float:
+    """Shift along x (metres, within ``limits``) that puts the clip's lowest body points over
+    the most uneven ground (largest spread of heights); 0 when all is level or nothing fits."""
     low, high = limits
     if high <= low:
         return 0.0
     _, gpos = clip.forward_kinematics()
+    gpos = gpos[:, body_joints(clip.skeleton, legs)]
     lowest = np.take_along_axis(gpos, gpos[..., 1].argmin(axis=1)[:, None, None], axis=1)[:, 0]
     points = lowest[:, [0, 2]]  # (F, 2)
     shifts = np.append(np.linspace(low, high, PLACE_CANDIDATES), 0.0)  # the middle wins ties

@@ -51,7 +51,7 @@ from footfall.grounding.feet import (
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.placement import frame_ranges, place_clip
+from footfall.grounding.placement import body_joints, frame_ranges, place_clip
 from footfall.ik import solve_two_bone
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 
@@ -118,12 +118,15 @@ def clip_feet(
     return ClipFeet(sole, ankle, toe, touch)
 
 
-def animation_floor(clip: Clip) -> float:
+def animation_floor(clip: Clip, legs: Any = None) -> float:
     """Height of the floor a clip was animated on: the 5th percentile over frames of its lowest
-    joint or end site, metres."""
+    body joint or end site (:func:`~footfall.grounding.placement.body_joints`), metres."""
     grot, gpos = clip.forward_kinematics()
-    lowest = gpos[..., 1].min(axis=1)
+    body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
+    lowest = gpos[:, body, 1].min(axis=1)
     for joint, offset in clip.skeleton.end_sites.items():
+        if joint not in body:
+            continue
         tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
         lowest = np.minimum(lowest, tip[:, 1])
     return float(np.percentile(lowest, 5))
@@ -297,7 +300,7 @@ def _clip_setup(
 ) -> tuple[tuple[Leg, Leg], tuple[FootModel, FootModel], float, ClipFeet]:
     """Legs, soles measured on the motion, the animation's floor and where the feet are."""
     leg_pair = legs_of(clip.skeleton, legs)
-    floor = animation_floor(clip)
+    floor = animation_floor(clip, leg_pair)
     grot, gpos = clip.forward_kinematics()
     models = (foot_model_from_motion(clip.skeleton, leg_pair[0], grot, gpos, floor),
               foot_model_from_motion(clip.skeleton, leg_pair[1], grot, gpos, floor))
