@@ -196,15 +196,20 @@ def test_a_static_root_above_the_hips_grounds_as_the_clip_without_it(
     clip = whole[name][:FRAMES]
     rooted = _under_a_static_root(clip)
     if terrain == "level":
-        plain = ground_clip(clip, LevelGround(animation_floor(clip)), place=False).clip
-        out = ground_clip(rooted, LevelGround(animation_floor(rooted)), place=False).clip
+        plain = ground_clip(clip, LevelGround(animation_floor(clip)), place=False)
+        out = ground_clip(rooted, LevelGround(animation_floor(rooted)), place=False)
     else:
         size = scene_size(clip)
-        plain = ground_clip(clip, scene("stairs", length=size[0], width=size[1])).clip
-        out = ground_clip(rooted, scene("stairs", length=size[0], width=size[1])).clip
+        plain = ground_clip(clip, scene("stairs", length=size[0], width=size[1]))
+        out = ground_clip(rooted, scene("stairs", length=size[0], width=size[1]))
     assert scene_size(rooted) == pytest.approx(scene_size(clip))
-    error = np.abs(out.global_positions()[:, 1:] - plain.global_positions()).max()
+    error = np.abs(out.clip.global_positions()[:, 1:] - plain.clip.global_positions()).max()
     assert error < 1e-6
+    for key in ("gmd_foot_skate_ratio", "physdiff_penetration_mm", "physdiff_floating_mm",
+                "physdiff_sliding_mm", "contact_error_m"):  # the node is not the lowest joint
+        for when in ("before", "after"):
+            assert getattr(out, when)[key] == pytest.approx(getattr(plain, when)[key],
+                                                            abs=1e-9), (key, when)
 
 def _longer(clip: Clip, copies: int) -> Clip:
     """The clip played ``copies`` times in a row, each copy walking on from where the last

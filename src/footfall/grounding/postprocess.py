@@ -251,20 +251,25 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
           ) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
-    ``gmd_foot_skate_ratio``: GMD's released code (:func:`footfall.metrics.gmd_foot_skate_ratio`,
-    its own floor, not the terrain); ``physdiff_*_mm``: the lowest joint against the terrain
-    (:func:`footfall.metrics.physdiff_metrics`); footfall's own, over the ``contacts (F, 2)``:
-    ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples), ``stance_sink_m``
-    and ``stance_float_m`` (lowest sole sample below / above the ground), ``stance_slip_m``
-    (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames faster than
-    0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
-    ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's support
-    joints: ankle, ball, toe tips, over the terrain: :func:`_defect_over`; ``floor`` is the
-    clip's floor height while its feet are still as animated, None once they stand on the
+    ``gmd_foot_skate_ratio``: GMD's released code
+    (:func:`footfall.metrics.gmd_foot_skate_ratio`, its own floor, not the terrain);
+    ``physdiff_*_mm``: the lowest joint against the terrain
+    (:func:`footfall.metrics.physdiff_metrics`) — both over the body's joints
+    (:func:`~footfall.grounding.placement.body_joints`); footfall's own, over the ``contacts (F,
+    2)``: ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
+    ``stance_sink_m`` and ``stance_float_m`` (lowest sole sample below / above the ground),
+    ``stance_slip_m`` (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames
+    faster than 0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
+    ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's
+    support joints: ankle, ball, toe tips, over the terrain: :func:`_defect_over`; ``floor`` is
+    the clip's floor height while its feet are still as animated, None once they stand on the
     terrain).
     """
     _, gpos = clip.forward_kinematics()
-    out = {"gmd_foot_skate_ratio": metrics.gmd_foot_skate_ratio(gpos, clip.fps, *toe_joints(legs))}
+    body = body_joints(clip.skeleton, legs)  # a still node above the pelvis is no body part
+    toes = np.searchsorted(body, toe_joints(legs))
+    gpos = gpos[:, body]
+    out = {"gmd_foot_skate_ratio": metrics.gmd_foot_skate_ratio(gpos, clip.fps, *toes)}
     heights = _joint_heights(gpos, terrain)
     physdiff = metrics.physdiff_metrics(heights, gpos[..., [0, 2]])
     out.update({f"physdiff_{key}": value for key, value in physdiff.items()})
