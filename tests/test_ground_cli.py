@@ -211,6 +211,48 @@ def test_a_static_root_above_the_hips_grounds_as_the_clip_without_it(
             assert getattr(out, when)[key] == pytest.approx(getattr(plain, when)[key],
                                                             abs=1e-9), (key, when)
 
+
+def test_a_rest_pose_first_frame_is_not_taken_for_a_standing_foot(
+    whole: dict[str, Clip]
+) -> None:
+    """cmu_01_01's first frame is the rest pose (every joint unrotated: a calibration frame, as
+    exporters write it), in which CMU's foot bone lies flat, ankle 2.6 cm over the floor. Taken
+    as the frame the right foot stands flat, it made that sole 3 cm too high (ankle height
+    0.026 m; 0.055 m measured without the frame); now the motion's frames measure it."""
+    clip = whole["cmu_01_01_fairmotion.bvh"][:FRAMES]
+    _, with_frame, _, _ = _clip_setup(clip, None)
+    _, without, _, _ = _clip_setup(clip[1:], None)
+    for model, reference in zip(with_frame, without, strict=True):
+        assert model.ankle_height == pytest.approx(reference.ankle_height, abs=1e-3)
+        assert model.ankle_height > 0.04
+
+
+@pytest.mark.parametrize("terrain", ["level", "stairs"])
+def test_a_calibration_frame_before_a_walk_changes_nothing_else(whole: dict[str, Clip],
+                                                                 terrain: str) -> None:
+    """games105's walk with its rest pose as an extra first frame (root where the walk starts):
+    the walk grounds as without it, contacts included (the jump into the walk read as a fast
+    foot and lost the first contact: 2.7 mm of change), and the frame comes back unchanged,
+    moved and turned with the walk where it was placed."""
+    clip = whole["games105_walk60.bvh"]
+    rest = Clip(clip.skeleton, quat.identity((1, clip.skeleton.joint_count)),
+                clip.positions[:1].copy(), clip.fps)
+    both = rest.concatenate(clip)
+    if terrain == "level":
+        plain = ground_clip(clip, LevelGround(animation_floor(clip)), place=False)
+        out = ground_clip(both, LevelGround(animation_floor(both)), place=False)
+    else:
+        plain, out = ground_clip(clip, scene("stairs")), ground_clip(both, scene("stairs"))
+    np.testing.assert_array_equal(out.contacts[1:], plain.contacts)
+    assert not out.contacts[0].any()
+    grounded = out.clip.global_positions()
+    assert np.abs(grounded[1:] - plain.clip.global_positions()).max() < 1e-9
+    source = both.global_positions()
+    np.testing.assert_allclose(grounded[0] - grounded[0, 0], quat.rotate(
+        quat.mul(out.clip.rotations[0, 0], quat.inv(both.rotations[0, 0])),
+        source[0] - source[0, 0]), atol=1e-9)  # the frame's pose, only turned
+    assert grounded[0, 0, 1] == pytest.approx(source[0, 0, 1])  # and not lifted
+
 def _longer(clip: Clip, copies: int) -> Clip:
     """The clip played ``copies`` times in a row, each copy walking on from where the last
     one ended."""

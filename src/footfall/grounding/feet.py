@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from footfall.arrays import FloatArray
+from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.errors import SkeletonError
 from footfall.skeleton import Skeleton
 
@@ -211,13 +211,16 @@ def foot_model_from_motion(
     global_positions: FloatArray,
     floor: float,
     spacing: float = 0.01,
+    usable: BoolArray | None = None,
 ) -> FootModel:
     """The sole of ``leg`` measured on an animation, for rigs whose rest pose is not standing.
 
     global_rotations, global_positions: ``(F, J, 4)``, ``(F, J, 3)``; floor: the animation's
-    floor height. The frame where the ankle and toe tip are lowest together is taken as the foot
-    standing flat: its sole runs from heel to toe tip at floor level along the foot's horizontal
-    direction, and is stored in the foot joint's frame.
+    floor height; usable: ``(F,)`` the frames that may be measured (default all;
+    :func:`calibration_frames` gives the ones to leave out). The frame where the ankle and toe tip
+    are lowest together is taken as the foot standing flat: its sole runs from heel to toe tip
+    at floor level along the foot's horizontal direction, and is stored in the foot joint's
+    frame.
     """
     from footfall import quat
 
@@ -233,7 +236,10 @@ def foot_model_from_motion(
     )  # (F, T, 3)
     reach = np.hypot(tip_points[..., 0] - ankle[:, None, 0], tip_points[..., 2] - ankle[:, None, 2])
     tip = tip_points[np.arange(len(ankle)), reach.argmax(axis=1)]  # (F, 3) farthest tip
-    flat = int(np.argmin(ankle[:, 1] + tip[:, 1]))
+    lowness = ankle[:, 1] + tip[:, 1]
+    if usable is not None and usable.any():
+        lowness = np.where(usable, lowness, np.inf)
+    flat = int(np.argmin(lowness))
     direction = tip[flat] - ankle[flat]
     toe_forward = float(np.hypot(direction[0], direction[2]))
     ankle_height = float(ankle[flat, 1] - floor)
@@ -256,3 +262,23 @@ def foot_model_from_motion(
         quat.inv_rotate(rotation, forward),
         quat.inv_rotate(rotation, np.array([0.0, -ankle_height, 0.0])),
     )
+
+
+#: A joint turning further than this (radians) between two frames is no motion but a cut.
+CUT_ANGLE = np.radians(60.0)
+
+
+def calibration_frames(rotations: FloatArray, parents: IntArray) -> BoolArray:
+    """Frames ``(F,)`` of local ``rotations (F, J, 4)`` that are no part of the motion: a first
+    or last frame from which some joint below the roots jumps by more than :data:`CUT_ANGLE`
+    to its neighbour — an exporter's calibration pose (cmu_01_01's first frame: legs straight,
+    136° from the next frame). No standing foot is measured on it."""
+    frames = rotations.shape[0]
+    out = np.zeros(frames, dtype=bool)
+    if frames < 3:
+        return out
+    inner = rotations[:, parents >= 0]
+    for frame, neighbour in ((0, 1), (frames - 1, frames - 2)):
+        dot = np.abs(np.sum(inner[frame] * inner[neighbour], axis=-1))
+        out[frame] = bool(np.any(dot < np.cos(CUT_ANGLE / 2)))
+    return out

@@ -44,6 +44,7 @@ from footfall.grounding.contacts import (
 from footfall.grounding.feet import (
     FootModel,
     Leg,
+    calibration_frames,
     foot_model_from_motion,
     legs_of,
     toe_tips,
@@ -119,8 +120,10 @@ def clip_feet(
 
 
 def animation_floor(clip: Clip, legs: Any = None) -> float:
-    """Height of the floor a clip was animated on: the 5th percentile over frames of its lowest
+    """Height of the floor a clip was animated on: the 5th percentile over its motion's frames
+    (not a calibration frame, :func:`~footfall.grounding.feet.calibration_frames`) of its lowest
     body joint or end site (:func:`~footfall.grounding.placement.body_joints`), metres."""
+    clip = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
     grot, gpos = clip.forward_kinematics()
     body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
     lowest = gpos[:, body, 1].min(axis=1)
@@ -307,8 +310,9 @@ def _clip_setup(
     leg_pair = legs_of(clip.skeleton, legs)
     floor = animation_floor(clip, leg_pair)
     grot, gpos = clip.forward_kinematics()
-    models = (foot_model_from_motion(clip.skeleton, leg_pair[0], grot, gpos, floor),
-              foot_model_from_motion(clip.skeleton, leg_pair[1], grot, gpos, floor))
+    usable = ~calibration_frames(clip.rotations, clip.skeleton.parents)
+    models = (foot_model_from_motion(clip.skeleton, leg_pair[0], grot, gpos, floor, usable=usable),
+              foot_model_from_motion(clip.skeleton, leg_pair[1], grot, gpos, floor, usable=usable))
     feet = clip_feet(clip.rotations, clip.positions, clip.skeleton, leg_pair, models)
     return leg_pair, models, floor, feet
 
@@ -648,11 +652,15 @@ def _solve_with_corrections(
     return out, solved
 
 
-def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource) -> None:
-    """Count the frames where a solved foot has no ground under it and warn naming them."""
+def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,
+                 first: int = 0) -> None:
+    """Count the frames where a solved foot has no ground under it and warn naming them (the
+    solved feet are the result's frames from ``first`` on)."""
     frames = result.contacts.shape[0]
     gaps = metrics.ground_gaps(terrain, _points(solved))
     left_terrain = np.any(np.isfinite(_points(solved)[..., 1]) & ~np.isfinite(gaps), axis=-1)
+    before = first  # frames ahead of the solved ones (a calibration frame) never leave it
+    left_terrain = np.pad(left_terrain, ((before, frames - before - len(left_terrain)), (0, 0)))
     result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
     for side, name in enumerate(("left", "right")):
         if left_terrain[:, side].any():
@@ -690,12 +698,35 @@ def ground_clip(
         raise SkeletonError("the clip has no frames")
     if not (np.isfinite(ball_clearance) and 0.0 <= ball_clearance <= 0.5):
         raise SkeletonError(f"ball_clearance must be in [0, 0.5] m, got {ball_clearance}")
+    if contacts is not None:
+        contacts = _check_contacts(contacts, clip.frame_count)
+    # A calibration pose as first or last frame is no motion: the motion is grounded without
+    # it, and it comes back as it was (moved and turned with the clip where it was placed).
+    cut = calibration_frames(clip.rotations, clip.skeleton.parents)
+    start, stop = int(cut[0]), clip.frame_count - int(cut[-1])
+    motion = clip[start:stop] if cut.any() else clip
+    result, solved = _ground_motion(motion, terrain, params, place, legs,
+                                    None if contacts is None else contacts[start:stop],
+                                    progress, ball_clearance)
+    if cut.any():
+        result.clip = _with_frames_back(clip, start, stop, result.clip)
+        result.contacts = np.pad(result.contacts,
+                                 ((start, clip.frame_count - stop), (0, 0)))
+    _off_terrain(result, solved, terrain, start)
+    return result
+
+
+def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, place: bool,
+                   legs: Any, contacts: NDArray[np.bool_] | None,
+                   progress: Callable[[int, int], None] | None, ball_clearance: float
+                   ) -> tuple[GroundResult, ClipFeet]:
+    """:func:`ground_clip` of a clip without calibration frames; the result and its solved
+    feet."""
     source = place_clip(clip, terrain, legs) if place else clip.copy()
     root = int(np.nonzero(clip.skeleton.parents < 0)[0][0])
     leg_pair, models, floor, feet = _clip_setup(source, legs)
-    fps, frames = clip.fps, clip.frame_count
-    found = (_contacts(feet, floor, fps) if contacts is None
-             else _check_contacts(contacts, frames))
+    fps = clip.fps
+    found = _contacts(feet, floor, fps) if contacts is None else contacts
     plan = _plan(feet, terrain, floor, found, params, fps, ball_clearance)
     before = score(source, feet, plan.contacts, terrain, leg_pair, plan.rest, floor)
     blend = max(1, int(round(BLEND_SECONDS * fps)))
@@ -706,5 +737,20 @@ def ground_clip(
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
     result = GroundResult(out, before, after, plan.contacts)
     result.swing_lift_max_m = float(np.max(plan.lift_extra, initial=0.0))
-    _off_terrain(result, solved, terrain)
-    return result
+    return result, solved
+
+
+def _with_frames_back(clip: Clip, start: int, stop: int, grounded: Clip) -> Clip:
+    """``grounded`` (frames ``start:stop`` of ``clip``, grounded) with ``clip``'s frames before
+    ``start`` and from ``stop`` on put back unchanged but for the turn about +Y and the
+    horizontal move that placing gave the clip (read off the roots' first grounded frame:
+    grounding changes no root rotation and moves roots only vertically)."""
+    roots = np.nonzero(clip.skeleton.parents < 0)[0]
+    turn = quat.mul(grounded.rotations[0, roots[0]], quat.inv(clip.rotations[start, roots[0]]))
+    shift = grounded.positions[0, roots[0]] - quat.rotate(turn, clip.positions[start, roots[0]])
+    shift[1] = 0.0
+    rotations, positions = clip.rotations.copy(), clip.positions.copy()
+    rotations[:, roots] = quat.mul(turn, rotations[:, roots])
+    positions[:, roots] = quat.rotate(turn, positions[:, roots]) + shift
+    rotations[start:stop], positions[start:stop] = grounded.rotations, grounded.positions
+    return Clip(clip.skeleton, rotations, positions, clip.fps)
