@@ -146,3 +146,23 @@ def test_a_z_up_rest_pose_stands_up_by_the_files_own_turn(folder: Path, name: st
     # The file's rest pose is the original's turned by _Z_UP: standing it up turns it back.
     expected = quat.mul(turn, quat.inv(_Z_UP))
     assert min(np.abs(turn_z - expected).max(), np.abs(turn_z + expected).max()) < 1e-9
+
+
+#: variant: (unit, up axis) ``load`` reports (the last three are written by ``bvh.save``).
+READ_AS = {"millimetres": ("mm", "y"), "z_up_centimetres": ("cm", "z"), "along_x": ("m", "y"),
+           "static_root": ("m", "y"), "xyz_order": ("m", "y")}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("name", HUMANOIDS)
+def test_a_variant_reads_with_its_unit_up_axis_and_the_originals_height(
+        folder: Path, name: str, variant: str) -> None:
+    """What ``footfall info`` prints: the variant's own unit and up axis, the body's standing
+    height (a static root at the origin is no part of the body: cmu_01_01's feet start 38 mm
+    above it)."""
+    clip = original(name)
+    path = write_variant(clip, variant, folder / f"info_{variant}_{name}")
+    _, info = bvh.load(path, return_info=True)
+    _, expected = bvh.load(DATA / "bvh" / name, return_info=True)
+    assert (info.unit, info.up) == READ_AS[variant]
+    assert abs(info.standing_height - expected.standing_height) < 1e-6
