@@ -166,3 +166,21 @@ def test_a_variant_reads_with_its_unit_up_axis_and_the_originals_height(
     _, expected = bvh.load(DATA / "bvh" / name, return_info=True)
     assert (info.unit, info.up) == READ_AS[variant]
     assert abs(info.standing_height - expected.standing_height) < 1e-6
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_footfall_walk_says_how_far_any_variant_walked(folder: Path, variant: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The summary line's metres are the body's (the hips'), not a static root's (which
+    never moves: it said 0.00 m)."""
+    from footfall.cli import main
+
+    said = []
+    for path in (DATA / "bvh" / "games105_walk60.bvh",
+                 write_variant(original("games105_walk60.bvh"), variant,
+                               folder / f"walk_{variant}.bvh")):
+        assert main(["walk", "--skeleton", str(path), "--seconds", "2",
+                     "-o", str(folder / f"walked_{variant}.bvh")]) == 0
+        said.append(capsys.readouterr().out.rsplit(",", 1)[-1])
+    assert said[0] == said[1]
+    assert float(said[0].split()[0]) > 1.0
