@@ -70,16 +70,19 @@ def run(args: argparse.Namespace) -> int:
         grounded = GroundedWalker(ground, skeleton, params=params, start=start)
         _patrol(grounded.walker, ground)
         clip = grounded.to_clip(grounded.generate(seconds))
+        pelvis = grounded.walker.rig.root
         how = f"grounded on {args.terrain}"
     else:
         walker = ProceduralWalker(skeleton, params=params, start=start)
         if ground is not None:
             _patrol(walker, ground)
         clip = walker.to_clips(list(walker.iterate(seconds, ground)))[0]
+        pelvis = walker.rig.root
         how = f"on {args.terrain} (not grounded)" if ground is not None else "on the flat floor"
     clip.check_finite()
     bvh.save(clip, args.output)
-    root = clip.positions[:, 0]
+    # The pelvis's world path (F, 3), metres: a static root above it never moves.
+    root = clip.global_positions()[:, pelvis]
     travelled = float(np.sum(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=1)))
     who = "bunny" if skeleton is None else args.skeleton
     print(f"wrote {args.output}: {clip.frame_count} frames at {clip.fps:g} fps, {who} "

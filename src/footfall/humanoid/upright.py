@@ -4,6 +4,11 @@ Some files keep a rest pose that is not upright in the world: a Z-up capture who
 along its Y axis stands up only through its root rotation (``pybvh_test1_zup_inches.bvh``).
 Anything that reads the rest pose as "standing" — the retargeter's calibration, the walker's rig
 measures — first turns it with :func:`upright_turn`.
+
+The turn is a quarter-turn rotation (axes onto axes): a file of another convention holds the
+same rest pose with its axes swapped, and standing it up must undo exactly that swap — not
+straighten, too, the few degrees a capture's rest pose leans by (cmu_131_01's leans 3°; read as
+a Y-up file it stands and is left as it is, so the Z-up copy of it must lean the same).
 """
 
 from __future__ import annotations
@@ -22,14 +27,31 @@ UPRIGHT_TOLERANCE_DEG = 45.0
 _BONES = ("Hips", "LeftUpperLeg", "RightUpperLeg", "LeftFoot", "RightFoot")
 
 
+def _quarter_turns() -> FloatArray:
+    """The 24 rotation matrices ``(24, 3, 3)`` that map the axes onto the axes (±1 entries)."""
+    out = []
+    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        for signs in np.ndindex(2, 2, 2):
+            matrix = np.zeros((3, 3))
+            matrix[[0, 1, 2], perm] = [1.0 - 2.0 * s for s in signs]
+            if np.linalg.det(matrix) > 0.0:
+                out.append(matrix)
+    return np.array(out)
+
+
+_QUARTER_TURNS = _quarter_turns()
+
+
 def upright_turn(skeleton: Skeleton, mapping: Mapping[str, str],
                  pose: ArrayLike | None = None) -> FloatArray:
     """World rotation ``(4,)`` that stands ``skeleton`` up in ``pose`` (``(J, 4)`` local
     rotations, rest by default; ``mapping``: canonical bone → joint name).
 
     When the hips stand more than :data:`UPRIGHT_TOLERANCE_DEG` away from straight above the
-    feet, the turn puts the hips above the feet (+Y) and the left hip on +X (facing +Z);
-    otherwise (and when the legs cannot tell) it is the identity.
+    feet, the turn is the quarter-turn rotation (axes onto axes) nearest to the one that puts
+    the hips above the feet (+Y) and the left hip on +X (facing +Z): the pose's lean of a few
+    degrees is kept, as a standing rest pose keeps it. Otherwise (and when the legs cannot
+    tell) it is the identity.
     """
     if not all(b in mapping for b in _BONES):
         return quat.identity(())
@@ -50,7 +72,9 @@ def upright_turn(skeleton: Skeleton, mapping: Mapping[str, str],
     # Columns: where the body's left, up and forward axes point now; the transpose turns them
     # onto +X, +Y, +Z.
     body = np.stack([lateral, up, np.cross(lateral, up)], axis=-1)
-    return quat.from_matrix(body.T)
+    # The quarter turn nearest to body.T: the largest trace of (turn^T body.T).
+    nearest = _QUARTER_TURNS[int(np.argmax(np.einsum("kij,ji->k", _QUARTER_TURNS, body)))]
+    return quat.normalize(quat.from_matrix(nearest))
 
 
 def upright_pose(skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> FloatArray:

@@ -5,8 +5,10 @@ where a foot's toes are. Most rigs have a toe joint; some BVH captures (MocapBan
 leg at the ankle with an End Site at the tip of the toes. Such an End Site gives the toe point
 (the ball of the foot, :data:`BALL_SHARE` of the way to the tip) when it reaches further
 forward than down (a sole marker straight below the ankle, like
-bvhio's, does not). A toe joint's position is read as it is (position channels included); an
-End Site is carried by the foot's world rotation.
+bvhio's, does not). "Forward" and "down" are the world's, in the rest pose stood upright
+(``footfall.humanoid.upright``): a Z-up file keeps its feet's End Sites along its own Z. A toe
+joint's position is read as it is (position channels included); an End Site is carried by the
+foot's world rotation.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
-from footfall.skeleton import Skeleton
+from footfall.humanoid.upright import upright_pose
+from footfall.skeleton import Skeleton, forward_kinematics
 
 FEET = ("LeftFoot", "RightFoot")
 TOES = ("LeftToes", "RightToes")
@@ -43,24 +46,40 @@ class Toes:
     offsets: FloatArray
 
     @classmethod
-    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str]) -> Toes | None:
+    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str],
+           pose: FloatArray | None = None) -> Toes | None:
         """The toe points of ``skeleton`` (canonical ``mapping``), or None when a foot has
-        neither a toe joint nor a forward-reaching End Site."""
+        neither a toe joint nor a forward-reaching End Site.
+
+        ``pose``: ``(J, 4)`` local rotations of a standing pose in which "forward" and "down"
+        are judged (default: the rest pose, stood upright when it lies).
+        """
         if not all(b in mapping for b in FEET):
             return None
         feet = np.array([skeleton.index(mapping[b]) for b in FEET], dtype=np.int64)
         joints = np.full(2, -1, dtype=np.int64)
         offsets = np.zeros((2, 3))
+        standing: FloatArray | None = None  # (J, 4) world rotations, computed when needed
         for side, (foot, toe) in enumerate(zip(feet, TOES, strict=True)):
             if toe in mapping:
                 joints[side] = skeleton.index(mapping[toe])
                 continue
             end = skeleton.end_sites.get(int(foot))
-            if end is None or not np.hypot(end[0], end[2]) > abs(end[1]):
+            if end is None:
+                return None
+            if standing is None:
+                local = (upright_pose(skeleton, mapping,
+                                      quat.identity((skeleton.joint_count,)))
+                         if pose is None else np.asarray(pose, dtype=np.float64))
+                standing = forward_kinematics(skeleton.parents, local, skeleton.offsets)[0]
+            frame = standing[foot]
+            tip = quat.rotate(frame, np.asarray(end, dtype=np.float64))  # world, metres
+            if not np.hypot(tip[0], tip[2]) > abs(tip[1]):
                 return None
             # The End Site is the tip of the toes; the ball (what toe joints mark, and GMD
             # measures) sits along the sole, BALL_SHARE of the way there, at the tip's height.
-            offsets[side] = np.asarray(end) * np.array([BALL_SHARE, 1.0, BALL_SHARE])
+            ball = tip * np.array([BALL_SHARE, 1.0, BALL_SHARE])
+            offsets[side] = quat.rotate(quat.inv(frame), ball)
         return cls(feet, joints, offsets)
 
     @property
