@@ -198,12 +198,7 @@ def _walk(path: Path, out: Path) -> np.ndarray:
     return bvh.load(out).global_positions()
 
 
-@pytest.mark.parametrize("variant", [
-    *VARIANTS[:3],
-    pytest.param("static_root", marks=pytest.mark.xfail(
-        strict=True, reason="grounding/pipeline.py grounds joint 0 (the static root at the "
-                            "origin) instead of the pelvis: the body never climbs")),
-    VARIANTS[4]])
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("name", WALKERS)
 def test_a_variant_walks_the_stairs_as_the_original(folder: Path, name: str,
                                                     variant: str) -> None:

@@ -33,6 +33,7 @@ from footfall.grounding.params import (
     ParamArrays,
     stack_params,
 )
+from footfall.grounding.placement import pelvis_joint
 from footfall.grounding.stage_kernels import NONE1, NONE2, NONE3
 from footfall.ik import solve_two_bone
 from footfall.ik.two_bone import kernel_array
@@ -199,7 +200,10 @@ class GroundingPipeline:
             foot_model(skeleton, self.legs[0], legs=self.legs),
             foot_model(skeleton, self.legs[1], legs=self.legs)
         )
+        # The root is what a lift moves (everything hangs from it); the pelvis is read: the
+        # body's height and the ground under it (a still node above the hips is no body).
         self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
+        self.pelvis = pelvis_joint(skeleton, self.legs)
         self._upper = np.array([g.upper for g in self.legs])
         self._lower = np.array([g.lower for g in self.legs])
         self._foot = np.array([g.foot for g in self.legs])
@@ -370,7 +374,7 @@ class GroundingPipeline:
         stage_kernels.foot_targets(
             batch.ankle, batch.stance, batch.swing, steps, has_lock,
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
-            lock_weight if has_lock else NONE2, batch.gpos, self.root, target, ray_xz)
+            lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
         # The ground under the body (where the body goes when a foot cannot be grounded) and
         # under each foot's target: one batch of rays (N, 1 + 2).
         hits = self.terrain.raycast_down(ray_xz)
@@ -410,7 +414,8 @@ class GroundingPipeline:
         batch.legs = (np.empty((count, 2, 3)), np.empty((count, 2, 3)),
                       np.empty((count, 2, 3)), np.empty((count, 2)))
         stage_kernels.pelvis_follow(
-            batch.gpos, batch.positions, self.root, self._upper, self._lower, self._foot,
+            batch.gpos, batch.positions, self.root, self.pelvis, self._upper, self._lower,
+            self._foot,
             self.leg_length, targets.ankle, targets.body_ground, batch.ik_on & p.pelvis,
             p.reach_ratio, p.max_reach, p.smoothing, p.pelvis_rate, p.pelvis_snap, batch.dt,
             state, given is not None, NONE1 if given is None else given, lift_body,
@@ -468,7 +473,7 @@ class GroundingPipeline:
             ray_origin=out(ray_origin),
             ray_hit=out(ray_hit),
             ankle_target=out(targets.ankle),
-            pelvis_height=out(gpos[:, self.root, 1]),
+            pelvis_height=out(gpos[:, self.pelvis, 1]),
             pelvis_offset=out(lift_body.copy()),
         )
 

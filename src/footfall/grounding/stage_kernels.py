@@ -95,15 +95,15 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
 @numba.njit(cache=True, error_model="numpy", nogil=True)
 def foot_targets(ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps: FloatArray,
                  has_lock: bool, lock_xz: FloatArray, lock_weight: FloatArray, gpos: FloatArray,
-                 root: int, target: FloatArray, ray_xz: FloatArray
+                 pelvis: int, target: FloatArray, ray_xz: FloatArray
                  ) -> None:  # pragma: no cover - compiled
     """Ankle targets ``(N, 2, 3)`` (xz moved by the snapped footsteps ``steps (N, 2, 2, 5)``:
     the current one's shift while planted, eased towards the next one's over the swing, then
-    pulled to the foot locks) and the ray points ``ray_xz (N, 3, 2)``: under the body, then
-    under each target."""
+    pulled to the foot locks) and the ray points ``ray_xz (N, 3, 2)``: under the body (its
+    ``pelvis`` joint), then under each target."""
     for n in range(ankle.shape[0]):
-        ray_xz[n, 0, 0] = gpos[n, root, 0]
-        ray_xz[n, 0, 1] = gpos[n, root, 2]
+        ray_xz[n, 0, 0] = gpos[n, pelvis, 0]
+        ray_xz[n, 0, 1] = gpos[n, pelvis, 2]
         for f in range(2):
             eased = smoothstep_s(swing[n, f])
             for a in range(2):
@@ -195,18 +195,20 @@ def ground_and_soles(
 
 @numba.njit(cache=True, error_model="numpy", nogil=True)
 def pelvis_follow(
-    gpos: FloatArray, positions: FloatArray, root: int, upper: IntArray, lower: IntArray,
-    foot: IntArray, leg_length: FloatArray, target: FloatArray, body_ground: FloatArray,
-    lowering: BoolArray, reach_ratio: FloatArray, max_reach: FloatArray, smoothing: BoolArray,
-    pelvis_rate: FloatArray, pelvis_snap: FloatArray, dt: float, state: FloatArray,
-    has_given: bool, given: FloatArray, lift_body: FloatArray, hip: FloatArray,
-    knee: FloatArray, ankle: FloatArray, reach_rows: FloatArray,
+    gpos: FloatArray, positions: FloatArray, root: int, pelvis: int, upper: IntArray,
+    lower: IntArray, foot: IntArray, leg_length: FloatArray, target: FloatArray,
+    body_ground: FloatArray, lowering: BoolArray, reach_ratio: FloatArray,
+    max_reach: FloatArray, smoothing: BoolArray, pelvis_rate: FloatArray,
+    pelvis_snap: FloatArray, dt: float, state: FloatArray, has_given: bool, given: FloatArray,
+    lift_body: FloatArray, hip: FloatArray, knee: FloatArray, ankle: FloatArray,
+    reach_rows: FloatArray,
 ) -> None:  # pragma: no cover - compiled
     """The pelvis offset ``lift_body (N,)``: never above the animated height over the body's
     ground, lowered (where ``lowering (K,)``) so the legs reach their targets, followed frame
     by frame from ``state (K,)`` (updated in place; or the ``given`` offsets), kept low enough
-    that a leg at full stretch reaches. Lifts the root of ``positions`` (``gpos``, the legs'
-    pose before the lift, is only read: the final FK lifts the whole body) and writes the
+    that a leg at full stretch reaches, for the height of the ``pelvis`` joint. Lifts the
+    ``root`` of ``positions`` (``gpos``, the legs' pose before the lift, is only read: the final
+    FK lifts the whole body) and writes the
     lifted legs ``hip``, ``knee``, ``ankle (N, 2, 3)`` and each leg's ``max_reach``
     ``reach_rows (N, 2)`` for the IK."""
     k = state.shape[0]
@@ -214,7 +216,7 @@ def pelvis_follow(
     for t in range(frames):
         for c in range(k):
             n = t * k + c
-            pelvis_y = gpos[n, root, 1]
+            pelvis_y = gpos[n, pelvis, 1]
             lowest = math.inf
             hardest = math.inf
             for f in range(2):
