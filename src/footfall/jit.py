@@ -1,54 +1,67 @@
 """How footfall's numba code is compiled: kernels called from Python, helpers called by them.
 
-:func:`kernel` marks a function that Python code calls with arrays (the FK, IK, ray and stage
-loops): numba compiles it on its first call, caches the machine code on disk
-(``cache=True``) and leaves out the C-callable wrapper (``no_cfunc_wrapper``) that only a
-function passed as a first-class value to other compiled code would need.
+Four decorators, one set of compiler flags (NumPy's error model: a division by zero gives inf
+or NaN instead of raising):
 
-:func:`helper` marks the scalar forms the kernels are written with (``quat.mul_s``,
-``foot_align.slope_angles_s`` …): a numba ``register_jitable`` function, compiled once per
-argument types into the kernels that call it and cached with them. It gets neither the CPython
-wrapper (argument unboxing, result boxing) nor the C wrapper. The small helpers of the hot
-loops pass ``forceinline=True``: LLVM inlines them (``alwaysinline``) when it optimises the
-kernel, as numba's IR-level ``inline="always"`` did before at a much higher compile cost. Called
-from Python, a helper is its own Python function (the same operations in the same order on
-Python floats, so the same results; the cheaper call for a few numbers, as in the live
-retargeter). :func:`inlined` keeps numba's IR-level inlining for a large one-call-site body.
+- :func:`kernel`: a loop that Python code calls with arrays (the FK, IK, ray, stage and
+  retargeter loops). Compiled on its first call, its machine code cached on disk
+  (``cache=True``); the GIL is released while it runs (``nogil``: a crowd's walkers step on
+  threads); no C-callable wrapper (``no_cfunc_wrapper``: only a function passed as a value to
+  other compiled code needs one).
+- :func:`helper`: a scalar form the kernels are written with (``quat.mul_s``,
+  ``foot_align.slope_angles_s`` …): a numba ``register_jitable`` function, compiled once per
+  argument types into the kernels that call it and cached with them, without the CPython
+  wrapper (argument unboxing, result boxing) or the C wrapper, and inlined by LLVM
+  (``forceinline``) when it optimises the kernel. Called from Python it is its own Python
+  function: the same operations in the same order on Python floats, so the same results, and
+  the cheaper call for a few numbers (as in the live retargeter).
+- :func:`fallback`: a helper for a rare branch (the IK's degenerate limbs and its blend), left
+  a call so the hot loop stays small.
+- :func:`inlined`: a large body with one call site, copied into its kernel at numba's IR level
+  (the IK core: LLVM's inlining of it measured 5–10 % slower at 1,000 legs).
 
-Why (issue 14, first run ≤ 10 s): on an empty numba cache the compile is numba's front end and
-wrappers, not the machine code. Each ``njit`` helper got its own CPython and C wrappers,
-compiled and optimised separately, and each ``inline="always"`` call site copied, re-ran the
-untyped passes on and retyped the helper's IR (a third of the IK kernel's compile was that
-copying). With these decorators the grounding commands' kernels compile in about 7.5 s of CPU
-instead of 9–10 s (``benchmarks/bench_compile.py``; docs/benchmarks.md).
+Why (issue 14, first run ≤ 10 s): on an empty numba cache the time goes to numba's front end
+(typing, lowering to LLVM IR, wrappers) more than to LLVM. Before, each ``njit`` helper got its
+own CPython and C wrappers, compiled and optimised on their own, and each
+``inline="always"`` call site copied, re-ran the untyped passes on and retyped the helper's IR
+(a third of the IK kernel's compile). numba keys a ``register_jitable``'s compiled versions by
+the *caller's* flags, so the flags are the same everywhere: with kernels of two error models
+and with and without ``nogil`` the quaternion product was compiled five times.
+Figures: docs/benchmarks.md, section "2026-12-02 compile".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numba
 from numba.extending import register_jitable
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def kernel(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """``numba.njit(cache=True, no_cfunc_wrapper=True, **options)`` for a function called from
-    Python (``options``: ``error_model``, ``nogil``)."""
-    jit_options: dict[str, Any] = {"cache": True, "no_cfunc_wrapper": True, **options}
-    return numba.njit(**jit_options)
-
-
-def helper(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """``register_jitable(no_cfunc_wrapper=True, **options)`` for a function called from
-    compiled code (``options``: ``error_model``); see the module docstring."""
-    jit_options: dict[str, Any] = {"no_cfunc_wrapper": True, **options}
-    return register_jitable(**jit_options)  # type: ignore[no-any-return]
+_KERNEL: dict[str, Any] = {"cache": True, "no_cfunc_wrapper": True, "error_model": "numpy",
+                           "nogil": True}
+_HELPER: dict[str, Any] = {"no_cfunc_wrapper": True, "error_model": "numpy"}
 
 
-def inlined(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """``numba.njit(inline="always", **options)``: a large body with one call site copied into
-    its kernel at numba's IR level (the IK core ``ik._kernel.solve_one``: LLVM's inlining of it
-    measured 5–10 % slower). Each call site copies and retypes it, so use it sparingly."""
-    jit_options: dict[str, Any] = {"inline": "always", **options}
-    return numba.njit(**jit_options)
+def kernel(function: Callable[..., Any]) -> Any:
+    """``function`` compiled as a kernel (module docstring): a numba dispatcher."""
+    return numba.njit(**_KERNEL)(function)
+
+
+def helper(function: F) -> F:
+    """``function`` made a helper inlined into the kernels calling it (module docstring)."""
+    register_jitable(forceinline=True, **_HELPER)(function)
+    return function
+
+
+def fallback(function: F) -> F:
+    """``function`` made a helper that stays a call (module docstring)."""
+    register_jitable(forceinline=False, **_HELPER)(function)
+    return function
+
+
+def inlined(function: Callable[..., Any]) -> Any:
+    """``function`` copied into its kernel at numba's IR level (module docstring)."""
+    return numba.njit(inline="always", error_model="numpy")(function)

@@ -21,7 +21,7 @@ from footfall.jit import helper, kernel
 from footfall.quat import Vec3
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def min_nan(a: float, b: float) -> float:
     """``np.minimum`` of two floats: NaN if either is NaN (compiled kernels)."""
     if a != a or b != b:
@@ -29,7 +29,7 @@ def min_nan(a: float, b: float) -> float:
     return a if a <= b else b
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def max_nan(a: float, b: float) -> float:
     """``np.maximum`` of two floats: NaN if either is NaN (compiled kernels)."""
     if a != a or b != b:
@@ -37,7 +37,7 @@ def max_nan(a: float, b: float) -> float:
     return a if a >= b else b
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def reach_limit_s(ankle_target: Vec3, hip: Vec3, pelvis_y: float, reach: float) -> float:
     """:func:`reach_limit` of one leg (compiled kernels)."""
     horizontal = math.hypot(hip[0] - ankle_target[0], hip[2] - ankle_target[2])
@@ -45,7 +45,7 @@ def reach_limit_s(ankle_target: Vec3, hip: Vec3, pelvis_y: float, reach: float) 
     return ankle_target[1] + rise + (pelvis_y - hip[1])
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def follow_s(previous: float, target: float, rate: float, snap: float, dt: float) -> float:
     """:func:`follow` of one value (compiled kernels)."""
     blend = -math.expm1(-rate * dt)
@@ -54,7 +54,7 @@ def follow_s(previous: float, target: float, rate: float, snap: float, dt: float
     return previous + (target - previous) * blend
 
 
-@kernel(error_model="numpy")
+@kernel
 def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: FloatArray,
                       reach: FloatArray, out: FloatArray) -> None:  # pragma: no cover
     for i in range(out.shape[0]):
@@ -62,7 +62,7 @@ def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: Float
                                (hip[i, 0], hip[i, 1], hip[i, 2]), pelvis_y[i], reach[i])
 
 
-@kernel(error_model="numpy")
+@kernel
 def _follow_rows(previous: FloatArray, target: FloatArray, rate: FloatArray, snap: FloatArray,
                  dt: float, out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(out.shape[0]):

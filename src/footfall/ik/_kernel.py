@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from footfall.arrays import FloatArray
-from footfall.jit import helper, inlined, kernel
+from footfall.jit import fallback, helper, inlined, kernel
 from footfall.quat import (
     Quat4,
     Vec3,
@@ -77,13 +77,13 @@ ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k 
 
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _reject(a: Vec3, axis: Vec3) -> Vec3:
     """Part of ``a`` perpendicular to the unit ``axis``."""
     return sub_s(a, scale_s(axis, dot_s(a, axis)))
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _minimum(a: float, b: float) -> float:
     """``np.minimum`` on two floats (NaN propagates)."""
     if a != a or b != b:
@@ -91,7 +91,7 @@ def _minimum(a: float, b: float) -> float:
     return a if a <= b else b
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _maximum(a: float, b: float) -> float:
     """``np.maximum`` on two floats (NaN propagates)."""
     if a != a or b != b:
@@ -99,18 +99,18 @@ def _maximum(a: float, b: float) -> float:
     return a if a >= b else b
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _row(a: FloatArray, i: int) -> Vec3:
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _out_of_range(v: Vec3, limit: float) -> bool:
     """Whether a component lies outside [−limit, limit] (NaN does)."""
     return not (-limit <= v[0] <= limit and -limit <= v[1] <= limit and -limit <= v[2] <= limit)
 
 
-@helper(error_model="numpy")
+@fallback
 def _any_perpendicular(axis: Vec3) -> Vec3:
     """Unit vector perpendicular to the unit ``axis``: world +Z preferred (a character's
     forward, where knees point), world +X where the axis is nearly parallel to Z."""
@@ -129,7 +129,7 @@ def _any_perpendicular(axis: Vec3) -> Vec3:
 # --- the two-bone core -----------------------------------------------------------------------
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def reach_limits_s(
     upper_length: float, lower_length: float, max_reach: float
 ) -> tuple[float, float]:
@@ -139,7 +139,7 @@ def reach_limits_s(
     return shortest, _maximum(max_reach * total, shortest)
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tuple[float, float]:
     """Cosine and sine (≥ 0) of the angle at the root between root→tip and the upper bone
     (law of cosines for the triangle L1, L2, ``reach``)."""
@@ -165,7 +165,7 @@ def root_angle_gufunc(upper_length: float, lower_length: float, reach: float,
     cosine[0], sine[0] = root_angle_s(upper_length, lower_length, reach)
 
 
-@helper(error_model="numpy")
+@fallback
 def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
     """Current root→tip direction, else the upper bone's, else straight down."""
     axis = sub_s(tip, root)
@@ -177,7 +177,7 @@ def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> V
     return (0.0, -1.0, 0.0)
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _current_bend(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool
 ) -> tuple[Vec3, bool]:
@@ -197,7 +197,7 @@ def _current_bend(
     return _any_perpendicular(direction), False
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _bend_direction(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool,
     has_pole: bool, pole_offset: Vec3, pole_weight: float, turn: bool,
@@ -232,7 +232,7 @@ def _bend_direction(
                 scale_s(cross_s(direction, current), math.sin(angle)))
 
 
-@helper(error_model="numpy")
+@fallback
 def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     """A rotation taking unit ``a`` onto unit ``b``, accurate even when they nearly oppose.
 
@@ -251,7 +251,7 @@ def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     return mul_s(q, (0.0, half_turn_axis[0], half_turn_axis[1], half_turn_axis[2]))
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _upper_delta(
     old_axis: Vec3, old_normal: Vec3, new_axis: Vec3, new_normal: Vec3, new_side: Vec3
 ) -> Quat4:
@@ -273,7 +273,7 @@ def _upper_delta(
     return (w * inverse, vector[0] * inverse, vector[1] * inverse, vector[2] * inverse)
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _knee_turn(
     old_upper: Vec3, old_lower: Vec3, old_sine: float, new_upper: Vec3, new_lower: Vec3,
     new_normal: Vec3,
@@ -294,7 +294,7 @@ def _knee_turn(
     return (w * inverse, new_normal[0] * b, new_normal[1] * b, new_normal[2] * b)
 
 
-@inlined(error_model="numpy")
+@inlined
 def solve_one(
     root: Vec3, mid: Vec3, tip: Vec3, target: Vec3, has_pole: bool, pole: Vec3,
     pole_weight: float, turn: bool, max_reach: float,
@@ -361,7 +361,7 @@ def solve_one(
             mul_s(knee, upper_delta))
 
 
-@helper(error_model="numpy")
+@fallback
 def blend_one(
     root: Vec3, mid: Vec3, tip: Vec3, upper_delta: Quat4, lower_delta: Quat4, weight: float
 ) -> tuple[Vec3, Vec3, Quat4, Quat4]:
@@ -375,13 +375,13 @@ def blend_one(
     return new_mid, new_tip, upper_delta, lower_delta
 
 
-@helper(error_model="numpy", forceinline=True)
+@helper
 def _unit_interval(value: float) -> float:
     """``value`` clipped to [0, 1]."""
     return min(max(value, 0.0), 1.0)
 
 
-@kernel(error_model="numpy", nogil=True)
+@kernel
 def solve_batch(
     root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
     has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
@@ -453,7 +453,7 @@ def solve_batch(
 # --- knee copied from a source limb ----------------------------------------------------------
 
 
-@inlined(error_model="numpy")
+@inlined
 def knee_one(
     hip: Vec3, knee: Vec3, foot: Vec3, goal_hip: Vec3, goal_foot: Vec3, upper_length: float,
     lower_length: float, max_reach: float,
@@ -494,7 +494,7 @@ def knee_one(
     return add_s(goal_hip, scale_s(upper_axis, upper_length))
 
 
-@kernel(error_model="numpy", nogil=True)
+@kernel
 def knee_batch(
     hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
     goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,

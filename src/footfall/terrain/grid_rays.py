@@ -46,7 +46,7 @@ SORT_CELLS_PER_RAY = 16
 
 
 
-@helper(forceinline=True)
+@helper
 def grid_cell(
     value: float, grid_origin: float, cell_size: float, cell_count: int
 ) -> int:
@@ -59,7 +59,7 @@ def grid_cell(
     return int(scaled)
 
 
-@kernel(nogil=True)
+@kernel
 def down_hits(
     points: np.ndarray,
     bounds: np.ndarray,
@@ -143,7 +143,7 @@ def down_hits(
             distance_out[ray] = np.inf
 
 
-@helper(forceinline=True)
+@helper
 def triangle_distance(
     origin: Vec3, direction: Vec3, corner: Vec3, edge1: Vec3, edge2: Vec3
 ) -> float:
@@ -167,7 +167,7 @@ def triangle_distance(
     return np.inf
 
 
-@kernel(nogil=True)
+@kernel
 def walk_hits(
     origin: np.ndarray,
     direction: np.ndarray,
