@@ -28,6 +28,7 @@ public wrappers turn it into a :class:`footfall.errors.SkeletonError` naming the
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
@@ -149,20 +150,33 @@ def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tupl
     return cosine, math.sqrt(1.0 - cosine * cosine)
 
 
-@numba.guvectorize(["void(float64, float64, float64, float64[:], float64[:])"],
-                   "(),(),()->(),()", cache=True)
-def reach_limits_gufunc(upper_length: float, lower_length: float, max_reach: float,
-                        shortest: FloatArray, longest: FloatArray) -> None:  # pragma: no cover
-    """:func:`reach_limits_s` over NumPy arrays (``footfall.ik.reach_limits``)."""
+def _reach_limits_core(upper_length: float, lower_length: float, max_reach: float,
+                       shortest: FloatArray, longest: FloatArray) -> None:  # pragma: no cover
     shortest[0], longest[0] = reach_limits_s(upper_length, lower_length, max_reach)
 
 
-@numba.guvectorize(["void(float64, float64, float64, float64[:], float64[:])"],
-                   "(),(),()->(),()", cache=True)
-def root_angle_gufunc(upper_length: float, lower_length: float, reach: float,
-                      cosine: FloatArray, sine: FloatArray) -> None:  # pragma: no cover
-    """:func:`root_angle_s` over NumPy arrays (``footfall.ik.two_bone.root_angle``)."""
+def _root_angle_core(upper_length: float, lower_length: float, reach: float,
+                     cosine: FloatArray, sine: FloatArray) -> None:  # pragma: no cover
     cosine[0], sine[0] = root_angle_s(upper_length, lower_length, reach)
+
+
+@functools.cache
+def reach_limits_gufunc() -> np.ufunc:
+    """:func:`reach_limits_s` over NumPy arrays (``footfall.ik.reach_limits``): a gufunc
+    ``(),(),()->(),()`` of float64, compiled on first use (no command's kernels need it, and
+    an eager ``guvectorize`` would compile it on every import of ``footfall.ik``)."""
+    return numba.guvectorize(  # type: ignore[no-any-return]
+        ["void(float64, float64, float64, float64[:], float64[:])"], "(),(),()->(),()",
+        cache=True)(_reach_limits_core)
+
+
+@functools.cache
+def root_angle_gufunc() -> np.ufunc:
+    """:func:`root_angle_s` over NumPy arrays (``footfall.ik.two_bone.root_angle``), built on
+    first use like :func:`reach_limits_gufunc`."""
+    return numba.guvectorize(  # type: ignore[no-any-return]
+        ["void(float64, float64, float64, float64[:], float64[:])"], "(),(),()->(),()",
+        cache=True)(_root_angle_core)
 
 
 @fallback
