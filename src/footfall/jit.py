@@ -1,6 +1,6 @@
 """How footfall's numba code is compiled: kernels called from Python, helpers called by them.
 
-Four decorators, one set of compiler flags (NumPy's error model: a division by zero gives inf
+Three decorators, one set of compiler flags (NumPy's error model: a division by zero gives inf
 or NaN instead of raising):
 
 - :func:`kernel`: a loop that Python code calls with arrays (the FK, IK, ray, stage and
@@ -15,8 +15,6 @@ or NaN instead of raising):
   (``forceinline``) when it optimises the kernel. Called from Python it is its own Python
   function: the same operations in the same order on Python floats, so the same results, and
   the cheaper call for a few numbers (as in the live retargeter).
-- :func:`fallback`: a helper for a rare branch (the IK's degenerate limbs and its blend), left
-  a call so the hot loop stays small.
 - :func:`inlined`: a large body with one call site, copied into its kernel at numba's IR level
   (the IK core: LLVM's inlining of it measured 5–10 % slower at 1,000 legs).
 
@@ -26,7 +24,9 @@ own CPython and C wrappers, compiled and optimised on their own, and each
 ``inline="always"`` call site copied, re-ran the untyped passes on and retyped the helper's IR
 (a third of the IK kernel's compile). numba keys a ``register_jitable``'s compiled versions by
 the *caller's* flags, so the flags are the same everywhere: with kernels of two error models
-and with and without ``nogil`` the quaternion product was compiled five times.
+and with and without ``nogil``, and helpers with and without ``forceinline``, the quaternion
+product was compiled five times (three now: from kernels, from helpers, in ``quat.mul``'s
+gufunc).
 Figures: docs/benchmarks.md, section "2026-12-02 compile".
 """
 
@@ -53,12 +53,6 @@ def kernel(function: Callable[..., Any]) -> Any:
 def helper(function: F) -> F:
     """``function`` made a helper inlined into the kernels calling it (module docstring)."""
     register_jitable(forceinline=True, **_HELPER)(function)
-    return function
-
-
-def fallback(function: F) -> F:
-    """``function`` made a helper that stays a call (module docstring)."""
-    register_jitable(forceinline=False, **_HELPER)(function)
     return function
 
 

@@ -16,10 +16,10 @@ weight follows that rounding).
 
 Speed: the main path is inlined into the batch loops: :func:`solve_one` and :func:`knee_one`
 (one call site each) at numba's IR level (:func:`footfall.jit.inlined`; LLVM's inlining of
-them measured 5–10 % slower at 1,000 legs), the small helpers they call by LLVM
-(``forceinline``, :func:`footfall.jit.helper`); the rare fallbacks (old direction, any
-perpendicular, the half-turn frame) and the blend stay calls. The first compile (empty cache)
-takes about 2.2 s of CPU.
+them measured 5–10 % slower at 1,000 legs), every helper they call by LLVM
+(:func:`footfall.jit.helper`, ``forceinline``; the rare fallbacks too: keeping them calls
+compiled the quaternion helpers they use once more). The first compile (empty cache) takes
+about 2.2 s of CPU.
 
 Bad input is not raised from compiled code: the batch kernels return a bit mask of the inputs
 holding NaN, inf or out-of-range coordinates (bits :data:`ROOT` … :data:`MAX_REACH`), and the
@@ -35,7 +35,7 @@ import numba
 import numpy as np
 
 from footfall.arrays import FloatArray
-from footfall.jit import fallback, helper, inlined, kernel
+from footfall.jit import helper, inlined, kernel
 from footfall.quat import (
     Quat4,
     Vec3,
@@ -111,7 +111,7 @@ def _out_of_range(v: Vec3, limit: float) -> bool:
     return not (-limit <= v[0] <= limit and -limit <= v[1] <= limit and -limit <= v[2] <= limit)
 
 
-@fallback
+@helper
 def _any_perpendicular(axis: Vec3) -> Vec3:
     """Unit vector perpendicular to the unit ``axis``: world +Z preferred (a character's
     forward, where knees point), world +X where the axis is nearly parallel to Z."""
@@ -179,7 +179,7 @@ def root_angle_gufunc() -> np.ufunc:
         cache=True)(_root_angle_core)
 
 
-@fallback
+@helper
 def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
     """Current root→tip direction, else the upper bone's, else straight down."""
     axis = sub_s(tip, root)
@@ -246,7 +246,7 @@ def _bend_direction(
                 scale_s(cross_s(direction, current), math.sin(angle)))
 
 
-@fallback
+@helper
 def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     """A rotation taking unit ``a`` onto unit ``b``, accurate even when they nearly oppose.
 
@@ -375,7 +375,7 @@ def solve_one(
             mul_s(knee, upper_delta))
 
 
-@fallback
+@helper
 def blend_one(
     root: Vec3, mid: Vec3, tip: Vec3, upper_delta: Quat4, lower_delta: Quat4, weight: float
 ) -> tuple[Vec3, Vec3, Quat4, Quat4]:
