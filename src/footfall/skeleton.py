@@ -101,7 +101,7 @@ class Skeleton:
         return forward_kinematics(self.parents, rotations, self.offsets)[1]
 
 
-@kernel
+@kernel(nogil=True)
 def _fk_kernel(order: NDArray[np.int64], parents: NDArray[np.int64], rotations: FloatArray,
                translations: FloatArray, out_rotations: FloatArray, out_positions: FloatArray,
                mode: int, clear: NDArray[np.int64]) -> None:  # pragma: no cover - compiled

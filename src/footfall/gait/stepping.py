@@ -303,7 +303,7 @@ def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
             np.array([amp for _, _, amp in extras], dtype=np.float64))
 
 
-@kernel
+@kernel(error_model="numpy", nogil=True)
 def _flat_walk(
     distance: FloatArray, start_x: FloatArray, lateral_z: FloatArray, step_length: float,
     foot_phase: FloatArray, clearance: float, lift: float, ankle_heights: FloatArray,

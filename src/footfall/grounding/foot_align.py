@@ -94,7 +94,7 @@ def ankle_lift_s(pitch: float, roll: float, ankle_height: float) -> float:
 # --- row loops behind the NumPy forms --------------------------------------------------------
 
 
-@kernel
+@kernel(error_model="numpy")
 def _heading_rows(direction: FloatArray, forward: FloatArray, left: FloatArray
                   ) -> None:  # pragma: no cover - compiled
     for i in range(direction.shape[0]):
@@ -104,7 +104,7 @@ def _heading_rows(direction: FloatArray, forward: FloatArray, left: FloatArray
             left[i, c] = s[c]
 
 
-@kernel
+@kernel(error_model="numpy")
 def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, limit: FloatArray,
                 pitch: FloatArray, roll: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(normal.shape[0]):
@@ -113,7 +113,7 @@ def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, li
             (direction[i, 0], direction[i, 1], direction[i, 2]), steep[i], limit[i])
 
 
-@kernel
+@kernel(error_model="numpy")
 def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotation: bool,
                out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(pitch.shape[0]):
@@ -128,7 +128,7 @@ def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotat
                 out[i, c] = n[c]
 
 
-@kernel
+@kernel(error_model="numpy")
 def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(b.shape[0]):
         q = between_s(_UP, (b[i, 0], b[i, 1], b[i, 2]))
@@ -136,7 +136,7 @@ def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cove
             out[i, c] = q[c]
 
 
-@kernel
+@kernel(error_model="numpy")
 def _lift_rows(pitch: FloatArray, roll: FloatArray, height: FloatArray, out: FloatArray
                ) -> None:  # pragma: no cover - compiled
     for i in range(pitch.shape[0]):

@@ -72,7 +72,7 @@ def foot_track_s(stance: bool, swing: float, plant: float, next_plant: float) ->
     return plant + (next_plant - plant) * smoothstep_s(swing)
 
 
-@kernel
+@kernel(error_model="numpy")
 def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: FloatArray,
                 lift: FloatArray, ease: bool, out: FloatArray) -> None:  # pragma: no cover
     for i in range(out.shape[0]):
@@ -82,7 +82,7 @@ def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: Fl
             out[i] = swing_height_s(start[i], end[i], q[i], clearance[i], lift[i])
 
 
-@kernel
+@kernel(error_model="numpy")
 def _plan_rows(distance: FloatArray, step_length: FloatArray, foot_phase: FloatArray,
                stance: NDArray[np.bool_], swing: FloatArray, plant: FloatArray,
                next_plant: FloatArray, track: FloatArray) -> None:  # pragma: no cover

@@ -54,7 +54,7 @@ def follow_s(previous: float, target: float, rate: float, snap: float, dt: float
     return previous + (target - previous) * blend
 
 
-@kernel
+@kernel(error_model="numpy")
 def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: FloatArray,
                       reach: FloatArray, out: FloatArray) -> None:  # pragma: no cover
     for i in range(out.shape[0]):
@@ -62,7 +62,7 @@ def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: Float
                                (hip[i, 0], hip[i, 1], hip[i, 2]), pelvis_y[i], reach[i])
 
 
-@kernel
+@kernel(error_model="numpy")
 def _follow_rows(previous: FloatArray, target: FloatArray, rate: FloatArray, snap: FloatArray,
                  dt: float, out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(out.shape[0]):

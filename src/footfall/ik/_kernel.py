@@ -17,9 +17,9 @@ weight follows that rounding).
 Speed: the main path is inlined into the batch loops: :func:`solve_one` and :func:`knee_one`
 (one call site each) at numba's IR level (:func:`footfall.jit.inlined`; LLVM's inlining of
 them measured 5–10 % slower at 1,000 legs), every helper they call by LLVM
-(:func:`footfall.jit.helper`, ``forceinline``; the rare fallbacks too: keeping them calls
-compiled the quaternion helpers they use once more). The first compile (empty cache) takes
-about 2.2 s of CPU.
+(:func:`footfall.jit.helper`, ``forceinline``; the rare fallbacks were calls before, and
+``benchmarks/bench_ik.py`` shows no difference). The first compile (empty cache) takes about
+2 s of CPU.
 
 Bad input is not raised from compiled code: the batch kernels return a bit mask of the inputs
 holding NaN, inf or out-of-range coordinates (bits :data:`ROOT` … :data:`MAX_REACH`), and the
@@ -395,7 +395,7 @@ def _unit_interval(value: float) -> float:
     return min(max(value, 0.0), 1.0)
 
 
-@kernel
+@kernel(error_model="numpy", nogil=True)
 def solve_batch(
     root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
     has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
@@ -508,7 +508,7 @@ def knee_one(
     return add_s(goal_hip, scale_s(upper_axis, upper_length))
 
 
-@kernel
+@kernel(error_model="numpy", nogil=True)
 def knee_batch(
     hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
     goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,

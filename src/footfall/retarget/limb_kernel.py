@@ -136,7 +136,7 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
     return add_s(_vec(positions[frame, foot]), rotate_s(rotation, scale_s(_vec(offset), scale)))
 
 
-@kernel
+@kernel(error_model="numpy")
 def feet_stage(
     world: FloatArray, gpos: FloatArray, srot: FloatArray, spos: FloatArray,
     foot_shift: FloatArray, t_chain: IntArray, s_chain: IntArray, leg_sides: IntArray,
@@ -213,7 +213,7 @@ def feet_stage(
             _put(feet[f, leg], target)
 
 
-@kernel
+@kernel(error_model="numpy")
 def reach_stage(
     world: FloatArray, local: FloatArray, gpos: FloatArray, spos: FloatArray,
     hips_pos: FloatArray, leg_weights: FloatArray, arm_weights: FloatArray,
@@ -310,7 +310,7 @@ def reach_stage(
             weight[row] = 0.0 if norm_s(sub_s(tip, target)) < DO_NO_HARM else share
 
 
-@kernel
+@kernel(error_model="numpy")
 def turn_stage(
     world: FloatArray, local: FloatArray, gpos: FloatArray, t_chain: IntArray,
     parents: IntArray, turned_joints: IntArray, turned_rows: IntArray, group_ends: IntArray,

@@ -182,7 +182,7 @@ def lift_s(distance: float, progress: float) -> float:
     return height * math.sin(math.pi * min(max(progress, 0.0), 1.0))
 
 
-@kernel
+@kernel(error_model="numpy")
 def _hold_rows(values: FloatArray, planted: BoolArray, held: FloatArray, released: FloatArray,
                was: BoolArray, since: IntArray, fade: int, out: FloatArray) -> None:
     """One frame of :class:`PlantedHold` for rows ``values (R, 3)``, ``planted (R,)``; the

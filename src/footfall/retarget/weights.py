@@ -129,7 +129,7 @@ def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatAr
     return min(1.0 - seated, ramp_s(ratio, t[10], t[11]))
 
 
-@kernel
+@kernel(error_model="numpy")
 def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
                  ratio: FloatArray, props: FloatArray, chairs: FloatArray, t: FloatArray,
                  arms: FloatArray, legs: FloatArray, hips_weight: FloatArray) -> None:
@@ -141,7 +141,7 @@ def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: Fl
                                  t, arms[f], legs[f])
 
 
-@kernel
+@kernel(error_model="numpy")
 def source_goal_kernel(positions: FloatArray, tips: IntArray, arm_tips: IntArray,
                        hips_joint: int, scale: float, raise_by: float, ankle: FloatArray,
                        hips_height: float, props: FloatArray, chairs: FloatArray, t: FloatArray,

@@ -59,7 +59,7 @@ def grid_cell(
     return int(scaled)
 
 
-@kernel
+@kernel(nogil=True)
 def down_hits(
     points: np.ndarray,
     bounds: np.ndarray,
@@ -167,7 +167,7 @@ def triangle_distance(
     return np.inf
 
 
-@kernel
+@kernel(nogil=True)
 def walk_hits(
     origin: np.ndarray,
     direction: np.ndarray,
