@@ -11,8 +11,9 @@
   is cached inside those kernels. Called from Python it is its own Python function: the same
   operations in the same order on Python floats, so the same results, and the cheaper call for
   a few numbers (as in the live retargeter).
-- :func:`inlined`: a large body with one call site, copied into its kernel at numba's IR level
-  (the IK core: LLVM's inlining of it measured 5–10 % slower at 1,000 legs).
+- :func:`inlined`: copied into each kernel calling it at numba's IR level, where LLVM's
+  inlining of a helper measured slower: the IK core (one call site; 5–10 % at 1,000 legs) and
+  the pelvis helpers (15–20 % of the pelvis stage). Each call site copies and retypes it.
 
 Why (issue 14, first run ≤ 10 s): on an empty numba cache the time goes to numba's front end
 (typing, lowering to LLVM IR, wrappers) more than to LLVM. Before, every ``njit`` helper got
@@ -66,5 +67,6 @@ def helper(function: F) -> F:
 
 
 def inlined(function: Callable[..., Any]) -> Any:
-    """``function`` copied into its kernel at numba's IR level (module docstring)."""
+    """``function`` copied into the kernels calling it at numba's IR level (module
+    docstring); called from Python, a dispatcher like any ``njit`` function."""
     return numba.njit(inline="always", error_model="numpy")(function)
