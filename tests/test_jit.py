@@ -3,10 +3,11 @@ one from Python runs its Python function (a helper has no CPython wrapper to cal
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from footfall import quat
-from footfall.jit import helper, kernel
+from footfall.jit import helper
 
 
 @helper
@@ -19,13 +20,15 @@ def _outer(a: float, b: float) -> float:
     return _scaled_sum(a, b, True) + _scaled_sum(a, b, False)
 
 
-@kernel(error_model="numpy", nogil=True)
+# Kernels as footfall.jit.kernel makes them, but not cached: a cached kernel would not compile
+# its helpers in the next session.
+@numba.njit(error_model="numpy", nogil=True, no_cfunc_wrapper=True)
 def _rows_numpy(values: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     for i in range(values.shape[0]):
         out[i] = _scaled_sum(values[i], 1.0, True) + _outer(values[i], 2.0)
 
 
-@kernel()
+@numba.njit(no_cfunc_wrapper=True)
 def _rows_python(values: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     for i in range(values.shape[0]):
         out[i] = _scaled_sum(values[i], 1.0, False)
