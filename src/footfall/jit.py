@@ -9,8 +9,9 @@
   wrapper (argument unboxing, result boxing) or the C wrapper, with NumPy's error model, and
   inlined by LLVM (``forceinline``) when it optimises each kernel calling it; its machine code
   is cached inside those kernels. Called from Python it is its own Python function: the same
-  operations in the same order on Python floats, so the same results, and the cheaper call for
-  a few numbers (as in the live retargeter).
+  operations in the same order on Python floats, so the same results (only a division by
+  zero raises there instead of giving inf or NaN), and the cheaper call for a few numbers (as in
+  the live retargeter).
 - :func:`inlined`: copied into each kernel calling it at numba's IR level, where LLVM's
   inlining of a helper measured slower: the IK core (one call site; 5–10 % at 1,000 legs) and
   the pelvis helpers (15–20 % of the pelvis stage). Each call site copies and retypes it.
