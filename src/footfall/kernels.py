@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: Seconds of preparing after which the notice is shown (loading from the cache is faster).
 NOTICE_AFTER = 1.5
 NOTICE = ("compiling footfall's numeric kernels — the first run after installing only, "
-          "about 15 s …")
+          "about 10 s …")
 GROUPS = ("kinematics", "grounding", "clip", "retarget")
 
 

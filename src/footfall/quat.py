@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray
+from footfall.jit import helper
 
 #: One quaternion ``(w, x, y, z)`` or vector ``(x, y, z)`` inside compiled kernels.
 Quat4 = tuple[float, float, float, float]
@@ -300,7 +301,7 @@ def swing_twist(q: ArrayLike, twist_axis: ArrayLike) -> tuple[FloatArray, FloatA
 # Hamilton product and the rotation are written once.
 
 
-@numba.njit(cache=True)
+@helper
 def mul_s(a: Quat4, b: Quat4) -> Quat4:
     """Hamilton product ``a * b`` of two ``(w, x, y, z)`` tuples (compiled kernels)."""
     aw, ax, ay, az = a
@@ -313,13 +314,13 @@ def mul_s(a: Quat4, b: Quat4) -> Quat4:
     )
 
 
-@numba.njit(cache=True)
+@helper
 def inv_s(q: Quat4) -> Quat4:
     """Conjugate of a unit ``(w, x, y, z)`` tuple (compiled kernels)."""
     return (q[0], -q[1], -q[2], -q[3])
 
 
-@numba.njit(cache=True)
+@helper
 def rotate_s(q: Quat4, v: Vec3) -> Vec3:
     """Rotate the vector tuple ``v`` by the unit quaternion tuple ``q`` (compiled kernels)."""
     w, x, y, z = q
@@ -353,43 +354,43 @@ def _rotate_gufunc(q: FloatArray, v: FloatArray, out: FloatArray) -> None:  # pr
 # Vector forms beside them (the IK and ray kernels): components summed x, y, z in order.
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def sub_s(a: Vec3, b: Vec3) -> Vec3:
     """``a − b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def add_s(a: Vec3, b: Vec3) -> Vec3:
     """``a + b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def scale_s(a: Vec3, s: float) -> Vec3:
     """``a · s`` of an ``(x, y, z)`` tuple (compiled kernels)."""
     return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def dot_s(a: Vec3, b: Vec3) -> float:
     """Dot product of two ``(x, y, z)`` tuples (compiled kernels)."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def cross_s(a: Vec3, b: Vec3) -> Vec3:
     """Cross product ``a × b`` of two ``(x, y, z)`` tuples (compiled kernels)."""
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def norm_s(a: Vec3) -> float:
     """Length of an ``(x, y, z)`` tuple (compiled kernels)."""
     return math.sqrt(dot_s(a, a))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def between_s(a: Vec3, b: Vec3) -> Quat4:
     """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
     antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
@@ -411,7 +412,7 @@ def between_s(a: Vec3, b: Vec3) -> Quat4:
         return (1.0, 0.0, 0.0, 0.0)
     return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def slerp_from_identity_s(q: Quat4, t: float) -> Quat4:
     """``quat.slerp(identity, q, t)`` on a tuple: the shorter arc, nlerp when nearly equal."""
     if q[0] < 0.0:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
+from footfall.jit import kernel
 from footfall.quat import mul_s, rotate_s
 
 
@@ -101,7 +101,7 @@ class Skeleton:
         return forward_kinematics(self.parents, rotations, self.offsets)[1]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _fk_kernel(order: NDArray[np.int64], parents: NDArray[np.int64], rotations: FloatArray,
                translations: FloatArray, out_rotations: FloatArray, out_positions: FloatArray,
                mode: int, clear: NDArray[np.int64]) -> None:  # pragma: no cover - compiled

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -35,6 +34,7 @@ from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeli
 from footfall.grounding.stage_kernels import NONE3, leg_rotations
 from footfall.ik import solve_two_bone
 from footfall.ik.two_bone import kernel_array
+from footfall.jit import kernel
 from footfall.skeleton import FKPlan, Skeleton
 
 if TYPE_CHECKING:
@@ -303,7 +303,7 @@ def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
             np.array([amp for _, _, amp in extras], dtype=np.float64))
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def _flat_walk(
     distance: FloatArray, start_x: FloatArray, lateral_z: FloatArray, step_length: float,
     foot_phase: FloatArray, clearance: float, lift: float, ankle_heights: FloatArray,

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, kernel_rows
+from footfall.jit import helper, kernel
 from footfall.quat import Quat4, Vec3, between_s
 
 UP = np.array([0.0, 1.0, 0.0])
@@ -28,7 +28,7 @@ _UP: Vec3 = (0.0, 1.0, 0.0)
 # --- scalar forms (compiled kernels) ---------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def heading_s(direction: Vec3) -> tuple[Vec3, Vec3]:
     """Unit horizontal ``(forward, left)`` tuples of a direction; a vertical or zero direction
     falls back to +Z forward. The y product stays in the length (NaN in, +Z out)."""
@@ -42,7 +42,7 @@ def heading_s(direction: Vec3) -> tuple[Vec3, Vec3]:
     return forward, (forward[2], 0.0, -forward[0])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _clip(value: float, limit: float) -> float:
     """``np.clip(value, -limit, limit)`` (NaN stays NaN)."""
     if value < -limit:
@@ -52,7 +52,7 @@ def _clip(value: float, limit: float) -> float:
     return value
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def slope_angles_s(normal: Vec3, direction: Vec3, steep_normal_y: float, max_slope: float
                    ) -> tuple[float, float]:
     """Clamped ``(pitch, roll)`` radians of the ground ``normal`` under a foot heading along
@@ -66,7 +66,7 @@ def slope_angles_s(normal: Vec3, direction: Vec3, steep_normal_y: float, max_slo
     return (_clip(math.atan2(-along, up), max_slope), _clip(math.atan2(side, up), max_slope))
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def tilt_normal_s(pitch: float, roll: float, direction: Vec3) -> Vec3:
     """Unit normal of the plane with ``pitch`` and ``roll`` under a foot heading ``direction``."""
     forward, left = heading_s(direction)
@@ -78,13 +78,13 @@ def tilt_normal_s(pitch: float, roll: float, direction: Vec3) -> Vec3:
     return (x / length, y / length, z / length)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def align_rotation_s(pitch: float, roll: float, direction: Vec3) -> Quat4:
     """World rotation tilting a flat sole onto the plane of (pitch, roll) under ``direction``."""
     return between_s(_UP, tilt_normal_s(pitch, roll, direction))
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def ankle_lift_s(pitch: float, roll: float, ankle_height: float) -> float:
     """How much higher the ankle sits when its sole lies on the tilted plane, metres."""
     tan_pitch, tan_roll = math.tan(pitch), math.tan(roll)
@@ -94,7 +94,7 @@ def ankle_lift_s(pitch: float, roll: float, ankle_height: float) -> float:
 # --- row loops behind the NumPy forms --------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _heading_rows(direction: FloatArray, forward: FloatArray, left: FloatArray
                   ) -> None:  # pragma: no cover - compiled
     for i in range(direction.shape[0]):
@@ -104,7 +104,7 @@ def _heading_rows(direction: FloatArray, forward: FloatArray, left: FloatArray
             left[i, c] = s[c]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, limit: FloatArray,
                 pitch: FloatArray, roll: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(normal.shape[0]):
@@ -113,7 +113,7 @@ def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, li
             (direction[i, 0], direction[i, 1], direction[i, 2]), steep[i], limit[i])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotation: bool,
                out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(pitch.shape[0]):
@@ -128,7 +128,7 @@ def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotat
                 out[i, c] = n[c]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(b.shape[0]):
         q = between_s(_UP, (b[i, 0], b[i, 1], b[i, 2]))
@@ -136,7 +136,7 @@ def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cove
             out[i, c] = q[c]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _lift_rows(pitch: FloatArray, roll: FloatArray, height: FloatArray, out: FloatArray
                ) -> None:  # pragma: no cover - compiled
     for i in range(pitch.shape[0]):

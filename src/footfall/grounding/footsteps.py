@@ -15,12 +15,12 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import FloatArray, kernel_rows
 from footfall.grounding.pelvis import max_nan
+from footfall.jit import helper, kernel
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 FOOT_PHASE = np.array([0.0, 0.5])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def smoothstep_s(t: float) -> float:
     """:func:`smoothstep` of one value (compiled kernels)."""
     if t < 0.0:
@@ -40,7 +40,7 @@ def smoothstep_s(t: float) -> float:
     return t * t * (3.0 - 2.0 * t)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def swing_height_s(start: float, end: float, q: float, clearance: float, lift: float) -> float:
     """:func:`swing_height` of one foot (compiled kernels)."""
     top = max_nan(start, end) + clearance
@@ -51,7 +51,7 @@ def swing_height_s(start: float, end: float, q: float, clearance: float, lift: f
     return height + lift * math.sin(math.pi * q)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def step_plan_s(distance: float, step_length: float, foot_phase: float
                 ) -> tuple[bool, float, float, float]:
     """:func:`plan_steps` of one foot: ``(stance, swing, plant, next_plant)``."""
@@ -64,7 +64,7 @@ def step_plan_s(distance: float, step_length: float, foot_phase: float
     return stance, swing, plant, plant + step_length
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def foot_track_s(stance: bool, swing: float, plant: float, next_plant: float) -> float:
     """:meth:`StepPlan.foot_track` of one foot: on the plant, or eased towards the next."""
     if stance:
@@ -72,7 +72,7 @@ def foot_track_s(stance: bool, swing: float, plant: float, next_plant: float) ->
     return plant + (next_plant - plant) * smoothstep_s(swing)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: FloatArray,
                 lift: FloatArray, ease: bool, out: FloatArray) -> None:  # pragma: no cover
     for i in range(out.shape[0]):
@@ -82,7 +82,7 @@ def _swing_rows(start: FloatArray, end: FloatArray, q: FloatArray, clearance: Fl
             out[i] = swing_height_s(start[i], end[i], q[i], clearance[i], lift[i])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _plan_rows(distance: FloatArray, step_length: FloatArray, foot_phase: FloatArray,
                stance: NDArray[np.bool_], swing: FloatArray, plant: FloatArray,
                next_plant: FloatArray, track: FloatArray) -> None:  # pragma: no cover

@@ -7,21 +7,24 @@ ground it is exactly zero and the animation is left untouched.
 
 Both are scalar forms for compiled kernels (``*_s``; the grounding pipeline's pelvis stage runs
 them per character and frame) with NumPy-facing forms that broadcast over one compiled loop.
+The scalar forms are copied into the kernels at numba's IR level (:func:`footfall.jit.inlined`):
+as LLVM-inlined helpers the pipeline's pelvis stage ran 15–20 % slower (0.53–0.57 against
+0.43–0.45 ms for 10,000 characters).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, kernel_rows
+from footfall.jit import inlined, kernel
 from footfall.quat import Vec3
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def min_nan(a: float, b: float) -> float:
     """``np.minimum`` of two floats: NaN if either is NaN (compiled kernels)."""
     if a != a or b != b:
@@ -29,7 +32,7 @@ def min_nan(a: float, b: float) -> float:
     return a if a <= b else b
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def max_nan(a: float, b: float) -> float:
     """``np.maximum`` of two floats: NaN if either is NaN (compiled kernels)."""
     if a != a or b != b:
@@ -37,7 +40,7 @@ def max_nan(a: float, b: float) -> float:
     return a if a >= b else b
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def reach_limit_s(ankle_target: Vec3, hip: Vec3, pelvis_y: float, reach: float) -> float:
     """:func:`reach_limit` of one leg (compiled kernels)."""
     horizontal = math.hypot(hip[0] - ankle_target[0], hip[2] - ankle_target[2])
@@ -45,7 +48,7 @@ def reach_limit_s(ankle_target: Vec3, hip: Vec3, pelvis_y: float, reach: float) 
     return ankle_target[1] + rise + (pelvis_y - hip[1])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def follow_s(previous: float, target: float, rate: float, snap: float, dt: float) -> float:
     """:func:`follow` of one value (compiled kernels)."""
     blend = -math.expm1(-rate * dt)
@@ -54,7 +57,7 @@ def follow_s(previous: float, target: float, rate: float, snap: float, dt: float
     return previous + (target - previous) * blend
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: FloatArray,
                       reach: FloatArray, out: FloatArray) -> None:  # pragma: no cover
     for i in range(out.shape[0]):
@@ -62,7 +65,7 @@ def _reach_limit_rows(ankle_target: FloatArray, hip: FloatArray, pelvis_y: Float
                                (hip[i, 0], hip[i, 1], hip[i, 2]), pelvis_y[i], reach[i])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _follow_rows(previous: FloatArray, target: FloatArray, rate: FloatArray, snap: FloatArray,
                  dt: float, out: FloatArray) -> None:  # pragma: no cover - compiled
     for i in range(out.shape[0]):

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.grounding.foot_align import align_rotation_s, ankle_lift_s, heading_s, slope_angles_s
 from footfall.grounding.footsteps import smoothstep_s, swing_height_s
 from footfall.grounding.pelvis import follow_s, max_nan, min_nan, reach_limit_s
+from footfall.jit import kernel
 from footfall.quat import inv_s, mul_s, rotate_s
 
 # Stand-ins for absent optional inputs (writable: read-only arrays compile another version).
@@ -35,7 +35,7 @@ NONE2 = np.zeros((1, 1))
 NONE3 = np.zeros((1, 1, 1))
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def feet_frame(grot: FloatArray, gpos: FloatArray, foot: IntArray, foot_forward: FloatArray,
                has_turn: bool, lock_turn: FloatArray, lock_weight: FloatArray,
                foot_rot: FloatArray, ankle: FloatArray, forward: FloatArray
@@ -61,7 +61,7 @@ def feet_frame(grot: FloatArray, gpos: FloatArray, foot: IntArray, foot_forward:
                 forward[n, f, c] = heading[c]
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: FloatArray,
                     cache_values: FloatArray, snap: BoolArray, keys: FloatArray,
                     values: FloatArray, known: BoolArray) -> None:  # pragma: no cover
@@ -92,7 +92,7 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                         break
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def foot_targets(ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps: FloatArray,
                  has_lock: bool, lock_xz: FloatArray, lock_weight: FloatArray, gpos: FloatArray,
                  pelvis: int, target: FloatArray, ray_xz: FloatArray
@@ -119,7 +119,7 @@ def foot_targets(ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps:
             target[n, f, 1] = ankle[n, f, 1]
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def ground_and_soles(
     ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps: FloatArray,
     hit: BoolArray, point: FloatArray, normal: FloatArray, forward: FloatArray,
@@ -193,7 +193,7 @@ def ground_and_soles(
                 target[n, f, 1] = height
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def pelvis_follow(
     gpos: FloatArray, positions: FloatArray, root: int, pelvis: int, upper: IntArray,
     lower: IntArray, foot: IntArray, leg_length: FloatArray, target: FloatArray,
@@ -255,7 +255,7 @@ def pelvis_follow(
                 ankle[n, f, 1] += value
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def leg_rotations(grot: FloatArray, rotations: FloatArray, upper: IntArray, lower: IntArray,
                   foot: IntArray, hip_parent: IntArray, upper_delta: FloatArray,
                   lower_delta: FloatArray, tilt: bool, angles: FloatArray, forward: FloatArray,
@@ -296,7 +296,7 @@ def leg_rotations(grot: FloatArray, rotations: FloatArray, upper: IntArray, lowe
                 rotations[n, a, c] = local_foot[c]
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def sole_points(grot: FloatArray, gpos: FloatArray, foot: IntArray, below_ankle: FloatArray,
                 sole: FloatArray, sole_xz: FloatArray) -> None:  # pragma: no cover - compiled
     """World sole points ``sole (N, 2, 3)`` under each ankle of the solved pose and their
@@ -312,7 +312,7 @@ def sole_points(grot: FloatArray, gpos: FloatArray, foot: IntArray, below_ankle:
             sole_xz[n, f, 1] = sole[n, f, 2]
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def sole_report(sole: FloatArray, hit: BoolArray, point: FloatArray, offset: FloatArray,
                 target: FloatArray, leg_length: FloatArray, ik_on: BoolArray,
                 angles: FloatArray, under: FloatArray, sole_gap: FloatArray,

@@ -14,10 +14,12 @@ below 1 anywhere in a batch takes every limb through the blend, and a pole weigh
 limb through the pole turn (the same results up to rounding, but a half-turned limb at partial
 weight follows that rounding).
 
-Speed: the main path is inlined into the batch loops (numba ``inline="always"``); a call
-between compiled functions costs about as much as the maths it would save here, so only the
-rare fallbacks (old direction, any perpendicular, the half-turn frame) and the blend stay calls.
-That keeps the first compile (empty cache) at about 5–9 s of CPU.
+Speed: the main path is inlined into the batch loops: :func:`solve_one` and :func:`knee_one`
+(one call site each) at numba's IR level (:func:`footfall.jit.inlined`; LLVM's inlining of
+them measured 5–10 % slower at 1,000 legs), every helper they call by LLVM
+(:func:`footfall.jit.helper`, ``forceinline``; the rare fallbacks were calls before, and
+``benchmarks/bench_ik.py`` shows no difference). The first compile (empty cache) takes about
+2 s of CPU.
 
 Bad input is not raised from compiled code: the batch kernels return a bit mask of the inputs
 holding NaN, inf or out-of-range coordinates (bits :data:`ROOT` … :data:`MAX_REACH`), and the
@@ -26,12 +28,14 @@ public wrappers turn it into a :class:`footfall.errors.SkeletonError` naming the
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numba
 import numpy as np
 
 from footfall.arrays import FloatArray
+from footfall.jit import helper, inlined, kernel
 from footfall.quat import (
     Quat4,
     Vec3,
@@ -74,13 +78,13 @@ ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k 
 
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _reject(a: Vec3, axis: Vec3) -> Vec3:
     """Part of ``a`` perpendicular to the unit ``axis``."""
     return sub_s(a, scale_s(axis, dot_s(a, axis)))
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _minimum(a: float, b: float) -> float:
     """``np.minimum`` on two floats (NaN propagates)."""
     if a != a or b != b:
@@ -88,7 +92,7 @@ def _minimum(a: float, b: float) -> float:
     return a if a <= b else b
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _maximum(a: float, b: float) -> float:
     """``np.maximum`` on two floats (NaN propagates)."""
     if a != a or b != b:
@@ -96,18 +100,18 @@ def _maximum(a: float, b: float) -> float:
     return a if a >= b else b
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _row(a: FloatArray, i: int) -> Vec3:
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _out_of_range(v: Vec3, limit: float) -> bool:
     """Whether a component lies outside [−limit, limit] (NaN does)."""
     return not (-limit <= v[0] <= limit and -limit <= v[1] <= limit and -limit <= v[2] <= limit)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _any_perpendicular(axis: Vec3) -> Vec3:
     """Unit vector perpendicular to the unit ``axis``: world +Z preferred (a character's
     forward, where knees point), world +X where the axis is nearly parallel to Z."""
@@ -126,7 +130,7 @@ def _any_perpendicular(axis: Vec3) -> Vec3:
 # --- the two-bone core -----------------------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def reach_limits_s(
     upper_length: float, lower_length: float, max_reach: float
 ) -> tuple[float, float]:
@@ -136,7 +140,7 @@ def reach_limits_s(
     return shortest, _maximum(max_reach * total, shortest)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tuple[float, float]:
     """Cosine and sine (≥ 0) of the angle at the root between root→tip and the upper bone
     (law of cosines for the triangle L1, L2, ``reach``)."""
@@ -146,23 +150,36 @@ def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tupl
     return cosine, math.sqrt(1.0 - cosine * cosine)
 
 
-@numba.guvectorize(["void(float64, float64, float64, float64[:], float64[:])"],
-                   "(),(),()->(),()", cache=True)
-def reach_limits_gufunc(upper_length: float, lower_length: float, max_reach: float,
-                        shortest: FloatArray, longest: FloatArray) -> None:  # pragma: no cover
-    """:func:`reach_limits_s` over NumPy arrays (``footfall.ik.reach_limits``)."""
+def _reach_limits_core(upper_length: float, lower_length: float, max_reach: float,
+                       shortest: FloatArray, longest: FloatArray) -> None:  # pragma: no cover
     shortest[0], longest[0] = reach_limits_s(upper_length, lower_length, max_reach)
 
 
-@numba.guvectorize(["void(float64, float64, float64, float64[:], float64[:])"],
-                   "(),(),()->(),()", cache=True)
-def root_angle_gufunc(upper_length: float, lower_length: float, reach: float,
-                      cosine: FloatArray, sine: FloatArray) -> None:  # pragma: no cover
-    """:func:`root_angle_s` over NumPy arrays (``footfall.ik.two_bone.root_angle``)."""
+def _root_angle_core(upper_length: float, lower_length: float, reach: float,
+                     cosine: FloatArray, sine: FloatArray) -> None:  # pragma: no cover
     cosine[0], sine[0] = root_angle_s(upper_length, lower_length, reach)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@functools.cache
+def reach_limits_gufunc() -> np.ufunc:
+    """:func:`reach_limits_s` over NumPy arrays (``footfall.ik.reach_limits``): a gufunc
+    ``(),(),()->(),()`` of float64, compiled on first use (no command's kernels need it, and
+    an eager ``guvectorize`` would compile it on every import of ``footfall.ik``)."""
+    return numba.guvectorize(  # type: ignore[no-any-return]
+        ["void(float64, float64, float64, float64[:], float64[:])"], "(),(),()->(),()",
+        cache=True)(_reach_limits_core)
+
+
+@functools.cache
+def root_angle_gufunc() -> np.ufunc:
+    """:func:`root_angle_s` over NumPy arrays (``footfall.ik.two_bone.root_angle``), built on
+    first use like :func:`reach_limits_gufunc`."""
+    return numba.guvectorize(  # type: ignore[no-any-return]
+        ["void(float64, float64, float64, float64[:], float64[:])"], "(),(),()->(),()",
+        cache=True)(_root_angle_core)
+
+
+@helper
 def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> Vec3:
     """Current root→tip direction, else the upper bone's, else straight down."""
     axis = sub_s(tip, root)
@@ -174,7 +191,7 @@ def _old_direction(root: Vec3, tip: Vec3, upper: Vec3, upper_length: float) -> V
     return (0.0, -1.0, 0.0)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _current_bend(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool
 ) -> tuple[Vec3, bool]:
@@ -194,7 +211,7 @@ def _current_bend(
     return _any_perpendicular(direction), False
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _bend_direction(
     direction: Vec3, upper: Vec3, upper_length: float, old_normal: Vec3, old_bent: bool,
     has_pole: bool, pole_offset: Vec3, pole_weight: float, turn: bool,
@@ -229,7 +246,7 @@ def _bend_direction(
                 scale_s(cross_s(direction, current), math.sin(angle)))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     """A rotation taking unit ``a`` onto unit ``b``, accurate even when they nearly oppose.
 
@@ -248,7 +265,7 @@ def _turn(a: Vec3, b: Vec3, half_turn_axis: Vec3) -> Quat4:
     return mul_s(q, (0.0, half_turn_axis[0], half_turn_axis[1], half_turn_axis[2]))
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _upper_delta(
     old_axis: Vec3, old_normal: Vec3, new_axis: Vec3, new_normal: Vec3, new_side: Vec3
 ) -> Quat4:
@@ -270,7 +287,7 @@ def _upper_delta(
     return (w * inverse, vector[0] * inverse, vector[1] * inverse, vector[2] * inverse)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _knee_turn(
     old_upper: Vec3, old_lower: Vec3, old_sine: float, new_upper: Vec3, new_lower: Vec3,
     new_normal: Vec3,
@@ -291,7 +308,7 @@ def _knee_turn(
     return (w * inverse, new_normal[0] * b, new_normal[1] * b, new_normal[2] * b)
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def solve_one(
     root: Vec3, mid: Vec3, tip: Vec3, target: Vec3, has_pole: bool, pole: Vec3,
     pole_weight: float, turn: bool, max_reach: float,
@@ -358,7 +375,7 @@ def solve_one(
             mul_s(knee, upper_delta))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def blend_one(
     root: Vec3, mid: Vec3, tip: Vec3, upper_delta: Quat4, lower_delta: Quat4, weight: float
 ) -> tuple[Vec3, Vec3, Quat4, Quat4]:
@@ -372,13 +389,13 @@ def blend_one(
     return new_mid, new_tip, upper_delta, lower_delta
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@helper
 def _unit_interval(value: float) -> float:
     """``value`` clipped to [0, 1]."""
     return min(max(value, 0.0), 1.0)
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def solve_batch(
     root: FloatArray, mid: FloatArray, tip: FloatArray, target: FloatArray, pole: FloatArray,
     has_pole: bool, position_weight: FloatArray, pole_weight: FloatArray, max_reach: FloatArray,
@@ -450,7 +467,7 @@ def solve_batch(
 # --- knee copied from a source limb ----------------------------------------------------------
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@inlined
 def knee_one(
     hip: Vec3, knee: Vec3, foot: Vec3, goal_hip: Vec3, goal_foot: Vec3, upper_length: float,
     lower_length: float, max_reach: float,
@@ -491,7 +508,7 @@ def knee_one(
     return add_s(goal_hip, scale_s(upper_axis, upper_length))
 
 
-@numba.njit(cache=True, error_model="numpy", nogil=True)
+@kernel(error_model="numpy", nogil=True)
 def knee_batch(
     hip: FloatArray, knee: FloatArray, foot: FloatArray, goal_hip: FloatArray,
     goal_foot: FloatArray, upper_length: FloatArray, lower_length: FloatArray,

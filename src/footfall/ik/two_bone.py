@@ -61,7 +61,7 @@ def reach_limits(
 ) -> tuple[FloatArray, FloatArray]:
     """Shortest and longest root→tip distance ``(...)`` the solver allows, metres (the
     kernel's own :func:`~footfall.ik._kernel.reach_limits_s`, broadcast)."""
-    shortest, longest = _kernel.reach_limits_gufunc(
+    shortest, longest = _kernel.reach_limits_gufunc()(
         np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
         np.asarray(max_reach, dtype=np.float64))
     return shortest, longest
@@ -76,7 +76,7 @@ def root_angle(
     :func:`reach_limits`); the sine is ≥ 0. The kernel's own
     :func:`~footfall.ik._kernel.root_angle_s`, broadcast.
     """
-    cosine, sine = _kernel.root_angle_gufunc(
+    cosine, sine = _kernel.root_angle_gufunc()(
         np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
         np.asarray(reach, dtype=np.float64))
     return cosine, sine

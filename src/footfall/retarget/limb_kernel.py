@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.jit import helper, kernel
 from footfall.quat import (
     Quat4,
     Vec3,
@@ -52,13 +52,13 @@ SIZE_RATIO, AVATAR_SCALE, CAPTURE_FLOOR, FLOOR_HEIGHT, FOOT_FRONT, FOOT_OUT = ra
 SOURCE_ANKLE, TARGET_ANKLE, SOURCE_TOE, TARGET_TOE = range(4)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def ramp(value: float, start: float, end: float) -> float:
     """0 below ``start``, 1 above ``end``, linear between."""
     return min(max((value - start) / (end - start), 0.0), 1.0)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def contact_lift(lift: float, size_ratio: float) -> float:
     """A source foot lift above its standing height, on the target, metres: within
     :data:`CONTACT_BAND` of the floor scaled by the size ratio like the rest of the body, above
@@ -66,7 +66,7 @@ def contact_lift(lift: float, size_ratio: float) -> float:
     return lift + (size_ratio - 1.0) * min(lift, CONTACT_BAND)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def standing(target_rest: float, params: FloatArray) -> float:
     """World height of a target foot point standing on the capture's floor (its standing
     height at avatar scale 1, the capture's floor, the floor height), metres."""
@@ -74,7 +74,7 @@ def standing(target_rest: float, params: FloatArray) -> float:
             + params[FLOOR_HEIGHT])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def lifted(source_height: float, source_rest: float, target_rest: float,
            params: FloatArray) -> float:
     """Target world height of a foot point at ``source_height``: its lift above the source's
@@ -84,7 +84,7 @@ def lifted(source_height: float, source_rest: float, target_rest: float,
     return standing(target_rest, params) + contact_lift(lift, params[SIZE_RATIO])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def pitch_to_height(vector: Vec3, height: float, weight: float) -> Quat4:
     """Rotation about the horizontal axis across ``vector`` that brings its vertical component
     to ``height`` (as near as its length allows), scaled by ``weight`` and limited to ±0.6 rad.
@@ -110,23 +110,23 @@ def pitch_to_height(vector: Vec3, height: float, weight: float) -> Quat4:
     return (math.cos(half), sine * axis[0], sine * axis[1], sine * axis[2])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _vec(a: FloatArray) -> Vec3:
     return (a[0], a[1], a[2])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _quat(a: FloatArray) -> Quat4:
     return (a[0], a[1], a[2], a[3])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _put(out: FloatArray, v: tuple[float, ...]) -> None:
     for k in range(len(v)):
         out[k] = v[k]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major: bool,
                foot: int, joint: int, offset: FloatArray, scale: float) -> Vec3:
     """A toe point: its toe joint, or the End Site ``offset`` carried by the foot."""
@@ -136,7 +136,7 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
     return add_s(_vec(positions[frame, foot]), rotate_s(rotation, scale_s(_vec(offset), scale)))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def feet_stage(
     world: FloatArray, gpos: FloatArray, srot: FloatArray, spos: FloatArray,
     foot_shift: FloatArray, t_chain: IntArray, s_chain: IntArray, leg_sides: IntArray,
@@ -213,7 +213,7 @@ def feet_stage(
             _put(feet[f, leg], target)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def reach_stage(
     world: FloatArray, local: FloatArray, gpos: FloatArray, spos: FloatArray,
     hips_pos: FloatArray, leg_weights: FloatArray, arm_weights: FloatArray,
@@ -310,7 +310,7 @@ def reach_stage(
             weight[row] = 0.0 if norm_s(sub_s(tip, target)) < DO_NO_HARM else share
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def turn_stage(
     world: FloatArray, local: FloatArray, gpos: FloatArray, t_chain: IntArray,
     parents: IntArray, turned_joints: IntArray, turned_rows: IntArray, group_ends: IntArray,

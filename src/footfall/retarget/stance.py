@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.jit import helper, kernel
 
 #: A source foot counts as planted while its ankle is less than PLANTED_LIFT (m) above its
 #: standing height and moves slower than PLANTED_SPEED (m/s); captures often float a little.
@@ -174,14 +175,14 @@ class PlantedHold:
         return out
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def lift_s(distance: float, progress: float) -> float:
     """:func:`swing_lift` for a catch-up of ``distance`` m (horizontal) at swing ``progress``."""
     height = min(CLEARANCE_PER_METRE * max(distance - CLEARANCE_FREE, 0.0), MAX_CLEARANCE)
     return height * math.sin(math.pi * min(max(progress, 0.0), 1.0))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _hold_rows(values: FloatArray, planted: BoolArray, held: FloatArray, released: FloatArray,
                was: BoolArray, since: IntArray, fade: int, out: FloatArray) -> None:
     """One frame of :class:`PlantedHold` for rows ``values (R, 3)``, ``planted (R,)``; the

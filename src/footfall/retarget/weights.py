@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, IntArray, kernel_rows
+from footfall.jit import helper, kernel
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class LimbWeights:
     hips: FloatArray
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def ramp_s(value: float, start: float, end: float) -> float:
     """0 at ``start``, 1 at ``end``, linear between, clamped (a step at ``end`` when the two
     are closer than 1e-12)."""
@@ -91,7 +92,7 @@ def ramp(value: float, start: float, end: float) -> float:  # pragma: no cover (
     return ramp_s(value, start, end)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _nearest(x: float, y: float, z: float, others: FloatArray) -> float:
     """Distance from ``(x, y, z)`` to the nearest of ``others (P, 3)`` (inf when P = 0)."""
     best = math.inf
@@ -101,13 +102,13 @@ def _nearest(x: float, y: float, z: float, others: FloatArray) -> float:
     return best
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _distance(a: FloatArray, b: FloatArray) -> float:
     dx, dy, dz = a[0] - b[0], a[1] - b[1], a[2] - b[2]
     return math.sqrt(dx * dx + dy * dy + dz * dz)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@helper
 def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
             ratio: float, props: FloatArray, chairs: FloatArray, t: FloatArray,
             arms: FloatArray, legs: FloatArray) -> float:
@@ -128,7 +129,7 @@ def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatAr
     return min(1.0 - seated, ramp_s(ratio, t[10], t[11]))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
                  ratio: FloatArray, props: FloatArray, chairs: FloatArray, t: FloatArray,
                  arms: FloatArray, legs: FloatArray, hips_weight: FloatArray) -> None:
@@ -140,7 +141,7 @@ def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: Fl
                                  t, arms[f], legs[f])
 
 
-@numba.njit(cache=True, error_model="numpy")
+@kernel(error_model="numpy")
 def source_goal_kernel(positions: FloatArray, tips: IntArray, arm_tips: IntArray,
                        hips_joint: int, scale: float, raise_by: float, ankle: FloatArray,
                        hips_height: float, props: FloatArray, chairs: FloatArray, t: FloatArray,

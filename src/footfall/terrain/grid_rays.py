@@ -21,9 +21,9 @@ cell wins over a later one.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from footfall.jit import helper, kernel
 from footfall.quat import Vec3, cross_s, dot_s
 
 #: Barycentric slack so rays exactly on a triangle edge or vertex count as hits.
@@ -46,7 +46,7 @@ SORT_CELLS_PER_RAY = 16
 
 
 
-@numba.njit(cache=True, inline="always")
+@helper
 def grid_cell(
     value: float, grid_origin: float, cell_size: float, cell_count: int
 ) -> int:
@@ -59,7 +59,7 @@ def grid_cell(
     return int(scaled)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def down_hits(
     points: np.ndarray,
     bounds: np.ndarray,
@@ -143,7 +143,7 @@ def down_hits(
             distance_out[ray] = np.inf
 
 
-@numba.njit(cache=True, inline="always")
+@helper
 def triangle_distance(
     origin: Vec3, direction: Vec3, corner: Vec3, edge1: Vec3, edge2: Vec3
 ) -> float:
@@ -167,7 +167,7 @@ def triangle_distance(
     return np.inf
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def walk_hits(
     origin: np.ndarray,
     direction: np.ndarray,
