@@ -2,10 +2,12 @@
 
 Each shared humanoid is written the ways real exports write it — in millimetres, Z-up
 centimetres (rest pose and motion alike), walking along +X instead of +Z, under a static
-reference root, with XYZ Euler channels — and read back with the default ``load``. Retargeting
-that variant (as the source onto GAMES-105's skeleton and CesiumMan, or as the target skeleton
-for GAMES-105's walk) gives the same joint positions as the original file, every joint, every
-frame, to 1e-5 m (the variant turned along +X: the same turned by 90° about Y).
+reference root, with XYZ Euler channels, with a rest pose facing +X or −Z (a rig's forward is a
+convention too: before, either retargeted 120–370 mm off) — and read back with the default
+``load``. Retargeting that variant (as the source onto GAMES-105's skeleton and CesiumMan, or as
+the target skeleton for GAMES-105's walk) gives the same joint positions as the original file,
+every joint, every frame, to 1e-5 m (the variant turned along +X: the same turned by 90° about
+Y).
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ SECONDS = 1.0  # enough frames for the stance and floor layers; the module stays
 TOLERANCE = 1e-5  # metres; the files hold 9 decimals
 _Z_UP = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.pi / 2)
 _TURN = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)  # +Z walking → +X walking
-VARIANTS = ("millimetres", "z_up_centimetres", "along_x", "static_root", "xyz_order")
+VARIANTS = ("millimetres", "z_up_centimetres", "along_x", "static_root", "xyz_order",
+            "rest_facing_x", "rest_facing_back")
+#: A rest pose (and the motion with it) facing another way than +Z: a world turn about +Y.
+_FACING = {"rest_facing_x": _TURN,
+           "rest_facing_back": quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi)}
 
 
 def _turned_at_the_root(clip: Clip, turn: np.ndarray) -> Clip:
@@ -54,6 +60,8 @@ def write_variant(clip: Clip, variant: str, path: Path) -> Path:
         bvh.save(_turned_at_the_root(clip, _TURN), path)
     elif variant == "static_root":
         bvh.save(_under_a_static_root(clip), path)
+    elif variant in _FACING:
+        bvh.save(_conjugated(clip, _FACING[variant], 1.0), path)
     else:
         bvh.save(clip, path, order="XYZ")
     return path
@@ -97,6 +105,8 @@ def test_a_variant_source_retargets_as_the_original(folder: Path, name: str,
         out = retargeted(source, target, rest)
         if variant == "along_x":
             out = quat.rotate(quat.inv(_TURN), out)
+        elif variant in _FACING:  # the whole capture turned: the avatar's motion turns with it
+            out = quat.rotate(quat.inv(_FACING[variant]), out)
         assert np.abs(out - expected).max() < TOLERANCE
 
 
@@ -150,7 +160,8 @@ def test_a_z_up_rest_pose_stands_up_by_the_files_own_turn(folder: Path, name: st
 
 #: variant: (unit, up axis) ``load`` reports (the last three are written by ``bvh.save``).
 READ_AS = {"millimetres": ("mm", "y"), "z_up_centimetres": ("cm", "z"), "along_x": ("m", "y"),
-           "static_root": ("m", "y"), "xyz_order": ("m", "y")}
+           "static_root": ("m", "y"), "xyz_order": ("m", "y"), "rest_facing_x": ("m", "y"),
+           "rest_facing_back": ("m", "y")}
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

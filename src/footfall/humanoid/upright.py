@@ -1,9 +1,10 @@
-"""Which way a humanoid's rest pose stands: the turn that stands a lying rest pose up.
+"""Which way a humanoid's rest pose stands: the turn that stands it up, facing +Z.
 
 Some files keep a rest pose that is not upright in the world: a Z-up capture whose offsets lie
 along its Y axis stands up only through its root rotation (``pybvh_test1_zup_inches.bvh``).
-Anything that reads the rest pose as "standing" — the retargeter's calibration, the walker's rig
-measures — first turns it with :func:`upright_turn`.
+Others stand but face +X or −Z (a rig's forward is a convention too). Anything that reads the
+rest pose as "standing" — the retargeter's calibration, the walker's rig measures — first turns
+it with :func:`upright_turn`.
 
 The turn is a quarter-turn rotation (axes onto axes): a file of another convention holds the
 same rest pose with its axes swapped, and standing it up must undo exactly that swap — not
@@ -22,8 +23,6 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.skeleton import Skeleton, forward_kinematics
 
-#: A pose whose legs-to-hips direction leans more than this from +Y is turned upright.
-UPRIGHT_TOLERANCE_DEG = 45.0
 _BONES = ("Hips", "LeftUpperLeg", "RightUpperLeg", "LeftFoot", "RightFoot")
 
 
@@ -47,11 +46,10 @@ def upright_turn(skeleton: Skeleton, mapping: Mapping[str, str],
     """World rotation ``(4,)`` that stands ``skeleton`` up in ``pose`` (``(J, 4)`` local
     rotations, rest by default; ``mapping``: canonical bone → joint name).
 
-    When the hips stand more than :data:`UPRIGHT_TOLERANCE_DEG` away from straight above the
-    feet, the turn is the quarter-turn rotation (axes onto axes) nearest to the one that puts
-    the hips above the feet (+Y) and the left hip on +X (facing +Z): the pose's lean of a few
-    degrees is kept, as a standing rest pose keeps it. Otherwise (and when the legs cannot
-    tell) it is the identity.
+    The quarter-turn rotation (axes onto axes) nearest to the one that puts the hips above the
+    feet (+Y) and the left hip on +X (facing +Z): the identity for a rest pose that stands
+    facing +Z, whose lean of a few degrees is kept; a quarter or half turn for one that lies
+    (a Z-up file) or faces +X or −Z. The identity when the legs cannot tell.
     """
     if not all(b in mapping for b in _BONES):
         return quat.identity(())
@@ -61,7 +59,7 @@ def upright_turn(skeleton: Skeleton, mapping: Mapping[str, str],
     at = {b: gpos[skeleton.index(mapping[b])] for b in _BONES}
     up = at["Hips"] - 0.5 * (at["LeftFoot"] + at["RightFoot"])
     height = float(np.linalg.norm(up))
-    if not height > 1e-9 or up[1] / height >= np.cos(np.radians(UPRIGHT_TOLERANCE_DEG)):
+    if not height > 1e-9:
         return quat.identity(())
     up = up / height
     lateral = at["LeftUpperLeg"] - at["RightUpperLeg"]
