@@ -130,6 +130,13 @@ def test_score_clip_on_a_real_clip_and_bad_contacts() -> None:
     assert sunk["physdiff_penetration_mm"] > scores["physdiff_penetration_mm"] + 50
     with pytest.raises(SkeletonError, match="contacts have shape"):
         measure_clip(clip, flat, contacts=np.ones((3, 2), bool))
+    # A calibration frame before the motion (the rest pose, as exporters write one) is not
+    # measured: the jump out of it is no foot sliding, and it sets no floor.
+    from footfall.skeleton import Clip
+
+    rest = Clip(clip.skeleton, quat.identity((1, clip.skeleton.joint_count)),
+                clip.positions[:1].copy(), clip.fps)
+    assert measure_clip(rest.concatenate(clip), flat) == scores
 
 
 def _toe_clip(toe_xz: np.ndarray, toe_y: np.ndarray, body_y: float = 1.0) -> np.ndarray:

@@ -340,12 +340,16 @@ def _check_contacts(contacts: Any, frames: int) -> NDArray[np.bool_]:
 
 
 def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
-    """:func:`score` of a clip as it stands on ``terrain`` (contacts found in the motion when
-    not given)."""
+    """:func:`score` of a clip's motion (without calibration frames, as :func:`ground_clip`
+    measures it) as it stands on ``terrain`` (contacts found in the motion when not given)."""
     clip.check_finite()
+    motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)
+    if contacts is not None:
+        contacts = _check_contacts(contacts, clip.frame_count)[motion]
+    clip = clip[motion]
     leg_pair, _, floor, feet = _clip_setup(clip, legs)
-    contacts = (_contacts(feet, floor, clip.fps) if contacts is None
-                else _check_contacts(contacts, clip.frame_count))
+    if contacts is None:
+        contacts = _contacts(feet, floor, clip.fps)
     rest = _planted_heights(_support_heights(feet, LevelGround(floor)), contacts)
     return score(clip, feet, contacts, terrain, leg_pair, rest, floor)
 
