@@ -36,7 +36,7 @@ from footfall.skeleton import Clip
 
 AVATARS = ("CesiumMan", "RobotExpressive")
 WALK = DATA / "bvh" / "games105_walk60.bvh"
-SECONDS = 1.0
+SECONDS = 0.5  # 30 frames: the stance and floor layers at work, the module quick
 TOLERANCE = 1e-5  # metres; the written files hold float32
 _HALF = float(np.sqrt(0.5))
 _TURN = np.array([_HALF, 0.0, _HALF, 0.0])  # w, x, y, z: 90° about +Y (facing +Z → +X)
@@ -59,25 +59,33 @@ def _layout(gltf: pygltflib.GLTF2, index: int) -> tuple[int, np.dtype, int, int,
             (view.byteOffset or 0) + (accessor.byteOffset or 0))
 
 
+def _rows(blob: bytes | bytearray, gltf: pygltflib.GLTF2, index: int) -> tuple[np.ndarray,
+                                                                                np.dtype, int]:
+    """(``(count, element bytes)`` uint8 view of accessor ``index`` in ``blob``, dtype, width)."""
+    count, dtype, width, stride, start = _layout(gltf, index)
+    size = dtype.itemsize * width
+    raw = np.frombuffer(blob, np.uint8, stride * (count - 1) + size, start)
+    return np.lib.stride_tricks.as_strided(raw, (count, size), (stride, 1)), dtype, width
+
+
 def _read(gltf: pygltflib.GLTF2, index: int) -> np.ndarray:
     """Accessor ``index`` as ``(count, width)`` float64."""
-    count, dtype, width, stride, start = _layout(gltf, index)
-    blob = gltf.binary_blob()
-    return np.array([np.frombuffer(blob, dtype, width, start + k * stride)
-                     for k in range(count)], dtype=np.float64)
+    rows, dtype, width = _rows(gltf.binary_blob(), gltf, index)
+    return np.ascontiguousarray(rows).view(dtype).reshape(-1, width).astype(np.float64)
 
 
 def _write(gltf: pygltflib.GLTF2, index: int, values: np.ndarray) -> None:
     """Overwrite accessor ``index`` with ``values`` ``(count, width)`` (bounds updated)."""
-    count, dtype, width, stride, start = _layout(gltf, index)
     blob = bytearray(gltf.binary_blob())
-    rows = np.asarray(values).reshape(count, width).astype(dtype)
-    for k in range(count):
-        blob[start + k * stride:start + k * stride + rows[k].nbytes] = rows[k].tobytes()
+    rows, dtype, width = _rows(blob, gltf, index)
+    typed = np.asarray(values).reshape(len(rows), width).astype(dtype)
+    start = _layout(gltf, index)[4]
+    target = np.ndarray(rows.shape, np.uint8, blob, start, rows.strides)
+    target[...] = typed.view(np.uint8).reshape(rows.shape)
     accessor = gltf.accessors[index]
     if accessor.min is not None:
-        accessor.min = [float(v) for v in rows.min(axis=0)]
-        accessor.max = [float(v) for v in rows.max(axis=0)]
+        accessor.min = [float(v) for v in typed.min(axis=0)]
+        accessor.max = [float(v) for v in typed.max(axis=0)]
     gltf.set_binary_blob(bytes(blob))
 
 
@@ -232,9 +240,15 @@ def walk() -> Clip:
 
 
 @cache
+def loaded(path: Path) -> Avatar:
+    """``load_avatar(path)``, once per module."""
+    return load_avatar(path)
+
+
+@cache
 def retargeted(path: Path, scale: float = 1.0) -> tuple[Avatar, Retargeter, Clip]:
     """``walk()`` onto the avatar at ``path`` as ``footfall retarget --scale`` computes it."""
-    avatar = load_avatar(path)
+    avatar = loaded(path)
     settings = RetargetSettings()
     settings.update({"avatar_scale": scale})
     retargeter = Retargeter(walk().skeleton, avatar.skeleton, settings=settings,
@@ -256,15 +270,15 @@ def test_the_variant_loads_as_the_original_placed(variant_dir: Path, avatar_name
                                                    variant: str) -> None:
     """Same joints and parents; world rest positions and rotations are the original's moved by
     the extra parent (the 2× root: scaled 2× about the root joint), to 1e-6."""
-    original = load_avatar(DATA / "avatars" / f"{avatar_name}.glb")
-    loaded = load_avatar(variant_path(variant_dir, avatar_name, variant))
-    assert sorted(loaded.skeleton.names) == sorted(original.skeleton.names)
+    original = loaded(DATA / "avatars" / f"{avatar_name}.glb")
+    other = loaded(variant_path(variant_dir, avatar_name, variant))
+    assert sorted(other.skeleton.names) == sorted(original.skeleton.names)
     parent_names = {n: (original.skeleton.names[p] if p >= 0 else None) for n, p in
                     zip(original.skeleton.names, original.skeleton.parents, strict=True)}
-    assert all((loaded.skeleton.names[p] if p >= 0 else None) == parent_names[n] for n, p in
-               zip(loaded.skeleton.names, loaded.skeleton.parents, strict=True))
-    rest, rest0 = (_by_name(a, a.rest_clip().global_positions()[0]) for a in (loaded, original))
-    rot, rot0 = (_by_name(a, a.rest_clip().global_rotations()[0]) for a in (loaded, original))
+    assert all((other.skeleton.names[p] if p >= 0 else None) == parent_names[n] for n, p in
+               zip(other.skeleton.names, other.skeleton.parents, strict=True))
+    rest, rest0 = (_by_name(a, a.rest_clip().global_positions()[0]) for a in (other, original))
+    rot, rot0 = (_by_name(a, a.rest_clip().global_rotations()[0]) for a in (other, original))
     turn, move = _placement(variant)
     root = original.skeleton.names[0]
     scale = 2.0 if variant in _SCALED else 1.0
@@ -316,10 +330,9 @@ def _body(avatar: Avatar, retargeter: Retargeter) -> list[str]:
 # ------------------------------------------------------------------ the written file
 
 
-def _played(path: Path, frames: int, fps: float) -> tuple[pygltflib.GLTF2, np.ndarray]:
-    """(the document, ``(F, N, 3)`` world position of every node at every frame) as a glTF
-    viewer plays ``path``'s first animation at the frame times (keys must sit on them)."""
-    gltf = pygltflib.GLTF2().load(str(path))
+def _played(gltf: pygltflib.GLTF2, frames: int, fps: float) -> np.ndarray:
+    """``(F, N, 3)`` world position of every node at every frame as a glTF viewer plays the
+    document's first animation at the frame times (keys must sit on them)."""
     animation = gltf.animations[0]
     tracks = {}
     for channel in animation.channels:
@@ -329,33 +342,37 @@ def _played(path: Path, frames: int, fps: float) -> tuple[pygltflib.GLTF2, np.nd
         tracks[channel.target.node, channel.target.path] = _read(gltf, sampler.output)
     parents = _parents(gltf)
     out = np.empty((frames, len(gltf.nodes), 3))
-    for frame in range(frames):
-        world: dict[int, np.ndarray] = {}
-        for n in sorted(range(len(gltf.nodes)), key=lambda k: len(_ancestors(parents, k))):
-            node = gltf.nodes[n]
-            if node.matrix is not None:
-                assert not any((n, kind) in tracks for kind in ("translation", "rotation",
-                                                                "scale"))
-                local = np.asarray(node.matrix, dtype=np.float64).reshape(4, 4).T
-            else:
-                def value(kind: str, default: list[float], n: int = n,
-                          node: pygltflib.Node = node) -> np.ndarray:
-                    if (n, kind) in tracks:
-                        return tracks[n, kind][frame]
-                    return np.asarray(getattr(node, kind) or default, dtype=np.float64)
-                x, y, z, w = value("rotation", [0.0, 0.0, 0.0, 1.0])
-                local = np.eye(4)
-                local[:3, :3] = quat.to_matrix(quat.normalize(np.array([w, x, y, z]))) * value(
-                    "scale", [1.0, 1.0, 1.0])
-                local[:3, 3] = value("translation", [0.0, 0.0, 0.0])
-            world[n] = world[parents[n]] @ local if n in parents else local
-            out[frame, n] = world[n][:3, 3]
-    return gltf, out
+    world: dict[int, np.ndarray] = {}
+    for n in sorted(range(len(gltf.nodes)), key=lambda k: len(_ancestors(parents, k))):
+        node = gltf.nodes[n]
+        if node.matrix is not None:
+            assert not any((n, kind) in tracks for kind in ("translation", "rotation", "scale"))
+            local = np.broadcast_to(np.asarray(node.matrix, dtype=np.float64).reshape(4, 4).T,
+                                    (frames, 4, 4))
+        else:
+            def value(kind: str, default: list[float], n: int = n,
+                      node: pygltflib.Node = node) -> np.ndarray:
+                if (n, kind) in tracks:
+                    return tracks[n, kind][:frames]
+                return np.broadcast_to(np.asarray(getattr(node, kind) or default,
+                                                  dtype=np.float64), (frames, len(default)))
+            xyzw = value("rotation", [0.0, 0.0, 0.0, 1.0])
+            local = np.zeros((frames, 4, 4))
+            local[:, :3, :3] = quat.to_matrix(quat.normalize(xyzw[:, [3, 0, 1, 2]])) * value(
+                "scale", [1.0, 1.0, 1.0])[:, None, :]
+            local[:, :3, 3] = value("translation", [0.0, 0.0, 0.0])
+            local[:, 3, 3] = 1.0
+        world[n] = world[parents[n]] @ local if n in parents else local
+        out[:, n] = world[n][:, :3, 3]
+    return out
 
 
-CLI_CASES = [(avatar, variant, 1.0) for avatar in AVATARS for variant in VARIANTS] + [
+CLI_CASES = [("CesiumMan", variant, 1.0) for variant in VARIANTS] + [
+    ("RobotExpressive", variant, 1.0) for variant in (
+        "centimetres_at_root", "turned_moved_parent", "root_scaled_2x_turned_moved",
+        "joints_shuffled")] + [
     (avatar, variant, 1.5) for avatar in AVATARS
-    for variant in ("centimetres", "turned_moved_parent", "root_scaled_2x_turned_moved")]
+    for variant in ("centimetres", "root_scaled_2x_turned_moved")]
 
 
 @pytest.mark.parametrize(("avatar_name", "variant", "scale"), CLI_CASES,
@@ -375,13 +392,16 @@ def test_the_written_file_plays_what_was_computed(variant_dir: Path, tmp_path: P
                  "--scale", f"{scale:g}"]) == 0
     avatar, _, out = retargeted(target, scale)
     computed = out.global_positions()
-    written, played = _played(output, out.frame_count, out.fps)
-    np.testing.assert_allclose(played[:, avatar.nodes], computed, atol=TOLERANCE)
-    back = load_animation(output, fps=out.fps)
+    back = load_avatar(output)
     assert back.skeleton.names == avatar.skeleton.names
-    np.testing.assert_allclose(back.global_positions()[: out.frame_count], computed,
+    written = back.document
+    assert written is not None and avatar.document is not None
+    played = _played(written, out.frame_count, out.fps)
+    np.testing.assert_allclose(played[:, avatar.nodes], computed, atol=TOLERANCE)
+    clip = load_animation(output, fps=out.fps, avatar=back)
+    np.testing.assert_allclose(clip.global_positions()[: out.frame_count], computed,
                                atol=TOLERANCE)
-    before = pygltflib.GLTF2().load(str(target))
+    before = avatar.document
     animated = {c.target.node for c in written.animations[0].channels}
     assert animated <= set(before.skins[0].joints)
     assert [n.children for n in written.nodes] == [n.children for n in before.nodes]
