@@ -447,7 +447,11 @@ def save_animation(
     time_accessor = _accessor(gltf, blob, times, pygltflib.SCALAR, with_bounds=True)
     rotations = quat.unroll_sign(clip.rotations, axis=0)
     scales = np.ones(skeleton.joint_count) if joint_scales is None else np.asarray(joint_scales)
-    moving = np.any(np.abs(clip.positions - skeleton.offsets * root_scale) > 1e-7, axis=(0, 2))
+    # A joint without a translation channel plays its rest offset, scaled by the root's scale
+    # channel below a root — but a root's own scale does not move the root itself.
+    below_a_root = np.where(skeleton.parents >= 0, root_scale, 1.0)
+    moving = np.any(np.abs(clip.positions - skeleton.offsets * below_a_root[:, None]) > 1e-7,
+                    axis=(0, 2))
 
     def add(node: int, target_path: str, values: np.ndarray, kind: str) -> None:
         samplers.append(pygltflib.AnimationSampler(
