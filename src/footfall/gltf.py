@@ -544,9 +544,12 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
                    skin: int = 0, *, avatar: Avatar | None = None) -> Clip:
     """Sample animation ``animation`` of a glTF file on its avatar's skeleton at ``fps``.
 
-    Only rotation and translation channels of skin joints are read (linear/step sampling);
-    joints without a channel keep their rest transform. ``avatar``: the file's avatar when
-    already loaded by :func:`load_avatar` (saves reading the file again).
+    Rotation, translation and scale channels of skin joints are read (linear sampling); a scale
+    channel scales the offsets of every joint below its joint (its uniform part: the mean of
+    the three factors, relative to the node's rest scale), as :func:`save_animation` writes
+    ``root_scale`` and ``joint_scales``. Joints without a channel keep their rest transform.
+    ``avatar``: the file's avatar when already loaded by :func:`load_avatar` (saves reading
+    the file again).
     """
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
@@ -616,8 +619,9 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
     local_rot = np.empty((frames, len(avatar.nodes), 4))
-    node_rot = {}
-    node_pos = {}
+    node_rot: dict[int, FloatArray] = {}
+    node_pos: dict[int, FloatArray] = {}
+    node_scale: dict[int, FloatArray] = {}
     for node, target_path, times, values in tracks:
         if node not in avatar.nodes:
             continue
@@ -629,8 +633,20 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             a = quat.normalize(values[index][:, [3, 0, 1, 2]])
             b = quat.normalize(values[following][:, [3, 0, 1, 2]])
             node_rot[node] = quat.slerp(a, b, t)
-        elif target_path == "translation" and values.shape[1] == 3:
-            node_pos[node] = values[index] + (values[following] - values[index]) * t[:, None]
+        elif target_path in ("translation", "scale") and values.shape[1] == 3:
+            sampled = values[index] + (values[following] - values[index]) * t[:, None]
+            (node_pos if target_path == "translation" else node_scale)[node] = sampled
+    # A scale channel scales everything below its joint: each joint's ``(F,)`` world scale
+    # relative to the rest pose (the uniform part, the mean of the three factors).
+    relative_scale = np.ones((frames, len(avatar.nodes)))
+    for j, node in enumerate(avatar.nodes):
+        parent = avatar.skeleton.parents[j]
+        above = relative_scale[:, parent] if parent >= 0 else 1.0
+        own = 1.0
+        if node in node_scale:
+            rest_scale = np.linalg.norm(_node_matrix(gltf.nodes[node])[:3, :3], axis=0).mean()
+            own = node_scale[node].mean(axis=1) / rest_scale
+        relative_scale[:, j] = above * own
     for j, node in enumerate(avatar.nodes):
         frame = avatar.frames[j]
         frame_rotation = _split(frame, str(path))[1]
@@ -641,5 +657,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         if node in node_pos:
             moved = node_pos[node] @ frame[:3, :3].T + frame[:3, 3]
             clip.positions[:, j] = moved * avatar.parent_scale[j]
+        if avatar.skeleton.parents[j] >= 0:
+            clip.positions[:, j] *= relative_scale[:, avatar.skeleton.parents[j], None]
     clip.rotations = local_rot
     return clip
