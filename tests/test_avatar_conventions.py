@@ -5,7 +5,8 @@ centimetres under a 0.01 armature scale (Mixamo/FBX; the bone translations, mesh
 inverse bind matrices ×100), the same with the 0.01 scale on the skeleton root joint itself,
 under an extra parent node turned 90° about Y (the avatar faces +X) or moved, with its skeleton
 root scaled 2× (a 2× avatar), without ``skin.skeleton``, with the skin's joints listed in
-another order — and checked the way a user sees it:
+another order, with every node's transform as a matrix (Assimp, COLLADA2GLTF) — and checked
+the way a user sees it:
 
 * ``load_avatar`` gives the same skeleton, rest rotations and world rest positions (metres, Y
   up) as the original placed where the variant's nodes put it;
@@ -30,7 +31,7 @@ import pytest
 from conftest import DATA
 from footfall import bvh, quat
 from footfall.cli import main
-from footfall.gltf import Avatar, load_animation, load_avatar
+from footfall.gltf import Avatar, _node_matrix, load_animation, load_avatar
 from footfall.retarget import Retargeter, RetargetSettings
 from footfall.skeleton import Clip
 
@@ -186,6 +187,19 @@ def _joints_shuffled(gltf: pygltflib.GLTF2) -> None:
                         _write(gltf, index, new_index[_read(gltf, index).astype(int)])
 
 
+def _as_matrices(gltf: pygltflib.GLTF2) -> None:
+    """Every node's transform as a ``matrix`` (Assimp, COLLADA2GLTF)."""
+    for node in gltf.nodes:
+        if node.matrix is None:
+            matrix = np.eye(4)
+            x, y, z, w = node.rotation or [0.0, 0.0, 0.0, 1.0]
+            matrix[:3, :3] = quat.to_matrix(quat.normalize(np.array([w, x, y, z]))) * np.asarray(
+                node.scale or [1.0, 1.0, 1.0])
+            matrix[:3, 3] = node.translation or [0.0, 0.0, 0.0]
+            node.matrix = [float(v) for v in matrix.T.ravel()]  # column-major
+            node.translation = node.rotation = node.scale = None
+
+
 def _root_scaled(gltf: pygltflib.GLTF2) -> None:
     _scale_node(gltf.nodes[_root_joint(gltf)], 2.0)
 
@@ -205,6 +219,7 @@ VARIANTS: dict[str, Callable[[pygltflib.GLTF2], None]] = {
     "root_scaled_2x_turned_moved": _root_scaled_under_a_parent,
     "no_skin_skeleton": _without_skeleton,
     "joints_shuffled": _joints_shuffled,
+    "matrices": _as_matrices,
 }
 _SCALED = ("root_scaled_2x", "root_scaled_2x_turned_moved")
 
@@ -370,9 +385,9 @@ def _played(gltf: pygltflib.GLTF2, frames: int, fps: float) -> np.ndarray:
 CLI_CASES = [("CesiumMan", variant, 1.0) for variant in VARIANTS] + [
     ("RobotExpressive", variant, 1.0) for variant in (
         "centimetres_at_root", "turned_moved_parent", "root_scaled_2x_turned_moved",
-        "joints_shuffled")] + [
+        "joints_shuffled", "matrices")] + [
     (avatar, variant, 1.5) for avatar in AVATARS
-    for variant in ("centimetres", "root_scaled_2x_turned_moved")]
+    for variant in ("centimetres", "root_scaled_2x_turned_moved", "matrices")]
 
 
 @pytest.mark.parametrize(("avatar_name", "variant", "scale"), CLI_CASES,
@@ -408,3 +423,7 @@ def test_the_written_file_plays_what_was_computed(variant_dir: Path, tmp_path: P
     for n in set(range(len(before.nodes))) - animated:
         for kind in ("translation", "rotation", "scale", "matrix"):
             assert getattr(written.nodes[n], kind) == getattr(before.nodes[n], kind)
+    for n in animated:  # the same rest transform (an animated node holds no matrix: glTF 2.0)
+        assert written.nodes[n].matrix is None
+        np.testing.assert_allclose(_node_matrix(written.nodes[n]), _node_matrix(before.nodes[n]),
+                                   atol=1e-6)
