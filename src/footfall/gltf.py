@@ -134,6 +134,29 @@ def _split(matrix: FloatArray, where: str) -> tuple[FloatArray, FloatArray, floa
     return matrix[:3, 3].copy(), quat.normalize(quat.from_matrix(rotation)), float(scales.mean())
 
 
+def _as_trs(node: pygltflib.Node, where: str) -> None:
+    """Replace a node's ``matrix`` by the same transform as translation, rotation and scale (a
+    node an animation targets must not hold a matrix, glTF 2.0 §3.7.3). A mirrored matrix keeps
+    its mirror in the scale; a sheared one cannot be written as TRS (:class:`GLTFError`)."""
+    if node.matrix is None:
+        return
+    matrix = _node_matrix(node, where)
+    scale = np.linalg.norm(matrix[:3, :3], axis=0)
+    if not np.all(scale > 1e-12):
+        raise GLTFError(f"{where}: degenerate matrix (scale {scale}) cannot be animated")
+    if np.linalg.det(matrix[:3, :3]) < 0:
+        scale[0] = -scale[0]
+    rotation = matrix[:3, :3] / scale
+    if not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-5):
+        raise GLTFError(f"{where}: sheared matrix cannot be animated (no translation, rotation "
+                        "and scale give it)")
+    w, x, y, z = quat.normalize(quat.from_matrix(rotation))
+    node.translation = [float(v) for v in matrix[:3, 3]]
+    node.rotation = [float(x), float(y), float(z), float(w)]
+    node.scale = [float(v) for v in scale]
+    node.matrix = None
+
+
 def _read(path: Path) -> pygltflib.GLTF2:
     """The parsed document, its structure checked (:func:`_check_document`)."""
     if not path.is_file():
@@ -462,6 +485,7 @@ def save_animation(
             target=pygltflib.AnimationChannelTarget(node=node, path=target_path)))
 
     for j, node in enumerate(avatar.nodes):
+        _as_trs(gltf.nodes[node], f"{path}: node {node}")  # every joint gets a channel
         frame = avatar.frames[j]
         _, frame_rotation, _ = _split(frame, f"{path}: joint {j}")
         local = quat.normalize(quat.inv_mul(frame_rotation, rotations[:, j]))
