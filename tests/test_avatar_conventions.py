@@ -31,6 +31,7 @@ import pytest
 from conftest import DATA
 from footfall import bvh, quat
 from footfall.cli import main
+from footfall.errors import GLTFError
 from footfall.gltf import Avatar, _node_matrix, load_animation, load_avatar
 from footfall.retarget import Retargeter, RetargetSettings
 from footfall.skeleton import Clip
@@ -427,3 +428,19 @@ def test_the_written_file_plays_what_was_computed(variant_dir: Path, tmp_path: P
         assert written.nodes[n].matrix is None
         np.testing.assert_allclose(_node_matrix(written.nodes[n]), _node_matrix(before.nodes[n]),
                                    atol=1e-6)
+
+
+def test_a_non_uniform_root_scale_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    """A skeleton root scaled [1, 2, 1] cannot be a skeleton of rigid bones: ``load_avatar``
+    names the node and the scale, and ``footfall retarget`` writes nothing."""
+    gltf = pygltflib.GLTF2().load(str(DATA / "avatars" / "CesiumMan.glb"))
+    root = _root_joint(gltf)
+    gltf.nodes[root].scale = [1.0, 2.0, 1.0]
+    path = tmp_path / "stretched.glb"
+    gltf.save_binary(str(path))
+    with pytest.raises(GLTFError, match=rf"node {root} .*non-uniform scale \[1\. 2\. 1\.\]"):
+        load_avatar(path)
+    output = tmp_path / "out.glb"
+    assert main(["retarget", str(WALK), "--to", str(path), "-o", str(output), "--quiet"]) != 0
+    assert "non-uniform scale" in capsys.readouterr().err
+    assert not output.exists()
