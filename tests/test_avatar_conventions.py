@@ -34,7 +34,9 @@ from footfall.cli import main
 from footfall.errors import GLTFError
 from footfall.gltf import Avatar, _node_matrix, load_animation, load_avatar
 from footfall.retarget import Retargeter, RetargetSettings
+from footfall.retarget.toes import Toes
 from footfall.skeleton import Clip
+from test_retarget_avatars import lowest_point
 
 AVATARS = ("CesiumMan", "RobotExpressive")
 WALK = DATA / "bvh" / "games105_walk60.bvh"
@@ -313,7 +315,8 @@ def test_retargeting_onto_the_variant_moves_the_body_as_the_original(
         variant_dir: Path, avatar_name: str, variant: str) -> None:
     """Every mapped joint and all below, every frame: the original's world
     positions to 1e-6 m (the 2× root: the original retargeted as footfall's own 2× avatar,
-    ``avatar_scale`` 2, and twice the original's size ratio)."""
+    ``avatar_scale`` 2, and twice the original's size ratio, its feet on the floor where the
+    source's are)."""
     avatar, retargeter, out = retargeted(variant_path(variant_dir, avatar_name, variant))
     scaled = variant in _SCALED
     original, retargeter0, out0 = retargeted(DATA / "avatars" / f"{avatar_name}.glb",
@@ -321,6 +324,18 @@ def test_retargeting_onto_the_variant_moves_the_body_as_the_original(
     if scaled:
         assert retargeter.size_ratio == pytest.approx(2 * retargeted(
             DATA / "avatars" / f"{avatar_name}.glb")[1].size_ratio, rel=1e-9)
+        # Feet on the floor: during the source's contacts the lowest foot point above its
+        # standing height is the source's × the size ratio (test_retarget_avatars' measure).
+        toes = Toes.of(walk().skeleton, retargeter.source_map), Toes.of(
+            avatar.skeleton, retargeter.target_map)
+        both = None not in toes
+        low_s = lowest_point(walk(), retargeter.source_map, retargeter.source_measures,
+                             toes[0] if both else None)
+        low_t = lowest_point(out, retargeter.target_map, retargeter.target_measures,
+                             toes[1] if both else None)
+        contact = low_s < np.percentile(low_s, 5) + 0.02
+        assert contact.mean() > 0.15
+        assert np.mean(np.abs(low_t - retargeter.size_ratio * low_s)[contact]) < 0.005
     positions, positions0 = _by_name(avatar, out.global_positions()), _by_name(
         original, out0.global_positions())
     for name in _body(avatar, retargeter):
