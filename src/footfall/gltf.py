@@ -134,6 +134,29 @@ def _split(matrix: FloatArray, where: str) -> tuple[FloatArray, FloatArray, floa
     return matrix[:3, 3].copy(), quat.normalize(quat.from_matrix(rotation)), float(scales.mean())
 
 
+def _as_trs(node: pygltflib.Node, where: str) -> None:
+    """Replace a node's ``matrix`` by the same transform as translation, rotation and scale (a
+    node an animation targets must not hold a matrix, glTF 2.0 §3.7.3). A mirrored matrix keeps
+    its mirror in the scale; a sheared one cannot be written as TRS (:class:`GLTFError`)."""
+    if node.matrix is None:
+        return
+    matrix = _node_matrix(node, where)
+    scale = np.linalg.norm(matrix[:3, :3], axis=0)
+    if not np.all(scale > 1e-12):
+        raise GLTFError(f"{where}: degenerate matrix (scale {scale}) cannot be animated")
+    if np.linalg.det(matrix[:3, :3]) < 0:
+        scale[0] = -scale[0]
+    rotation = matrix[:3, :3] / scale
+    if not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-5):
+        raise GLTFError(f"{where}: sheared matrix cannot be animated (no translation, rotation "
+                        "and scale give it)")
+    w, x, y, z = quat.normalize(quat.from_matrix(rotation))
+    node.translation = [float(v) for v in matrix[:3, 3]]
+    node.rotation = [float(x), float(y), float(z), float(w)]
+    node.scale = [float(v) for v in scale]
+    node.matrix = None
+
+
 def _read(path: Path) -> pygltflib.GLTF2:
     """The parsed document, its structure checked (:func:`_check_document`)."""
     if not path.is_file():
@@ -447,7 +470,11 @@ def save_animation(
     time_accessor = _accessor(gltf, blob, times, pygltflib.SCALAR, with_bounds=True)
     rotations = quat.unroll_sign(clip.rotations, axis=0)
     scales = np.ones(skeleton.joint_count) if joint_scales is None else np.asarray(joint_scales)
-    moving = np.any(np.abs(clip.positions - skeleton.offsets * root_scale) > 1e-7, axis=(0, 2))
+    # A joint without a translation channel plays its rest offset, scaled by the root's scale
+    # channel below a root — but a root's own scale does not move the root itself.
+    below_a_root = np.where(skeleton.parents >= 0, root_scale, 1.0)
+    moving = np.any(np.abs(clip.positions - skeleton.offsets * below_a_root[:, None]) > 1e-7,
+                    axis=(0, 2))
 
     def add(node: int, target_path: str, values: np.ndarray, kind: str) -> None:
         samplers.append(pygltflib.AnimationSampler(
@@ -458,6 +485,7 @@ def save_animation(
             target=pygltflib.AnimationChannelTarget(node=node, path=target_path)))
 
     for j, node in enumerate(avatar.nodes):
+        _as_trs(gltf.nodes[node], f"{path}: node {node}")  # every joint gets a channel
         frame = avatar.frames[j]
         _, frame_rotation, _ = _split(frame, f"{path}: joint {j}")
         local = quat.normalize(quat.inv_mul(frame_rotation, rotations[:, j]))
@@ -540,9 +568,12 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
                    skin: int = 0, *, avatar: Avatar | None = None) -> Clip:
     """Sample animation ``animation`` of a glTF file on its avatar's skeleton at ``fps``.
 
-    Only rotation and translation channels of skin joints are read (linear/step sampling);
-    joints without a channel keep their rest transform. ``avatar``: the file's avatar when
-    already loaded by :func:`load_avatar` (saves reading the file again).
+    Rotation, translation and scale channels of skin joints are read (linear sampling); a scale
+    channel scales the offsets of every joint below its joint (its uniform part: the mean of
+    the three factors, relative to the node's rest scale), as :func:`save_animation` writes
+    ``root_scale`` and ``joint_scales``. Joints without a channel keep their rest transform.
+    ``avatar``: the file's avatar when already loaded by :func:`load_avatar` (saves reading
+    the file again).
     """
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
@@ -612,8 +643,9 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
     local_rot = np.empty((frames, len(avatar.nodes), 4))
-    node_rot = {}
-    node_pos = {}
+    node_rot: dict[int, FloatArray] = {}
+    node_pos: dict[int, FloatArray] = {}
+    node_scale: dict[int, FloatArray] = {}
     for node, target_path, times, values in tracks:
         if node not in avatar.nodes:
             continue
@@ -625,8 +657,20 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             a = quat.normalize(values[index][:, [3, 0, 1, 2]])
             b = quat.normalize(values[following][:, [3, 0, 1, 2]])
             node_rot[node] = quat.slerp(a, b, t)
-        elif target_path == "translation" and values.shape[1] == 3:
-            node_pos[node] = values[index] + (values[following] - values[index]) * t[:, None]
+        elif target_path in ("translation", "scale") and values.shape[1] == 3:
+            sampled = values[index] + (values[following] - values[index]) * t[:, None]
+            (node_pos if target_path == "translation" else node_scale)[node] = sampled
+    # A scale channel scales everything below its joint: each joint's ``(F,)`` world scale
+    # relative to the rest pose (the uniform part, the mean of the three factors).
+    relative_scale = np.ones((frames, len(avatar.nodes)))
+    for j, node in enumerate(avatar.nodes):
+        parent = avatar.skeleton.parents[j]
+        above = relative_scale[:, parent] if parent >= 0 else 1.0
+        own = 1.0
+        if node in node_scale:
+            rest_scale = np.linalg.norm(_node_matrix(gltf.nodes[node])[:3, :3], axis=0).mean()
+            own = node_scale[node].mean(axis=1) / rest_scale
+        relative_scale[:, j] = above * own
     for j, node in enumerate(avatar.nodes):
         frame = avatar.frames[j]
         frame_rotation = _split(frame, str(path))[1]
@@ -637,5 +681,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         if node in node_pos:
             moved = node_pos[node] @ frame[:3, :3].T + frame[:3, 3]
             clip.positions[:, j] = moved * avatar.parent_scale[j]
+        if avatar.skeleton.parents[j] >= 0:
+            clip.positions[:, j] *= relative_scale[:, avatar.skeleton.parents[j], None]
     clip.rotations = local_rot
     return clip
