@@ -44,6 +44,17 @@ def test_first_run_says_it_compiles_then_never_again(tmp_path: Path) -> None:
     assert (tmp_path / "walk.bvh").stat().st_size > 0
 
 
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_first_run_mistake_ends_with_exit_2_not_an_abort(tmp_path: Path, attempt: int) -> None:
+    """The console script ends while the first run's compile still runs on its thread: Python's
+    shutdown under a thread inside LLVM aborted the process now and then (the clean-clone CI saw
+    "terminate called without an active exception", exit −6, after the one-line error)."""
+    mistake = _walk(tmp_path, tmp_path / f"cache{attempt}", "--skeleton",
+                    str(tmp_path / "missing.bvh"))
+    assert mistake.returncode == 2, mistake.stderr
+    assert mistake.stderr.count("\n") == 1 and "missing.bvh" in mistake.stderr, mistake.stderr
+
+
 def test_prepare_is_quick_once_compiled_and_calls_no_notice() -> None:
     prepare()  # this process: compiled or loaded already, or now
     said: list[str] = []

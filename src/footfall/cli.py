@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import pkgutil
 import sys
 import warnings
@@ -58,12 +59,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     background compile has finished, so no compiling thread outlives the call (numba's
     compiler swaps the process's warning filters while it runs). Without ``argv`` (the
     console script, ``python -m footfall.cli``) the process ends right after, so a mistake is
-    reported without waiting for the compile."""
+    reported without waiting for the compile: if it is still running, the process ends at
+    once (``os._exit``) — Python's shutdown under a thread inside LLVM aborted the process
+    ("terminate called without an active exception", exit −6 instead of 2)."""
     try:
-        return _main(argv)
+        code = _main(argv)
     finally:
         if argv is not None:
             kernels.wait_ready()
+    if argv is None and kernels.compiling():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _main(argv: Sequence[str] | None) -> int:

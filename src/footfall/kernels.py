@@ -77,6 +77,11 @@ def prepare_in_background(notice: Callable[[str], None] | None = None,
     _background.start()
 
 
+def compiling() -> bool:
+    """Whether a :func:`prepare_in_background` is still compiling."""
+    return _background is not None and _background.is_alive()
+
+
 def wait_ready() -> None:
     """Return once a :func:`prepare_in_background` (if any) has finished: before a real-time
     loop whose first frame must not stall."""
