@@ -33,6 +33,8 @@ _NEAR_FACTOR = 1.25
 
 #: Rotation taking a Z-up world to footfall's Y-up world (−90° about X: +Z → +Y, −Y → +Z).
 Z_UP_TO_Y_UP = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), -np.pi / 2)
+#: Rotation taking footfall's Y-up world to a Z-up one (+90° about X: (x, y, z) → (x, −z, y)).
+Y_UP_TO_Z_UP = quat.inv(Z_UP_TO_Y_UP)
 
 
 def body_height(points: ArrayLike, up: str) -> float:

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.bvh.units import Y_UP_TO_Z_UP
 from footfall.errors import MappingError, ProtocolError
 from footfall.live.natnet_protocol import (
     BoneDescription,
@@ -41,6 +42,15 @@ MOTIVE_BONES: dict[str, tuple[int, str]] = {
     "RToe": (21, "RightToes"),
 }
 CANONICAL_TO_MOTIVE = {canonical: motive for motive, (_, canonical) in MOTIVE_BONES.items()}
+
+
+def change_basis(turn: FloatArray, rotations: FloatArray, positions: FloatArray
+                 ) -> tuple[FloatArray, FloatArray]:
+    """Bone poses re-expressed in a world turned by ``turn`` ``(4,)`` wxyz: positions ``(N, 3)``
+    rotated, rotations ``(N, 4)`` wxyz conjugated (``turn · q · turn⁻¹``), so local and world
+    poses, and the offsets of a description, stay consistent with one another."""
+    return (quat.mul_inv(quat.mul(turn, rotations), turn),
+            quat.rotate(turn, positions))
 
 
 def bone_name(full: str, skeleton: str) -> str:
@@ -201,12 +211,20 @@ class ClipStream:
     description: SkeletonDescription
     names: list[str]
     bone_ids: NDArray[np.int64]
+    up: str = "y"
 
     @classmethod
     def build(cls, clip: Clip, name: str = "Skeleton", skeleton_id: int = 1,
-              mapping: Mapping[str, str] | None = None) -> ClipStream:
+              mapping: Mapping[str, str] | None = None, up: str = "y") -> ClipStream:
         """Joints mapped to one of Motive's 21 bones take its name and id; the others keep
-        their names with ids from 22 on."""
+        their names with ids from 22 on.
+
+        ``up="z"`` streams as Motive does with its streaming pane's up axis set to Z: the
+        whole world turned +90° about X (a Y-up vector ``(x, y, z)`` becomes ``(x, −z, y)``),
+        bone offsets, positions and rotations alike (right-handed, metres).
+        """
+        if up not in ("y", "z"):
+            raise ValueError(f"up axis {up!r}: choose y or z")
         from footfall.humanoid import map_skeleton
 
         canonical = map_skeleton(clip.skeleton, mapping).mapping
@@ -224,21 +242,27 @@ class ClipStream:
                 ids.append(next_id)
                 next_id += 1
         parents = clip.skeleton.parents
+        offsets = clip.skeleton.offsets
+        if up == "z":
+            offsets = quat.rotate(Y_UP_TO_Z_UP, offsets)
         bones = tuple(
             BoneDescription(f"{name}_{names[j]}", ids[j],
                             ids[parents[j]] if parents[j] >= 0 else 0,
-                            clip.skeleton.offsets[j].copy(), np.array([1.0, 0.0, 0.0, 0.0]))
+                            offsets[j].copy(), np.array([1.0, 0.0, 0.0, 0.0]))
             for j in range(clip.skeleton.joint_count))
         packed = np.array([(skeleton_id << 16) | i for i in ids], dtype=np.int64)
-        return cls(clip, SkeletonDescription(name, skeleton_id, bones), names, packed)
+        return cls(clip, SkeletonDescription(name, skeleton_id, bones), names, packed, up)
 
     def pose(self, frame: int, bone_poses: str = "local") -> SkeletonPose:
-        """Frame ``frame`` as NatNet bones: local (relative to the parent) or world poses."""
+        """Frame ``frame`` as NatNet bones: local (relative to the parent) or world poses,
+        positions ``(J, 3)`` metres and rotations ``(J, 4)`` wxyz in the stream's up axis."""
         rot = self.clip.rotations[frame]
         pos = self.clip.positions[frame]
         if bone_poses == "global":
             from footfall.skeleton import forward_kinematics
 
             rot, pos = forward_kinematics(self.clip.skeleton.parents, rot, pos)
+        if self.up == "z":
+            rot, pos = change_basis(Y_UP_TO_Z_UP, rot, pos)
         return SkeletonPose(self.description.id, self.bone_ids, np.asarray(pos),
                             np.asarray(rot), np.ones(len(self.bone_ids), dtype=bool))
