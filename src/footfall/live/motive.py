@@ -7,6 +7,11 @@ LFArm, LHand, RShoulder …, LThigh, LShin, LFoot, LToe …, ids 1–21). Frames
 (``(skeleton_id << 16) | bone_id``), in any order; description order is not id order. Motive
 streams bones either relative to their parent ("local rigid bodies") or as world poses; both are
 turned into local rotations and translations here.
+
+Motive's world is Y up unless its streaming pane's "Up Axis" is set to Z (as for Unreal): then
+every offset, position and rotation comes in a world turned +90° about X. The up axis is read
+from the description's rest offsets (a humanoid's feet→head line) and a Z-up stream is turned to
+Y up here, before anything else sees it.
 """
 
 from __future__ import annotations
@@ -19,14 +24,14 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
-from footfall.bvh.units import Y_UP_TO_Z_UP
+from footfall.bvh.units import Y_UP_TO_Z_UP, Z_UP_TO_Y_UP, humanoid_up
 from footfall.errors import MappingError, ProtocolError
 from footfall.live.natnet_protocol import (
     BoneDescription,
     SkeletonDescription,
     SkeletonPose,
 )
-from footfall.skeleton import Clip, Skeleton
+from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
 # Motive bone → canonical (Unity HumanBodyBones) bone; the id is Motive's bone id.
 MOTIVE_BONES: dict[str, tuple[int, str]] = {
@@ -68,6 +73,8 @@ class MotiveSkeleton:
         skeleton: joints parents-first, names without the skeleton prefix, offsets in metres.
         mapping: ``{canonical bone: joint name}`` for the joints with Motive names.
         bone_ids: ``(J,)`` packed frame id of each joint (``(skeleton << 16) | bone``).
+        up: the stream's up axis, ``"y"`` or ``"z"``; a Z-up stream's offsets (here) and
+            poses (:meth:`pose`) are turned to Y up.
     """
 
     description: SkeletonDescription
@@ -76,11 +83,20 @@ class MotiveSkeleton:
     bone_ids: NDArray[np.int64]
     sorted_ids: NDArray[np.int64]
     order: NDArray[np.int64]
+    up: str = "y"
 
     @classmethod
-    def from_description(cls, description: SkeletonDescription) -> MotiveSkeleton:
+    def from_description(cls, description: SkeletonDescription, up: str = "auto"
+                         ) -> MotiveSkeleton:
         """Order the bones parents-first (a parent id outside the skeleton makes a root);
-        raises :class:`ProtocolError` for a loop, a repeated id or name."""
+        raises :class:`ProtocolError` for a loop, a repeated id or name.
+
+        ``up``: the stream's up axis, ``"y"``, ``"z"`` or ``"auto"`` (default): read from the
+        rest pose the description's offsets make (a humanoid's feet→head line, see
+        :func:`footfall.bvh.units.humanoid_up`); a non-humanoid or unclear rest pose keeps Y.
+        """
+        if up not in ("auto", "y", "z"):
+            raise ValueError(f"up axis {up!r}: choose auto, y or z")
         bones = {b.id: b for b in description.bones}
         if len(bones) != len(description.bones):
             raise ProtocolError(f"skeleton {description.name!r}: two bones share an id")
@@ -107,9 +123,13 @@ class MotiveSkeleton:
         except Exception as error:  # SkeletonError: repeated names, NaN offsets
             raise ProtocolError(f"skeleton {description.name!r}: {error}") from None
         mapping = {MOTIVE_BONES[n][1]: n for n in names if n in MOTIVE_BONES}
+        if up == "auto":
+            up = stream_up(skeleton, mapping)
+        if up == "z":
+            skeleton = Skeleton(names, parents, quat.rotate(Z_UP_TO_Y_UP, offsets))
         ids = np.array([(description.id << 16) | b.id for b in order], dtype=np.int64)
         order_by_id = np.argsort(ids)
-        return cls(description, skeleton, mapping, ids, ids[order_by_id], order_by_id)
+        return cls(description, skeleton, mapping, ids, ids[order_by_id], order_by_id, up)
 
     def pose(self, pose: SkeletonPose, mode: str = "auto",
              previous: tuple[FloatArray, FloatArray] | None = None
@@ -118,7 +138,7 @@ class MotiveSkeleton:
         metres, and the bone-pose mode used (``local`` or ``global``).
 
         Bones missing from the frame or without a usable pose (zero or NaN) keep ``previous``
-        (or the rest pose).
+        (or the rest pose). A Z-up stream's bones are turned to Y up first.
         ``auto`` reads the stream as local when the non-root bones sit at their description
         offsets' distances from their parents (Motive's "local rigid bodies"), else as world
         poses.
@@ -140,6 +160,8 @@ class MotiveSkeleton:
             pos[rows] = pose.positions[known]
             present = np.zeros(joints, dtype=bool)
             present[rows] = True
+        if self.up == "z":
+            rot, pos = change_basis(Z_UP_TO_Y_UP, rot, pos)
         norm = np.sqrt(np.einsum("ij,ij->i", rot, rot))
         # A bone counts when it came with a usable pose (Motive's per-bone "tracked" bit is
         # not set for skeleton bones in real recordings, so it cannot decide).
@@ -178,6 +200,16 @@ class MotiveSkeleton:
         local_rot[inner] = quat.inv_mul(rot[par], rot[inner])
         local_pos[inner] = quat.inv_rotate(rot[par], pos[inner] - pos[par])
         return local_rot, local_pos
+
+
+def stream_up(skeleton: Skeleton, mapping: Mapping[str, str]) -> str:
+    """The up axis (``"y"`` or ``"z"``) of a streamed skeleton's rest pose (its offsets
+    ``(J, 3)`` with every rotation identity): a humanoid's feet→head line when it clearly lies
+    along Y or Z; ``"y"`` for anything else. ``mapping``: ``{canonical bone: joint name}``."""
+    joints = skeleton.joint_count
+    _, rest = forward_kinematics(skeleton.parents, quat.identity((joints,)), skeleton.offsets)
+    rows = {bone: skeleton.index(joint) for bone, joint in mapping.items()}
+    return humanoid_up(rows, [rest]) or "y"
 
 
 def choose_skeleton(descriptions: tuple[SkeletonDescription, ...], name: str | None
@@ -259,8 +291,6 @@ class ClipStream:
         rot = self.clip.rotations[frame]
         pos = self.clip.positions[frame]
         if bone_poses == "global":
-            from footfall.skeleton import forward_kinematics
-
             rot, pos = forward_kinematics(self.clip.skeleton.parents, rot, pos)
         if self.up == "z":
             rot, pos = change_basis(Y_UP_TO_Z_UP, rot, pos)
