@@ -217,3 +217,33 @@ def test_loopback_z_up_stream_is_turned_and_said_once(tmp_path: Path) -> None:
     hips = clip.positions[frame.number % clip.frame_count, 0]
     np.testing.assert_allclose(frame.translations[0], [hips[0], -hips[2], hips[1]], atol=1e-6)
     assert not [m for m in messages if "Z-up" in m]
+
+
+def test_live_command_says_it_once_and_help_offers_up(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    clip = bvh.load(CLIP)
+    runs = {}
+    for up in ("auto", "y"):
+        server = NatNetServer(clip, command_port=0, rate=60, up="z")
+        server.start()
+        cmd = [sys.executable, "-m", "footfall.cli", "live", "--natnet", "127.0.0.1",
+               "--command-port", str(server.address[1]), "--data-port", "0", "--up", up,
+               "--to", str(AVATAR), "--no-view", "--no-control",
+               "--settings-dir", str(tmp_path / up), "--duration", "1.5"]
+        try:
+            runs[up] = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        finally:
+            server.stop()
+    said = "stream is Z-up; turned to Y up"
+    auto, forced = runs["auto"], runs["y"]
+    assert auto.returncode == 0 and forced.returncode == 0, (auto.stderr, forced.stderr)
+    assert auto.stderr.count(said) == 1, auto.stderr
+    summary = [line for line in auto.stdout.splitlines() if line.startswith("live: ")]
+    assert len(summary) == 1 and said in summary[0] and " 0 frames" not in summary[0]
+    assert "Z-up" not in forced.stderr + forced.stdout
+    helps = [subprocess.run([sys.executable, "-m", "footfall.cli", command, "--help"],
+                            capture_output=True, text=True, timeout=60).stdout
+             for command in ("live", "natnet-serve")]
+    assert "--up {auto,y,z}" in helps[0] and "--up {y,z}" in helps[1]
