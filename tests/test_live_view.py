@@ -54,6 +54,11 @@ def test_view_shows_a_replayed_stream(tmp_path: Path) -> None:
         names = list(loop.characters())
         assert all(isinstance(view._handles[n], viser.MeshSkinnedHandle) for n in names)
         assert "streaming" in view._status.content and "Hz" in view._status.content
+        assert "Z-up" not in view._status.content
+        loop.source.status.up = "z"  # a stream the source turned to Y up says so
+        view._next = 0.0
+        view.update(loop, loop.source_frame())
+        assert "stream is Z-up; turned to Y up" in view._status.content
         view._next = 0.0
         loop.stats.waiting = True
         view.update(loop, None)

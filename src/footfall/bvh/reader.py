@@ -417,34 +417,13 @@ def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
     return np.concatenate([world_pos, tips], axis=0)
 
 
-# Canonical bones at the top and the bottom of a humanoid, best first (auto_map's names).
-_TOP_BONES = (("Head",), ("Neck",), ("UpperChest",), ("Chest",))
-_BOTTOM_BONES = (("LeftFoot", "RightFoot"), ("LeftLowerLeg", "RightLowerLeg"), ("Hips",))
-
-
 def _humanoid_up(skeleton: Skeleton, poses: list[np.ndarray]) -> str:
     """The up axis a humanoid's feet→head line shows in the first of ``poses`` (each
     ``(N, 3)``, joints first) where it is clear; BVH's own "y" for anything else."""
     from footfall.humanoid import auto_map  # the humanoid package never imports bvh
 
-    mapping = auto_map(skeleton)
-
-    def joints(choices: tuple[tuple[str, ...], ...], exclude: set[int]) -> list[int]:
-        for bones in choices:
-            if all(bone in mapping for bone in bones):
-                found = [skeleton.index(mapping[bone]) for bone in bones]
-                if not exclude.intersection(found):
-                    return found
-        return []
-
-    top = joints(_TOP_BONES, set())
-    bottom = joints(_BOTTOM_BONES, set(top))
-    if top and bottom:
-        for points in poses:
-            found = units.up_from_body(points, top, bottom)
-            if found is not None:
-                return found
-    return "y"
+    rows = {bone: skeleton.index(joint) for bone, joint in auto_map(skeleton).items()}
+    return units.humanoid_up(rows, poses) or "y"
 
 
 def _measure(clip: Clip, up: str) -> tuple[str, float]:

@@ -10,7 +10,7 @@ body's long axis is no evidence: a dog or a snake is longer than it is tall.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -33,6 +33,8 @@ _NEAR_FACTOR = 1.25
 
 #: Rotation taking a Z-up world to footfall's Y-up world (−90° about X: +Z → +Y, −Y → +Z).
 Z_UP_TO_Y_UP = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), -np.pi / 2)
+#: Rotation taking footfall's Y-up world to a Z-up one (+90° about X: (x, y, z) → (x, −z, y)).
+Y_UP_TO_Z_UP = quat.inv(Z_UP_TO_Y_UP)
 
 
 def body_height(points: ArrayLike, up: str) -> float:
@@ -57,6 +59,40 @@ def up_from_body(points: ArrayLike, top: Sequence[int], bottom: Sequence[int]) -
         return "z"
     if along_y > CLEAR_RATIO * along_z:
         return "y"
+    return None
+
+
+#: Canonical bones at the top and the bottom of a humanoid, best first.
+TOP_BONES: tuple[tuple[str, ...], ...] = (("Head",), ("Neck",), ("UpperChest",), ("Chest",))
+BOTTOM_BONES: tuple[tuple[str, ...], ...] = (
+    ("LeftFoot", "RightFoot"), ("LeftLowerLeg", "RightLowerLeg"), ("Hips",))
+
+
+def humanoid_up(rows: Mapping[str, int], poses: Sequence[ArrayLike]) -> str | None:
+    """The up axis ("y" or "z") a humanoid shows in the first of ``poses`` where it is clear.
+
+    ``rows`` maps canonical bones (Unity HumanBodyBones names: Head, LeftFoot …) to rows of
+    each pose's points ``(N, 3)``; the top joints are the first of :data:`TOP_BONES` present,
+    the bottom ones the first of :data:`BOTTOM_BONES` present and apart from the top (see
+    :func:`up_from_body`). ``None`` for a body without both, or no clear pose.
+    """
+
+    def joints(choices: tuple[tuple[str, ...], ...], exclude: set[int]) -> list[int]:
+        for bones in choices:
+            if all(bone in rows for bone in bones):
+                found = [rows[bone] for bone in bones]
+                if not exclude.intersection(found):
+                    return found
+        return []
+
+    top = joints(TOP_BONES, set())
+    bottom = joints(BOTTOM_BONES, set(top))
+    if not (top and bottom):
+        return None
+    for points in poses:
+        found = up_from_body(points, top, bottom)
+        if found is not None:
+            return found
     return None
 
 

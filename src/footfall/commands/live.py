@@ -18,8 +18,9 @@ DESCRIPTION = (
     "replay a BVH clip at its own rate (--replay), retarget every frame onto each --to avatar "
     "with its saved settings, and send each avatar over the VMC protocol (--vmc HOST:PORT) to "
     "VSeeFace, Warudo or VMC4B; a browser view on 127.0.0.1 shows the stream (--no-view to run "
-    "without). A stopped stream holds the last pose and resumes by itself; bad packets are "
-    "counted and dropped. Ctrl-C saves the avatars' settings and finishes --record."
+    "without). A stream Motive sends Z up is turned to Y up (--up). A stopped stream holds the "
+    "last pose and resumes by itself; bad packets are counted and dropped. Ctrl-C saves the "
+    "avatars' settings and finishes --record."
 )
 
 
@@ -51,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--bone-poses", choices=("auto", "local", "global"), default="auto",
                         help="Motive's bone poses: relative to the parent (local), world "
                              "(global), or detected (auto, default)")
+    source.add_argument("--up", choices=("auto", "y", "z"), default="auto",
+                        help="the stream's up axis: auto (default) reads it from the skeleton "
+                             "description (a standing humanoid's feet-to-head line; anything "
+                             "unclear stays Y), y takes the stream as it comes, z turns it to "
+                             "Y up (Motive's streaming pane set to Z up, as for Unreal); with "
+                             "--replay, the BVH file's up axis")
     source.add_argument("--mapping", default=None,
                         help="JSON {canonical bone: source joint} overriding the automatic guess")
     target = parser.add_argument_group("avatars")
@@ -142,12 +149,13 @@ def run(args: argparse.Namespace) -> int:
         mapping = {k: v for k, v in load_mapping(args.mapping).items() if v is not None}
     source: Source
     if args.replay:
-        source = ReplaySource(bvh.load(args.replay))
+        clip, info = bvh.load(args.replay, up=args.up, return_info=True)
+        source = ReplaySource(clip, up=info.up)
     else:
         source = NatNetClient(args.natnet, local_ip=args.local_ip, multicast=args.multicast,
                               group=args.group, command_port=args.command_port,
                               data_port=args.data_port, skeleton_name=args.skeleton,
-                              bone_poses=args.bone_poses, report=report)
+                              bone_poses=args.bone_poses, up=args.up, report=report)
     overrides: dict[str, object] = {}
     if args.ik is not None:
         overrides["ik_mode"] = args.ik
@@ -207,7 +215,9 @@ def run(args: argparse.Namespace) -> int:
         status = source.status
         latency = sorted(loop.stats.latency)
         median = latency[len(latency) // 2] * 1000 if latency else float("nan")
+        turned = "; stream is Z-up; turned to Y up" if status.up == "z" else ""
         print(f"live: {loop.stats.frames} frames, {status.dropped} dropped, "
               f"{status.overwritten} skipped by the loop, errors {dict(status.errors) or 0}, "
-              f"latency median {median:.2f} ms; settings saved for {len(saved)} avatar(s)")
+              f"latency median {median:.2f} ms; settings saved for {len(saved)} avatar(s)"
+              + turned)
     return 0

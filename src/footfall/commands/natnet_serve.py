@@ -33,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bone-poses", choices=("local", "global"), default="local",
                         help="bones relative to their parent (Motive's local rigid bodies) "
                              "or world poses")
+    parser.add_argument("--up", choices=("y", "z"), default="y",
+                        help="the stream's up axis, as Motive's streaming pane sets it: y "
+                             "(default) or z (the world turned +90° about X, as streamed "
+                             "to Unreal)")
     parser.add_argument("--duration", type=float, default=None,
                         help="stop after this many seconds (default: until Ctrl-C)")
 
@@ -46,10 +50,11 @@ def run(args: argparse.Namespace) -> int:
     server = NatNetServer(clip, host=args.host, command_port=args.command_port, rate=args.rate,
                           version=args.version, multicast=args.multicast, group=args.group,
                           data_port=args.data_port, name=args.name, bone_poses=args.bone_poses,
+                          up=args.up,
                           report=lambda m: print(m, file=sys.stderr))
     host, port = server.address
     print(f"natnet-serve: {args.clip} as skeleton {args.name!r}, {clip.skeleton.joint_count} "
-          f"bones, NatNet {args.version}, {server.rate:g} Hz on {host}:{port}"
+          f"bones, NatNet {args.version}, {args.up.upper()} up, {server.rate:g} Hz on {host}:{port}"
           + (f" and {args.group}:{args.data_port}" if args.multicast else ""), flush=True)
     try:
         server.serve(args.duration)

@@ -7,6 +7,11 @@ LFArm, LHand, RShoulder …, LThigh, LShin, LFoot, LToe …, ids 1–21). Frames
 (``(skeleton_id << 16) | bone_id``), in any order; description order is not id order. Motive
 streams bones either relative to their parent ("local rigid bodies") or as world poses; both are
 turned into local rotations and translations here.
+
+Motive's world is Y up unless its streaming pane's "Up Axis" is set to Z (as for Unreal): then
+every offset, position and rotation comes in a world turned +90° about X. The up axis is read
+from the description's rest offsets (a humanoid's feet→head line) and a Z-up stream is turned to
+Y up here, before anything else sees it.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.bvh.units import Y_UP_TO_Z_UP, Z_UP_TO_Y_UP, humanoid_up
 from footfall.errors import MappingError, ProtocolError
 from footfall.live.natnet_protocol import (
     BoneDescription,
     SkeletonDescription,
     SkeletonPose,
 )
-from footfall.skeleton import Clip, Skeleton
+from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
 # Motive bone → canonical (Unity HumanBodyBones) bone; the id is Motive's bone id.
 MOTIVE_BONES: dict[str, tuple[int, str]] = {
@@ -43,6 +49,15 @@ MOTIVE_BONES: dict[str, tuple[int, str]] = {
 CANONICAL_TO_MOTIVE = {canonical: motive for motive, (_, canonical) in MOTIVE_BONES.items()}
 
 
+def change_basis(turn: FloatArray, rotations: FloatArray, positions: FloatArray
+                 ) -> tuple[FloatArray, FloatArray]:
+    """Bone poses re-expressed in a world turned by ``turn`` ``(4,)`` wxyz: positions ``(N, 3)``
+    rotated, rotations ``(N, 4)`` wxyz conjugated (``turn · q · turn⁻¹``), so local and world
+    poses, and the offsets of a description, stay consistent with one another."""
+    return (quat.mul_inv(quat.mul(turn, rotations), turn),
+            quat.rotate(turn, positions))
+
+
 def bone_name(full: str, skeleton: str) -> str:
     """``"Karlie_LThigh"`` → ``"LThigh"`` (the skeleton's name prefix dropped)."""
     prefix = skeleton + "_"
@@ -58,6 +73,8 @@ class MotiveSkeleton:
         skeleton: joints parents-first, names without the skeleton prefix, offsets in metres.
         mapping: ``{canonical bone: joint name}`` for the joints with Motive names.
         bone_ids: ``(J,)`` packed frame id of each joint (``(skeleton << 16) | bone``).
+        up: the stream's up axis, ``"y"`` or ``"z"``; a Z-up stream's offsets (here) and
+            poses (:meth:`pose`) are turned to Y up.
     """
 
     description: SkeletonDescription
@@ -66,11 +83,20 @@ class MotiveSkeleton:
     bone_ids: NDArray[np.int64]
     sorted_ids: NDArray[np.int64]
     order: NDArray[np.int64]
+    up: str = "y"
 
     @classmethod
-    def from_description(cls, description: SkeletonDescription) -> MotiveSkeleton:
+    def from_description(cls, description: SkeletonDescription, up: str = "auto"
+                         ) -> MotiveSkeleton:
         """Order the bones parents-first (a parent id outside the skeleton makes a root);
-        raises :class:`ProtocolError` for a loop, a repeated id or name."""
+        raises :class:`ProtocolError` for a loop, a repeated id or name.
+
+        ``up``: the stream's up axis, ``"y"``, ``"z"`` or ``"auto"`` (default): read from the
+        rest pose the description's offsets make (a humanoid's feet→head line, see
+        :func:`footfall.bvh.units.humanoid_up`); a non-humanoid or unclear rest pose keeps Y.
+        """
+        if up not in ("auto", "y", "z"):
+            raise ValueError(f"up axis {up!r}: choose auto, y or z")
         bones = {b.id: b for b in description.bones}
         if len(bones) != len(description.bones):
             raise ProtocolError(f"skeleton {description.name!r}: two bones share an id")
@@ -97,9 +123,13 @@ class MotiveSkeleton:
         except Exception as error:  # SkeletonError: repeated names, NaN offsets
             raise ProtocolError(f"skeleton {description.name!r}: {error}") from None
         mapping = {MOTIVE_BONES[n][1]: n for n in names if n in MOTIVE_BONES}
+        if up == "auto":
+            up = stream_up(skeleton, mapping)
+        if up == "z":
+            skeleton = Skeleton(names, parents, quat.rotate(Z_UP_TO_Y_UP, offsets))
         ids = np.array([(description.id << 16) | b.id for b in order], dtype=np.int64)
         order_by_id = np.argsort(ids)
-        return cls(description, skeleton, mapping, ids, ids[order_by_id], order_by_id)
+        return cls(description, skeleton, mapping, ids, ids[order_by_id], order_by_id, up)
 
     def pose(self, pose: SkeletonPose, mode: str = "auto",
              previous: tuple[FloatArray, FloatArray] | None = None
@@ -108,7 +138,7 @@ class MotiveSkeleton:
         metres, and the bone-pose mode used (``local`` or ``global``).
 
         Bones missing from the frame or without a usable pose (zero or NaN) keep ``previous``
-        (or the rest pose).
+        (or the rest pose). A Z-up stream's bones are turned to Y up first.
         ``auto`` reads the stream as local when the non-root bones sit at their description
         offsets' distances from their parents (Motive's "local rigid bodies"), else as world
         poses.
@@ -130,6 +160,8 @@ class MotiveSkeleton:
             pos[rows] = pose.positions[known]
             present = np.zeros(joints, dtype=bool)
             present[rows] = True
+        if self.up == "z":
+            rot, pos = change_basis(Z_UP_TO_Y_UP, rot, pos)
         norm = np.sqrt(np.einsum("ij,ij->i", rot, rot))
         # A bone counts when it came with a usable pose (Motive's per-bone "tracked" bit is
         # not set for skeleton bones in real recordings, so it cannot decide).
@@ -170,6 +202,16 @@ class MotiveSkeleton:
         return local_rot, local_pos
 
 
+def stream_up(skeleton: Skeleton, mapping: Mapping[str, str]) -> str:
+    """The up axis (``"y"`` or ``"z"``) of a streamed skeleton's rest pose (its offsets
+    ``(J, 3)`` with every rotation identity): a humanoid's feet→head line when it clearly lies
+    along Y or Z; ``"y"`` for anything else. ``mapping``: ``{canonical bone: joint name}``."""
+    joints = skeleton.joint_count
+    _, rest = forward_kinematics(skeleton.parents, quat.identity((joints,)), skeleton.offsets)
+    rows = {bone: skeleton.index(joint) for bone, joint in mapping.items()}
+    return humanoid_up(rows, [rest]) or "y"
+
+
 def choose_skeleton(descriptions: tuple[SkeletonDescription, ...], name: str | None
                     ) -> SkeletonDescription:
     """The skeleton called ``name`` (or the only/first one); raises :class:`MappingError`."""
@@ -201,12 +243,20 @@ class ClipStream:
     description: SkeletonDescription
     names: list[str]
     bone_ids: NDArray[np.int64]
+    up: str = "y"
 
     @classmethod
     def build(cls, clip: Clip, name: str = "Skeleton", skeleton_id: int = 1,
-              mapping: Mapping[str, str] | None = None) -> ClipStream:
+              mapping: Mapping[str, str] | None = None, up: str = "y") -> ClipStream:
         """Joints mapped to one of Motive's 21 bones take its name and id; the others keep
-        their names with ids from 22 on."""
+        their names with ids from 22 on.
+
+        ``up="z"`` streams as Motive does with its streaming pane's up axis set to Z: the
+        whole world turned +90° about X (a Y-up vector ``(x, y, z)`` becomes ``(x, −z, y)``),
+        bone offsets, positions and rotations alike (right-handed, metres).
+        """
+        if up not in ("y", "z"):
+            raise ValueError(f"up axis {up!r}: choose y or z")
         from footfall.humanoid import map_skeleton
 
         canonical = map_skeleton(clip.skeleton, mapping).mapping
@@ -224,21 +274,25 @@ class ClipStream:
                 ids.append(next_id)
                 next_id += 1
         parents = clip.skeleton.parents
+        offsets = clip.skeleton.offsets
+        if up == "z":
+            offsets = quat.rotate(Y_UP_TO_Z_UP, offsets)
         bones = tuple(
             BoneDescription(f"{name}_{names[j]}", ids[j],
                             ids[parents[j]] if parents[j] >= 0 else 0,
-                            clip.skeleton.offsets[j].copy(), np.array([1.0, 0.0, 0.0, 0.0]))
+                            offsets[j].copy(), np.array([1.0, 0.0, 0.0, 0.0]))
             for j in range(clip.skeleton.joint_count))
         packed = np.array([(skeleton_id << 16) | i for i in ids], dtype=np.int64)
-        return cls(clip, SkeletonDescription(name, skeleton_id, bones), names, packed)
+        return cls(clip, SkeletonDescription(name, skeleton_id, bones), names, packed, up)
 
     def pose(self, frame: int, bone_poses: str = "local") -> SkeletonPose:
-        """Frame ``frame`` as NatNet bones: local (relative to the parent) or world poses."""
+        """Frame ``frame`` as NatNet bones: local (relative to the parent) or world poses,
+        positions ``(J, 3)`` metres and rotations ``(J, 4)`` wxyz in the stream's up axis."""
         rot = self.clip.rotations[frame]
         pos = self.clip.positions[frame]
         if bone_poses == "global":
-            from footfall.skeleton import forward_kinematics
-
             rot, pos = forward_kinematics(self.clip.skeleton.parents, rot, pos)
+        if self.up == "z":
+            rot, pos = change_basis(Y_UP_TO_Z_UP, rot, pos)
         return SkeletonPose(self.description.id, self.bone_ids, np.asarray(pos),
                             np.asarray(rot), np.ones(len(self.bone_ids), dtype=bool))

@@ -41,6 +41,8 @@ class NatNetClient:
             in unicast).
         skeleton_name: which streamed skeleton to follow (the first by default).
         bone_poses: ``auto``, ``local`` or ``global`` (see :meth:`MotiveSkeleton.pose`).
+        up: the stream's up axis: ``auto`` (read from the skeleton description), ``y`` or
+            ``z``; a Z-up stream is turned to Y up (said once through ``report``).
         version: ask for this stream version in CONNECT (None: the server's newest).
         report: called once per kind of problem with a one-line message.
     """
@@ -49,7 +51,9 @@ class NatNetClient:
                  group: str = proto.MULTICAST_GROUP, command_port: int = proto.COMMAND_PORT,
                  data_port: int = proto.DATA_PORT, skeleton_name: str | None = None,
                  bone_poses: str = "auto", version: proto.Version | None = None,
-                 report: Callable[[str], None] | None = None) -> None:
+                 up: str = "auto", report: Callable[[str], None] | None = None) -> None:
+        if up not in ("auto", "y", "z"):
+            raise FootfallError(f"up axis {up!r}: choose auto, y or z")
         self.server = (server, command_port)
         self.local_ip = local_ip
         self.multicast = multicast
@@ -57,6 +61,7 @@ class NatNetClient:
         self.data_port = data_port
         self.skeleton_name = skeleton_name
         self.bone_poses = bone_poses
+        self.up = up
         self.requested_version = version
         self.report = report or (lambda message: None)
         self.status = SourceStatus(server=f"{server}:{command_port}")
@@ -232,8 +237,12 @@ class NatNetClient:
                 self._problem("no-skeleton", "the model definition has no skeleton")
                 return
             description = choose_skeleton(model.skeletons, self.skeleton_name)
-            motive = MotiveSkeleton.from_description(description)
+            motive = MotiveSkeleton.from_description(description, self.up)
             if self.motive is None or not _same(motive, self.motive):
+                if motive.up == "z" and (self.motive is None or self.motive.up != "z"):
+                    self.report("NatNet: stream is Z-up; turned to Y up"
+                                + (" (--up z)" if self.up == "z" else ""))
+                self.status.up = motive.up
                 self.motive = motive
                 self.skeleton, self.mapping = motive.skeleton, motive.mapping
                 self.generation += 1
@@ -302,7 +311,8 @@ class NatNetClient:
 
 def _same(a: MotiveSkeleton, b: MotiveSkeleton) -> bool:
     """Whether two descriptions give the same skeleton (names, parents, offsets, ids)."""
-    return (a.description.id == b.description.id and a.skeleton.names == b.skeleton.names
+    return (a.description.id == b.description.id and a.up == b.up
+            and a.skeleton.names == b.skeleton.names
             and bool((a.skeleton.parents == b.skeleton.parents).all())
             and bool((a.bone_ids == b.bone_ids).all())
             and bool(abs(a.skeleton.offsets - b.skeleton.offsets).max() < 1e-6))

@@ -4,7 +4,7 @@ Answers CONNECT with SERVERINFO, REQUEST_MODELDEF with the skeleton's MODELDEF, 
 "Bitstream,X.Y" by switching version (unicast), keeps every client that sent CONNECT or
 KEEPALIVE in the last 10 s and sends each frame to the socket address the client's requests came
 from; with ``multicast`` frames also go to the group's data port. Frames are local bone poses
-("local rigid bodies") unless ``bone_poses="global"``.
+("local rigid bodies") unless ``bone_poses="global"``; Y up unless ``up="z"``.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class NatNetServer:
         multicast: also send frames to ``group:data_port``.
         name: the skeleton's name.
         bone_poses: ``local`` or ``global`` bone poses.
+        up: the stream's up axis, ``y`` (Motive's default) or ``z`` (the streaming pane's
+            "Up Axis" set to Z: everything turned +90° about X, see :meth:`ClipStream.build`).
         report: one-line messages (clients connecting, bad requests).
     """
 
@@ -44,13 +46,15 @@ class NatNetServer:
                  command_port: int = proto.COMMAND_PORT, rate: float | None = None,
                  version: str = "4.1", multicast: bool = False,
                  group: str = proto.MULTICAST_GROUP, data_port: int = proto.DATA_PORT,
-                 name: str = "Skeleton", bone_poses: str = "local",
+                 name: str = "Skeleton", bone_poses: str = "local", up: str = "y",
                  report: Callable[[str], None] | None = None) -> None:
         if version not in VERSIONS:
             raise SettingsError(f"--version {version!r}: choose one of {', '.join(VERSIONS)}")
         if bone_poses not in ("local", "global"):
             raise SettingsError(f"bone poses {bone_poses!r}: choose local or global")
-        self.stream = ClipStream.build(clip, name)
+        if up not in ("y", "z"):
+            raise SettingsError(f"up axis {up!r}: choose y or z")
+        self.stream = ClipStream.build(clip, name, up=up)
         self.rate = float(rate if rate else clip.fps)
         if not self.rate > 0:
             raise SettingsError(f"--rate {rate!r}: must be positive")

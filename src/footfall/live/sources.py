@@ -41,7 +41,8 @@ class LiveFrame:
 
 @dataclass
 class SourceStatus:
-    """Counters a source keeps (read by the view and the command's summary)."""
+    """Counters a source keeps (read by the view and the command's summary); ``up`` is the
+    stream's own up axis ("y", or "z" for a stream the source turned to Y up)."""
 
     connected: bool = False
     frames: int = 0
@@ -51,6 +52,7 @@ class SourceStatus:
     server: str = ""
     version: str = ""
     last_frame_at: float = 0.0
+    up: str = "y"
 
 
 class Source(Protocol):
@@ -71,12 +73,13 @@ class Source(Protocol):
 class ReplaySource:
     """A clip played at its own frame rate, looping; frame numbers keep counting up."""
 
-    def __init__(self, clip: Clip, speed: float = 1.0) -> None:
+    def __init__(self, clip: Clip, speed: float = 1.0, up: str = "y") -> None:
+        """``up``: the file's own up axis, for the status (the clip is Y up already)."""
         self.clip = clip
         self.skeleton: Skeleton | None = clip.skeleton
         self.mapping: dict[str, str] | None = None
         self.generation = 1
-        self.status = SourceStatus(connected=True, server="replay", version="file")
+        self.status = SourceStatus(connected=True, server="replay", version="file", up=up)
         self._period = 1.0 / (clip.fps * speed)
         self._start = 0.0
         self._last = -1

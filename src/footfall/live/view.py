@@ -190,9 +190,12 @@ class LiveView:
         state = ("**waiting** · 대기 중 (holding the last pose)" if loop.waiting
                  else "**streaming** · 수신 중")
         errors = ", ".join(f"{k} {v}" for k, v in status.errors.items()) or "none · 없음"
+        turned = ("stream is Z-up; turned to Y up · Z-up 스트림을 Y-up으로 회전  \n"
+                  if status.up == "z" else "")
         return (f"{state}  \n"
                 f"source · 소스: {status.server} (NatNet {status.version}) "
                 f"{'connected · 연결됨' if status.connected else 'not connected · 연결 안 됨'}  \n"
+                f"{turned}"
                 f"frame rate · 프레임률: {loop.stats.rate():.1f} Hz  \n"
                 f"dropped · 손실: {status.dropped} · skipped · 건너뜀: {status.overwritten}  \n"
                 f"latency · 지연 (packet → VMC): {median}  \n"
