@@ -90,12 +90,16 @@ def test_natnet_serve_up_z_turns_the_whole_world() -> None:
     assert abs(world[0, names["Head"], 2] - world[0, names["LFoot"], 2]) < 0.5
 
 
+def _both_streams(bone_poses: str) -> tuple[tuple, tuple]:
+    """``(description, poses)`` of the clip served Y up and served Z up."""
+    clip = bvh.load(CLIP)
+    return (_decoded(NatNetServer(clip, command_port=0, bone_poses=bone_poses), FRAMES),
+            _decoded(NatNetServer(clip, command_port=0, bone_poses=bone_poses, up="z"), FRAMES))
+
+
 @pytest.mark.parametrize("bone_poses", ["local", "global"])
 def test_z_up_stream_gives_the_y_up_avatar(bone_poses: str) -> None:
-    clip = bvh.load(CLIP)
-    y_desc, y_poses = _decoded(NatNetServer(clip, command_port=0, bone_poses=bone_poses), FRAMES)
-    z_desc, z_poses = _decoded(NatNetServer(clip, command_port=0, bone_poses=bone_poses,
-                                            up="z"), FRAMES)
+    (y_desc, y_poses), (z_desc, z_poses) = _both_streams(bone_poses)
     y_motive = MotiveSkeleton.from_description(y_desc)
     z_motive = MotiveSkeleton.from_description(z_desc)  # up="auto"
     y_source, y_avatar = _avatar_world(y_motive, y_poses, bone_poses)
@@ -110,10 +114,7 @@ def test_z_up_stream_gives_the_y_up_avatar(bone_poses: str) -> None:
 
 @pytest.mark.parametrize("bone_poses", ["local", "global"])
 def test_up_y_on_a_z_up_stream_reads_it_as_before(bone_poses: str) -> None:
-    clip = bvh.load(CLIP)
-    y_desc, y_poses = _decoded(NatNetServer(clip, command_port=0, bone_poses=bone_poses), FRAMES)
-    z_desc, z_poses = _decoded(NatNetServer(clip, command_port=0, bone_poses=bone_poses,
-                                            up="z"), FRAMES)
+    (y_desc, y_poses), (z_desc, z_poses) = _both_streams(bone_poses)
     forced = MotiveSkeleton.from_description(z_desc, up="y")
     assert forced.up == "y"
     # Taken as it comes: the description's offsets and the frames' local poses untouched.
