@@ -171,3 +171,29 @@ def test_a_static_root_above_the_hips_changes_nothing(loaded, tmp_path: Path, na
     back = bvh.load(tmp_path / "rooted.bvh")
     error = np.abs(back.global_positions()[:, 1:] - clip.global_positions()).max()
     assert error < 1e-6
+
+
+#: How other tools save the same text: a byte-order mark (Windows editors), UTF-16 ("Unicode"
+#: in Notepad), keywords in lower case.
+SPELLINGS = {
+    "utf8_bom": lambda text: "\ufeff".encode() + text.encode(),
+    "utf16": lambda text: text.encode("utf-16"),
+    "utf16_be": lambda text: "\ufeff".encode("utf-16-be") + text.encode("utf-16-be"),
+    "lower_case_motion": lambda text: text.replace("MOTION", "motion").replace(
+        "Frames:", "frames:").replace("Frame Time:", "frame time:").encode(),
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_other_spellings_of_the_same_file_read_alike(loaded, tmp_path: Path,
+                                                     spelling: str) -> None:
+    """A file re-saved by another tool reads as the original (before: "expected 'HIERARCHY',
+    found '\ufeffHIERARCHY'" for a BOM, "no MOTION section" in lower case)."""
+    name = "games105_walk60.bvh"
+    clip, _ = loaded[name]
+    text = (Path(__file__).parent / "data" / "bvh" / name).read_text()
+    path = tmp_path / f"{spelling}.bvh"
+    path.write_bytes(SPELLINGS[spelling](text))
+    back = bvh.load(path)
+    assert np.abs(back.global_positions() - clip.global_positions()).max() < 1e-9
+

@@ -17,7 +17,7 @@ from footfall.errors import BVHError
 
 _FRAMES = re.compile(r"^\s*frames\s*:\s*(\S*)\s*$", re.IGNORECASE)
 _FRAME_TIME = re.compile(r"^\s*frame\s+time\s*:\s*(\S*)\s*$", re.IGNORECASE)
-_MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE)
+_MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE | re.IGNORECASE)
 
 #: Frame times accepted, seconds: 10,000 fps down to one frame an hour.
 FRAME_TIME_RANGE = (1e-4, 3600.0)
@@ -162,6 +162,12 @@ def check_size(frame_count: int, joints: int, path: str, line: int) -> None:
         )
 
 
+def is_motion_line(line: str) -> bool:
+    """Whether ``line`` is the MOTION keyword (any case, as HIERARCHY and JOINT are read)."""
+    words = line.split()
+    return bool(words) and words[0].upper() == "MOTION"
+
+
 def split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
     """``(hierarchy lines, MOTION…'Frame Time' lines, offset of the frame lines)`` found
     without decoding or splitting the whole file, or ``None`` when the layout is unusual (the
@@ -186,7 +192,7 @@ def split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
         codec = "latin-1"  # as _decode would choose, since the frame bytes must be ASCII
     header = raw[: match.start()].decode(codec).splitlines()
     motion = raw[match.start() : position].decode(codec).splitlines()
-    if len(motion) != motion_count or any(line.split()[:1] == ["MOTION"] for line in header):
+    if len(motion) != motion_count or any(is_motion_line(line) for line in header):
         return None  # line breaks other than LF, or an earlier MOTION behind one
     return header, motion, position
 

@@ -10,6 +10,7 @@ quaternions in one closed-form pass over every joint.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass, field
 from os import PathLike
 from typing import Literal, overload
@@ -481,11 +482,21 @@ def _check_reach(clip: Clip, path: str, scale: float) -> None:
 
 
 def _read_bytes(path: str) -> bytes:
+    """The file's bytes as UTF-8 (or Latin-1) text: a UTF-8 byte-order mark dropped, a UTF-16
+    file (with its mark: Notepad's "Unicode") recoded — as other tools re-save BVH files."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            raw = handle.read()
     except OSError as error:
         raise BVHError(f"{path}: cannot read the file ({error.strerror or error})") from None
+    if raw.startswith(codecs.BOM_UTF8):
+        return raw[len(codecs.BOM_UTF8):]
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return raw.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            raise BVHError(f"{path}: a UTF-16 file that does not decode as UTF-16") from None
+    return raw
 
 
 def _decode(raw: bytes) -> str:
@@ -559,7 +570,7 @@ def load(
     if parsed is None:
         # General path: every line, numpy.loadtxt, and errors that name the line.
         lines = _decode(raw).splitlines()
-        start = next((i for i, line in enumerate(lines) if line.split()[:1] == ["MOTION"]), None)
+        start = next((i for i, line in enumerate(lines) if motion.is_motion_line(line)), None)
         if start is None:
             if not any(line.strip() for line in lines):
                 raise BVHError(f"{name}, line 1: the file is empty")
