@@ -253,6 +253,48 @@ def test_a_calibration_frame_before_a_walk_changes_nothing_else(whole: dict[str,
         source[0] - source[0, 0]), atol=1e-9)  # the frame's pose, only turned
     assert grounded[0, 0, 1] == pytest.approx(source[0, 0, 1])  # and not lifted
 
+
+def _with_foot_followers(clip: Clip) -> tuple[Clip, list[int]]:
+    """``clip`` under a still root with, beside the body, an ``ik_foot_root`` whose children
+    ``ik_foot_l`` / ``ik_foot_r`` carry the feet's world pose every frame (Unreal's mannequin
+    has them for engine IK); the followers' indices."""
+    rooted = _under_a_static_root(clip)
+    legs, _, _, _ = _clip_setup(clip, None)
+    grot, gpos = clip.forward_kinematics()
+    skeleton, frames = rooted.skeleton, clip.frame_count
+    joints = skeleton.joint_count
+    feet = [leg.foot for leg in legs]
+    names = [*skeleton.names, "ik_foot_root", "ik_foot_l", "ik_foot_r"]
+    parents = np.r_[skeleton.parents, 0, joints, joints]
+    offsets = np.r_[skeleton.offsets, np.zeros((3, 3))]
+    rotations = np.concatenate([rooted.rotations, quat.identity((frames, 1)),
+                                grot[:, feet]], axis=1)
+    positions = np.concatenate([rooted.positions, np.zeros((frames, 1, 3)), gpos[:, feet]],
+                               axis=1)
+    return (Clip(Skeleton(names, parents, offsets, dict(skeleton.end_sites)), rotations,
+                 positions, clip.fps), [joints + 1, joints + 2])
+
+
+def test_bones_that_follow_the_feet_follow_the_grounded_feet(whole: dict[str, Clip]) -> None:
+    """Bones outside the body that carry a foot's world pose (Unreal's ik_foot_l / ik_foot_r)
+    carry the grounded foot's: an engine's IK reading them would otherwise pull the feet back
+    to where they were animated. The body grounds as without them."""
+    clip = whole["cmu_131_01.bvh"][:FRAMES]
+    with_followers, followers = _with_foot_followers(clip)
+    size = scene_size(clip)
+    plain = ground_clip(clip, scene("stairs", length=size[0], width=size[1])).clip
+    out = ground_clip(with_followers, scene("stairs", length=size[0], width=size[1])).clip
+    grot, gpos = out.forward_kinematics()
+    body = clip.skeleton.joint_count + 1
+    assert np.abs(gpos[:, 1:body] - plain.global_positions()).max() < 1e-6
+    legs, _, _, _ = _clip_setup(clip, None)
+    for follower, leg in zip(followers, legs, strict=True):
+        foot = leg.foot + 1
+        assert np.abs(gpos[:, follower] - gpos[:, foot]).max() < 1e-9
+        assert np.abs(np.abs(np.sum(grot[:, follower] * grot[:, foot], -1)) - 1).max() < 1e-9
+    moved = np.abs(gpos[:, followers] - with_followers.global_positions()[:, followers])
+    assert moved.max() > 0.05  # the stairs moved the feet, and the followers with them
+
 def _longer(clip: Clip, copies: int) -> Clip:
     """The clip played ``copies`` times in a row, each copy walking on from where the last
     one ended."""

@@ -737,11 +737,57 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     out, solved = _solve_with_corrections(source, feet, plan, terrain, leg_pair, models, root,
                                           blend, progress)
     after = score(out, solved, plan.contacts, terrain, leg_pair, plan.rest)
+    out = _follow(out, _followers(source, leg_pair))
     if progress is not None:
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
     result = GroundResult(out, before, after, plan.contacts)
     result.swing_lift_max_m = float(np.max(plan.lift_extra, initial=0.0))
     return result, solved
+
+
+#: A joint outside the body that stays this close (metres) to a body joint in every frame
+#: carries that joint's pose, and within this angle (radians) its turn too.
+FOLLOW_DISTANCE = 1e-3
+FOLLOW_ANGLE = 0.01
+
+
+def _followers(clip: Clip, legs: tuple[Leg, Leg]) -> list[tuple[int, int, bool]]:
+    """``(follower, leader, turns too)`` for each joint outside the body
+    (:func:`~footfall.grounding.placement.body_joints`) that carries a body joint's world
+    position in every frame — Unreal's ``ik_foot_l`` / ``ik_foot_r`` beside the body, which an
+    engine's IK reads — and whether it carries its world rotation as well. Parents first."""
+    body = body_joints(clip.skeleton, legs)
+    outside = np.setdiff1d(np.arange(clip.skeleton.joint_count), body)
+    if outside.size == 0 or clip.frame_count == 0:
+        return []
+    grot, gpos = clip.forward_kinematics()
+    found = []
+    for joint in outside:
+        distance = np.linalg.norm(gpos[:, body] - gpos[:, joint, None], axis=-1).max(axis=0)
+        nearest = int(np.argmin(distance))
+        if distance[nearest] < FOLLOW_DISTANCE:
+            leader = int(body[nearest])
+            alike = np.abs(np.sum(grot[:, joint] * grot[:, leader], axis=-1))
+            found.append((int(joint), leader, bool(alike.min() > np.cos(FOLLOW_ANGLE / 2))))
+    return found  # joint order: a BVH or glTF skeleton lists parents first
+
+
+def _follow(clip: Clip, followers: list[tuple[int, int, bool]]) -> Clip:
+    """``clip`` with each follower's local translation (and rotation, where it turns too) set
+    so that it carries its leader's world pose, frame by frame."""
+    if not followers:
+        return clip
+    rotations, positions = clip.rotations.copy(), clip.positions.copy()
+    parents = clip.skeleton.parents
+    for joint, leader, turns in followers:
+        grot, gpos = forward_kinematics(parents, rotations, positions)
+        parent = int(parents[joint])
+        turn = grot[:, parent] if parent >= 0 else quat.identity((clip.frame_count,))
+        at = gpos[:, parent] if parent >= 0 else np.zeros((clip.frame_count, 3))
+        positions[:, joint] = quat.inv_rotate(turn, gpos[:, leader] - at)
+        if turns:
+            rotations[:, joint] = quat.normalize(quat.inv_mul(turn, grot[:, leader]))
+    return Clip(clip.skeleton, rotations, positions, clip.fps)
 
 
 def _with_frames_back(clip: Clip, start: int, stop: int, grounded: Clip) -> Clip:
