@@ -125,3 +125,26 @@ def test_gltf_json_output_round_trips(tmp_path) -> None:
     assert out.read_text(encoding="utf-8").lstrip().startswith("{")
     back = load_animation(out, fps=24.0)
     np.testing.assert_allclose(back.global_positions(), clip.global_positions(), atol=1e-4)
+
+
+@pytest.mark.parametrize("value", [1e30, -1e9])
+def test_an_animation_value_beyond_the_node_limit_is_refused(tmp_path, value: float) -> None:
+    """Animated translations and scales obey the limit node transforms do (±1e7): a scale
+    channel of 1e30 sent joints 1.8e29 m away without a word (scale channels are read since
+    this session)."""
+    avatar = load_avatar(CESIUM)
+    out = tmp_path / "scaled.glb"
+    save_animation(avatar, avatar.rest_clip(3), out, root_scale=1.5)
+    gltf = pygltflib.GLTF2().load(str(out))
+    channel = next(c for c in gltf.animations[0].channels if c.target.path == "scale")
+    accessor = gltf.accessors[gltf.animations[0].samplers[channel.sampler].output]
+    view = gltf.bufferViews[accessor.bufferView]
+    start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
+    blob = bytearray(gltf.binary_blob())
+    blob[start:start + 12 * accessor.count] = np.full(3 * accessor.count, value,
+                                                      dtype="<f4").tobytes()
+    gltf.set_binary_blob(bytes(blob))
+    bad = tmp_path / "bad.glb"
+    gltf.save(str(bad))
+    with pytest.raises(GLTFError, match="beyond"):
+        load_animation(bad)

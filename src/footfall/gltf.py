@@ -632,6 +632,10 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             raise GLTFError(f"{where}: channel {number} times must rise from ≥ 0 to at most "
                             f"{MAX_ANIMATION_SECONDS:g} s")
         values = read(sampler.output, f"channel {number} output").astype(np.float64)
+        if channel.target.path in ("translation", "scale") and not np.all(
+                np.abs(values) <= MAX_TRANSFORM_VALUE):
+            raise GLTFError(f"{where}: channel {number} {channel.target.path} goes beyond "
+                            f"±{MAX_TRANSFORM_VALUE:g}, as no node transform may")
         if len(values) < len(times):
             raise GLTFError(f"{where}: channel {number} has {len(times)} times but "
                             f"{len(values)} values")

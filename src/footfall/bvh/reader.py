@@ -19,7 +19,7 @@ import numpy as np
 
 from footfall import quat
 from footfall.bvh import motion, units
-from footfall.errors import BVHError, SkeletonError
+from footfall.errors import BVHError, MappingError, SkeletonError
 from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
 _CHANNELS = {
@@ -385,22 +385,19 @@ def _euler_block(
         out[..., joints, 1 + axes] = vector
 
 
-def _above_the_body(skeleton: Skeleton) -> np.ndarray:
-    """``(J,)`` True for the joints above the body: from each root, the chain of joints with one
-    child each, down to the first joint that branches (a static "Reference" node that exports
-    put above the hips, at the floor's origin). Nothing when a chain never branches (a snake, a
-    single bone: it is all body)."""
-    children = np.bincount(skeleton.parents[skeleton.parents >= 0],
-                           minlength=skeleton.joint_count)
-    above = np.zeros(skeleton.joint_count, dtype=bool)
-    for root in np.flatnonzero(skeleton.parents < 0):
-        chain, joint = [], int(root)
-        while children[joint] == 1 and joint not in skeleton.end_sites:
-            chain.append(joint)
-            joint = int(np.flatnonzero(skeleton.parents == joint)[0])
-        if children[joint] > 1:
-            above[chain] = True
-    return above
+def _body(skeleton: Skeleton) -> np.ndarray:
+    """``(J,)`` True for the body's joints (:func:`footfall.humanoid.body_joints`: a still node
+    above the hips is none); every joint of a skeleton without legs."""
+    from footfall.humanoid import body_joints, find_legs  # the humanoid package never imports bvh
+
+    body = np.ones(skeleton.joint_count, dtype=bool)
+    try:
+        legs = find_legs(skeleton)
+    except MappingError:
+        return body
+    body[:] = False
+    body[body_joints(skeleton, (legs["left"], legs["right"]))] = True
+    return body
 
 
 def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
@@ -434,8 +431,8 @@ def _measure(clip: Clip, up: str) -> tuple[str, float]:
     (a first frame lying down or bent over says nothing), else BVH's own Y. A file written by
     :func:`footfall.bvh.save` from a Z-up source keeps that source's rest pose but plays upright
     in Y, so it reads back as Y up. The height is the taller of the two poses along the up
-    axis, since some rest poses splay or bend the legs; joints above the body (a static root
-    above the hips, :func:`_above_the_body`) do not count.
+    axis, since some rest poses splay or bend the legs; joints above the body (a still root
+    above the hips, :func:`_body`) do not count.
     """
     rest = _pose_points(clip, None)
     first = _pose_points(clip, 0) if clip.frame_count else rest
@@ -443,7 +440,7 @@ def _measure(clip: Clip, up: str) -> tuple[str, float]:
         up = _humanoid_up(clip.skeleton, [first, rest])
     # The body's points: not the joints above it (joints come first in the points).
     body = np.ones(len(rest), dtype=bool)
-    body[: clip.skeleton.joint_count] = ~_above_the_body(clip.skeleton)
+    body[: clip.skeleton.joint_count] = _body(clip.skeleton)
     return up, max(units.body_height(rest[body], up), units.body_height(first[body], up))
 
 

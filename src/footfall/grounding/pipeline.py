@@ -33,8 +33,8 @@ from footfall.grounding.params import (
     ParamArrays,
     stack_params,
 )
-from footfall.grounding.placement import pelvis_joint
 from footfall.grounding.stage_kernels import NONE1, NONE2, NONE3
+from footfall.humanoid.limbs import pelvis_joint
 from footfall.ik import solve_two_bone
 from footfall.ik.two_bone import kernel_array
 from footfall.skeleton import FKPlan, Skeleton

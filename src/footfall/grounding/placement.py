@@ -16,7 +16,8 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.grounding.contacts import segments
 from footfall.grounding.feet import Leg, legs_of
-from footfall.skeleton import Clip, Skeleton
+from footfall.humanoid.limbs import body_joints, pelvis_joint
+from footfall.skeleton import Clip
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
@@ -32,36 +33,6 @@ SCENE_MIN_SIZE = (32.0, 4.0)
 SCENE_ROOM = 1.0
 #: Paths shorter than this (metres) have no direction of travel: they are not turned.
 MIN_TRAVEL = 0.2
-
-
-def pelvis_joint(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> int:
-    """The joint both legs hang from: the lowest common ancestor of the two thighs."""
-    def ancestors(joint: int) -> list[int]:
-        chain = []
-        while joint >= 0:
-            chain.append(joint)
-            joint = int(skeleton.parents[joint])
-        return chain
-
-    right = set(ancestors(int(skeleton.parents[legs[1].upper])))
-    for joint in ancestors(int(skeleton.parents[legs[0].upper])):
-        if joint in right:
-            return joint
-    return int(np.nonzero(skeleton.parents < 0)[0][0])
-
-
-def body_joints(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> NDArray[np.int64]:
-    """Indices of the body: the pelvis (:func:`pelvis_joint`) and every joint below it. A node
-    above the pelvis (an exporter's still "Reference" at the origin, a game rig's root on the
-    ground) is no body part: it sets no floor and takes no room on the terrain."""
-    pelvis = pelvis_joint(skeleton, legs)
-    inside = np.zeros(skeleton.joint_count, dtype=bool)
-    for joint in range(skeleton.joint_count):
-        above = joint
-        while above >= 0 and above != pelvis:
-            above = int(skeleton.parents[above])
-        inside[joint] = above == pelvis
-    return np.nonzero(inside)[0]
 
 
 def travel_heading(path_xz: FloatArray) -> float | None:

@@ -52,7 +52,9 @@ from footfall.grounding.feet import (
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.placement import body_joints, frame_ranges, place_clip
+from footfall.grounding.placement import frame_ranges, place_clip
+from footfall.humanoid.limbs import body_joints, pelvis_joint
+from footfall.humanoid.topology import Hierarchy
 from footfall.ik import solve_two_bone
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 
@@ -122,7 +124,7 @@ def clip_feet(
 def animation_floor(clip: Clip, legs: Any = None) -> float:
     """Height of the floor a clip was animated on: the 5th percentile over its motion's frames
     (not a calibration frame, :func:`~footfall.grounding.feet.calibration_frames`) of its lowest
-    body joint or end site (:func:`~footfall.grounding.placement.body_joints`), metres."""
+    body joint or end site (:func:`footfall.humanoid.body_joints`), metres."""
     clip = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
     grot, gpos = clip.forward_kinematics()
     body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
@@ -258,7 +260,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     (:func:`footfall.metrics.gmd_foot_skate_ratio`, its own floor, not the terrain);
     ``physdiff_*_mm``: the lowest joint against the terrain
     (:func:`footfall.metrics.physdiff_metrics`) — both over the body's joints
-    (:func:`~footfall.grounding.placement.body_joints`); footfall's own, over the ``contacts (F,
+    (:func:`footfall.humanoid.body_joints`); footfall's own, over the ``contacts (F,
     2)``: ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
     ``stance_sink_m`` and ``stance_float_m`` (lowest sole sample below / above the ground),
     ``stance_slip_m`` (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames
@@ -753,12 +755,17 @@ FOLLOW_ANGLE = 0.01
 
 def _followers(clip: Clip, legs: tuple[Leg, Leg]) -> list[tuple[int, int, bool]]:
     """``(follower, leader, turns too)`` for each joint outside the body
-    (:func:`~footfall.grounding.placement.body_joints`) that carries a body joint's world
+    (:func:`footfall.humanoid.body_joints`) that carries a body joint's world
     position in every frame — Unreal's ``ik_foot_l`` / ``ik_foot_r`` beside the body, which an
     engine's IK reads — and whether it carries its world rotation as well. Parents first."""
     body = body_joints(clip.skeleton, legs)
-    outside = np.setdiff1d(np.arange(clip.skeleton.joint_count), body)
-    if outside.size == 0 or clip.frame_count == 0:
+    pelvis = pelvis_joint(clip.skeleton, legs)
+    hierarchy = Hierarchy(tuple(clip.skeleton.names), clip.skeleton.parents)
+    inside = set(body.tolist())
+    # Not the joints the body hangs from: moving one would move its leader too.
+    outside = [j for j in range(clip.skeleton.joint_count)
+               if j not in inside and not hierarchy.is_ancestor(j, pelvis)]
+    if not outside or clip.frame_count == 0:
         return []
     grot, gpos = clip.forward_kinematics()
     found = []

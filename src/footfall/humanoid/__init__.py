@@ -15,7 +15,14 @@ from footfall.humanoid.bones import (
     SPINE_BONES,
     bone_index,
 )
-from footfall.humanoid.limbs import ArmChain, LegChain, find_arms, find_legs
+from footfall.humanoid.limbs import (
+    ArmChain,
+    LegChain,
+    body_joints,
+    find_arms,
+    find_legs,
+    pelvis_joint,
+)
 from footfall.humanoid.mapping import (
     MappingResult,
     auto_map,
@@ -42,6 +49,8 @@ __all__ = [
     "bone_index",
     "find_arms",
     "find_legs",
+    "body_joints",
+    "pelvis_joint",
     "load_mapping",
     "map_skeleton",
     "parse_name",

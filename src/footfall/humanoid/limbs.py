@@ -6,7 +6,11 @@ both sides, and otherwise takes the two branches that end lowest in the rest pos
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
 
 from footfall.errors import MappingError
 from footfall.humanoid.bones import LEG_ROLES, SIDES
@@ -22,6 +26,32 @@ class LegChain(NamedTuple):
     lower: int
     foot: int
     toes: int | None
+
+
+class _Thigh(Protocol):
+    """A leg as far as the body is concerned: its thigh joint (``LegChain``, grounding's
+    ``Leg``)."""
+
+    @property
+    def upper(self) -> int: ...
+
+
+def pelvis_joint(skeleton: Skeleton, legs: Sequence[_Thigh]) -> int:
+    """The joint both legs hang from: the deepest joint above both thighs (the first root
+    when they share none)."""
+    hierarchy = Hierarchy(tuple(skeleton.names), skeleton.parents)
+    joint = hierarchy.common_ancestor(int(legs[0].upper), int(legs[1].upper))
+    return int(np.nonzero(skeleton.parents < 0)[0][0]) if joint is None else joint
+
+
+def body_joints(skeleton: Skeleton, legs: Sequence[_Thigh]) -> NDArray[np.int64]:
+    """Indices ``(B,)`` of the body: the pelvis (:func:`pelvis_joint`) and every joint below
+    it. A node above the pelvis (an exporter's still "Reference" at the origin, a game rig's
+    ground root with its IK bones) is no body part: it sets no floor, no height, no room."""
+    pelvis = pelvis_joint(skeleton, legs)
+    hierarchy = Hierarchy(tuple(skeleton.names), skeleton.parents)
+    return np.array([j for j in range(skeleton.joint_count)
+                     if j == pelvis or hierarchy.is_ancestor(pelvis, j)], dtype=np.int64)
 
 
 class ArmChain(NamedTuple):

@@ -46,14 +46,10 @@ class Toes:
     offsets: FloatArray
 
     @classmethod
-    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str],
-           pose: FloatArray | None = None) -> Toes | None:
+    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str]) -> Toes | None:
         """The toe points of ``skeleton`` (canonical ``mapping``), or None when a foot has
-        neither a toe joint nor a forward-reaching End Site.
-
-        ``pose``: ``(J, 4)`` local rotations of a standing pose in which "forward" and "down"
-        are judged (default: the rest pose, stood upright when it lies).
-        """
+        neither a toe joint nor a forward-reaching End Site ("forward" and "down" judged in the
+        rest pose stood upright)."""
         if not all(b in mapping for b in FEET):
             return None
         feet = np.array([skeleton.index(mapping[b]) for b in FEET], dtype=np.int64)
@@ -68,9 +64,7 @@ class Toes:
             if end is None:
                 return None
             if standing is None:
-                local = (upright_pose(skeleton, mapping,
-                                      quat.identity((skeleton.joint_count,)))
-                         if pose is None else np.asarray(pose, dtype=np.float64))
+                local = upright_pose(skeleton, mapping, quat.identity((skeleton.joint_count,)))
                 standing = forward_kinematics(skeleton.parents, local, skeleton.offsets)[0]
             frame = standing[foot]
             tip = quat.rotate(frame, np.asarray(end, dtype=np.float64))  # world, metres
