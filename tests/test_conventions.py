@@ -124,9 +124,9 @@ def test_a_variant_target_receives_as_the_original(folder: Path, name: str,
 
 @pytest.mark.parametrize("name", ["bvhio_example.bvh", "mocapbank_zxy_cm.bvh"])
 def test_a_z_up_file_has_the_toe_points_of_the_original(folder: Path, name: str) -> None:
-    """bvhio's foot End Site is a sole marker below the ankle (no toe point), MocapBank's
-    reaches forward to the tip of the toes — in a Z-up file too, whose foot frames hold them
-    along Z."""
+    """bvhio's foot End Site is a sole marker below the ankle (the ball ahead of it at the sole's
+    depth), MocapBank's reaches forward to the tip of the toes — in a Z-up file too, whose foot
+    frames hold them along Z."""
     from footfall.humanoid import map_skeleton
     from footfall.retarget.toes import Toes
 

@@ -10,8 +10,8 @@ from conftest import DATA
 from footfall import bvh, quat
 from footfall.humanoid import map_skeleton, upright_pose, upright_turn
 from footfall.retarget.stance import debounce, hold_while_planted, keep_through_shuffles
-from footfall.retarget.toes import BALL_SHARE, Toes
-from footfall.skeleton import forward_kinematics
+from footfall.retarget.toes import BALL_FORWARD, BALL_SHARE, LEGS, Toes
+from footfall.skeleton import Skeleton, forward_kinematics
 
 
 def runs(text: str) -> np.ndarray:
@@ -80,9 +80,24 @@ def test_toe_points_from_joints_and_forward_end_sites() -> None:
                 + quat.rotate(bank.global_rotations()[:, ankle], toes.offsets[0]))
     np.testing.assert_allclose(toes.positions(bank.global_rotations(),
                                               bank.global_positions())[:, 0], expected)
-    # bvhio_example: the End Site is a sole marker straight below the ankle: no toe point.
+    # bvhio_example: the End Site is a sole marker straight below the ankle. It tells how deep
+    # the sole is; the ball sits BALL_FORWARD of the leg's length ahead of the ankle (+Z, where
+    # the rest pose faces), at that depth.
     sole = bvh.load(DATA / "bvh/bvhio_example.bvh").skeleton
-    assert Toes.of(sole, map_skeleton(sole).mapping) is None
+    mapping = map_skeleton(sole).mapping
+    toes = Toes.of(sole, mapping)
+    assert toes is not None and (toes.joints == -1).all()
+    rest = sole.rest_positions()
+    for side, (hip, knee, foot) in enumerate(LEGS):
+        hip, knee, ankle = (rest[sole.index(mapping[b])] for b in (hip, knee, foot))
+        leg = np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee)
+        depth = sole.end_sites[sole.index(mapping[foot])][1]
+        assert depth < -0.08  # 8.8 and 9.5 cm
+        ball = toes.positions(quat.identity((1, sole.joint_count)), rest[None])[0, side]
+        np.testing.assert_allclose(ball - ankle, [0.0, depth, BALL_FORWARD * leg], atol=1e-12)
+    # A foot with no End Site (a glTF leaf bone) has no toe point.
+    bare = Skeleton(sole.names, sole.parents, sole.offsets)
+    assert Toes.of(bare, mapping) is None
 
 
 def test_upright_turn_stands_a_lying_rest_pose_and_leaves_a_standing_one() -> None:

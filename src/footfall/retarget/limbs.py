@@ -7,7 +7,7 @@ source hands relative to the hips, scaled, bending toward the copied elbow. Arou
 
 - heights: a foot point's lift above its standing height is the source's, scaled by the size
   ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
-- toes (toe joints, or the ball of the foot from a toe End Site: ``toes.py``): on the floor
+- toes (toe joints, or the ball of the foot from a foot End Site: ``toes.py``): on the floor
   the foot is pitched so its toes sit as high as the source's; while the heel is up the toes
   are the pivot, held where they stood when the toe contact began (a foot of another length
   would otherwise slide by the difference) and blended back in the air; always, the foot's

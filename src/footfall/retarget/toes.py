@@ -1,14 +1,22 @@
-"""Each foot's toe point: its toe joint, or — for rigs without toe joints — the foot's End Site.
+"""Each foot's toe point: its toe joint, or — for rigs without toe joints — one from the foot's
+End Site.
 
 The toe pivot, the foot pitch and the lowest-point rule of the limbs (``limbs.py``) need to know
-where a foot's toes are. Most rigs have a toe joint; some BVH captures (MocapBank's) end each
-leg at the ankle with an End Site at the tip of the toes. Such an End Site gives the toe point
-(the ball of the foot, :data:`BALL_SHARE` of the way to the tip) when it reaches further
-forward than down (a sole marker straight below the ankle, like
-bvhio's, does not). "Forward" and "down" are the world's, in the rest pose stood upright
-(``footfall.humanoid.upright``): a Z-up file keeps its feet's End Sites along its own Z. A toe
-joint's position is read as it is (position channels included); an End Site is carried by the
-foot's world rotation.
+where a foot's toes are. Most rigs have a toe joint; some BVH captures end each leg at the ankle
+with an End Site:
+
+- at the tip of the toes (MocapBank's: it reaches further forward than down): the toe point is
+  the ball of the foot, :data:`BALL_SHARE` of the way to the tip;
+- at the sole, straight below the ankle (bvhio's): the ball sits at the sole's depth,
+  :data:`BALL_FORWARD` of the leg's length ahead of the ankle. Without it the ankle was the
+  foot's lowest point: a target stood on its ankles (the soles 9 cm under the floor), and
+  through a heel-off, when the source's toes hold still, it slid its ankle along the floor
+  instead of lifting it.
+
+A foot with no End Site (a glTF leaf bone) has no toe point. "Forward" and "down" are the
+world's, in the rest pose stood upright and facing +Z (``footfall.humanoid.upright``): a Z-up
+file keeps its feet's End Sites along its own Z. A toe joint's position is read as it is
+(position channels included); an End Site's point is carried by the foot's world rotation.
 """
 
 from __future__ import annotations
@@ -29,6 +37,13 @@ TOES = ("LeftToes", "RightToes")
 #: Horizontal share of the ankle→toe-tip distance at which the ball of the foot sits (the toe
 #: joint of GAMES-105, CMU and Mixamo rigs: 0.56–0.68 of the way to their toe End Sites).
 BALL_SHARE = 0.65
+#: Forward distance from the ankle to the ball of the foot, as a share of the leg (hip → knee →
+#: ankle) in the standing rest pose: 0.13–0.16 on the shared captures' toe joints (CMU, GAMES-105,
+#: Mixamo, MocapBank, pybvh). Used for a foot whose End Site marks the sole straight below the
+#: ankle (bvhio's): the rig says how deep the sole is, not where the ball is.
+BALL_FORWARD = 0.15
+LEGS = (("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
+        ("RightUpperLeg", "RightLowerLeg", "RightFoot"))
 
 
 @dataclass(frozen=True)
@@ -48,14 +63,15 @@ class Toes:
     @classmethod
     def of(cls, skeleton: Skeleton, mapping: Mapping[str, str]) -> Toes | None:
         """The toe points of ``skeleton`` (canonical ``mapping``), or None when a foot has
-        neither a toe joint nor a forward-reaching End Site ("forward" and "down" judged in the
-        rest pose stood upright)."""
+        neither a toe joint nor an End Site reaching forward or down (judged in the rest pose
+        stood upright)."""
         if not all(b in mapping for b in FEET):
             return None
         feet = np.array([skeleton.index(mapping[b]) for b in FEET], dtype=np.int64)
         joints = np.full(2, -1, dtype=np.int64)
         offsets = np.zeros((2, 3))
         standing: FloatArray | None = None  # (J, 4) world rotations, computed when needed
+        standing_at = np.zeros((skeleton.joint_count, 3))  # (J, 3) their world positions, m
         for side, (foot, toe) in enumerate(zip(feet, TOES, strict=True)):
             if toe in mapping:
                 joints[side] = skeleton.index(mapping[toe])
@@ -65,14 +81,22 @@ class Toes:
                 return None
             if standing is None:
                 local = upright_pose(skeleton, mapping, quat.identity((skeleton.joint_count,)))
-                standing = forward_kinematics(skeleton.parents, local, skeleton.offsets)[0]
+                standing, standing_at = forward_kinematics(skeleton.parents, local,
+                                                           skeleton.offsets)
             frame = standing[foot]
             tip = quat.rotate(frame, np.asarray(end, dtype=np.float64))  # world, metres
-            if not np.hypot(tip[0], tip[2]) > abs(tip[1]):
+            if np.hypot(tip[0], tip[2]) > abs(tip[1]):
+                # The End Site is the tip of the toes; the ball (what toe joints mark, and GMD
+                # measures) sits along the sole, BALL_SHARE of the way there, at its height.
+                ball = tip * np.array([BALL_SHARE, 1.0, BALL_SHARE])
+            elif tip[1] < 0 and all(b in mapping for b in LEGS[side]):
+                # A sole marker: the ball sits ahead of the ankle (the rest pose faces +Z).
+                hip, knee, ankle = (standing_at[skeleton.index(mapping[b])]
+                                    for b in LEGS[side])
+                leg = np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee)
+                ball = np.array([0.0, tip[1], BALL_FORWARD * leg])
+            else:
                 return None
-            # The End Site is the tip of the toes; the ball (what toe joints mark, and GMD
-            # measures) sits along the sole, BALL_SHARE of the way there, at the tip's height.
-            ball = tip * np.array([BALL_SHARE, 1.0, BALL_SHARE])
             offsets[side] = quat.rotate(quat.inv(frame), ball)
         return cls(feet, joints, offsets)
 
