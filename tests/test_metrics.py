@@ -88,23 +88,6 @@ def test_clamped_ratio_any_leg_per_frame() -> None:
     assert metrics.clamped_ratio(clamped) == 0.5
 
 
-def test_foot_skate_ratio_gmd_definition() -> None:
-    fps = 30.0
-    frames = 40
-    still = np.zeros((frames, 3))
-    sliding = np.zeros((frames, 3))
-    sliding[:, 0] = np.arange(frames) * (1.0 / fps)  # 1 m/s along x
-    positions = np.stack([still, sliding], axis=1)
-    low = np.full((frames, 2), 0.01)
-    assert metrics.foot_skate_ratio(positions, low, fps) > 0.8
-    high = low.copy()
-    high[:, 1] = 0.3  # the sliding foot is in the air: not a contact
-    assert metrics.foot_skate_ratio(positions, high, fps) == 0.0
-    slow = positions.copy()
-    slow[:, 1, 0] *= 0.3  # 0.3 m/s < 0.5 m/s
-    assert metrics.foot_skate_ratio(slow, low, fps) == 0.0
-
-
 def test_contact_skate_ratio_counts_only_planted_feet() -> None:
     fps = 30.0
     positions = np.zeros((4, 1, 3))

@@ -16,8 +16,9 @@ import numpy as np  # noqa: E402
 
 from footfall import bvh  # noqa: E402
 from footfall.gltf import load_avatar  # noqa: E402
-from footfall.metrics import foot_skate_ratio  # noqa: E402
+from footfall.metrics import gmd_foot_skate_ratio  # noqa: E402
 from footfall.retarget import Retargeter  # noqa: E402
+from footfall.retarget.toes import Toes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -32,6 +33,20 @@ def lowest_foot(positions, skeleton, mapping, measures, toes: bool = True) -> np
         toes = positions[:, [skeleton.index(mapping[b]) for b in ("LeftToes", "RightToes")], 1]
         heights = np.minimum(heights, toes - measures.toe_height)
     return heights
+
+
+def gmd_ratio(clip, mapping) -> float:
+    """GMD's foot-skate ratio at the clip's toe points (``retarget/toes.py``; the ankles of a rig
+    without any, RobotExpressive), its floor at the lowest of them and the joints."""
+    positions = clip.global_positions()
+    toes = Toes.of(clip.skeleton, mapping)
+    if toes is None:
+        feet = [clip.skeleton.index(mapping[b]) for b in ("LeftFoot", "RightFoot")]
+        return gmd_foot_skate_ratio(positions, clip.fps, *feet)
+    points = toes.positions(clip.global_rotations(), positions)
+    joints = positions.shape[1]
+    return gmd_foot_skate_ratio(np.concatenate([positions, points], axis=1), clip.fps,
+                                joints, joints + 1)
 
 
 def draw(axis, positions, parents, frames, colour, title, hips: int = 0) -> None:
@@ -69,15 +84,11 @@ def main() -> None:
         low_s = lowest_foot(gs, source.skeleton, r.source_map, r.source_measures, toes)
         low_t = lowest_foot(gt, avatar.skeleton, r.target_map, r.target_measures, toes)
         contact = low_s < np.percentile(low_s, 5) + 0.02
-        feet_s = [source.skeleton.index(r.source_map[b]) for b in ("LeftFoot", "RightFoot")]
-        feet_t = [avatar.skeleton.index(r.target_map[b]) for b in ("LeftFoot", "RightFoot")]
-        skate_s = foot_skate_ratio(gs[:, feet_s], gs[:, feet_s, 1] - r.source_measures.ankle_height,
-                                   source.fps)
-        skate_t = foot_skate_ratio(gt[:, feet_t], gt[:, feet_t, 1] - r.target_measures.ankle_height,
-                                   source.fps)
+        skate_s = gmd_ratio(source, r.source_map)
+        skate_t = gmd_ratio(out, r.target_map)
         print(f"{name}: size ratio {r.size_ratio:.3f}, contact error "
               f"{np.mean(np.abs(low_t - low_s)[contact]) * 1000:.1f} mm over "
-              f"{contact.mean():.0%} of foot-frames, ankle skate ratio {skate_s:.3f} → "
+              f"{contact.mean():.0%} of foot-frames, GMD's foot-skate ratio {skate_s:.3f} → "
               f"{skate_t:.3f}, NaN: {bool(np.isnan(gt).any())}")
         ankle_t = lowest_foot(gt, avatar.skeleton, r.target_map, r.target_measures, toes=False)
         curves.append((name, colour, ankle_t[:, 0]))

@@ -23,11 +23,8 @@ if TYPE_CHECKING:
 
 #: Seed 002: a sole sample more than 2 cm (2 px there) off the ground is a support defect.
 DEFECT_THRESHOLD = 0.02
-#: GMD (2023) foot-skate ratio: contact below 5 cm in both frames, skating above 0.5 m/s.
-SKATE_HEIGHT = 0.05
+#: footfall's contact_skate_ratio: a planted foot faster than this (m/s) skates (GMD's speed).
 SKATE_SPEED = 0.5
-#: GMD averages over 5 frames of 20 fps motion: 0.25 s, kept in seconds at any frame rate.
-SKATE_WINDOW_SECONDS = 5 / 20
 
 
 def sole_world(
@@ -136,36 +133,6 @@ def clamped_ratio(clamped: ArrayLike) -> float:
         return 0.0
     per_frame = clamped.reshape(clamped.shape[0], -1).any(axis=1)
     return float(per_frame.mean())
-
-
-def foot_skate_ratio(
-    foot_positions: ArrayLike,
-    foot_heights: ArrayLike,
-    fps: float,
-    height: float = SKATE_HEIGHT,
-    speed: float = SKATE_SPEED,
-    window_seconds: float = SKATE_WINDOW_SECONDS,
-) -> float:
-    """A GMD-style foot-skate ratio at the clip's own frame rate over given heights (not GMD's
-    released evaluation, which :func:`gmd_foot_skate_ratio` reproduces).
-
-    foot_positions: ``(F, feet, 3)`` world foot (toe) positions; foot_heights: ``(F, feet)``
-    heights above the ground. A foot is in contact when below ``height`` in both frames of a
-    pair; it skates when its horizontal speed and its moving average over ``window_seconds``
-    (GMD: 5 frames at 20 fps) both exceed ``speed``. Returns skating pairs / (F − 1).
-    """
-    positions = np.asarray(foot_positions, dtype=np.float64)
-    heights = np.asarray(foot_heights, dtype=np.float64)
-    if positions.shape[0] < 2:
-        return 0.0
-    velocity = np.linalg.norm(np.diff(positions[..., [0, 2]], axis=0), axis=-1) * fps
-    window = max(1, int(round(window_seconds * fps)))
-    kernel = np.ones(window) / window
-    average = np.apply_along_axis(lambda v: np.convolve(v, kernel, mode="same"), 0, velocity)
-    with np.errstate(invalid="ignore"):
-        contact = (heights[:-1] < height) & (heights[1:] < height)
-    skating = contact & (velocity > speed) & (average > speed)
-    return float(skating.any(axis=-1).mean())
 
 
 #: GMD's released evaluation (``calculate_skating_ratio``): HumanML3D motion at 20 fps, a foot in
