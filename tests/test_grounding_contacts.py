@@ -80,6 +80,28 @@ def test_slip_lock_holds_a_sliding_planted_ball_and_fades_out_within_the_blend()
     assert np.all(np.diff(np.abs(shift[19:31, 0, 0])) <= 1e-12)  # fading, never growing
 
 
+def test_slip_lock_lets_go_where_the_push_off_begins() -> None:
+    """A ball that slides, then speeds up into the swing while still in contact (a push-off:
+    the foot rolls over the toe tip, which moves the ball): the slide is held, the roll is not
+    — from the first frame of the speed-up the correction only fades. Held through the roll, the
+    ball was given back afterwards, faster than the source moved it, while still on the floor
+    (games105_walk60: 0.47 → 0.62 m/s; footfall's contact skate ratio 0.083 → 0.138)."""
+    fps = 100.0
+    speeds = np.concatenate([np.full(20, 0.05), [0.1, 0.17, 0.25, 0.33, 0.39],
+                             [0.6, 1.0, 1.5], np.full(12, 2.0)])  # m/s
+    x = np.concatenate([[0.0], np.cumsum(speeds) / fps])
+    contacts = np.zeros((x.size, 1), bool)
+    contacts[:29] = True  # the contact ends three frames after the speed passes 0.4 m/s
+    shift, pinned = slip_locks(_ball(x), contacts, fps, slip_speed=0.4)
+    # Central differences: the speed starts rising at frame 20 and passes 0.4 m/s at 25.
+    assert pinned[1:20, 0].all()  # the slide is held (0.5 mm per frame)
+    size = np.abs(shift[:, 0, 0])
+    assert size[19] > 0.0
+    assert np.all(np.diff(size[20:]) <= 1e-12), size[18:32]  # the speed-up is not held
+    assert not pinned[20:, 0].any()
+    assert size[40:].max() == 0.0  # faded within 0.1 s
+
+
 def test_slip_lock_lets_go_of_a_foot_the_source_moves_fast_or_far() -> None:
     fps = 100.0
     fast = np.concatenate([np.zeros(10), np.linspace(0.0, 0.3, 11)[1:]])  # 3 m/s, in contact

@@ -4,8 +4,12 @@ locking), by no more than the source itself slid.
 A resting ball is locked where the output foot already is when its contact begins; the lock
 lets go when the contact ends, when the source moves the ball faster than a stance slip or
 further than the slip radius from the lock, and its last correction then fades to zero within
-``blend_seconds`` so the foot never pops. This is a sequential filter over frames (a loop over
-time is the method).
+``blend_seconds`` so the foot never pops. A ball that speeds up steadily past the slip speed
+is being pushed off (the foot rolls over its toe tip, which carries the ball forward): the
+lock lets go where that speed-up begins, not where it passes the slip speed — held through the
+roll, the ball was handed back afterwards faster than the source moved it, still on the floor.
+The clip is known ahead (a post-process), so the speed-up is seen before it passes. This is a
+sequential filter over frames (a loop over time is the method).
 """
 
 from __future__ import annotations
@@ -22,6 +26,29 @@ BLEND_SECONDS = 0.1
 #: go, blended out over ``blend_seconds``, and stays off until the next contact.
 SLIP_SPEED = 0.4
 SLIP_RADIUS = 0.05
+#: A push-off: the ball's speed rising by more than this (m/s) from each frame to the next, up
+#: to the one where it passes the slip speed, at most ``blend_seconds`` before it (the rise of a
+#: real push-off is 0.01–0.2 m/s a frame at 30–60 fps: any steady rise counts).
+PUSH_OFF_RISE = 1e-3
+
+
+def push_offs(speed: FloatArray, fps: float, slip_speed: float = SLIP_SPEED,
+              seconds: float = BLEND_SECONDS) -> NDArray[np.bool_]:
+    """Frames ``(F, feet)`` in which a ball's ``speed (F, feet)`` (m/s) rises in every frame —
+    by more than :data:`PUSH_OFF_RISE` — into a frame where it passes ``slip_speed``, within
+    ``seconds`` before that frame."""
+    rising = np.zeros(speed.shape, dtype=bool)
+    rising[1:] = speed[1:] - speed[:-1] > PUSH_OFF_RISE
+    passing = np.zeros(speed.shape, dtype=bool)
+    passing[1:] = (speed[1:] > slip_speed) & (speed[:-1] <= slip_speed)
+    reach = max(1, int(round(seconds * fps)))
+    found = np.zeros(speed.shape, dtype=bool)
+    for frame, foot in zip(*np.nonzero(passing), strict=True):
+        start = frame
+        while start > 0 and frame - start < reach and rising[start - 1, foot]:
+            start -= 1
+        found[start:frame, foot] = True
+    return found
 
 
 def slip_locks(
@@ -44,6 +71,7 @@ def slip_locks(
     contacts = np.asarray(contacts, dtype=bool)
     frames, feet = contacts.shape
     speed = horizontal_speed(np.insert(ball, 1, 0.0, axis=-1), fps)
+    leaving = (speed > slip_speed) | push_offs(speed, fps, slip_speed, blend_seconds)
     shift = np.zeros((frames, feet, 2))
     pinned = np.zeros((frames, feet), dtype=bool)
     for foot in range(feet):
@@ -55,10 +83,10 @@ def slip_locks(
         for f in range(frames):
             if not contacts[f, foot]:
                 spent = False
-            if held and (not contacts[f, foot] or speed[f, foot] > slip_speed):
+            if held and (not contacts[f, foot] or leaving[f, foot]):
                 held = False
                 spent = contacts[f, foot]
-            if not held and not spent and contacts[f, foot] and speed[f, foot] <= slip_speed:
+            if not held and not spent and contacts[f, foot] and not leaving[f, foot]:
                 held, lock = True, ball[f, foot] + current
             if held:
                 wanted = lock - ball[f, foot]
