@@ -14,7 +14,6 @@ its own lane along z (:class:`LaneTerrain`), so a frame is one pipeline call.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,11 +105,6 @@ class Character:
     legs: Any = None
 
 
-def bunny() -> Character:
-    """Seed 000's bunny."""
-    return Character("bunny", bunny_skeleton())
-
-
 def humanoid(path: str | Path) -> Character:
     """A humanoid from a BVH file (its rest pose, stood up where it lies down as a Z-up file's
     does: :func:`footfall.humanoid.stood_up`; legs found by name and structure)."""
@@ -176,26 +170,19 @@ def run_character(
     frames = int(round(duration * FPS))
     pipe = walker.pipeline
     feet = pipe._foot
-    keys = ("rot", "pos", "stance", "pelvis", "clamp", "body_x", "plant")
-    record: dict[str, list] = {k: [] for k in keys}
+    record = []
     done = 0
     while done < frames:  # BLOCK frames per batched call (the same frames as one by one)
         size = min(BLOCK, frames - done)
         block = walker.step_frames(1.0 / FPS, size)
-        record["rot"].append(block.global_rotations[:, :, feet])
-        record["pos"].append(block.global_positions[:, :, feet])
-        record["stance"].append(block.stance)
-        record["pelvis"].append(block.pelvis_height)
-        record["clamp"].append(block.clamped)
-        record["body_x"].append(block.global_positions[:, :, pipe.root, 0])
         assert block.plant_xz is not None  # step_frames always sets it
-        record["plant"].append(block.plant_xz[..., 0])
+        record.append((block.global_rotations[:, :, feet], block.global_positions[:, :, feet],
+                       block.stance, block.pelvis_height, block.clamped,
+                       block.global_positions[:, :, pipe.root, 0], block.plant_xz[..., 0]))
         done += size
         if progress is not None:
             progress(done, frames)
-    rot, pos, stance, pelvis, clamp, body_x, plant = (
-        np.concatenate(record[k]) for k in record
-    )
+    rot, pos, stance, pelvis, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
     soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]
     per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
@@ -207,7 +194,10 @@ def run_character(
     for k in range(count):
         spec = scenarios[lane[k]]
         row: dict[str, str | float] = {"character": character.name, "walker": WALKERS[which[k]]}
-        row.update(_score(gaps[:, k], stance[:, k], pos[:, k], pelvis[:, k], clamp[:, k]))
+        row.update(metrics.contact_metrics(gaps[:, k], stance[:, k]))
+        row["stance_slip_m"] = metrics.stance_slip(pos[:, k], stance[:, k])
+        row["pelvis_jerk"] = metrics.pelvis_jerk(pelvis[:, k], 1.0 / FPS)
+        row["clamped_ratio"] = metrics.clamped_ratio(clamp[:, k])
         if spec["kind"] == "stairs":
             params = spec["terrain"].params
             row["step_height_m"] = float(params["step_height"])
@@ -249,15 +239,6 @@ def _near_edge(plant_x: np.ndarray, risers: Sequence[float], pipe: Any) -> np.nd
     return np.any((riser_x > x - heel - margin) & (riser_x < x + toe + margin), axis=-1)
 
 
-def _score(gaps: np.ndarray, stance: np.ndarray, ankles: np.ndarray, pelvis: np.ndarray,
-           clamped: np.ndarray) -> dict[str, float]:
-    out = metrics.contact_metrics(gaps, stance)
-    out["stance_slip_m"] = metrics.stance_slip(ankles, stance)
-    out["pelvis_jerk"] = metrics.pelvis_jerk(pelvis, 1.0 / FPS)
-    out["clamped_ratio"] = metrics.clamped_ratio(clamped)
-    return out
-
-
 def run_experiment(
     humanoid_bvh: str | Path | None = None,
     heights: Sequence[float] = STEP_HEIGHTS,
@@ -271,7 +252,7 @@ def run_experiment(
     characters: list[tuple[Character, float | None]] = []
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))
-    characters.append((bunny(), HUMAN_LEG))
+    characters.append((Character("bunny", bunny_skeleton()), HUMAN_LEG))
     rows: list[dict] = []
     slope_rows: list[dict] = []
     for character, ref in characters:
@@ -305,11 +286,6 @@ def format_table(result: dict[str, list[dict]]) -> str:
                 f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
             )
     return "\n".join(lines)
-
-
-def write_json(result: dict[str, list[dict]], path: str | Path) -> None:
-    """Write the result as JSON ``{"rows": [...], "slope_rows": [...]}``."""
-    Path(path).write_text(json.dumps(result, indent=1) + "\n")
 
 
 def plot(result: dict[str, list[dict]], path: str | Path) -> None:
