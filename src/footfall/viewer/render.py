@@ -141,10 +141,11 @@ class SideView:
         self.bunny_patches = [
             [self._ellipse(zorder=5) for _ in range(self.parts.count)] for _ in range(2)
         ]
-        self.rays = self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
-        self.rays_b = self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
+        rays = [self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
+                for _ in range(2)]
         self.dots = self.axes.scatter([], [], s=40, color=_rgb(RAY_COLOR), zorder=9)
-        self.gap_bars = [
+        # The left bunny's two rays, then the right bunny's two gap bars (marker_instances' order).
+        self.bars = rays + [
             self.axes.plot([], [], color=_rgb(GAP_COLOR), lw=5, solid_capstyle="butt", zorder=9)[0]
             for _ in range(2)
         ]
@@ -235,14 +236,11 @@ class SideView:
                 patch.set_zorder(5 + 0.01 * order[i] + 0.001 * k)
 
         markers = marker_instances(frame, sim.foot_joints)
-        for line, i in ((self.rays, 0), (self.rays_b, 1)):
-            base, length = markers.bar_pos[i], markers.bar_scale[i, 1]
+        for line, base, length in zip(self.bars, markers.bar_pos, markers.bar_scale[:, 1],
+                                      strict=True):
             line.set_data([base[0], base[0]], [base[1], base[1] + length])
         shown = markers.dot_scale[:, 0] > 0
         self.dots.set_offsets(markers.dot_pos[shown][:, :2] if shown.any() else np.zeros((0, 2)))
-        for bar, i in zip(self.gap_bars, (2, 3), strict=True):
-            base, length = markers.bar_pos[i], markers.bar_scale[i, 1]
-            bar.set_data([base[0], base[0]], [base[1], base[1] + length])
 
         pelvis = frame.global_positions[:, 0]
         for k, label in enumerate(self.labels):
