@@ -115,18 +115,6 @@ def measure_sole_gaps(
     return ground_gaps(terrain, world).mean(axis=-1)
 
 
-def build_terrain(name: str, step_height: float) -> Terrain:
-    """The terrain ``name`` from :func:`footfall.terrain.scene`; stairs use ``step_height``."""
-    if name not in TERRAINS:
-        raise SettingsError(f"terrain {name!r} is not one of {TERRAINS}")
-    params: dict[str, float] = {}
-    if name in ("course", "stairs"):
-        params["step_height"] = step_height
-    if name == "stairs":
-        params["start"] = STAIRS_START
-    return scene(name, **params)
-
-
 class DemoSimulation:
     """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
 
@@ -150,7 +138,12 @@ class DemoSimulation:
     def rebuild(self) -> None:
         """Build the terrain and walkers from :attr:`settings` and restart at the beginning."""
         s = self.settings.check()
-        self.terrain = build_terrain(s.terrain, s.step_height)
+        params: dict[str, float] = {}  # for footfall.terrain.scene: the stairs' step height
+        if s.terrain in ("course", "stairs"):
+            params["step_height"] = s.step_height
+        if s.terrain == "stairs":
+            params["start"] = STAIRS_START
+        self.terrain = scene(s.terrain, **params)
         self.walker = self._make_walker()
         self.stats = ContactStats()
         self.time = 0.0
