@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from footfall.viewer.i18n import LANGUAGES, detect_language
-from footfall.viewer.simulation import SPEED_RANGE, TERRAINS, DemoSettings
+from footfall.commands.demo import add_scene_arguments
+from footfall.viewer.i18n import detect_language
+from footfall.viewer.simulation import DemoSettings
 
 NAME = "render"
 HELP = "draw the two-bunny comparison to a .png, .gif or .mp4 (no browser needed)"
@@ -21,13 +22,7 @@ KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall render``."""
     parser.add_argument("--out", required=True, help="output file: .png, .gif or .mp4")
-    parser.add_argument("--terrain", choices=TERRAINS, default="course", help="terrain")
-    parser.add_argument(
-        "--speed",
-        type=float,
-        default=0.75,
-        help=f"walking speed m/s, {SPEED_RANGE[0]}–{SPEED_RANGE[1]} (default 0.75)",
-    )
+    add_scene_arguments(parser, "terrain (default course)")
     parser.add_argument(
         "--step-height", type=float, default=0.10, help="stair step height m (default 0.10)"
     )
@@ -42,9 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fps", type=float, default=20.0, help="animation frames per second")
     parser.add_argument("--width", type=int, default=800, help="picture width px (default 800)")
     parser.add_argument("--height", type=int, default=400, help="picture height px (default 400)")
-    parser.add_argument(
-        "--lang", choices=LANGUAGES, default=None, help="ko or en (default: locale)"
-    )
 
 
 def run(args: argparse.Namespace) -> int:
