@@ -251,18 +251,17 @@ class ProceduralWalker:
         heel = self._heels(root_xz, heading, np.zeros((count, 2)))
         heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
             heel, np.broadcast_to(ground[:, None], (count, 2)))
-        no_roll = np.zeros((count, 2))
+        zeros = np.zeros((count, 2))
         heads = np.broadcast_to(heading[:, None], (count, 2))
-        ankle = ankle_from_heel(heel, align, heads, no_roll, self.rig.heel, self.rig.ball)
+        ankle = ankle_from_heel(heel, align, heads, zeros, self.rig.heel, self.rig.ball)
         hip = np.full(count, body.HIP_MEAN_SHARE * self.leg_length)
         root = root_xz.copy()
         root[:, 1] = ground + self.rig.ankle_height + self.rig.root_above_hips + hip
-        foot = foot_rotation(align, heads, no_roll)
+        foot = foot_rotation(align, heads, zeros)
         upright = quat.identity((count,))
-        pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count),
-                        np.zeros((count, 2)), np.zeros((count, 2)), ankle, foot, foot)
+        pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count), zeros, zeros,
+                        ankle, foot, foot)
         step = self._footstep(heel, heads)
-        zeros = np.zeros((count, 2))
         return self._frame_from(pose, np.ones((count, 2), bool), heel, zeros, heading,
                                 np.full(count, self.params.step_rate_hz), np.zeros(count),
                                 np.zeros(count), zeros, zeros, step, step)
@@ -280,9 +279,6 @@ class ProceduralWalker:
         self._slope = slope.slope_along(normal, self._start_heading)
         self._rate = self._adapted_rate(self._slope)
         self._locks = FootLocks(count)
-        self._lift = np.zeros((count, 2, 3))
-        self._lift_heading = np.zeros((count, 2))
-        self._lift_align = quat.identity((count, 2))
         self._landing = np.zeros((count, 2, 3))
         self._landing_align = quat.identity((count, 2))
         self._ready = True
@@ -299,9 +295,9 @@ class ProceduralWalker:
         self._locks.plant(stance, heels, heads, align)
         push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
         lifted = ankle_from_heel(heels, align, heads, push, self.rig.heel, self.rig.ball)
-        self._lift = np.where(~stance[..., None], lifted, self._lift)
-        self._lift_heading = np.where(~stance, heads, self._lift_heading)
-        self._lift_align = np.where(~stance[..., None], align, self._lift_align)
+        self._lift = np.where(~stance[..., None], lifted, 0.0)
+        self._lift_heading = np.where(~stance, heads, 0.0)
+        self._lift_align = np.where(~stance[..., None], align, quat.identity((count, 2)))
         self._lift_heel = np.where(~stance[..., None], heels, 0.0)
         self._stance = stance
 
