@@ -168,30 +168,15 @@ class SideView:
             )
             for colour in ("#1e826e", "#be3c50")
         ]
-        self.legend = self.axes.text(
-            0.02,
-            0.03,
-            text("legend", self.lang),
-            transform=self.axes.transAxes,
-            fontsize=11 * scale,
-            fontfamily=fonts,
-            color="#33415c",
-            zorder=12,
-            bbox={"boxstyle": "round,pad=0.4", "fc": (1, 1, 1, 0.8), "ec": "none"},
-        )
-        self.readout = self.axes.text(
-            0.98,
-            0.03,
-            "",
-            transform=self.axes.transAxes,
-            ha="right",
-            va="bottom",
-            fontsize=10 * scale,
-            color="#33415c",
-            zorder=12,
-            fontfamily=fonts,
-            bbox={"boxstyle": "round,pad=0.4", "fc": (1, 1, 1, 0.8), "ec": "none"},
-        )
+        # The legend (bottom left) and the readout (bottom right) on the same light panels.
+        panel: dict[str, Any] = {
+            "transform": self.axes.transAxes, "fontfamily": fonts, "color": "#33415c", "zorder": 12,
+            "bbox": {"boxstyle": "round,pad=0.4", "fc": (1, 1, 1, 0.8), "ec": "none"},
+        }
+        self.legend = self.axes.text(0.02, 0.03, text("legend", self.lang), fontsize=11 * scale,
+                                     **panel)
+        self.readout = self.axes.text(0.98, 0.03, "", ha="right", va="bottom",
+                                      fontsize=10 * scale, **panel)
 
     def _ellipse(self, zorder: float) -> Ellipse:
         patch = Ellipse((0, 0), 0, 0, angle=0, zorder=zorder, lw=0.6, ec=(0.45, 0.4, 0.5, 0.6))
