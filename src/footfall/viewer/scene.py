@@ -333,11 +333,8 @@ class DemoScene:
     def show_bunny(self, k: int, shown: bool) -> None:
         """Show or hide bunny ``k`` (0 left, 1 right): its parts get scale 0 when hidden."""
         self._hidden[k] = not shown
-        scales = self._scales.copy()
-        count = self.parts.count
-        for j in np.nonzero(self._hidden)[0]:
-            scales[j * count : (j + 1) * count] = 0.0
-        self.bodies.batched_scales = scales
+        visible = np.repeat(~self._hidden, self.parts.count)[:, None]  # (2·P, 1): scale 0 hides
+        self.bodies.batched_scales = self._scales * visible
 
     def build_terrain(self) -> None:
         """(Re)draw the terrain and bushes of the current simulation."""
