@@ -76,20 +76,17 @@ class LaneTerrain:
         xz = np.asarray(xz, dtype=np.float64)
         shape = xz.shape[:-1]
         flat = xz.reshape(-1, 2)
-        out = RayHits.missed(flat.shape[0])
-        point, normal, hit, distance = (
-            out.point.copy(), out.normal.copy(), out.hit.copy(), out.distance.copy()
-        )
+        out = RayHits.missed(flat.shape[0])  # fresh arrays, filled lane by lane
         lanes = self.lane_of(flat[:, 1])
         for index, terrain in enumerate(self.terrains):
             rows = np.nonzero(lanes == index)[0]
             if rows.size == 0:
                 continue
-            local = flat[rows] - [0.0, index * self.width]
-            hits = terrain.raycast_down(local)
-            point[rows] = hits.point + [0.0, 0.0, index * self.width]
-            normal[rows], hit[rows], distance[rows] = hits.normal, hits.hit, hits.distance
-        return RayHits(point, normal, hit, distance).reshape(shape)
+            hits = terrain.raycast_down(flat[rows] - [0.0, index * self.width])
+            out.point[rows] = hits.point + [0.0, 0.0, index * self.width]
+            out.normal[rows], out.hit[rows] = hits.normal, hits.hit
+            out.distance[rows] = hits.distance
+        return out.reshape(shape)
 
     def height(self, xz: np.ndarray) -> np.ndarray:
         """Ground height ``(...)`` under ``xz (..., 2)``, NaN off the lanes."""
