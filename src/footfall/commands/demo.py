@@ -34,15 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8080, help="port (next free one if busy)")
     add_scene_arguments(parser, "starting terrain (default course)")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    parser.add_argument(
-        "--duration", type=float, default=None, help="stop after this many seconds (default: never)"
-    )
+    parser.add_argument("--duration", type=float, default=None,
+                        help="stop after this many seconds (default: never)")
 
 
 def _has_display() -> bool:
-    return sys.platform in ("darwin", "win32") or bool(
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY")
+                                                       or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,16 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall render``."""
     parser.add_argument("--out", required=True, help="output file: .png, .gif or .mp4")
     add_scene_arguments(parser, "terrain (default course)")
-    parser.add_argument(
-        "--step-height", type=float, default=0.10, help="stair step height m (default 0.10)"
-    )
+    parser.add_argument("--step-height", type=float, default=0.10,
+                        help="stair step height m (default 0.10)")
     parser.add_argument("--no-pelvis", action="store_true", help="switch pelvis correction off")
-    parser.add_argument(
-        "--start",
-        type=float,
-        default=22.8,
-        help="seconds walked before the first picture (default 22.8: both bunnies on the stairs)",
-    )
+    parser.add_argument("--start", type=float, default=22.8, help="seconds walked before the "
+                        "first picture (default 22.8: both bunnies on the stairs)")
     parser.add_argument("--seconds", type=float, default=4.0, help="animation length (default 4)")
     parser.add_argument("--fps", type=float, default=20.0, help="animation frames per second")
     parser.add_argument("--width", type=int, default=800, help="picture width px (default 800)")
@@ -43,21 +38,11 @@ def run(args: argparse.Namespace) -> int:
     """Render and print where the file went."""
     from footfall.viewer.render import RenderOptions, render  # matplotlib only when rendering
 
-    settings = DemoSettings(
-        terrain=args.terrain,
-        speed=args.speed,
-        step_height=args.step_height,
-        pelvis=not args.no_pelvis,
-    )
-    options = RenderOptions(
-        settings=settings,
-        start=args.start,
-        seconds=args.seconds,
-        fps=args.fps,
-        width=args.width,
-        height=args.height,
-        lang=args.lang or detect_language(),
-    )
+    settings = DemoSettings(terrain=args.terrain, speed=args.speed, step_height=args.step_height,
+                            pelvis=not args.no_pelvis)
+    options = RenderOptions(settings=settings, start=args.start, seconds=args.seconds, fps=args.fps,
+                            width=args.width, height=args.height,
+                            lang=args.lang or detect_language())
     path = render(args.out, options)
     print(f"footfall render: wrote {path}")
     return 0

@@ -50,13 +50,8 @@ def head_bob(phase: ArrayLike, leg_length: ArrayLike, compensation: float = 0.82
     return (1.0 - compensation) * bob
 
 
-def gaze_heading(
-    scene_time: ArrayLike,
-    turn_at: ArrayLike,
-    old_heading: ArrayLike,
-    new_heading: ArrayLike,
-    lead_s: float = 0.4,
-) -> FloatArray:
+def gaze_heading(scene_time: ArrayLike, turn_at: ArrayLike, old_heading: ArrayLike,
+                 new_heading: ArrayLike, lead_s: float = 0.4) -> FloatArray:
     """Where the head looks, radians ``(...)``: it swings to ``new_heading`` in the ``lead_s``
     seconds before ``turn_at`` (linearly, seed 004 #04) and holds it after.
 
@@ -67,13 +62,8 @@ def gaze_heading(
     return blend_heading(old_heading, new_heading, progress)
 
 
-def body_heading(
-    scene_time: ArrayLike,
-    turn_at: ArrayLike,
-    old_heading: ArrayLike,
-    new_heading: ArrayLike,
-    turn_s: float = 0.5,
-) -> FloatArray:
+def body_heading(scene_time: ArrayLike, turn_at: ArrayLike, old_heading: ArrayLike,
+                 new_heading: ArrayLike, turn_s: float = 0.5) -> FloatArray:
     """Where the body faces, radians ``(...)``: it turns from ``turn_at`` over ``turn_s`` s."""
     scene_time = np.asarray(scene_time, dtype=np.float64)
     progress = np.clip((scene_time - np.asarray(turn_at)) / max(turn_s, 1e-9), 0.0, 1.0)

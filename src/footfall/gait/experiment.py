@@ -135,13 +135,10 @@ def _scenarios(scale: float, height_scale: float, heights: Sequence[float]) -> l
     return out
 
 
-def run_character(
-    character: Character,
-    heights: Sequence[float] = STEP_HEIGHTS,
-    duration: float = DURATION,
-    reference_leg: float | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[list[dict], list[dict]]:
+def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
+                  duration: float = DURATION, reference_leg: float | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  ) -> tuple[list[dict], list[dict]]:
     """Walk every walker over every scenario; returns (stairs rows, slope rows).
 
     reference_leg: the humanoid leg length the step heights are meant for; a shorter character
@@ -236,12 +233,10 @@ def _near_edge(plant_x: np.ndarray, risers: Sequence[float], pipe: Any) -> np.nd
     return np.any((riser_x > x - heel - margin) & (riser_x < x + toe + margin), axis=-1)
 
 
-def run_experiment(
-    humanoid_bvh: str | Path | None = None,
-    heights: Sequence[float] = STEP_HEIGHTS,
-    duration: float = DURATION,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, list[dict]]:
+def run_experiment(humanoid_bvh: str | Path | None = None,
+                   heights: Sequence[float] = STEP_HEIGHTS, duration: float = DURATION,
+                   progress: Callable[[str, int, int], None] | None = None,
+                   ) -> dict[str, list[dict]]:
     """The whole experiment: the humanoid (if given) and the bunny, every walker and height.
 
     Returns ``{"rows": [...], "slope_rows": [...]}`` (see the module docstring for the keys).

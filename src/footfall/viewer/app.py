@@ -45,14 +45,8 @@ class DemoApp:
     :attr:`notice` says so. ``settings`` starts the demo in any state (tests use it).
     """
 
-    def __init__(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 8080,
-        lang: str = "en",
-        settings: DemoSettings | None = None,
-        verbose: bool = False,
-    ) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 8080, lang: str = "en",
+                 settings: DemoSettings | None = None, verbose: bool = False) -> None:
         self.lang = check_language(lang)
         if not 1 <= int(port) <= 65535:
             raise SettingsError(f"port {port} must be in 1…65535")
@@ -64,9 +58,8 @@ class DemoApp:
         self.port = self.server.get_port()
         if self.notice:
             self.notice += f"; using free port {self.port} instead"
-        self.server.gui.configure_theme(
-            control_width="small", show_share_button=False, brand_color=(255, 140, 170)
-        )
+        self.server.gui.configure_theme(control_width="small", show_share_button=False,
+                                        brand_color=(255, 140, 170))
         self.server.gui.set_panel_label(text("title", self.lang))
         # The follow view: the world is shifted by ``_offset`` so the bunnies stay where the
         # cameras were placed to look (``_anchor``); the cameras themselves stay still.
@@ -78,9 +71,7 @@ class DemoApp:
         camera.position, camera.look_at = camera_pose(self._anchor, 1280, 720)
         self.pending = PendingChanges()
         self.scene = DemoScene(self.server, self.simulation, self.lang)
-        self.controls = DemoControls(
-            self.server, self.settings, self.pending, self.lang, WALKERS
-        )
+        self.controls = DemoControls(self.server, self.settings, self.pending, self.lang, WALKERS)
         self.frames = 0
         self._running = True
         self._closed = False
@@ -111,9 +102,8 @@ class DemoApp:
     def _on_disconnect(self, client: viser.ClientHandle) -> None:
         self._windows.pop(client.client_id, None)
 
-    def _place_camera(
-        self, client: viser.ClientHandle, target: np.ndarray, lens: bool = True
-    ) -> None:
+    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray,
+                      lens: bool = True) -> None:
         size = self._windows.get(client.client_id)
         if size is None:  # the client has not reported its window yet
             return
@@ -163,9 +153,8 @@ class DemoApp:
         self.server.flush()
         self.frames += 1
 
-    def run(
-        self, duration: float | None = None, on_frame: Callable[[], None] | None = None
-    ) -> None:
+    def run(self, duration: float | None = None,
+            on_frame: Callable[[], None] | None = None) -> None:
         """Run the loop at 60 Hz until :meth:`stop`, Ctrl-C, or ``duration`` seconds."""
         start = time.perf_counter()
         next_time = start
