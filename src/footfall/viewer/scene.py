@@ -232,8 +232,6 @@ class DemoScene:
         scene.configure_default_lights(True, cast_shadow=True)
         scene.configure_environment_map("park", environment_intensity=0.6)
 
-        sphere_v, sphere_f = unit_sphere()
-        cyl_v, cyl_f = unit_cylinder()
         frame = simulation.frame
         origin = frame.global_positions[0, 0]
         self._origin = np.array(origin, np.float64)  # where the group node was last sent
@@ -249,7 +247,7 @@ class DemoScene:
         self._scales = self.parts.scales(2)
         self._hidden = np.zeros(2, bool)
         self.bodies = scene.add_batched_meshes_simple(
-            "/walkers/bunnies", sphere_v, sphere_f, batched_wxyzs=wxyz, batched_positions=pos,
+            "/walkers/bunnies", *unit_sphere(), batched_wxyzs=wxyz, batched_positions=pos,
             batched_scales=self._scales,
             batched_colors=linear_rgb(self.parts.colors_for([FUR["left"], FUR["right"]])),
             lod="off", cast_shadow=True,
@@ -257,7 +255,7 @@ class DemoScene:
         )
         # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances.
         self.markers = scene.add_batched_meshes_simple(
-            "/walkers/markers", cyl_v, cyl_f, batched_wxyzs=np.tile(quat.identity(), (6, 1)),
+            "/walkers/markers", *unit_cylinder(), batched_wxyzs=np.tile(quat.identity(), (6, 1)),
             batched_positions=np.zeros((6, 3)), batched_scales=np.zeros((6, 3)),
             batched_colors=linear_rgb([RAY_COLOR] * 4 + [GAP_COLOR] * 2), lod="off",
             cast_shadow=False, receive_shadow=False,
@@ -323,10 +321,9 @@ class DemoScene:
         mesh = trimesh.Trimesh(vertices, np.asarray(terrain.faces), process=False)
         mesh.visual = trimesh.visual.ColorVisuals(mesh, vertex_colors=linear_rgb(colors))
         ground = self.server.scene.add_mesh_trimesh("/world/terrain", mesh, receive_shadow=True)
-        sphere_v, sphere_f = unit_sphere(2)
         bush_pos, bush_scale, bush_colors = bush_instances(terrain)
         bushes = self.server.scene.add_batched_meshes_simple(
-            "/world/bushes", sphere_v, sphere_f,
+            "/world/bushes", *unit_sphere(2),
             batched_wxyzs=np.tile(quat.identity(), (len(bush_pos), 1)),
             batched_positions=bush_pos, batched_scales=bush_scale,
             batched_colors=linear_rgb(bush_colors), lod="off",
