@@ -29,6 +29,7 @@ class BunnyProportions:
     foot_forward: float = 0.13  # ankle to toe tip along +Z
     heel_back: float = 0.04  # ankle to heel along −Z
     walk_pelvis_height: float = 0.53  # seed 000: hips = ground + 0.53 while walking
+    step_length: float = 0.62  # seed 000: S = 0.62
 
     @property
     def leg_length(self) -> float:
