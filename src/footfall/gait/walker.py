@@ -116,17 +116,10 @@ class ProceduralWalker:
             on the floor y = 0, which is the animated input :mod:`footfall.grounding` expects.
     """
 
-    def __init__(
-        self,
-        skeleton: Skeleton | None = None,
-        count: int = 1,
-        params: GaitParams | None = None,
-        *,
-        start: ArrayLike = (0.0, 0.0, 0.0),
-        heading: ArrayLike = math.pi / 2,
-        cycle: ArrayLike = 0.0,
-        flat_floor: bool = False,
-    ) -> None:
+    def __init__(self, skeleton: Skeleton | None = None, count: int = 1,
+                 params: GaitParams | None = None, *, start: ArrayLike = (0.0, 0.0, 0.0),
+                 heading: ArrayLike = math.pi / 2, cycle: ArrayLike = 0.0,
+                 flat_floor: bool = False) -> None:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise SettingsError(f"ProceduralWalker count must be a positive integer, got {count!r}")
         self.params = params if params is not None else GaitParams()
@@ -428,15 +421,13 @@ class ProceduralWalker:
     def _frame_from(self, pose: BodyPose, stance, planted, roll, gaze, rate, lean, slope_angle,
                     ph, swing_k, footstep, next_footstep) -> WalkFrame:
         result = compose(self.rig, pose)
-        return WalkFrame(
+        return WalkFrame(  # gaze, lean and slope_angle are float64 arrays already
             rotations=result.rotations, positions=result.positions,
             global_rotations=result.global_rotations, global_positions=result.global_positions,
             stance=stance, planted=planted, phase=ph, ankle_roll=roll, ankle_target=pose.ankle,
-            heading=pose.heading, gaze=np.asarray(gaze, dtype=np.float64),
-            step_rate=np.asarray(rate, dtype=np.float64), lean=np.asarray(lean, np.float64),
-            slope=np.asarray(slope_angle, np.float64), residual=result.residual,
-            swing=swing_k, footstep=footstep, next_footstep=next_footstep,
-            time=self.clock.scene_time,
+            heading=pose.heading, gaze=gaze, step_rate=np.asarray(rate, dtype=np.float64),
+            lean=lean, slope=slope_angle, residual=result.residual, swing=swing_k,
+            footstep=footstep, next_footstep=next_footstep, time=self.clock.scene_time,
         )
 
     # ---------------------------------------------------------------- geometry
