@@ -78,11 +78,6 @@ def blend_heading(old: ArrayLike, new: ArrayLike, progress: ArrayLike) -> FloatA
     return old + delta * np.asarray(progress, dtype=np.float64)
 
 
-def arm_phase(leg_phase: ArrayLike) -> FloatArray:
-    """The arm's phase: half a step from its own side's leg (seed ``armPh``), ``(...)``."""
-    return wrap_phase(np.asarray(leg_phase, dtype=np.float64) + 0.5)
-
-
 def arm_swing(
     leg_phase: ArrayLike, stride: float, leg_ratio: float = 0.48,
     swing_share: float = 0.6, elbow_bend_deg: float = 70.0,
@@ -98,15 +93,11 @@ def arm_swing(
         ``swing_share·stride`` when its leg is back, the elbow bends up to
         ``elbow_bend_deg·(0.4 + leg_ratio)`` at the front of the swing and straightens behind.
     """
-    forward = np.cos(2.0 * math.pi * arm_phase(leg_phase))
+    # The arm's phase (seed ``armPh``) is half a step from its own side's leg.
+    forward = np.cos(2.0 * math.pi * wrap_phase(np.asarray(leg_phase, dtype=np.float64) + 0.5))
     shoulder = swing_share * stride * forward
     elbow = np.radians(elbow_bend_deg * (0.4 + leg_ratio)) * 0.5 * (1.0 + forward)
     return shoulder, elbow
-
-
-def twist_amplitude(step_rate_hz: ArrayLike, twist_deg: float = 6.0) -> FloatArray:
-    """Pelvis twist amplitude, radians: ``twist_deg · rate / 1.6``."""
-    return np.radians(twist_deg * np.asarray(step_rate_hz, np.float64) / BASE_RATE_HZ)
 
 
 def twist(
@@ -115,9 +106,11 @@ def twist(
 ) -> tuple[FloatArray, FloatArray]:
     """Pelvis and shoulder yaw, radians ``(...)``, from the left leg's phase.
 
-    The pelvis turns its left side forward as the left heel strikes; the shoulders turn
-    ``shoulder_ratio`` times as far the other way (seed 004 #06).
+    The pelvis turns its left side forward as the left heel strikes, by up to
+    ``twist_deg · rate / 1.6``; the shoulders turn ``shoulder_ratio`` times as far the other way
+    (seed 004 #06).
     """
     wave = np.cos(2.0 * math.pi * np.asarray(left_phase, dtype=np.float64))
-    pelvis = -twist_amplitude(step_rate_hz, twist_deg) * wave
+    amplitude = np.radians(twist_deg * np.asarray(step_rate_hz, np.float64) / BASE_RATE_HZ)
+    pelvis = -amplitude * wave
     return pelvis, -shoulder_ratio * pelvis
