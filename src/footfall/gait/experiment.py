@@ -66,18 +66,13 @@ class LaneTerrain:
         self.terrains = list(terrains)
         self.width = float(width)
 
-    def lane_of(self, z: np.ndarray) -> np.ndarray:
-        """Lane index ``(...)`` of world z ``(...)`` (−1 outside every lane)."""
-        lane = np.floor(np.asarray(z) / self.width + 0.5).astype(int)
-        return np.where((lane >= 0) & (lane < len(self.terrains)), lane, -1)
-
     def raycast_down(self, xz: np.ndarray) -> RayHits:
         """Downward rays ``(..., 2)`` → :class:`RayHits` ``(...)``."""
         xz = np.asarray(xz, dtype=np.float64)
         shape = xz.shape[:-1]
         flat = xz.reshape(-1, 2)
         out = RayHits.missed(flat.shape[0])  # fresh arrays, filled lane by lane
-        lanes = self.lane_of(flat[:, 1])
+        lanes = np.floor(flat[:, 1] / self.width + 0.5).astype(int)  # each ray's lane index
         for index, terrain in enumerate(self.terrains):
             rows = np.nonzero(lanes == index)[0]
             if rows.size == 0:
