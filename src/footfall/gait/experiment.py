@@ -284,21 +284,20 @@ def plot(result: dict[str, list[dict]], path: str | Path) -> None:
 
     characters = sorted({row["character"] for row in result["rows"]})
     fig, axes = plt.subplots(2, len(characters), figsize=(5.5 * len(characters), 7), squeeze=False)
-    for c, name in enumerate(characters):
+    for (top, bottom), name in zip(axes.T, characters, strict=True):
         for walker in WALKERS:
             rows = [r for r in result["rows"] if r["character"] == name and r["walker"] == walker]
             x = [r["step_height_m"] for r in rows]
             style = "s--" if walker == "no_foot_align" else "o-"  # equals all_on on level treads
-            axes[0, c].plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
-            axes[1, c].plot(x, [r["support_defect_ratio"] * 100 for r in rows], style,
-                            label=walker)
-        axes[0, c].set_title(name)
-        axes[0, c].set_ylabel("contact error (mm)")
-        axes[1, c].set_ylabel("support defects (%)")
-        axes[1, c].set_xlabel("step height (m)")
-        axes[0, c].axhline(2.0, color="grey", lw=0.8, ls="--")
-        axes[1, c].axhline(1.0, color="grey", lw=0.8, ls="--")
-        axes[0, c].legend(fontsize=8)
+            top.plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
+            bottom.plot(x, [r["support_defect_ratio"] * 100 for r in rows], style, label=walker)
+        top.set_title(name)
+        top.set_ylabel("contact error (mm)")
+        bottom.set_ylabel("support defects (%)")
+        bottom.set_xlabel("step height (m)")
+        top.axhline(2.0, color="grey", lw=0.8, ls="--")
+        bottom.axhline(1.0, color="grey", lw=0.8, ls="--")
+        top.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
