@@ -128,6 +128,9 @@ class ProceduralWalker:
             arm_spread=math.radians(self.params.arm_spread_deg),
         )
         self.count = int(count)
+        # (2, 3) canonical heel offset from the ankle's ground point (flat foot).
+        self._heel_flat = self.rig.heel.copy()
+        self._heel_flat[:, 1] = 0.0
         self.leg_length = (
             self.rig.leg_length if self.params.leg_length is None else self.params.leg_length
         )
@@ -437,17 +440,11 @@ class ProceduralWalker:
         offset = np.zeros((self.count, 2, 3))
         offset[..., 0] = self.rig.foot_lateral
         offset[..., 2] = along
-        return root[:, None] + quat.rotate(yaw(heading)[:, None], offset + self._heel_flat())
+        return root[:, None] + quat.rotate(yaw(heading)[:, None], offset + self._heel_flat)
 
     def _footstep(self, heel: FloatArray, heading: FloatArray) -> FloatArray:
         """Ground point under the flat foot's ankle ``(K, 2, 3)`` from its heel and yaw."""
-        return heel - quat.rotate(yaw(heading), self._heel_flat())
-
-    def _heel_flat(self) -> FloatArray:
-        """``(2, 3)`` canonical heel offset from the ankle's ground point (flat foot)."""
-        heel = self.rig.heel.copy()
-        heel[:, 1] = 0.0
-        return heel
+        return heel - quat.rotate(yaw(heading), self._heel_flat)
 
     def _heel_strikes(self, root: FloatArray, heading: FloatArray,
                       ahead: FloatArray) -> FloatArray:
