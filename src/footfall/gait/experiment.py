@@ -30,7 +30,15 @@ from footfall.terrain import RaySource, scene
 from footfall.terrain.hits import RayHits
 
 STEP_HEIGHTS = (0.05, 0.10, 0.15, 0.20, 0.25)
-WALKERS = ("no_ik", "all_on", "no_tread_snap", "no_pelvis", "no_foot_align")
+#: Each walker's (ik on, grounding parameters): IK off, everything on, one stage off each.
+SETUPS = {
+    "no_ik": (False, GroundingParams()),
+    "all_on": (True, GroundingParams()),
+    "no_tread_snap": (True, GroundingParams().without("tread_snap")),
+    "no_pelvis": (True, GroundingParams().without("pelvis")),
+    "no_foot_align": (True, GroundingParams().without("foot_align")),
+}
+WALKERS = tuple(SETUPS)
 SLOPES = ("slope_up", "slope_down", "slope_sideways")
 SLOPE_DEG = 12.0
 #: The humanoid leg the swept step heights are meant for (CMU subject 131: 0.80 m); the bunny
@@ -40,19 +48,6 @@ DURATION = 20.0
 FPS = 60.0
 BLOCK = 30  # frames per batched pipeline call
 LANE_WIDTH = 4.0
-
-
-def walker_setup(name: str) -> tuple[bool, GroundingParams]:
-    """(ik on, params) of the walker called ``name`` (see :data:`WALKERS`)."""
-    base = GroundingParams()
-    table = {
-        "no_ik": (False, base),
-        "all_on": (True, base),
-        "no_tread_snap": (True, base.without("tread_snap")),
-        "no_pelvis": (True, base.without("pelvis")),
-        "no_foot_align": (True, base.without("foot_align")),
-    }
-    return table[name]
 
 
 class LaneTerrain:
@@ -148,7 +143,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
     count = len(scenarios) * len(WALKERS)
     lane = np.repeat(np.arange(len(scenarios)), len(WALKERS))
     which = np.tile(np.arange(len(WALKERS)), len(scenarios))
-    setups = [walker_setup(WALKERS[w]) for w in which]
+    setups = [SETUPS[WALKERS[w]] for w in which]
     start = np.array([scenarios[i]["start"] for i in lane])
     end = np.array([scenarios[i]["end"] for i in lane])
     walker = StepWalker(
