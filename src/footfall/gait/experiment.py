@@ -85,11 +85,10 @@ class LaneTerrain:
 
 @dataclass(frozen=True)
 class Character:
-    """A walking test character: its name, skeleton and leg length (metres)."""
+    """A walking test character: its name and skeleton (legs found by the walker)."""
 
     name: str
     skeleton: Skeleton
-    legs: Any = None
 
 
 def humanoid(path: str | Path) -> Character:
@@ -134,7 +133,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
     reference_leg: the humanoid leg length the step heights are meant for; a shorter character
     walks heights scaled by its leg over this (the bunny). None: heights as given.
     """
-    probe = StepWalker(character.skeleton, scene("flat"), 1, legs=character.legs)
+    probe = StepWalker(character.skeleton, scene("flat"), 1)
     leg = probe.leg_length
     scale = leg / PROPORTIONS.leg_length
     height_scale = 1.0 if reference_leg is None else leg / reference_leg
@@ -146,11 +145,9 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
     setups = [SETUPS[WALKERS[w]] for w in which]
     start = np.array([scenarios[i]["start"] for i in lane])
     end = np.array([scenarios[i]["end"] for i in lane])
-    walker = StepWalker(
-        character.skeleton, lanes, count, params=[s[1] for s in setups],
-        ik=[s[0] for s in setups], lateral_z=lane * LANE_WIDTH, start_x=start,
-        speed=(end - start) / duration, legs=character.legs,
-    )
+    walker = StepWalker(character.skeleton, lanes, count, params=[s[1] for s in setups],
+                        ik=[s[0] for s in setups], lateral_z=lane * LANE_WIDTH, start_x=start,
+                        speed=(end - start) / duration)
     frames = int(round(duration * FPS))
     pipe = walker.pipeline
     feet = pipe._foot
