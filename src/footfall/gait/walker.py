@@ -240,16 +240,15 @@ class ProceduralWalker:
         count = self.count
         heading = self._start_heading
         ground = self._ground
-        root_xz = self._start.copy()
-        heel = self._heels(root_xz, heading, np.zeros((count, 2)))
+        zeros = np.zeros((count, 2))
+        heel = self._heels(self._start, heading, zeros)
         heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
             heel, np.broadcast_to(ground[:, None], (count, 2)))
-        zeros = np.zeros((count, 2))
         heads = np.broadcast_to(heading[:, None], (count, 2))
         ankle = ankle_from_heel(heel, align, heads, zeros, self.rig.heel, self.rig.ball)
-        hip = np.full(count, body.HIP_MEAN_SHARE * self.leg_length)
-        root = root_xz.copy()
-        root[:, 1] = ground + self.rig.ankle_height + self.rig.root_above_hips + hip
+        root = self._start.copy()
+        root[:, 1] = (ground + self.rig.ankle_height + self.rig.root_above_hips
+                      + body.HIP_MEAN_SHARE * self.leg_length)  # the hips at their mean height
         foot = foot_rotation(align, heads, zeros)
         upright = quat.identity((count,))
         pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count), zeros, zeros,
@@ -277,14 +276,11 @@ class ProceduralWalker:
         self._ready = True
         # Feet as if the walk had been going on at this speed: each foot landed phase/rate ago.
         ph = phases.leg_phases(self._cycle)
-        share = self.params.stance_share
         heading = self._start_heading
-        step = self.step_length
-        heels = self._heel_strikes(self._position, heading, -ph * step)
-        ground_pair = np.broadcast_to(ground[:, None], (count, 2))
-        heels[..., 1], align = probe.footing(heels, ground_pair)
+        heels = self._heel_strikes(self._position, heading, -ph * self.step_length)
+        heels[..., 1], align = probe.footing(heels, np.broadcast_to(ground[:, None], (count, 2)))
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
-        stance = phases.in_stance(ph, share)
+        stance = phases.in_stance(ph, self.params.stance_share)
         self._locks.plant(stance, heels, heads, align)
         push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
         lifted = ankle_from_heel(heels, align, heads, push, self.rig.heel, self.rig.ball)
