@@ -122,7 +122,6 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
     ray_len = np.maximum(ankle[0, :, 1] + RAY_ABOVE_ANKLE - hit[:, 1], 0.0)
-    ray_pos = hit
     ray_scale = np.stack([np.full(2, RAY_RADIUS), ray_len, np.full(2, RAY_RADIUS)], -1)
     ray_scale *= rays_shown[:, None]
 
@@ -136,7 +135,7 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
 
     dot_pos = hit + np.array([0.0, 0.01, 0.0])
     dot_scale = np.full((2, 3), DOT_RADIUS) * rays_shown[:, None]
-    return MarkerInstances(np.concatenate([ray_pos, gap_pos]).astype(np.float32),
+    return MarkerInstances(np.concatenate([hit, gap_pos]).astype(np.float32),
                            np.concatenate([ray_scale, gap_scale]).astype(np.float32),
                            dot_pos.astype(np.float32), dot_scale.astype(np.float32),
                            rays_shown, gaps_shown)
