@@ -91,8 +91,10 @@ def load_model_file(path: str | Path) -> list[BunnyPart]:
 
     Not wired yet: the demo always draws :func:`build_bunny_parts`.
     """
-    raise NotImplementedError(f"loading a bunny model from {path} is not implemented; "
-                              "replace build_bunny_parts() here with the parts of your model")
+    raise NotImplementedError(
+        f"loading a bunny model from {path} is not implemented; "
+        "replace build_bunny_parts() here with the parts of your model"
+    )
 
 
 def unit_sphere(subdivisions: int = 3) -> tuple[np.ndarray, np.ndarray]:

@@ -46,8 +46,10 @@ def _seconds(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall eval``."""
     parser.add_argument("--humanoid", metavar="BVH", help="also walk this BVH file's skeleton")
-    parser.add_argument("--heights", type=_heights, default=None, help="step heights in metres, "
-                        "comma-separated (default 0.05,0.10,0.15,0.20,0.25)")
+    parser.add_argument(
+        "--heights", type=_heights, default=None,
+        help="step heights in metres, comma-separated (default 0.05,0.10,0.15,0.20,0.25)",
+    )
     parser.add_argument("--seconds", type=_seconds, default=20.0, help="simulated time (20)")
     parser.add_argument("--json", metavar="PATH", help='write {"rows": [...]} here')
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the sweep here")

@@ -93,8 +93,10 @@ def _terrain(text: str, size: tuple[float, float] | None = None,
         return scene(text) if size is None else scene(text, length=size[0], width=size[1])
     path = Path(text)
     if not path.is_file():
-        raise FootfallError(f"--terrain {text!r} is neither a scene "
-                            f"({', '.join(sorted(SCENES))}), {LevelGround.name!r} nor a file")
+        raise FootfallError(
+            f"--terrain {text!r} is neither a scene ({', '.join(sorted(SCENES))}), "
+            f"{LevelGround.name!r} nor a file"
+        )
     if path.suffix.lower() in IMAGE_SUFFIXES:
         size = (20.0, 20.0) if size is None else size
         origin = (-size[0] / 2, -size[1] / 2)

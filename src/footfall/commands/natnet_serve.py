@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     server = NatNetServer(clip, host=args.host, command_port=args.command_port, rate=args.rate,
                           version=args.version, multicast=args.multicast, group=args.group,
                           data_port=args.data_port, name=args.name, bone_poses=args.bone_poses,
-                          up=args.up, report=lambda m: print(m, file=sys.stderr))
+                          up=args.up,
+                          report=lambda m: print(m, file=sys.stderr))
     host, port = server.address
     print(f"natnet-serve: {args.clip} as skeleton {args.name!r}, {clip.skeleton.joint_count} "
           f"bones, NatNet {args.version}, {args.up.upper()} up, {server.rate:g} Hz on {host}:{port}"

@@ -106,8 +106,10 @@ def _scenarios(scale: float, height_scale: float, heights: Sequence[float]) -> l
     """Terrains of one run: stairs per step height, then the three slopes."""
     out = []
     for nominal in heights:
-        terrain = scene("stairs", step_height=nominal * height_scale, tread_depth=0.30 * scale,
-                        landing=1.2 * scale, start=1.0 * scale, length=32.0 * max(scale, 1.0))
+        terrain = scene(
+            "stairs", step_height=nominal * height_scale, tread_depth=0.30 * scale,
+            landing=1.2 * scale, start=1.0 * scale, length=32.0 * max(scale, 1.0),
+        )
         out.append({"kind": "stairs", "nominal": nominal, "terrain": terrain,
                     "start": -0.5 * scale, "end": terrain.params["stairs_end"] + 1.0 * scale})
     for name in SLOPES:

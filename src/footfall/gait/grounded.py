@@ -34,8 +34,12 @@ from footfall.terrain import Terrain
 
 def foot_plan(frame: WalkFrame) -> FootPlan:
     """The grounding pipeline's view of a generated frame: stance, swing, footsteps (x, z)."""
-    return FootPlan(stance=frame.stance, swing=frame.swing, plant_xz=frame.footstep[..., [0, 2]],
-                    next_plant_xz=frame.next_footstep[..., [0, 2]])
+    return FootPlan(
+        stance=frame.stance,
+        swing=frame.swing,
+        plant_xz=frame.footstep[..., [0, 2]],
+        next_plant_xz=frame.next_footstep[..., [0, 2]],
+    )
 
 
 class GroundedWalker:

@@ -115,9 +115,10 @@ class WalkRig:
         left = rest[legs[0].upper] - rest[legs[1].upper]
         left[1] = 0.0
         if np.linalg.norm(left) < 1e-9:
-            raise MappingError(f"cannot tell the rig's facing: hips "
-                               f"{skeleton.names[legs[0].upper]!r} and "
-                               f"{skeleton.names[legs[1].upper]!r} sit on top of each other")
+            raise MappingError(
+                f"cannot tell the rig's facing: hips {skeleton.names[legs[0].upper]!r} and "
+                f"{skeleton.names[legs[1].upper]!r} sit on top of each other"
+            )
         forward = np.cross(left, UP)
         heading = yaw(math.atan2(forward[0], forward[2]))
         facing = quat.mul(quat.inv(stand), heading)
@@ -125,8 +126,11 @@ class WalkRig:
         def standing(v: FloatArray) -> FloatArray:
             return quat.inv_rotate(heading, v)
 
-        lengths = [np.linalg.norm(rest[leg.lower] - rest[leg.upper])
-                   + np.linalg.norm(rest[leg.foot] - rest[leg.lower]) for leg in legs]
+        lengths = [
+            np.linalg.norm(rest[leg.lower] - rest[leg.upper])
+            + np.linalg.norm(rest[leg.foot] - rest[leg.lower])
+            for leg in legs
+        ]
         leg_length = float(np.mean(lengths))
         if leg_length <= 1e-9:
             raise MappingError(f"the legs of this rig have zero length ({skeleton.names[0]!r})")
@@ -161,14 +165,18 @@ class WalkRig:
             knee = path.index(leg.lower)
             segments.append((tuple(path[:knee]), tuple(path[knee:])))
         uppers = {leg.upper for leg in legs}
-        below = tuple(j for j in range(skeleton.joint_count) if uppers & set(skeleton.chain(j)))
-        hip_offsets = np.array([rest[leg.upper] - rest[root] for leg in legs])  # standing frame
+        below = tuple(
+            j for j in range(skeleton.joint_count) if uppers & set(skeleton.chain(j))
+        )
         return cls(
-            leg_segments=tuple(segments), below_hips=below, skeleton=skeleton, root=root,
-            spine=spine, head=head, legs=legs, arms=arms, facing=facing, leg_length=leg_length,
-            ankle_height=ankle_height, leg_lengths=np.array(lengths, dtype=np.float64),
-            hip_offsets=quat.inv_rotate(stand, hip_offsets), root_above_hips=root_above_hips,
-            foot_lateral=foot_lateral, heel=heel, ball=ball, arm_align=arm_align, arm_out=arm_out,
+            leg_segments=tuple(segments), below_hips=below,
+            skeleton=skeleton, root=root, spine=spine, head=head, legs=legs, arms=arms,
+            facing=facing, leg_length=leg_length, ankle_height=ankle_height,
+            leg_lengths=np.array(lengths, dtype=np.float64),
+            hip_offsets=quat.inv_rotate(stand, np.array([rest[leg.upper] - rest[root]
+                                                         for leg in legs])),
+            root_above_hips=root_above_hips, foot_lateral=foot_lateral, heel=heel, ball=ball,
+            arm_align=arm_align, arm_out=arm_out,
         )
 
 

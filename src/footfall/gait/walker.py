@@ -123,14 +123,17 @@ class ProceduralWalker:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise SettingsError(f"ProceduralWalker count must be a positive integer, got {count!r}")
         self.params = params if params is not None else GaitParams()
-        self.rig = WalkRig.from_skeleton(skeleton if skeleton is not None else bunny_skeleton(),
-                                         arm_spread=math.radians(self.params.arm_spread_deg))
+        self.rig = WalkRig.from_skeleton(
+            skeleton if skeleton is not None else bunny_skeleton(),
+            arm_spread=math.radians(self.params.arm_spread_deg),
+        )
         self.count = int(count)
         # (2, 3) canonical heel offset from the ankle's ground point (flat foot).
         self._heel_flat = self.rig.heel.copy()
         self._heel_flat[:, 1] = 0.0
-        self.leg_length = (self.rig.leg_length if self.params.leg_length is None
-                           else self.params.leg_length)
+        self.leg_length = (
+            self.rig.leg_length if self.params.leg_length is None else self.params.leg_length
+        )
         self._start = _batched(start, (self.count, 3), "start")
         self._start_heading = _batched(heading, (self.count,), "heading")
         self._start_cycle = _batched(cycle, (self.count,), "cycle")

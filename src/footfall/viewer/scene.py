@@ -265,8 +265,10 @@ class DemoScene:
                        for k in range(2)]
         # The legend stays put in the view, above where the cameras look (between the bunnies).
         self.legend = scene.add_label(
-            "/legend", text("legend", lang), anchor="bottom-center", font_screen_scale=0.85,
-            position=camera_target(frame) + [0.0, LEGEND_ABOVE_TARGET, 0.0])
+            "/legend", text("legend", lang),
+            position=camera_target(frame) + [0.0, LEGEND_ABOVE_TARGET, 0.0],
+            anchor="bottom-center", font_screen_scale=0.85,
+        )
         self.terrain_handles: list = []
         self.build_terrain()
         self.update(frame)
@@ -323,7 +325,8 @@ class DemoScene:
             "/world/bushes", *unit_sphere(2),
             batched_wxyzs=np.tile(quat.identity(), (len(bush_pos), 1)),
             batched_positions=bush_pos, batched_scales=bush_scale,
-            batched_colors=linear_rgb(bush_colors), lod="off")
+            batched_colors=linear_rgb(bush_colors), lod="off",
+        )
         self.terrain_handles = [ground, bushes]
 
     def update(self, frame: DemoFrame) -> None:
