@@ -23,7 +23,10 @@ from footfall import quat
 from footfall.skeleton import Skeleton
 
 # Soft pastel palette (RGB 0–255).
-FUR = {"left": (250, 232, 220), "right": (212, 198, 240)}  # peach cream, lilac
+FUR = {
+    "left": (250, 232, 220),  # peach cream
+    "right": (212, 198, 240),  # lilac
+}
 BELLY = (255, 253, 250)
 INNER_EAR = (255, 184, 200)
 EYE = (58, 48, 72)

@@ -78,9 +78,10 @@ def blend_heading(old: ArrayLike, new: ArrayLike, progress: ArrayLike) -> FloatA
     return old + delta * np.asarray(progress, dtype=np.float64)
 
 
-def arm_swing(leg_phase: ArrayLike, stride: float, leg_ratio: float = 0.48,
-              swing_share: float = 0.6,
-              elbow_bend_deg: float = 70.0) -> tuple[FloatArray, FloatArray]:
+def arm_swing(
+    leg_phase: ArrayLike, stride: float, leg_ratio: float = 0.48,
+    swing_share: float = 0.6, elbow_bend_deg: float = 70.0,
+) -> tuple[FloatArray, FloatArray]:
     """Shoulder swing and elbow bend of the arm on the side of a leg at ``leg_phase``.
 
     Args:
@@ -99,8 +100,10 @@ def arm_swing(leg_phase: ArrayLike, stride: float, leg_ratio: float = 0.48,
     return shoulder, elbow
 
 
-def twist(left_phase: ArrayLike, step_rate_hz: ArrayLike, twist_deg: float = 6.0,
-          shoulder_ratio: float = 1.2) -> tuple[FloatArray, FloatArray]:
+def twist(
+    left_phase: ArrayLike, step_rate_hz: ArrayLike, twist_deg: float = 6.0,
+    shoulder_ratio: float = 1.2,
+) -> tuple[FloatArray, FloatArray]:
     """Pelvis and shoulder yaw, radians ``(...)``, from the left leg's phase.
 
     The pelvis turns its left side forward as the left heel strikes, by up to

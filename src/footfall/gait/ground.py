@@ -26,8 +26,9 @@ class GroundProbe:
         self.terrain = terrain
         self.flat_floor = flat_floor
 
-    def under_body(self, position: FloatArray,
-                   fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def under_body(
+        self, position: FloatArray, fallback: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
         """Ground height ``(K,)`` and normal ``(K, 3)`` under root positions ``(K, 3)``."""
         count = position.shape[0]
         if self.terrain is None:

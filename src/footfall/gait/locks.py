@@ -21,8 +21,10 @@ def foot_rotation(align: ArrayLike, heading: ArrayLike, roll: ArrayLike) -> Floa
     return quat.mul(align, quat.mul(yaw(heading), pitch(roll)))
 
 
-def ankle_from_heel(heel: ArrayLike, align: ArrayLike, heading: ArrayLike, roll: ArrayLike,
-                    heel_point: ArrayLike, ball_point: ArrayLike) -> FloatArray:
+def ankle_from_heel(
+    heel: ArrayLike, align: ArrayLike, heading: ArrayLike, roll: ArrayLike,
+    heel_point: ArrayLike, ball_point: ArrayLike,
+) -> FloatArray:
     """World ankle ``(..., 3)`` of a foot whose heel touches ``heel (..., 3)``.
 
     Args:
@@ -60,8 +62,9 @@ class FootLocks:
         self.heading = np.zeros((count, 2))
         self.align = quat.identity((count, 2))
 
-    def plant(self, mask: NDArray[np.bool_], heel: FloatArray, heading: FloatArray,
-              align: FloatArray) -> None:
+    def plant(
+        self, mask: NDArray[np.bool_], heel: FloatArray, heading: FloatArray, align: FloatArray
+    ) -> None:
         """Lock the feet where ``mask (K, 2)`` at the given heel, yaw and tilt (full arrays)."""
         self.heel = np.where(mask[..., None], heel, self.heel)
         self.heading = np.where(mask, heading, self.heading)

@@ -94,10 +94,13 @@ def step_timing(step_rate_hz: float, stance_share: float = 0.6) -> StepTiming:
     """How a step of ``1 / step_rate_hz`` seconds splits into stance, swing, double support."""
     step_s = 1.0 / step_rate_hz
     double_share = max(2.0 * stance_share - 1.0, 0.0)
-    return StepTiming(step_s=step_s, stance_s=stance_share / step_rate_hz,
-                      swing_s=(1.0 - stance_share) / step_rate_hz,
-                      double_support_share=double_share,
-                      double_support_s=double_share / step_rate_hz)
+    return StepTiming(
+        step_s=step_s,
+        stance_s=stance_share / step_rate_hz,
+        swing_s=(1.0 - stance_share) / step_rate_hz,
+        double_support_share=double_share,
+        double_support_s=double_share / step_rate_hz,
+    )
 
 
 def seam_jumps(phases: ArrayLike, threshold: float = 0.35) -> int:

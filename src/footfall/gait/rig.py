@@ -191,8 +191,10 @@ def _root_of(skeleton: Skeleton, legs: tuple[LegChain, LegChain], hips: int | No
     return common[-1]
 
 
-def _spine_of(skeleton: Skeleton, root: int, head: int | None,
-              arms: tuple[ArmChain, ArmChain] | None, mapped: int | None) -> int | None:
+def _spine_of(
+    skeleton: Skeleton, root: int, head: int | None,
+    arms: tuple[ArmChain, ArmChain] | None, mapped: int | None,
+) -> int | None:
     """First joint below the root on the way to the head (or the arms)."""
     if mapped is not None and root in skeleton.chain(mapped)[:-1]:
         return mapped

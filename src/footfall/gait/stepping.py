@@ -189,8 +189,9 @@ class StepWalker:
         """World x of each character's pelvis ``(K,)``."""
         return np.broadcast_to(self.start_x, (self.count,)) + self.distance
 
-    def flat_pose(self, distance: ArrayLike | None = None
-                  ) -> tuple[FloatArray, FloatArray, FootPlan]:
+    def flat_pose(
+        self, distance: ArrayLike | None = None
+    ) -> tuple[FloatArray, FloatArray, FootPlan]:
         """The walk on flat ground after ``distance`` metres walked (default: the walker's own
         ``(K,)``; or ``(T, K)`` for T frames at once): local rotations ``(..., J, 4)``,
         translations ``(..., J, 3)`` and the footstep plan (world xz), with distance's leading

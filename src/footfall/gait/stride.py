@@ -22,8 +22,9 @@ def ground_speed(leg_length: ArrayLike, stride: ArrayLike, step_rate_hz: ArrayLi
     return step_length(leg_length, stride) * np.asarray(step_rate_hz, np.float64)
 
 
-def stance_sweep(leg_length: ArrayLike, stride: ArrayLike,
-                 stance_share: ArrayLike = 0.6) -> FloatArray:
+def stance_sweep(
+    leg_length: ArrayLike, stride: ArrayLike, stance_share: ArrayLike = 0.6
+) -> FloatArray:
     """How far the body passes over a planted foot in one stance (seed: 50.7 px at 0.37 s).
 
     With the foot locked in the world this is also how far the foot sweeps from in front of
