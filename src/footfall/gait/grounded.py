@@ -60,12 +60,20 @@ class GroundedWalker:
     #: frame (1.7 ms each), so a long block would stall one tick; four keep every tick short.
     block_frames = 4
 
-    def __init__(self, terrain: Terrain, skeleton: Skeleton | None = None, count: int = 1,
-                 params: GaitParams | None = None,
-                 grounding: GroundingParams | list[GroundingParams] = DEFAULT_PARAMS, *,
-                 start: ArrayLike = (0.0, 0.0, 0.0), heading: ArrayLike = math.pi / 2,
-                 cycle: ArrayLike = 0.0, ik: bool | ArrayLike = True,
-                 speed: float | None = None) -> None:
+    def __init__(
+        self,
+        terrain: Terrain,
+        skeleton: Skeleton | None = None,
+        count: int = 1,
+        params: GaitParams | None = None,
+        grounding: GroundingParams | list[GroundingParams] = DEFAULT_PARAMS,
+        *,
+        start: ArrayLike = (0.0, 0.0, 0.0),
+        heading: ArrayLike = math.pi / 2,
+        cycle: ArrayLike = 0.0,
+        ik: bool | ArrayLike = True,
+        speed: float | None = None,
+    ) -> None:
         self.terrain = terrain
         self.walker = ProceduralWalker(skeleton, count, params, start=start, heading=heading,
                                        cycle=cycle, flat_floor=True)

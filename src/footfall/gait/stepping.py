@@ -101,11 +101,20 @@ class StepWalker:
     #: one call for 30 frames costs about twice one call for one frame).
     block_frames = 30
 
-    def __init__(self, skeleton: Skeleton, terrain: RaySource, count: int = 1, *,
-                 params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,
-                 ik: bool | Sequence[bool] = True, lateral_z: ArrayLike | None = None,
-                 start_x: ArrayLike | None = None, speed: float | ArrayLike = 0.75,
-                 legs: Any = None, style: StepStyle = StepStyle()) -> None:
+    def __init__(
+        self,
+        skeleton: Skeleton,
+        terrain: RaySource,
+        count: int = 1,
+        *,
+        params: GroundingParams | Sequence[GroundingParams] = DEFAULT_PARAMS,
+        ik: bool | Sequence[bool] = True,
+        lateral_z: ArrayLike | None = None,
+        start_x: ArrayLike | None = None,
+        speed: float | ArrayLike = 0.75,
+        legs: Any = None,
+        style: StepStyle = StepStyle(),
+    ) -> None:
         self.style = style
         self.pipeline = GroundingPipeline(skeleton, terrain, count, params, legs)
         if rest_turn(skeleton, self.pipeline.legs)[0] != 1.0:
