@@ -8,9 +8,70 @@ twist, arms), :mod:`.slope` (lean and step rate on slopes), :mod:`.swing` (swing
 world (:mod:`.locks`), posed by :mod:`.pose`; see :mod:`.walker` for the batched API.
 """
 
-from footfall.gait.clock import WalkClock
+from footfall.gait.body import (
+    arm_swing,
+    body_heading,
+    gaze_heading,
+    head_bob,
+    hip_bob,
+    hip_height,
+    twist,
+    twist_amplitude,
+)
+from footfall.gait.clock import MAX_FRAME_S, STEP_S, WalkClock
 from footfall.gait.params import GaitParams
-from footfall.gait.phases import PHASE_NAMES, seam_jumps
-from footfall.gait.walker import ProceduralWalker
+from footfall.gait.phases import (
+    PHASE_NAMES,
+    StepTiming,
+    ankle_roll,
+    in_stance,
+    leg_phases,
+    phase_bounds,
+    phase_index,
+    seam_jumps,
+    step_timing,
+    wrap_phase,
+)
+from footfall.gait.slope import adapted_step_rate, forward_lean, slope_along
+from footfall.gait.stride import ground_speed, leg_segments, stance_sweep, step_length
+from footfall.gait.swing import arc_min_height, clearance, raw_lift, swing_lift, swing_progress
+from footfall.gait.walker import ProceduralWalker, WalkFrame
 
-__all__ = ["PHASE_NAMES", "GaitParams", "ProceduralWalker", "WalkClock", "seam_jumps"]
+__all__ = [
+    "MAX_FRAME_S",
+    "PHASE_NAMES",
+    "STEP_S",
+    "GaitParams",
+    "ProceduralWalker",
+    "StepTiming",
+    "WalkClock",
+    "WalkFrame",
+    "adapted_step_rate",
+    "ankle_roll",
+    "arc_min_height",
+    "arm_swing",
+    "body_heading",
+    "clearance",
+    "forward_lean",
+    "gaze_heading",
+    "ground_speed",
+    "head_bob",
+    "hip_bob",
+    "hip_height",
+    "in_stance",
+    "leg_phases",
+    "leg_segments",
+    "phase_bounds",
+    "phase_index",
+    "wrap_phase",
+    "raw_lift",
+    "seam_jumps",
+    "slope_along",
+    "stance_sweep",
+    "step_length",
+    "step_timing",
+    "swing_lift",
+    "swing_progress",
+    "twist",
+    "twist_amplitude",
+]

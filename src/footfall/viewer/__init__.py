@@ -6,3 +6,15 @@ drawing) → :mod:`~footfall.viewer.scene` (viser meshes, batched) and
 loop). :mod:`~footfall.bunny.mesh` builds the bunny from code; :mod:`~footfall.viewer.i18n`
 holds the Korean and English strings.
 """
+
+from footfall.viewer.i18n import LANGUAGES, detect_language, text
+from footfall.viewer.simulation import DemoFrame, DemoSettings, DemoSimulation
+
+__all__ = [
+    "LANGUAGES",
+    "DemoFrame",
+    "DemoSettings",
+    "DemoSimulation",
+    "detect_language",
+    "text",
+]
