@@ -134,9 +134,10 @@ class StepWalker:
         self.leg_length = float(pipe.leg_length.mean())
         rest = skeleton.rest_positions()
         root = pipe.root
-        # The legs' joints and the feet's ankle heights (2,) as the pipeline holds them.
-        self._upper, self._lower, self._foot = pipe._upper, pipe._lower, pipe._foot
-        self.ankle_heights = pipe._ankle_height
+        self._upper = np.array([g.upper for g in pipe.legs])
+        self._lower = np.array([g.lower for g in pipe.legs])
+        self._foot = np.array([g.foot for g in pipe.legs])
+        self.ankle_heights = np.array([f.ankle_height for f in pipe.feet])  # (2,) per foot
         hip_drop = float(rest[root, 1] - rest[self._upper, 1].mean())
         self.walk_pelvis_height = (
             hip_drop + float(self.ankle_heights.mean()) + style.pelvis_height * self.leg_length
@@ -147,7 +148,10 @@ class StepWalker:
         hip_side = quat.rotate(HEADING, rest[self._upper] - rest[root])
         self._foot_z = hip_side[:, 2]  # (2,)
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
+        self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _sway(skeleton, style.sway)
+        self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
+        self._hip_parent = skeleton.parents[self._upper]
         # The flat walk poses only the root (heading) and the sway joints, none of them on a
         # leg: the legs' world rotations before the IK are the rest pose's, and their joints
         # sit at the root plus fixed steps. One FK of that pose, here, stands for every frame.
@@ -160,7 +164,7 @@ class StepWalker:
                 "stepping walker poses the legs itself")
         if root in self._extras[0]:
             raise SkeletonError(f"StepStyle sway poses the root {skeleton.names[root]!r}")
-        rest = quat.identity((skeleton.joint_count,))
+        rest = self._rest_rotations.copy()
         rest[root] = HEADING
         self._rest_world = FKPlan(skeleton.parents).rotations(rest)[None]  # (1, J, 4)
         self._steps = quat.rotate(self._rest_world[0, np.maximum(skeleton.parents, 0)],
@@ -168,7 +172,7 @@ class StepWalker:
         self._chains = np.full((2, max(len(c) for c in chains)), -1, dtype=np.int64)
         for leg, chain in enumerate(chains):
             self._chains[leg, : len(chain)] = chain
-        self._pole_offset = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0])) * self.leg_length  # +X
+        self._pole_offset = self._forward * self.leg_length
         self._reach = 0.98 * pipe.leg_length  # (2,) the soft min's reach per leg
         self._offsets = np.ascontiguousarray(skeleton.offsets, dtype=np.float64)
         self._flat_feet = np.empty((0, 2, 4))  # the feet's flat world rotation per row (read only)
@@ -231,8 +235,8 @@ class StepWalker:
         if self._flat_feet.shape[0] != count:  # soles flat, toes forward: (N, 2, 4), kept
             self._flat_feet = kernel_array(np.broadcast_to(HEADING, (count, 2, 4)), (count, 2, 4))
         leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
-                      self.pipeline._hip_parent, solved.upper_rotation, solved.lower_rotation,
-                      False, NONE3, NONE3, self._flat_feet, _EVERY_ROW)
+                      self._hip_parent, solved.upper_rotation, solved.lower_rotation, False,
+                      NONE3, NONE3, self._flat_feet, _EVERY_ROW)
 
         def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])
