@@ -13,7 +13,7 @@ names of ``bunny_skeleton()``) and return its parts; everything else stays the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -54,19 +54,9 @@ class BunnyPart:
 
 def _mirror(parts: list[BunnyPart]) -> list[BunnyPart]:
     """The same parts on the right side (joint names Left→Right, x negated)."""
-    out = []
-    for p in parts:
-        x, y, z = p.centre
-        out.append(
-            BunnyPart(
-                p.joint.replace("Left", "Right"),
-                (-x, y, z),
-                p.radii,
-                p.color,
-                None if p.along is None else p.along.replace("Left", "Right"),
-            )
-        )
-    return out
+    return [replace(p, joint=p.joint.replace("Left", "Right"), centre=(-p.centre[0], *p.centre[1:]),
+                    along=None if p.along is None else p.along.replace("Left", "Right"))
+            for p in parts]
 
 
 def build_bunny_parts() -> list[BunnyPart]:
@@ -167,26 +157,19 @@ def part_table(skeleton: Skeleton, parts: list[BunnyPart] | None = None) -> Part
     turned so its y axis follows the bone.
     """
     parts = build_bunny_parts() if parts is None else parts
-    joints, rots, poss, radii, colors, fur = [], [], [], [], [], []
+    rots, poss = [], []
     for part in parts:
-        joint = skeleton.index(part.joint)
         centre = np.asarray(part.centre, np.float64)
         rot = quat.identity()
         if part.along is not None:
             bone = skeleton.offsets[skeleton.index(part.along)]
             rot = quat.between(np.array([0.0, 1.0, 0.0]), bone)
             centre = centre + bone / 2.0
-        joints.append(joint)
         rots.append(rot)
         poss.append(centre)
-        radii.append(part.radii)
-        colors.append((0, 0, 0) if part.color is None else part.color)
-        fur.append(part.color is None)
     return PartTable(
-        np.array(joints),
-        np.array(rots),
-        np.array(poss),
-        np.array(radii, np.float64),
-        np.array(colors, np.uint8),
-        np.array(fur),
+        np.array([skeleton.index(part.joint) for part in parts]), np.array(rots), np.array(poss),
+        np.array([part.radii for part in parts], np.float64),
+        np.array([(0, 0, 0) if part.color is None else part.color for part in parts], np.uint8),
+        np.array([part.color is None for part in parts]),
     )

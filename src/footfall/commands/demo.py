@@ -20,30 +20,27 @@ DESCRIPTION = (
 KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 
 
+def add_scene_arguments(parser: argparse.ArgumentParser, terrain_help: str) -> None:
+    """The options ``footfall demo`` and ``footfall render`` share: terrain, speed, language."""
+    parser.add_argument("--terrain", choices=TERRAINS, default="course", help=terrain_help)
+    parser.add_argument("--speed", type=float, default=0.75,
+                        help=f"walking speed m/s, {SPEED_RANGE[0]}–{SPEED_RANGE[1]} (default 0.75)")
+    parser.add_argument("--lang", choices=LANGUAGES, help="ko or en (default: locale)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall demo``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080, help="port (next free one if busy)")
-    parser.add_argument(
-        "--lang", choices=LANGUAGES, default=None, help="ko or en (default: locale)"
-    )
-    parser.add_argument("--terrain", choices=TERRAINS, default="course", help="starting terrain")
-    parser.add_argument(
-        "--speed",
-        type=float,
-        default=0.75,
-        help=f"walking speed m/s, {SPEED_RANGE[0]}–{SPEED_RANGE[1]}",
-    )
+    add_scene_arguments(parser, "starting terrain (default course)")
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    parser.add_argument(
-        "--duration", type=float, default=None, help="stop after this many seconds (default: never)"
-    )
+    parser.add_argument("--duration", type=float, default=None,
+                        help="stop after this many seconds (default: never)")
 
 
 def _has_display() -> bool:
-    return sys.platform in ("darwin", "win32") or bool(
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY")
+                                                       or os.environ.get("WAYLAND_DISPLAY"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     print(experiment.format_table(result))
     if args.json:
-        experiment.write_json(result, args.json)
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
         print(f"wrote {args.json}")
     if args.plot:
         experiment.plot(result, args.plot)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from footfall.viewer.i18n import LANGUAGES, detect_language
-from footfall.viewer.simulation import SPEED_RANGE, TERRAINS, DemoSettings
+from footfall.commands.demo import add_scene_arguments
+from footfall.viewer.i18n import detect_language
+from footfall.viewer.simulation import DemoSettings
 
 NAME = "render"
 HELP = "draw the two-bunny comparison to a .png, .gif or .mp4 (no browser needed)"
@@ -21,51 +22,27 @@ KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall render``."""
     parser.add_argument("--out", required=True, help="output file: .png, .gif or .mp4")
-    parser.add_argument("--terrain", choices=TERRAINS, default="course", help="terrain")
-    parser.add_argument(
-        "--speed",
-        type=float,
-        default=0.75,
-        help=f"walking speed m/s, {SPEED_RANGE[0]}–{SPEED_RANGE[1]} (default 0.75)",
-    )
-    parser.add_argument(
-        "--step-height", type=float, default=0.10, help="stair step height m (default 0.10)"
-    )
+    add_scene_arguments(parser, "terrain (default course)")
+    parser.add_argument("--step-height", type=float, default=0.10,
+                        help="stair step height m (default 0.10)")
     parser.add_argument("--no-pelvis", action="store_true", help="switch pelvis correction off")
-    parser.add_argument(
-        "--start",
-        type=float,
-        default=22.8,
-        help="seconds walked before the first picture (default 22.8: both bunnies on the stairs)",
-    )
+    parser.add_argument("--start", type=float, default=22.8, help="seconds walked before the "
+                        "first picture (default 22.8: both bunnies on the stairs)")
     parser.add_argument("--seconds", type=float, default=4.0, help="animation length (default 4)")
     parser.add_argument("--fps", type=float, default=20.0, help="animation frames per second")
     parser.add_argument("--width", type=int, default=800, help="picture width px (default 800)")
     parser.add_argument("--height", type=int, default=400, help="picture height px (default 400)")
-    parser.add_argument(
-        "--lang", choices=LANGUAGES, default=None, help="ko or en (default: locale)"
-    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Render and print where the file went."""
     from footfall.viewer.render import RenderOptions, render  # matplotlib only when rendering
 
-    settings = DemoSettings(
-        terrain=args.terrain,
-        speed=args.speed,
-        step_height=args.step_height,
-        pelvis=not args.no_pelvis,
-    )
-    options = RenderOptions(
-        settings=settings,
-        start=args.start,
-        seconds=args.seconds,
-        fps=args.fps,
-        width=args.width,
-        height=args.height,
-        lang=args.lang or detect_language(),
-    )
+    settings = DemoSettings(terrain=args.terrain, speed=args.speed, step_height=args.step_height,
+                            pelvis=not args.no_pelvis)
+    options = RenderOptions(settings=settings, start=args.start, seconds=args.seconds, fps=args.fps,
+                            width=args.width, height=args.height,
+                            lang=args.lang or detect_language())
     path = render(args.out, options)
     print(f"footfall render: wrote {path}")
     return 0

@@ -50,13 +50,8 @@ def head_bob(phase: ArrayLike, leg_length: ArrayLike, compensation: float = 0.82
     return (1.0 - compensation) * bob
 
 
-def gaze_heading(
-    scene_time: ArrayLike,
-    turn_at: ArrayLike,
-    old_heading: ArrayLike,
-    new_heading: ArrayLike,
-    lead_s: float = 0.4,
-) -> FloatArray:
+def gaze_heading(scene_time: ArrayLike, turn_at: ArrayLike, old_heading: ArrayLike,
+                 new_heading: ArrayLike, lead_s: float = 0.4) -> FloatArray:
     """Where the head looks, radians ``(...)``: it swings to ``new_heading`` in the ``lead_s``
     seconds before ``turn_at`` (linearly, seed 004 #04) and holds it after.
 
@@ -67,13 +62,8 @@ def gaze_heading(
     return blend_heading(old_heading, new_heading, progress)
 
 
-def body_heading(
-    scene_time: ArrayLike,
-    turn_at: ArrayLike,
-    old_heading: ArrayLike,
-    new_heading: ArrayLike,
-    turn_s: float = 0.5,
-) -> FloatArray:
+def body_heading(scene_time: ArrayLike, turn_at: ArrayLike, old_heading: ArrayLike,
+                 new_heading: ArrayLike, turn_s: float = 0.5) -> FloatArray:
     """Where the body faces, radians ``(...)``: it turns from ``turn_at`` over ``turn_s`` s."""
     scene_time = np.asarray(scene_time, dtype=np.float64)
     progress = np.clip((scene_time - np.asarray(turn_at)) / max(turn_s, 1e-9), 0.0, 1.0)
@@ -86,11 +76,6 @@ def blend_heading(old: ArrayLike, new: ArrayLike, progress: ArrayLike) -> FloatA
     old = np.asarray(old, dtype=np.float64)
     delta = np.mod(np.asarray(new, dtype=np.float64) - old + math.pi, 2.0 * math.pi) - math.pi
     return old + delta * np.asarray(progress, dtype=np.float64)
-
-
-def arm_phase(leg_phase: ArrayLike) -> FloatArray:
-    """The arm's phase: half a step from its own side's leg (seed ``armPh``), ``(...)``."""
-    return wrap_phase(np.asarray(leg_phase, dtype=np.float64) + 0.5)
 
 
 def arm_swing(
@@ -108,15 +93,11 @@ def arm_swing(
         ``swing_share·stride`` when its leg is back, the elbow bends up to
         ``elbow_bend_deg·(0.4 + leg_ratio)`` at the front of the swing and straightens behind.
     """
-    forward = np.cos(2.0 * math.pi * arm_phase(leg_phase))
+    # The arm's phase (seed ``armPh``) is half a step from its own side's leg.
+    forward = np.cos(2.0 * math.pi * wrap_phase(np.asarray(leg_phase, dtype=np.float64) + 0.5))
     shoulder = swing_share * stride * forward
     elbow = np.radians(elbow_bend_deg * (0.4 + leg_ratio)) * 0.5 * (1.0 + forward)
     return shoulder, elbow
-
-
-def twist_amplitude(step_rate_hz: ArrayLike, twist_deg: float = 6.0) -> FloatArray:
-    """Pelvis twist amplitude, radians: ``twist_deg · rate / 1.6``."""
-    return np.radians(twist_deg * np.asarray(step_rate_hz, np.float64) / BASE_RATE_HZ)
 
 
 def twist(
@@ -125,9 +106,11 @@ def twist(
 ) -> tuple[FloatArray, FloatArray]:
     """Pelvis and shoulder yaw, radians ``(...)``, from the left leg's phase.
 
-    The pelvis turns its left side forward as the left heel strikes; the shoulders turn
-    ``shoulder_ratio`` times as far the other way (seed 004 #06).
+    The pelvis turns its left side forward as the left heel strikes, by up to
+    ``twist_deg · rate / 1.6``; the shoulders turn ``shoulder_ratio`` times as far the other way
+    (seed 004 #06).
     """
     wave = np.cos(2.0 * math.pi * np.asarray(left_phase, dtype=np.float64))
-    pelvis = -twist_amplitude(step_rate_hz, twist_deg) * wave
+    amplitude = np.radians(twist_deg * np.asarray(step_rate_hz, np.float64) / BASE_RATE_HZ)
+    pelvis = -amplitude * wave
     return pelvis, -shoulder_ratio * pelvis

@@ -73,16 +73,15 @@ class Crowd:
 
     @ik.setter
     def ik(self, values: Any) -> None:
-        count = sum(len(part.ik) for part in self.parts)
+        edges = np.cumsum([0] + [len(part.ik) for part in self.parts])  # each part's characters
+        count = int(edges[-1])
         values = np.asarray(values, dtype=bool)
         if values.shape not in ((), (count,)):
             raise SettingsError(f"ik: one switch or {count} (one per character), got shape "
                                 f"{values.shape}")
         values = np.broadcast_to(values, (count,))
-        start = 0
-        for part in self.parts:
-            part.ik[...] = values[start:start + len(part.ik)]
-            start += len(part.ik)
+        for part, start, stop in zip(self.parts, edges[:-1], edges[1:], strict=True):
+            part.ik[...] = values[start:stop]
 
     def step(self, dt: float) -> GroundedFrame:
         """One frame of every walker, joined: ``(K, ...)``."""

@@ -14,7 +14,6 @@ its own lane along z (:class:`LaneTerrain`), so a frame is one pipeline call.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +30,15 @@ from footfall.terrain import RaySource, scene
 from footfall.terrain.hits import RayHits
 
 STEP_HEIGHTS = (0.05, 0.10, 0.15, 0.20, 0.25)
-WALKERS = ("no_ik", "all_on", "no_tread_snap", "no_pelvis", "no_foot_align")
+#: Each walker's (ik on, grounding parameters): IK off, everything on, one stage off each.
+SETUPS = {
+    "no_ik": (False, GroundingParams()),
+    "all_on": (True, GroundingParams()),
+    "no_tread_snap": (True, GroundingParams().without("tread_snap")),
+    "no_pelvis": (True, GroundingParams().without("pelvis")),
+    "no_foot_align": (True, GroundingParams().without("foot_align")),
+}
+WALKERS = tuple(SETUPS)
 SLOPES = ("slope_up", "slope_down", "slope_sideways")
 SLOPE_DEG = 12.0
 #: The humanoid leg the swept step heights are meant for (CMU subject 131: 0.80 m); the bunny
@@ -41,19 +48,6 @@ DURATION = 20.0
 FPS = 60.0
 BLOCK = 30  # frames per batched pipeline call
 LANE_WIDTH = 4.0
-
-
-def walker_setup(name: str) -> tuple[bool, GroundingParams]:
-    """(ik on, params) of the walker called ``name`` (see :data:`WALKERS`)."""
-    base = GroundingParams()
-    table = {
-        "no_ik": (False, base),
-        "all_on": (True, base),
-        "no_tread_snap": (True, base.without("tread_snap")),
-        "no_pelvis": (True, base.without("pelvis")),
-        "no_foot_align": (True, base.without("foot_align")),
-    }
-    return table[name]
 
 
 class LaneTerrain:
@@ -67,30 +61,22 @@ class LaneTerrain:
         self.terrains = list(terrains)
         self.width = float(width)
 
-    def lane_of(self, z: np.ndarray) -> np.ndarray:
-        """Lane index ``(...)`` of world z ``(...)`` (−1 outside every lane)."""
-        lane = np.floor(np.asarray(z) / self.width + 0.5).astype(int)
-        return np.where((lane >= 0) & (lane < len(self.terrains)), lane, -1)
-
     def raycast_down(self, xz: np.ndarray) -> RayHits:
         """Downward rays ``(..., 2)`` → :class:`RayHits` ``(...)``."""
         xz = np.asarray(xz, dtype=np.float64)
         shape = xz.shape[:-1]
         flat = xz.reshape(-1, 2)
-        out = RayHits.missed(flat.shape[0])
-        point, normal, hit, distance = (
-            out.point.copy(), out.normal.copy(), out.hit.copy(), out.distance.copy()
-        )
-        lanes = self.lane_of(flat[:, 1])
+        out = RayHits.missed(flat.shape[0])  # fresh arrays, filled lane by lane
+        lanes = np.floor(flat[:, 1] / self.width + 0.5).astype(int)  # each ray's lane index
         for index, terrain in enumerate(self.terrains):
             rows = np.nonzero(lanes == index)[0]
             if rows.size == 0:
                 continue
-            local = flat[rows] - [0.0, index * self.width]
-            hits = terrain.raycast_down(local)
-            point[rows] = hits.point + [0.0, 0.0, index * self.width]
-            normal[rows], hit[rows], distance[rows] = hits.normal, hits.hit, hits.distance
-        return RayHits(point, normal, hit, distance).reshape(shape)
+            hits = terrain.raycast_down(flat[rows] - [0.0, index * self.width])
+            out.point[rows] = hits.point + [0.0, 0.0, index * self.width]
+            out.normal[rows], out.hit[rows] = hits.normal, hits.hit
+            out.distance[rows] = hits.distance
+        return out.reshape(shape)
 
     def height(self, xz: np.ndarray) -> np.ndarray:
         """Ground height ``(...)`` under ``xz (..., 2)``, NaN off the lanes."""
@@ -99,16 +85,10 @@ class LaneTerrain:
 
 @dataclass(frozen=True)
 class Character:
-    """A walking test character: its name, skeleton and leg length (metres)."""
+    """A walking test character: its name and skeleton (legs found by the walker)."""
 
     name: str
     skeleton: Skeleton
-    legs: Any = None
-
-
-def bunny() -> Character:
-    """Seed 000's bunny."""
-    return Character("bunny", bunny_skeleton())
 
 
 def humanoid(path: str | Path) -> Character:
@@ -144,19 +124,16 @@ def _scenarios(scale: float, height_scale: float, heights: Sequence[float]) -> l
     return out
 
 
-def run_character(
-    character: Character,
-    heights: Sequence[float] = STEP_HEIGHTS,
-    duration: float = DURATION,
-    reference_leg: float | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[list[dict], list[dict]]:
+def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
+                  duration: float = DURATION, reference_leg: float | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  ) -> tuple[list[dict], list[dict]]:
     """Walk every walker over every scenario; returns (stairs rows, slope rows).
 
     reference_leg: the humanoid leg length the step heights are meant for; a shorter character
     walks heights scaled by its leg over this (the bunny). None: heights as given.
     """
-    probe = StepWalker(character.skeleton, scene("flat"), 1, legs=character.legs)
+    probe = StepWalker(character.skeleton, scene("flat"), 1)
     leg = probe.leg_length
     scale = leg / PROPORTIONS.leg_length
     height_scale = 1.0 if reference_leg is None else leg / reference_leg
@@ -165,37 +142,28 @@ def run_character(
     count = len(scenarios) * len(WALKERS)
     lane = np.repeat(np.arange(len(scenarios)), len(WALKERS))
     which = np.tile(np.arange(len(WALKERS)), len(scenarios))
-    setups = [walker_setup(WALKERS[w]) for w in which]
+    setups = [SETUPS[WALKERS[w]] for w in which]
     start = np.array([scenarios[i]["start"] for i in lane])
     end = np.array([scenarios[i]["end"] for i in lane])
-    walker = StepWalker(
-        character.skeleton, lanes, count, params=[s[1] for s in setups],
-        ik=[s[0] for s in setups], lateral_z=lane * LANE_WIDTH, start_x=start,
-        speed=(end - start) / duration, legs=character.legs,
-    )
+    walker = StepWalker(character.skeleton, lanes, count, params=[s[1] for s in setups],
+                        ik=[s[0] for s in setups], lateral_z=lane * LANE_WIDTH, start_x=start,
+                        speed=(end - start) / duration)
     frames = int(round(duration * FPS))
     pipe = walker.pipeline
     feet = pipe._foot
-    keys = ("rot", "pos", "stance", "pelvis", "clamp", "body_x", "plant")
-    record: dict[str, list] = {k: [] for k in keys}
+    record = []
     done = 0
     while done < frames:  # BLOCK frames per batched call (the same frames as one by one)
         size = min(BLOCK, frames - done)
         block = walker.step_frames(1.0 / FPS, size)
-        record["rot"].append(block.global_rotations[:, :, feet])
-        record["pos"].append(block.global_positions[:, :, feet])
-        record["stance"].append(block.stance)
-        record["pelvis"].append(block.pelvis_height)
-        record["clamp"].append(block.clamped)
-        record["body_x"].append(block.global_positions[:, :, pipe.root, 0])
         assert block.plant_xz is not None  # step_frames always sets it
-        record["plant"].append(block.plant_xz[..., 0])
+        record.append((block.global_rotations[:, :, feet], block.global_positions[:, :, feet],
+                       block.stance, block.pelvis_height, block.clamped,
+                       block.global_positions[:, :, pipe.root, 0], block.plant_xz[..., 0]))
         done += size
         if progress is not None:
             progress(done, frames)
-    rot, pos, stance, pelvis, clamp, body_x, plant = (
-        np.concatenate(record[k]) for k in record
-    )
+    rot, pos, stance, pelvis, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
     soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]
     per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
@@ -207,7 +175,10 @@ def run_character(
     for k in range(count):
         spec = scenarios[lane[k]]
         row: dict[str, str | float] = {"character": character.name, "walker": WALKERS[which[k]]}
-        row.update(_score(gaps[:, k], stance[:, k], pos[:, k], pelvis[:, k], clamp[:, k]))
+        row.update(metrics.contact_metrics(gaps[:, k], stance[:, k]))
+        row["stance_slip_m"] = metrics.stance_slip(pos[:, k], stance[:, k])
+        row["pelvis_jerk"] = metrics.pelvis_jerk(pelvis[:, k], 1.0 / FPS)
+        row["clamped_ratio"] = metrics.clamped_ratio(clamp[:, k])
         if spec["kind"] == "stairs":
             params = spec["terrain"].params
             row["step_height_m"] = float(params["step_height"])
@@ -249,21 +220,10 @@ def _near_edge(plant_x: np.ndarray, risers: Sequence[float], pipe: Any) -> np.nd
     return np.any((riser_x > x - heel - margin) & (riser_x < x + toe + margin), axis=-1)
 
 
-def _score(gaps: np.ndarray, stance: np.ndarray, ankles: np.ndarray, pelvis: np.ndarray,
-           clamped: np.ndarray) -> dict[str, float]:
-    out = metrics.contact_metrics(gaps, stance)
-    out["stance_slip_m"] = metrics.stance_slip(ankles, stance)
-    out["pelvis_jerk"] = metrics.pelvis_jerk(pelvis, 1.0 / FPS)
-    out["clamped_ratio"] = metrics.clamped_ratio(clamped)
-    return out
-
-
-def run_experiment(
-    humanoid_bvh: str | Path | None = None,
-    heights: Sequence[float] = STEP_HEIGHTS,
-    duration: float = DURATION,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> dict[str, list[dict]]:
+def run_experiment(humanoid_bvh: str | Path | None = None,
+                   heights: Sequence[float] = STEP_HEIGHTS, duration: float = DURATION,
+                   progress: Callable[[str, int, int], None] | None = None,
+                   ) -> dict[str, list[dict]]:
     """The whole experiment: the humanoid (if given) and the bunny, every walker and height.
 
     Returns ``{"rows": [...], "slope_rows": [...]}`` (see the module docstring for the keys).
@@ -271,7 +231,7 @@ def run_experiment(
     characters: list[tuple[Character, float | None]] = []
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))
-    characters.append((bunny(), HUMAN_LEG))
+    characters.append((Character("bunny", bunny_skeleton()), HUMAN_LEG))
     rows: list[dict] = []
     slope_rows: list[dict] = []
     for character, ref in characters:
@@ -307,11 +267,6 @@ def format_table(result: dict[str, list[dict]]) -> str:
     return "\n".join(lines)
 
 
-def write_json(result: dict[str, list[dict]], path: str | Path) -> None:
-    """Write the result as JSON ``{"rows": [...], "slope_rows": [...]}``."""
-    Path(path).write_text(json.dumps(result, indent=1) + "\n")
-
-
 def plot(result: dict[str, list[dict]], path: str | Path) -> None:
     """Contact error and support defects against step height, one line per walker (PNG)."""
     import matplotlib
@@ -321,21 +276,20 @@ def plot(result: dict[str, list[dict]], path: str | Path) -> None:
 
     characters = sorted({row["character"] for row in result["rows"]})
     fig, axes = plt.subplots(2, len(characters), figsize=(5.5 * len(characters), 7), squeeze=False)
-    for c, name in enumerate(characters):
+    for (top, bottom), name in zip(axes.T, characters, strict=True):
         for walker in WALKERS:
             rows = [r for r in result["rows"] if r["character"] == name and r["walker"] == walker]
             x = [r["step_height_m"] for r in rows]
             style = "s--" if walker == "no_foot_align" else "o-"  # equals all_on on level treads
-            axes[0, c].plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
-            axes[1, c].plot(x, [r["support_defect_ratio"] * 100 for r in rows], style,
-                            label=walker)
-        axes[0, c].set_title(name)
-        axes[0, c].set_ylabel("contact error (mm)")
-        axes[1, c].set_ylabel("support defects (%)")
-        axes[1, c].set_xlabel("step height (m)")
-        axes[0, c].axhline(2.0, color="grey", lw=0.8, ls="--")
-        axes[1, c].axhline(1.0, color="grey", lw=0.8, ls="--")
-        axes[0, c].legend(fontsize=8)
+            top.plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
+            bottom.plot(x, [r["support_defect_ratio"] * 100 for r in rows], style, label=walker)
+        top.set_title(name)
+        top.set_ylabel("contact error (mm)")
+        bottom.set_ylabel("support defects (%)")
+        bottom.set_xlabel("step height (m)")
+        top.axhline(2.0, color="grey", lw=0.8, ls="--")
+        bottom.axhline(1.0, color="grey", lw=0.8, ls="--")
+        top.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

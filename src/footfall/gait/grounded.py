@@ -19,7 +19,6 @@ from numpy.typing import ArrayLike
 
 from footfall.errors import SettingsError
 from footfall.gait.params import GaitParams
-from footfall.gait.stride import step_length
 from footfall.gait.walker import ProceduralWalker, WalkFrame
 from footfall.grounding import (
     DEFAULT_PARAMS,
@@ -87,9 +86,7 @@ class GroundedWalker:
     @property
     def speed(self) -> float:
         """Ground speed on level ground, m/s: step length × step rate."""
-        walker = self.walker
-        return float(step_length(walker.leg_length, walker.params.stride)
-                     * walker.params.step_rate_hz)
+        return self.walker.step_length * self.walker.params.step_rate_hz
 
     @speed.setter
     def speed(self, speed: float | ArrayLike) -> None:
@@ -101,8 +98,7 @@ class GroundedWalker:
         if not (math.isfinite(value) and value >= 0.0):
             raise SettingsError(f"walker speed must be finite and ≥ 0; got {speed!r}")
         walker = self.walker
-        length = float(step_length(walker.leg_length, walker.params.stride))
-        walker.params = replace(walker.params, step_rate_hz=value / length)
+        walker.params = replace(walker.params, step_rate_hz=value / walker.step_length)
 
     @property
     def params(self) -> Any:
@@ -160,7 +156,8 @@ class GroundedWalker:
         frames = []
         dt = 0.0
         for animated in self.walker.iterate(seconds, self.terrain):
-            frames.append(self._ground(animated, dt))
+            frames.append(self.pipeline.step(animated.rotations, animated.positions,
+                                             foot_plan(animated), dt, ik=self.ik))
             dt = self.walker.clock.step_s
         return frames
 
@@ -169,10 +166,6 @@ class GroundedWalker:
         rotations = np.stack([f.rotations[character] for f in frames])
         positions = np.stack([f.positions[character] for f in frames])
         return Clip(self.walker.skeleton, rotations, positions, 1.0 / self.walker.clock.step_s)
-
-    def _ground(self, animated: WalkFrame, dt: float) -> GroundedFrame:
-        return self.pipeline.step(animated.rotations, animated.positions, foot_plan(animated),
-                                  dt, ik=self.ik)
 
     def _shared(self) -> dict[int, object]:
         """What a copy of the walk cycle shares with the original (read-only, large)."""

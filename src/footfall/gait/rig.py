@@ -137,10 +137,9 @@ class WalkRig:
         ankle_heights = [_ankle_height(skeleton, rest, leg, stand) for leg in legs]
         ankle_height = float(np.mean([h for h in ankle_heights if h is not None] or
                                      [ANKLE_HEIGHT_SHARE * leg_length]))
-        heel = np.zeros((2, 3))
+        heel = np.tile([0.0, -ankle_height, -HEEL_BACK_SHARE * ankle_height], (2, 1))
         ball = np.zeros((2, 3))
         for side, leg in enumerate(legs):
-            heel[side] = [0.0, -ankle_height, -HEEL_BACK_SHARE * ankle_height]
             if leg.toes is not None:
                 toe = standing(rest[leg.toes] - rest[leg.foot])
                 ball[side] = [toe[0], -ankle_height, max(toe[2], 1e-3 * leg_length)]
@@ -156,12 +155,9 @@ class WalkRig:
             for side, arm in enumerate(arms):
                 # Hang the arm straight down, then hold it out sideways: the elbow then bends
                 # about an axis square to the arm, so its angle is exactly the bend.
-                outward = quat.from_axis_angle([0.0, 0.0, 1.0], arm_spread * (1 - 2 * side))
-                upper_dir = standing(rest[arm.lower] - rest[arm.upper])
-                lower_dir = standing(rest[arm.hand] - rest[arm.lower])
-                arm_align[side, 0] = quat.between(upper_dir, down)
-                arm_align[side, 1] = quat.between(lower_dir, down)
-                arm_out[side] = outward
+                arm_align[side, 0] = quat.between(standing(rest[arm.lower] - rest[arm.upper]), down)
+                arm_align[side, 1] = quat.between(standing(rest[arm.hand] - rest[arm.lower]), down)
+                arm_out[side] = quat.from_axis_angle([0.0, 0.0, 1.0], arm_spread * (1 - 2 * side))
         segments = []
         for leg in legs:
             path = skeleton.chain(leg.foot)

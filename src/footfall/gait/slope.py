@@ -14,21 +14,14 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray
 
 
-def forward_lean(
-    slope: ArrayLike, downhill: float = 0.5, uphill: float = 0.25
-) -> FloatArray:
+def forward_lean(slope: ArrayLike, downhill: float = 0.5, uphill: float = 0.25) -> FloatArray:
     """Body lean, radians ``(...)``, positive forward, from the slope (positive uphill)."""
     slope = np.asarray(slope, dtype=np.float64)
     return -slope * np.where(slope < 0.0, downhill, uphill)
 
 
-def adapted_step_rate(
-    base_rate_hz: ArrayLike,
-    lean: ArrayLike,
-    per_degree_hz: float = 0.06,
-    low_hz: float = 0.8,
-    high_hz: float = 2.8,
-) -> FloatArray:
+def adapted_step_rate(base_rate_hz: ArrayLike, lean: ArrayLike, per_degree_hz: float = 0.06,
+                      low_hz: float = 0.8, high_hz: float = 2.8) -> FloatArray:
     """Step rate ``(...)`` Hz: base plus ``per_degree_hz`` per degree of forward ``lean``."""
     lean_deg = np.degrees(np.asarray(lean, dtype=np.float64))
     rate = np.asarray(base_rate_hz, np.float64) + per_degree_hz * np.maximum(lean_deg, 0.0)

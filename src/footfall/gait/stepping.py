@@ -124,8 +124,8 @@ class StepWalker:
         self.skeleton = skeleton
         self.count = count
         self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))
-        self.lateral_z = self._per_character(lateral_z, 0.0, "lateral_z")
-        self.start_x = self._per_character(start_x, 0.0, "start_x")
+        self.lateral_z = np.asarray(0.0 if lateral_z is None else lateral_z, dtype=np.float64)
+        self.start_x = np.asarray(0.0 if start_x is None else start_x, dtype=np.float64)
         self.speed = speed
         self.distance = np.zeros(count)
         self.time = 0.0
@@ -176,10 +176,6 @@ class StepWalker:
         self._reach = 0.98 * pipe.leg_length  # (2,) the soft min's reach per leg
         self._offsets = np.ascontiguousarray(skeleton.offsets, dtype=np.float64)
         self._flat_feet = np.empty((0, 2, 4))  # the feet's flat world rotation per row (read only)
-
-    @staticmethod
-    def _per_character(values: ArrayLike | None, default: float, name: str) -> FloatArray:
-        return np.asarray(values if values is not None else default, dtype=np.float64)
 
     @property
     def params(self) -> Any:
@@ -264,15 +260,9 @@ class StepWalker:
         if frames < 1:
             raise SkeletonError(f"frames must be ≥ 1, got {frames}")
         # Repeated addition, as frame-by-frame stepping does (the same floating-point sums).
-        step = self._speed * dt
-        distance = np.empty((frames, self.count))
-        np.add(self.distance, step, out=distance[0])
-        for frame in range(1, frames):
-            np.add(distance[frame - 1], step, out=distance[frame])
-        times, clock = np.empty(frames), self.time
-        for frame in range(frames):
-            clock += dt
-            times[frame] = clock
+        steps = np.broadcast_to(self._speed * dt, (frames, self.count))
+        distance = np.add.accumulate(np.vstack([self.distance[None], steps]))[1:]
+        times = np.add.accumulate(np.r_[self.time, np.full(frames, dt)])[1:]
         self._history = (distance, times)
         self.distance = distance[-1].copy()
         self.time = float(times[-1])

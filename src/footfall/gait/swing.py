@@ -21,9 +21,8 @@ from footfall.gait.phases import wrap_phase
 RAW_ARC_SHARE = 0.09
 
 
-def arc_min_height(
-    step_rate_hz: ArrayLike, leg_length: ArrayLike, share: float = ARC_MIN_SHARE
-) -> FloatArray:
+def arc_min_height(step_rate_hz: ArrayLike, leg_length: ArrayLike,
+                   share: float = ARC_MIN_SHARE) -> FloatArray:
     """Clearance floor ``(...)``: ``share·L·clamp(1.6 / rate, 0.5, 2)``."""
     rate = np.asarray(step_rate_hz, dtype=np.float64)
     return share * np.asarray(leg_length, np.float64) * np.clip(1.6 / rate, 0.5, 2.0)
@@ -35,14 +34,8 @@ def raw_lift(progress: ArrayLike, leg_length: ArrayLike) -> FloatArray:
     return RAW_ARC_SHARE * np.asarray(leg_length, np.float64) * np.sin(math.pi * k)
 
 
-def clearance(
-    progress: ArrayLike,
-    step_rate_hz: ArrayLike,
-    leg_length: ArrayLike,
-    hold: float = 0.85,
-    rise: float = 0.15,
-    share: float = ARC_MIN_SHARE,
-) -> FloatArray:
+def clearance(progress: ArrayLike, step_rate_hz: ArrayLike, leg_length: ArrayLike,
+              hold: float = 0.85, rise: float = 0.15, share: float = ARC_MIN_SHARE) -> FloatArray:
     """Extra lift added to the raw arc, ``(...)``.
 
     ``max(floor, 1.2·arc_min·sin(π·min(k / hold, 1)))`` where the floor is ``arc_min`` between
@@ -58,15 +51,9 @@ def clearance(
     return np.maximum(floor, bump)
 
 
-def swing_lift(
-    progress: ArrayLike,
-    step_rate_hz: ArrayLike,
-    leg_length: ArrayLike,
-    corrected: bool = True,
-    hold: float = 0.85,
-    rise: float = 0.15,
-    share: float = ARC_MIN_SHARE,
-) -> FloatArray:
+def swing_lift(progress: ArrayLike, step_rate_hz: ArrayLike, leg_length: ArrayLike,
+               corrected: bool = True, hold: float = 0.85, rise: float = 0.15,
+               share: float = ARC_MIN_SHARE) -> FloatArray:
     """Ankle height above its straight lift-off→landing path during swing, ``(...)``."""
     lift = raw_lift(progress, leg_length)
     if corrected:

@@ -116,17 +116,10 @@ class ProceduralWalker:
             on the floor y = 0, which is the animated input :mod:`footfall.grounding` expects.
     """
 
-    def __init__(
-        self,
-        skeleton: Skeleton | None = None,
-        count: int = 1,
-        params: GaitParams | None = None,
-        *,
-        start: ArrayLike = (0.0, 0.0, 0.0),
-        heading: ArrayLike = math.pi / 2,
-        cycle: ArrayLike = 0.0,
-        flat_floor: bool = False,
-    ) -> None:
+    def __init__(self, skeleton: Skeleton | None = None, count: int = 1,
+                 params: GaitParams | None = None, *, start: ArrayLike = (0.0, 0.0, 0.0),
+                 heading: ArrayLike = math.pi / 2, cycle: ArrayLike = 0.0,
+                 flat_floor: bool = False) -> None:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise SettingsError(f"ProceduralWalker count must be a positive integer, got {count!r}")
         self.params = params if params is not None else GaitParams()
@@ -135,6 +128,9 @@ class ProceduralWalker:
             arm_spread=math.radians(self.params.arm_spread_deg),
         )
         self.count = int(count)
+        # (2, 3) canonical heel offset from the ankle's ground point (flat foot).
+        self._heel_flat = self.rig.heel.copy()
+        self._heel_flat[:, 1] = 0.0
         self.leg_length = (
             self.rig.leg_length if self.params.leg_length is None else self.params.leg_length
         )
@@ -247,22 +243,20 @@ class ProceduralWalker:
         count = self.count
         heading = self._start_heading
         ground = self._ground
-        root_xz = self._start.copy()
-        heel = self._heels(root_xz, heading, np.zeros((count, 2)))
+        zeros = np.zeros((count, 2))
+        heel = self._heels(self._start, heading, zeros)
         heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
             heel, np.broadcast_to(ground[:, None], (count, 2)))
-        no_roll = np.zeros((count, 2))
         heads = np.broadcast_to(heading[:, None], (count, 2))
-        ankle = ankle_from_heel(heel, align, heads, no_roll, self.rig.heel, self.rig.ball)
-        hip = np.full(count, body.HIP_MEAN_SHARE * self.leg_length)
-        root = root_xz.copy()
-        root[:, 1] = ground + self.rig.ankle_height + self.rig.root_above_hips + hip
-        foot = foot_rotation(align, heads, no_roll)
+        ankle = ankle_from_heel(heel, align, heads, zeros, self.rig.heel, self.rig.ball)
+        root = self._start.copy()
+        root[:, 1] = (ground + self.rig.ankle_height + self.rig.root_above_hips
+                      + body.HIP_MEAN_SHARE * self.leg_length)  # the hips at their mean height
+        foot = foot_rotation(align, heads, zeros)
         upright = quat.identity((count,))
-        pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count),
-                        np.zeros((count, 2)), np.zeros((count, 2)), ankle, foot, foot)
+        pose = BodyPose(root, heading, upright, upright, upright, np.zeros(count), zeros, zeros,
+                        ankle, foot, foot)
         step = self._footstep(heel, heads)
-        zeros = np.zeros((count, 2))
         return self._frame_from(pose, np.ones((count, 2), bool), heel, zeros, heading,
                                 np.full(count, self.params.step_rate_hz), np.zeros(count),
                                 np.zeros(count), zeros, zeros, step, step)
@@ -280,28 +274,22 @@ class ProceduralWalker:
         self._slope = slope.slope_along(normal, self._start_heading)
         self._rate = self._adapted_rate(self._slope)
         self._locks = FootLocks(count)
-        self._lift = np.zeros((count, 2, 3))
-        self._lift_heading = np.zeros((count, 2))
-        self._lift_align = quat.identity((count, 2))
         self._landing = np.zeros((count, 2, 3))
         self._landing_align = quat.identity((count, 2))
         self._ready = True
         # Feet as if the walk had been going on at this speed: each foot landed phase/rate ago.
         ph = phases.leg_phases(self._cycle)
-        share = self.params.stance_share
         heading = self._start_heading
-        step = self.step_length
-        heels = self._heel_strikes(self._position, heading, -ph * step)
-        ground_pair = np.broadcast_to(ground[:, None], (count, 2))
-        heels[..., 1], align = probe.footing(heels, ground_pair)
+        heels = self._heel_strikes(self._position, heading, -ph * self.step_length)
+        heels[..., 1], align = probe.footing(heels, np.broadcast_to(ground[:, None], (count, 2)))
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
-        stance = phases.in_stance(ph, share)
+        stance = phases.in_stance(ph, self.params.stance_share)
         self._locks.plant(stance, heels, heads, align)
         push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
         lifted = ankle_from_heel(heels, align, heads, push, self.rig.heel, self.rig.ball)
-        self._lift = np.where(~stance[..., None], lifted, self._lift)
-        self._lift_heading = np.where(~stance, heads, self._lift_heading)
-        self._lift_align = np.where(~stance[..., None], align, self._lift_align)
+        self._lift = np.where(~stance[..., None], lifted, 0.0)
+        self._lift_heading = np.where(~stance, heads, 0.0)
+        self._lift_align = np.where(~stance[..., None], align, quat.identity((count, 2)))
         self._lift_heel = np.where(~stance[..., None], heels, 0.0)
         self._stance = stance
 
@@ -432,15 +420,13 @@ class ProceduralWalker:
     def _frame_from(self, pose: BodyPose, stance, planted, roll, gaze, rate, lean, slope_angle,
                     ph, swing_k, footstep, next_footstep) -> WalkFrame:
         result = compose(self.rig, pose)
-        return WalkFrame(
+        return WalkFrame(  # gaze, lean and slope_angle are float64 arrays already
             rotations=result.rotations, positions=result.positions,
             global_rotations=result.global_rotations, global_positions=result.global_positions,
             stance=stance, planted=planted, phase=ph, ankle_roll=roll, ankle_target=pose.ankle,
-            heading=pose.heading, gaze=np.asarray(gaze, dtype=np.float64),
-            step_rate=np.asarray(rate, dtype=np.float64), lean=np.asarray(lean, np.float64),
-            slope=np.asarray(slope_angle, np.float64), residual=result.residual,
-            swing=swing_k, footstep=footstep, next_footstep=next_footstep,
-            time=self.clock.scene_time,
+            heading=pose.heading, gaze=gaze, step_rate=np.asarray(rate, dtype=np.float64),
+            lean=lean, slope=slope_angle, residual=result.residual, swing=swing_k,
+            footstep=footstep, next_footstep=next_footstep, time=self.clock.scene_time,
         )
 
     # ---------------------------------------------------------------- geometry
@@ -450,17 +436,11 @@ class ProceduralWalker:
         offset = np.zeros((self.count, 2, 3))
         offset[..., 0] = self.rig.foot_lateral
         offset[..., 2] = along
-        return root[:, None] + quat.rotate(yaw(heading)[:, None], offset + self._heel_flat())
+        return root[:, None] + quat.rotate(yaw(heading)[:, None], offset + self._heel_flat)
 
     def _footstep(self, heel: FloatArray, heading: FloatArray) -> FloatArray:
         """Ground point under the flat foot's ankle ``(K, 2, 3)`` from its heel and yaw."""
-        return heel - quat.rotate(yaw(heading), self._heel_flat())
-
-    def _heel_flat(self) -> FloatArray:
-        """``(2, 3)`` canonical heel offset from the ankle's ground point (flat foot)."""
-        heel = self.rig.heel.copy()
-        heel[:, 1] = 0.0
-        return heel
+        return heel - quat.rotate(yaw(heading), self._heel_flat)
 
     def _heel_strikes(self, root: FloatArray, heading: FloatArray,
                       ahead: FloatArray) -> FloatArray:

@@ -45,14 +45,8 @@ class DemoApp:
     :attr:`notice` says so. ``settings`` starts the demo in any state (tests use it).
     """
 
-    def __init__(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 8080,
-        lang: str = "en",
-        settings: DemoSettings | None = None,
-        verbose: bool = False,
-    ) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 8080, lang: str = "en",
+                 settings: DemoSettings | None = None, verbose: bool = False) -> None:
         self.lang = check_language(lang)
         if not 1 <= int(port) <= 65535:
             raise SettingsError(f"port {port} must be in 1…65535")
@@ -64,25 +58,20 @@ class DemoApp:
         self.port = self.server.get_port()
         if self.notice:
             self.notice += f"; using free port {self.port} instead"
-        self.server.gui.configure_theme(
-            control_width="small", show_share_button=False, brand_color=(255, 140, 170)
-        )
+        self.server.gui.configure_theme(control_width="small", show_share_button=False,
+                                        brand_color=(255, 140, 170))
         self.server.gui.set_panel_label(text("title", self.lang))
-        target = camera_target(self.simulation.frame)
-        self.server.initial_camera.fov = CAMERA_FOV
-        self.server.initial_camera.up = (0.0, 1.0, 0.0)
-        position, look_at = camera_pose(target, 1280, 720)
-        self.server.initial_camera.position = position
-        self.server.initial_camera.look_at = look_at
-        self.pending = PendingChanges()
-        self.scene = DemoScene(self.server, self.simulation, self.lang)
-        self.controls = DemoControls(
-            self.server, self.settings, self.pending, self.lang, WALKERS
-        )
         # The follow view: the world is shifted by ``_offset`` so the bunnies stay where the
         # cameras were placed to look (``_anchor``); the cameras themselves stay still.
         self._anchor = camera_target(self.simulation.frame)
         self._offset = np.zeros(3)
+        camera = self.server.initial_camera
+        camera.fov = CAMERA_FOV
+        camera.up = (0.0, 1.0, 0.0)
+        camera.position, camera.look_at = camera_pose(self._anchor, 1280, 720)
+        self.pending = PendingChanges()
+        self.scene = DemoScene(self.server, self.simulation, self.lang)
+        self.controls = DemoControls(self.server, self.settings, self.pending, self.lang, WALKERS)
         self.frames = 0
         self._running = True
         self._closed = False
@@ -113,9 +102,8 @@ class DemoApp:
     def _on_disconnect(self, client: viser.ClientHandle) -> None:
         self._windows.pop(client.client_id, None)
 
-    def _place_camera(
-        self, client: viser.ClientHandle, target: np.ndarray, lens: bool = True
-    ) -> None:
+    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray,
+                      lens: bool = True) -> None:
         size = self._windows.get(client.client_id)
         if size is None:  # the client has not reported its window yet
             return
@@ -152,7 +140,8 @@ class DemoApp:
             self.scene.shift_world(self._offset)
             self._anchor = camera_target(self.simulation.frame)
             self.scene.place_legend(self._anchor)
-            self._recentre()
+            for client in self.server.get_clients().values():
+                self._place_camera(client, self._anchor)
         elif apply:
             self.simulation.apply()
         frame = self.simulation.step(DT)
@@ -164,15 +153,9 @@ class DemoApp:
         self.server.flush()
         self.frames += 1
 
-    def _recentre(self) -> None:
-        for client in self.server.get_clients().values():
-            self._place_camera(client, self._anchor)
-
-    def run(
-        self, duration: float | None = None, on_frame: Callable[[], None] | None = None
-    ) -> None:
+    def run(self, duration: float | None = None,
+            on_frame: Callable[[], None] | None = None) -> None:
         """Run the loop at 60 Hz until :meth:`stop`, Ctrl-C, or ``duration`` seconds."""
-        period = DT
         start = time.perf_counter()
         next_time = start
         try:
@@ -182,7 +165,7 @@ class DemoApp:
                     on_frame()
                 if duration is not None and time.perf_counter() - start >= duration:
                     break
-                next_time += period
+                next_time += DT
                 delay = next_time - time.perf_counter()
                 if delay > 0:
                     time.sleep(delay)

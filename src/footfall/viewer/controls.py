@@ -48,11 +48,8 @@ def readout_markdown(frame: DemoFrame, stats: ContactStats, lang: str) -> str:
     """The live readout as a Markdown table: each bunny's current sole gap (mean over its feet
     in stance, cm) and its running contact error (cm)."""
     error = stats.mean
-    rows = [
-        f"| {text('readout_bunny', lang)} | {text('readout_gap', lang)} "
-        f"| {text('readout_error', lang)} |",
-        "|---|---:|---:|",
-    ]
+    rows = [f"| {text('readout_bunny', lang)} | {text('readout_gap', lang)} "
+            f"| {text('readout_error', lang)} |", "|---|---:|---:|"]
     for k, side in enumerate(("readout_left", "readout_right")):
         stance = frame.stance[k]
         gap = frame.sole_gap[k][stance] if stance.any() else frame.sole_gap[k]
@@ -66,14 +63,8 @@ def readout_markdown(frame: DemoFrame, stats: ContactStats, lang: str) -> str:
 class DemoControls:
     """Builds the control panel on ``server`` editing ``settings``; changes go to ``pending``."""
 
-    def __init__(
-        self,
-        server: viser.ViserServer,
-        settings: DemoSettings,
-        pending: PendingChanges,
-        lang: str,
-        walkers: tuple[str, ...],
-    ) -> None:
+    def __init__(self, server: viser.ViserServer, settings: DemoSettings, pending: PendingChanges,
+                 lang: str, walkers: tuple[str, ...]) -> None:
         self.settings = settings
         self.pending = pending
         self.lang = lang
@@ -87,18 +78,12 @@ class DemoControls:
             self.pelvis = gui.add_checkbox(t("pelvis"), settings.pelvis)
             lo, hi = SPEED_RANGE
             self.speed = gui.add_slider(t("speed"), lo, hi, 0.05, settings.speed)
-            self.terrain = gui.add_dropdown(
-                t("terrain"),
-                list(self.terrain_names),
-                initial_value=t(f"terrain_{settings.terrain}"),
-            )
+            self.terrain = gui.add_dropdown(t("terrain"), list(self.terrain_names),
+                                            initial_value=t(f"terrain_{settings.terrain}"))
             lo, hi = STEP_HEIGHT_RANGE
             self.step_height = gui.add_slider(t("step_height"), lo, hi, 0.01, settings.step_height)
-            self.walker = gui.add_dropdown(
-                t("walker"),
-                list(self.walker_names),
-                initial_value=t(f"walker_{settings.walker}"),
-            )
+            self.walker = gui.add_dropdown(t("walker"), list(self.walker_names),
+                                           initial_value=t(f"walker_{settings.walker}"))
             self.follow = gui.add_checkbox(t("follow"), settings.follow)
             self.pause = gui.add_checkbox(t("pause"), settings.paused)
             self.restart = gui.add_button(t("restart"))

@@ -77,17 +77,13 @@ def boldest_weight(family: str) -> int:
     """The heaviest installed weight (100–900) of font ``family``, 400 when unknown: asking for
     exactly that one keeps matplotlib from warning that "bold" is missing (NanumGothic's bold
     face is registered as 600)."""
-    weights = [
-        int(font.weight)
-        for font in font_manager.fontManager.ttflist
-        if font.name == family and str(font.weight).isdigit()
-    ]
+    weights = [int(font.weight) for font in font_manager.fontManager.ttflist
+               if font.name == family and str(font.weight).isdigit()]
     return max(weights, default=400)
 
 
-def projected_ellipses(
-    wxyz: np.ndarray, centre: np.ndarray, radii: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def projected_ellipses(wxyz: np.ndarray, centre: np.ndarray, radii: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact side-view (onto x–y) outlines of ellipsoids: ``wxyz`` (N, 4), ``centre`` (N, 3),
     ``radii`` (N, 3) metres → widths (N,), heights (N,) metres and angles (N,) degrees.
 
@@ -117,11 +113,8 @@ class SideView:
         self.lang = options.lang
         font = hangul_font()
         if self.lang == "ko" and font is None:
-            print(
-                "footfall render: no Korean font installed (e.g. Debian fonts-nanum); "
-                "labels in English",
-                file=sys.stderr,
-            )
+            print("footfall render: no Korean font installed (e.g. Debian fonts-nanum); "
+                  "labels in English", file=sys.stderr)
             self.lang = "en"
         # Korean text in the Korean font (it has Latin letters and digits too), English in
         # matplotlib's own: one family each, so no fallback asks for a weight it lacks.
@@ -138,59 +131,34 @@ class SideView:
         self.parts = part_table(simulation.skeleton)
         self.part_colors = [self.parts.colors_for([fur]) for fur in (FUR["left"], FUR["right"])]
         self._static()
-        self.bunny_patches = [
-            [self._ellipse(zorder=5) for _ in range(self.parts.count)] for _ in range(2)
-        ]
-        self.rays = self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
-        self.rays_b = self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
+        self.bunny_patches = [[self._ellipse(zorder=5) for _ in range(self.parts.count)]
+                              for _ in range(2)]
+        rays = [self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
+                for _ in range(2)]
         self.dots = self.axes.scatter([], [], s=40, color=_rgb(RAY_COLOR), zorder=9)
-        self.gap_bars = [
+        # The left bunny's two rays, then the right bunny's two gap bars (marker_instances' order).
+        self.bars = rays + [
             self.axes.plot([], [], color=_rgb(GAP_COLOR), lw=5, solid_capstyle="butt", zorder=9)[0]
             for _ in range(2)
         ]
         label_style: dict[str, Any] = {
-            "ha": "center",
-            "va": "bottom",
-            "fontsize": 13 * scale,
-            "zorder": 12,
-            "color": "white",
-            "fontweight": boldest_weight(fonts[0]),
-            "fontfamily": fonts,
+            "ha": "center", "va": "bottom", "fontsize": 13 * scale, "zorder": 12, "color": "white",
+            "fontweight": boldest_weight(fonts[0]), "fontfamily": fonts,
         }
         self.labels = [
-            self.axes.text(
-                0,
-                0,
-                "",
-                bbox={"boxstyle": "round,pad=0.35", "fc": colour, "ec": "none"},
-                **label_style,
-            )
+            self.axes.text(0, 0, "", **label_style,
+                           bbox={"boxstyle": "round,pad=0.35", "fc": colour, "ec": "none"})
             for colour in ("#1e826e", "#be3c50")
         ]
-        self.legend = self.axes.text(
-            0.02,
-            0.03,
-            text("legend", self.lang),
-            transform=self.axes.transAxes,
-            fontsize=11 * scale,
-            fontfamily=fonts,
-            color="#33415c",
-            zorder=12,
-            bbox={"boxstyle": "round,pad=0.4", "fc": (1, 1, 1, 0.8), "ec": "none"},
-        )
-        self.readout = self.axes.text(
-            0.98,
-            0.03,
-            "",
-            transform=self.axes.transAxes,
-            ha="right",
-            va="bottom",
-            fontsize=10 * scale,
-            color="#33415c",
-            zorder=12,
-            fontfamily=fonts,
-            bbox={"boxstyle": "round,pad=0.4", "fc": (1, 1, 1, 0.8), "ec": "none"},
-        )
+        # The legend (bottom left) and the readout (bottom right) on the same light panels.
+        panel: dict[str, Any] = {
+            "transform": self.axes.transAxes, "fontfamily": fonts, "color": "#33415c", "zorder": 12,
+            "bbox": {"boxstyle": "round,pad=0.4", "fc": (1, 1, 1, 0.8), "ec": "none"},
+        }
+        self.legend = self.axes.text(0.02, 0.03, text("legend", self.lang), fontsize=11 * scale,
+                                     **panel)
+        self.readout = self.axes.text(0.98, 0.03, "", ha="right", va="bottom",
+                                      fontsize=10 * scale, **panel)
 
     def _ellipse(self, zorder: float) -> Ellipse:
         patch = Ellipse((0, 0), 0, 0, angle=0, zorder=zorder, lw=0.6, ec=(0.45, 0.4, 0.5, 0.6))
@@ -207,18 +175,16 @@ class SideView:
         self.axes.plot(x, ground, color=GROUND_EDGE, lw=1.5, zorder=4)
         centres, scales, colours = bush_instances(terrain)
         for (cx, cy, _), (sx, sy, _), colour in zip(centres, scales, colours, strict=True):
-            self.axes.add_patch(
-                Ellipse((cx, cy), 2 * sx, 2 * sy, color=_rgb(colour), zorder=1, lw=0)
-            )
+            self.axes.add_patch(Ellipse((cx, cy), 2 * sx, 2 * sy, color=_rgb(colour), zorder=1,
+                                        lw=0))
 
     def draw(self, frame: DemoFrame) -> np.ndarray:
         """Draw ``frame`` and return the picture ``(H, W, 3)`` uint8."""
         sim = self.simulation
         wxyz, centre = self.parts.pose(frame.global_rotations, frame.global_positions)
         radii = np.tile(self.parts.radii, (2, 1))
-        widths, heights, angles = projected_ellipses(
-            wxyz.astype(np.float64), centre.astype(np.float64), radii
-        )
+        widths, heights, angles = projected_ellipses(wxyz.astype(np.float64),
+                                                     centre.astype(np.float64), radii)
         count = self.parts.count
         for k in range(2):
             # Far parts first: the camera looks from +z, so a smaller z is further away.
@@ -235,14 +201,11 @@ class SideView:
                 patch.set_zorder(5 + 0.01 * order[i] + 0.001 * k)
 
         markers = marker_instances(frame, sim.foot_joints)
-        for line, i in ((self.rays, 0), (self.rays_b, 1)):
-            base, length = markers.bar_pos[i], markers.bar_scale[i, 1]
+        for line, base, length in zip(self.bars, markers.bar_pos, markers.bar_scale[:, 1],
+                                      strict=True):
             line.set_data([base[0], base[0]], [base[1], base[1] + length])
         shown = markers.dot_scale[:, 0] > 0
         self.dots.set_offsets(markers.dot_pos[shown][:, :2] if shown.any() else np.zeros((0, 2)))
-        for bar, i in zip(self.gap_bars, (2, 3), strict=True):
-            base, length = markers.bar_pos[i], markers.bar_scale[i, 1]
-            bar.set_data([base[0], base[0]], [base[1], base[1] + length])
 
         pelvis = frame.global_positions[:, 0]
         for k, label in enumerate(self.labels):
@@ -252,13 +215,9 @@ class SideView:
             assert box is not None  # every label is made with a bbox
             box.set_facecolor("#1e826e" if frame.ik[k] else "#be3c50")
         error = sim.stats.mean * 100.0
-        self.readout.set_text(
-            f"{text('readout_error', self.lang)}\n"
-            + "\n".join(
-                f"{text(side, self.lang)}: {'–' if np.isnan(e) else f'{e:.2f} cm'}"
-                for side, e in zip(("readout_left", "readout_right"), error, strict=True)
-            )
-        )
+        self.readout.set_text(f"{text('readout_error', self.lang)}\n" + "\n".join(
+            f"{text(side, self.lang)}: {'–' if np.isnan(e) else f'{e:.2f} cm'}"
+            for side, e in zip(("readout_left", "readout_right"), error, strict=True)))
         centre_x = float(pelvis[:, 0].mean())
         ground = float(np.min(sim.terrain.height(pelvis[:, [0, 2]])))
         bottom = ground - VIEW_BELOW
@@ -311,17 +270,10 @@ def render(path: str | Path, options: RenderOptions) -> Path:
         # One palette for every frame, taken from a sample of them, so frames cannot disagree.
         sample = Image.fromarray(np.concatenate(rgb[:: max(1, len(rgb) // 8)], axis=0))
         palette = sample.quantize(colors=192, dither=Image.Dither.NONE)
-        pictures = [
-            Image.fromarray(p).quantize(palette=palette, dither=Image.Dither.NONE) for p in rgb
-        ]
-        pictures[0].save(
-            path,
-            save_all=True,
-            append_images=pictures[1:],
-            loop=0,
-            duration=int(round(1000 / options.fps)),
-            optimize=True,
-        )
+        pictures = [Image.fromarray(p).quantize(palette=palette, dither=Image.Dither.NONE)
+                    for p in rgb]
+        pictures[0].save(path, save_all=True, append_images=pictures[1:], loop=0,
+                         duration=int(round(1000 / options.fps)), optimize=True)
     else:
         _write_mp4(path, options)
     return path
@@ -332,10 +284,8 @@ def _write_mp4(path: Path, options: RenderOptions) -> None:
         import imageio.v2 as imageio
         import imageio_ffmpeg  # noqa: F401  (the ffmpeg binary imageio needs)
     except ImportError as error:
-        raise SettingsError(
-            f"output {path}: writing MP4 needs ffmpeg (pip install imageio-ffmpeg); "
-            "a .gif needs nothing extra"
-        ) from error
+        raise SettingsError(f"output {path}: writing MP4 needs ffmpeg (pip install "
+                            "imageio-ffmpeg); a .gif needs nothing extra") from error
     writer = imageio.get_writer(path, fps=options.fps, codec="libx264", quality=7)
     with writer:  # (``as`` would type it as imageio's base class, without append_data)
         for picture in frames(options):

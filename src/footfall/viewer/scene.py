@@ -122,7 +122,6 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
     ray_len = np.maximum(ankle[0, :, 1] + RAY_ABOVE_ANKLE - hit[:, 1], 0.0)
-    ray_pos = hit
     ray_scale = np.stack([np.full(2, RAY_RADIUS), ray_len, np.full(2, RAY_RADIUS)], -1)
     ray_scale *= rays_shown[:, None]
 
@@ -136,19 +135,14 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
 
     dot_pos = hit + np.array([0.0, 0.01, 0.0])
     dot_scale = np.full((2, 3), DOT_RADIUS) * rays_shown[:, None]
-    return MarkerInstances(
-        np.concatenate([ray_pos, gap_pos]).astype(np.float32),
-        np.concatenate([ray_scale, gap_scale]).astype(np.float32),
-        dot_pos.astype(np.float32),
-        dot_scale.astype(np.float32),
-        rays_shown,
-        gaps_shown,
-    )
+    return MarkerInstances(np.concatenate([hit, gap_pos]).astype(np.float32),
+                           np.concatenate([ray_scale, gap_scale]).astype(np.float32),
+                           dot_pos.astype(np.float32), dot_scale.astype(np.float32),
+                           rays_shown, gaps_shown)
 
 
-def sunken_markers(
-    markers: MarkerInstances, lengths: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def sunken_markers(markers: MarkerInstances, lengths: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The six marker cylinders (2 rays, 2 hit dots, 2 gap bars) as positions ``(6, 3)`` and
     scales ``(6, 3)`` float32, plus the bar lengths ``(4,)`` to pass back next frame.
 
@@ -177,9 +171,8 @@ def sunken_markers(
     return positions.astype(np.float32), scales.astype(np.float32), lengths
 
 
-def camera_pose(
-    target: np.ndarray, width: float, height: float, fov: float = CAMERA_FOV
-) -> tuple[np.ndarray, np.ndarray]:
+def camera_pose(target: np.ndarray, width: float, height: float, fov: float = CAMERA_FOV
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Follow-camera position and look-at ``(3,)`` metres for a window ``width × height`` px.
 
     Seed 000's slightly raised side view (camera 1.05 m above and a little ahead of the target,
@@ -190,9 +183,8 @@ def camera_pose(
     band = MOBILE_BAND if width < MOBILE_WIDTH else 1.0
     aspect = max(width, 1.0) / max(height * band, 1.0)
     tan_v = np.tan(fov / 2.0)
-    distance = max(
-        FRAMED_HEIGHT / (2.0 * tan_v * band), FRAMED_WIDTH / (2.0 * tan_v * aspect * band)
-    )
+    distance = max(FRAMED_HEIGHT / (2.0 * tan_v * band),
+                   FRAMED_WIDTH / (2.0 * tan_v * aspect * band))
     direction = np.array([0.5, 1.05, 7.4]) / np.linalg.norm([0.5, 1.05, 7.4])
     # Put the target at the middle of the top band: (1 − band)/2 of the screen above centre.
     drop = np.array([0.0, (1.0 - band) * distance * tan_v, 0.0])
@@ -239,14 +231,11 @@ class DemoScene:
         scene.configure_default_lights(True, cast_shadow=True)
         scene.configure_environment_map("park", environment_intensity=0.6)
 
-        sphere_v, sphere_f = unit_sphere()
-        cyl_v, cyl_f = unit_cylinder()
         frame = simulation.frame
         origin = frame.global_positions[0, 0]
         self._origin = np.array(origin, np.float64)  # where the group node was last sent
         self.offset = np.zeros(3)  # the world's shift, metres (see shift_world)
         wxyz, pos = self._relative_parts(frame)
-        identity = quat.identity()
         # The ground hangs under /world: the follow view moves it under still cameras (one pose
         # message a frame; no camera messages, no camera reports back). The bunnies hang under
         # /walkers at their place in that moving view, which changes little while following.
@@ -257,48 +246,28 @@ class DemoScene:
         self._scales = self.parts.scales(2)
         self._hidden = np.zeros(2, bool)
         self.bodies = scene.add_batched_meshes_simple(
-            "/walkers/bunnies",
-            sphere_v,
-            sphere_f,
-            batched_wxyzs=wxyz,
-            batched_positions=pos,
+            "/walkers/bunnies", *unit_sphere(), batched_wxyzs=wxyz, batched_positions=pos,
             batched_scales=self._scales,
             batched_colors=linear_rgb(self.parts.colors_for([FUR["left"], FUR["right"]])),
-            lod="off",
-            cast_shadow=True,
+            lod="off", cast_shadow=True,
             receive_shadow=False,  # self-shadowed ellipsoids show shadow acne
         )
         # Rays, hit dots (flat discs) and gap bars: one batched cylinder mesh of six instances.
         self.markers = scene.add_batched_meshes_simple(
-            "/walkers/markers",
-            cyl_v,
-            cyl_f,
-            batched_wxyzs=np.tile(identity, (6, 1)),
-            batched_positions=np.zeros((6, 3)),
-            batched_scales=np.zeros((6, 3)),
-            batched_colors=linear_rgb([RAY_COLOR] * 4 + [GAP_COLOR] * 2),
-            lod="off",
-            cast_shadow=False,
-            receive_shadow=False,
+            "/walkers/markers", *unit_cylinder(), batched_wxyzs=np.tile(quat.identity(), (6, 1)),
+            batched_positions=np.zeros((6, 3)), batched_scales=np.zeros((6, 3)),
+            batched_colors=linear_rgb([RAY_COLOR] * 4 + [GAP_COLOR] * 2), lod="off",
+            cast_shadow=False, receive_shadow=False,
         )
         self._label_at = self._label_positions(frame)
-        self.labels = [
-            scene.add_label(
-                f"/walkers/label{k}",
-                "",
-                position=self._label_at[k],
-                anchor="bottom-center",
-                font_screen_scale=1.3,
-            )
-            for k in range(2)
-        ]
+        self.labels = [scene.add_label(f"/walkers/label{k}", "", position=self._label_at[k],
+                                       anchor="bottom-center", font_screen_scale=1.3)
+                       for k in range(2)]
         # The legend stays put in the view, above where the cameras look (between the bunnies).
         self.legend = scene.add_label(
-            "/legend",
-            text("legend", lang),
+            "/legend", text("legend", lang),
             position=camera_target(frame) + [0.0, LEGEND_ABOVE_TARGET, 0.0],
-            anchor="bottom-center",
-            font_screen_scale=0.85,
+            anchor="bottom-center", font_screen_scale=0.85,
         )
         self.terrain_handles: list = []
         self.build_terrain()
@@ -333,11 +302,8 @@ class DemoScene:
     def show_bunny(self, k: int, shown: bool) -> None:
         """Show or hide bunny ``k`` (0 left, 1 right): its parts get scale 0 when hidden."""
         self._hidden[k] = not shown
-        scales = self._scales.copy()
-        count = self.parts.count
-        for j in np.nonzero(self._hidden)[0]:
-            scales[j * count : (j + 1) * count] = 0.0
-        self.bodies.batched_scales = scales
+        visible = np.repeat(~self._hidden, self.parts.count)[:, None]  # (2·P, 1): scale 0 hides
+        self.bodies.batched_scales = self._scales * visible
 
     def build_terrain(self) -> None:
         """(Re)draw the terrain and bushes of the current simulation."""
@@ -354,17 +320,12 @@ class DemoScene:
         mesh = trimesh.Trimesh(vertices, np.asarray(terrain.faces), process=False)
         mesh.visual = trimesh.visual.ColorVisuals(mesh, vertex_colors=linear_rgb(colors))
         ground = self.server.scene.add_mesh_trimesh("/world/terrain", mesh, receive_shadow=True)
-        sphere_v, sphere_f = unit_sphere(2)
         bush_pos, bush_scale, bush_colors = bush_instances(terrain)
         bushes = self.server.scene.add_batched_meshes_simple(
-            "/world/bushes",
-            sphere_v,
-            sphere_f,
+            "/world/bushes", *unit_sphere(2),
             batched_wxyzs=np.tile(quat.identity(), (len(bush_pos), 1)),
-            batched_positions=bush_pos,
-            batched_scales=bush_scale,
-            batched_colors=linear_rgb(bush_colors),
-            lod="off",
+            batched_positions=bush_pos, batched_scales=bush_scale,
+            batched_colors=linear_rgb(bush_colors), lod="off",
         )
         self.terrain_handles = [ground, bushes]
 

@@ -102,9 +102,8 @@ class ContactStats:
             return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
 
 
-def measure_sole_gaps(
-    terrain: Terrain, global_rot: np.ndarray, global_pos: np.ndarray, foot_joints: np.ndarray
-) -> np.ndarray:
+def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.ndarray,
+                      foot_joints: np.ndarray) -> np.ndarray:
     """Signed mean gap between each solved sole and the ground under it, ``(K, F)`` metres.
 
     ``global_rot`` (K, J, 4), ``global_pos`` (K, J, 3); ``foot_joints`` (F,) ankle joint indices.
@@ -113,18 +112,6 @@ def measure_sole_gaps(
     """
     world = sole_world(global_rot[:, foot_joints], global_pos[:, foot_joints], sole_points())
     return ground_gaps(terrain, world).mean(axis=-1)
-
-
-def build_terrain(name: str, step_height: float) -> Terrain:
-    """The terrain ``name`` from :func:`footfall.terrain.scene`; stairs use ``step_height``."""
-    if name not in TERRAINS:
-        raise SettingsError(f"terrain {name!r} is not one of {TERRAINS}")
-    params: dict[str, float] = {}
-    if name in ("course", "stairs"):
-        params["step_height"] = step_height
-    if name == "stairs":
-        params["start"] = STAIRS_START
-    return scene(name, **params)
 
 
 class DemoSimulation:
@@ -142,15 +129,19 @@ class DemoSimulation:
     def __init__(self, settings: DemoSettings | None = None) -> None:
         self.settings = (settings or DemoSettings()).check()
         self.skeleton = bunny_skeleton()
-        self.foot_joints = np.array(
-            [self.skeleton.index("LeftFoot"), self.skeleton.index("RightFoot")]
-        )
+        self.foot_joints = np.array([self.skeleton.index("LeftFoot"),
+                                     self.skeleton.index("RightFoot")])
         self.rebuild()
 
     def rebuild(self) -> None:
         """Build the terrain and walkers from :attr:`settings` and restart at the beginning."""
         s = self.settings.check()
-        self.terrain = build_terrain(s.terrain, s.step_height)
+        params: dict[str, float] = {}  # for footfall.terrain.scene: the stairs' step height
+        if s.terrain in ("course", "stairs"):
+            params["step_height"] = s.step_height
+        if s.terrain == "stairs":
+            params["start"] = STAIRS_START
+        self.terrain = scene(s.terrain, **params)
         self.walker = self._make_walker()
         self.stats = ContactStats()
         self.time = 0.0
@@ -167,17 +158,8 @@ class DemoSimulation:
             starts = [(x, 0.0, z) for x, z in zip(start, LATERAL_Z, strict=True)]
             return GroundedWalker(self.terrain, self.skeleton, count=2, grounding=params,
                                   start=starts, ik=ik, speed=s.speed)
-        return StepWalker(
-            self.skeleton,
-            self.terrain,
-            count=2,
-            ik=ik,
-            lateral_z=list(LATERAL_Z),
-            start_x=start,
-            speed=s.speed,
-            params=params,
-            style=STEP_STYLE,
-        )
+        return StepWalker(self.skeleton, self.terrain, count=2, ik=ik, lateral_z=list(LATERAL_Z),
+                          start_x=start, speed=s.speed, params=params, style=STEP_STYLE)
 
     def apply(self) -> None:
         """Push the cheap switches (left IK, pelvis correction, speed) into the running walker."""
@@ -202,26 +184,16 @@ class DemoSimulation:
         rot = np.asarray(block.global_rotations)
         pos = np.asarray(block.global_positions)
         frames, k = rot.shape[:2]
-        gap = measure_sole_gaps(
-            self.terrain, rot.reshape(frames * k, *rot.shape[2:]),
-            pos.reshape(frames * k, *pos.shape[2:]), self.foot_joints,
-        ).reshape(frames, k, -1)
+        gap = measure_sole_gaps(self.terrain, rot.reshape(frames * k, *rot.shape[2:]),
+                                pos.reshape(frames * k, *pos.shape[2:]),
+                                self.foot_joints).reshape(frames, k, -1)
         stance = np.asarray(block.stance, bool)
         origin, hit = np.asarray(block.ray_origin), np.asarray(block.ray_hit)
         ik = np.array([self.walker.ik[0], self.walker.ik[1]], bool)
-        return [
-            DemoFrame(
-                global_rotations=rot[t],
-                global_positions=pos[t],
-                stance=stance[t],
-                sole_gap=gap[t],
-                ray_origin=origin[t],
-                ray_hit=hit[t],
-                ik=ik,
-                time=start_time + t * DT,
-            )
-            for t in range(frames)
-        ]
+        return [DemoFrame(global_rotations=rot[t], global_positions=pos[t], stance=stance[t],
+                          sole_gap=gap[t], ray_origin=origin[t], ray_hit=hit[t], ik=ik,
+                          time=start_time + t * DT)
+                for t in range(frames)]
 
     def step(self, dt: float = DT) -> DemoFrame:
         """Advance by ``dt`` seconds (one fixed step) unless paused; return what to show."""
