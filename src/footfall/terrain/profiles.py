@@ -11,7 +11,6 @@ import numpy as np
 from footfall.errors import TerrainError
 from footfall.terrain.layout import X_START, check_positive, scene_bounds
 from footfall.terrain.mesh import MeshTerrain
-from footfall.terrain.palette import ground_colors
 
 
 def stair_profile(
@@ -88,16 +87,9 @@ def profile_terrain(
     params: dict[str, Any],
     cell_size: float | None = None,
 ) -> MeshTerrain:
+    """The profile extruded across ``width`` as a mesh (coloured from height and slope)."""
     vertices, faces = profile_mesh(x, y, -width / 2, width / 2, z_segments)
-    corners = vertices[faces]
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-    vertex_normal = np.zeros_like(vertices)
-    vertex_normal[faces.ravel()] = np.repeat(normal, 3, axis=0)
-    colors = ground_colors(vertices, vertex_normal)
-    return MeshTerrain(
-        vertices, faces, name=name, params=params, vertex_colors=colors, cell_size=cell_size
-    )
+    return MeshTerrain(vertices, faces, name=name, params=params, cell_size=cell_size)
 
 
 def stairs(
