@@ -551,18 +551,12 @@ def with_frame_axis(frame: Any) -> Any:
     """``frame`` (a FootPlan, GroundedFrame or subclass) as a batch of one frame: a leading
     axis of length 1 in front of every array field (None stays None); :func:`frame_at` undoes
     it."""
-    values = {}
-    for name in frame.__dataclass_fields__:
-        value = getattr(frame, name)
-        values[name] = value if value is None else np.asarray(value)[None]
-    return type(frame)(**values)
+    return type(frame)(**{name: None if value is None else np.asarray(value)[None]
+                          for name, value in vars(frame).items()})
 
 
 def frame_at(frames: Any, index: int) -> Any:
     """Frame ``index`` of a batch from :meth:`GroundingPipeline.step_frames`: every array field
     of the (GroundedFrame or subclass) dataclass indexed on its leading frame axis."""
-    values = {}
-    for name in frames.__dataclass_fields__:
-        value = getattr(frames, name)
-        values[name] = value[index] if isinstance(value, np.ndarray) else value
-    return type(frames)(**values)
+    return type(frames)(**{name: value[index] if isinstance(value, np.ndarray) else value
+                           for name, value in vars(frames).items()})

@@ -162,7 +162,5 @@ def _roughest_shift(clip: Clip, legs: tuple[Leg, Leg], terrain: RaySource,
 
 def frame_ranges(flags: NDArray[np.bool_]) -> str:
     """Frames where a 1-D bool array is True as text: ``"10–40, 97"`` (inclusive)."""
-    parts = []
-    for start, stop in segments(flags):
-        parts.append(str(start) if stop - start == 1 else f"{start}–{stop - 1}")
-    return ", ".join(parts)
+    return ", ".join(str(start) if stop - start == 1 else f"{start}–{stop - 1}"
+                     for start, stop in segments(flags))
