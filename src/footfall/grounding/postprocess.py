@@ -386,7 +386,6 @@ def _support_heights(feet: ClipFeet, terrain: RaySource, shift: FloatArray | Non
     each foot horizontally first."""
     points = np.concatenate([feet.ankle[:, :, None], feet.touch[:, :, 1:]], axis=2)
     if shift is not None:
-        points = points.copy()
         points[..., [0, 2]] += shift[:, :, None, :]
     return metrics.ground_gaps(terrain, points)
 
