@@ -130,10 +130,9 @@ def animation_floor(clip: Clip, legs: Any = None) -> float:
     body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
     lowest = gpos[:, body, 1].min(axis=1)
     for joint, offset in clip.skeleton.end_sites.items():
-        if joint not in body:
-            continue
-        tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
-        lowest = np.minimum(lowest, tip[:, 1])
+        if joint in body:
+            tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
+            lowest = np.minimum(lowest, tip[:, 1])
     return float(np.percentile(lowest, 5))
 
 
