@@ -62,9 +62,8 @@ def detect_contacts(
 ) -> NDArray[np.bool_]:
     """Contacts ``(F, feet)`` from the lowest sole point's height above the floor ``(F, feet)``
     and heel / toe horizontal speeds ``(F, feet)`` m/s."""
-    sole_height = np.asarray(sole_height, dtype=np.float64)
     still = np.minimum(np.asarray(heel_speed), np.asarray(toe_speed)) < speed
-    raw = (sole_height < height) & still
+    raw = (np.asarray(sole_height, dtype=np.float64) < height) & still
     return median_filter(raw, int(round(median_seconds * fps)))
 
 

@@ -8,6 +8,7 @@ the ankle (seed 000's bunny: heel 0.04 behind, toe tip 0.13 ahead).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,20 +143,7 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
         return offset if turns is None else quat.rotate(turns[joint], offset)
 
     ankle = rest[leg.foot]
-    tips = []
-    if leg.toes is not None:
-        tips.append(rest[leg.toes])
-        if leg.toes in skeleton.end_sites:
-            tips.append(rest[leg.toes] + carried(leg.toes, skeleton.end_sites[leg.toes]))
-        tips.extend(rest[c] for c in skeleton.children(leg.toes))
-    elif leg.foot in skeleton.end_sites:
-        tips.append(ankle + carried(leg.foot, skeleton.end_sites[leg.foot]))
-    else:
-        tips.extend(rest[c] for c in skeleton.children(leg.foot))
-    if not tips:
-        raise SkeletonError(
-            f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"
-        )
+    tips = [rest[joint] + carried(joint, offset) for joint, offset in _toe_tips(skeleton, leg)]
     reach = np.array(tips) - ankle
     horizontal = np.hypot(reach[:, 0], reach[:, 2])
     tip = reach[int(np.argmax(horizontal))]
@@ -177,16 +165,28 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
     ankle_height = float(-reach[:, 1].min())
     if ankle_height <= 0:
         raise SkeletonError(f"foot {skeleton.names[leg.foot]!r}: the toes are not below the ankle")
+    if turns is None:
+        return _sole_model(forward, toe_forward, ankle_height, spacing)
+    into_foot = quat.inv(turns[leg.foot])  # world → the foot joint's frame at rest
+    return _sole_model(forward, toe_forward, ankle_height, spacing,
+                       lambda world: quat.rotate(into_foot, world))
+
+
+def _sole_model(forward: FloatArray, toe_forward: float, ankle_height: float, spacing: float,
+                into_foot: Callable[[FloatArray], FloatArray] | None = None) -> FootModel:
+    """The :class:`FootModel` of a sole ``ankle_height`` below the ankle along the unit
+    horizontal ``forward``, from ``HEEL_RATIO · toe_forward`` behind the ankle to
+    ``toe_forward`` ahead, sampled every ``spacing`` metres; ``into_foot`` turns world
+    vectors into the foot joint's frame (None: the joints are world-aligned)."""
     heel_back = HEEL_RATIO * toe_forward
     count = int(np.floor((heel_back + toe_forward) / spacing + 1e-9)) + 1
     along = np.linspace(-heel_back, toe_forward, count)
-    sole = along[:, None] * forward + np.array([0.0, -ankle_height, 0.0])
-    if turns is None:
+    below = np.array([0.0, -ankle_height, 0.0])
+    sole = along[:, None] * forward + below
+    if into_foot is None:
         return FootModel(sole, ankle_height, heel_back, toe_forward, forward)
-    into_foot = quat.inv(turns[leg.foot])  # world → the foot joint's frame at rest
-    return FootModel(quat.rotate(into_foot, sole), ankle_height, heel_back, toe_forward,
-                     quat.rotate(into_foot, forward),
-                     quat.rotate(into_foot, np.array([0.0, -ankle_height, 0.0])))
+    return FootModel(into_foot(sole), ankle_height, heel_back, toe_forward, into_foot(forward),
+                     into_foot(below))
 
 
 def toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
@@ -201,6 +201,16 @@ def toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
         tips.append((leg.foot, np.asarray(skeleton.end_sites[leg.foot], dtype=np.float64)))
     else:
         tips.extend((leg.foot, skeleton.offsets[c]) for c in skeleton.children(leg.foot))
+    return tips
+
+
+def _toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
+    """:func:`toe_tips`, or a :class:`SkeletonError` when the foot has none."""
+    tips = toe_tips(skeleton, leg)
+    if not tips:
+        raise SkeletonError(
+            f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"
+        )
     return tips
 
 
@@ -224,11 +234,7 @@ def foot_model_from_motion(
     """
     from footfall import quat
 
-    tips = toe_tips(skeleton, leg)
-    if not tips:
-        raise SkeletonError(
-            f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"
-        )
+    tips = _toe_tips(skeleton, leg)
     ankle = global_positions[:, leg.foot]
     tip_points = np.stack(
         [global_positions[:, j] + quat.rotate(global_rotations[:, j], off) for j, off in tips],
@@ -249,19 +255,9 @@ def foot_model_from_motion(
             "the sole (toes straight below the ankle, or the ankle below the floor)"
         )
     forward = np.array([direction[0], 0.0, direction[2]]) / toe_forward
-    heel_back = HEEL_RATIO * toe_forward
-    count = int(np.floor((heel_back + toe_forward) / spacing + 1e-9)) + 1
-    along = np.linspace(-heel_back, toe_forward, count)
-    world = along[:, None] * forward + np.array([0.0, -ankle_height, 0.0])
     rotation = global_rotations[flat, leg.foot]
-    return FootModel(
-        quat.inv_rotate(rotation, world),
-        ankle_height,
-        heel_back,
-        toe_forward,
-        quat.inv_rotate(rotation, forward),
-        quat.inv_rotate(rotation, np.array([0.0, -ankle_height, 0.0])),
-    )
+    return _sole_model(forward, toe_forward, ankle_height, spacing,
+                       lambda world: quat.inv_rotate(rotation, world))
 
 
 #: A joint turning further than this (radians) between two frames is no motion but a cut.

@@ -21,7 +21,6 @@ from footfall.arrays import FloatArray, kernel_rows
 from footfall.jit import helper, kernel
 from footfall.quat import Quat4, Vec3, between_s
 
-UP = np.array([0.0, 1.0, 0.0])
 _UP: Vec3 = (0.0, 1.0, 0.0)
 
 
@@ -195,7 +194,7 @@ def align_rotation(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> Flo
 
 
 def _between_up(b: ArrayLike) -> FloatArray:
-    """``quat.between(UP, b)`` for ``b (..., 3)`` (the sole tilt's last step, :func:`between_s`
+    """``quat.between(+Y, b)`` for ``b (..., 3)`` (the sole tilt's last step, :func:`between_s`
     over every row)."""
     b = np.asarray(b, dtype=np.float64)
     out = np.empty((*b.shape[:-1], 4))

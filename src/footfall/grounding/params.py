@@ -95,13 +95,6 @@ class ParamArrays:
         except KeyError:
             raise AttributeError(name) from None
 
-    def tile(self, frames: int) -> ParamArrays:
-        """The K sets repeated for ``frames`` consecutive frames: ``(frames·K,)`` arrays,
-        frame-major (row ``t·K + k`` is character k)."""
-        if frames == 1:
-            return self
-        return ParamArrays({name: np.tile(a, frames) for name, a in self._arrays.items()})
-
     @property
     def count(self) -> int:
         """Number of characters K."""

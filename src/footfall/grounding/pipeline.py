@@ -151,15 +151,14 @@ class _Targets:
     (heights completed by the sole stage), the snapped footsteps ``steps (N, 2, 2, 5)``
     (current/next: shift xz, ground height, hit, snapped) and the rays ``(N, 3)`` under the
     body and each target; then, from the sole stage, the ground under the body ``(N,)``, each
-    foot's vertical ``offset``, ``grounded`` and ``fallback`` feet and the sole ``angles``
-    ``(N, 2, 2)`` (pitch, roll) as applied."""
+    foot's vertical ``offset``, the ``fallback`` feet and the sole ``angles`` ``(N, 2, 2)``
+    (pitch, roll) as applied."""
 
     ankle: FloatArray
     steps: FloatArray
     hits: RayHits
     body_ground: FloatArray
     offset: FloatArray
-    grounded: BoolArray
     fallback: BoolArray
     angles: FloatArray
 
@@ -368,19 +367,18 @@ class GroundingPipeline:
             batch.rows(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
             batch.forward, batch.ik_on & batch.p.tread_snap, batch.p,
         )
-        lock_weight = batch.lock_weight
-        has_lock = plan.lock_xz is not None and lock_weight is not None
+        has_lock = plan.lock_xz is not None and batch.lock_weight is not None
         target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
         stage_kernels.foot_targets(
             batch.ankle, batch.stance, batch.swing, steps, has_lock,
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
-            lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
+            batch.lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
         # The ground under the body (where the body goes when a foot cannot be grounded) and
         # under each foot's target: one batch of rays (N, 1 + 2).
         hits = self.terrain.raycast_down(ray_xz)
         return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
-                        offset=np.empty((count, 2)), grounded=np.empty((count, 2), bool),
-                        fallback=np.empty((count, 2), bool), angles=np.empty((count, 2, 2)))
+                        offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
+                        angles=np.empty((count, 2, 2)))
 
     def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None,
                      foot_lift: ArrayLike | None) -> None:
@@ -398,7 +396,7 @@ class GroundingPipeline:
             p.max_slope, p.smoothing, p.align_rate, batch.dt, state, given is not None,
             NONE3 if given is None else given, self._ankle_height, lift is not None,
             NONE2 if lift is None else lift, targets.ankle, targets.body_ground,
-            targets.offset, targets.grounded, targets.fallback, targets.angles)
+            targets.offset, targets.fallback, targets.angles)
         self._angles = state
         batch.angles = targets.angles.reshape(batch.frames, batch.k, 2, 2)
 
@@ -514,22 +512,20 @@ class GroundingPipeline:
         todo = ~known
         if np.any(todo):
             index = np.nonzero(todo)
-            character = index[0] % k
             # Identical footsteps (same spot, foot and switch) are cast once: the first one's
             # direction and parameters stand for all (a clip's frames share their footsteps).
-            rows_all = np.column_stack([keys[index], index[1], snap[character]])
+            rows_all = np.column_stack([keys[index], index[1], snap[index[0] % k]])
             _, first, inverse = np.unique(rows_all, axis=0, return_index=True, return_inverse=True)
             full_index, index = index, tuple(i[first] for i in index)
             plant = keys[index]  # (N, 2)
             direction = forward[index[0], index[1]][:, [0, 2]]
-            leg_foot = index[1]
             shift = np.zeros_like(plant)
             snapping = snap[index[0] % k]
             if np.any(snapping):
                 rows = index[0][snapping] % k
                 shift[snapping] = tread_snap_shift(
                     self.terrain, plant[snapping], direction[snapping],
-                    self._heel[leg_foot[snapping]], self._toe[leg_foot[snapping]],
+                    self._heel[index[1][snapping]], self._toe[index[1][snapping]],
                     p.tread_margin[rows], float(p.tread_search.max()),
                     p.tread_tolerance[rows], float(p.tread_spacing.min()),
                 )
@@ -551,18 +547,12 @@ def with_frame_axis(frame: Any) -> Any:
     """``frame`` (a FootPlan, GroundedFrame or subclass) as a batch of one frame: a leading
     axis of length 1 in front of every array field (None stays None); :func:`frame_at` undoes
     it."""
-    values = {}
-    for name in frame.__dataclass_fields__:
-        value = getattr(frame, name)
-        values[name] = value if value is None else np.asarray(value)[None]
-    return type(frame)(**values)
+    return type(frame)(**{name: None if value is None else np.asarray(value)[None]
+                          for name, value in vars(frame).items()})
 
 
 def frame_at(frames: Any, index: int) -> Any:
     """Frame ``index`` of a batch from :meth:`GroundingPipeline.step_frames`: every array field
     of the (GroundedFrame or subclass) dataclass indexed on its leading frame axis."""
-    values = {}
-    for name in frames.__dataclass_fields__:
-        value = getattr(frames, name)
-        values[name] = value[index] if isinstance(value, np.ndarray) else value
-    return type(frames)(**values)
+    return type(frames)(**{name: value[index] if isinstance(value, np.ndarray) else value
+                           for name, value in vars(frames).items()})

@@ -116,9 +116,8 @@ def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:
     else:
         centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
     middle = (pelvis[:, [0, 2]].min(axis=0) + pelvis[:, [0, 2]].max(axis=0)) / 2
-    shift = centre - middle
     low, high = footprint(facing, leg_pair)
-    shift = _inside(shift, low, high, (x_min, z_min), (x_max, z_max))
+    shift = _inside(centre - middle, low, high, (x_min, z_min), (x_max, z_max))
     placed = turned(facing, quat.identity(), np.array([shift[0], 0.0, shift[1]]))
     if "stairs_start" not in params:
         room = (x_min + PLACE_MARGIN - (low[0] + shift[0]),
@@ -132,12 +131,9 @@ def _inside(shift: FloatArray, low: FloatArray, high: FloatArray, lower: tuple[f
             upper: tuple[float, float]) -> FloatArray:
     """``shift (2,)`` moved as little as needed to keep a footprint [low, high] + shift inside
     [lower, upper] with the margin, per axis (centred where it cannot fit)."""
-    out = shift.copy()
-    for axis in range(2):
-        least = lower[axis] + PLACE_MARGIN - low[axis]
-        most = upper[axis] - PLACE_MARGIN - high[axis]
-        out[axis] = (least + most) / 2 if least > most else np.clip(out[axis], least, most)
-    return out
+    least = np.asarray(lower) + PLACE_MARGIN - low
+    most = np.asarray(upper) - PLACE_MARGIN - high
+    return np.where(least > most, (least + most) / 2, np.clip(shift, least, most))
 
 
 def _roughest_shift(clip: Clip, legs: tuple[Leg, Leg], terrain: RaySource,
@@ -162,7 +158,5 @@ def _roughest_shift(clip: Clip, legs: tuple[Leg, Leg], terrain: RaySource,
 
 def frame_ranges(flags: NDArray[np.bool_]) -> str:
     """Frames where a 1-D bool array is True as text: ``"10–40, 97"`` (inclusive)."""
-    parts = []
-    for start, stop in segments(flags):
-        parts.append(str(start) if stop - start == 1 else f"{start}–{stop - 1}")
-    return ", ".join(parts)
+    return ", ".join(str(start) if stop - start == 1 else f"{start}–{stop - 1}"
+                     for start, stop in segments(flags))

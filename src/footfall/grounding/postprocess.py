@@ -52,7 +52,7 @@ from footfall.grounding.feet import (
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.placement import frame_ranges, place_clip
+from footfall.grounding.placement import frame_ranges, place_clip, turned
 from footfall.humanoid.limbs import body_joints, pelvis_joint
 from footfall.humanoid.topology import Hierarchy
 from footfall.ik import solve_two_bone
@@ -96,7 +96,7 @@ class ClipFeet:
     sole: FloatArray
     ankle: FloatArray
     toe: FloatArray
-    touch: FloatArray | None = None
+    touch: FloatArray
 
 
 def clip_feet(
@@ -130,10 +130,9 @@ def animation_floor(clip: Clip, legs: Any = None) -> float:
     body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
     lowest = gpos[:, body, 1].min(axis=1)
     for joint, offset in clip.skeleton.end_sites.items():
-        if joint not in body:
-            continue
-        tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
-        lowest = np.minimum(lowest, tip[:, 1])
+        if joint in body:
+            tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
+            lowest = np.minimum(lowest, tip[:, 1])
     return float(np.percentile(lowest, 5))
 
 
@@ -245,12 +244,6 @@ class GroundResult:
         }
 
 
-def toe_joints(legs: tuple[Leg, Leg]) -> tuple[int, int]:
-    """The (left, right) toe-base joints GMD's ratio follows (the foot where there is none)."""
-    left, right = (leg.foot if leg.toes is None else leg.toes for leg in legs)
-    return left, right
-
-
 def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
           legs: tuple[Leg, Leg], rest: FloatArray | None = None, floor: float | None = None
           ) -> dict[str, float]:
@@ -272,7 +265,8 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     """
     _, gpos = clip.forward_kinematics()
     body = body_joints(clip.skeleton, legs)  # a still node above the pelvis is no body part
-    toes = np.searchsorted(body, toe_joints(legs))
+    # The (left, right) toe-base joints GMD's ratio follows (the foot where there is none).
+    toes = np.searchsorted(body, [leg.foot if leg.toes is None else leg.toes for leg in legs])
     gpos = gpos[:, body]
     out = {"gmd_foot_skate_ratio": metrics.gmd_foot_skate_ratio(gpos, clip.fps, *toes)}
     heights = _joint_heights(gpos, terrain)
@@ -326,7 +320,6 @@ def _contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:
     contacts = detect_contacts(
         lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.toe, fps), fps
     )
-    assert feet.touch is not None
     heights = np.where(np.isfinite(feet.touch[..., 1]), feet.touch[..., 1], np.inf)
     low = heights.argmin(axis=-1)  # (F, 2) the touching point: heel, ball or toe tip
     point = np.take_along_axis(feet.touch, low[..., None, None], axis=2)[:, :, 0]
@@ -363,7 +356,6 @@ SOLE_STRIDE = 3
 def _points(feet: ClipFeet) -> FloatArray:
     """The points of each foot that can touch the ground ``(F, 2, N, 3)`` (NaN-padded): the
     sole every 3 cm with its toe end, and the touch points (heel, ball, toe tips)."""
-    assert feet.touch is not None
     sole = feet.sole[:, :, ::SOLE_STRIDE]
     return np.concatenate([sole, feet.sole[:, :, -1:], feet.touch], axis=2)
 
@@ -391,10 +383,8 @@ def _support_heights(feet: ClipFeet, terrain: RaySource, shift: FloatArray | Non
     them (NaN off the terrain, NaN padding): the ankle (standing on the heel), the ball and the
     toe tips (pushing off) — measured joints, not the modelled sole. ``shift (F, 2, 2)`` moves
     each foot horizontally first."""
-    assert feet.touch is not None
     points = np.concatenate([feet.ankle[:, :, None], feet.touch[:, :, 1:]], axis=2)
     if shift is not None:
-        points = points.copy()
         points[..., [0, 2]] += shift[:, :, None, :]
     return metrics.ground_gaps(terrain, points)
 
@@ -540,7 +530,7 @@ class _Plan:
     """What grounding a clip decides before solving, per frame and foot ``(F, 2[, 2])``.
 
     contacts: planted frames; rest: ``(2, 3)`` planted heights of the support joints;
-    source_defect / allowed: the source's stance defect and the part of it that may stay;
+    allowed: the part of the source's stance defect that may stay;
     shift / pinned / slip: horizontal slip-lock shift of each foot beyond the tolerance, where
     a lock holds it, and the whole slip it holds ``(F, 2)``;
     offset: vertical target offset of each ankle; pelvis: ``(F,)`` pelvis offset; tilt: sole
@@ -549,7 +539,6 @@ class _Plan:
 
     contacts: NDArray[np.bool_]
     rest: FloatArray
-    source_defect: FloatArray
     allowed: FloatArray
     shift: FloatArray
     pinned: NDArray[np.bool_]
@@ -561,11 +550,11 @@ class _Plan:
     lift_extra: FloatArray
 
 
-def _plan_stances(feet: ClipFeet, planted: FloatArray, contacts: NDArray[np.bool_], blend: int
+def _plan_stances(planted: FloatArray, contacts: NDArray[np.bool_], blend: int
                   ) -> tuple[NDArray[np.bool_], FloatArray, FloatArray, FloatArray]:
-    """Contacts, planted heights, source defect and allowed defect (see :class:`_Plan`) from
-    the support joints' heights over the clip's floor ``planted``: a "contact" with every
-    support joint well above its planted height is a slow swing."""
+    """Contacts, planted heights, the source's stance defect and the part of it that may stay
+    (see :class:`_Plan`) from the support joints' heights over the clip's floor ``planted``: a
+    "contact" with every support joint well above its planted height is a slow swing."""
     rest = _planted_heights(planted, contacts)
     source_defect = _stance_defect(planted, rest)
     contacts = contacts & (source_defect <= CONTACT_FLOAT)
@@ -594,7 +583,7 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     frames = contacts.shape[0]
     blend = max(1, int(round(BLEND_SECONDS * fps)))
     planted = _support_heights(feet, LevelGround(floor))
-    contacts, rest, source_defect, allowed = _plan_stances(feet, planted, contacts, blend)
+    contacts, rest, source_defect, allowed = _plan_stances(planted, contacts, blend)
     shift, pinned, slip = _plan_slips(feet, planted, contacts, rest, fps)
     # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
     # smoothed from above (rise early before a stair nose, come down after it).
@@ -620,8 +609,8 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     pelvis_window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
     pelvis = _smooth(-_smooth(-ground_part.min(axis=1), pelvis_window, np.max), pelvis_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
-    return _Plan(contacts, rest, source_defect, allowed, shift, pinned, slip, offset, pelvis,
-                 tilt, off, lift_extra)
+    return _Plan(contacts, rest, allowed, shift, pinned, slip, offset, pelvis, tilt, off,
+                 lift_extra)
 
 
 def _solve_with_corrections(
@@ -663,18 +652,18 @@ def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,
     """Count the frames where a solved foot has no ground under it and warn naming them (the
     solved feet are the result's frames from ``first`` on)."""
     frames = result.contacts.shape[0]
-    gaps = metrics.ground_gaps(terrain, _points(solved))
-    left_terrain = np.any(np.isfinite(_points(solved)[..., 1]) & ~np.isfinite(gaps), axis=-1)
-    before = first  # frames ahead of the solved ones (a calibration frame) never leave it
-    left_terrain = np.pad(left_terrain, ((before, frames - before - len(left_terrain)), (0, 0)))
+    points = _points(solved)
+    gaps = metrics.ground_gaps(terrain, points)
+    left_terrain = np.any(np.isfinite(points[..., 1]) & ~np.isfinite(gaps), axis=-1)
+    # Frames ahead of the solved ones (a calibration frame) never leave it.
+    left_terrain = np.pad(left_terrain, ((first, frames - first - len(left_terrain)), (0, 0)))
     result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
     for side, name in enumerate(("left", "right")):
         if left_terrain[:, side].any():
             result.warnings.append(
                 f"the {name} foot leaves the terrain in frames "
                 f"{frame_ranges(left_terrain[:, side])} of {frames}: the ground under it is "
-                "missing there (it keeps its animated "
-                "height over the nearest ground it had)"
+                "missing there (it keeps its animated height over the nearest ground it had)"
             )
 
 
@@ -806,8 +795,6 @@ def _with_frames_back(clip: Clip, start: int, stop: int, grounded: Clip) -> Clip
     turn = quat.mul(grounded.rotations[0, roots[0]], quat.inv(clip.rotations[start, roots[0]]))
     shift = grounded.positions[0, roots[0]] - quat.rotate(turn, clip.positions[start, roots[0]])
     shift[1] = 0.0
-    rotations, positions = clip.rotations.copy(), clip.positions.copy()
-    rotations[:, roots] = quat.mul(turn, rotations[:, roots])
-    positions[:, roots] = quat.rotate(turn, positions[:, roots]) + shift
-    rotations[start:stop], positions[start:stop] = grounded.rotations, grounded.positions
-    return Clip(clip.skeleton, rotations, positions, clip.fps)
+    out = turned(clip, turn, shift)
+    out.rotations[start:stop], out.positions[start:stop] = grounded.rotations, grounded.positions
+    return out

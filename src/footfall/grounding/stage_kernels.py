@@ -128,7 +128,7 @@ def ground_and_soles(
     smoothing: BoolArray, align_rate: FloatArray, dt: float, angle_state: FloatArray,
     has_angles: bool, given_angles: FloatArray, ankle_height: FloatArray, has_lift: bool,
     foot_lift: FloatArray, target: FloatArray, body_ground: FloatArray, offset: FloatArray,
-    grounded: BoolArray, fallback: BoolArray, angles: FloatArray,
+    fallback: BoolArray, angles: FloatArray,
 ) -> None:  # pragma: no cover - compiled
     """Which feet are grounded, their vertical offset and sole angles; completes the targets.
 
@@ -160,7 +160,6 @@ def ground_and_soles(
                 reachable = found and (
                     abs(ground - body) <= max_step_ratio[c] * leg_length[f])
                 on = ik_on[c] and reachable
-                grounded[n, f] = on
                 fallback[n, f] = ik_on[c] and not reachable
                 if not on:
                     target[n, f, 0] = ankle[n, f, 0]
@@ -176,10 +175,7 @@ def ground_and_soles(
                 scale = fade if aligned else 0.0
                 for a, goal in enumerate((pitch * scale, roll * scale)):
                     state = angle_state[c, f, a]
-                    if math.isinf(rate):
-                        state = goal
-                    else:
-                        state = state + (goal - state) * blend
+                    state = goal if math.isinf(rate) else state + (goal - state) * blend
                     angle_state[c, f, a] = state
                     if has_angles:
                         state = given_angles[n, f, a] if aligned else 0.0
@@ -236,10 +232,8 @@ def pelvis_follow(
             if lowering[c]:
                 pelvis_goal = min_nan(body_ground[n], lowest - pelvis_y)
             rate = pelvis_rate[c] if smoothing[c] else math.inf
-            if has_given:
-                smoothed = given[n]
-            else:
-                smoothed = follow_s(state[c], pelvis_goal, rate, pelvis_snap[c], dt)
+            smoothed = (given[n] if has_given
+                        else follow_s(state[c], pelvis_goal, rate, pelvis_snap[c], dt))
             value = min_nan(smoothed, hardest - pelvis_y) if lowering[c] else smoothed
             state[c] = value
             lift_body[n] = value

@@ -100,12 +100,20 @@ class Terrain(ABC):
         self, origin: np.ndarray, direction: np.ndarray, limit: float, pad: float
     ) -> tuple[np.ndarray, np.ndarray]:
         """Ray parameters ``(K,), (K,)`` where rays ``(K, 3)`` are inside the terrain's box
-        (bounds × height range, grown by ``pad`` metres), clipped to ``[0, limit]``."""
+        (bounds × height range, grown by ``pad`` metres), clipped to ``[0, limit]`` (empty:
+        enter > leave)."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         lo = np.array([x_min, self.height_range[0], z_min]) - pad
         hi = np.array([x_max, self.height_range[1], z_max]) + pad
-        t_enter, t_leave = slab_interval(origin, direction, lo, hi)
-        return np.maximum(t_enter, 0.0), np.minimum(t_leave, limit)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = 1.0 / direction
+            t_lo = (lo - origin) * inv
+            t_hi = (hi - origin) * inv
+        parallel = direction == 0
+        inside = (origin >= lo) & (origin <= hi)
+        near = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi))
+        far = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi))
+        return np.maximum(near.max(axis=1), 0.0), np.minimum(far.min(axis=1), limit)
 
     @abstractmethod
     def _raycast_down(self, points: np.ndarray) -> RayHits:
@@ -121,17 +129,3 @@ class Terrain(ABC):
             f"{type(self).__name__}({self.name!r}, x {x_min:g}..{x_max:g}, z {z_min:g}..{z_max:g},"
             f" {len(self.faces)} faces)"
         )
-
-def slab_interval(
-    origin: np.ndarray, direction: np.ndarray, lo: np.ndarray, hi: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Ray parameter interval ``(K,), (K,)`` inside the box [lo, hi] (empty: enter > leave)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / direction
-        t_lo = (lo - origin) * inv
-        t_hi = (hi - origin) * inv
-    parallel = direction == 0
-    inside = (origin >= lo) & (origin <= hi)
-    near = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t_lo, t_hi))
-    far = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t_lo, t_hi))
-    return near.max(axis=1), far.min(axis=1)

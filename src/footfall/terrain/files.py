@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
 
 import numpy as np
 
@@ -26,25 +27,18 @@ MAX_HEIGHTMAP_PIXELS = 25_000_000
 MAX_MESH_FACES = 20_000_000
 
 
-class _Quiet:
+@contextmanager
+def _quiet() -> Iterator[None]:
     """Library warnings and log lines off while a file is read (their faults are checked)."""
-
-    def __enter__(self) -> None:
-        self._warnings = warnings.catch_warnings()
-        self._warnings.__enter__()
-        warnings.simplefilter("ignore")
-        self._logger = logging.getLogger("trimesh")
-        self._level = self._logger.level
-        self._logger.setLevel(logging.CRITICAL)
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self._logger.setLevel(self._level)
-        self._warnings.__exit__(kind, error, trace)
+    logger = logging.getLogger("trimesh")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrain:
@@ -60,7 +54,7 @@ def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrai
     if path.stat().st_size == 0:
         raise TerrainError(f"{path}: mesh file is empty")
     try:
-        with _Quiet():
+        with _quiet():
             loaded = trimesh.load(str(path), force="mesh", process=False)
             vertices = np.asarray(getattr(loaded, "vertices", np.zeros((0, 3))),
                                   dtype=np.float64)
@@ -131,7 +125,7 @@ def load_heightmap(
     if not path.is_file():
         raise TerrainError(f"{path}: heightmap image not found")
     try:
-        with _Quiet(), Image.open(path) as image:
+        with _quiet(), Image.open(path) as image:
             width, height = image.size
             if width * height > MAX_HEIGHTMAP_PIXELS:
                 raise TerrainError(

@@ -42,10 +42,6 @@ SORT_RAYS_MAX = 65536
 SORT_CELLS_PER_RAY = 16
 
 
-
-
-
-
 @helper
 def grid_cell(
     value: float, grid_origin: float, cell_size: float, cell_count: int

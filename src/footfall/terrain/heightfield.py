@@ -97,8 +97,7 @@ class HeightfieldTerrain(Terrain):
             return _bilinear(grid, origin, spacing, x, z)[0]
 
         def gradient(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            _, dx, dz = _bilinear(grid, origin, spacing, x, z)
-            return dx, dz
+            return _bilinear(grid, origin, spacing, x, z)[1:]
 
         kwargs.setdefault("height_range", (float(grid.min()), float(grid.max())))
         kwargs.setdefault("draw_spacing", max(spacing))

@@ -100,33 +100,28 @@ def _require_finite(
     )
 
 
-def as_points_xz(
-    xz: object, query: str = "raycast_down", name: str = "xz"
-) -> tuple[np.ndarray, tuple[int, ...]]:
-    """Check ground-plane points ``(..., 2)`` (x, z); return them flat ``(K, 2)`` and the shape.
+def as_points_xz(xz: object, query: str = "raycast_down") -> tuple[np.ndarray, tuple[int, ...]]:
+    """Check ground-plane points ``xz (..., 2)`` (x, z); return them flat ``(K, 2)`` and the
+    shape.
 
-    query, name: the caller's method and argument, named in the errors (TerrainError for
-    non-numbers, a wrong last axis and NaN/inf points).
+    query: the caller's method, named in the errors (TerrainError for non-numbers, a wrong last
+    axis and NaN/inf points).
     """
-    points = _as_float_array(xz, query, name)
+    points = _as_float_array(xz, query, "xz")
     if points.ndim == 0 or points.shape[-1] != 2:
-        raise TerrainError(
-            f"{query}: {name} must have shape (..., 2) as (x, z); got {points.shape}"
-        )
+        raise TerrainError(f"{query}: xz must have shape (..., 2) as (x, z); got {points.shape}")
     shape = points.shape[:-1]
     flat = points.reshape(-1, 2)
-    _require_finite(flat, shape, query, "point", name)
+    _require_finite(flat, shape, query, "point", "xz")
     return flat, shape
 
 
-def as_rays(
-    origins: object, directions: object, query: str = "raycast"
-) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    """Check rays; return flat origins ``(K, 3)``, unit directions ``(K, 3)`` and the shape.
-
-    query: the caller's method, named in the errors with the argument (``origins`` or
-    ``directions``) and the ray's position in it.
+def as_rays(origins: object, directions: object) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    """Check the rays of ``raycast``; return flat origins ``(K, 3)``, unit directions ``(K, 3)``
+    and the shape (errors name the argument, ``origins`` or ``directions``, and the ray's
+    position in it).
     """
+    query = "raycast"
     origin = _as_float_array(origins, query, "origins")
     direction = _as_float_array(directions, query, "directions")
     for label, array in (("origins", origin), ("directions", direction)):

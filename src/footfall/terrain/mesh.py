@@ -74,12 +74,13 @@ class MeshTerrain(Terrain):
         lo, hi = corners.min(axis=(0, 1)), corners.max(axis=(0, 1))
         self.bounds = ((float(lo[0]), float(lo[2])), (float(hi[0]), float(hi[2])))
         self.height_range = (float(lo[1]), float(hi[1]))
-        self._build_triangles(corners)
-        self._build_grid(corners, cell_size)
+        usable = self._build_triangles(corners)
+        self._build_grid(corners, cell_size, np.flatnonzero(usable))
 
     # ----------------------------------------------------------------------------- building
-    def _build_triangles(self, corners: np.ndarray) -> None:
-        """Per-triangle edge vectors, unit normals and the downward-ray plane coefficients."""
+    def _build_triangles(self, corners: np.ndarray) -> np.ndarray:
+        """Per-triangle edge vectors, unit normals and the downward-ray plane coefficients;
+        returns which triangles ``(T,)`` are not degenerate (have an area)."""
         count = len(corners)
         origin = corners[:, 0]
         edge1 = corners[:, 1] - origin
@@ -108,11 +109,13 @@ class MeshTerrain(Terrain):
         y_0 = origin[:, 1] + u_0 * edge1[:, 1] + v_0 * edge2[:, 1]
         #: (T, 9) u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0: one triangle per row.
         self._plane = np.stack([u_x, u_z, u_0, v_x, v_z, v_0, y_x, y_z, y_0], axis=1)
+        return usable
 
     def _build_grid(
-        self, corners: np.ndarray, cell_size: float | tuple[float, float] | None
+        self, corners: np.ndarray, cell_size: float | tuple[float, float] | None, keep: np.ndarray
     ) -> None:
-        """Assign every non-degenerate triangle to each cell its x/z bounding box touches."""
+        """Assign every non-degenerate triangle (numbers ``keep``) to each cell its x/z bounding
+        box touches."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
         size: np.ndarray
@@ -133,12 +136,6 @@ class MeshTerrain(Terrain):
         self.cell_size = (span_x / self.cell_count[0], span_z / self.cell_count[1])
         self._grid_origin = np.array([x_min, z_min])
 
-        keep = np.flatnonzero(
-            np.linalg.norm(
-                np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), axis=1
-            )
-            > 1e-15
-        )
         lo = corners[keep][:, :, [0, 2]].min(axis=1)
         hi = corners[keep][:, :, [0, 2]].max(axis=1)
         first = self._cell_of(lo, -EDGE_EPS)
@@ -241,8 +238,6 @@ def _automatic_cell_size(corners: np.ndarray, span: tuple[float, float]) -> tupl
     cells = (span[0] / size[0]) * (span[1] / size[1])
     grow = max(1.0, float(np.sqrt(cells / MAX_CELLS)))
     return size[0] * grow, size[1] * grow
-
-
 
 
 def _check_mesh(vertices: np.ndarray, faces: np.ndarray, name: str) -> None:

@@ -11,7 +11,6 @@ import numpy as np
 from footfall.errors import TerrainError
 from footfall.terrain.layout import X_START, check_positive, scene_bounds
 from footfall.terrain.mesh import MeshTerrain
-from footfall.terrain.palette import ground_colors
 
 
 def stair_profile(
@@ -48,37 +47,6 @@ def stair_profile(
     return x, y, features
 
 
-def profile_mesh(
-    x: np.ndarray, y: np.ndarray, z_min: float, z_max: float, z_segments: int = 1
-) -> tuple[np.ndarray, np.ndarray]:
-    """Extrude a side profile (points ``(P,)`` in x, y; repeated x = vertical face) along z.
-
-    Each profile segment becomes its own strip of ``z_segments`` quads (vertices not shared, so
-    every face can have its own colour). Zero-length segments are dropped.
-    Returns vertices ``(V, 3)`` and faces ``(T, 3)``.
-    """
-    keep = np.hypot(np.diff(x), np.diff(y)) > 1e-12
-    a = np.stack([x[:-1], y[:-1]], 1)[keep]
-    b = np.stack([x[1:], y[1:]], 1)[keep]
-    zs = np.linspace(z_min, z_max, z_segments + 1)
-    count = len(a)
-    # vertices per segment: (z_segments + 1) at a then at b
-    start = np.repeat(a[:, None, :], z_segments + 1, 1)
-    end = np.repeat(b[:, None, :], z_segments + 1, 1)
-    zz = np.broadcast_to(zs, (count, z_segments + 1))
-    va = np.stack([start[..., 0], start[..., 1], zz], -1)
-    vb = np.stack([end[..., 0], end[..., 1], zz], -1)
-    vertices = np.concatenate([va, vb], axis=1).reshape(-1, 3)
-    per = 2 * (z_segments + 1)
-    base = (np.arange(count) * per)[:, None] + np.arange(z_segments)
-    p0, p1 = base, base + 1  # at a, z_k and z_k+1
-    q0, q1 = base + z_segments + 1, base + z_segments + 2  # at b
-    faces = np.concatenate(
-        [np.stack([p0, p1, q0], -1).reshape(-1, 3), np.stack([q0, p1, q1], -1).reshape(-1, 3)]
-    )
-    return vertices, faces.astype(np.int64)
-
-
 def profile_terrain(
     x: np.ndarray,
     y: np.ndarray,
@@ -88,16 +56,32 @@ def profile_terrain(
     params: dict[str, Any],
     cell_size: float | None = None,
 ) -> MeshTerrain:
-    vertices, faces = profile_mesh(x, y, -width / 2, width / 2, z_segments)
-    corners = vertices[faces]
-    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-    vertex_normal = np.zeros_like(vertices)
-    vertex_normal[faces.ravel()] = np.repeat(normal, 3, axis=0)
-    colors = ground_colors(vertices, vertex_normal)
-    return MeshTerrain(
-        vertices, faces, name=name, params=params, vertex_colors=colors, cell_size=cell_size
+    """Extrude a side profile (points ``(P,)`` in x, y; repeated x = vertical face) along z
+    across ``width`` as a mesh (coloured from height and slope).
+
+    Each profile segment becomes its own strip of ``z_segments`` quads (vertices not shared, so
+    every face can have its own colour). Zero-length segments are dropped.
+    """
+    keep = np.hypot(np.diff(x), np.diff(y)) > 1e-12
+    a = np.stack([x[:-1], y[:-1]], 1)[keep]
+    b = np.stack([x[1:], y[1:]], 1)[keep]
+    zs = np.linspace(-width / 2, width / 2, z_segments + 1)
+    count = len(a)
+    # vertices per segment: (z_segments + 1) at a then at b
+    shape = (count, 2, z_segments + 1)
+    ends = np.stack([a, b], axis=1)[:, :, None, :]  # (segment, a / b, 1, (x, y))
+    vertices = np.concatenate(
+        [np.broadcast_to(ends, (*shape, 2)), np.broadcast_to(zs[:, None], (*shape, 1))], axis=-1
+    ).reshape(-1, 3)
+    per = 2 * (z_segments + 1)
+    base = (np.arange(count) * per)[:, None] + np.arange(z_segments)
+    p0, p1 = base, base + 1  # at a, z_k and z_k+1
+    q0, q1 = base + z_segments + 1, base + z_segments + 2  # at b
+    faces = np.concatenate(
+        [np.stack([p0, p1, q0], -1).reshape(-1, 3), np.stack([q0, p1, q1], -1).reshape(-1, 3)]
     )
+    return MeshTerrain(vertices, faces.astype(np.int64), name=name, params=params,
+                       cell_size=cell_size)
 
 
 def stairs(
