@@ -16,7 +16,6 @@ from footfall.gait.body import (
     hip_bob,
     hip_height,
     twist,
-    twist_amplitude,
 )
 from footfall.gait.clock import MAX_FRAME_S, STEP_S, WalkClock
 from footfall.gait.params import GaitParams
@@ -73,5 +72,4 @@ __all__ = [
     "swing_lift",
     "swing_progress",
     "twist",
-    "twist_amplitude",
 ]
