@@ -175,15 +175,15 @@ def reply(request: Request, result: Any) -> dict[str, Any]:
             "result": result}
 
 
-def error_reply(error: FieldError | str, action: str | None = None, request_id: Any = None,
-                field_name: str | None = None) -> dict[str, Any]:
+def error_reply(error: FieldError | str, action: str | None = None,
+                request_id: Any = None) -> dict[str, Any]:
     """The error reply: ``{"type": "error", "ok": false, "error": {"field", "message"}}``."""
     if isinstance(error, FieldError):
         field_name, message = error.field, error.message
         request_id = error.request_id if request_id is None else request_id
         action = error.action if action is None else action
     else:
-        message = error
+        field_name, message = None, error
     return {"type": "error", "action": action, "id": request_id, "ok": False,
             "error": {"field": field_name, "message": message}}
 

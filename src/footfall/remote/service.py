@@ -229,11 +229,20 @@ class ControlService:
         changed: dict[str, dict[str, Any]] = {}
         causes: dict[str, str] = {}
         later, self._later = self._later, []
-        done = 0
+
+        def finish(client: _Client, action: str, outcome: actions.Outcome) -> None:
+            if outcome.then is not None:
+                self._later.append((client, outcome.then))
+            if outcome.reply is not None:
+                outgoing.append((client, encode(outcome.reply)))
+            for name, values in outcome.changed.items():
+                changed.setdefault(name, {}).update(values)
+                causes[name] = action
+            self.saves.touch(outcome.saved, now)
+
+        done = len(later)
         for client, rest in later:
-            self._finish(client, "autoCalibrateAll", rest(target), outgoing, changed, causes,
-                         now)
-            done += 1
+            finish(client, "autoCalibrateAll", rest(target))
         for _ in range(self.max_actions_per_frame):
             try:
                 client, request = self._pending.get_nowait()
@@ -242,8 +251,7 @@ class ControlService:
             if client.gone or client.dropped:
                 self.counts["skipped"] += 1
                 continue
-            self._finish(client, request.action, actions.run(request, target), outgoing,
-                         changed, causes, now)
+            finish(client, request.action, actions.run(request, target))
             done += 1
         for name, values in changed.items():
             outgoing.append((None, encode(broadcast(name, values, causes[name]))))
@@ -256,18 +264,6 @@ class ControlService:
     def flush(self, target: ControlTarget) -> list[str]:
         """Save every character changed but not saved yet (call when the loop ends)."""
         return self.saves.save_due(target, self.clock(), everything=True)
-
-    def _finish(self, client: _Client, action: str, outcome: actions.Outcome,
-                outgoing: list[tuple[_Client | None, str]], changed: dict[str, dict[str, Any]],
-                causes: dict[str, str], now: float) -> None:
-        if outcome.then is not None:
-            self._later.append((client, outcome.then))
-        if outcome.reply is not None:
-            outgoing.append((client, encode(outcome.reply)))
-        for name, values in outcome.changed.items():
-            changed.setdefault(name, {}).update(values)
-            causes[name] = action
-        self.saves.touch(outcome.saved, now)
 
     def _call(self, callback: Callable[..., Any], *args: Any) -> None:
         loop = self._loop
@@ -288,19 +284,14 @@ class ControlService:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = self._loop.create_future()
-        try:
-            server = await serve(
-                self._handle, self.host, self.port,
-                process_request=self._process_request,
-                max_size=4 * MAX_MESSAGE_BYTES,  # hard cap; over 64 KiB gets an error reply
-                max_queue=32, compression=None, ping_interval=20, ping_timeout=20,
-                close_timeout=1,  # a client that stopped reading never answers a close
-                logger=log,
-            )
-        except OSError as exc:
-            self._start_error = exc
-            self._ready.set()
-            return
+        server = await serve(  # an OSError (port taken) is reported by _run to start()
+            self._handle, self.host, self.port,
+            process_request=self._process_request,
+            max_size=4 * MAX_MESSAGE_BYTES,  # hard cap; over 64 KiB gets an error reply
+            max_queue=32, compression=None, ping_interval=20, ping_timeout=20,
+            close_timeout=1,  # a client that stopped reading never answers a close
+            logger=log,
+        )
         self.port = int(next(iter(server.sockets)).getsockname()[1])
         self._ready.set()
         try:
