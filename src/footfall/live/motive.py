@@ -166,10 +166,7 @@ class MotiveSkeleton:
         # A bone counts when it came with a usable pose (Motive's per-bone "tracked" bit is
         # not set for skeleton bones in real recordings, so it cannot decide).
         got = present & np.isfinite(norm) & (norm > 1e-6) & np.isfinite(pos).all(-1)
-        if got.all():
-            rot /= norm[:, None]
-        else:
-            rot[got] /= norm[got, None]
+        rot[got] /= norm[got, None]
         if mode == "auto":
             mode = self._guess_mode(got, pos)
         if mode == "global":

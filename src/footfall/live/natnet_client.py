@@ -10,6 +10,7 @@ the model definition again. Bad packets are counted per kind, reported once per 
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import threading
@@ -132,10 +133,8 @@ class NatNetClient:
             self._thread.join(timeout=2.0)
         for s in (self.command_socket, self.data_socket):
             if s is not None:
-                try:
+                with contextlib.suppress(OSError):
                     s.close()
-                except OSError:
-                    pass
 
     def wait(self, timeout: float) -> LiveFrame | None:
         """The newest frame not yet taken, waiting at most ``timeout`` seconds for one."""
@@ -297,9 +296,8 @@ class NatNetClient:
         if self._mode == "auto":
             self._mode = mode
         self._last_pose = (rotations, translations)
-        latency = frame.latency(self.info.clock_frequency if self.info else None)
         live = LiveFrame(frame.frame_number, frame.timestamp, rotations, translations,
-                         received, self.generation, latency)
+                         received, self.generation)
         with self._lock:
             if self._slot is not None:
                 self.status.overwritten += 1

@@ -174,12 +174,6 @@ class FrameOfData:
         """The tracked models changed: re-read the model definition."""
         return bool(self.params & FRAME_MODELS_CHANGED)
 
-    def latency(self, clock_frequency: int | None) -> float | None:
-        """Motive's system latency (transmit − mid-exposure) in seconds, if known."""
-        if not clock_frequency or not self.transmit or self.transmit < self.mid_exposure:
-            return None
-        return (self.transmit - self.mid_exposure) / clock_frequency
-
 
 # ---------------------------------------------------------------------------- reading
 
@@ -380,9 +374,8 @@ def _rigid_bodies(r: _Reader, count: int, version: Version, what: str) -> np.nda
         values = r.floats(7, f"{what} pose")
         markers = r.count(f"{what} marker count", 12)
         r.skip(12 * markers, f"{what} markers")
-        if version >= (2, 0):
-            r.skip(8 * markers, f"{what} marker ids and sizes")
-            records[i]["error"] = r.unpack(_F32, f"{what} mean error")[0]
+        r.skip(8 * markers, f"{what} marker ids and sizes")  # 2.0+: every decodable version
+        records[i]["error"] = r.unpack(_F32, f"{what} mean error")[0]
         if version >= (2, 6):
             records[i]["params"] = r.unpack(_I16, f"{what} params")[0]
         else:
