@@ -25,7 +25,7 @@ from footfall.arrays import FloatArray
 from footfall.errors import FootfallError
 from footfall.live.sources import LiveFrame, Source
 from footfall.live.vmc import VmcPose, VmcSender
-from footfall.retarget import Retargeter, RetargetSettings
+from footfall.retarget import Retargeter
 from footfall.retarget.settings import has_settings
 from footfall.skeleton import Skeleton
 
@@ -197,9 +197,8 @@ class LiveLoop:
         mapping.update(self.source_mapping)
         characters: dict[str, Character] = {}
         for name, spec in zip(self.names, self.targets, strict=True):
-            settings = RetargetSettings()
             retargeter = Retargeter(skeleton, spec.skeleton, mapping or None,
-                                    settings=settings, target_rest=spec.rest)
+                                    target_rest=spec.rest)
             if has_settings(name, self.settings_folder):
                 retargeter.load(name, self.settings_folder)
             if self.overrides:

@@ -375,14 +375,9 @@ def _rigid_bodies(r: _Reader, count: int, version: Version, what: str) -> np.nda
         markers = r.count(f"{what} marker count", 12)
         r.skip(12 * markers, f"{what} markers")
         r.skip(8 * markers, f"{what} marker ids and sizes")  # 2.0+: every decodable version
-        records[i]["error"] = r.unpack(_F32, f"{what} mean error")[0]
-        if version >= (2, 6):
-            records[i]["params"] = r.unpack(_I16, f"{what} params")[0]
-        else:
-            records[i]["params"] = 1
-        records[i]["id"] = ident
-        records[i]["pos"] = values[:3]
-        records[i]["quat"] = values[3:]
+        error = r.unpack(_F32, f"{what} mean error")[0]
+        params = r.unpack(_I16, f"{what} params")[0] if version >= (2, 6) else 1
+        records[i] = (ident, values[:3], values[3:], error, params)
     return records
 
 

@@ -323,10 +323,7 @@ class ControlService:
                              f"{self.max_clients} clients already connected\n")
             return None
         if path in self._panel and not upgrade:
-            body, kind = self._panel[path]
-            headers = Headers([("Content-Type", kind), ("Content-Length", str(len(body))),
-                               *_SECURITY_HEADERS])
-            return Response(HTTPStatus.OK.value, "OK", headers, body)
+            return _response(HTTPStatus.OK, *self._panel[path])
         self.counts["refused"] += 1
         return _text(HTTPStatus.NOT_FOUND,
                      f"nothing at {path!r}: the WebSocket is at {PATH}, the panel at /\n")
@@ -406,7 +403,10 @@ class ControlService:
 
 
 def _text(status: HTTPStatus, text: str) -> Response:
-    body = text.encode("utf-8")
-    headers = Headers([("Content-Type", "text/plain; charset=utf-8"),
-                       ("Content-Length", str(len(body))), *_SECURITY_HEADERS])
+    return _response(status, text.encode("utf-8"), "text/plain; charset=utf-8")
+
+
+def _response(status: HTTPStatus, body: bytes, kind: str) -> Response:
+    headers = Headers([("Content-Type", kind), ("Content-Length", str(len(body))),
+                       *_SECURITY_HEADERS])
     return Response(status.value, status.phrase, headers, body)
