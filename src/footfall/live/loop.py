@@ -139,7 +139,6 @@ class LiveLoop:
         self._last_seconds: float | None = None
         self._between: queue.SimpleQueue[Callable[[LiveLoop], None]] = queue.SimpleQueue()
         self._stop = False
-        self._reported: set[str] = set()
 
     # ------------------------------------------------------------------ interface for control
 
@@ -184,8 +183,7 @@ class LiveLoop:
 
     def _problem(self, kind: str, message: str) -> None:
         self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
-        if kind not in self._reported:
-            self._reported.add(kind)
+        if self.stats.errors[kind] == 1:  # the first of its kind
             self.report(f"live: {message} (counted, further ones not shown)")
 
     def _build(self) -> None:

@@ -82,7 +82,6 @@ class NatNetClient:
         self._last_number: int | None = None
         self._last_pose: tuple[FloatArray, FloatArray] | None = None
         self._mode = bone_poses
-        self._reported: set[str] = set()
         self._last_packet = 0.0
         self._last_keepalive = 0.0
         self._last_connect = 0.0
@@ -156,8 +155,7 @@ class NatNetClient:
 
     def _problem(self, kind: str, message: str) -> None:
         self.status.errors[kind] = self.status.errors.get(kind, 0) + 1
-        if kind not in self._reported:
-            self._reported.add(kind)
+        if self.status.errors[kind] == 1:  # the first of its kind
             self.report(f"NatNet: {message} (counted, further ones not shown)")
 
     def _run(self) -> None:

@@ -502,9 +502,7 @@ def _bone_description(bone: BoneDescription, version: Version) -> bytes:
 def encode_model_definition(model: ModelDefinition, version: Version) -> bytes:
     """MODELDEF with the skeletons and rigid bodies of ``model`` for stream ``version``."""
     version = check_version(version)
-    items: list[tuple[int, bytes]] = []
-    for body in model.rigid_bodies:
-        items.append((1, _bone_description(body, version)))
+    items = [(1, _bone_description(body, version)) for body in model.rigid_bodies]
     for skeleton in model.skeletons:
         data = _cstr(skeleton.name) + _TWO_I32.pack(skeleton.id, len(skeleton.bones))
         data += b"".join(_bone_description(b, version) for b in skeleton.bones)

@@ -253,8 +253,8 @@ class ControlService:
                 continue
             finish(client, request.action, actions.run(request, target))
             done += 1
-        for name, values in changed.items():
-            outgoing.append((None, encode(broadcast(name, values, causes[name]))))
+        outgoing.extend((None, encode(broadcast(name, values, causes[name])))
+                        for name, values in changed.items())
         self.saves.save_due(target, now)
         self.counts["actions"] += done
         if outgoing:
