@@ -198,14 +198,13 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             options = _shipped_options(spec, scratch) if spec.files else list(spec.options)
             if spec.kind == "measure" and "--terrain" not in options:
                 options = ["--terrain", MEASURE_TERRAIN, *options]
-            suffix = spec.output_suffix or ".bvh"
             if job.output is not None and spec.output_suffix is not None:
                 final = Path(job.output)
                 final.parent.mkdir(parents=True, exist_ok=True)
                 part = part_path(final)
                 written = part
             else:
-                written = scratch / f"output{suffix}"
+                written = scratch / f"output{spec.output_suffix or '.bvh'}"
             argv = [source, *options, "-o", str(written), "--quiet"]
             report_path = scratch / "report.json"
             if KINDS[spec.kind] == "ground":

@@ -103,8 +103,7 @@ class NatNetServer:
 
     def frame(self, number: int) -> bytes:
         """The FRAMEOFDATA datagram of frame ``number`` (the clip looped)."""
-        clip = self.stream.clip
-        pose = self.stream.pose(number % clip.frame_count, self.bone_poses)
+        pose = self.stream.pose(number % self.stream.clip.frame_count, self.bone_poses)
         seconds = number / self.rate
         ticks = int(seconds * CLOCK_FREQUENCY)
         params = proto.FRAME_MODELS_CHANGED if self._model_changed else 0

@@ -91,10 +91,6 @@ def source_frame(retargeter: Retargeter, target: ControlTarget, request: Request
     return rotations, positions
 
 
-def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in after.items() if before.get(name) != value}
-
-
 def _each(request: Request, characters: Mapping[str, Retargeter],
           work: Callable[[str, Retargeter], Any]) -> Outcome:
     """Run ``work`` on every character given; the reply maps names to results."""
@@ -103,7 +99,8 @@ def _each(request: Request, characters: Mapping[str, Retargeter],
     for name, retargeter in characters.items():
         before = dict(retargeter.settings.values)
         results[name] = work(name, retargeter)
-        changed = _changes(before, retargeter.settings.values)
+        changed = {parameter: value for parameter, value in retargeter.settings.values.items()
+                   if before.get(parameter) != value}
         if changed:
             outcome.changed[name] = changed
         outcome.saved.add(name)

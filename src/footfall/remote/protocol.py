@@ -24,7 +24,7 @@ MAX_MESSAGE_BYTES = 64 * 1024
 ACTIONS = ("refresh", "getCharacterData", "updateValueRealtime", "setHandPosePreset",
            "calibrateIPose", "resetCalibration", "calibrateHeadForward", "autoCalibrateAll")
 # Seed 001's six preset names in its order, each with footfall's English name.
-HAND_POSE_PRESETS = tuple((korean, english) for korean, english in PRESET_ALIASES.items())
+HAND_POSE_PRESETS = tuple(PRESET_ALIASES.items())
 # Field names other tools may use for the same thing (the first is footfall's own).
 _ALIASES = {
     "character": ("character", "characterName", "characterId"),
