@@ -105,19 +105,17 @@ class VmcPose:
             size += item
         self._groups.append((start, len(bones)))
         self._ok = osc_message("/VMC/Ext/OK", 1)
+        origin = to_unity([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0]).astype(">f4").tobytes()
         self._root = (_osc_string("/VMC/Ext/Root/Pos") + _osc_string(",sfffffff")
-                      + _osc_string("root"))
+                      + _osc_string("root") + origin)
 
-    def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float,
-                  root: ArrayLike | None = None) -> list[bytes]:
+    def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float
+                  ) -> list[bytes]:
         """Datagrams for one pose: target local ``rotations (J, 4)`` and ``translations
-        (J, 3)``; ``root`` ``(7,)`` px py pz qw qx qy qz of the model root (origin by default)."""
+        (J, 3)``; the model root is sent at the origin, unturned."""
         rows = to_unity(np.asarray(rotations)[self.joints],
                         np.asarray(translations)[self.joints]).astype(">f4")
-        root_pose = np.array([0, 0, 0, 1, 0, 0, 0], float) if root is None else np.asarray(root)
-        root_row = to_unity(root_pose[3:], root_pose[:3]).astype(">f4").tobytes()
-        head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)),
-                           self._root + root_row])
+        head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)), self._root])
         return [head] + [_BUNDLE + b"".join(self._headers[i] + rows[i].tobytes()
                                             for i in range(start, stop))
                          for start, stop in self._groups]

@@ -175,14 +175,13 @@ class ControlService:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Close every connection and stop the thread."""
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None:
+        stop = self._stop
+        if stop is not None:
             def finish() -> None:
                 if not stop.done():
                     stop.set_result(None)
 
-            with contextlib.suppress(RuntimeError):  # loop already closed
-                loop.call_soon_threadsafe(finish)
+            self._call(finish)
         if self._thread is not None:
             self._thread.join(timeout)
         self._thread = None
@@ -269,7 +268,7 @@ class ControlService:
         loop = self._loop
         if loop is None:
             return
-        with contextlib.suppress(RuntimeError):  # the service stopped meanwhile
+        with contextlib.suppress(RuntimeError):  # the service stopped (its loop closed) meanwhile
             loop.call_soon_threadsafe(callback, *args)
 
     # ------------------------------------------------------------------ the service's side
