@@ -201,8 +201,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             if job.output is not None and spec.output_suffix is not None:
                 final = Path(job.output)
                 final.parent.mkdir(parents=True, exist_ok=True)
-                part = part_path(final)
-                written = part
+                written = part = part_path(final)
             else:
                 written = scratch / f"output{spec.output_suffix or '.bvh'}"
             argv = [source, *options, "-o", str(written), "--quiet"]

@@ -76,7 +76,6 @@ class Recorder:
                                    root_scale=retargeter.avatar_scale)
                 os.replace(tmp, path)
             finally:
-                if tmp.exists():
-                    tmp.unlink()
+                tmp.unlink(missing_ok=True)
             written.append(path)
         return written
