@@ -16,6 +16,7 @@ Y up here, before anything else sees it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -260,16 +261,11 @@ class ClipStream:
         motive_of = {joint: CANONICAL_TO_MOTIVE[bone] for bone, joint in canonical.items()
                      if bone in CANONICAL_TO_MOTIVE}
         names, ids = [], []
-        next_id = 22
+        extra = itertools.count(22)  # the ids of joints that are none of Motive's bones
         for joint in clip.skeleton.names:
             motive = motive_of.get(joint)
-            if motive is not None:
-                names.append(motive)
-                ids.append(MOTIVE_BONES[motive][0])
-            else:
-                names.append(joint if joint not in MOTIVE_BONES else f"{joint}_")
-                ids.append(next_id)
-                next_id += 1
+            names.append(motive or (joint if joint not in MOTIVE_BONES else f"{joint}_"))
+            ids.append(MOTIVE_BONES[motive][0] if motive else next(extra))
         parents = clip.skeleton.parents
         offsets = clip.skeleton.offsets
         if up == "z":
