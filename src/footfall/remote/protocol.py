@@ -71,10 +71,8 @@ class Request:
 def parameter_name(name: str) -> str:
     """Registry name for ``name``: the registry's own snake_case, or seed-style camelCase
     (``avatarScale``, ``headRotationOffsetX``: ``_deg`` added where the registry has it)."""
-    if name in PARAMETERS:
-        return name
     snake = _CAMEL.sub("_", name).lower()
-    for candidate in (snake, snake + "_deg"):
+    for candidate in (name, snake, snake + "_deg"):
         if candidate in PARAMETERS:
             return candidate
     raise SettingsError(f"unknown parameter {name!r}")
