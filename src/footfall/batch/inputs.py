@@ -60,7 +60,7 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
 
     def add(path: Path, base: Path) -> None:
         key = path.resolve()
-        if exclude is not None and key.is_relative_to(exclude) or key in found:
+        if (exclude is not None and key.is_relative_to(exclude)) or key in found:
             return
         path = Path(os.path.abspath(path))  # symlinks kept, so the path stays below its base
         relative = PurePath(path.relative_to(os.path.abspath(base)))

@@ -191,8 +191,7 @@ class LiveLoop:
         skeleton = self.source.skeleton
         if skeleton is None:
             return
-        mapping = dict(self.source.mapping or {})
-        mapping.update(self.source_mapping)
+        mapping = {**(self.source.mapping or {}), **self.source_mapping}
         characters: dict[str, Character] = {}
         for name, spec in zip(self.names, self.targets, strict=True):
             retargeter = Retargeter(skeleton, spec.skeleton, mapping or None,
