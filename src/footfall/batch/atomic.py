@@ -26,13 +26,9 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         temporary.unlink(missing_ok=True)
 
 
-def remove_parts(folder: Path) -> int:
-    """Delete the temporary files a killed batch left below ``folder``; returns how many."""
-    removed = 0
-    if not folder.is_dir():
-        return 0
-    for path in folder.rglob(f".*{PART_MARKER}*"):
-        if path.is_file():
-            path.unlink(missing_ok=True)
-            removed += 1
-    return removed
+def remove_parts(folder: Path) -> None:
+    """Delete the temporary files a killed batch left below ``folder``."""
+    if folder.is_dir():
+        for path in folder.rglob(f".*{PART_MARKER}*"):
+            if path.is_file():
+                path.unlink(missing_ok=True)

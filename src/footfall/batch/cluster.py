@@ -41,12 +41,6 @@ def _client(address: str):  # noqa: ANN202 - a distributed.Client
         raise BatchError(f"--scheduler {address}: cannot connect ({error})") from None
 
 
-def _with_data(job: Job) -> Job:
-    """The job carrying its input's bytes (read only now, a window at a time)."""
-    path = Path(job.input)
-    return replace(job, input=path.name, data=path.read_bytes())
-
-
 def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False
                 ) -> Generator[tuple[Job, dict[str, Any]], None, None]:
     """Run ``jobs`` on the Dask cluster at ``address``; yields ``(job, result)`` as tasks end.
@@ -73,9 +67,10 @@ def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False
         def submit() -> Any:
             for job in queue:
                 task = job
-                if ship_data:
+                if ship_data:  # the input's bytes read only now, a window at a time
                     try:
-                        task = _with_data(job)
+                        task = replace(job, input=Path(job.input).name,
+                                       data=Path(job.input).read_bytes())
                     except OSError as error:
                         unreadable.append((job, error_result(
                             job, f"{job.input}: cannot read ({error.strerror})")))

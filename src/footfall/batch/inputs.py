@@ -7,6 +7,7 @@ leading part), so the outputs mirror the library's layout under the output folde
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -32,21 +33,12 @@ class ClipInput:
 
 def _glob_base(pattern: str) -> Path:
     """The leading path components of ``pattern`` that hold no glob characters."""
-    parts = Path(pattern).parts
-    fixed: list[str] = []
-    for part in parts:
-        if _MAGIC & set(part):
-            break
-        fixed.append(part)
+    fixed = list(itertools.takewhile(lambda part: not _MAGIC & set(part), Path(pattern).parts))
     return Path(*fixed) if fixed else Path(".")
 
 
 def _is_clip(path: Path) -> bool:
     return path.is_file() and path.suffix.lower() == CLIP_SUFFIX
-
-
-def _inside(path: Path, folder: Path | None) -> bool:
-    return folder is not None and path.is_relative_to(folder)
 
 
 def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipInput]:
@@ -68,7 +60,7 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
 
     def add(path: Path, base: Path) -> None:
         key = path.resolve()
-        if _inside(key, exclude) or key in found:
+        if (exclude is not None and key.is_relative_to(exclude)) or key in found:
             return
         path = Path(os.path.abspath(path))  # symlinks kept, so the path stays below its base
         relative = PurePath(path.relative_to(os.path.abspath(base)))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -158,12 +159,6 @@ def _last_line(printed: str) -> str:
     return lines[-1] if lines else "the command failed without a message"
 
 
-def _command(kind: str):  # noqa: ANN202 - a command module
-    import importlib
-
-    return importlib.import_module(f"footfall.commands.{KINDS[kind]}")
-
-
 def _shipped_options(spec: JobSpec, scratch: Path) -> list[str]:
     """The options with each shipped file written into ``scratch`` and its name replaced."""
     options = list(spec.options)
@@ -203,19 +198,17 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             options = _shipped_options(spec, scratch) if spec.files else list(spec.options)
             if spec.kind == "measure" and "--terrain" not in options:
                 options = ["--terrain", MEASURE_TERRAIN, *options]
-            suffix = spec.output_suffix or ".bvh"
             if job.output is not None and spec.output_suffix is not None:
                 final = Path(job.output)
                 final.parent.mkdir(parents=True, exist_ok=True)
-                part = part_path(final)
-                written = part
+                written = part = part_path(final)
             else:
-                written = scratch / f"output{suffix}"
+                written = scratch / f"output{spec.output_suffix or '.bvh'}"
             argv = [source, *options, "-o", str(written), "--quiet"]
             report_path = scratch / "report.json"
             if KINDS[spec.kind] == "ground":
                 argv += ["--report", str(report_path)]
-            command = _command(spec.kind)
+            command = importlib.import_module(f"footfall.commands.{KINDS[spec.kind]}")
             parser = argparse.ArgumentParser(prog=f"footfall {KINDS[spec.kind]}",
                                              exit_on_error=False)
             command.add_arguments(parser)

@@ -116,10 +116,9 @@ def histogram_png(rows: list[dict[str, Any]], columns: list[str]) -> bytes:
     height = -(-count // width)
     figure, axes = plt.subplots(height, width, figsize=(3.6 * width, 2.8 * height),
                                 squeeze=False)
-    for axis in axes.flat[len(panels):]:
+    for axis in axes.flat[max(1, len(panels)):]:
         axis.set_visible(False)
     if not panels:
-        axes.flat[0].set_visible(True)
         axes.flat[0].text(0.5, 0.5, "no successful file", ha="center", va="center")
         axes.flat[0].set_axis_off()
     for axis, (metric, before, after) in zip(axes.flat, panels, strict=False):

@@ -25,7 +25,7 @@ from footfall.arrays import FloatArray
 from footfall.errors import FootfallError
 from footfall.live.sources import LiveFrame, Source
 from footfall.live.vmc import VmcPose, VmcSender
-from footfall.retarget import Retargeter, RetargetSettings
+from footfall.retarget import Retargeter
 from footfall.retarget.settings import has_settings
 from footfall.skeleton import Skeleton
 
@@ -139,7 +139,6 @@ class LiveLoop:
         self._last_seconds: float | None = None
         self._between: queue.SimpleQueue[Callable[[LiveLoop], None]] = queue.SimpleQueue()
         self._stop = False
-        self._reported: set[str] = set()
 
     # ------------------------------------------------------------------ interface for control
 
@@ -184,8 +183,7 @@ class LiveLoop:
 
     def _problem(self, kind: str, message: str) -> None:
         self.stats.errors[kind] = self.stats.errors.get(kind, 0) + 1
-        if kind not in self._reported:
-            self._reported.add(kind)
+        if self.stats.errors[kind] == 1:  # the first of its kind
             self.report(f"live: {message} (counted, further ones not shown)")
 
     def _build(self) -> None:
@@ -193,13 +191,11 @@ class LiveLoop:
         skeleton = self.source.skeleton
         if skeleton is None:
             return
-        mapping = dict(self.source.mapping or {})
-        mapping.update(self.source_mapping)
+        mapping = {**(self.source.mapping or {}), **self.source_mapping}
         characters: dict[str, Character] = {}
         for name, spec in zip(self.names, self.targets, strict=True):
-            settings = RetargetSettings()
             retargeter = Retargeter(skeleton, spec.skeleton, mapping or None,
-                                    settings=settings, target_rest=spec.rest)
+                                    target_rest=spec.rest)
             if has_settings(name, self.settings_folder):
                 retargeter.load(name, self.settings_folder)
             if self.overrides:

@@ -16,6 +16,7 @@ Y up here, before anything else sees it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -166,10 +167,7 @@ class MotiveSkeleton:
         # A bone counts when it came with a usable pose (Motive's per-bone "tracked" bit is
         # not set for skeleton bones in real recordings, so it cannot decide).
         got = present & np.isfinite(norm) & (norm > 1e-6) & np.isfinite(pos).all(-1)
-        if got.all():
-            rot /= norm[:, None]
-        else:
-            rot[got] /= norm[got, None]
+        rot[got] /= norm[got, None]
         if mode == "auto":
             mode = self._guess_mode(got, pos)
         if mode == "global":
@@ -263,16 +261,11 @@ class ClipStream:
         motive_of = {joint: CANONICAL_TO_MOTIVE[bone] for bone, joint in canonical.items()
                      if bone in CANONICAL_TO_MOTIVE}
         names, ids = [], []
-        next_id = 22
+        extra = itertools.count(22)  # the ids of joints that are none of Motive's bones
         for joint in clip.skeleton.names:
             motive = motive_of.get(joint)
-            if motive is not None:
-                names.append(motive)
-                ids.append(MOTIVE_BONES[motive][0])
-            else:
-                names.append(joint if joint not in MOTIVE_BONES else f"{joint}_")
-                ids.append(next_id)
-                next_id += 1
+            names.append(motive or (joint if joint not in MOTIVE_BONES else f"{joint}_"))
+            ids.append(MOTIVE_BONES[motive][0] if motive else next(extra))
         parents = clip.skeleton.parents
         offsets = clip.skeleton.offsets
         if up == "z":

@@ -10,6 +10,7 @@ the model definition again. Bad packets are counted per kind, reported once per 
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import threading
@@ -81,7 +82,6 @@ class NatNetClient:
         self._last_number: int | None = None
         self._last_pose: tuple[FloatArray, FloatArray] | None = None
         self._mode = bone_poses
-        self._reported: set[str] = set()
         self._last_packet = 0.0
         self._last_keepalive = 0.0
         self._last_connect = 0.0
@@ -132,10 +132,8 @@ class NatNetClient:
             self._thread.join(timeout=2.0)
         for s in (self.command_socket, self.data_socket):
             if s is not None:
-                try:
+                with contextlib.suppress(OSError):
                     s.close()
-                except OSError:
-                    pass
 
     def wait(self, timeout: float) -> LiveFrame | None:
         """The newest frame not yet taken, waiting at most ``timeout`` seconds for one."""
@@ -157,8 +155,7 @@ class NatNetClient:
 
     def _problem(self, kind: str, message: str) -> None:
         self.status.errors[kind] = self.status.errors.get(kind, 0) + 1
-        if kind not in self._reported:
-            self._reported.add(kind)
+        if self.status.errors[kind] == 1:  # the first of its kind
             self.report(f"NatNet: {message} (counted, further ones not shown)")
 
     def _run(self) -> None:
@@ -297,9 +294,8 @@ class NatNetClient:
         if self._mode == "auto":
             self._mode = mode
         self._last_pose = (rotations, translations)
-        latency = frame.latency(self.info.clock_frequency if self.info else None)
         live = LiveFrame(frame.frame_number, frame.timestamp, rotations, translations,
-                         received, self.generation, latency)
+                         received, self.generation)
         with self._lock:
             if self._slot is not None:
                 self.status.overwritten += 1

@@ -174,12 +174,6 @@ class FrameOfData:
         """The tracked models changed: re-read the model definition."""
         return bool(self.params & FRAME_MODELS_CHANGED)
 
-    def latency(self, clock_frequency: int | None) -> float | None:
-        """Motive's system latency (transmit − mid-exposure) in seconds, if known."""
-        if not clock_frequency or not self.transmit or self.transmit < self.mid_exposure:
-            return None
-        return (self.transmit - self.mid_exposure) / clock_frequency
-
 
 # ---------------------------------------------------------------------------- reading
 
@@ -380,16 +374,10 @@ def _rigid_bodies(r: _Reader, count: int, version: Version, what: str) -> np.nda
         values = r.floats(7, f"{what} pose")
         markers = r.count(f"{what} marker count", 12)
         r.skip(12 * markers, f"{what} markers")
-        if version >= (2, 0):
-            r.skip(8 * markers, f"{what} marker ids and sizes")
-            records[i]["error"] = r.unpack(_F32, f"{what} mean error")[0]
-        if version >= (2, 6):
-            records[i]["params"] = r.unpack(_I16, f"{what} params")[0]
-        else:
-            records[i]["params"] = 1
-        records[i]["id"] = ident
-        records[i]["pos"] = values[:3]
-        records[i]["quat"] = values[3:]
+        r.skip(8 * markers, f"{what} marker ids and sizes")  # 2.0+: every decodable version
+        error = r.unpack(_F32, f"{what} mean error")[0]
+        params = r.unpack(_I16, f"{what} params")[0] if version >= (2, 6) else 1
+        records[i] = (ident, values[:3], values[3:], error, params)
     return records
 
 
@@ -514,9 +502,7 @@ def _bone_description(bone: BoneDescription, version: Version) -> bytes:
 def encode_model_definition(model: ModelDefinition, version: Version) -> bytes:
     """MODELDEF with the skeletons and rigid bodies of ``model`` for stream ``version``."""
     version = check_version(version)
-    items: list[tuple[int, bytes]] = []
-    for body in model.rigid_bodies:
-        items.append((1, _bone_description(body, version)))
+    items = [(1, _bone_description(body, version)) for body in model.rigid_bodies]
     for skeleton in model.skeletons:
         data = _cstr(skeleton.name) + _TWO_I32.pack(skeleton.id, len(skeleton.bones))
         data += b"".join(_bone_description(b, version) for b in skeleton.bones)

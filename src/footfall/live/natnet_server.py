@@ -9,6 +9,7 @@ from; with ``multicast`` frames also go to the group's data port. Frames are loc
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import threading
@@ -86,7 +87,6 @@ class NatNetServer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._model_changed = False
-        self._start = time.perf_counter()
 
     # ------------------------------------------------------------------ packets
 
@@ -103,8 +103,7 @@ class NatNetServer:
 
     def frame(self, number: int) -> bytes:
         """The FRAMEOFDATA datagram of frame ``number`` (the clip looped)."""
-        clip = self.stream.clip
-        pose = self.stream.pose(number % clip.frame_count, self.bone_poses)
+        pose = self.stream.pose(number % self.stream.clip.frame_count, self.bone_poses)
         seconds = number / self.rate
         ticks = int(seconds * CLOCK_FREQUENCY)
         params = proto.FRAME_MODELS_CHANGED if self._model_changed else 0
@@ -154,10 +153,8 @@ class NatNetServer:
             self._reply(self.frame(self.frame_number), sender)
 
     def _reply(self, data: bytes, to: tuple[str, int]) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.socket.sendto(data, to)
-        except OSError:
-            pass
 
     # ------------------------------------------------------------------ running
 
@@ -188,9 +185,7 @@ class NatNetServer:
                 for _ in range(64):
                     try:
                         data, sender = self.socket.recvfrom(65536)
-                    except (BlockingIOError, InterruptedError):
-                        break
-                    except OSError:
+                    except OSError:  # nothing more to read (BlockingIOError) or closed
                         break
                     self.handle(data, sender)
             now = time.perf_counter()
@@ -205,13 +200,12 @@ class NatNetServer:
     def _broadcast(self, data: bytes) -> None:
         if self.multicast:  # as Motive: frames go to the group only
             self._reply(data, self.group)
-            self.frames_sent += 1
-            return
-        now = time.monotonic()
-        for client, seen in list(self.clients.items()):
-            if now - seen > CLIENT_TIMEOUT:
-                del self.clients[client]
-                self.report(f"natnet-serve: client {client[0]}:{client[1]} timed out")
-                continue
-            self._reply(data, client)
+        else:
+            now = time.monotonic()
+            for client, seen in list(self.clients.items()):
+                if now - seen > CLIENT_TIMEOUT:
+                    del self.clients[client]
+                    self.report(f"natnet-serve: client {client[0]}:{client[1]} timed out")
+                    continue
+                self._reply(data, client)
         self.frames_sent += 1

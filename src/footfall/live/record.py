@@ -3,7 +3,6 @@ recording stops (atomically: a temporary file beside the target, then a rename).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -63,20 +62,15 @@ class Recorder:
             retargeter = character.retargeter
             clip = Clip(retargeter.output_skeleton(), np.stack([p[0] for p in poses]),
                         np.stack([p[1] for p in poses]), fps)
-            tmp = path.with_name(f".{path.stem}.partial{path.suffix}")
-            try:
-                if path.suffix.lower() == ".bvh":
-                    bvh.save(clip, tmp)
-                else:
-                    avatar = character.spec.avatar
-                    if avatar is None:
-                        raise FootfallError(f"--record {path}: a glTF recording needs a "
-                                            f".glb/.gltf avatar, {name} is a BVH skeleton")
-                    save_animation(avatar, clip, tmp, joint_scales=retargeter.joint_scales(),
-                                   root_scale=retargeter.avatar_scale)
-                os.replace(tmp, path)
-            finally:
-                if tmp.exists():
-                    tmp.unlink()
+            # Both writers go through a temporary file beside the target and a rename.
+            if path.suffix.lower() == ".bvh":
+                bvh.save(clip, path)
+            else:
+                avatar = character.spec.avatar
+                if avatar is None:
+                    raise FootfallError(f"--record {path}: a glTF recording needs a "
+                                        f".glb/.gltf avatar, {name} is a BVH skeleton")
+                save_animation(avatar, clip, path, joint_scales=retargeter.joint_scales(),
+                               root_scale=retargeter.avatar_scale)
             written.append(path)
         return written

@@ -27,7 +27,6 @@ class LiveFrame:
         translations: ``(J, 3)`` local translations, metres (the root's is its position).
         received: ``time.perf_counter()`` when its packet arrived.
         generation: the skeleton generation it belongs to.
-        system_latency: the capture system's own latency, seconds, when the stream says.
     """
 
     number: int
@@ -36,7 +35,6 @@ class LiveFrame:
     translations: FloatArray
     received: float
     generation: int
-    system_latency: float | None = None
 
 
 @dataclass

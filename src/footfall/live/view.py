@@ -34,9 +34,8 @@ def _accessor(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
     width = _WIDTH[acc.type]
     start = (view.byteOffset or 0) + (acc.byteOffset or 0)
     stride = view.byteStride or dtype.itemsize * width
-    raw = np.frombuffer(blob, np.uint8, stride * (acc.count - 1) + dtype.itemsize * width, start)
-    rows = np.lib.stride_tricks.as_strided(raw, (acc.count, dtype.itemsize * width), (stride, 1))
-    out = np.ascontiguousarray(rows).view(dtype).reshape(acc.count, width).astype(np.float64)
+    out = np.ndarray((acc.count, width), dtype, blob, start, (stride, dtype.itemsize)
+                     ).astype(np.float64)  # raises when the buffer is too short
     if acc.normalized and dtype.kind == "u":
         out /= np.iinfo(dtype).max
     return out

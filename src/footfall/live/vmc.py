@@ -40,7 +40,7 @@ def osc_message(address: str, *args: int | float | str) -> bytes:
     tags = ","
     data = b""
     for value in args:
-        if isinstance(value, bool) or isinstance(value, int):
+        if isinstance(value, int):  # bool too
             tags += "i"
             data += struct.pack(">i", int(value))
         elif isinstance(value, float):
@@ -62,15 +62,10 @@ def to_unity(rotations: ArrayLike, positions: ArrayLike) -> FloatArray:
     left-handed ``(..., 7)`` rows ``px py pz qx qy qz qw``."""
     q = np.asarray(rotations, dtype=np.float64)
     p = np.asarray(positions, dtype=np.float64)
-    out = np.empty(np.broadcast_shapes(q.shape[:-1], p.shape[:-1]) + (7,))
-    out[..., 0] = p[..., 0]
-    out[..., 1] = p[..., 1]
-    out[..., 2] = -p[..., 2]
-    out[..., 3] = -q[..., 1]
-    out[..., 4] = -q[..., 2]
-    out[..., 5] = q[..., 3]
-    out[..., 6] = q[..., 0]
-    return out
+    shape = np.broadcast_shapes(q.shape[:-1], p.shape[:-1])
+    return np.concatenate([np.broadcast_to(p, shape + (3,)) * [1.0, 1.0, -1.0],
+                           np.broadcast_to(q, shape + (4,))[..., [1, 2, 3, 0]]
+                           * [-1.0, -1.0, 1.0, 1.0]], axis=-1)
 
 
 def from_unity(rows: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -96,9 +91,9 @@ class VmcPose:
             raise SettingsError("VMC: the avatar has no humanoid bone to send")
         self.bones = bones
         self.joints = np.array([skeleton.index(mapping[b]) for b in bones])
-        self._prefix = [_osc_string("/VMC/Ext/Bone/Pos") + _osc_string(",sfffffff")
-                        + _osc_string(b) for b in bones]
-        self._headers = [_SIZE.pack(len(p) + 28) + p for p in self._prefix]
+        prefix = _osc_string("/VMC/Ext/Bone/Pos") + _osc_string(",sfffffff")
+        named = [prefix + _osc_string(b) for b in bones]
+        self._headers = [_SIZE.pack(len(n) + 28) + n for n in named]
         # Bundles of bones, each under the datagram limit.
         self._groups: list[tuple[int, int]] = []
         start, size = 0, len(_BUNDLE)
@@ -110,28 +105,20 @@ class VmcPose:
             size += item
         self._groups.append((start, len(bones)))
         self._ok = osc_message("/VMC/Ext/OK", 1)
+        origin = to_unity([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0]).astype(">f4").tobytes()
         self._root = (_osc_string("/VMC/Ext/Root/Pos") + _osc_string(",sfffffff")
-                      + _osc_string("root"))
+                      + _osc_string("root") + origin)
 
-    def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float,
-                  root: ArrayLike | None = None) -> list[bytes]:
+    def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float
+                  ) -> list[bytes]:
         """Datagrams for one pose: target local ``rotations (J, 4)`` and ``translations
-        (J, 3)``; ``root`` ``(7,)`` px py pz qw qx qy qz of the model root (origin by default)."""
+        (J, 3)``; the model root is sent at the origin, unturned."""
         rows = to_unity(np.asarray(rotations)[self.joints],
                         np.asarray(translations)[self.joints]).astype(">f4")
-        floats = [rows[i].tobytes() for i in range(len(self.bones))]
-        root_pose = np.array([0, 0, 0, 1, 0, 0, 0], float) if root is None else np.asarray(root)
-        root_row = to_unity(root_pose[3:], root_pose[:3]).astype(">f4").tobytes()
-        head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)),
-                           self._root + root_row])
-        out = [head]
-        for start, stop in self._groups:
-            parts = [_BUNDLE]
-            for i in range(start, stop):
-                parts.append(self._headers[i])
-                parts.append(floats[i])
-            out.append(b"".join(parts))
-        return out
+        head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)), self._root])
+        return [head] + [_BUNDLE + b"".join(self._headers[i] + rows[i].tobytes()
+                                            for i in range(start, stop))
+                         for start, stop in self._groups]
 
 
 def parse_route(text: str) -> tuple[str | None, tuple[str, int]]:
@@ -161,7 +148,7 @@ class VmcSender:
     frame)."""
 
     def __init__(self, receiver: tuple[str, int], rate: float = 0.0) -> None:
-        self.receivers = [receiver]
+        self.receiver = receiver
         self.rate = float(rate)
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.socket.setblocking(False)
@@ -180,13 +167,12 @@ class VmcSender:
 
     def send(self, datagrams: Sequence[bytes]) -> None:
         """Send (never blocks; a full buffer or unreachable receiver is counted)."""
-        for receiver in self.receivers:
-            for data in datagrams:
-                try:
-                    self.socket.sendto(data, receiver)
-                    self.sent += 1
-                except OSError:
-                    self.errors += 1
+        for data in datagrams:
+            try:
+                self.socket.sendto(data, self.receiver)
+                self.sent += 1
+            except OSError:
+                self.errors += 1
 
     def close(self) -> None:
         """Close the socket."""

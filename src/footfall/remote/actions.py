@@ -91,19 +91,16 @@ def source_frame(retargeter: Retargeter, target: ControlTarget, request: Request
     return rotations, positions
 
 
-def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: value for name, value in after.items() if before.get(name) != value}
-
-
-def _each(request: Request, target: ControlTarget,
+def _each(request: Request, characters: Mapping[str, Retargeter],
           work: Callable[[str, Retargeter], Any]) -> Outcome:
-    """Run ``work`` on every selected character; the reply maps names to results."""
+    """Run ``work`` on every character given; the reply maps names to results."""
     outcome = Outcome(None)
     results: dict[str, Any] = {}
-    for name, retargeter in _selected(request, target).items():
+    for name, retargeter in characters.items():
         before = dict(retargeter.settings.values)
         results[name] = work(name, retargeter)
-        changed = _changes(before, retargeter.settings.values)
+        changed = {parameter: value for parameter, value in retargeter.settings.values.items()
+                   if before.get(parameter) != value}
         if changed:
             outcome.changed[name] = changed
         outcome.saved.add(name)
@@ -139,17 +136,17 @@ def _update_value(request: Request, target: ControlTarget) -> Outcome:
 def _hand_pose(request: Request, target: ControlTarget) -> Outcome:
     given = request.preset or ""
     preset = PRESET_ALIASES.get(given, given.lower())  # the English name applied
-    return _each(request, target, lambda _name, r: run_action(
+    return _each(request, _selected(request, target), lambda _name, r: run_action(
         r, "setHandPosePreset", {"preset": preset}) or preset)
 
 
 def _calibrate_i_pose(request: Request, target: ControlTarget) -> Outcome:
-    return _each(request, target, lambda _name, r: run_action(
+    return _each(request, _selected(request, target), lambda _name, r: run_action(
         r, "calibrateIPose", frame=source_frame(r, target, request)) or "calibrated")
 
 
 def _reset_calibration(request: Request, target: ControlTarget) -> Outcome:
-    return _each(request, target,
+    return _each(request, _selected(request, target),
                  lambda _name, r: run_action(r, "resetCalibration") or "reset")
 
 
@@ -158,12 +155,12 @@ def _head_forward(request: Request, target: ControlTarget) -> Outcome:
         offset = run_action(r, "calibrateHeadForward", frame=source_frame(r, target, request))
         return {"head_rotation_offset_deg": [float(v) for v in offset]}
 
-    return _each(request, target, work)
+    return _each(request, _selected(request, target), work)
 
 
 def _auto_calibrate(request: Request, target: ControlTarget) -> Outcome:
     """Frame 1: scale (neck height ratio) and floor height; frame 2: head forward."""
-    first = _each(request, target, lambda _name, r: r.auto_calibrate(
+    first = _each(request, _selected(request, target), lambda _name, r: r.auto_calibrate(
         *source_frame(r, target, request), head_forward=False))
     names = sorted(first.reply["result"]["characters"]) if first.reply else []
     if first.reply is None or not first.reply["ok"]:
@@ -184,29 +181,10 @@ def _auto_calibrate(request: Request, target: ControlTarget) -> Outcome:
         if gone:
             raise FieldError("character", f"character(s) {gone} left before the head "
                              "calibration", request.id)
-        single = Request(request.action, request.id)
-        selection = {name: characters[name] for name in names}
-        return _each(single, _Only(selection, later), work)
+        return _each(request, {name: characters[name] for name in names}, work)
 
     first.then = lambda later: _guarded(request, lambda: head(later))
     return first
-
-
-class _Only:
-    """A view of a target limited to some characters (the ones an action started with)."""
-
-    def __init__(self, characters: Mapping[str, Retargeter], target: ControlTarget) -> None:
-        self._characters = characters
-        self._target = target
-
-    def characters(self) -> Mapping[str, Retargeter]:
-        return self._characters
-
-    def source_pose(self) -> tuple[np.ndarray, np.ndarray] | None:
-        return self._target.source_pose()
-
-    def save_settings(self, name: str) -> None:
-        self._target.save_settings(name)
 
 
 _ACTIONS: dict[str, Callable[[Request, ControlTarget], Outcome]] = {

@@ -24,7 +24,7 @@ MAX_MESSAGE_BYTES = 64 * 1024
 ACTIONS = ("refresh", "getCharacterData", "updateValueRealtime", "setHandPosePreset",
            "calibrateIPose", "resetCalibration", "calibrateHeadForward", "autoCalibrateAll")
 # Seed 001's six preset names in its order, each with footfall's English name.
-HAND_POSE_PRESETS = tuple((korean, english) for korean, english in PRESET_ALIASES.items())
+HAND_POSE_PRESETS = tuple(PRESET_ALIASES.items())
 # Field names other tools may use for the same thing (the first is footfall's own).
 _ALIASES = {
     "character": ("character", "characterName", "characterId"),
@@ -71,10 +71,8 @@ class Request:
 def parameter_name(name: str) -> str:
     """Registry name for ``name``: the registry's own snake_case, or seed-style camelCase
     (``avatarScale``, ``headRotationOffsetX``: ``_deg`` added where the registry has it)."""
-    if name in PARAMETERS:
-        return name
     snake = _CAMEL.sub("_", name).lower()
-    for candidate in (snake, snake + "_deg"):
+    for candidate in (name, snake, snake + "_deg"):
         if candidate in PARAMETERS:
             return candidate
     raise SettingsError(f"unknown parameter {name!r}")
@@ -175,15 +173,15 @@ def reply(request: Request, result: Any) -> dict[str, Any]:
             "result": result}
 
 
-def error_reply(error: FieldError | str, action: str | None = None, request_id: Any = None,
-                field_name: str | None = None) -> dict[str, Any]:
+def error_reply(error: FieldError | str, action: str | None = None,
+                request_id: Any = None) -> dict[str, Any]:
     """The error reply: ``{"type": "error", "ok": false, "error": {"field", "message"}}``."""
     if isinstance(error, FieldError):
         field_name, message = error.field, error.message
         request_id = error.request_id if request_id is None else request_id
         action = error.action if action is None else action
     else:
-        message = error
+        field_name, message = None, error
     return {"type": "error", "action": action, "id": request_id, "ok": False,
             "error": {"field": field_name, "message": message}}
 

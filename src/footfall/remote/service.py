@@ -175,14 +175,13 @@ class ControlService:
 
     def stop(self, timeout: float = 10.0) -> None:
         """Close every connection and stop the thread."""
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None:
+        stop = self._stop
+        if stop is not None:
             def finish() -> None:
                 if not stop.done():
                     stop.set_result(None)
 
-            with contextlib.suppress(RuntimeError):  # loop already closed
-                loop.call_soon_threadsafe(finish)
+            self._call(finish)
         if self._thread is not None:
             self._thread.join(timeout)
         self._thread = None
@@ -229,11 +228,20 @@ class ControlService:
         changed: dict[str, dict[str, Any]] = {}
         causes: dict[str, str] = {}
         later, self._later = self._later, []
-        done = 0
+
+        def finish(client: _Client, action: str, outcome: actions.Outcome) -> None:
+            if outcome.then is not None:
+                self._later.append((client, outcome.then))
+            if outcome.reply is not None:
+                outgoing.append((client, encode(outcome.reply)))
+            for name, values in outcome.changed.items():
+                changed.setdefault(name, {}).update(values)
+                causes[name] = action
+            self.saves.touch(outcome.saved, now)
+
+        done = len(later)
         for client, rest in later:
-            self._finish(client, "autoCalibrateAll", rest(target), outgoing, changed, causes,
-                         now)
-            done += 1
+            finish(client, "autoCalibrateAll", rest(target))
         for _ in range(self.max_actions_per_frame):
             try:
                 client, request = self._pending.get_nowait()
@@ -242,11 +250,10 @@ class ControlService:
             if client.gone or client.dropped:
                 self.counts["skipped"] += 1
                 continue
-            self._finish(client, request.action, actions.run(request, target), outgoing,
-                         changed, causes, now)
+            finish(client, request.action, actions.run(request, target))
             done += 1
-        for name, values in changed.items():
-            outgoing.append((None, encode(broadcast(name, values, causes[name]))))
+        outgoing.extend((None, encode(broadcast(name, values, causes[name])))
+                        for name, values in changed.items())
         self.saves.save_due(target, now)
         self.counts["actions"] += done
         if outgoing:
@@ -257,23 +264,11 @@ class ControlService:
         """Save every character changed but not saved yet (call when the loop ends)."""
         return self.saves.save_due(target, self.clock(), everything=True)
 
-    def _finish(self, client: _Client, action: str, outcome: actions.Outcome,
-                outgoing: list[tuple[_Client | None, str]], changed: dict[str, dict[str, Any]],
-                causes: dict[str, str], now: float) -> None:
-        if outcome.then is not None:
-            self._later.append((client, outcome.then))
-        if outcome.reply is not None:
-            outgoing.append((client, encode(outcome.reply)))
-        for name, values in outcome.changed.items():
-            changed.setdefault(name, {}).update(values)
-            causes[name] = action
-        self.saves.touch(outcome.saved, now)
-
     def _call(self, callback: Callable[..., Any], *args: Any) -> None:
         loop = self._loop
         if loop is None:
             return
-        with contextlib.suppress(RuntimeError):  # the service stopped meanwhile
+        with contextlib.suppress(RuntimeError):  # the service stopped (its loop closed) meanwhile
             loop.call_soon_threadsafe(callback, *args)
 
     # ------------------------------------------------------------------ the service's side
@@ -288,19 +283,14 @@ class ControlService:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = self._loop.create_future()
-        try:
-            server = await serve(
-                self._handle, self.host, self.port,
-                process_request=self._process_request,
-                max_size=4 * MAX_MESSAGE_BYTES,  # hard cap; over 64 KiB gets an error reply
-                max_queue=32, compression=None, ping_interval=20, ping_timeout=20,
-                close_timeout=1,  # a client that stopped reading never answers a close
-                logger=log,
-            )
-        except OSError as exc:
-            self._start_error = exc
-            self._ready.set()
-            return
+        server = await serve(  # an OSError (port taken) is reported by _run to start()
+            self._handle, self.host, self.port,
+            process_request=self._process_request,
+            max_size=4 * MAX_MESSAGE_BYTES,  # hard cap; over 64 KiB gets an error reply
+            max_queue=32, compression=None, ping_interval=20, ping_timeout=20,
+            close_timeout=1,  # a client that stopped reading never answers a close
+            logger=log,
+        )
         self.port = int(next(iter(server.sockets)).getsockname()[1])
         self._ready.set()
         try:
@@ -332,10 +322,7 @@ class ControlService:
                              f"{self.max_clients} clients already connected\n")
             return None
         if path in self._panel and not upgrade:
-            body, kind = self._panel[path]
-            headers = Headers([("Content-Type", kind), ("Content-Length", str(len(body))),
-                               *_SECURITY_HEADERS])
-            return Response(HTTPStatus.OK.value, "OK", headers, body)
+            return _response(HTTPStatus.OK, *self._panel[path])
         self.counts["refused"] += 1
         return _text(HTTPStatus.NOT_FOUND,
                      f"nothing at {path!r}: the WebSocket is at {PATH}, the panel at /\n")
@@ -415,7 +402,10 @@ class ControlService:
 
 
 def _text(status: HTTPStatus, text: str) -> Response:
-    body = text.encode("utf-8")
-    headers = Headers([("Content-Type", "text/plain; charset=utf-8"),
-                       ("Content-Length", str(len(body))), *_SECURITY_HEADERS])
+    return _response(status, text.encode("utf-8"), "text/plain; charset=utf-8")
+
+
+def _response(status: HTTPStatus, body: bytes, kind: str) -> Response:
+    headers = Headers([("Content-Type", kind), ("Content-Length", str(len(body))),
+                       *_SECURITY_HEADERS])
     return Response(status.value, status.phrase, headers, body)
