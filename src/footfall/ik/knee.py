@@ -19,18 +19,11 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
-from footfall.ik.two_bone import kernel_array
+from footfall.ik.two_bone import per_limb, point_rows
 
 
 def _shapes(named: dict[str, ArrayLike]) -> str:
     return ", ".join(f"{name} {np.shape(p)}" for name, p in named.items())
-
-
-def _flat(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
-    if value.ndim == 0:
-        return kernel_array(value, (1,))
-    return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
 
 
 def knee_from_source(
@@ -75,9 +68,8 @@ def knee_from_source(
             f"{scalars[0].shape}, lower_length {scalars[1].shape}, max_reach {scalars[2].shape}"
         ) from None
     count = math.prod(shape)
-    rows = [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
-                         (count, 3)) for p in points]
-    upper, lower, reach = (_flat(s, shape) for s in scalars)
+    rows = point_rows(points, shape)
+    upper, lower, reach = (per_limb(s, shape) for s in scalars)
     knees = np.empty((*shape, 3))
     _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach,
                        knees.reshape(count, 3))

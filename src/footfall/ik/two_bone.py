@@ -91,15 +91,17 @@ def _batch_shape(
 ) -> tuple[int, ...]:
     """Common batch shape of every input; raises :class:`SkeletonError` naming bad shapes."""
     full = points[0].shape
-    if full and full[-1] == 3 and not rotations and not rotation_weight_shape:
-        first = full[:-1]  # the usual call: equal point shapes, weights () or the batch shape
+    if full and full[-1] == 3 and not rotation_weight_shape:
+        first = full[:-1]  # the usual call: equal shapes, weights () or the batch shape
         usual = True
         for p in points:
             usual = usual and p.shape == full
         for s in scalars:
             usual = usual and (s.ndim == 0 or s.shape == first)
+        for q in rotations:
+            usual = usual and q.shape == (*first, 4)
         if usual:
-            return first
+            return first  # nothing to broadcast
 
     def shapes() -> str:  # built only for an error message
         return ", ".join(
@@ -111,14 +113,6 @@ def _batch_shape(
     ):
         raise SkeletonError(f"solve_two_bone: positions need shape (..., 3), rotations "
                             f"(..., 4); got {shapes()}")
-    first = points[0].shape[:-1]
-    if (
-        all(p.shape[:-1] == first for p in points)
-        and all(s.ndim == 0 or s.shape == first for s in scalars)
-        and all(q.shape[:-1] == first for q in rotations)
-        and rotation_weight_shape == ()
-    ):
-        return first  # the usual call: nothing to broadcast
     try:
         return np.broadcast_shapes(
             *(p.shape[:-1] for p in points),
@@ -131,8 +125,6 @@ def _batch_shape(
                             f"weights {[s.shape for s in scalars]}") from None
 
 
-
-
 def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
     """``array`` as the kernels take it: C-contiguous and writable (a read-only array would
     compile another specialisation), of the given shape; no copy when it already is one."""
@@ -140,19 +132,23 @@ def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
     return array if array.flags.writeable else array.copy()
 
 
-def _rows(points: list[FloatArray], shape: tuple[int, ...], count: int) -> list[FloatArray]:
+def point_rows(points: list[FloatArray], shape: tuple[int, ...]) -> list[FloatArray]:
     """Each point array broadcast to ``shape`` as a kernel ``(count, 3)`` array."""
+    count = math.prod(shape)
     return [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
                          (count, 3)) for p in points]
 
 
-def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A weight as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
-    if given is _DEFAULT:
-        return _ONE
+def per_limb(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
     if value.ndim == 0:
         return kernel_array(value, (1,))
     return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
+
+
+def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+    """A weight as a kernel array (:func:`per_limb`), the default one shared."""
+    return _ONE if given is _DEFAULT else per_limb(value, shape)
 
 
 def _finite(value: ArrayLike) -> bool:
@@ -232,7 +228,7 @@ def solve_two_bone(
     rotations = [np.asarray(q) for q in (target_rotation, tip_rotation) if q is not None]
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
     count = math.prod(shape)
-    rows = _rows(points, shape, count)
+    rows = point_rows(points, shape)
     mid_, tip_, residual = np.empty((count, 3)), np.empty((count, 3)), np.empty(count)
     clamped, upper, lower = np.empty(count, dtype=bool), np.empty((count, 4)), np.empty((count, 4))
     bad = _kernel.solve_batch(
