@@ -135,21 +135,14 @@ def read_motion(
             f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} frame lines "
             "follow (truncated file?)"
         )
-    bad = ~np.isfinite(data)
-    if np.any(bad):
-        row, column = np.argwhere(bad)[0]
-        raise BVHError(
-            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
-            f"{data[row, column]} in column {int(column) + 1} is not finite"
-        )
-    huge = np.abs(data) > MAX_FILE_VALUE
-    if np.any(huge):
-        row, column = np.argwhere(huge)[0]
-        raise BVHError(
-            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
-            f"{data[row, column]:g} in column {int(column) + 1} is beyond "
-            f"±{MAX_FILE_VALUE:g}"
-        )
+    for bad, fault in ((~np.isfinite(data), "is not finite"),
+                       (np.abs(data) > MAX_FILE_VALUE, f"is beyond ±{MAX_FILE_VALUE:g}")):
+        if np.any(bad):
+            row, column = np.argwhere(bad)[0]
+            raise BVHError(
+                f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
+                f"{data[row, column]:g} in column {int(column) + 1} {fault}"
+            )
     return data, frame_time, fps
 
 

@@ -77,9 +77,7 @@ class _Tokens:
         self.end_line = end_line  # line where the hierarchy stops (MOTION), for EOF errors
 
     def error(self, message: str, line: int | None = None) -> BVHError:
-        if line is None:
-            line = self.line()
-        return BVHError(f"{self.path}, line {line}: {message}")
+        return BVHError(f"{self.path}, line {self.line() if line is None else line}: {message}")
 
     def peek(self) -> str | None:
         return self.words[self.position][0] if self.position < len(self.words) else None
@@ -311,8 +309,7 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     rotation = _euler_to_quat(angles, orders)
     if len(rotating) == count:
         return Clip(skeleton, rotation, positions, fps)
-    rotations = np.empty((frames, count, 4))
-    rotations[:] = quat.identity(())
+    rotations = quat.identity((frames, count))
     rotations[:, rotating] = rotation
     return Clip(skeleton, rotations, positions, fps)
 
@@ -415,15 +412,6 @@ def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
     return np.concatenate([world_pos, tips], axis=0)
 
 
-def _humanoid_up(skeleton: Skeleton, poses: list[np.ndarray]) -> str:
-    """The up axis a humanoid's feet→head line shows in the first of ``poses`` (each
-    ``(N, 3)``, joints first) where it is clear; BVH's own "y" for anything else."""
-    from footfall.humanoid import auto_map  # the humanoid package never imports bvh
-
-    rows = {bone: skeleton.index(joint) for bone, joint in auto_map(skeleton).items()}
-    return units.humanoid_up(rows, poses) or "y"
-
-
 def _measure(clip: Clip, up: str) -> tuple[str, float]:
     """``(up axis, body height in file units)`` from the first frame and the rest pose.
 
@@ -434,13 +422,17 @@ def _measure(clip: Clip, up: str) -> tuple[str, float]:
     axis, since some rest poses splay or bend the legs; joints above the body (a still root
     above the hips, :func:`_body`) do not count.
     """
+    from footfall.humanoid import auto_map  # the humanoid package never imports bvh
+
+    skeleton = clip.skeleton
     rest = _pose_points(clip, None)
     first = _pose_points(clip, 0) if clip.frame_count else rest
-    if up == "auto":
-        up = _humanoid_up(clip.skeleton, [first, rest])
+    if up == "auto":  # a humanoid's feet→head line (joints come first in the points)
+        rows = {bone: skeleton.index(joint) for bone, joint in auto_map(skeleton).items()}
+        up = units.humanoid_up(rows, [first, rest]) or "y"
     # The body's points: not the joints above it (joints come first in the points).
     body = np.ones(len(rest), dtype=bool)
-    body[: clip.skeleton.joint_count] = _body(clip.skeleton)
+    body[: skeleton.joint_count] = _body(skeleton)
     return up, max(units.body_height(rest[body], up), units.body_height(first[body], up))
 
 
@@ -552,9 +544,8 @@ def load(
     name = str(path)
     if up not in ("auto", "y", "z"):
         raise BVHError(f"{name}: up must be 'auto', 'y' or 'z', got {up!r}")
-    if scale != "auto":
-        if isinstance(scale, str) or not (np.isfinite(scale) and scale > 0):
-            raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
+    if scale != "auto" and (isinstance(scale, str) or not (np.isfinite(scale) and scale > 0)):
+        raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
     raw = _read_bytes(name)
     split = motion.split_at_motion(raw)
     parsed = None

@@ -98,9 +98,8 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         _check_name(name, path)
     _check_readable(clip, path)
     joints = depth_first_order(skeleton)
-    animated = np.any(
-        np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE, axis=(0, 2)
-    )
+    animated = np.any(np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE,
+                      axis=(0, 2))
     rotation_channels = " ".join(f"{axis}rotation" for axis in order)
 
     out = ["HIERARCHY"]
@@ -109,24 +108,19 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
     for joint in joints:
         parent = int(skeleton.parents[joint])
         while open_joints and open_joints[-1] != parent:
-            closed = open_joints.pop()
-            out.append("\t" * depth_of[closed] + "}")
-        depth = 0 if parent < 0 else depth_of[parent] + 1
-        depth_of[joint] = depth
-        indent = "\t" * depth
+            out.append("\t" * depth_of[open_joints.pop()] + "}")
+        depth_of[joint] = 0 if parent < 0 else depth_of[parent] + 1
+        indent = "\t" * depth_of[joint]
         keyword = "ROOT" if parent < 0 else "JOINT"
-        out.append(f"{indent}{keyword} {skeleton.names[joint]}")
-        out.append(indent + "{")
-        out.append(f"{indent}\tOFFSET {_vector(skeleton.offsets[joint])}")
+        out += [f"{indent}{keyword} {skeleton.names[joint]}", indent + "{",
+                f"{indent}\tOFFSET {_vector(skeleton.offsets[joint])}"]
         if animated[joint]:
             out.append(f"{indent}\tCHANNELS 6 Xposition Yposition Zposition {rotation_channels}")
         else:
             out.append(f"{indent}\tCHANNELS 3 {rotation_channels}")
         if joint in skeleton.end_sites:
-            out.append(f"{indent}\tEnd Site")
-            out.append(indent + "\t{")
-            out.append(f"{indent}\t\tOFFSET {_vector(skeleton.end_sites[joint])}")
-            out.append(indent + "\t}")
+            out += [f"{indent}\tEnd Site", indent + "\t{",
+                    f"{indent}\t\tOFFSET {_vector(skeleton.end_sites[joint])}", indent + "\t}"]
         open_joints.append(joint)
     while open_joints:
         out.append("\t" * depth_of[open_joints.pop()] + "}")
@@ -139,9 +133,7 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         blocks.append(degrees[:, joint])
     table = np.concatenate(blocks, axis=1) if blocks else np.zeros((clip.frame_count, 0))
     row = " ".join([_NUMBER] * table.shape[1])
-    out.append("MOTION")
-    out.append(f"Frames: {clip.frame_count}")
-    out.append(f"Frame Time: {_frame_time(clip.fps)}")
+    out += ["MOTION", f"Frames: {clip.frame_count}", f"Frame Time: {_frame_time(clip.fps)}"]
     out.extend(row % tuple(values) for values in table)
     return "\n".join(out) + "\n"
 
