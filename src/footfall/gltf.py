@@ -57,7 +57,6 @@ class Avatar:
     frames: FloatArray
     parent_scale: FloatArray
     path: Path
-    names: list[str] = field(default_factory=list)
     document: pygltflib.GLTF2 | None = field(default=None, repr=False)
 
     def rest_clip(self, frames: int = 1, fps: float = 30.0) -> Clip:
@@ -414,8 +413,7 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
         name = node.name or f"joint{node_index}"
         names.append(name if name not in names else f"{name}_{node_index}")
     skeleton = Skeleton(names, np.array(parents), np.array(offsets))
-    return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path,
-                  names, gltf)
+    return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path, gltf)
 
 
 def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: str,
@@ -646,7 +644,6 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     frames = int(np.floor(end * fps + 1e-3)) + 1  # float32 times
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
-    local_rot = np.empty((frames, len(avatar.nodes), 4))
     node_rot: dict[int, FloatArray] = {}
     node_pos: dict[int, FloatArray] = {}
     node_scale: dict[int, FloatArray] = {}
@@ -667,7 +664,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     # A scale channel scales everything below its joint: each joint's ``(F,)`` world scale
     # relative to the rest pose (the uniform part, the mean of the three factors).
     relative_scale = np.ones((frames, len(avatar.nodes)))
-    for j, node in enumerate(avatar.nodes):
+    for j, node in enumerate(avatar.nodes):  # parents come before children
         parent = avatar.skeleton.parents[j]
         above = relative_scale[:, parent] if parent >= 0 else 1.0
         own = 1.0
@@ -675,17 +672,13 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             rest_scale = np.linalg.norm(_node_matrix(gltf.nodes[node])[:3, :3], axis=0).mean()
             own = node_scale[node].mean(axis=1) / rest_scale
         relative_scale[:, j] = above * own
-    for j, node in enumerate(avatar.nodes):
         frame = avatar.frames[j]
         frame_rotation = _split(frame, str(path))[1]
-        if node in node_rot:
-            local_rot[:, j] = quat.mul(frame_rotation, node_rot[node])
-        else:
-            local_rot[:, j] = avatar.rest_rotations[j]
+        if node in node_rot:  # else the rest rotation the clip holds
+            clip.rotations[:, j] = quat.mul(frame_rotation, node_rot[node])
         if node in node_pos:
             moved = node_pos[node] @ frame[:3, :3].T + frame[:3, 3]
             clip.positions[:, j] = moved * avatar.parent_scale[j]
-        if avatar.skeleton.parents[j] >= 0:
-            clip.positions[:, j] *= relative_scale[:, avatar.skeleton.parents[j], None]
-    clip.rotations = local_rot
+        if parent >= 0:
+            clip.positions[:, j] *= relative_scale[:, parent, None]
     return clip

@@ -37,9 +37,7 @@ def normalize(q: ArrayLike) -> FloatArray:
     """Unit quaternions ``(..., 4)``; zero-length input becomes the identity."""
     q = np.asarray(q, dtype=np.float64)
     norm = np.linalg.norm(q, axis=-1, keepdims=True)
-    safe = np.where(norm > _EPS, norm, 1.0)
-    out = q / safe
-    return np.where(norm > _EPS, out, identity(q.shape[:-1]))
+    return np.where(norm > _EPS, q / np.where(norm > _EPS, norm, 1.0), identity(q.shape[:-1]))
 
 
 def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
@@ -53,8 +51,7 @@ def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
 
 def inv(q: ArrayLike) -> FloatArray:
     """Inverse (conjugate) of unit quaternions ``(..., 4)``."""
-    q = np.asarray(q, dtype=np.float64)
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
+    return np.asarray(q, dtype=np.float64) * np.array([1.0, -1.0, -1.0, -1.0])
 
 
 def inv_mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
@@ -126,9 +123,7 @@ def between(a: ArrayLike, b: ArrayLike) -> FloatArray:
     Antiparallel inputs turn by π about an axis perpendicular to ``a``; zero vectors give the
     identity. Never NaN.
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    a, b = np.broadcast_arrays(a, b)
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
     na = np.linalg.norm(a, axis=-1, keepdims=True)
     nb = np.linalg.norm(b, axis=-1, keepdims=True)
     degenerate = (na[..., 0] < _EPS) | (nb[..., 0] < _EPS)
@@ -199,9 +194,7 @@ def from_euler(angles: ArrayLike, order: str = "XYZ") -> FloatArray:
     if len(order) != 3 or sorted(order) != ["X", "Y", "Z"]:
         raise ValueError(f"Euler order must be a permutation of 'XYZ', got {order!r}")
     angles = np.asarray(angles, dtype=np.float64)
-    q0 = from_axis_angle(_AXES[order[0]], angles[..., 0])
-    q1 = from_axis_angle(_AXES[order[1]], angles[..., 1])
-    q2 = from_axis_angle(_AXES[order[2]], angles[..., 2])
+    q0, q1, q2 = (from_axis_angle(_AXES[axis], angles[..., i]) for i, axis in enumerate(order))
     return mul(q0, mul(q1, q2))
 
 

@@ -216,19 +216,17 @@ class FKPlan:
         returned); rows outside the plan's joints are left as they are, as in
         :meth:`rotations` (parents the plan reads from, or memory a later pass fills).
         """
-        rot, trans, batch = self._inputs(rotations, translations,
-                                         None if out is None else out[0])
+        given_rot, given_pos = (None, None) if out is None else out
+        rot, trans, batch = self._inputs(rotations, translations, given_rot)
         if out is not None and out[1].shape[:-2] != batch:
             raise SkeletonError(f"out has shapes {out[0].shape} and {out[1].shape}; expected "
                                 f"batch shape {batch} for both")
-        out_rot = self._output(None if out is None else out[0], batch, 4)
-        out_pos = self._output(None if out is None else out[1], batch, 3)
+        out_rot = self._output(given_rot, batch, 4)
+        out_pos = self._output(given_pos, batch, 3)
         _fk_kernel(self.joints, self.parents, rot, trans, out_rot, out_pos, 0,
                    self._others if out is None else _NO_JOINTS)
-        if out is None:
-            return (out_rot.reshape(*batch, self._count, 4),
-                    out_pos.reshape(*batch, self._count, 3))
-        return self._result(out_rot, out[0], batch, 4), self._result(out_pos, out[1], batch, 3)
+        return (self._result(out_rot, given_rot, batch, 4),
+                self._result(out_pos, given_pos, batch, 3))
 
     def rotations(self, rotations: ArrayLike, out: FloatArray | None = None) -> FloatArray:
         """Global rotations ``(..., J, 4)`` from local ``rotations (..., J, 4)``.
@@ -471,10 +469,8 @@ class Clip:
         t = np.clip(source - lower, 0.0, 1.0)
         rotations = quat.unroll_sign(self.rotations, axis=0)
         rot = quat.slerp(rotations[lower], rotations[lower + 1], t[:, None])
-        pos = (
-            self.positions[lower] * (1.0 - t)[:, None, None]
-            + self.positions[lower + 1] * t[:, None, None]
-        )
+        pos = (self.positions[lower] * (1.0 - t)[:, None, None]
+               + self.positions[lower + 1] * t[:, None, None])
         return Clip(self.skeleton, rot, pos, fps)
 
     def concatenate(self, *others: Clip) -> Clip:
