@@ -90,17 +90,12 @@ def find_legs(skeleton: Skeleton) -> dict[str, LegChain]:
         legs[side.lower()] = LegChain(upper, lower, foot, toes)
     if len(legs) == 2:
         return legs
-    not_legs = {
-        skeleton.index(source)
-        for bone, source in mapping.items()
-        if not any(bone.endswith(role) for role in LEG_ROLES) and bone != "Hips"
-    }
+    not_legs = {skeleton.index(source) for bone, source in mapping.items()
+                if not any(bone.endswith(role) for role in LEG_ROLES) and bone != "Hips"}
     shaped = legs_by_shape(hierarchy, not_legs)
     if len(shaped) == 2:
-        return {
-            side.lower(): LegChain(leg.upper, leg.lower, leg.foot, leg.toes)
-            for side, leg in shaped.items()
-        }
+        return {side.lower(): LegChain(leg.upper, leg.lower, leg.foot, leg.toes)
+                for side, leg in shaped.items()}
     raise MappingError(
         f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at least three "
         f"joints end low in the rest pose (joints: {', '.join(skeleton.names[:12])}"
@@ -126,9 +121,8 @@ def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
             raise MappingError(f"skeleton has no arms: no joint maps to {absent}")
         upper, lower = skeleton.index(upper_name), skeleton.index(lower_name)
         if not hierarchy.is_ancestor(upper, lower):
-            raise MappingError(
-                f"skeleton has no arms: {lower_name} does not hang below {upper_name}"
-            )
+            raise MappingError(f"skeleton has no arms: {lower_name} does not hang below "
+                               f"{upper_name}")
         shoulder_name = mapping.get(side + "Shoulder")
         shoulder = None if shoulder_name is None else skeleton.index(shoulder_name)
         hand_name = mapping.get(side + "Hand")

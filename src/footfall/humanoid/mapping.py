@@ -33,7 +33,7 @@ from footfall.humanoid.bones import (
     SPINE_BONES,
 )
 from footfall.humanoid.naming import ParsedName
-from footfall.humanoid.topology import Hierarchy, ShapeLeg, legs_by_shape
+from footfall.humanoid.topology import Hierarchy, legs_by_shape
 from footfall.json_input import parse_json
 from footfall.skeleton import Skeleton
 
@@ -186,9 +186,8 @@ def _validated(
             close = difflib.get_close_matches(str(key), HUMAN_BONES, n=1)
             hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise MappingError(f"{where}: unknown canonical bone name(s): {', '.join(hints)}")
-    bad_values = [
-        key for key, value in data.items() if value is not None and not isinstance(value, str)
-    ]
+    bad_values = [key for key, value in data.items()
+                  if value is not None and not isinstance(value, str)]
     if bad_values:
         shown = ", ".join(f"{key}={data[key]!r}" for key in bad_values)
         raise MappingError(f"{where}: joint names must be strings or null: {shown}")
@@ -226,12 +225,9 @@ def _guess(hierarchy: Hierarchy) -> dict[str, int]:
                 assign(side + role, joint)
     not_legs = {j for j, p in enumerate(parsed) if p.kind in _NOT_LEG_KINDS}
     _legs_from_shape(hierarchy, found, not_legs | taken, assign)
-    if "Hips" not in found and hierarchy.parents is not None:
-        if "LeftUpperLeg" in found and "RightUpperLeg" in found:
-            assign(
-                "Hips",
-                hierarchy.common_ancestor(found["LeftUpperLeg"], found["RightUpperLeg"]),
-            )
+    if "Hips" not in found and hierarchy.parents is not None and (
+            "LeftUpperLeg" in found and "RightUpperLeg" in found):
+        assign("Hips", hierarchy.common_ancestor(found["LeftUpperLeg"], found["RightUpperLeg"]))
     # "RootJoint" (GAMES-105) is the hips when nothing else is; Unreal's "root" sits above a
     # named pelvis, which has been taken by now.
     roots = [j for j, p in enumerate(parsed) if p.kind == naming.ROOT]
@@ -241,11 +237,8 @@ def _guess(hierarchy: Hierarchy) -> dict[str, int]:
         eyes = [j for j, p in enumerate(parsed) if p.kind == naming.EYE and sides[j] == side]
         assign(side + "Eye", _shallowest(hierarchy, eyes))
         for finger, finger_name in enumerate(FINGERS):
-            bones = [
-                j
-                for j, p in enumerate(parsed)
-                if p.kind == naming.FINGER and p.finger == finger and sides[j] == side
-            ]
+            bones = [j for j, p in enumerate(parsed)
+                     if p.kind == naming.FINGER and p.finger == finger and sides[j] == side]
             ordered = hierarchy.longest_chain(bones) if bones else []
             for segment, joint in zip(FINGER_SEGMENTS, ordered, strict=False):
                 assign(side + finger_name + segment, joint)
@@ -327,19 +320,13 @@ def _legs_from_shape(
         return
     leg_joints = {found[s + r] for s in SIDES for r in LEG_ROLES if s + r in found}
     for side, leg in legs_by_shape(hierarchy, exclude - leg_joints).items():
-        if side not in sides_without:
+        roles = dict(zip(LEG_ROLES, (leg.upper, leg.lower, leg.foot, leg.toes), strict=True))
+        if side not in sides_without or any(
+            j is not None and found.get(side + r) not in (None, j) for r, j in roles.items()
+        ):
             continue
-        if any(found.get(side + r) not in (None, j) for r, j in _leg_roles(leg).items()):
-            continue
-        for role, joint in _leg_roles(leg).items():
-            assign(side + role, joint)
-
-
-def _leg_roles(leg: ShapeLeg) -> dict[str, int]:
-    roles = {"UpperLeg": leg.upper, "LowerLeg": leg.lower, "Foot": leg.foot}
-    if leg.toes is not None:
-        roles["Toes"] = leg.toes
-    return roles
+        for role, joint in roles.items():
+            assign(side + role, joint)  # no toes (None) assigns nothing
 
 
 def _spine_neck_head(
@@ -368,17 +355,11 @@ def _spine_neck_head(
     top = neck if neck is not None else head
     hips = found.get("Hips")
     if hierarchy.parents is not None and hips is not None and top is not None:
-        spine = [
-            j
-            for j in hierarchy.path_between(hips, top)
-            if parsed[j].kind not in (naming.IGNORED,) and j not in taken
-        ]
+        spine = [j for j in hierarchy.path_between(hips, top)
+                 if parsed[j].kind != naming.IGNORED and j not in taken]
     else:
-        spine = [
-            j
-            for j in central
-            if parsed[j].kind == naming.SPINE and j not in taken and (top is None or j < top)
-        ]
+        spine = [j for j in central
+                 if parsed[j].kind == naming.SPINE and j not in taken and (top is None or j < top)]
     for bone, joint in _spread_spine(spine).items():
         assign(bone, joint)
 
