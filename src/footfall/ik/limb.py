@@ -9,7 +9,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik.two_bone import TwoBoneResult, solve_two_bone
-from footfall.skeleton import forward_kinematics
+from footfall.skeleton import FKPlan, forward_kinematics
 
 
 def _path(parents: np.ndarray, ancestor: int, joint: int, what: str) -> list[int]:
@@ -102,10 +102,6 @@ def solve_limb(
             new_global[..., j, :] = quat.mul(delta, new_global[..., j, :])
     if result.tip_rotation is not None:
         new_global[..., tip, :] = result.tip_rotation
-    for j in (*upper_path, *lower_path, tip):
-        parent = int(parents[j])
-        if parent < 0:
-            new_local[..., j, :] = new_global[..., j, :]
-        else:
-            new_local[..., j, :] = quat.inv_mul(new_global[..., parent, :], new_global[..., j, :])
+    moved = [*upper_path, *lower_path, tip]
+    new_local[..., moved, :] = FKPlan(parents).local_rotations(new_global)[..., moved, :]
     return new_local, result

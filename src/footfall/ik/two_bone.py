@@ -61,10 +61,8 @@ def reach_limits(
 ) -> tuple[FloatArray, FloatArray]:
     """Shortest and longest root→tip distance ``(...)`` the solver allows, metres (the
     kernel's own :func:`~footfall.ik._kernel.reach_limits_s`, broadcast)."""
-    shortest, longest = _kernel.reach_limits_gufunc()(
-        np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
-        np.asarray(max_reach, dtype=np.float64))
-    return shortest, longest
+    return _kernel.reach_limits_gufunc()(
+        *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)))
 
 
 def root_angle(
@@ -76,10 +74,8 @@ def root_angle(
     :func:`reach_limits`); the sine is ≥ 0. The kernel's own
     :func:`~footfall.ik._kernel.root_angle_s`, broadcast.
     """
-    cosine, sine = _kernel.root_angle_gufunc()(
-        np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
-        np.asarray(reach, dtype=np.float64))
-    return cosine, sine
+    return _kernel.root_angle_gufunc()(
+        *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, reach)))
 
 
 def _batch_shape(
