@@ -39,10 +39,7 @@ class OneEuroFilter:
     """
 
     def __init__(
-        self,
-        frequency: float = 60.0,
-        min_cutoff: float = 1.0,
-        beta: float = 0.0,
+        self, frequency: float = 60.0, min_cutoff: float = 1.0, beta: float = 0.0,
         derivative_cutoff: float = 1.0,
     ) -> None:
         for name, value in (
@@ -81,10 +78,8 @@ class OneEuroFilter:
             self._derivative = np.zeros_like(x)
             return x.copy()
         if x.shape != self._value.shape:
-            raise SettingsError(
-                f"One Euro sample shape {x.shape} differs from the first sample's "
-                f"{self._value.shape}; call reset() before changing shape"
-            )
+            raise SettingsError(f"One Euro sample shape {x.shape} differs from the first sample's "
+                                f"{self._value.shape}; call reset() before changing shape")
         assert self._derivative is not None  # set together with _value
         derivative = (x - self._value) * self.frequency
         alpha_d = smoothing_factor(self.derivative_cutoff, self.frequency)

@@ -436,13 +436,8 @@ def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: st
 
 
 def save_animation(
-    avatar: Avatar,
-    clip: Clip,
-    path: PathArg,
-    *,
-    name: str = "footfall",
-    joint_scales: ArrayLike | None = None,
-    root_scale: float = 1.0,
+    avatar: Avatar, clip: Clip, path: PathArg, *, name: str = "footfall",
+    joint_scales: ArrayLike | None = None, root_scale: float = 1.0,
 ) -> None:
     """Write ``avatar``'s file with its animations replaced by ``clip`` (same joint names).
 

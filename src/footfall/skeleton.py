@@ -407,10 +407,8 @@ class Clip:
                 f"rotations have shape {self.rotations.shape}, expected (F, {joints}, 4)"
             )
         if self.positions.shape != self.rotations.shape[:-1] + (3,):
-            raise SkeletonError(
-                f"positions have shape {self.positions.shape}, expected "
-                f"{self.rotations.shape[:-1] + (3,)}"
-            )
+            raise SkeletonError(f"positions have shape {self.positions.shape}, expected "
+                                f"{self.rotations.shape[:-1] + (3,)}")
         if not (np.isfinite(self.fps) and self.fps > 0):
             raise SkeletonError(f"fps must be positive, got {self.fps}")
 
@@ -494,7 +492,5 @@ class Clip:
                 & np.all(np.isfinite(self.positions), axis=-1))
         if np.any(bad):
             frame, joint = np.argwhere(bad)[0]
-            raise SkeletonError(
-                f"clip has NaN or inf at frame {int(frame)}, joint {int(joint)} "
-                f"({self.skeleton.names[int(joint)]!r})"
-            )
+            raise SkeletonError(f"clip has NaN or inf at frame {int(frame)}, joint {int(joint)} "
+                                f"({self.skeleton.names[int(joint)]!r})")

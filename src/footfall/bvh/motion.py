@@ -75,16 +75,12 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
         raise BVHError(f"{path}, line {index + 1}: expected 'Frames: N' after MOTION")
     count_text = match.group(1)
     if not (count_text.isascii() and count_text.isdigit()):  # "²".isdigit() is true
-        raise BVHError(
-            f"{path}, line {index + 1}: frame count must be a whole number, found "
-            f"{count_text[:40]!r}"
-        )
+        raise BVHError(f"{path}, line {index + 1}: frame count must be a whole number, found "
+                       f"{count_text[:40]!r}")
     frame_count = int(count_text) if len(count_text) <= 18 else MAX_JOINT_FRAMES + 1
     if frame_count > MAX_JOINT_FRAMES:
-        raise BVHError(
-            f"{path}, line {index + 1}: {count_text[:40]} frames is more than "
-            f"{MAX_JOINT_FRAMES:,} (a limit of this reader)"
-        )
+        raise BVHError(f"{path}, line {index + 1}: {count_text[:40]} frames is more than "
+                       f"{MAX_JOINT_FRAMES:,} (a limit of this reader)")
     index += 1
     match = _FRAME_TIME.match(lines[index]) if index < len(lines) else None
     if match is None:
@@ -95,10 +91,8 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
     except ValueError:
         frame_time = float("nan")
     if not (np.isfinite(frame_time) and frame_time > 0):
-        raise BVHError(
-            f"{path}, line {index + 1}: frame time must be a positive number, found "
-            f"{text[:40]!r}"
-        )
+        raise BVHError(f"{path}, line {index + 1}: frame time must be a positive number, found "
+                       f"{text[:40]!r}")
     low, high = FRAME_TIME_RANGE
     if not low <= frame_time <= high:
         raise BVHError(
@@ -139,10 +133,8 @@ def read_motion(
                        (np.abs(data) > MAX_FILE_VALUE, f"is beyond ±{MAX_FILE_VALUE:g}")):
         if np.any(bad):
             row, column = np.argwhere(bad)[0]
-            raise BVHError(
-                f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
-                f"{data[row, column]:g} in column {int(column) + 1} {fault}"
-            )
+            raise BVHError(f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
+                           f"{data[row, column]:g} in column {int(column) + 1} {fault}")
     return data, frame_time, fps
 
 

@@ -464,10 +464,8 @@ def _check_reach(clip: Clip, path: str, scale: float) -> None:
              *[site[None] for site in skeleton.end_sites.values()]]
     reach = max(float(np.abs(part).max()) for part in parts if part.size)
     if not reach <= MAX_METRES:
-        raise BVHError(
-            f"{path}: joints reach {reach:.3g} m from the origin once scaled "
-            f"(× {scale:.6g} m per unit); more than {MAX_METRES:g} m is refused"
-        )
+        raise BVHError(f"{path}: joints reach {reach:.3g} m from the origin once scaled "
+                       f"(× {scale:.6g} m per unit); more than {MAX_METRES:g} m is refused")
 
 
 def _read_bytes(path: str) -> bytes:
@@ -497,30 +495,21 @@ def _decode(raw: bytes) -> str:
 
 @overload
 def load(
-    path: str | PathLike[str],
-    *,
-    scale: float | Literal["auto"] = ...,
-    up: Literal["auto", "y", "z"] = ...,
-    return_info: Literal[False] = ...,
+    path: str | PathLike[str], *, scale: float | Literal["auto"] = ...,
+    up: Literal["auto", "y", "z"] = ..., return_info: Literal[False] = ...,
 ) -> Clip: ...
 
 
 @overload
 def load(
-    path: str | PathLike[str],
-    *,
-    scale: float | Literal["auto"] = ...,
-    up: Literal["auto", "y", "z"] = ...,
-    return_info: Literal[True],
+    path: str | PathLike[str], *, scale: float | Literal["auto"] = ...,
+    up: Literal["auto", "y", "z"] = ..., return_info: Literal[True],
 ) -> tuple[Clip, BVHInfo]: ...
 
 
 def load(
-    path: str | PathLike[str],
-    *,
-    scale: float | Literal["auto"] = "auto",
-    up: Literal["auto", "y", "z"] = "auto",
-    return_info: bool = False,
+    path: str | PathLike[str], *, scale: float | Literal["auto"] = "auto",
+    up: Literal["auto", "y", "z"] = "auto", return_info: bool = False,
 ) -> Clip | tuple[Clip, BVHInfo]:
     """Read a BVH file as a clip in metres, Y up.
 
@@ -583,13 +572,8 @@ def load(
     if not return_info:
         return clip
     info = BVHInfo(
-        path=name,
-        unit=unit,
-        scale=factor,
-        up=up_axis,
-        standing_height=raw_height * factor,
-        frame_time=frame_time,
-        channels=tuple(tuple(j.channels) for j in joints),
+        path=name, unit=unit, scale=factor, up=up_axis, standing_height=raw_height * factor,
+        frame_time=frame_time, channels=tuple(tuple(j.channels) for j in joints),
         rotation_orders=tuple(_rotation_order(j.channels) for j in joints),
     )
     return clip, info

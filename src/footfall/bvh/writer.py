@@ -41,10 +41,8 @@ def depth_first_order(skeleton: Skeleton) -> list[int]:
 
 def _check_name(name: str, path: str) -> None:
     if not name or name != " ".join(name.split()) or any(c in name for c in "{}"):
-        raise BVHError(
-            f"{path}: joint name {name!r} cannot be written to BVH "
-            "(empty, braces, tabs/newlines or extra spaces)"
-        )
+        raise BVHError(f"{path}: joint name {name!r} cannot be written to BVH "
+                       "(empty, braces, tabs/newlines or extra spaces)")
 
 
 def _check_readable(clip: Clip, path: str) -> None:

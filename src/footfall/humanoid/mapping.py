@@ -134,11 +134,9 @@ def map_skeleton(
                 mapping[bone] = source
         mapping = {bone: mapping[bone] for bone in HUMAN_BONES if bone in mapping}
     used = set(mapping.values())
-    return MappingResult(
-        mapping=mapping,
-        missing=[bone for bone in HUMAN_BONES if bone not in mapping],
-        unused=[name for name in names if name not in used],
-    )
+    return MappingResult(mapping=mapping,
+                         missing=[bone for bone in HUMAN_BONES if bone not in mapping],
+                         unused=[name for name in names if name not in used])
 
 
 def load_mapping(
@@ -158,10 +156,8 @@ def load_mapping(
         raise MappingError(f"{where}: cannot read mapping file ({error})") from None
     data = parse_json(text, where, MappingError)
     if not isinstance(data, dict):
-        raise MappingError(
-            f"{where}: expected a JSON object {{canonical bone: joint name}}, "
-            f"got {type(data).__name__}"
-        )
+        raise MappingError(f"{where}: expected a JSON object {{canonical bone: joint name}}, "
+                           f"got {type(data).__name__}")
     if skeleton is None:
         names = None
     else:
@@ -268,10 +264,7 @@ def _sides(
 
 
 def _lay_roles(
-    hierarchy: Hierarchy,
-    parsed: Sequence[ParsedName],
-    joints: Sequence[int],
-    roles: Sequence[str],
+    hierarchy: Hierarchy, parsed: Sequence[ParsedName], joints: Sequence[int], roles: Sequence[str],
     fit: Mapping[str, Mapping[str, int]],
 ) -> dict[str, int]:
     """Lay ``roles`` along the longest chain of ``joints`` at the offset the names fit best.
@@ -330,10 +323,7 @@ def _legs_from_shape(
 
 
 def _spine_neck_head(
-    hierarchy: Hierarchy,
-    parsed: Sequence[ParsedName],
-    found: dict[str, int],
-    taken: set[int],
+    hierarchy: Hierarchy, parsed: Sequence[ParsedName], found: dict[str, int], taken: set[int],
     assign: Assign,
 ) -> None:
     """Head, neck and the spine between them and the hips."""

@@ -53,108 +53,39 @@ _UPPER = frozenset({"up", "upper", "u", "upp"})
 _LOWER_LEG = frozenset({"low", "lower", "lo"})
 _LOWER_ARM = frozenset({"low", "lower", "lo", "fore", "f"})
 
-_FINGER_WORDS = {
-    "thumb": 0,
-    "index": 1,
-    "pointer": 1,
-    "middle": 2,
-    "ring": 3,
-    "pinky": 4,
-    "pinkie": 4,
-    "little": 4,
-}
+_FINGER_WORDS = {"thumb": 0, "index": 1, "pointer": 1, "middle": 2, "ring": 3, "pinky": 4,
+                 "pinkie": 4, "little": 4}
 
-_IGNORE_WORDS = frozenset(
-    {
-        "twist",
-        "roll",
-        "ik",
-        "fk",
-        "pole",
-        "target",
-        "end",
-        "nub",
-        "tip",
-        "top",
-        "site",
-        "helper",
-        "dummy",
-        "ctrl",
-        "control",
-        "null",
-        "share",
-        "prop",
-        "weapon",
-        "attach",
-        "socket",
-        "effector",
-        "goal",
-        "metacarpal",
-        "palm",
-        "carpal",
-        "ear",
-        "tail",
-        "hair",
-        "breast",
-        "bust",
-        "skirt",
-        "cloth",
-        "spring",
-        "corrective",
-        "aux",
-        "mch",
-        "loc",
-    }
-)
+_IGNORE_WORDS = frozenset({
+    "twist", "roll", "ik", "fk", "pole", "target", "end", "nub", "tip", "top", "site",
+    "helper", "dummy", "ctrl", "control", "null", "share", "prop", "weapon", "attach", "socket",
+    "effector", "goal", "metacarpal", "palm", "carpal", "ear", "tail", "hair", "breast", "bust",
+    "skirt", "cloth", "spring", "corrective", "aux", "mch", "loc",
+})
 
 _BODY_WORDS = {
-    "hips": HIPS,
-    "pelvis": HIPS,
+    "hips": HIPS, "pelvis": HIPS,
     "root": ROOT,
-    "spine": SPINE,
-    "back": SPINE,
-    "chest": SPINE,
-    "thorax": SPINE,
-    "abdomen": SPINE,
-    "ab": SPINE,
-    "abs": SPINE,
-    "torso": SPINE,
-    "waist": SPINE,
-    "belly": SPINE,
+    "spine": SPINE, "back": SPINE, "chest": SPINE, "thorax": SPINE, "abdomen": SPINE,
+    "ab": SPINE, "abs": SPINE, "torso": SPINE, "waist": SPINE, "belly": SPINE,
     "neck": NECK,
     "head": HEAD,
-    "thigh": UPPER_LEG,
-    "femur": UPPER_LEG,
-    "knee": LOWER_LEG,
-    "calf": LOWER_LEG,
-    "shin": LOWER_LEG,
-    "tibia": LOWER_LEG,
+    "thigh": UPPER_LEG, "femur": UPPER_LEG,
+    "knee": LOWER_LEG, "calf": LOWER_LEG, "shin": LOWER_LEG, "tibia": LOWER_LEG,
     "ankle": ANKLE,
     "foot": FOOT,
-    "toe": TOES,
-    "toes": TOES,
-    "ball": TOES,
-    "collar": CLAVICLE,
-    "clavicle": CLAVICLE,
-    "clav": CLAVICLE,
-    "shoulder": SHOULDER,
-    "shldr": SHOULDER,
+    "toe": TOES, "toes": TOES, "ball": TOES,
+    "collar": CLAVICLE, "clavicle": CLAVICLE, "clav": CLAVICLE,
+    "shoulder": SHOULDER, "shldr": SHOULDER,
     "humerus": UPPER_ARM,
-    "elbow": LOWER_ARM,
-    "forearm": LOWER_ARM,
+    "elbow": LOWER_ARM, "forearm": LOWER_ARM,
     "wrist": WRIST,
     "hand": HAND,
 }
 
 # Words used to re-split glued tokens ("lowerback", "lhand", "uplegl"); includes modifiers.
 _VOCABULARY = frozenset(
-    set(_BODY_WORDS)
-    | set(_FINGER_WORDS)
-    | _IGNORE_WORDS
-    | _LEFT
-    | _RIGHT
-    | _UPPER
-    | _LOWER_ARM
+    set(_BODY_WORDS) | set(_FINGER_WORDS) | _IGNORE_WORDS | _LEFT | _RIGHT | _UPPER | _LOWER_ARM
     | {"hip", "leg", "arm", "eye", "eyes", "jaw", "finger", "fingers", "base", "joint"}
 )
 

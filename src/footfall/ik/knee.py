@@ -27,14 +27,8 @@ def _shapes(named: dict[str, ArrayLike]) -> str:
 
 
 def knee_from_source(
-    source_hip: ArrayLike,
-    source_knee: ArrayLike,
-    source_foot: ArrayLike,
-    target_hip: ArrayLike,
-    target_foot: ArrayLike,
-    upper_length: ArrayLike,
-    lower_length: ArrayLike,
-    *,
+    source_hip: ArrayLike, source_knee: ArrayLike, source_foot: ArrayLike, target_hip: ArrayLike,
+    target_foot: ArrayLike, upper_length: ArrayLike, lower_length: ArrayLike, *,
     max_reach: ArrayLike = 0.999,
 ) -> FloatArray:
     """Target knee position ``(..., 3)`` following the source limb's bend; all inputs broadcast.

@@ -28,18 +28,10 @@ def _path(parents: np.ndarray, ancestor: int, joint: int, what: str) -> list[int
 
 
 def solve_limb(
-    parents: ArrayLike,
-    rotations: ArrayLike,
-    translations: ArrayLike,
-    chain: tuple[int, int, int],
-    target: ArrayLike,
-    pole: ArrayLike | None = None,
-    *,
-    target_rotation: ArrayLike | None = None,
-    position_weight: ArrayLike = 1.0,
-    rotation_weight: ArrayLike = 1.0,
-    pole_weight: ArrayLike = 1.0,
-    max_reach: ArrayLike = 0.999,
+    parents: ArrayLike, rotations: ArrayLike, translations: ArrayLike, chain: tuple[int, int, int],
+    target: ArrayLike, pole: ArrayLike | None = None, *, target_rotation: ArrayLike | None = None,
+    position_weight: ArrayLike = 1.0, rotation_weight: ArrayLike = 1.0,
+    pole_weight: ArrayLike = 1.0, max_reach: ArrayLike = 0.999,
 ) -> tuple[FloatArray, TwoBoneResult]:
     """Solve one limb of a posed skeleton and return its new local rotations.
 
@@ -82,16 +74,9 @@ def solve_limb(
 
     global_rot, global_pos = forward_kinematics(parents, rotations, translations)
     result = solve_two_bone(
-        global_pos[..., root, :],
-        global_pos[..., mid, :],
-        global_pos[..., tip, :],
-        target,
-        pole,
-        target_rotation=target_rotation,
-        tip_rotation=global_rot[..., tip, :],
-        position_weight=position_weight,
-        rotation_weight=rotation_weight,
-        pole_weight=pole_weight,
+        global_pos[..., root, :], global_pos[..., mid, :], global_pos[..., tip, :], target, pole,
+        target_rotation=target_rotation, tip_rotation=global_rot[..., tip, :],
+        position_weight=position_weight, rotation_weight=rotation_weight, pole_weight=pole_weight,
         max_reach=max_reach,
     )
     shape = result.mid.shape[:-1]

@@ -79,11 +79,8 @@ def root_angle(
 
 
 def _batch_shape(
-    named: dict[str, ArrayLike | None],
-    points: list[FloatArray],
-    scalars: list[FloatArray],
-    rotations: list[np.ndarray],
-    rotation_weight_shape: tuple[int, ...],
+    named: dict[str, ArrayLike | None], points: list[FloatArray], scalars: list[FloatArray],
+    rotations: list[np.ndarray], rotation_weight_shape: tuple[int, ...],
 ) -> tuple[int, ...]:
     """Common batch shape of every input; raises :class:`SkeletonError` naming bad shapes."""
     full = points[0].shape
@@ -111,10 +108,8 @@ def _batch_shape(
                             f"(..., 4); got {shapes()}")
     try:
         return np.broadcast_shapes(
-            *(p.shape[:-1] for p in points),
-            *(s.shape for s in scalars),
-            *(q.shape[:-1] for q in rotations),
-            rotation_weight_shape,
+            *(p.shape[:-1] for p in points), *(s.shape for s in scalars),
+            *(q.shape[:-1] for q in rotations), rotation_weight_shape,
         )
     except ValueError:
         raise SkeletonError(f"solve_two_bone: input batch shapes do not broadcast: {shapes()}, "
@@ -178,17 +173,10 @@ _DEFAULT = 1.0  # the default weight (identity tested: per-frame calls save a co
 
 
 def solve_two_bone(
-    root: ArrayLike,
-    mid: ArrayLike,
-    tip: ArrayLike,
-    target: ArrayLike,
-    pole: ArrayLike | None = None,
-    *,
-    target_rotation: ArrayLike | None = None,
-    tip_rotation: ArrayLike | None = None,
-    position_weight: ArrayLike = _DEFAULT,
-    rotation_weight: ArrayLike = _DEFAULT,
-    pole_weight: ArrayLike = _DEFAULT,
+    root: ArrayLike, mid: ArrayLike, tip: ArrayLike, target: ArrayLike,
+    pole: ArrayLike | None = None, *, target_rotation: ArrayLike | None = None,
+    tip_rotation: ArrayLike | None = None, position_weight: ArrayLike = _DEFAULT,
+    rotation_weight: ArrayLike = _DEFAULT, pole_weight: ArrayLike = _DEFAULT,
     max_reach: ArrayLike = 0.999,
 ) -> TwoBoneResult:
     """Bend a two-bone limb so its tip reaches ``target``; every input broadcasts.
@@ -239,20 +227,14 @@ def solve_two_bone(
                                     upper.reshape(*shape, 4), lower.reshape(*shape, 4))
         residual, clamped = residual.reshape(shape), clamped.reshape(shape)
     return TwoBoneResult(
-        mid=mid_,
-        tip=tip_,
-        residual=residual,
-        clamped=clamped,
-        upper_rotation=upper,
+        mid=mid_, tip=tip_, residual=residual, clamped=clamped, upper_rotation=upper,
         lower_rotation=lower,
         tip_rotation=_end_rotation(target_rotation, tip_rotation, rotation_weight, shape),
     )
 
 
 def _end_rotation(
-    target_rotation: ArrayLike | None,
-    tip_rotation: ArrayLike | None,
-    rotation_weight: ArrayLike,
+    target_rotation: ArrayLike | None, tip_rotation: ArrayLike | None, rotation_weight: ArrayLike,
     shape: tuple[int, ...],
 ) -> FloatArray | None:
     """End joint world rotation ``(..., 4)`` blended from ``tip_rotation`` toward the target."""
