@@ -15,17 +15,8 @@ from numpy.typing import NDArray
 from footfall.errors import MappingError
 from footfall.humanoid.bones import LEG_ROLES, SIDES
 from footfall.humanoid.mapping import map_skeleton
-from footfall.humanoid.topology import Hierarchy, legs_by_shape
+from footfall.humanoid.topology import Hierarchy, LegChain, legs_by_shape
 from footfall.skeleton import Skeleton
-
-
-class LegChain(NamedTuple):
-    """Joint indices of one leg: hip (thigh), knee, ankle and toe (``None`` when absent)."""
-
-    upper: int
-    lower: int
-    foot: int
-    toes: int | None
 
 
 class _Thigh(Protocol):
@@ -94,8 +85,7 @@ def find_legs(skeleton: Skeleton) -> dict[str, LegChain]:
                 if not any(bone.endswith(role) for role in LEG_ROLES) and bone != "Hips"}
     shaped = legs_by_shape(hierarchy, not_legs)
     if len(shaped) == 2:
-        return {side.lower(): LegChain(leg.upper, leg.lower, leg.foot, leg.toes)
-                for side, leg in shaped.items()}
+        return {side.lower(): leg for side, leg in shaped.items()}
     raise MappingError(
         f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at least three "
         f"joints end low in the rest pose (joints: {', '.join(skeleton.names[:12])}"

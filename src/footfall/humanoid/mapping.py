@@ -313,7 +313,7 @@ def _legs_from_shape(
         return
     leg_joints = {found[s + r] for s in SIDES for r in LEG_ROLES if s + r in found}
     for side, leg in legs_by_shape(hierarchy, exclude - leg_joints).items():
-        roles = dict(zip(LEG_ROLES, (leg.upper, leg.lower, leg.foot, leg.toes), strict=True))
+        roles = dict(zip(LEG_ROLES, leg, strict=True))
         if side not in sides_without or any(
             j is not None and found.get(side + r) not in (None, j) for r, j in roles.items()
         ):
