@@ -42,11 +42,8 @@ class OneEuroFilter:
         self, frequency: float = 60.0, min_cutoff: float = 1.0, beta: float = 0.0,
         derivative_cutoff: float = 1.0,
     ) -> None:
-        for name, value in (
-            ("frequency", frequency),
-            ("min_cutoff", min_cutoff),
-            ("derivative_cutoff", derivative_cutoff),
-        ):
+        for name, value in (("frequency", frequency), ("min_cutoff", min_cutoff),
+                            ("derivative_cutoff", derivative_cutoff)):
             if not (math.isfinite(value) and value > 0):
                 raise SettingsError(f"One Euro {name} must be positive, got {value!r}")
         if not (math.isfinite(beta) and beta >= 0):

@@ -59,9 +59,8 @@ class Skeleton:
             raise SkeletonError(f"offsets has shape {offsets.shape}, expected ({count}, 3)")
         for j, p in enumerate(parents):
             if p >= j or p < -1:
-                raise SkeletonError(
-                    f"joint {j} ({self.names[j]!r}) has parent {p}; parents must precede children"
-                )
+                raise SkeletonError(f"joint {j} ({self.names[j]!r}) has parent {p}; parents must "
+                                    "precede children")
         if len(set(self.names)) != count:
             raise SkeletonError("joint names must be unique")
         if not np.all(np.isfinite(offsets)):
@@ -284,9 +283,8 @@ class FKPlan:
 
     def _check(self, array: FloatArray, width: int, name: str) -> None:
         if array.shape[-2:] != (self._count, width) or array.ndim < 2:
-            raise SkeletonError(
-                f"{name} have shape {array.shape}, expected (..., {self.joint_count}, {width})"
-            )
+            raise SkeletonError(f"{name} have shape {array.shape}, expected "
+                                f"(..., {self.joint_count}, {width})")
 
     def _output(self, out: FloatArray | None, batch: tuple[int, ...], width: int) -> FloatArray:
         """``(B, J, width)`` memory to write: ``out`` itself when it is C-ordered, else new."""
@@ -403,9 +401,8 @@ class Clip:
         self.positions = np.asarray(self.positions, dtype=np.float64)
         joints = self.skeleton.joint_count
         if self.rotations.ndim < 2 or self.rotations.shape[-2:] != (joints, 4):
-            raise SkeletonError(
-                f"rotations have shape {self.rotations.shape}, expected (F, {joints}, 4)"
-            )
+            raise SkeletonError(f"rotations have shape {self.rotations.shape}, expected "
+                                f"(F, {joints}, 4)")
         if self.positions.shape != self.rotations.shape[:-1] + (3,):
             raise SkeletonError(f"positions have shape {self.positions.shape}, expected "
                                 f"{self.rotations.shape[:-1] + (3,)}")
@@ -479,9 +476,8 @@ class Clip:
             ):
                 raise SkeletonError("cannot concatenate clips of different skeletons")
             if abs(other.fps - self.fps) > 1e-9:
-                raise SkeletonError(
-                    f"cannot concatenate clips at {self.fps} and {other.fps} fps; resample first"
-                )
+                raise SkeletonError(f"cannot concatenate clips at {self.fps} and {other.fps} fps; "
+                                    "resample first")
         rotations = np.concatenate([self.rotations, *(o.rotations for o in others)], axis=0)
         positions = np.concatenate([self.positions, *(o.positions for o in others)], axis=0)
         return Clip(self.skeleton, rotations, positions, self.fps)

@@ -36,9 +36,8 @@ def _frame_lines_error(data_lines: list[str], first_line: int, width: int, path:
             continue
         number = first_line + offset
         if len(values) != width:
-            return BVHError(
-                f"{path}, line {number}: frame line has {len(values)} values, expected {width}"
-            )
+            return BVHError(f"{path}, line {number}: frame line has {len(values)} values, "
+                            f"expected {width}")
         for value in values:
             try:
                 float(value)
@@ -95,10 +94,8 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
                        f"{text[:40]!r}")
     low, high = FRAME_TIME_RANGE
     if not low <= frame_time <= high:
-        raise BVHError(
-            f"{path}, line {index + 1}: frame time {text[:40]} s is outside {low:g}–{high:g} s "
-            f"({1 / high:g}–{1 / low:g} fps)"
-        )
+        raise BVHError(f"{path}, line {index + 1}: frame time {text[:40]} s is outside "
+                       f"{low:g}–{high:g} s ({1 / high:g}–{1 / low:g} fps)")
     return frame_count, frame_time, _integer_fps(frame_time, text), index
 
 
@@ -125,10 +122,8 @@ def read_motion(
         if data.shape[1] != width:
             raise _frame_lines_error(data_lines, first_line, width, path)
     if data.shape[0] != frame_count:
-        raise BVHError(
-            f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} frame lines "
-            "follow (truncated file?)"
-        )
+        raise BVHError(f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} "
+                       "frame lines follow (truncated file?)")
     for bad, fault in ((~np.isfinite(data), "is not finite"),
                        (np.abs(data) > MAX_FILE_VALUE, f"is beyond ±{MAX_FILE_VALUE:g}")):
         if np.any(bad):
@@ -141,10 +136,8 @@ def read_motion(
 def check_size(frame_count: int, joints: int, path: str, line: int) -> None:
     """Refuse clips of more than :data:`MAX_JOINT_FRAMES` joint-frames (before reading them)."""
     if frame_count * max(joints, 1) > MAX_JOINT_FRAMES:
-        raise BVHError(
-            f"{path}, line {line}: {frame_count:,} frames × {joints} joints is more than "
-            f"{MAX_JOINT_FRAMES:,} joint-frames (a limit of this reader)"
-        )
+        raise BVHError(f"{path}, line {line}: {frame_count:,} frames × {joints} joints is more "
+                       f"than {MAX_JOINT_FRAMES:,} joint-frames (a limit of this reader)")
 
 
 def is_motion_line(line: str) -> bool:

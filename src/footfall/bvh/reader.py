@@ -22,12 +22,8 @@ from footfall.bvh import motion, units
 from footfall.errors import BVHError, MappingError, SkeletonError
 from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
-_CHANNELS = {
-    name.lower(): name
-    for name in (
-        "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"
-    )
-}
+_CHANNELS = {name.lower(): name for name in (
+    "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation")}
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,6 @@ def depth_first_order(skeleton: Skeleton) -> list[int]:
     return order
 
 
-def _check_name(name: str, path: str) -> None:
-    if not name or name != " ".join(name.split()) or any(c in name for c in "{}"):
-        raise BVHError(f"{path}: joint name {name!r} cannot be written to BVH "
-                       "(empty, braces, tabs/newlines or extra spaces)")
-
-
 def _check_readable(clip: Clip, path: str) -> None:
     """Refuse to write what :func:`footfall.bvh.load` would refuse to read back (its limits)."""
     from footfall.bvh import motion, reader  # the reader's limits; reader never imports writer
@@ -93,7 +87,9 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         raise BVHError(f"{path}: cannot write: {error}") from None
     skeleton = clip.skeleton
     for name in skeleton.names:
-        _check_name(name, path)
+        if not name or name != " ".join(name.split()) or any(c in name for c in "{}"):
+            raise BVHError(f"{path}: joint name {name!r} cannot be written to BVH "
+                           "(empty, braces, tabs/newlines or extra spaces)")
     _check_readable(clip, path)
     joints = depth_first_order(skeleton)
     animated = np.any(np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE,

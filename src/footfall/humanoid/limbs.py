@@ -86,11 +86,10 @@ def find_legs(skeleton: Skeleton) -> dict[str, LegChain]:
     shaped = legs_by_shape(hierarchy, not_legs)
     if len(shaped) == 2:
         return {side.lower(): leg for side, leg in shaped.items()}
-    raise MappingError(
-        f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at least three "
-        f"joints end low in the rest pose (joints: {', '.join(skeleton.names[:12])}"
-        f"{', …' if skeleton.joint_count > 12 else ''})"
-    )
+    raise MappingError(f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at "
+                       f"least three joints end low in the rest pose (joints: "
+                       f"{', '.join(skeleton.names[:12])}"
+                       f"{', …' if skeleton.joint_count > 12 else ''})")
 
 
 def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:

@@ -58,13 +58,7 @@ _ARM_FIT = {
 }
 # Joints whose names rule out a leg when legs are searched by shape.
 _NOT_LEG_KINDS = naming.ARM_KINDS | {
-    naming.FINGER,
-    naming.HEAD,
-    naming.NECK,
-    naming.EYE,
-    naming.JAW,
-    naming.IGNORED,
-}
+    naming.FINGER, naming.HEAD, naming.NECK, naming.EYE, naming.JAW, naming.IGNORED}
 # Roles a limb cannot do without; a small bonus breaks ties in their favour.
 _ESSENTIAL = frozenset({"UpperLeg", "LowerLeg", "Foot", "UpperArm", "LowerArm", "Hand"})
 

@@ -48,8 +48,8 @@ def knee_from_source(
     points = [np.asarray(v, dtype=np.float64) for v in named.values()]
     scalars = [np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)]
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
-        raise SkeletonError(
-            f"knee_from_source: positions need shape (..., 3); got {_shapes(named)}")
+        raise SkeletonError(f"knee_from_source: positions need shape (..., 3); got "
+                            f"{_shapes(named)}")
     shape = points[0].shape[:-1]
     try:
         if not (all(p.shape[:-1] == shape for p in points)
@@ -57,10 +57,9 @@ def knee_from_source(
             shape = np.broadcast_shapes(*(p.shape[:-1] for p in points),
                                         *(s.shape for s in scalars))
     except ValueError:
-        raise SkeletonError(
-            f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, upper_length "
-            f"{scalars[0].shape}, lower_length {scalars[1].shape}, max_reach {scalars[2].shape}"
-        ) from None
+        raise SkeletonError(f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, "
+                            f"upper_length {scalars[0].shape}, lower_length {scalars[1].shape}, "
+                            f"max_reach {scalars[2].shape}") from None
     count = math.prod(shape)
     rows = point_rows(points, shape)
     upper, lower, reach = (per_limb(s, shape) for s in scalars)

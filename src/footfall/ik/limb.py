@@ -18,9 +18,8 @@ def _path(parents: np.ndarray, ancestor: int, joint: int, what: str) -> list[int
     j = int(parents[joint])
     while j != ancestor:
         if j < 0:
-            raise SkeletonError(
-                f"solve_limb: chain {what} joint {ancestor} is not an ancestor of joint {joint}"
-            )
+            raise SkeletonError(f"solve_limb: chain {what} joint {ancestor} is not an ancestor "
+                                f"of joint {joint}")
         path.append(j)
         j = int(parents[j])
     path.append(ancestor)
@@ -55,19 +54,14 @@ def solve_limb(
     rotations = np.asarray(rotations, dtype=np.float64)
     translations = np.asarray(translations, dtype=np.float64)
     joint_count = parents.shape[0] if parents.ndim == 1 else -1
-    if (
-        joint_count < 0
-        or rotations.shape[-2:] != (joint_count, 4)
-        or translations.shape[-2:] != (joint_count, 3)
-    ):
-        raise SkeletonError(
-            f"solve_limb: expected parents (J,), rotations (..., J, 4), translations (..., J, 3); "
-            f"got {parents.shape}, {rotations.shape}, {translations.shape}"
-        )
+    if joint_count < 0 or rotations.shape[-2:] != (joint_count, 4) or (
+            translations.shape[-2:] != (joint_count, 3)):
+        raise SkeletonError(f"solve_limb: expected parents (J,), rotations (..., J, 4), "
+                            f"translations (..., J, 3); got {parents.shape}, {rotations.shape}, "
+                            f"{translations.shape}")
     if len(chain) != 3 or any(not 0 <= int(j) < joint_count for j in chain):
-        raise SkeletonError(
-            f"solve_limb: chain must be three joint indices in [0, {joint_count}), got {chain}"
-        )
+        raise SkeletonError(f"solve_limb: chain must be three joint indices in [0, {joint_count}), "
+                            f"got {chain}")
     root, mid, tip = (int(j) for j in chain)
     upper_path = _path(parents, root, mid, "root")
     lower_path = _path(parents, mid, tip, "mid")

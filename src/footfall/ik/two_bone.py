@@ -244,10 +244,8 @@ def _end_rotation(
     weight = np.clip(np.asarray(rotation_weight, dtype=np.float64), 0.0, 1.0)
     if tip_rotation is None:
         if np.any(weight != 1.0):
-            raise SkeletonError(
-                "solve_two_bone: rotation_weight < 1 needs tip_rotation (the end joint's "
-                "current world rotation) to blend from"
-            )
+            raise SkeletonError("solve_two_bone: rotation_weight < 1 needs tip_rotation (the end "
+                                "joint's current world rotation) to blend from")
         return goal
     current = quat.normalize(np.broadcast_to(np.asarray(tip_rotation, np.float64), (*shape, 4)))
     return quat.slerp(current, goal, np.broadcast_to(weight, shape))
