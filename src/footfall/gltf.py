@@ -91,8 +91,7 @@ def _node_values(node: pygltflib.Node, where: str) -> dict[str, FloatArray]:
         if value is None:
             continue
         if not isinstance(value, list) or len(value) != length or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
-        ):
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             raise GLTFError(f"{where}: '{name}' must be {length} numbers, got {value!r:.80}")
         array = np.asarray(value, dtype=np.float64)
         if not np.all(np.abs(array) <= MAX_TRANSFORM_VALUE):  # NaN fails too
@@ -254,8 +253,7 @@ def _check_document(gltf: pygltflib.GLTF2, path: Path) -> None:
             raise GLTFError(f"{where}: bytes {offset}–{offset + view.byteLength} end past "
                             f"buffer {view.buffer} ({blobs[view.buffer]} bytes)")
         if view.byteStride is not None and not (
-            _is_size(view.byteStride) and 4 <= view.byteStride <= 252
-        ):
+                _is_size(view.byteStride) and 4 <= view.byteStride <= 252):
             raise GLTFError(f"{where}: 'byteStride' {view.byteStride!r:.40} is not 4–252")
     for index, accessor in enumerate(gltf.accessors):
         _check_accessor(gltf, index, accessor, path)
@@ -268,8 +266,7 @@ def _check_mesh(gltf: pygltflib.GLTF2, index: int, mesh: object, path: Path) -> 
     a primitive whose attributes are empty or not accessor indices)."""
     where = f"{path}: mesh {index}"
     if not isinstance(mesh, pygltflib.Mesh) or not isinstance(mesh.primitives, list) or (
-        not mesh.primitives
-    ):
+            not mesh.primitives):
         raise GLTFError(f"{where} needs a list of primitives")
     for number, primitive in enumerate(mesh.primitives):
         here = f"{where} primitive {number}"
@@ -531,8 +528,7 @@ def _check_written(written: Path, gltf: pygltflib.GLTF2, path: Path) -> None:
             bin_at = 20 + json_length
             bin_length, bin_kind = struct.unpack_from("<I4s", data, bin_at)
             if (magic, version, total, bin_kind) != (b"glTF", 2, len(data), b"BIN\0") or (
-                bin_at + 8 + bin_length > len(data)
-            ):
+                    bin_at + 8 + bin_length > len(data)):
                 raise ValueError("GLB header or chunk lengths")
             document = json.loads(data[20:bin_at])
             sizes = [bin_length]
@@ -579,8 +575,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     anim = gltf.animations[animation]
     where = f"{path}: animation {animation}"
     if not isinstance(anim, pygltflib.Animation) or not isinstance(anim.channels, list) or (
-        not isinstance(anim.samplers, list)
-    ):
+            not isinstance(anim.samplers, list)):
         raise GLTFError(f"{where} needs 'channels' and 'samplers' lists")
 
     buffers: dict[int, bytes] = {}
@@ -614,8 +609,8 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     tracks = []
     for number, channel in enumerate(anim.channels):
         if not isinstance(channel, pygltflib.AnimationChannel) or not _is_index(
-            channel.sampler, len(anim.samplers)
-        ) or not isinstance(channel.target, pygltflib.AnimationChannelTarget):
+                channel.sampler, len(anim.samplers)) or not isinstance(
+                channel.target, pygltflib.AnimationChannelTarget):
             raise GLTFError(f"{where}: channel {number} has no valid sampler or target")
         sampler = anim.samplers[channel.sampler]
         if not isinstance(sampler, pygltflib.AnimationSampler):

@@ -65,9 +65,8 @@ class _Tokens:
     """Whitespace-separated words of the hierarchy, each with its 1-based line number."""
 
     def __init__(self, lines: list[str], path: str, end_line: int) -> None:
-        self.words: list[tuple[str, int]] = [
-            (word, number + 1) for number, line in enumerate(lines) for word in line.split()
-        ]
+        self.words: list[tuple[str, int]] = [(word, number + 1) for number, line in enumerate(lines)
+                                             for word in line.split()]
         self.position = 0
         self.path = path
         self.end_line = end_line  # line where the hierarchy stops (MOTION), for EOF errors
@@ -212,15 +211,11 @@ class _Hierarchy:
         count_word, _ = tokens.take("a channel count")
         count = _ascii_count(count_word)
         if count is None:
-            raise tokens.error(
-                f"CHANNELS count of {name!r} must be an integer, found {count_word!r}",
-                channel_line,
-            )
+            raise tokens.error(f"CHANNELS count of {name!r} must be an integer, found "
+                               f"{count_word!r}", channel_line)
         if count > len(_CHANNELS):
-            raise tokens.error(
-                f"CHANNELS count of {name!r} is {count}; a joint has at most {len(_CHANNELS)}",
-                channel_line,
-            )
+            raise tokens.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "
+                               f"{len(_CHANNELS)}", channel_line)
         names = []
         for _ in range(count):
             channel, ch_line = tokens.take(f"a channel name for {name!r}")

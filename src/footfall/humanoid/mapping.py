@@ -116,10 +116,8 @@ def map_skeleton(
     names = list(skeleton.names) if isinstance(skeleton, Skeleton) else [str(n) for n in skeleton]
     mapping = auto_map(skeleton)
     if override is not None:
-        if isinstance(override, Mapping):
-            entries = _validated(dict(override), names, "override")
-        else:
-            entries = load_mapping(override, names)
+        entries = (_validated(dict(override), names, "override") if isinstance(override, Mapping)
+                   else load_mapping(override, names))
         for bone, source in entries.items():
             for guessed in [b for b, s in mapping.items() if s == source]:
                 del mapping[guessed]
@@ -152,11 +150,8 @@ def load_mapping(
     if not isinstance(data, dict):
         raise MappingError(f"{where}: expected a JSON object {{canonical bone: joint name}}, "
                            f"got {type(data).__name__}")
-    if skeleton is None:
-        names = None
-    else:
-        names = list(skeleton.names) if isinstance(skeleton, Skeleton) else list(skeleton)
-    return _validated(data, names, where)
+    names = skeleton.names if isinstance(skeleton, Skeleton) else skeleton
+    return _validated(data, None if names is None else list(names), where)
 
 
 def save_mapping(path: PathArg, mapping: Mapping[str, str | None]) -> None:

@@ -77,11 +77,8 @@ class Hierarchy:
 
     def common_ancestor(self, a: int, b: int) -> int | None:
         """Deepest joint above both ``a`` and ``b`` (strictly above each), or ``None``."""
-        above_b = set(self.ancestors(b))
-        for joint in self.ancestors(a):
-            if joint in above_b:
-                return joint
-        return None
+        above_b = self._ancestor_sets[b]
+        return next((joint for joint in self._ancestor_lists[a] if joint in above_b), None)
 
     def path_between(self, top: int, bottom: int) -> list[int]:
         """Joints strictly between ``top`` and its descendant ``bottom``, top first."""
