@@ -387,10 +387,9 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
         where = f"{path}: node {node_index} ({node.name!r})"
         position, rotation, _ = _split(world_matrix(node_index), where)
         world_rot[node_index], world_pos[node_index] = rotation, position
-        ancestor = parent_of.get(node_index)
+        direct_parent = ancestor = parent_of.get(node_index)
         while ancestor is not None and ancestor not in joint_set:
             ancestor = parent_of.get(ancestor)
-        direct_parent = parent_of.get(node_index)
         parent_matrix = world_matrix(direct_parent) if direct_parent is not None else np.eye(4)
         if ancestor is None:
             parents.append(-1)

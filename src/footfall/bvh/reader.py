@@ -232,9 +232,7 @@ def _parse_hierarchy(lines: list[str], path: str) -> list[_Joint]:
     tokens.expect("HIERARCHY")
     hierarchy = _Hierarchy(tokens)
     while tokens.peek() is not None:
-        word, line = tokens.take("ROOT")
-        if word.upper() != "ROOT":
-            raise tokens.error(f"expected 'ROOT', found {word!r}", line)
+        tokens.expect("ROOT")
         hierarchy.read_root()
     if not hierarchy.joints:
         raise tokens.error("empty hierarchy: no ROOT joint")
@@ -256,11 +254,9 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     count = len(joints)
     offsets = np.stack([j.offset for j in joints])
     skeleton = Skeleton(
-        names=[j.name for j in joints],
-        parents=np.array([j.parent for j in joints]),
+        names=[j.name for j in joints], parents=np.array([j.parent for j in joints]),
         offsets=offsets,
-        end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None},
-    )
+        end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None})
     zero_column = int(data.shape[1])  # stands in for rotation axes a joint has no channel for
     positions = np.broadcast_to(offsets, (frames, count, 3)).copy()
     pos_joint, pos_axis, pos_column = [], [], []
@@ -288,9 +284,8 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
         return Clip(skeleton, quat.identity((frames, count)), positions, fps)
     columns = np.array(rot_columns, dtype=np.intp)
     first = int(columns[0, 0])
-    if columns.max() < zero_column and np.array_equal(
-        columns.ravel(), np.arange(first, first + columns.size)
-    ):
+    if columns.max() < zero_column and np.array_equal(columns.ravel(),
+                                                      np.arange(first, first + columns.size)):
         # The usual layout, rotation channels side by side in order: convert them in place.
         angles = data[:, first : first + columns.size].reshape(frames, len(rotating), 3)
     else:

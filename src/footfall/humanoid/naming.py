@@ -52,6 +52,9 @@ _RIGHT = frozenset({"r", "right"})
 _UPPER = frozenset({"up", "upper", "u", "upp"})
 _LOWER_LEG = frozenset({"low", "lower", "lo"})
 _LOWER_ARM = frozenset({"low", "lower", "lo", "fore", "f"})
+# "leg" / "arm": the kind after an upper word, the lower words, the kind after one, alone.
+_LIMB_WORDS = {"leg": (UPPER_LEG, _LOWER_LEG, LOWER_LEG, LEG),
+               "arm": (UPPER_ARM, _LOWER_ARM, LOWER_ARM, ARM)}
 
 _FINGER_WORDS = {"thumb": 0, "index": 1, "pointer": 1, "middle": 2, "ring": 3, "pinky": 4,
                  "pinkie": 4, "little": 4}
@@ -188,14 +191,9 @@ def _kind(words: list[str], side: str | None) -> tuple[str, int | None]:
     for position in range(len(words) - 1, -1, -1):
         word = words[position]
         before = words[position - 1] if position > 0 else ""
-        if word == "leg":
-            if before in _UPPER:
-                return UPPER_LEG, None
-            return (LOWER_LEG, None) if before in _LOWER_LEG else (LEG, None)
-        if word == "arm":
-            if before in _UPPER:
-                return UPPER_ARM, None
-            return (LOWER_ARM, None) if before in _LOWER_ARM else (ARM, None)
+        if word in _LIMB_WORDS:  # "leg" / "arm", told apart by the word before
+            upper, lower_words, lower, alone = _LIMB_WORDS[word]
+            return (upper if before in _UPPER else lower if before in lower_words else alone), None
         if word == "hip":
             return (HIP if side else HIPS), None
         if word in _BODY_WORDS:
