@@ -145,14 +145,11 @@ def to_matrix(q: ArrayLike) -> FloatArray:
     """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)``."""
     q = np.asarray(q, dtype=np.float64)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        axis=-2,
-    )
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], axis=-2)
 
 
 def from_matrix(m: ArrayLike) -> FloatArray:
@@ -163,19 +160,16 @@ def from_matrix(m: ArrayLike) -> FloatArray:
     m = np.asarray(m, dtype=np.float64)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
     trace = m00 + m11 + m22
-    candidates = np.stack(
-        [
-            np.stack([1 + trace, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0],
-                      m[..., 1, 0] - m[..., 0, 1]], -1),
-            np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + m00 - m11 - m22,
-                      m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
-            np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0],
-                      1 - m00 + m11 - m22, m[..., 1, 2] + m[..., 2, 1]], -1),
-            np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0],
-                      m[..., 1, 2] + m[..., 2, 1], 1 - m00 - m11 + m22], -1),
-        ],
-        axis=-2,
-    )
+    candidates = np.stack([
+        np.stack([1 + trace, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0],
+                  m[..., 1, 0] - m[..., 0, 1]], -1),
+        np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + m00 - m11 - m22,
+                  m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
+        np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0],
+                  1 - m00 + m11 - m22, m[..., 1, 2] + m[..., 2, 1]], -1),
+        np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0],
+                  m[..., 1, 2] + m[..., 2, 1], 1 - m00 - m11 + m22], -1),
+    ], axis=-2)
     choice = np.argmax(np.stack([trace, m00, m11, m22], -1), axis=-1)
     q = np.take_along_axis(candidates, choice[..., None, None], axis=-2)[..., 0, :]
     q = normalize(q)

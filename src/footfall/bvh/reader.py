@@ -136,7 +136,7 @@ class _Hierarchy:
         self.joints: list[_Joint] = []
         self.lines: dict[str, int] = {}  # joint name → line it is declared on
         self.open: list[tuple[int, int]] = []  # (joint index, line) of joints not yet closed
-        self.has_offset: list[bool] = []
+        self.with_offset: set[int] = set()  # joints whose OFFSET has been read
 
     def start(self, parent: int, kind: str) -> None:
         """The joint whose ROOT/JOINT keyword was just taken: its name and '{'."""
@@ -156,7 +156,6 @@ class _Hierarchy:
         self.lines[name] = line
         self.open.append((len(self.joints), line))
         self.joints.append(_Joint(name, parent, np.zeros(3)))
-        self.has_offset.append(False)
         tokens.expect("{")
 
     def read_root(self) -> None:
@@ -172,13 +171,13 @@ class _Hierarchy:
             keyword = word.upper()
             if keyword == "}":
                 tokens.take("'}'")
-                if not self.has_offset[index]:
+                if index not in self.with_offset:
                     raise tokens.error(f"joint {joint.name!r} has no OFFSET", line)
                 self.open.pop()
             elif keyword == "OFFSET":
                 tokens.take("OFFSET")
                 joint.offset = self.vector(f"OFFSET of {joint.name!r}")
-                self.has_offset[index] = True
+                self.with_offset.add(index)
             elif keyword == "CHANNELS":
                 joint.channels = self.channels(joint.name)
             elif keyword == "JOINT":

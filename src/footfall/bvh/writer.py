@@ -71,11 +71,6 @@ def _vector(values: np.ndarray) -> str:
     return " ".join(_NUMBER % v for v in values)
 
 
-def _frame_time(fps: float) -> str:
-    text = f"{1.0 / fps:.12f}".rstrip("0")
-    return text + "0" if text.endswith(".") else text
-
-
 def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
     """The BVH text of ``clip`` with every rotation written in Euler ``order``."""
     order = order.upper()
@@ -127,7 +122,10 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         blocks.append(degrees[:, joint])
     table = np.concatenate(blocks, axis=1) if blocks else np.zeros((clip.frame_count, 0))
     row = " ".join([_NUMBER] * table.shape[1])
-    out += ["MOTION", f"Frames: {clip.frame_count}", f"Frame Time: {_frame_time(clip.fps)}"]
+    frame_time = f"{1.0 / clip.fps:.12f}".rstrip("0")
+    if frame_time.endswith("."):
+        frame_time += "0"
+    out += ["MOTION", f"Frames: {clip.frame_count}", f"Frame Time: {frame_time}"]
     out.extend(row % tuple(values) for values in table)
     return "\n".join(out) + "\n"
 
