@@ -470,8 +470,7 @@ class Clip:
         """This clip followed by ``others`` (same skeleton and frame rate required)."""
         for other in others:
             if other.skeleton.names != self.skeleton.names or not np.array_equal(
-                other.skeleton.parents, self.skeleton.parents
-            ):
+                    other.skeleton.parents, self.skeleton.parents):
                 raise SkeletonError("cannot concatenate clips of different skeletons")
             if abs(other.fps - self.fps) > 1e-9:
                 raise SkeletonError(f"cannot concatenate clips at {self.fps} and {other.fps} fps; "

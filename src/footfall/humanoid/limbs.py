@@ -100,7 +100,8 @@ def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
     :class:`MappingError` ("skeleton has no arms: …") when an upper arm or forearm is missing.
     """
     hierarchy = Hierarchy.of(skeleton)
-    mapping = map_skeleton(skeleton).mapping
+    result = map_skeleton(skeleton)
+    mapping = result.mapping
     arms: dict[str, ArmChain] = {}
     for side in SIDES:
         upper_name = mapping.get(side + "UpperArm")
@@ -112,12 +113,9 @@ def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
         if not hierarchy.is_ancestor(upper, lower):
             raise MappingError(f"skeleton has no arms: {lower_name} does not hang below "
                                f"{upper_name}")
-        shoulder_name = mapping.get(side + "Shoulder")
-        shoulder = None if shoulder_name is None else skeleton.index(shoulder_name)
-        hand_name = mapping.get(side + "Hand")
-        if hand_name is not None:
-            hand = skeleton.index(hand_name)
-        else:
+        shoulder = result.index_in(skeleton, side + "Shoulder")
+        hand = result.index_in(skeleton, side + "Hand")
+        if hand is None:
             hand = _hand_below(skeleton, hierarchy, lower, mapping.get(side + "MiddleProximal"))
         arms[side.lower()] = ArmChain(shoulder, upper, lower, hand)
     return arms

@@ -298,8 +298,7 @@ def _legs_from_shape(hierarchy: Hierarchy, found: dict[str, int], exclude: set[i
     for side, leg in legs_by_shape(hierarchy, exclude - leg_joints).items():
         roles = dict(zip(LEG_ROLES, leg, strict=True))
         if side not in sides_without or any(
-            j is not None and found.get(side + r) not in (None, j) for r, j in roles.items()
-        ):
+                j is not None and found.get(side + r) not in (None, j) for r, j in roles.items()):
             continue
         for role, joint in roles.items():
             assign(side + role, joint)  # no toes (None) assigns nothing

@@ -100,8 +100,7 @@ def _batch_shape(
         )
 
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points) or any(
-        q.ndim < 1 or q.shape[-1] != 4 for q in rotations
-    ):
+            q.ndim < 1 or q.shape[-1] != 4 for q in rotations):
         raise SkeletonError(f"solve_two_bone: positions need shape (..., 3), rotations "
                             f"(..., 4); got {shapes()}")
     try:
