@@ -146,9 +146,8 @@ class _Hierarchy:
             raise tokens.error(f"{kind} without a name", line)
         name = " ".join(name_words)
         if name in self.lines:
-            raise tokens.error(
-                f"joint name {name!r} is used twice (first on line {self.lines[name]}); "
-                "joint names must be unique", line)
+            raise tokens.error(f"joint name {name!r} is used twice (first on line "
+                               f"{self.lines[name]}); joint names must be unique", line)
         if len(self.joints) >= MAX_JOINTS:
             raise tokens.error(f"more than {MAX_JOINTS} joints", line)
         if len(self.open) >= MAX_DEPTH:

@@ -332,13 +332,8 @@ def _spine_neck_head(
     else:
         spine = [j for j in central
                  if parsed[j].kind == naming.SPINE and j not in taken and (top is None or j < top)]
-    for bone, joint in _spread_spine(spine).items():
+    # Spine joints bottom to top → Spine, Chest, UpperChest (first, middle, last when more).
+    if len(spine) > len(SPINE_BONES):
+        spine = [spine[0], spine[len(spine) // 2], spine[-1]]
+    for bone, joint in zip(SPINE_BONES, spine, strict=False):
         assign(bone, joint)
-
-
-def _spread_spine(spine: Sequence[int]) -> dict[str, int]:
-    """Spine joints bottom to top → Spine, Chest, UpperChest (first, middle, last when more)."""
-    count = len(spine)
-    if count <= len(SPINE_BONES):
-        return dict(zip(SPINE_BONES, spine, strict=False))
-    return {"Spine": spine[0], "Chest": spine[count // 2], "UpperChest": spine[-1]}
