@@ -224,8 +224,7 @@ def dot(a: ArrayLike, b: ArrayLike) -> FloatArray:
 
 def angle_between(a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Rotation angle ``(...)`` in [0, π] radians taking ``a`` to ``b`` (sign-insensitive)."""
-    d = np.clip(np.abs(dot(a, b)), 0.0, 1.0)
-    return 2.0 * np.arccos(d)
+    return 2.0 * np.arccos(np.clip(np.abs(dot(a, b)), 0.0, 1.0))
 
 
 def slerp(a: ArrayLike, b: ArrayLike, t: ArrayLike) -> FloatArray:
@@ -276,8 +275,7 @@ def swing_twist(q: ArrayLike, twist_axis: ArrayLike) -> tuple[FloatArray, FloatA
     shape = np.broadcast_shapes(q.shape[:-1], projection.shape[:-1])
     twist = normalize(np.concatenate(
         [np.broadcast_to(q[..., :1], (*shape, 1)), np.broadcast_to(projection, (*shape, 3))], -1))
-    swing = mul(q, inv(twist))
-    return swing, twist
+    return mul(q, inv(twist)), twist
 
 
 # --- Scalar forms for compiled kernels -------------------------------------------------------
