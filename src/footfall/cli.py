@@ -37,13 +37,16 @@ def _command_modules() -> list:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with one subparser per command module."""
-    parser = argparse.ArgumentParser(prog="footfall", description="Grounded character animation: "
-                                     "feet that really touch uneven ground.")
+    parser = argparse.ArgumentParser(
+        prog="footfall",
+        description="Grounded character animation: feet that really touch uneven ground.",
+    )
     parser.add_argument("--version", action="version", version=f"footfall {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _command_modules():
-        command_parser = sub.add_parser(module.NAME, help=module.HELP,
-                                        description=getattr(module, "DESCRIPTION", module.HELP))
+        command_parser = sub.add_parser(
+            module.NAME, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP)
+        )
         module.add_arguments(command_parser)
         command_parser.set_defaults(_run=module.run, _kernels=getattr(module, "KERNELS", ()))
     return parser
