@@ -96,9 +96,11 @@ def to_axis_angle(q: ArrayLike) -> tuple[FloatArray, FloatArray]:
     q = np.where(q[..., :1] < 0, -q, q)
     sin_half = np.linalg.norm(q[..., 1:], axis=-1)
     angle = 2.0 * np.arctan2(sin_half, q[..., 0])
-    axis = np.where(sin_half[..., None] > _EPS,
-                    q[..., 1:] / np.where(sin_half > _EPS, sin_half, 1.0)[..., None],
-                    np.array([1.0, 0.0, 0.0]))
+    axis = np.where(
+        sin_half[..., None] > _EPS,
+        q[..., 1:] / np.where(sin_half > _EPS, sin_half, 1.0)[..., None],
+        np.array([1.0, 0.0, 0.0]),
+    )
     return axis, angle
 
 

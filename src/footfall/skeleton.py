@@ -330,8 +330,9 @@ def _rows(array: FloatArray, batch: tuple[int, ...], width: int) -> FloatArray:
         -1, joints, width)
 
 
-def forward_kinematics(parents: ArrayLike, rotations: ArrayLike,
-                       translations: ArrayLike) -> tuple[FloatArray, FloatArray]:
+def forward_kinematics(
+    parents: ArrayLike, rotations: ArrayLike, translations: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """Global rotations and positions from local ones.
 
     Args:
@@ -347,8 +348,9 @@ def forward_kinematics(parents: ArrayLike, rotations: ArrayLike,
     return FKPlan(parents)(rotations, translations)
 
 
-def local_from_global(parents: ArrayLike, global_rotations: ArrayLike,
-                      global_positions: ArrayLike) -> tuple[FloatArray, FloatArray]:
+def local_from_global(
+    parents: ArrayLike, global_rotations: ArrayLike, global_positions: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """Inverse of :func:`forward_kinematics`: local rotations and translations.
 
     Shapes as in :func:`forward_kinematics`.

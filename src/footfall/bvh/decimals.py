@@ -23,8 +23,9 @@ _WORD_PAD = 16
 _PLAIN_BYTES = b" \t\r\n0123456789.+-"
 _PIECE_BYTES = 1 << 16
 # _TOP_BYTES[k]: the k most significant bytes of a little-endian word, i.e. its last k characters.
-_TOP_BYTES = np.array([((1 << 64) - 1) ^ ((1 << (8 * (8 - k))) - 1) for k in range(9)],
-                      dtype=np.uint64)
+_TOP_BYTES = np.array(
+    [((1 << 64) - 1) ^ ((1 << (8 * (8 - k))) - 1) for k in range(9)], dtype=np.uint64
+)
 _POW10_INT = 10 ** np.arange(_MAX_TOKEN + 1, dtype=np.int64)
 # A number's first byte: unsigned, "-" or "+" (by byte value).
 _UNSIGNED, _MINUS, _PLUS = 0, 1, 2
@@ -34,11 +35,17 @@ _SIGN_CLASS[ord("+")] = _PLUS
 # At n * 3 + sign: what n bytes summed as digits hold beyond their digits: 48 (the byte "0")
 # in each place, less what a leading sign byte lacks from "0" ("-" is 45, "+" is 43).
 _BYTES_BEYOND_DIGITS = np.array(
-    [48 * ((10**n - 1) // 9) - (ord("0") - lead) * 10 ** max(n - 1, 0) * (lead != ord("0"))
-     for n in range(_MAX_TOKEN + 1) for lead in (ord("0"), ord("-"), ord("+"))], dtype=np.int64)
+    [
+        48 * ((10**n - 1) // 9) - (ord("0") - lead) * 10 ** max(n - 1, 0) * (lead != ord("0"))
+        for n in range(_MAX_TOKEN + 1)
+        for lead in (ord("0"), ord("-"), ord("+"))
+    ],
+    dtype=np.int64,
+)
 # At k * 3 + sign: the divisor of a mantissa with k decimals, negative for "-".
-_SIGNED_POW10 = np.array([10.0**k * factor for k in range(_MAX_TOKEN + 1)
-                          for factor in (1.0, -1.0, 1.0)])
+_SIGNED_POW10 = np.array(
+    [10.0**k * factor for k in range(_MAX_TOKEN + 1) for factor in (1.0, -1.0, 1.0)]
+)
 
 
 def parse_decimal_rows(text: bytes, width: int, start: int = 0) -> np.ndarray | None:

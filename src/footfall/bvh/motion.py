@@ -99,8 +99,9 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
     return frame_count, frame_time, _integer_fps(frame_time, text), index
 
 
-def read_motion(lines: list[str], start: int, path: str, width: int,
-                joints: int) -> tuple[np.ndarray, float, float]:
+def read_motion(
+    lines: list[str], start: int, path: str, width: int, joints: int
+) -> tuple[np.ndarray, float, float]:
     """``(data (F, width), frame time s, fps)`` of the MOTION block whose keyword is line
     ``start`` (0-based) of a clip of ``joints`` joints; checks the frame count, the size
     limit and that every value is a finite number within ±:data:`MAX_FILE_VALUE`."""
@@ -174,8 +175,9 @@ def split_at_motion(raw: bytes) -> tuple[list[str], list[str], int] | None:
     return header, motion, position
 
 
-def read_motion_fast(motion: list[str], raw: bytes, start: int, path: str, width: int,
-                     joints: int) -> tuple[np.ndarray, float, float] | None:
+def read_motion_fast(
+    motion: list[str], raw: bytes, start: int, path: str, width: int, joints: int
+) -> tuple[np.ndarray, float, float] | None:
     """:func:`read_motion` for the usual file (plain decimals, LF or CRLF lines), or ``None``
     for anything else, including every error, which the slow path then reports by line."""
     try:

@@ -322,7 +322,9 @@ def _euler_to_quat(degrees: np.ndarray, orders: list[str]) -> np.ndarray:
 _EULER_BLOCK = 2048
 
 
-def _euler_block(degrees: np.ndarray, axes: np.ndarray, sigma: np.ndarray, out: np.ndarray) -> None:
+def _euler_block(
+    degrees: np.ndarray, axes: np.ndarray, sigma: np.ndarray, out: np.ndarray
+) -> None:
     """:func:`_euler_to_quat` of one block into ``out``, given ``axes (R, 3)`` (0–2 for X–Z,
     in each joint's order) and ``sigma (R,)``, the sign of ``e_i × e_j = σ e_k``."""
     # cos and sin of the half angles from one tangent of the quarter angles: numpy's tan is

@@ -121,8 +121,9 @@ def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
     return arms
 
 
-def _hand_below(skeleton: Skeleton, hierarchy: Hierarchy, lower: int,
-                middle_name: str | None) -> int:
+def _hand_below(
+    skeleton: Skeleton, hierarchy: Hierarchy, lower: int, middle_name: str | None
+) -> int:
     children = hierarchy.children(lower)
     if not children:
         raise MappingError(f"skeleton has no arms: {skeleton.names[lower]} has no hand below it")

@@ -103,8 +103,10 @@ def auto_map(names_or_skeleton: Skeleton | Sequence[str]) -> dict[str, str]:
     return {bone: hierarchy.names[by_index[bone]] for bone in HUMAN_BONES if bone in by_index}
 
 
-def map_skeleton(skeleton: Skeleton | Sequence[str],
-                 override: Mapping[str, str | None] | PathArg | None = None) -> MappingResult:
+def map_skeleton(
+    skeleton: Skeleton | Sequence[str],
+    override: Mapping[str, str | None] | PathArg | None = None,
+) -> MappingResult:
     """Map a rig onto the canonical bones; ``override`` (a dict or a JSON file) wins over the guess.
 
     An override entry ``{bone: joint}`` assigns that joint (taking it from any bone that had
@@ -129,8 +131,9 @@ def map_skeleton(skeleton: Skeleton | Sequence[str],
                          unused=[name for name in names if name not in used])
 
 
-def load_mapping(path: PathArg,
-                 skeleton: Skeleton | Iterable[str] | None = None) -> dict[str, str | None]:
+def load_mapping(
+    path: PathArg, skeleton: Skeleton | Iterable[str] | None = None
+) -> dict[str, str | None]:
     """Read a JSON mapping file ``{canonical bone: source joint name or null}``.
 
     With ``skeleton`` (or its joint names) every source joint must exist in it. Raises
@@ -158,8 +161,9 @@ def save_mapping(path: PathArg, mapping: Mapping[str, str | None]) -> None:
     Path(path).write_text(json.dumps(ordered, indent=2) + "\n", encoding="utf-8")
 
 
-def _validated(data: Mapping[Any, object], names: Sequence[str] | None,
-               where: str) -> dict[str, str | None]:
+def _validated(
+    data: Mapping[Any, object], names: Sequence[str] | None, where: str
+) -> dict[str, str | None]:
     unknown = [key for key in data if key not in HUMAN_BONES]
     if unknown:
         hints = []
@@ -231,8 +235,9 @@ def _shallowest(hierarchy: Hierarchy, joints: Sequence[int]) -> int | None:
     return min(joints, key=lambda j: (hierarchy.depth(j), j)) if joints else None
 
 
-def _sides(hierarchy: Hierarchy, parsed: Sequence[ParsedName],
-           hips: int | None) -> list[str | None]:
+def _sides(
+    hierarchy: Hierarchy, parsed: Sequence[ParsedName], hips: int | None
+) -> list[str | None]:
     """Side of every joint: from its name, else (with a rest pose) from x relative to the hips."""
     sides: list[str | None] = [p.side for p in parsed]
     if hierarchy.rest is None:
@@ -284,8 +289,9 @@ def _lay_roles(
     return best
 
 
-def _legs_from_shape(hierarchy: Hierarchy, found: dict[str, int], exclude: set[int],
-                     assign: Assign) -> None:
+def _legs_from_shape(
+    hierarchy: Hierarchy, found: dict[str, int], exclude: set[int], assign: Assign
+) -> None:
     """Fill a side whose names gave no thigh, shin and foot from the rest-pose shape."""
     sides_without = [
         side

@@ -56,16 +56,18 @@ class TwoBoneResult:
     tip_rotation: FloatArray | None
 
 
-def reach_limits(upper_length: ArrayLike, lower_length: ArrayLike,
-                 max_reach: ArrayLike = 0.999) -> tuple[FloatArray, FloatArray]:
+def reach_limits(
+    upper_length: ArrayLike, lower_length: ArrayLike, max_reach: ArrayLike = 0.999
+) -> tuple[FloatArray, FloatArray]:
     """Shortest and longest root→tip distance ``(...)`` the solver allows, metres (the
     kernel's own :func:`~footfall.ik._kernel.reach_limits_s`, broadcast)."""
     return _kernel.reach_limits_gufunc()(
         *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)))
 
 
-def root_angle(upper_length: ArrayLike, lower_length: ArrayLike,
-               reach: ArrayLike) -> tuple[FloatArray, FloatArray]:
+def root_angle(
+    upper_length: ArrayLike, lower_length: ArrayLike, reach: ArrayLike
+) -> tuple[FloatArray, FloatArray]:
     """Cosine and sine ``(...)`` of the angle at the root between root→tip and the upper bone.
 
     Law of cosines for the triangle with sides L1, L2 and ``reach`` (within
