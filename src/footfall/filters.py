@@ -39,17 +39,11 @@ class OneEuroFilter:
     """
 
     def __init__(
-        self,
-        frequency: float = 60.0,
-        min_cutoff: float = 1.0,
-        beta: float = 0.0,
+        self, frequency: float = 60.0, min_cutoff: float = 1.0, beta: float = 0.0,
         derivative_cutoff: float = 1.0,
     ) -> None:
-        for name, value in (
-            ("frequency", frequency),
-            ("min_cutoff", min_cutoff),
-            ("derivative_cutoff", derivative_cutoff),
-        ):
+        for name, value in (("frequency", frequency), ("min_cutoff", min_cutoff),
+                            ("derivative_cutoff", derivative_cutoff)):
             if not (math.isfinite(value) and value > 0):
                 raise SettingsError(f"One Euro {name} must be positive, got {value!r}")
         if not (math.isfinite(beta) and beta >= 0):
@@ -81,10 +75,8 @@ class OneEuroFilter:
             self._derivative = np.zeros_like(x)
             return x.copy()
         if x.shape != self._value.shape:
-            raise SettingsError(
-                f"One Euro sample shape {x.shape} differs from the first sample's "
-                f"{self._value.shape}; call reset() before changing shape"
-            )
+            raise SettingsError(f"One Euro sample shape {x.shape} differs from the first sample's "
+                                f"{self._value.shape}; call reset() before changing shape")
         assert self._derivative is not None  # set together with _value
         derivative = (x - self._value) * self.frequency
         alpha_d = smoothing_factor(self.derivative_cutoff, self.frequency)

@@ -57,7 +57,6 @@ class Avatar:
     frames: FloatArray
     parent_scale: FloatArray
     path: Path
-    names: list[str] = field(default_factory=list)
     document: pygltflib.GLTF2 | None = field(default=None, repr=False)
 
     def rest_clip(self, frames: int = 1, fps: float = 30.0) -> Clip:
@@ -92,8 +91,7 @@ def _node_values(node: pygltflib.Node, where: str) -> dict[str, FloatArray]:
         if value is None:
             continue
         if not isinstance(value, list) or len(value) != length or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
-        ):
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             raise GLTFError(f"{where}: '{name}' must be {length} numbers, got {value!r:.80}")
         array = np.asarray(value, dtype=np.float64)
         if not np.all(np.abs(array) <= MAX_TRANSFORM_VALUE):  # NaN fails too
@@ -255,8 +253,7 @@ def _check_document(gltf: pygltflib.GLTF2, path: Path) -> None:
             raise GLTFError(f"{where}: bytes {offset}–{offset + view.byteLength} end past "
                             f"buffer {view.buffer} ({blobs[view.buffer]} bytes)")
         if view.byteStride is not None and not (
-            _is_size(view.byteStride) and 4 <= view.byteStride <= 252
-        ):
+                _is_size(view.byteStride) and 4 <= view.byteStride <= 252):
             raise GLTFError(f"{where}: 'byteStride' {view.byteStride!r:.40} is not 4–252")
     for index, accessor in enumerate(gltf.accessors):
         _check_accessor(gltf, index, accessor, path)
@@ -269,8 +266,7 @@ def _check_mesh(gltf: pygltflib.GLTF2, index: int, mesh: object, path: Path) -> 
     a primitive whose attributes are empty or not accessor indices)."""
     where = f"{path}: mesh {index}"
     if not isinstance(mesh, pygltflib.Mesh) or not isinstance(mesh.primitives, list) or (
-        not mesh.primitives
-    ):
+            not mesh.primitives):
         raise GLTFError(f"{where} needs a list of primitives")
     for number, primitive in enumerate(mesh.primitives):
         here = f"{where} primitive {number}"
@@ -391,10 +387,9 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
         where = f"{path}: node {node_index} ({node.name!r})"
         position, rotation, _ = _split(world_matrix(node_index), where)
         world_rot[node_index], world_pos[node_index] = rotation, position
-        ancestor = parent_of.get(node_index)
+        direct_parent = ancestor = parent_of.get(node_index)
         while ancestor is not None and ancestor not in joint_set:
             ancestor = parent_of.get(ancestor)
-        direct_parent = parent_of.get(node_index)
         parent_matrix = world_matrix(direct_parent) if direct_parent is not None else np.eye(4)
         if ancestor is None:
             parents.append(-1)
@@ -414,8 +409,7 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
         name = node.name or f"joint{node_index}"
         names.append(name if name not in names else f"{name}_{node_index}")
     skeleton = Skeleton(names, np.array(parents), np.array(offsets))
-    return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path,
-                  names, gltf)
+    return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path, gltf)
 
 
 def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: str,
@@ -438,13 +432,8 @@ def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: st
 
 
 def save_animation(
-    avatar: Avatar,
-    clip: Clip,
-    path: PathArg,
-    *,
-    name: str = "footfall",
-    joint_scales: ArrayLike | None = None,
-    root_scale: float = 1.0,
+    avatar: Avatar, clip: Clip, path: PathArg, *, name: str = "footfall",
+    joint_scales: ArrayLike | None = None, root_scale: float = 1.0,
 ) -> None:
     """Write ``avatar``'s file with its animations replaced by ``clip`` (same joint names).
 
@@ -538,8 +527,7 @@ def _check_written(written: Path, gltf: pygltflib.GLTF2, path: Path) -> None:
             bin_at = 20 + json_length
             bin_length, bin_kind = struct.unpack_from("<I4s", data, bin_at)
             if (magic, version, total, bin_kind) != (b"glTF", 2, len(data), b"BIN\0") or (
-                bin_at + 8 + bin_length > len(data)
-            ):
+                    bin_at + 8 + bin_length > len(data)):
                 raise ValueError("GLB header or chunk lengths")
             document = json.loads(data[20:bin_at])
             sizes = [bin_length]
@@ -586,8 +574,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     anim = gltf.animations[animation]
     where = f"{path}: animation {animation}"
     if not isinstance(anim, pygltflib.Animation) or not isinstance(anim.channels, list) or (
-        not isinstance(anim.samplers, list)
-    ):
+            not isinstance(anim.samplers, list)):
         raise GLTFError(f"{where} needs 'channels' and 'samplers' lists")
 
     buffers: dict[int, bytes] = {}
@@ -621,8 +608,8 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     tracks = []
     for number, channel in enumerate(anim.channels):
         if not isinstance(channel, pygltflib.AnimationChannel) or not _is_index(
-            channel.sampler, len(anim.samplers)
-        ) or not isinstance(channel.target, pygltflib.AnimationChannelTarget):
+                channel.sampler, len(anim.samplers)) or not isinstance(
+                channel.target, pygltflib.AnimationChannelTarget):
             raise GLTFError(f"{where}: channel {number} has no valid sampler or target")
         sampler = anim.samplers[channel.sampler]
         if not isinstance(sampler, pygltflib.AnimationSampler):
@@ -646,7 +633,6 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     frames = int(np.floor(end * fps + 1e-3)) + 1  # float32 times
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
-    local_rot = np.empty((frames, len(avatar.nodes), 4))
     node_rot: dict[int, FloatArray] = {}
     node_pos: dict[int, FloatArray] = {}
     node_scale: dict[int, FloatArray] = {}
@@ -667,7 +653,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     # A scale channel scales everything below its joint: each joint's ``(F,)`` world scale
     # relative to the rest pose (the uniform part, the mean of the three factors).
     relative_scale = np.ones((frames, len(avatar.nodes)))
-    for j, node in enumerate(avatar.nodes):
+    for j, node in enumerate(avatar.nodes):  # parents come before children
         parent = avatar.skeleton.parents[j]
         above = relative_scale[:, parent] if parent >= 0 else 1.0
         own = 1.0
@@ -675,17 +661,13 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             rest_scale = np.linalg.norm(_node_matrix(gltf.nodes[node])[:3, :3], axis=0).mean()
             own = node_scale[node].mean(axis=1) / rest_scale
         relative_scale[:, j] = above * own
-    for j, node in enumerate(avatar.nodes):
         frame = avatar.frames[j]
         frame_rotation = _split(frame, str(path))[1]
-        if node in node_rot:
-            local_rot[:, j] = quat.mul(frame_rotation, node_rot[node])
-        else:
-            local_rot[:, j] = avatar.rest_rotations[j]
+        if node in node_rot:  # else the rest rotation the clip holds
+            clip.rotations[:, j] = quat.mul(frame_rotation, node_rot[node])
         if node in node_pos:
             moved = node_pos[node] @ frame[:3, :3].T + frame[:3, 3]
             clip.positions[:, j] = moved * avatar.parent_scale[j]
-        if avatar.skeleton.parents[j] >= 0:
-            clip.positions[:, j] *= relative_scale[:, avatar.skeleton.parents[j], None]
-    clip.rotations = local_rot
+        if parent >= 0:
+            clip.positions[:, j] *= relative_scale[:, parent, None]
     return clip

@@ -130,8 +130,7 @@ def _retarget() -> None:
     skeleton = warm_up_humanoid()
     clip = Clip.from_rest(skeleton, frames=2)
     Retargeter(skeleton, skeleton).apply(clip)
-    live = Retargeter(skeleton, skeleton)
-    live.step(clip.rotations[0], clip.positions[0])
+    Retargeter(skeleton, skeleton).step(clip.rotations[0], clip.positions[0])  # live
 
 
 def warm_up_humanoid() -> Skeleton:

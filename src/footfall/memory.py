@@ -6,8 +6,8 @@ allocator hands large blocks back to the operating system when they are freed (`
 trimming), so every frame faults its pages in again: measured on the shared 2-core machine,
 2,400–2,800 minor faults and 12–15 ms of system time a frame, a crowd step of 24–27 ms instead
 of 14–16 ms. :func:`keep_freed_memory` asks glibc (``mallopt``) to serve blocks up to
-``mmap_threshold`` from its heaps and to keep up to ``trim_threshold`` of free memory there: a
-process-wide setting, applied where the C library is glibc and ignored elsewhere.
+:data:`MMAP_THRESHOLD` from its heaps and to keep up to :data:`TRIM_THRESHOLD` of free memory
+there: a process-wide setting, applied where the C library is glibc and ignored elsewhere.
 """
 
 from __future__ import annotations
@@ -25,8 +25,7 @@ MMAP_THRESHOLD = 32 * 1024 * 1024
 TRIM_THRESHOLD = 256 * 1024 * 1024
 
 
-def keep_freed_memory(mmap_threshold: int = MMAP_THRESHOLD,
-                      trim_threshold: int = TRIM_THRESHOLD) -> bool:
+def keep_freed_memory() -> bool:
     """Ask glibc to keep freed memory for reuse (see the module docstring); True when it did,
     False where the C library is not glibc or refused."""
     if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
@@ -38,5 +37,5 @@ def keep_freed_memory(mmap_threshold: int = MMAP_THRESHOLD,
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, int(mmap_threshold))
-                and mallopt(M_TRIM_THRESHOLD, int(trim_threshold)))
+    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+                and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))

@@ -37,9 +37,7 @@ def normalize(q: ArrayLike) -> FloatArray:
     """Unit quaternions ``(..., 4)``; zero-length input becomes the identity."""
     q = np.asarray(q, dtype=np.float64)
     norm = np.linalg.norm(q, axis=-1, keepdims=True)
-    safe = np.where(norm > _EPS, norm, 1.0)
-    out = q / safe
-    return np.where(norm > _EPS, out, identity(q.shape[:-1]))
+    return np.where(norm > _EPS, q / np.where(norm > _EPS, norm, 1.0), identity(q.shape[:-1]))
 
 
 def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
@@ -53,8 +51,7 @@ def mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
 
 def inv(q: ArrayLike) -> FloatArray:
     """Inverse (conjugate) of unit quaternions ``(..., 4)``."""
-    q = np.asarray(q, dtype=np.float64)
-    return q * np.array([1.0, -1.0, -1.0, -1.0])
+    return np.asarray(q, dtype=np.float64) * np.array([1.0, -1.0, -1.0, -1.0])
 
 
 def inv_mul(a: ArrayLike, b: ArrayLike) -> FloatArray:
@@ -126,9 +123,7 @@ def between(a: ArrayLike, b: ArrayLike) -> FloatArray:
     Antiparallel inputs turn by π about an axis perpendicular to ``a``; zero vectors give the
     identity. Never NaN.
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    a, b = np.broadcast_arrays(a, b)
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
     na = np.linalg.norm(a, axis=-1, keepdims=True)
     nb = np.linalg.norm(b, axis=-1, keepdims=True)
     degenerate = (na[..., 0] < _EPS) | (nb[..., 0] < _EPS)
@@ -152,14 +147,11 @@ def to_matrix(q: ArrayLike) -> FloatArray:
     """Rotation matrices ``(..., 3, 3)`` of unit quaternions ``(..., 4)``."""
     q = np.asarray(q, dtype=np.float64)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
-    return np.stack(
-        [
-            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-        ],
-        axis=-2,
-    )
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], axis=-2)
 
 
 def from_matrix(m: ArrayLike) -> FloatArray:
@@ -170,19 +162,16 @@ def from_matrix(m: ArrayLike) -> FloatArray:
     m = np.asarray(m, dtype=np.float64)
     m00, m11, m22 = m[..., 0, 0], m[..., 1, 1], m[..., 2, 2]
     trace = m00 + m11 + m22
-    candidates = np.stack(
-        [
-            np.stack([1 + trace, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0],
-                      m[..., 1, 0] - m[..., 0, 1]], -1),
-            np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + m00 - m11 - m22,
-                      m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
-            np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0],
-                      1 - m00 + m11 - m22, m[..., 1, 2] + m[..., 2, 1]], -1),
-            np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0],
-                      m[..., 1, 2] + m[..., 2, 1], 1 - m00 - m11 + m22], -1),
-        ],
-        axis=-2,
-    )
+    candidates = np.stack([
+        np.stack([1 + trace, m[..., 2, 1] - m[..., 1, 2], m[..., 0, 2] - m[..., 2, 0],
+                  m[..., 1, 0] - m[..., 0, 1]], -1),
+        np.stack([m[..., 2, 1] - m[..., 1, 2], 1 + m00 - m11 - m22,
+                  m[..., 0, 1] + m[..., 1, 0], m[..., 0, 2] + m[..., 2, 0]], -1),
+        np.stack([m[..., 0, 2] - m[..., 2, 0], m[..., 0, 1] + m[..., 1, 0],
+                  1 - m00 + m11 - m22, m[..., 1, 2] + m[..., 2, 1]], -1),
+        np.stack([m[..., 1, 0] - m[..., 0, 1], m[..., 0, 2] + m[..., 2, 0],
+                  m[..., 1, 2] + m[..., 2, 1], 1 - m00 - m11 + m22], -1),
+    ], axis=-2)
     choice = np.argmax(np.stack([trace, m00, m11, m22], -1), axis=-1)
     q = np.take_along_axis(candidates, choice[..., None, None], axis=-2)[..., 0, :]
     q = normalize(q)
@@ -199,9 +188,7 @@ def from_euler(angles: ArrayLike, order: str = "XYZ") -> FloatArray:
     if len(order) != 3 or sorted(order) != ["X", "Y", "Z"]:
         raise ValueError(f"Euler order must be a permutation of 'XYZ', got {order!r}")
     angles = np.asarray(angles, dtype=np.float64)
-    q0 = from_axis_angle(_AXES[order[0]], angles[..., 0])
-    q1 = from_axis_angle(_AXES[order[1]], angles[..., 1])
-    q2 = from_axis_angle(_AXES[order[2]], angles[..., 2])
+    q0, q1, q2 = (from_axis_angle(_AXES[axis], angles[..., i]) for i, axis in enumerate(order))
     return mul(q0, mul(q1, q2))
 
 
@@ -239,8 +226,7 @@ def dot(a: ArrayLike, b: ArrayLike) -> FloatArray:
 
 def angle_between(a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Rotation angle ``(...)`` in [0, π] radians taking ``a`` to ``b`` (sign-insensitive)."""
-    d = np.clip(np.abs(dot(a, b)), 0.0, 1.0)
-    return 2.0 * np.arccos(d)
+    return 2.0 * np.arccos(np.clip(np.abs(dot(a, b)), 0.0, 1.0))
 
 
 def slerp(a: ArrayLike, b: ArrayLike, t: ArrayLike) -> FloatArray:
@@ -291,8 +277,7 @@ def swing_twist(q: ArrayLike, twist_axis: ArrayLike) -> tuple[FloatArray, FloatA
     shape = np.broadcast_shapes(q.shape[:-1], projection.shape[:-1])
     twist = normalize(np.concatenate(
         [np.broadcast_to(q[..., :1], (*shape, 1)), np.broadcast_to(projection, (*shape, 3))], -1))
-    swing = mul(q, inv(twist))
-    return swing, twist
+    return mul(q, inv(twist)), twist
 
 
 # --- Scalar forms for compiled kernels -------------------------------------------------------

@@ -59,9 +59,8 @@ class Skeleton:
             raise SkeletonError(f"offsets has shape {offsets.shape}, expected ({count}, 3)")
         for j, p in enumerate(parents):
             if p >= j or p < -1:
-                raise SkeletonError(
-                    f"joint {j} ({self.names[j]!r}) has parent {p}; parents must precede children"
-                )
+                raise SkeletonError(f"joint {j} ({self.names[j]!r}) has parent {p}; parents must "
+                                    "precede children")
         if len(set(self.names)) != count:
             raise SkeletonError("joint names must be unique")
         if not np.all(np.isfinite(offsets)):
@@ -216,19 +215,17 @@ class FKPlan:
         returned); rows outside the plan's joints are left as they are, as in
         :meth:`rotations` (parents the plan reads from, or memory a later pass fills).
         """
-        rot, trans, batch = self._inputs(rotations, translations,
-                                         None if out is None else out[0])
+        given_rot, given_pos = (None, None) if out is None else out
+        rot, trans, batch = self._inputs(rotations, translations, given_rot)
         if out is not None and out[1].shape[:-2] != batch:
             raise SkeletonError(f"out has shapes {out[0].shape} and {out[1].shape}; expected "
                                 f"batch shape {batch} for both")
-        out_rot = self._output(None if out is None else out[0], batch, 4)
-        out_pos = self._output(None if out is None else out[1], batch, 3)
+        out_rot = self._output(given_rot, batch, 4)
+        out_pos = self._output(given_pos, batch, 3)
         _fk_kernel(self.joints, self.parents, rot, trans, out_rot, out_pos, 0,
                    self._others if out is None else _NO_JOINTS)
-        if out is None:
-            return (out_rot.reshape(*batch, self._count, 4),
-                    out_pos.reshape(*batch, self._count, 3))
-        return self._result(out_rot, out[0], batch, 4), self._result(out_pos, out[1], batch, 3)
+        return (self._result(out_rot, given_rot, batch, 4),
+                self._result(out_pos, given_pos, batch, 3))
 
     def rotations(self, rotations: ArrayLike, out: FloatArray | None = None) -> FloatArray:
         """Global rotations ``(..., J, 4)`` from local ``rotations (..., J, 4)``.
@@ -286,9 +283,8 @@ class FKPlan:
 
     def _check(self, array: FloatArray, width: int, name: str) -> None:
         if array.shape[-2:] != (self._count, width) or array.ndim < 2:
-            raise SkeletonError(
-                f"{name} have shape {array.shape}, expected (..., {self.joint_count}, {width})"
-            )
+            raise SkeletonError(f"{name} have shape {array.shape}, expected "
+                                f"(..., {self.joint_count}, {width})")
 
     def _output(self, out: FloatArray | None, batch: tuple[int, ...], width: int) -> FloatArray:
         """``(B, J, width)`` memory to write: ``out`` itself when it is C-ordered, else new."""
@@ -405,14 +401,11 @@ class Clip:
         self.positions = np.asarray(self.positions, dtype=np.float64)
         joints = self.skeleton.joint_count
         if self.rotations.ndim < 2 or self.rotations.shape[-2:] != (joints, 4):
-            raise SkeletonError(
-                f"rotations have shape {self.rotations.shape}, expected (F, {joints}, 4)"
-            )
+            raise SkeletonError(f"rotations have shape {self.rotations.shape}, expected "
+                                f"(F, {joints}, 4)")
         if self.positions.shape != self.rotations.shape[:-1] + (3,):
-            raise SkeletonError(
-                f"positions have shape {self.positions.shape}, expected "
-                f"{self.rotations.shape[:-1] + (3,)}"
-            )
+            raise SkeletonError(f"positions have shape {self.positions.shape}, expected "
+                                f"{self.rotations.shape[:-1] + (3,)}")
         if not (np.isfinite(self.fps) and self.fps > 0):
             raise SkeletonError(f"fps must be positive, got {self.fps}")
 
@@ -471,23 +464,19 @@ class Clip:
         t = np.clip(source - lower, 0.0, 1.0)
         rotations = quat.unroll_sign(self.rotations, axis=0)
         rot = quat.slerp(rotations[lower], rotations[lower + 1], t[:, None])
-        pos = (
-            self.positions[lower] * (1.0 - t)[:, None, None]
-            + self.positions[lower + 1] * t[:, None, None]
-        )
+        pos = (self.positions[lower] * (1.0 - t)[:, None, None]
+               + self.positions[lower + 1] * t[:, None, None])
         return Clip(self.skeleton, rot, pos, fps)
 
     def concatenate(self, *others: Clip) -> Clip:
         """This clip followed by ``others`` (same skeleton and frame rate required)."""
         for other in others:
             if other.skeleton.names != self.skeleton.names or not np.array_equal(
-                other.skeleton.parents, self.skeleton.parents
-            ):
+                    other.skeleton.parents, self.skeleton.parents):
                 raise SkeletonError("cannot concatenate clips of different skeletons")
             if abs(other.fps - self.fps) > 1e-9:
-                raise SkeletonError(
-                    f"cannot concatenate clips at {self.fps} and {other.fps} fps; resample first"
-                )
+                raise SkeletonError(f"cannot concatenate clips at {self.fps} and {other.fps} fps; "
+                                    "resample first")
         rotations = np.concatenate([self.rotations, *(o.rotations for o in others)], axis=0)
         positions = np.concatenate([self.positions, *(o.positions for o in others)], axis=0)
         return Clip(self.skeleton, rotations, positions, self.fps)
@@ -498,7 +487,5 @@ class Clip:
                 & np.all(np.isfinite(self.positions), axis=-1))
         if np.any(bad):
             frame, joint = np.argwhere(bad)[0]
-            raise SkeletonError(
-                f"clip has NaN or inf at frame {int(frame)}, joint {int(joint)} "
-                f"({self.skeleton.names[int(joint)]!r})"
-            )
+            raise SkeletonError(f"clip has NaN or inf at frame {int(frame)}, joint {int(joint)} "
+                                f"({self.skeleton.names[int(joint)]!r})")

@@ -11,12 +11,4 @@ from footfall.bvh.units import UNIT_SCALES
 from footfall.bvh.writer import depth_first_order, format_bvh, save
 from footfall.errors import BVHError
 
-__all__ = [
-    "BVHError",
-    "BVHInfo",
-    "UNIT_SCALES",
-    "depth_first_order",
-    "format_bvh",
-    "load",
-    "save",
-]
+__all__ = ["BVHError", "BVHInfo", "UNIT_SCALES", "depth_first_order", "format_bvh", "load", "save"]

@@ -36,9 +36,8 @@ def _frame_lines_error(data_lines: list[str], first_line: int, width: int, path:
             continue
         number = first_line + offset
         if len(values) != width:
-            return BVHError(
-                f"{path}, line {number}: frame line has {len(values)} values, expected {width}"
-            )
+            return BVHError(f"{path}, line {number}: frame line has {len(values)} values, "
+                            f"expected {width}")
         for value in values:
             try:
                 float(value)
@@ -75,16 +74,12 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
         raise BVHError(f"{path}, line {index + 1}: expected 'Frames: N' after MOTION")
     count_text = match.group(1)
     if not (count_text.isascii() and count_text.isdigit()):  # "²".isdigit() is true
-        raise BVHError(
-            f"{path}, line {index + 1}: frame count must be a whole number, found "
-            f"{count_text[:40]!r}"
-        )
+        raise BVHError(f"{path}, line {index + 1}: frame count must be a whole number, found "
+                       f"{count_text[:40]!r}")
     frame_count = int(count_text) if len(count_text) <= 18 else MAX_JOINT_FRAMES + 1
     if frame_count > MAX_JOINT_FRAMES:
-        raise BVHError(
-            f"{path}, line {index + 1}: {count_text[:40]} frames is more than "
-            f"{MAX_JOINT_FRAMES:,} (a limit of this reader)"
-        )
+        raise BVHError(f"{path}, line {index + 1}: {count_text[:40]} frames is more than "
+                       f"{MAX_JOINT_FRAMES:,} (a limit of this reader)")
     index += 1
     match = _FRAME_TIME.match(lines[index]) if index < len(lines) else None
     if match is None:
@@ -95,16 +90,12 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
     except ValueError:
         frame_time = float("nan")
     if not (np.isfinite(frame_time) and frame_time > 0):
-        raise BVHError(
-            f"{path}, line {index + 1}: frame time must be a positive number, found "
-            f"{text[:40]!r}"
-        )
+        raise BVHError(f"{path}, line {index + 1}: frame time must be a positive number, found "
+                       f"{text[:40]!r}")
     low, high = FRAME_TIME_RANGE
     if not low <= frame_time <= high:
-        raise BVHError(
-            f"{path}, line {index + 1}: frame time {text[:40]} s is outside {low:g}–{high:g} s "
-            f"({1 / high:g}–{1 / low:g} fps)"
-        )
+        raise BVHError(f"{path}, line {index + 1}: frame time {text[:40]} s is outside "
+                       f"{low:g}–{high:g} s ({1 / high:g}–{1 / low:g} fps)")
     return frame_count, frame_time, _integer_fps(frame_time, text), index
 
 
@@ -131,35 +122,22 @@ def read_motion(
         if data.shape[1] != width:
             raise _frame_lines_error(data_lines, first_line, width, path)
     if data.shape[0] != frame_count:
-        raise BVHError(
-            f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} frame lines "
-            "follow (truncated file?)"
-        )
-    bad = ~np.isfinite(data)
-    if np.any(bad):
-        row, column = np.argwhere(bad)[0]
-        raise BVHError(
-            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
-            f"{data[row, column]} in column {int(column) + 1} is not finite"
-        )
-    huge = np.abs(data) > MAX_FILE_VALUE
-    if np.any(huge):
-        row, column = np.argwhere(huge)[0]
-        raise BVHError(
-            f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
-            f"{data[row, column]:g} in column {int(column) + 1} is beyond "
-            f"±{MAX_FILE_VALUE:g}"
-        )
+        raise BVHError(f"{path}, line {index}: 'Frames: {frame_count}' but {data.shape[0]} "
+                       "frame lines follow (truncated file?)")
+    for bad, fault in ((~np.isfinite(data), "is not finite"),
+                       (np.abs(data) > MAX_FILE_VALUE, f"is beyond ±{MAX_FILE_VALUE:g}")):
+        if np.any(bad):
+            row, column = np.argwhere(bad)[0]
+            raise BVHError(f"{path}, line {_line_of_row(data_lines, first_line, int(row))}: value "
+                           f"{data[row, column]:g} in column {int(column) + 1} {fault}")
     return data, frame_time, fps
 
 
 def check_size(frame_count: int, joints: int, path: str, line: int) -> None:
     """Refuse clips of more than :data:`MAX_JOINT_FRAMES` joint-frames (before reading them)."""
     if frame_count * max(joints, 1) > MAX_JOINT_FRAMES:
-        raise BVHError(
-            f"{path}, line {line}: {frame_count:,} frames × {joints} joints is more than "
-            f"{MAX_JOINT_FRAMES:,} joint-frames (a limit of this reader)"
-        )
+        raise BVHError(f"{path}, line {line}: {frame_count:,} frames × {joints} joints is more "
+                       f"than {MAX_JOINT_FRAMES:,} joint-frames (a limit of this reader)")
 
 
 def is_motion_line(line: str) -> bool:

@@ -22,12 +22,8 @@ from footfall.bvh import motion, units
 from footfall.errors import BVHError, MappingError, SkeletonError
 from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
-_CHANNELS = {
-    name.lower(): name
-    for name in (
-        "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation"
-    )
-}
+_CHANNELS = {name.lower(): name for name in (
+    "Xposition", "Yposition", "Zposition", "Xrotation", "Yrotation", "Zrotation")}
 
 
 @dataclass(frozen=True)
@@ -69,17 +65,14 @@ class _Tokens:
     """Whitespace-separated words of the hierarchy, each with its 1-based line number."""
 
     def __init__(self, lines: list[str], path: str, end_line: int) -> None:
-        self.words: list[tuple[str, int]] = [
-            (word, number + 1) for number, line in enumerate(lines) for word in line.split()
-        ]
+        self.words: list[tuple[str, int]] = [(word, number + 1) for number, line in enumerate(lines)
+                                             for word in line.split()]
         self.position = 0
         self.path = path
         self.end_line = end_line  # line where the hierarchy stops (MOTION), for EOF errors
 
     def error(self, message: str, line: int | None = None) -> BVHError:
-        if line is None:
-            line = self.line()
-        return BVHError(f"{self.path}, line {line}: {message}")
+        return BVHError(f"{self.path}, line {self.line() if line is None else line}: {message}")
 
     def peek(self) -> str | None:
         return self.words[self.position][0] if self.position < len(self.words) else None
@@ -143,7 +136,7 @@ class _Hierarchy:
         self.joints: list[_Joint] = []
         self.lines: dict[str, int] = {}  # joint name → line it is declared on
         self.open: list[tuple[int, int]] = []  # (joint index, line) of joints not yet closed
-        self.has_offset: list[bool] = []
+        self.with_offset: set[int] = set()  # joints whose OFFSET has been read
 
     def start(self, parent: int, kind: str) -> None:
         """The joint whose ROOT/JOINT keyword was just taken: its name and '{'."""
@@ -153,9 +146,8 @@ class _Hierarchy:
             raise tokens.error(f"{kind} without a name", line)
         name = " ".join(name_words)
         if name in self.lines:
-            raise tokens.error(
-                f"joint name {name!r} is used twice (first on line {self.lines[name]}); "
-                "joint names must be unique", line)
+            raise tokens.error(f"joint name {name!r} is used twice (first on line "
+                               f"{self.lines[name]}); joint names must be unique", line)
         if len(self.joints) >= MAX_JOINTS:
             raise tokens.error(f"more than {MAX_JOINTS} joints", line)
         if len(self.open) >= MAX_DEPTH:
@@ -163,7 +155,6 @@ class _Hierarchy:
         self.lines[name] = line
         self.open.append((len(self.joints), line))
         self.joints.append(_Joint(name, parent, np.zeros(3)))
-        self.has_offset.append(False)
         tokens.expect("{")
 
     def read_root(self) -> None:
@@ -179,13 +170,13 @@ class _Hierarchy:
             keyword = word.upper()
             if keyword == "}":
                 tokens.take("'}'")
-                if not self.has_offset[index]:
+                if index not in self.with_offset:
                     raise tokens.error(f"joint {joint.name!r} has no OFFSET", line)
                 self.open.pop()
             elif keyword == "OFFSET":
                 tokens.take("OFFSET")
                 joint.offset = self.vector(f"OFFSET of {joint.name!r}")
-                self.has_offset[index] = True
+                self.with_offset.add(index)
             elif keyword == "CHANNELS":
                 joint.channels = self.channels(joint.name)
             elif keyword == "JOINT":
@@ -218,15 +209,11 @@ class _Hierarchy:
         count_word, _ = tokens.take("a channel count")
         count = _ascii_count(count_word)
         if count is None:
-            raise tokens.error(
-                f"CHANNELS count of {name!r} must be an integer, found {count_word!r}",
-                channel_line,
-            )
+            raise tokens.error(f"CHANNELS count of {name!r} must be an integer, found "
+                               f"{count_word!r}", channel_line)
         if count > len(_CHANNELS):
-            raise tokens.error(
-                f"CHANNELS count of {name!r} is {count}; a joint has at most {len(_CHANNELS)}",
-                channel_line,
-            )
+            raise tokens.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "
+                               f"{len(_CHANNELS)}", channel_line)
         names = []
         for _ in range(count):
             channel, ch_line = tokens.take(f"a channel name for {name!r}")
@@ -243,9 +230,7 @@ def _parse_hierarchy(lines: list[str], path: str) -> list[_Joint]:
     tokens.expect("HIERARCHY")
     hierarchy = _Hierarchy(tokens)
     while tokens.peek() is not None:
-        word, line = tokens.take("ROOT")
-        if word.upper() != "ROOT":
-            raise tokens.error(f"expected 'ROOT', found {word!r}", line)
+        tokens.expect("ROOT")
         hierarchy.read_root()
     if not hierarchy.joints:
         raise tokens.error("empty hierarchy: no ROOT joint")
@@ -267,11 +252,9 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     count = len(joints)
     offsets = np.stack([j.offset for j in joints])
     skeleton = Skeleton(
-        names=[j.name for j in joints],
-        parents=np.array([j.parent for j in joints]),
+        names=[j.name for j in joints], parents=np.array([j.parent for j in joints]),
         offsets=offsets,
-        end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None},
-    )
+        end_sites={i: j.end_site for i, j in enumerate(joints) if j.end_site is not None})
     zero_column = int(data.shape[1])  # stands in for rotation axes a joint has no channel for
     positions = np.broadcast_to(offsets, (frames, count, 3)).copy()
     pos_joint, pos_axis, pos_column = [], [], []
@@ -299,9 +282,8 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
         return Clip(skeleton, quat.identity((frames, count)), positions, fps)
     columns = np.array(rot_columns, dtype=np.intp)
     first = int(columns[0, 0])
-    if columns.max() < zero_column and np.array_equal(
-        columns.ravel(), np.arange(first, first + columns.size)
-    ):
+    if columns.max() < zero_column and np.array_equal(columns.ravel(),
+                                                      np.arange(first, first + columns.size)):
         # The usual layout, rotation channels side by side in order: convert them in place.
         angles = data[:, first : first + columns.size].reshape(frames, len(rotating), 3)
     else:
@@ -311,8 +293,7 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
     rotation = _euler_to_quat(angles, orders)
     if len(rotating) == count:
         return Clip(skeleton, rotation, positions, fps)
-    rotations = np.empty((frames, count, 4))
-    rotations[:] = quat.identity(())
+    rotations = quat.identity((frames, count))
     rotations[:, rotating] = rotation
     return Clip(skeleton, rotations, positions, fps)
 
@@ -415,15 +396,6 @@ def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
     return np.concatenate([world_pos, tips], axis=0)
 
 
-def _humanoid_up(skeleton: Skeleton, poses: list[np.ndarray]) -> str:
-    """The up axis a humanoid's feet→head line shows in the first of ``poses`` (each
-    ``(N, 3)``, joints first) where it is clear; BVH's own "y" for anything else."""
-    from footfall.humanoid import auto_map  # the humanoid package never imports bvh
-
-    rows = {bone: skeleton.index(joint) for bone, joint in auto_map(skeleton).items()}
-    return units.humanoid_up(rows, poses) or "y"
-
-
 def _measure(clip: Clip, up: str) -> tuple[str, float]:
     """``(up axis, body height in file units)`` from the first frame and the rest pose.
 
@@ -434,13 +406,17 @@ def _measure(clip: Clip, up: str) -> tuple[str, float]:
     axis, since some rest poses splay or bend the legs; joints above the body (a still root
     above the hips, :func:`_body`) do not count.
     """
+    from footfall.humanoid import auto_map  # the humanoid package never imports bvh
+
+    skeleton = clip.skeleton
     rest = _pose_points(clip, None)
     first = _pose_points(clip, 0) if clip.frame_count else rest
-    if up == "auto":
-        up = _humanoid_up(clip.skeleton, [first, rest])
+    if up == "auto":  # a humanoid's feet→head line (joints come first in the points)
+        rows = {bone: skeleton.index(joint) for bone, joint in auto_map(skeleton).items()}
+        up = units.humanoid_up(rows, [first, rest]) or "y"
     # The body's points: not the joints above it (joints come first in the points).
     body = np.ones(len(rest), dtype=bool)
-    body[: clip.skeleton.joint_count] = _body(clip.skeleton)
+    body[: skeleton.joint_count] = _body(skeleton)
     return up, max(units.body_height(rest[body], up), units.body_height(first[body], up))
 
 
@@ -472,10 +448,8 @@ def _check_reach(clip: Clip, path: str, scale: float) -> None:
              *[site[None] for site in skeleton.end_sites.values()]]
     reach = max(float(np.abs(part).max()) for part in parts if part.size)
     if not reach <= MAX_METRES:
-        raise BVHError(
-            f"{path}: joints reach {reach:.3g} m from the origin once scaled "
-            f"(× {scale:.6g} m per unit); more than {MAX_METRES:g} m is refused"
-        )
+        raise BVHError(f"{path}: joints reach {reach:.3g} m from the origin once scaled "
+                       f"(× {scale:.6g} m per unit); more than {MAX_METRES:g} m is refused")
 
 
 def _read_bytes(path: str) -> bytes:
@@ -505,30 +479,21 @@ def _decode(raw: bytes) -> str:
 
 @overload
 def load(
-    path: str | PathLike[str],
-    *,
-    scale: float | Literal["auto"] = ...,
-    up: Literal["auto", "y", "z"] = ...,
-    return_info: Literal[False] = ...,
+    path: str | PathLike[str], *, scale: float | Literal["auto"] = ...,
+    up: Literal["auto", "y", "z"] = ..., return_info: Literal[False] = ...,
 ) -> Clip: ...
 
 
 @overload
 def load(
-    path: str | PathLike[str],
-    *,
-    scale: float | Literal["auto"] = ...,
-    up: Literal["auto", "y", "z"] = ...,
-    return_info: Literal[True],
+    path: str | PathLike[str], *, scale: float | Literal["auto"] = ...,
+    up: Literal["auto", "y", "z"] = ..., return_info: Literal[True],
 ) -> tuple[Clip, BVHInfo]: ...
 
 
 def load(
-    path: str | PathLike[str],
-    *,
-    scale: float | Literal["auto"] = "auto",
-    up: Literal["auto", "y", "z"] = "auto",
-    return_info: bool = False,
+    path: str | PathLike[str], *, scale: float | Literal["auto"] = "auto",
+    up: Literal["auto", "y", "z"] = "auto", return_info: bool = False,
 ) -> Clip | tuple[Clip, BVHInfo]:
     """Read a BVH file as a clip in metres, Y up.
 
@@ -552,9 +517,8 @@ def load(
     name = str(path)
     if up not in ("auto", "y", "z"):
         raise BVHError(f"{name}: up must be 'auto', 'y' or 'z', got {up!r}")
-    if scale != "auto":
-        if isinstance(scale, str) or not (np.isfinite(scale) and scale > 0):
-            raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
+    if scale != "auto" and (isinstance(scale, str) or not (np.isfinite(scale) and scale > 0)):
+        raise BVHError(f"{name}: scale must be 'auto' or a positive number, got {scale!r}")
     raw = _read_bytes(name)
     split = motion.split_at_motion(raw)
     parsed = None
@@ -592,13 +556,8 @@ def load(
     if not return_info:
         return clip
     info = BVHInfo(
-        path=name,
-        unit=unit,
-        scale=factor,
-        up=up_axis,
-        standing_height=raw_height * factor,
-        frame_time=frame_time,
-        channels=tuple(tuple(j.channels) for j in joints),
+        path=name, unit=unit, scale=factor, up=up_axis, standing_height=raw_height * factor,
+        frame_time=frame_time, channels=tuple(tuple(j.channels) for j in joints),
         rotation_orders=tuple(_rotation_order(j.channels) for j in joints),
     )
     return clip, info

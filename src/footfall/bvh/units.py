@@ -44,24 +44,6 @@ def body_height(points: ArrayLike, up: str) -> float:
     return float(column.max() - column.min()) if column.size else 0.0
 
 
-def up_from_body(points: ArrayLike, top: Sequence[int], bottom: Sequence[int]) -> str | None:
-    """The up axis ("y" or "z") a humanoid's pose shows, or ``None`` when it is not clear.
-
-    ``points (N, 3)`` are the pose's joint positions; ``top`` the joints at the top of the body
-    (head, else neck or chest) and ``bottom`` those at its bottom (feet, else shins or hips).
-    The bottom→top vector is the body's up; it must lie along Y or Z by a factor
-    :data:`CLEAR_RATIO` over the other, else the pose (lying, bent over) says nothing.
-    """
-    points = np.asarray(points, dtype=np.float64)
-    vector = points[list(top)].mean(axis=0) - points[list(bottom)].mean(axis=0)
-    along_y, along_z = abs(vector[1]), abs(vector[2])
-    if along_z > CLEAR_RATIO * along_y:
-        return "z"
-    if along_y > CLEAR_RATIO * along_z:
-        return "y"
-    return None
-
-
 #: Canonical bones at the top and the bottom of a humanoid, best first.
 TOP_BONES: tuple[tuple[str, ...], ...] = (("Head",), ("Neck",), ("UpperChest",), ("Chest",))
 BOTTOM_BONES: tuple[tuple[str, ...], ...] = (
@@ -73,8 +55,10 @@ def humanoid_up(rows: Mapping[str, int], poses: Sequence[ArrayLike]) -> str | No
 
     ``rows`` maps canonical bones (Unity HumanBodyBones names: Head, LeftFoot …) to rows of
     each pose's points ``(N, 3)``; the top joints are the first of :data:`TOP_BONES` present,
-    the bottom ones the first of :data:`BOTTOM_BONES` present and apart from the top (see
-    :func:`up_from_body`). ``None`` for a body without both, or no clear pose.
+    the bottom ones the first of :data:`BOTTOM_BONES` present and apart from the top. The
+    bottom→top vector is the body's up; it must lie along Y or Z by a factor
+    :data:`CLEAR_RATIO` over the other, else the pose (lying, bent over) says nothing. ``None``
+    for a body without both, or no clear pose.
     """
 
     def joints(choices: tuple[tuple[str, ...], ...], exclude: set[int]) -> list[int]:
@@ -89,10 +73,14 @@ def humanoid_up(rows: Mapping[str, int], poses: Sequence[ArrayLike]) -> str | No
     bottom = joints(BOTTOM_BONES, set(top))
     if not (top and bottom):
         return None
-    for points in poses:
-        found = up_from_body(points, top, bottom)
-        if found is not None:
-            return found
+    for pose in poses:
+        points = np.asarray(pose, dtype=np.float64)
+        vector = points[top].mean(axis=0) - points[bottom].mean(axis=0)
+        along_y, along_z = abs(vector[1]), abs(vector[2])
+        if along_z > CLEAR_RATIO * along_y:
+            return "z"
+        if along_y > CLEAR_RATIO * along_z:
+            return "y"
     return None
 
 
@@ -100,10 +88,10 @@ def choose_scale(height: float) -> tuple[str, float]:
     """``(unit name, metres per file unit)`` putting a body ``height`` tall in adult range.
 
     Tries metres, centimetres, inches, CMU units and millimetres in that order (their adult
-    ranges do not overlap). When none lands in
-    1.4–2.0 m, the unit landing nearest (within a factor 1.25 of the range, e.g. a 1.3 m
-    child or a CMU skeleton whose head joint sits low) is kept; otherwise returns
-    ``("fitted", 1.7 / height)`` (or ``("m", 1.0)`` for a body of zero height).
+    ranges do not overlap). When none lands in 1.4–2.0 m, the unit landing nearest (within a
+    factor 1.25 of the range, e.g. a 1.3 m child or a CMU skeleton whose head joint sits low)
+    is kept; otherwise returns ``("fitted", 1.7 / height)`` (or ``("m", 1.0)`` for a body of
+    zero height).
     """
     low, high = STANDING_HEIGHT_RANGE
     if height <= 0 or not np.isfinite(height):

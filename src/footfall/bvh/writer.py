@@ -39,14 +39,6 @@ def depth_first_order(skeleton: Skeleton) -> list[int]:
     return order
 
 
-def _check_name(name: str, path: str) -> None:
-    if not name or name != " ".join(name.split()) or any(c in name for c in "{}"):
-        raise BVHError(
-            f"{path}: joint name {name!r} cannot be written to BVH "
-            "(empty, braces, tabs/newlines or extra spaces)"
-        )
-
-
 def _check_readable(clip: Clip, path: str) -> None:
     """Refuse to write what :func:`footfall.bvh.load` would refuse to read back (its limits)."""
     from footfall.bvh import motion, reader  # the reader's limits; reader never imports writer
@@ -79,11 +71,6 @@ def _vector(values: np.ndarray) -> str:
     return " ".join(_NUMBER % v for v in values)
 
 
-def _frame_time(fps: float) -> str:
-    text = f"{1.0 / fps:.12f}".rstrip("0")
-    return text + "0" if text.endswith(".") else text
-
-
 def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
     """The BVH text of ``clip`` with every rotation written in Euler ``order``."""
     order = order.upper()
@@ -95,12 +82,13 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         raise BVHError(f"{path}: cannot write: {error}") from None
     skeleton = clip.skeleton
     for name in skeleton.names:
-        _check_name(name, path)
+        if not name or name != " ".join(name.split()) or any(c in name for c in "{}"):
+            raise BVHError(f"{path}: joint name {name!r} cannot be written to BVH "
+                           "(empty, braces, tabs/newlines or extra spaces)")
     _check_readable(clip, path)
     joints = depth_first_order(skeleton)
-    animated = np.any(
-        np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE, axis=(0, 2)
-    )
+    animated = np.any(np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE,
+                      axis=(0, 2))
     rotation_channels = " ".join(f"{axis}rotation" for axis in order)
 
     out = ["HIERARCHY"]
@@ -109,24 +97,19 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
     for joint in joints:
         parent = int(skeleton.parents[joint])
         while open_joints and open_joints[-1] != parent:
-            closed = open_joints.pop()
-            out.append("\t" * depth_of[closed] + "}")
-        depth = 0 if parent < 0 else depth_of[parent] + 1
-        depth_of[joint] = depth
-        indent = "\t" * depth
+            out.append("\t" * depth_of[open_joints.pop()] + "}")
+        depth_of[joint] = 0 if parent < 0 else depth_of[parent] + 1
+        indent = "\t" * depth_of[joint]
         keyword = "ROOT" if parent < 0 else "JOINT"
-        out.append(f"{indent}{keyword} {skeleton.names[joint]}")
-        out.append(indent + "{")
-        out.append(f"{indent}\tOFFSET {_vector(skeleton.offsets[joint])}")
+        out += [f"{indent}{keyword} {skeleton.names[joint]}", indent + "{",
+                f"{indent}\tOFFSET {_vector(skeleton.offsets[joint])}"]
         if animated[joint]:
             out.append(f"{indent}\tCHANNELS 6 Xposition Yposition Zposition {rotation_channels}")
         else:
             out.append(f"{indent}\tCHANNELS 3 {rotation_channels}")
         if joint in skeleton.end_sites:
-            out.append(f"{indent}\tEnd Site")
-            out.append(indent + "\t{")
-            out.append(f"{indent}\t\tOFFSET {_vector(skeleton.end_sites[joint])}")
-            out.append(indent + "\t}")
+            out += [f"{indent}\tEnd Site", indent + "\t{",
+                    f"{indent}\t\tOFFSET {_vector(skeleton.end_sites[joint])}", indent + "\t}"]
         open_joints.append(joint)
     while open_joints:
         out.append("\t" * depth_of[open_joints.pop()] + "}")
@@ -139,9 +122,10 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         blocks.append(degrees[:, joint])
     table = np.concatenate(blocks, axis=1) if blocks else np.zeros((clip.frame_count, 0))
     row = " ".join([_NUMBER] * table.shape[1])
-    out.append("MOTION")
-    out.append(f"Frames: {clip.frame_count}")
-    out.append(f"Frame Time: {_frame_time(clip.fps)}")
+    frame_time = f"{1.0 / clip.fps:.12f}".rstrip("0")
+    if frame_time.endswith("."):
+        frame_time += "0"
+    out += ["MOTION", f"Frames: {clip.frame_count}", f"Frame Time: {frame_time}"]
     out.extend(row % tuple(values) for values in table)
     return "\n".join(out) + "\n"
 

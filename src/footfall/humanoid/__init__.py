@@ -34,28 +34,8 @@ from footfall.humanoid.naming import ParsedName, parse_name
 from footfall.humanoid.upright import stood_up, upright_pose, upright_turn
 
 __all__ = [
-    "ARM_ROLES",
-    "FINGERS",
-    "FINGER_SEGMENTS",
-    "HUMAN_BONES",
-    "LEG_ROLES",
-    "REQUIRED_BONES",
-    "SPINE_BONES",
-    "ArmChain",
-    "LegChain",
-    "MappingResult",
-    "ParsedName",
-    "auto_map",
-    "bone_index",
-    "find_arms",
-    "find_legs",
-    "body_joints",
-    "pelvis_joint",
-    "load_mapping",
-    "map_skeleton",
-    "parse_name",
-    "save_mapping",
-    "stood_up",
-    "upright_pose",
-    "upright_turn",
+    "ARM_ROLES", "FINGERS", "FINGER_SEGMENTS", "HUMAN_BONES", "LEG_ROLES", "REQUIRED_BONES",
+    "SPINE_BONES", "ArmChain", "LegChain", "MappingResult", "ParsedName", "auto_map", "bone_index",
+    "find_arms", "find_legs", "body_joints", "pelvis_joint", "load_mapping", "map_skeleton",
+    "parse_name", "save_mapping", "stood_up", "upright_pose", "upright_turn"
 ]

@@ -11,52 +11,21 @@ _SEGMENTS = ("Proximal", "Intermediate", "Distal")
 
 #: Unity ``HumanBodyBones`` names; the position in the tuple is the Unity enum value (0 … 54).
 HUMAN_BONES: tuple[str, ...] = (
-    "Hips",
-    "LeftUpperLeg",
-    "RightUpperLeg",
-    "LeftLowerLeg",
-    "RightLowerLeg",
-    "LeftFoot",
-    "RightFoot",
-    "Spine",
-    "Chest",
-    "Neck",
-    "Head",
-    "LeftShoulder",
-    "RightShoulder",
-    "LeftUpperArm",
-    "RightUpperArm",
-    "LeftLowerArm",
-    "RightLowerArm",
-    "LeftHand",
-    "RightHand",
-    "LeftToes",
-    "RightToes",
-    "LeftEye",
-    "RightEye",
-    "Jaw",
-    *(f"Left{finger}{segment}" for finger in _FINGERS for segment in _SEGMENTS),
-    *(f"Right{finger}{segment}" for finger in _FINGERS for segment in _SEGMENTS),
-    "UpperChest",
+    "Hips", "LeftUpperLeg", "RightUpperLeg", "LeftLowerLeg", "RightLowerLeg",  # 0–4
+    "LeftFoot", "RightFoot", "Spine", "Chest", "Neck", "Head",  # 5–10
+    "LeftShoulder", "RightShoulder", "LeftUpperArm", "RightUpperArm",  # 11–14
+    "LeftLowerArm", "RightLowerArm", "LeftHand", "RightHand",  # 15–18
+    "LeftToes", "RightToes", "LeftEye", "RightEye", "Jaw",  # 19–23
+    *(f"Left{finger}{segment}" for finger in _FINGERS for segment in _SEGMENTS),  # 24–38
+    *(f"Right{finger}{segment}" for finger in _FINGERS for segment in _SEGMENTS),  # 39–53
+    "UpperChest",  # 54
 )
 
 #: The bones Unity requires before it accepts a rig as humanoid.
 REQUIRED_BONES: tuple[str, ...] = (
-    "Hips",
-    "Spine",
-    "Head",
-    "LeftUpperLeg",
-    "LeftLowerLeg",
-    "LeftFoot",
-    "RightUpperLeg",
-    "RightLowerLeg",
-    "RightFoot",
-    "LeftUpperArm",
-    "LeftLowerArm",
-    "LeftHand",
-    "RightUpperArm",
-    "RightLowerArm",
-    "RightHand",
+    "Hips", "Spine", "Head",
+    "LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "RightUpperLeg", "RightLowerLeg", "RightFoot",
+    "LeftUpperArm", "LeftLowerArm", "LeftHand", "RightUpperArm", "RightLowerArm", "RightHand",
 )
 
 #: Side prefixes as they appear in canonical names.

@@ -15,17 +15,8 @@ from numpy.typing import NDArray
 from footfall.errors import MappingError
 from footfall.humanoid.bones import LEG_ROLES, SIDES
 from footfall.humanoid.mapping import map_skeleton
-from footfall.humanoid.topology import Hierarchy, legs_by_shape
+from footfall.humanoid.topology import Hierarchy, LegChain, legs_by_shape
 from footfall.skeleton import Skeleton
-
-
-class LegChain(NamedTuple):
-    """Joint indices of one leg: hip (thigh), knee, ankle and toe (``None`` when absent)."""
-
-    upper: int
-    lower: int
-    foot: int
-    toes: int | None
 
 
 class _Thigh(Protocol):
@@ -90,22 +81,15 @@ def find_legs(skeleton: Skeleton) -> dict[str, LegChain]:
         legs[side.lower()] = LegChain(upper, lower, foot, toes)
     if len(legs) == 2:
         return legs
-    not_legs = {
-        skeleton.index(source)
-        for bone, source in mapping.items()
-        if not any(bone.endswith(role) for role in LEG_ROLES) and bone != "Hips"
-    }
+    not_legs = {skeleton.index(source) for bone, source in mapping.items()
+                if not any(bone.endswith(role) for role in LEG_ROLES) and bone != "Hips"}
     shaped = legs_by_shape(hierarchy, not_legs)
     if len(shaped) == 2:
-        return {
-            side.lower(): LegChain(leg.upper, leg.lower, leg.foot, leg.toes)
-            for side, leg in shaped.items()
-        }
-    raise MappingError(
-        f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at least three "
-        f"joints end low in the rest pose (joints: {', '.join(skeleton.names[:12])}"
-        f"{', …' if skeleton.joint_count > 12 else ''})"
-    )
+        return {side.lower(): leg for side, leg in shaped.items()}
+    raise MappingError(f"skeleton has no legs: {'; '.join(problems)}, and no two branches of at "
+                       f"least three joints end low in the rest pose (joints: "
+                       f"{', '.join(skeleton.names[:12])}"
+                       f"{', …' if skeleton.joint_count > 12 else ''})")
 
 
 def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
@@ -116,7 +100,8 @@ def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
     :class:`MappingError` ("skeleton has no arms: …") when an upper arm or forearm is missing.
     """
     hierarchy = Hierarchy.of(skeleton)
-    mapping = map_skeleton(skeleton).mapping
+    result = map_skeleton(skeleton)
+    mapping = result.mapping
     arms: dict[str, ArmChain] = {}
     for side in SIDES:
         upper_name = mapping.get(side + "UpperArm")
@@ -126,15 +111,11 @@ def find_arms(skeleton: Skeleton) -> dict[str, ArmChain]:
             raise MappingError(f"skeleton has no arms: no joint maps to {absent}")
         upper, lower = skeleton.index(upper_name), skeleton.index(lower_name)
         if not hierarchy.is_ancestor(upper, lower):
-            raise MappingError(
-                f"skeleton has no arms: {lower_name} does not hang below {upper_name}"
-            )
-        shoulder_name = mapping.get(side + "Shoulder")
-        shoulder = None if shoulder_name is None else skeleton.index(shoulder_name)
-        hand_name = mapping.get(side + "Hand")
-        if hand_name is not None:
-            hand = skeleton.index(hand_name)
-        else:
+            raise MappingError(f"skeleton has no arms: {lower_name} does not hang below "
+                               f"{upper_name}")
+        shoulder = result.index_in(skeleton, side + "Shoulder")
+        hand = result.index_in(skeleton, side + "Hand")
+        if hand is None:
             hand = _hand_below(skeleton, hierarchy, lower, mapping.get(side + "MiddleProximal"))
         arms[side.lower()] = ArmChain(shoulder, upper, lower, hand)
     return arms

@@ -33,7 +33,7 @@ from footfall.humanoid.bones import (
     SPINE_BONES,
 )
 from footfall.humanoid.naming import ParsedName
-from footfall.humanoid.topology import Hierarchy, ShapeLeg, legs_by_shape
+from footfall.humanoid.topology import Hierarchy, legs_by_shape
 from footfall.json_input import parse_json
 from footfall.skeleton import Skeleton
 
@@ -58,13 +58,7 @@ _ARM_FIT = {
 }
 # Joints whose names rule out a leg when legs are searched by shape.
 _NOT_LEG_KINDS = naming.ARM_KINDS | {
-    naming.FINGER,
-    naming.HEAD,
-    naming.NECK,
-    naming.EYE,
-    naming.JAW,
-    naming.IGNORED,
-}
+    naming.FINGER, naming.HEAD, naming.NECK, naming.EYE, naming.JAW, naming.IGNORED}
 # Roles a limb cannot do without; a small bonus breaks ties in their favour.
 _ESSENTIAL = frozenset({"UpperLeg", "LowerLeg", "Foot", "UpperArm", "LowerArm", "Hand"})
 
@@ -122,10 +116,8 @@ def map_skeleton(
     names = list(skeleton.names) if isinstance(skeleton, Skeleton) else [str(n) for n in skeleton]
     mapping = auto_map(skeleton)
     if override is not None:
-        if isinstance(override, Mapping):
-            entries = _validated(dict(override), names, "override")
-        else:
-            entries = load_mapping(override, names)
+        entries = (_validated(dict(override), names, "override") if isinstance(override, Mapping)
+                   else load_mapping(override, names))
         for bone, source in entries.items():
             for guessed in [b for b, s in mapping.items() if s == source]:
                 del mapping[guessed]
@@ -134,11 +126,9 @@ def map_skeleton(
                 mapping[bone] = source
         mapping = {bone: mapping[bone] for bone in HUMAN_BONES if bone in mapping}
     used = set(mapping.values())
-    return MappingResult(
-        mapping=mapping,
-        missing=[bone for bone in HUMAN_BONES if bone not in mapping],
-        unused=[name for name in names if name not in used],
-    )
+    return MappingResult(mapping=mapping,
+                         missing=[bone for bone in HUMAN_BONES if bone not in mapping],
+                         unused=[name for name in names if name not in used])
 
 
 def load_mapping(
@@ -158,15 +148,10 @@ def load_mapping(
         raise MappingError(f"{where}: cannot read mapping file ({error})") from None
     data = parse_json(text, where, MappingError)
     if not isinstance(data, dict):
-        raise MappingError(
-            f"{where}: expected a JSON object {{canonical bone: joint name}}, "
-            f"got {type(data).__name__}"
-        )
-    if skeleton is None:
-        names = None
-    else:
-        names = list(skeleton.names) if isinstance(skeleton, Skeleton) else list(skeleton)
-    return _validated(data, names, where)
+        raise MappingError(f"{where}: expected a JSON object {{canonical bone: joint name}}, "
+                           f"got {type(data).__name__}")
+    names = skeleton.names if isinstance(skeleton, Skeleton) else skeleton
+    return _validated(data, None if names is None else list(names), where)
 
 
 def save_mapping(path: PathArg, mapping: Mapping[str, str | None]) -> None:
@@ -186,9 +171,8 @@ def _validated(
             close = difflib.get_close_matches(str(key), HUMAN_BONES, n=1)
             hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
         raise MappingError(f"{where}: unknown canonical bone name(s): {', '.join(hints)}")
-    bad_values = [
-        key for key, value in data.items() if value is not None and not isinstance(value, str)
-    ]
+    bad_values = [key for key, value in data.items()
+                  if value is not None and not isinstance(value, str)]
     if bad_values:
         shown = ", ".join(f"{key}={data[key]!r}" for key in bad_values)
         raise MappingError(f"{where}: joint names must be strings or null: {shown}")
@@ -226,12 +210,9 @@ def _guess(hierarchy: Hierarchy) -> dict[str, int]:
                 assign(side + role, joint)
     not_legs = {j for j, p in enumerate(parsed) if p.kind in _NOT_LEG_KINDS}
     _legs_from_shape(hierarchy, found, not_legs | taken, assign)
-    if "Hips" not in found and hierarchy.parents is not None:
-        if "LeftUpperLeg" in found and "RightUpperLeg" in found:
-            assign(
-                "Hips",
-                hierarchy.common_ancestor(found["LeftUpperLeg"], found["RightUpperLeg"]),
-            )
+    if "Hips" not in found and hierarchy.parents is not None and (
+            "LeftUpperLeg" in found and "RightUpperLeg" in found):
+        assign("Hips", hierarchy.common_ancestor(found["LeftUpperLeg"], found["RightUpperLeg"]))
     # "RootJoint" (GAMES-105) is the hips when nothing else is; Unreal's "root" sits above a
     # named pelvis, which has been taken by now.
     roots = [j for j, p in enumerate(parsed) if p.kind == naming.ROOT]
@@ -241,11 +222,8 @@ def _guess(hierarchy: Hierarchy) -> dict[str, int]:
         eyes = [j for j, p in enumerate(parsed) if p.kind == naming.EYE and sides[j] == side]
         assign(side + "Eye", _shallowest(hierarchy, eyes))
         for finger, finger_name in enumerate(FINGERS):
-            bones = [
-                j
-                for j, p in enumerate(parsed)
-                if p.kind == naming.FINGER and p.finger == finger and sides[j] == side
-            ]
+            bones = [j for j, p in enumerate(parsed)
+                     if p.kind == naming.FINGER and p.finger == finger and sides[j] == side]
             ordered = hierarchy.longest_chain(bones) if bones else []
             for segment, joint in zip(FINGER_SEGMENTS, ordered, strict=False):
                 assign(side + finger_name + segment, joint)
@@ -275,10 +253,7 @@ def _sides(
 
 
 def _lay_roles(
-    hierarchy: Hierarchy,
-    parsed: Sequence[ParsedName],
-    joints: Sequence[int],
-    roles: Sequence[str],
+    hierarchy: Hierarchy, parsed: Sequence[ParsedName], joints: Sequence[int], roles: Sequence[str],
     fit: Mapping[str, Mapping[str, int]],
 ) -> dict[str, int]:
     """Lay ``roles`` along the longest chain of ``joints`` at the offset the names fit best.
@@ -327,26 +302,16 @@ def _legs_from_shape(
         return
     leg_joints = {found[s + r] for s in SIDES for r in LEG_ROLES if s + r in found}
     for side, leg in legs_by_shape(hierarchy, exclude - leg_joints).items():
-        if side not in sides_without:
+        roles = dict(zip(LEG_ROLES, leg, strict=True))
+        if side not in sides_without or any(
+                j is not None and found.get(side + r) not in (None, j) for r, j in roles.items()):
             continue
-        if any(found.get(side + r) not in (None, j) for r, j in _leg_roles(leg).items()):
-            continue
-        for role, joint in _leg_roles(leg).items():
-            assign(side + role, joint)
-
-
-def _leg_roles(leg: ShapeLeg) -> dict[str, int]:
-    roles = {"UpperLeg": leg.upper, "LowerLeg": leg.lower, "Foot": leg.foot}
-    if leg.toes is not None:
-        roles["Toes"] = leg.toes
-    return roles
+        for role, joint in roles.items():
+            assign(side + role, joint)  # no toes (None) assigns nothing
 
 
 def _spine_neck_head(
-    hierarchy: Hierarchy,
-    parsed: Sequence[ParsedName],
-    found: dict[str, int],
-    taken: set[int],
+    hierarchy: Hierarchy, parsed: Sequence[ParsedName], found: dict[str, int], taken: set[int],
     assign: Assign,
 ) -> None:
     """Head, neck and the spine between them and the hips."""
@@ -368,24 +333,13 @@ def _spine_neck_head(
     top = neck if neck is not None else head
     hips = found.get("Hips")
     if hierarchy.parents is not None and hips is not None and top is not None:
-        spine = [
-            j
-            for j in hierarchy.path_between(hips, top)
-            if parsed[j].kind not in (naming.IGNORED,) and j not in taken
-        ]
+        spine = [j for j in hierarchy.path_between(hips, top)
+                 if parsed[j].kind != naming.IGNORED and j not in taken]
     else:
-        spine = [
-            j
-            for j in central
-            if parsed[j].kind == naming.SPINE and j not in taken and (top is None or j < top)
-        ]
-    for bone, joint in _spread_spine(spine).items():
+        spine = [j for j in central
+                 if parsed[j].kind == naming.SPINE and j not in taken and (top is None or j < top)]
+    # Spine joints bottom to top → Spine, Chest, UpperChest (first, middle, last when more).
+    if len(spine) > len(SPINE_BONES):
+        spine = [spine[0], spine[len(spine) // 2], spine[-1]]
+    for bone, joint in zip(SPINE_BONES, spine, strict=False):
         assign(bone, joint)
-
-
-def _spread_spine(spine: Sequence[int]) -> dict[str, int]:
-    """Spine joints bottom to top → Spine, Chest, UpperChest (first, middle, last when more)."""
-    count = len(spine)
-    if count <= len(SPINE_BONES):
-        return dict(zip(SPINE_BONES, spine, strict=False))
-    return {"Spine": spine[0], "Chest": spine[count // 2], "UpperChest": spine[-1]}

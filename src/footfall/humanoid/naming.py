@@ -52,109 +52,43 @@ _RIGHT = frozenset({"r", "right"})
 _UPPER = frozenset({"up", "upper", "u", "upp"})
 _LOWER_LEG = frozenset({"low", "lower", "lo"})
 _LOWER_ARM = frozenset({"low", "lower", "lo", "fore", "f"})
+# "leg" / "arm": the kind after an upper word, the lower words, the kind after one, alone.
+_LIMB_WORDS = {"leg": (UPPER_LEG, _LOWER_LEG, LOWER_LEG, LEG),
+               "arm": (UPPER_ARM, _LOWER_ARM, LOWER_ARM, ARM)}
 
-_FINGER_WORDS = {
-    "thumb": 0,
-    "index": 1,
-    "pointer": 1,
-    "middle": 2,
-    "ring": 3,
-    "pinky": 4,
-    "pinkie": 4,
-    "little": 4,
-}
+_FINGER_WORDS = {"thumb": 0, "index": 1, "pointer": 1, "middle": 2, "ring": 3, "pinky": 4,
+                 "pinkie": 4, "little": 4}
 
-_IGNORE_WORDS = frozenset(
-    {
-        "twist",
-        "roll",
-        "ik",
-        "fk",
-        "pole",
-        "target",
-        "end",
-        "nub",
-        "tip",
-        "top",
-        "site",
-        "helper",
-        "dummy",
-        "ctrl",
-        "control",
-        "null",
-        "share",
-        "prop",
-        "weapon",
-        "attach",
-        "socket",
-        "effector",
-        "goal",
-        "metacarpal",
-        "palm",
-        "carpal",
-        "ear",
-        "tail",
-        "hair",
-        "breast",
-        "bust",
-        "skirt",
-        "cloth",
-        "spring",
-        "corrective",
-        "aux",
-        "mch",
-        "loc",
-    }
-)
+_IGNORE_WORDS = frozenset({
+    "twist", "roll", "ik", "fk", "pole", "target", "end", "nub", "tip", "top", "site",
+    "helper", "dummy", "ctrl", "control", "null", "share", "prop", "weapon", "attach", "socket",
+    "effector", "goal", "metacarpal", "palm", "carpal", "ear", "tail", "hair", "breast", "bust",
+    "skirt", "cloth", "spring", "corrective", "aux", "mch", "loc",
+})
 
 _BODY_WORDS = {
-    "hips": HIPS,
-    "pelvis": HIPS,
+    "hips": HIPS, "pelvis": HIPS,
     "root": ROOT,
-    "spine": SPINE,
-    "back": SPINE,
-    "chest": SPINE,
-    "thorax": SPINE,
-    "abdomen": SPINE,
-    "ab": SPINE,
-    "abs": SPINE,
-    "torso": SPINE,
-    "waist": SPINE,
-    "belly": SPINE,
+    "spine": SPINE, "back": SPINE, "chest": SPINE, "thorax": SPINE, "abdomen": SPINE,
+    "ab": SPINE, "abs": SPINE, "torso": SPINE, "waist": SPINE, "belly": SPINE,
     "neck": NECK,
     "head": HEAD,
-    "thigh": UPPER_LEG,
-    "femur": UPPER_LEG,
-    "knee": LOWER_LEG,
-    "calf": LOWER_LEG,
-    "shin": LOWER_LEG,
-    "tibia": LOWER_LEG,
+    "thigh": UPPER_LEG, "femur": UPPER_LEG,
+    "knee": LOWER_LEG, "calf": LOWER_LEG, "shin": LOWER_LEG, "tibia": LOWER_LEG,
     "ankle": ANKLE,
     "foot": FOOT,
-    "toe": TOES,
-    "toes": TOES,
-    "ball": TOES,
-    "collar": CLAVICLE,
-    "clavicle": CLAVICLE,
-    "clav": CLAVICLE,
-    "shoulder": SHOULDER,
-    "shldr": SHOULDER,
+    "toe": TOES, "toes": TOES, "ball": TOES,
+    "collar": CLAVICLE, "clavicle": CLAVICLE, "clav": CLAVICLE,
+    "shoulder": SHOULDER, "shldr": SHOULDER,
     "humerus": UPPER_ARM,
-    "elbow": LOWER_ARM,
-    "forearm": LOWER_ARM,
+    "elbow": LOWER_ARM, "forearm": LOWER_ARM,
     "wrist": WRIST,
     "hand": HAND,
 }
 
 # Words used to re-split glued tokens ("lowerback", "lhand", "uplegl"); includes modifiers.
 _VOCABULARY = frozenset(
-    set(_BODY_WORDS)
-    | set(_FINGER_WORDS)
-    | _IGNORE_WORDS
-    | _LEFT
-    | _RIGHT
-    | _UPPER
-    | _LOWER_ARM
+    set(_BODY_WORDS) | set(_FINGER_WORDS) | _IGNORE_WORDS | _LEFT | _RIGHT | _UPPER | _LOWER_ARM
     | {"hip", "leg", "arm", "eye", "eyes", "jaw", "finger", "fingers", "base", "joint"}
 )
 
@@ -257,14 +191,9 @@ def _kind(words: list[str], side: str | None) -> tuple[str, int | None]:
     for position in range(len(words) - 1, -1, -1):
         word = words[position]
         before = words[position - 1] if position > 0 else ""
-        if word == "leg":
-            if before in _UPPER:
-                return UPPER_LEG, None
-            return (LOWER_LEG, None) if before in _LOWER_LEG else (LEG, None)
-        if word == "arm":
-            if before in _UPPER:
-                return UPPER_ARM, None
-            return (LOWER_ARM, None) if before in _LOWER_ARM else (ARM, None)
+        if word in _LIMB_WORDS:  # "leg" / "arm", told apart by the word before
+            upper, lower_words, lower, alone = _LIMB_WORDS[word]
+            return (upper if before in _UPPER else lower if before in lower_words else alone), None
         if word == "hip":
             return (HIP if side else HIPS), None
         if word in _BODY_WORDS:

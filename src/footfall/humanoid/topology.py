@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -76,11 +77,8 @@ class Hierarchy:
 
     def common_ancestor(self, a: int, b: int) -> int | None:
         """Deepest joint above both ``a`` and ``b`` (strictly above each), or ``None``."""
-        above_b = set(self.ancestors(b))
-        for joint in self.ancestors(a):
-            if joint in above_b:
-                return joint
-        return None
+        above_b = self._ancestor_sets[b]
+        return next((joint for joint in self._ancestor_lists[a] if joint in above_b), None)
 
     def path_between(self, top: int, bottom: int) -> list[int]:
         """Joints strictly between ``top`` and its descendant ``bottom``, top first."""
@@ -102,18 +100,16 @@ class Hierarchy:
         return best
 
 
-@dataclass(frozen=True)
-class ShapeLeg:
-    """A leg found from the rest pose alone: joint indices top to bottom, and its side."""
+class LegChain(NamedTuple):
+    """Joint indices of one leg: hip (thigh), knee, ankle and toe (``None`` when absent)."""
 
-    side: str
     upper: int
     lower: int
     foot: int
     toes: int | None
 
 
-def legs_by_shape(hierarchy: Hierarchy, exclude: Collection[int] = ()) -> dict[str, ShapeLeg]:
+def legs_by_shape(hierarchy: Hierarchy, exclude: Collection[int] = ()) -> dict[str, LegChain]:
     """Legs of an unnamed rig: the two branches that end lowest in the rest pose.
 
     Each branch from the joint where the two split must hold at least three joints; the thigh and
@@ -141,16 +137,13 @@ def legs_by_shape(hierarchy: Hierarchy, exclude: Collection[int] = ()) -> dict[s
             first_leg, second_leg = (_leg_on_branch(hierarchy, branch) for branch in branches)
             if first_leg is None or second_leg is None:
                 continue
-            left_first = rest[first_leg[2], 0] >= rest[second_leg[2], 0]
+            left_first = rest[first_leg.foot, 0] >= rest[second_leg.foot, 0]
             order = ("Left", "Right") if left_first else ("Right", "Left")
-            legs = (first_leg, second_leg)
-            return {side: ShapeLeg(side, *leg) for side, leg in zip(order, legs, strict=True)}
+            return dict(zip(order, (first_leg, second_leg), strict=True))
     return {}
 
 
-def _leg_on_branch(
-    hierarchy: Hierarchy, branch: list[int]
-) -> tuple[int, int, int, int | None] | None:
+def _leg_on_branch(hierarchy: Hierarchy, branch: list[int]) -> LegChain | None:
     if len(branch) < 3:
         return None
     rest = hierarchy.rest
@@ -163,4 +156,4 @@ def _leg_on_branch(
     if pairs[top] <= 0.0 or pairs[top] < 0.25 * height or drop < 0.5 * pairs[top]:
         return None
     toes = branch[top + 3] if top + 3 < len(branch) else None
-    return branch[top], branch[top + 1], branch[top + 2], toes
+    return LegChain(branch[top], branch[top + 1], branch[top + 2], toes)

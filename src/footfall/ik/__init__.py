@@ -12,11 +12,6 @@ from footfall.ik.planar import PlanarLegResult, leg_ik_planar
 from footfall.ik.two_bone import TwoBoneResult, reach_limits, solve_two_bone
 
 __all__ = [
-    "PlanarLegResult",
-    "TwoBoneResult",
-    "knee_from_source",
-    "leg_ik_planar",
-    "reach_limits",
-    "solve_limb",
-    "solve_two_bone",
+    "PlanarLegResult", "TwoBoneResult", "knee_from_source", "leg_ik_planar", "reach_limits",
+    "solve_limb", "solve_two_bone"
 ]

@@ -66,18 +66,6 @@ ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k 
 # --- scalar vector helpers (operations in the order of the former NumPy core) --------------
 
 
-
-
-
-
-
-
-
-
-
-
-
-
 @helper
 def _reject(a: Vec3, axis: Vec3) -> Vec3:
     """Part of ``a`` perpendicular to the unit ``axis``."""
@@ -121,10 +109,6 @@ def _any_perpendicular(axis: Vec3) -> Vec3:
     if length > TINY:
         return scale_s(rejected, 1.0 / length)
     return (0.0, 1.0, 0.0)
-
-
-
-
 
 
 # --- the two-bone core -----------------------------------------------------------------------

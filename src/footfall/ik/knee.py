@@ -19,29 +19,16 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
-from footfall.ik.two_bone import kernel_array
+from footfall.ik.two_bone import per_limb, point_rows
 
 
 def _shapes(named: dict[str, ArrayLike]) -> str:
     return ", ".join(f"{name} {np.shape(p)}" for name, p in named.items())
 
 
-def _flat(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
-    if value.ndim == 0:
-        return kernel_array(value, (1,))
-    return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
-
-
 def knee_from_source(
-    source_hip: ArrayLike,
-    source_knee: ArrayLike,
-    source_foot: ArrayLike,
-    target_hip: ArrayLike,
-    target_foot: ArrayLike,
-    upper_length: ArrayLike,
-    lower_length: ArrayLike,
-    *,
+    source_hip: ArrayLike, source_knee: ArrayLike, source_foot: ArrayLike, target_hip: ArrayLike,
+    target_foot: ArrayLike, upper_length: ArrayLike, lower_length: ArrayLike, *,
     max_reach: ArrayLike = 0.999,
 ) -> FloatArray:
     """Target knee position ``(..., 3)`` following the source limb's bend; all inputs broadcast.
@@ -61,8 +48,8 @@ def knee_from_source(
     points = [np.asarray(v, dtype=np.float64) for v in named.values()]
     scalars = [np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)]
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
-        raise SkeletonError(
-            f"knee_from_source: positions need shape (..., 3); got {_shapes(named)}")
+        raise SkeletonError(f"knee_from_source: positions need shape (..., 3); got "
+                            f"{_shapes(named)}")
     shape = points[0].shape[:-1]
     try:
         if not (all(p.shape[:-1] == shape for p in points)
@@ -70,14 +57,12 @@ def knee_from_source(
             shape = np.broadcast_shapes(*(p.shape[:-1] for p in points),
                                         *(s.shape for s in scalars))
     except ValueError:
-        raise SkeletonError(
-            f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, upper_length "
-            f"{scalars[0].shape}, lower_length {scalars[1].shape}, max_reach {scalars[2].shape}"
-        ) from None
+        raise SkeletonError(f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, "
+                            f"upper_length {scalars[0].shape}, lower_length {scalars[1].shape}, "
+                            f"max_reach {scalars[2].shape}") from None
     count = math.prod(shape)
-    rows = [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
-                         (count, 3)) for p in points]
-    upper, lower, reach = (_flat(s, shape) for s in scalars)
+    rows = point_rows(points, shape)
+    upper, lower, reach = (per_limb(s, shape) for s in scalars)
     knees = np.empty((*shape, 3))
     _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach,
                        knees.reshape(count, 3))

@@ -9,7 +9,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik.two_bone import TwoBoneResult, solve_two_bone
-from footfall.skeleton import forward_kinematics
+from footfall.skeleton import FKPlan, forward_kinematics
 
 
 def _path(parents: np.ndarray, ancestor: int, joint: int, what: str) -> list[int]:
@@ -18,9 +18,8 @@ def _path(parents: np.ndarray, ancestor: int, joint: int, what: str) -> list[int
     j = int(parents[joint])
     while j != ancestor:
         if j < 0:
-            raise SkeletonError(
-                f"solve_limb: chain {what} joint {ancestor} is not an ancestor of joint {joint}"
-            )
+            raise SkeletonError(f"solve_limb: chain {what} joint {ancestor} is not an ancestor "
+                                f"of joint {joint}")
         path.append(j)
         j = int(parents[j])
     path.append(ancestor)
@@ -28,18 +27,10 @@ def _path(parents: np.ndarray, ancestor: int, joint: int, what: str) -> list[int
 
 
 def solve_limb(
-    parents: ArrayLike,
-    rotations: ArrayLike,
-    translations: ArrayLike,
-    chain: tuple[int, int, int],
-    target: ArrayLike,
-    pole: ArrayLike | None = None,
-    *,
-    target_rotation: ArrayLike | None = None,
-    position_weight: ArrayLike = 1.0,
-    rotation_weight: ArrayLike = 1.0,
-    pole_weight: ArrayLike = 1.0,
-    max_reach: ArrayLike = 0.999,
+    parents: ArrayLike, rotations: ArrayLike, translations: ArrayLike, chain: tuple[int, int, int],
+    target: ArrayLike, pole: ArrayLike | None = None, *, target_rotation: ArrayLike | None = None,
+    position_weight: ArrayLike = 1.0, rotation_weight: ArrayLike = 1.0,
+    pole_weight: ArrayLike = 1.0, max_reach: ArrayLike = 0.999,
 ) -> tuple[FloatArray, TwoBoneResult]:
     """Solve one limb of a posed skeleton and return its new local rotations.
 
@@ -63,35 +54,23 @@ def solve_limb(
     rotations = np.asarray(rotations, dtype=np.float64)
     translations = np.asarray(translations, dtype=np.float64)
     joint_count = parents.shape[0] if parents.ndim == 1 else -1
-    if (
-        joint_count < 0
-        or rotations.shape[-2:] != (joint_count, 4)
-        or translations.shape[-2:] != (joint_count, 3)
-    ):
-        raise SkeletonError(
-            f"solve_limb: expected parents (J,), rotations (..., J, 4), translations (..., J, 3); "
-            f"got {parents.shape}, {rotations.shape}, {translations.shape}"
-        )
+    if joint_count < 0 or rotations.shape[-2:] != (joint_count, 4) or (
+            translations.shape[-2:] != (joint_count, 3)):
+        raise SkeletonError(f"solve_limb: expected parents (J,), rotations (..., J, 4), "
+                            f"translations (..., J, 3); got {parents.shape}, {rotations.shape}, "
+                            f"{translations.shape}")
     if len(chain) != 3 or any(not 0 <= int(j) < joint_count for j in chain):
-        raise SkeletonError(
-            f"solve_limb: chain must be three joint indices in [0, {joint_count}), got {chain}"
-        )
+        raise SkeletonError(f"solve_limb: chain must be three joint indices in [0, {joint_count}), "
+                            f"got {chain}")
     root, mid, tip = (int(j) for j in chain)
     upper_path = _path(parents, root, mid, "root")
     lower_path = _path(parents, mid, tip, "mid")
 
     global_rot, global_pos = forward_kinematics(parents, rotations, translations)
     result = solve_two_bone(
-        global_pos[..., root, :],
-        global_pos[..., mid, :],
-        global_pos[..., tip, :],
-        target,
-        pole,
-        target_rotation=target_rotation,
-        tip_rotation=global_rot[..., tip, :],
-        position_weight=position_weight,
-        rotation_weight=rotation_weight,
-        pole_weight=pole_weight,
+        global_pos[..., root, :], global_pos[..., mid, :], global_pos[..., tip, :], target, pole,
+        target_rotation=target_rotation, tip_rotation=global_rot[..., tip, :],
+        position_weight=position_weight, rotation_weight=rotation_weight, pole_weight=pole_weight,
         max_reach=max_reach,
     )
     shape = result.mid.shape[:-1]
@@ -102,10 +81,6 @@ def solve_limb(
             new_global[..., j, :] = quat.mul(delta, new_global[..., j, :])
     if result.tip_rotation is not None:
         new_global[..., tip, :] = result.tip_rotation
-    for j in (*upper_path, *lower_path, tip):
-        parent = int(parents[j])
-        if parent < 0:
-            new_local[..., j, :] = new_global[..., j, :]
-        else:
-            new_local[..., j, :] = quat.inv_mul(new_global[..., parent, :], new_global[..., j, :])
+    moved = [*upper_path, *lower_path, tip]
+    new_local[..., moved, :] = FKPlan(parents).local_rotations(new_global)[..., moved, :]
     return new_local, result

@@ -38,15 +38,8 @@ class PlanarLegResult:
 
 
 def leg_ik_planar(
-    hip_y: ArrayLike,
-    forward: ArrayLike,
-    target_y: ArrayLike,
-    slope: ArrayLike,
-    thigh: ArrayLike,
-    shin: ArrayLike,
-    *,
-    min_reach: float = 0.05,
-    max_reach: float = 0.999,
+    hip_y: ArrayLike, forward: ArrayLike, target_y: ArrayLike, slope: ArrayLike, thigh: ArrayLike,
+    shin: ArrayLike, *, min_reach: float = 0.05, max_reach: float = 0.999,
 ) -> PlanarLegResult:
     """Seed 000's side-view leg IK by the law of cosines; every argument broadcasts.
 
@@ -78,9 +71,5 @@ def leg_ik_planar(
     knee_inner = np.arccos(np.clip(cos_knee, -1.0, 1.0))
     thigh_angle = -(toward_target + hip_inner)
     shin_angle = np.pi - knee_inner
-    return PlanarLegResult(
-        thigh_angle=thigh_angle,
-        shin_angle=shin_angle,
-        foot_angle=-slope - thigh_angle - shin_angle,
-        residual=distance - reach,
-    )
+    return PlanarLegResult(thigh_angle=thigh_angle, shin_angle=shin_angle,
+                           foot_angle=-slope - thigh_angle - shin_angle, residual=distance - reach)

@@ -61,10 +61,8 @@ def reach_limits(
 ) -> tuple[FloatArray, FloatArray]:
     """Shortest and longest root→tip distance ``(...)`` the solver allows, metres (the
     kernel's own :func:`~footfall.ik._kernel.reach_limits_s`, broadcast)."""
-    shortest, longest = _kernel.reach_limits_gufunc()(
-        np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
-        np.asarray(max_reach, dtype=np.float64))
-    return shortest, longest
+    return _kernel.reach_limits_gufunc()(
+        *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)))
 
 
 def root_angle(
@@ -76,30 +74,27 @@ def root_angle(
     :func:`reach_limits`); the sine is ≥ 0. The kernel's own
     :func:`~footfall.ik._kernel.root_angle_s`, broadcast.
     """
-    cosine, sine = _kernel.root_angle_gufunc()(
-        np.asarray(upper_length, dtype=np.float64), np.asarray(lower_length, dtype=np.float64),
-        np.asarray(reach, dtype=np.float64))
-    return cosine, sine
+    return _kernel.root_angle_gufunc()(
+        *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, reach)))
 
 
 def _batch_shape(
-    named: dict[str, ArrayLike | None],
-    points: list[FloatArray],
-    scalars: list[FloatArray],
-    rotations: list[np.ndarray],
-    rotation_weight_shape: tuple[int, ...],
+    named: dict[str, ArrayLike | None], points: list[FloatArray], scalars: list[FloatArray],
+    rotations: list[np.ndarray], rotation_weight_shape: tuple[int, ...],
 ) -> tuple[int, ...]:
     """Common batch shape of every input; raises :class:`SkeletonError` naming bad shapes."""
     full = points[0].shape
-    if full and full[-1] == 3 and not rotations and not rotation_weight_shape:
-        first = full[:-1]  # the usual call: equal point shapes, weights () or the batch shape
+    if full and full[-1] == 3 and not rotation_weight_shape:
+        first = full[:-1]  # the usual call: equal shapes, weights () or the batch shape
         usual = True
         for p in points:
             usual = usual and p.shape == full
         for s in scalars:
             usual = usual and (s.ndim == 0 or s.shape == first)
+        for q in rotations:
+            usual = usual and q.shape == (*first, 4)
         if usual:
-            return first
+            return first  # nothing to broadcast
 
     def shapes() -> str:  # built only for an error message
         return ", ".join(
@@ -107,30 +102,17 @@ def _batch_shape(
         )
 
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points) or any(
-        q.ndim < 1 or q.shape[-1] != 4 for q in rotations
-    ):
+            q.ndim < 1 or q.shape[-1] != 4 for q in rotations):
         raise SkeletonError(f"solve_two_bone: positions need shape (..., 3), rotations "
                             f"(..., 4); got {shapes()}")
-    first = points[0].shape[:-1]
-    if (
-        all(p.shape[:-1] == first for p in points)
-        and all(s.ndim == 0 or s.shape == first for s in scalars)
-        and all(q.shape[:-1] == first for q in rotations)
-        and rotation_weight_shape == ()
-    ):
-        return first  # the usual call: nothing to broadcast
     try:
         return np.broadcast_shapes(
-            *(p.shape[:-1] for p in points),
-            *(s.shape for s in scalars),
-            *(q.shape[:-1] for q in rotations),
-            rotation_weight_shape,
+            *(p.shape[:-1] for p in points), *(s.shape for s in scalars),
+            *(q.shape[:-1] for q in rotations), rotation_weight_shape,
         )
     except ValueError:
         raise SkeletonError(f"solve_two_bone: input batch shapes do not broadcast: {shapes()}, "
                             f"weights {[s.shape for s in scalars]}") from None
-
-
 
 
 def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
@@ -140,19 +122,23 @@ def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
     return array if array.flags.writeable else array.copy()
 
 
-def _rows(points: list[FloatArray], shape: tuple[int, ...], count: int) -> list[FloatArray]:
+def point_rows(points: list[FloatArray], shape: tuple[int, ...]) -> list[FloatArray]:
     """Each point array broadcast to ``shape`` as a kernel ``(count, 3)`` array."""
+    count = math.prod(shape)
     return [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
                          (count, 3)) for p in points]
 
 
-def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A weight as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
-    if given is _DEFAULT:
-        return _ONE
+def per_limb(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
     if value.ndim == 0:
         return kernel_array(value, (1,))
     return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
+
+
+def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
+    """A weight as a kernel array (:func:`per_limb`), the default one shared."""
+    return _ONE if given is _DEFAULT else per_limb(value, shape)
 
 
 def _finite(value: ArrayLike) -> bool:
@@ -186,17 +172,10 @@ _DEFAULT = 1.0  # the default weight (identity tested: per-frame calls save a co
 
 
 def solve_two_bone(
-    root: ArrayLike,
-    mid: ArrayLike,
-    tip: ArrayLike,
-    target: ArrayLike,
-    pole: ArrayLike | None = None,
-    *,
-    target_rotation: ArrayLike | None = None,
-    tip_rotation: ArrayLike | None = None,
-    position_weight: ArrayLike = _DEFAULT,
-    rotation_weight: ArrayLike = _DEFAULT,
-    pole_weight: ArrayLike = _DEFAULT,
+    root: ArrayLike, mid: ArrayLike, tip: ArrayLike, target: ArrayLike,
+    pole: ArrayLike | None = None, *, target_rotation: ArrayLike | None = None,
+    tip_rotation: ArrayLike | None = None, position_weight: ArrayLike = _DEFAULT,
+    rotation_weight: ArrayLike = _DEFAULT, pole_weight: ArrayLike = _DEFAULT,
     max_reach: ArrayLike = 0.999,
 ) -> TwoBoneResult:
     """Bend a two-bone limb so its tip reaches ``target``; every input broadcasts.
@@ -232,7 +211,7 @@ def solve_two_bone(
     rotations = [np.asarray(q) for q in (target_rotation, tip_rotation) if q is not None]
     shape = _batch_shape(named, points, scalars, rotations, np.shape(rotation_weight))
     count = math.prod(shape)
-    rows = _rows(points, shape, count)
+    rows = point_rows(points, shape)
     mid_, tip_, residual = np.empty((count, 3)), np.empty((count, 3)), np.empty(count)
     clamped, upper, lower = np.empty(count, dtype=bool), np.empty((count, 4)), np.empty((count, 4))
     bad = _kernel.solve_batch(
@@ -247,20 +226,14 @@ def solve_two_bone(
                                     upper.reshape(*shape, 4), lower.reshape(*shape, 4))
         residual, clamped = residual.reshape(shape), clamped.reshape(shape)
     return TwoBoneResult(
-        mid=mid_,
-        tip=tip_,
-        residual=residual,
-        clamped=clamped,
-        upper_rotation=upper,
+        mid=mid_, tip=tip_, residual=residual, clamped=clamped, upper_rotation=upper,
         lower_rotation=lower,
         tip_rotation=_end_rotation(target_rotation, tip_rotation, rotation_weight, shape),
     )
 
 
 def _end_rotation(
-    target_rotation: ArrayLike | None,
-    tip_rotation: ArrayLike | None,
-    rotation_weight: ArrayLike,
+    target_rotation: ArrayLike | None, tip_rotation: ArrayLike | None, rotation_weight: ArrayLike,
     shape: tuple[int, ...],
 ) -> FloatArray | None:
     """End joint world rotation ``(..., 4)`` blended from ``tip_rotation`` toward the target."""
@@ -270,10 +243,8 @@ def _end_rotation(
     weight = np.clip(np.asarray(rotation_weight, dtype=np.float64), 0.0, 1.0)
     if tip_rotation is None:
         if np.any(weight != 1.0):
-            raise SkeletonError(
-                "solve_two_bone: rotation_weight < 1 needs tip_rotation (the end joint's "
-                "current world rotation) to blend from"
-            )
+            raise SkeletonError("solve_two_bone: rotation_weight < 1 needs tip_rotation (the end "
+                                "joint's current world rotation) to blend from")
         return goal
     current = quat.normalize(np.broadcast_to(np.asarray(tip_rotation, np.float64), (*shape, 4)))
     return quat.slerp(current, goal, np.broadcast_to(weight, shape))
