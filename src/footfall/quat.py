@@ -370,6 +370,22 @@ def cross_s(a: Vec3, b: Vec3) -> Vec3:
 
 
 @helper
+def min_nan(a: float, b: float) -> float:
+    """``np.minimum`` of two floats: NaN if either is NaN (compiled kernels)."""
+    if a != a or b != b:
+        return a + b
+    return a if a <= b else b
+
+
+@helper
+def max_nan(a: float, b: float) -> float:
+    """``np.maximum`` of two floats: NaN if either is NaN (compiled kernels)."""
+    if a != a or b != b:
+        return a + b
+    return a if a >= b else b
+
+
+@helper
 def norm_s(a: Vec3) -> float:
     """Length of an ``(x, y, z)`` tuple (compiled kernels)."""
     return math.sqrt(dot_s(a, a))

@@ -19,8 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import FloatArray, kernel_rows
-from footfall.grounding.pelvis import max_nan
 from footfall.jit import helper, kernel
+from footfall.quat import max_nan
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource

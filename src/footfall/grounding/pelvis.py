@@ -21,23 +21,8 @@ from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, kernel_rows
 from footfall.jit import inlined, kernel
-from footfall.quat import Vec3
-
-
-@inlined
-def min_nan(a: float, b: float) -> float:
-    """``np.minimum`` of two floats: NaN if either is NaN (compiled kernels)."""
-    if a != a or b != b:
-        return math.nan
-    return a if a <= b else b
-
-
-@inlined
-def max_nan(a: float, b: float) -> float:
-    """``np.maximum`` of two floats: NaN if either is NaN (compiled kernels)."""
-    if a != a or b != b:
-        return math.nan
-    return a if a >= b else b
+from footfall.quat import Vec3, max_nan
+from footfall.quat import min_nan as min_nan  # re-exported for footfall.gait.stepping
 
 
 @inlined

@@ -25,9 +25,9 @@ import numpy as np
 from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.grounding.foot_align import align_rotation_s, ankle_lift_s, heading_s, slope_angles_s
 from footfall.grounding.footsteps import smoothstep_s, swing_height_s
-from footfall.grounding.pelvis import follow_s, max_nan, min_nan, reach_limit_s
+from footfall.grounding.pelvis import follow_s, reach_limit_s
 from footfall.jit import kernel
-from footfall.quat import inv_s, mul_s, rotate_s
+from footfall.quat import inv_s, max_nan, min_nan, mul_s, rotate_s
 
 # Stand-ins for absent optional inputs (writable: read-only arrays compile another version).
 NONE1 = np.zeros(1)

@@ -44,6 +44,8 @@ from footfall.quat import (
     cross_s,
     dot_s,
     inv_s,
+    max_nan,
+    min_nan,
     mul_s,
     norm_s,
     rotate_s,
@@ -70,22 +72,6 @@ ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k 
 def _reject(a: Vec3, axis: Vec3) -> Vec3:
     """Part of ``a`` perpendicular to the unit ``axis``."""
     return sub_s(a, scale_s(axis, dot_s(a, axis)))
-
-
-@helper
-def _minimum(a: float, b: float) -> float:
-    """``np.minimum`` on two floats (NaN propagates)."""
-    if a != a or b != b:
-        return a + b
-    return a if a <= b else b
-
-
-@helper
-def _maximum(a: float, b: float) -> float:
-    """``np.maximum`` on two floats (NaN propagates)."""
-    if a != a or b != b:
-        return a + b
-    return a if a >= b else b
 
 
 @helper
@@ -121,7 +107,7 @@ def reach_limits_s(
     """Shortest and longest root→tip distance the solver allows, metres."""
     total = upper_length + lower_length
     shortest = abs(upper_length - lower_length) + MIN_REACH_SLACK * total
-    return shortest, _maximum(max_reach * total, shortest)
+    return shortest, max_nan(max_reach * total, shortest)
 
 
 @helper
@@ -130,7 +116,7 @@ def root_angle_s(upper_length: float, lower_length: float, reach: float) -> tupl
     (law of cosines for the triangle L1, L2, ``reach``)."""
     cosine = (upper_length * upper_length + reach * reach - lower_length * lower_length) / max(
         2.0 * upper_length * reach, TINY)
-    cosine = _minimum(_maximum(cosine, -1.0), 1.0)
+    cosine = min_nan(max_nan(cosine, -1.0), 1.0)
     return cosine, math.sqrt(1.0 - cosine * cosine)
 
 
@@ -313,7 +299,7 @@ def solve_one(
     else:
         direction = _old_direction(root, tip, upper, upper_length)
     shortest, longest = reach_limits_s(upper_length, lower_length, max_reach)
-    reach = _minimum(_maximum(distance, shortest), longest)
+    reach = min_nan(max_nan(distance, shortest), longest)
 
     # Which way the middle joint sticks out.
     old_cross = cross_s(upper, lower)
@@ -475,7 +461,7 @@ def knee_one(
 
     # Along part scaled by the limb-length ratio; perpendicular part turned onto the new line.
     source_limb = norm_s(knee_offset) + norm_s(sub_s(foot, knee))
-    ratio = (upper_length + lower_length) / _maximum(source_limb, TINY)
+    ratio = (upper_length + lower_length) / max_nan(source_limb, TINY)
     along = dot_s(knee_offset, source_direction) * ratio
     turn = between_s(source_direction, goal_direction)
     across = scale_s(rotate_s(turn, _reject(knee_offset, source_direction)), ratio)
@@ -486,7 +472,7 @@ def knee_one(
     length = norm_s(side)
     bend = scale_s(side, 1.0 / length) if length > TINY else _any_perpendicular(goal_direction)
     shortest, longest = reach_limits_s(upper_length, lower_length, max_reach)
-    reach = _minimum(_maximum(goal_distance, shortest), longest)
+    reach = min_nan(max_nan(goal_distance, shortest), longest)
     cos_root, sin_root = root_angle_s(upper_length, lower_length, reach)
     upper_axis = add_s(scale_s(goal_direction, cos_root), scale_s(bend, sin_root))
     return add_s(goal_hip, scale_s(upper_axis, upper_length))
