@@ -142,16 +142,13 @@ def _fk_kernel(order: NDArray[np.int64], parents: NDArray[np.int64], rotations: 
                           out_rotations[b, p, 2], out_rotations[b, p, 3])
                 world = mul_s(parent, (rotations[rb, j, 0], rotations[rb, j, 1],
                                        rotations[rb, j, 2], rotations[rb, j, 3]))
-                out_rotations[b, j, 0] = world[0]
-                out_rotations[b, j, 1] = world[1]
-                out_rotations[b, j, 2] = world[2]
-                out_rotations[b, j, 3] = world[3]
+                for c in range(4):
+                    out_rotations[b, j, c] = world[c]
             if mode != 1:
                 step = rotate_s(parent, (translations[tb, j, 0], translations[tb, j, 1],
                                          translations[tb, j, 2]))
-                out_positions[b, j, 0] = out_positions[b, p, 0] + step[0]
-                out_positions[b, j, 1] = out_positions[b, p, 1] + step[1]
-                out_positions[b, j, 2] = out_positions[b, p, 2] + step[2]
+                for c in range(3):
+                    out_positions[b, j, c] = out_positions[b, p, c] + step[c]
 
 
 _NONE = np.empty((1, 1, 4))  # stands in for an array a mode does not read or write

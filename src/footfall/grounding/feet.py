@@ -14,9 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from footfall import quat
 from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.errors import SkeletonError
-from footfall.skeleton import Skeleton
+from footfall.skeleton import Skeleton, forward_kinematics
 
 HEEL_RATIO = 0.04 / 0.13
 SIDES = ("left", "right")
@@ -115,9 +116,7 @@ def standing_rest(skeleton: Skeleton, legs: tuple[Leg, Leg]) -> tuple[FloatArray
     """World rotations ``(J, 4)`` and positions ``(J, 3)`` of the rest pose standing up: turned
     at the roots by :func:`rest_turn` where it lies down (a Z-up file's offsets stand up only
     through its root rotation), as it is otherwise."""
-    from footfall import quat
     from footfall.humanoid import upright_pose
-    from footfall.skeleton import forward_kinematics
 
     pose = upright_pose(skeleton, _hips_and_feet(skeleton, legs),
                         quat.identity((skeleton.joint_count,)))
@@ -130,8 +129,6 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
     ``legs``, on the rest pose stood up (:func:`standing_rest`), the sole then expressed in the
     foot joint's frame, and a stub foot (no toe ahead of the ankle) is a point sole under the
     ankle facing the body's way."""
-    from footfall import quat
-
     if legs is None:
         rest, turns = skeleton.rest_positions(), None
     else:
@@ -232,8 +229,6 @@ def foot_model_from_motion(
     at floor level along the foot's horizontal direction, and is stored in the foot joint's
     frame.
     """
-    from footfall import quat
-
     tips = _toe_tips(skeleton, leg)
     ankle = global_positions[:, leg.foot]
     tip_points = np.stack(

@@ -235,9 +235,8 @@ def tread_snap_shift(
     back_edge = -(behind - 0.5) * spacing
     has_front = ahead <= half
     has_back = behind <= half
-    heel_back = np.broadcast_to(np.asarray(heel_back, dtype=np.float64), (count,))
-    toe_forward = np.broadcast_to(np.asarray(toe_forward, dtype=np.float64), (count,))
-    margin = np.broadcast_to(np.asarray(margin, dtype=np.float64), (count,))
+    heel_back, toe_forward, margin = (np.broadcast_to(np.asarray(v, dtype=np.float64), (count,))
+                                      for v in (heel_back, toe_forward, margin))
     low = back_edge + margin + heel_back  # the ankle may go from low …
     high = front_edge - margin - toe_forward  # … to high without the sole nearing an edge
     near_back = has_back & (low > 0.0)

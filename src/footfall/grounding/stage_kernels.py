@@ -322,11 +322,9 @@ def sole_report(sole: FloatArray, hit: BoolArray, point: FloatArray, offset: Flo
             ground = point[n, f, 1] if hit[n, f] else offset[n, f]
             under[n, f] = ground
             sole_gap[n, f] = sole[n, f, 1] - ground
-            ray_hit[n, f, 0] = sole[n, f, 0]
+            for c in (0, 2):
+                ray_hit[n, f, c] = ray_origin[n, f, c] = sole[n, f, c]
             ray_hit[n, f, 1] = ground
-            ray_hit[n, f, 2] = sole[n, f, 2]
-            ray_origin[n, f, 0] = sole[n, f, 0]
             ray_origin[n, f, 1] = target[n, f, 1] + 1.5 * leg_length[f]
-            ray_origin[n, f, 2] = sole[n, f, 2]
             pitch[n, f] = angles[n, f, 0] if on else 0.0
             roll[n, f] = angles[n, f, 1] if on else 0.0

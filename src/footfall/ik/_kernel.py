@@ -131,22 +131,14 @@ def _root_angle_core(upper_length: float, lower_length: float, reach: float,
 
 
 @functools.cache
-def reach_limits_gufunc() -> np.ufunc:
-    """:func:`reach_limits_s` over NumPy arrays (``footfall.ik.reach_limits``): a gufunc
-    ``(),(),()->(),()`` of float64, compiled on first use (no command's kernels need it, and
-    an eager ``guvectorize`` would compile it on every import of ``footfall.ik``)."""
+def gufunc(name: str) -> np.ufunc:
+    """``reach_limits_s`` or ``root_angle_s`` (``name``) over NumPy arrays: a gufunc
+    ``(),(),()->(),()`` of float64, compiled on first use (no command's kernels need them, and
+    an eager ``guvectorize`` would compile them on every import of ``footfall.ik``)."""
+    core = {"reach_limits": _reach_limits_core, "root_angle": _root_angle_core}[name]
     return numba.guvectorize(  # type: ignore[no-any-return]
         ["void(float64, float64, float64, float64[:], float64[:])"], "(),(),()->(),()",
-        cache=True)(_reach_limits_core)
-
-
-@functools.cache
-def root_angle_gufunc() -> np.ufunc:
-    """:func:`root_angle_s` over NumPy arrays (``footfall.ik.two_bone.root_angle``), built on
-    first use like :func:`reach_limits_gufunc`."""
-    return numba.guvectorize(  # type: ignore[no-any-return]
-        ["void(float64, float64, float64, float64[:], float64[:])"], "(),(),()->(),()",
-        cache=True)(_root_angle_core)
+        cache=True)(core)
 
 
 @helper
@@ -444,14 +436,7 @@ def knee_one(
 ) -> Vec3:
     """Seed 001's knee from a source limb (see :func:`footfall.ik.knee_from_source`)."""
     knee_offset = sub_s(knee, hip)
-    source_axis = sub_s(foot, hip)
-    length = norm_s(source_axis)
-    if length > TINY:
-        source_direction = scale_s(source_axis, 1.0 / length)
-    else:
-        length = norm_s(knee_offset)
-        source_direction = (scale_s(knee_offset, 1.0 / length) if length > TINY
-                            else (0.0, -1.0, 0.0))
+    source_direction = _old_direction(hip, foot, knee_offset, norm_s(knee_offset))
     goal_axis = sub_s(goal_foot, goal_hip)
     goal_distance = norm_s(goal_axis)
     if goal_distance > TINY:

@@ -19,11 +19,7 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
-from footfall.ik.two_bone import per_limb, point_rows
-
-
-def _shapes(named: dict[str, ArrayLike]) -> str:
-    return ", ".join(f"{name} {np.shape(p)}" for name, p in named.items())
+from footfall.ik.two_bone import input_shapes, per_limb, point_rows
 
 
 def knee_from_source(
@@ -49,7 +45,7 @@ def knee_from_source(
     scalars = [np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)]
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points):
         raise SkeletonError(f"knee_from_source: positions need shape (..., 3); got "
-                            f"{_shapes(named)}")
+                            f"{input_shapes(named)}")
     shape = points[0].shape[:-1]
     try:
         if not (all(p.shape[:-1] == shape for p in points)
@@ -57,7 +53,8 @@ def knee_from_source(
             shape = np.broadcast_shapes(*(p.shape[:-1] for p in points),
                                         *(s.shape for s in scalars))
     except ValueError:
-        raise SkeletonError(f"knee_from_source: batch shapes do not broadcast: {_shapes(named)}, "
+        raise SkeletonError(f"knee_from_source: batch shapes do not broadcast: "
+                            f"{input_shapes(named)}, "
                             f"upper_length {scalars[0].shape}, lower_length {scalars[1].shape}, "
                             f"max_reach {scalars[2].shape}") from None
     count = math.prod(shape)

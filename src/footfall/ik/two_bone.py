@@ -14,6 +14,7 @@ flattens the inputs, calls it once and shapes the named results.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,7 +62,7 @@ def reach_limits(
 ) -> tuple[FloatArray, FloatArray]:
     """Shortest and longest root→tip distance ``(...)`` the solver allows, metres (the
     kernel's own :func:`~footfall.ik._kernel.reach_limits_s`, broadcast)."""
-    return _kernel.reach_limits_gufunc()(
+    return _kernel.gufunc("reach_limits")(
         *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, max_reach)))
 
 
@@ -74,7 +75,7 @@ def root_angle(
     :func:`reach_limits`); the sine is ≥ 0. The kernel's own
     :func:`~footfall.ik._kernel.root_angle_s`, broadcast.
     """
-    return _kernel.root_angle_gufunc()(
+    return _kernel.gufunc("root_angle")(
         *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, reach)))
 
 
@@ -96,23 +97,25 @@ def _batch_shape(
         if usual:
             return first  # nothing to broadcast
 
-    def shapes() -> str:  # built only for an error message
-        return ", ".join(
-            f"{name} {np.shape(value)}" for name, value in named.items() if value is not None
-        )
-
     if any(p.ndim < 1 or p.shape[-1] != 3 for p in points) or any(
             q.ndim < 1 or q.shape[-1] != 4 for q in rotations):
         raise SkeletonError(f"solve_two_bone: positions need shape (..., 3), rotations "
-                            f"(..., 4); got {shapes()}")
+                            f"(..., 4); got {input_shapes(named)}")
     try:
         return np.broadcast_shapes(
             *(p.shape[:-1] for p in points), *(s.shape for s in scalars),
             *(q.shape[:-1] for q in rotations), rotation_weight_shape,
         )
     except ValueError:
-        raise SkeletonError(f"solve_two_bone: input batch shapes do not broadcast: {shapes()}, "
+        raise SkeletonError(f"solve_two_bone: input batch shapes do not broadcast: "
+                            f"{input_shapes(named)}, "
                             f"weights {[s.shape for s in scalars]}") from None
+
+
+def input_shapes(named: Mapping[str, ArrayLike | None]) -> str:
+    """``"name (shape), ..."`` of the given inputs, for error messages."""
+    return ", ".join(f"{name} {np.shape(value)}" for name, value in named.items()
+                     if value is not None)
 
 
 def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
