@@ -1,28 +1,20 @@
 """How footfall's numba code is compiled: kernels called from Python, helpers called by them.
 
-- :func:`kernel`: a loop that Python code calls with arrays (the FK, IK, ray, stage and
-  retargeter loops): ``numba.njit(cache=True, no_cfunc_wrapper=True, **options)``. Compiled
-  on its first call, its machine code cached on disk; no C-callable wrapper (only a function
-  passed as a value to other compiled code needs one).
-- :func:`helper`: a scalar form the kernels are written with (``quat.mul_s``,
-  ``foot_align.slope_angles_s`` …): compiled once per argument types, without the CPython
-  wrapper (argument unboxing, result boxing) or the C wrapper, with NumPy's error model, and
-  inlined by LLVM (``forceinline``) when it optimises each kernel calling it; its machine code
-  is cached inside those kernels. Called from Python it is its own Python function: the same
-  operations in the same order on Python floats, so the same results (only a division by
-  zero raises there instead of giving inf or NaN), and the cheaper call for a few numbers (as in
-  the live retargeter).
+- :func:`kernel`: a loop that Python code calls with arrays: ``numba.njit(cache=True,
+  no_cfunc_wrapper=True, **options)``, its machine code cached on disk; no C-callable wrapper
+  (only a function passed as a value to other compiled code needs one).
+- :func:`helper`: a scalar form the kernels are written with (``quat.mul_s`` …): compiled once
+  per argument types, without the CPython or C wrapper, with NumPy's error model, and inlined
+  by LLVM (``forceinline``) into each kernel calling it. Called from Python it is its own
+  Python function: the same operations in the same order, so the same results (only a
+  division by zero raises there instead of giving inf or NaN).
 - :func:`inlined`: copied into each kernel calling it at numba's IR level, where LLVM's
-  inlining of a helper measured slower: the IK core (one call site; 5–10 % at 1,000 legs) and
-  the pelvis helpers (15–20 % of the pelvis stage). Each call site copies and retypes it.
+  inlining of a helper measured slower (the IK core, the pelvis helpers).
 
-Why (issue 14, first run ≤ 10 s): on an empty numba cache the time goes to numba's front end
-(typing, lowering to LLVM IR, wrappers) more than to LLVM. Before, every ``njit`` helper got
-CPython and C wrappers it never used, and every ``inline="always"`` call site copied, re-ran
-the untyped passes on and retyped the helper's IR (a third of the IK kernel's compile). A
-``register_jitable`` helper would avoid the wrappers, but numba keys its compiled versions by
-the calling function's flags (the quaternion product was compiled five times); a dispatcher
-compiles once per argument types. Figures: docs/benchmarks.md, section "2026-12-02 compile".
+Why: on an empty numba cache the time goes to numba's front end (typing, lowering, wrappers)
+more than to LLVM. Unused wrappers and IR-level copies at every call site cost that time; a
+``register_jitable`` helper is compiled again for every caller's flags, a dispatcher once per
+argument types. Figures: docs/benchmarks.md, section "2026-12-02 compile".
 """
 
 from __future__ import annotations

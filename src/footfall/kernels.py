@@ -1,19 +1,14 @@
 """The compiled kernels (numba) made ready before a command's real work.
 
-The forward kinematics, the two-bone IK, the ray kernels, the grounding stages (the stepping
-walker's flat pose, the pipeline's per-foot stages) and the retargeter's limb stages are compiled
-on the first run after installing (seconds of CPU each, the IK the most) and loaded from
-numba's cache afterwards (well under a second). :func:`prepare` calls the ones a command uses
-once on a tiny input, so that cost comes first — with a notice when it takes a while — instead of
-as an unexplained pause inside the command (before the demo's URL, in the middle of a live
-stream's first frame).
+The kernels compile on the first run after installing (seconds of CPU each) and load from
+numba's cache afterwards. :func:`prepare` calls the ones a command uses once on a tiny input, so
+that cost comes first, with a notice, instead of as an unexplained pause inside the command.
 
 Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (downward terrain rays
-and the stepping walker's grounding stages: what the demo runs), ``"clip"`` (the row loops that
-grounding a clip and the procedural walker add: slope angles, sole tilt, pelvis reach limit),
-``"retarget"`` (the retargeter's limb and weight stages, the knee copy). A command names the
-groups it uses in its ``KERNELS`` attribute (``footfall.cli``); a kernel outside them (a general
-``Terrain.raycast``, say) compiles on its first call instead.
+and the stepping walker's stages: what the demo runs), ``"clip"`` (slope angles, sole tilt,
+pelvis reach limit), ``"retarget"`` (the retargeter's limb and weight stages, the knee copy).
+A command names its groups in its ``KERNELS`` attribute (``footfall.cli``); any other kernel
+compiles on its first call.
 """
 
 from __future__ import annotations

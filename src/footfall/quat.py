@@ -204,9 +204,8 @@ def to_euler(q: ArrayLike, order: str = "XYZ") -> FloatArray:
     i, j, k = ("XYZ".index(c) for c in order)
     # Sign of the permutation (i, j, k): +1 for cyclic orders.
     sign = 1.0 if (j - i) % 3 == 1 else -1.0
-    # R = R_i(a) R_j(b) R_k(c):  R[i, k] = sign * sin(b)
-    # cos(b) from the row it scales, and b by atan2: arcsin/sqrt(1 − sin²) lose half the digits
-    # near ±π/2 (2e-8 rad), which also hid exact gimbal locks from the test below.
+    # R = R_i(a) R_j(b) R_k(c):  R[i, k] = sign * sin(b); cos(b) from the row it scales and b
+    # by atan2 (arcsin/sqrt(1 − sin²) lose half the digits near ±π/2 and hide gimbal locks).
     cos_b = np.hypot(m[..., i, i], m[..., i, j])
     b = np.arctan2(sign * m[..., i, k], cos_b)
     locked = cos_b < 1e-8
@@ -281,9 +280,8 @@ def swing_twist(q: ArrayLike, twist_axis: ArrayLike) -> tuple[FloatArray, FloatA
 
 
 # --- Scalar forms for compiled kernels -------------------------------------------------------
-# The numba kernels (forward kinematics, IK, rays) work one element at a time on tuples; they
-# call these, and so do ``mul`` / ``rotate`` above (through the gufuncs at the end), so the
-# Hamilton product and the rotation are written once.
+# The numba kernels work one element at a time on tuples; they call these, and so do ``mul`` /
+# ``rotate`` above (through the gufuncs below).
 
 
 @helper
@@ -320,10 +318,8 @@ def rotate_s(q: Quat4, v: Vec3) -> Vec3:
     )
 
 
-# NumPy-facing forms: generalised ufuncs over the scalar forms. NumPy broadcasts the leading
-# axes and loops in compiled code, so one call costs about a microsecond at any size (the
-# former NumPy expressions cost 5–20 µs for a handful of quaternions, and made temporaries per
-# term on large batches). The core size ``n`` is checked to be 4 (and 3) by ``mul``/``rotate``.
+# NumPy-facing forms: generalised ufuncs over the scalar forms (about a microsecond a call at
+# any size, no temporaries). The core size ``n`` is checked to be 4 (and 3) by ``mul``/``rotate``.
 
 
 @numba.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->(n)", cache=True)

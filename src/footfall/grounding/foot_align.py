@@ -5,9 +5,8 @@ Angles are measured in the foot's heading frame: ``forward`` (horizontal toe dir
 to the left). Steep faces (normal.y below the threshold: stair risers, walls) give zero, and both
 angles are clamped (±0.45 rad in seed 000).
 
-Each function is written once, as a scalar form for compiled kernels (``*_s``, on ``(x, y, z)``
-tuples; the grounding pipeline's stage kernels call them per foot) and a NumPy-facing form that
-broadcasts its inputs and runs the scalar form over every element in one compiled loop.
+Each function is written once, as a scalar form for compiled kernels (``*_s``, on tuples) and
+a NumPy-facing form that broadcasts its inputs and runs the scalar form in one compiled loop.
 """
 
 from __future__ import annotations
@@ -143,10 +142,8 @@ def _lift_rows(pitch: FloatArray, roll: FloatArray, height: FloatArray, out: Flo
 
 
 def heading_frame(forward: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Unit horizontal ``(forward, left)`` ``(..., 3)`` from any direction ``(..., 3)``.
-
-    A vertical or zero direction falls back to +Z forward.
-    """
+    """Unit horizontal ``(forward, left)`` ``(..., 3)`` from any direction ``(..., 3)`` (+Z
+    forward for a vertical or zero one)."""
     direction = np.asarray(forward, dtype=np.float64)
     shape = direction.shape[:-1]
     rows = kernel_rows(direction, shape, (3,))
@@ -194,8 +191,7 @@ def align_rotation(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> Flo
 
 
 def _between_up(b: ArrayLike) -> FloatArray:
-    """``quat.between(+Y, b)`` for ``b (..., 3)`` (the sole tilt's last step, :func:`between_s`
-    over every row)."""
+    """``quat.between(+Y, b)`` for ``b (..., 3)``: :func:`between_s` over every row."""
     b = np.asarray(b, dtype=np.float64)
     out = np.empty((*b.shape[:-1], 4))
     _between_up_rows(kernel_rows(b, b.shape[:-1], (3,)), out.reshape(-1, 4))

@@ -4,9 +4,8 @@ Seed 000 walks by a clock of distance: the body has covered ``d`` metres, the wa
 ``d / step_length`` and each foot (the right half a step behind the left) is planted at a
 footstep for the first half of its step and swings to the next one in the second half.
 
-The plan, the ease and the swing curve are scalar forms for compiled kernels (``*_s``: the
-stepping walker and the grounding pipeline run them per foot) with NumPy-facing forms that
-broadcast over one compiled loop.
+The plan, the ease and the swing curve are scalar forms for compiled kernels (``*_s``) with
+NumPy-facing forms that broadcast over one compiled loop.
 """
 
 from __future__ import annotations
@@ -144,7 +143,7 @@ class StepPlan:
     track: FloatArray
 
     def foot_track(self) -> FloatArray:
-        """Along-track foot position ``(K, 2)``: on the plant, or eased towards the next one."""
+        """:attr:`track`."""
         return self.track
 
 

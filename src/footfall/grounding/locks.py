@@ -1,15 +1,12 @@
-"""Planted feet held in world space (the walk-cycle reference's locked feet; Holden's foot
-locking), by no more than the source itself slid.
+"""Planted feet held in world space (Holden's foot locking), by no more than the source slid.
 
 A resting ball is locked where the output foot already is when its contact begins; the lock
 lets go when the contact ends, when the source moves the ball faster than a stance slip or
 further than the slip radius from the lock, and its last correction then fades to zero within
 ``blend_seconds`` so the foot never pops. A ball that speeds up steadily past the slip speed
-is being pushed off (the foot rolls over its toe tip, which carries the ball forward): the
-lock lets go where that speed-up begins, not where it passes the slip speed — held through the
-roll, the ball was handed back afterwards faster than the source moved it, still on the floor.
-The clip is known ahead (a post-process), so the speed-up is seen before it passes. This is a
-sequential filter over frames (a loop over time is the method).
+is being pushed off (the foot rolls over its toe tip): the lock lets go where that speed-up
+begins (the clip is known ahead), else the ball is handed back after the roll faster than the
+source moved it. A sequential filter over frames.
 """
 
 from __future__ import annotations

@@ -5,11 +5,9 @@ at rate 16/s but snapped when the gap exceeds 0.4 m. Seed 004 (UE4): hip offset 
 foot offsets and never up. Here the offset is measured against the animated pelvis, so on flat
 ground it is exactly zero and the animation is left untouched.
 
-Both are scalar forms for compiled kernels (``*_s``; the grounding pipeline's pelvis stage runs
-them per character and frame) with NumPy-facing forms that broadcast over one compiled loop.
-The scalar forms are copied into the kernels at numba's IR level (:func:`footfall.jit.inlined`):
-as LLVM-inlined helpers the pipeline's pelvis stage ran 15–20 % slower (0.53–0.57 against
-0.43–0.45 ms for 10,000 characters).
+Both have scalar forms for the compiled stages (``*_s``), copied into them at numba's IR level
+(:func:`footfall.jit.inlined`: as LLVM-inlined helpers the pelvis stage ran 15–20 % slower), and
+NumPy-facing forms that broadcast over one compiled loop.
 """
 
 from __future__ import annotations

@@ -97,13 +97,10 @@ class GroundedFrame:
 
 @dataclass
 class _Batch:
-    """The N = T·K rows one :meth:`GroundingPipeline.step_frames` call grounds (frame-major,
-    character-minor), as the stages read and update them: the local pose ``(N, J, 4|3)``, the
-    ``(K,)`` parameters and IK switch (row n is character ``n mod K``), the clamped time step,
-    the legs' global pose ``grot``, ``gpos`` (the feet and their ancestors, before the pelvis
-    moves; the other joints' rows unset until the final FK fills the whole body in place),
-    the feet's world rotations ``(N, 2, 4)``, the animated ankles and the feet's heading
-    ``forward`` ``(N, 2, 3)`` (before the pelvis moves) and the footstep plan's rows."""
+    """The N = T·K rows (frame-major; row n is character ``n mod K``) one
+    :meth:`GroundingPipeline.step_frames` call grounds, as the stages read and update them.
+    ``grot``, ``gpos``: the legs' global pose before the pelvis moves (other joints' rows unset
+    until the final FK); ``foot_rot (N, 2, 4)``, ``ankle``, ``forward (N, 2, 3)``: the feet."""
 
     frames: int
     k: int
@@ -166,10 +163,9 @@ class _Targets:
 class GroundingPipeline:
     """Grounds K animated characters on a terrain, one frame per :meth:`step`.
 
-    The only state is what must persist between frames: the smoothed pelvis offset, the
-    smoothed sole angles and a cache of snapped footsteps (so tread snapping rays are cast once
-    per footstep, not per frame); plus, for :meth:`rewind`, the two filters' values at each
-    frame of the last :meth:`step_frames` batch.
+    State between frames: the smoothed pelvis offset and sole angles (and their values at each
+    frame of the last :meth:`step_frames` batch, for :meth:`rewind`), and a cache of snapped
+    footsteps (tread snapping rays are cast once per footstep, not per frame).
 
     Args:
         skeleton: the characters' skeleton (all K share it).
@@ -295,19 +291,11 @@ class GroundingPipeline:
         The same as T calls of :meth:`step` (``dt`` apart), with every input and output given a
         leading frame axis: rotations ``(T, K, J, 4)``, positions ``(T, K, J, 3)``, plan fields
         ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``, sole_angles
-        ``(T, K, 2, 2)``; the returned frame's arrays are ``(T, K, ...)``. Only the two
-        smoothing filters (pelvis, sole angles) run frame by frame; rays, IK and FK run once for
-        all T·K rows. Afterwards the state is that of the last frame; :meth:`rewind` goes back
-        to any frame of the batch.
+        ``(T, K, 2, 2)``; the returned frame's arrays are ``(T, K, ...)``. Afterwards the state
+        is that of the last frame; :meth:`rewind` goes back to any frame of the batch.
 
         ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
         local pose, grounded in place, instead of being copied first (a walker's fresh pose).
-
-        The stages, in order: :meth:`_batch` (rows, parameters, FK, the feet's heading),
-        :meth:`_targets` (footsteps, ray targets, rays), :meth:`_sole_angles` (which feet are
-        grounded, sole angles, target heights), :meth:`_pelvis`, :meth:`_legs` (IK) and
-        :meth:`_result` (FK, sole rays); each stage's per-foot maths is one compiled kernel of
-        :mod:`~footfall.grounding.stage_kernels`.
         """
         batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
@@ -373,8 +361,8 @@ class GroundingPipeline:
             batch.ankle, batch.stance, batch.swing, steps, has_lock,
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
             batch.lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
-        # The ground under the body (where the body goes when a foot cannot be grounded) and
-        # under each foot's target: one batch of rays (N, 1 + 2).
+        # One batch of rays (N, 1 + 2): under the body (where it goes when a foot cannot be
+        # grounded) and under each foot's target.
         hits = self.terrain.raycast_down(ray_xz)
         return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
                         offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
@@ -495,12 +483,11 @@ class GroundingPipeline:
         p: ParamArrays,
     ) -> FloatArray:
         """Snapped footsteps ``(N, 2, 2, 5)``: per foot, (current plant, next plant) × (snap
-        shift xz, ground height, hit, snapped).
+        shift xz, ground height, hit, snapped); N = T·K rows (frame-major), ``snap (K,)``.
 
-        N = T·K rows (frame-major); ``snap (K,)``. Results are cached by footstep position, so
-        each footstep costs its rays once: within a batch identical footsteps are cast once
-        (the earliest frame's direction stands for all), and the last frame's footsteps are
-        kept for the next call.
+        Each footstep costs its rays once: within a batch identical footsteps are cast once (the
+        earliest frame's direction and parameters stand for all), and the last frame's
+        footsteps are cached for the next call.
         """
         count = plant_xz.shape[0]
         k = self.count
@@ -512,8 +499,7 @@ class GroundingPipeline:
         todo = ~known
         if np.any(todo):
             index = np.nonzero(todo)
-            # Identical footsteps (same spot, foot and switch) are cast once: the first one's
-            # direction and parameters stand for all (a clip's frames share their footsteps).
+            # Identical footsteps (same spot, foot and switch) are cast once.
             rows_all = np.column_stack([keys[index], index[1], snap[index[0] % k]])
             _, first, inverse = np.unique(rows_all, axis=0, return_index=True, return_inverse=True)
             full_index, index = index, tuple(i[first] for i in index)

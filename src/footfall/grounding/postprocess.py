@@ -14,11 +14,9 @@ Every change is a *correction of the source*, zero where nothing needs correctin
   slip, so a swing or a kick is never held back;
 - the sole turns by the slope under it on top of its animated angle (none on level ground).
 
-The legs are solved analytically (two-bone IK keeping the animated knee plane), only where a
-correction is non-zero; every other joint keeps its animated rotation, so on level ground at
-the clip's floor the output equals the input except where the source's stance feet slid,
-sank or floated. A correction pass then measures the solved feet and removes what the tilt
-left. Only leg rotations and the root translation change, so bone lengths are exact.
+The legs are solved analytically (two-bone IK keeping the animated knee plane) only where a
+correction is non-zero; only leg rotations and the root translation change, so bone lengths are
+exact. A correction pass then measures the solved feet and removes what the tilt left.
 """
 
 from __future__ import annotations
@@ -88,10 +86,9 @@ BALL_REST = 0.01
 
 @dataclass(frozen=True)
 class ClipFeet:
-    """Where a clip's feet are: sole samples ``(F, 2, S, 3)`` (NaN-padded when the two soles
-    differ in length), ankles and toes (the ball joint) ``(F, 2, 3)``, and the points that touch
-    the floor ``(F, 2, P, 3)`` (NaN-padded): the heel and the rig's own toe points (ball, toe
-    tip), which bend with the toes where the rigid sole cannot; world metres."""
+    """Where a clip's feet are, world metres: sole samples ``(F, 2, S, 3)`` (NaN-padded), ankles
+    and toes (the ball joint) ``(F, 2, 3)``, and the points that touch the floor ``(F, 2, P,
+    3)`` (NaN-padded): the heel and the rig's toe points, which bend where the sole cannot."""
 
     sole: FloatArray
     ankle: FloatArray
@@ -249,12 +246,10 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
           ) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
-    ``gmd_foot_skate_ratio``: GMD's released code
-    (:func:`footfall.metrics.gmd_foot_skate_ratio`, its own floor, not the terrain);
-    ``physdiff_*_mm``: the lowest joint against the terrain
-    (:func:`footfall.metrics.physdiff_metrics`) — both over the body's joints
-    (:func:`footfall.humanoid.body_joints`); footfall's own, over the ``contacts (F,
-    2)``: ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
+    Over the body's joints (:func:`footfall.humanoid.body_joints`): ``gmd_foot_skate_ratio``
+    (GMD's released code, its own floor, not the terrain) and ``physdiff_*_mm`` (the lowest
+    joint against the terrain); footfall's own, over the ``contacts (F, 2)``:
+    ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
     ``stance_sink_m`` and ``stance_float_m`` (lowest sole sample below / above the ground),
     ``stance_slip_m`` (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames
     faster than 0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
@@ -423,9 +418,8 @@ def _defect_over(over: FloatArray, rest: FloatArray, feet: ClipFeet | None = Non
     Feet still as animated on the clip's ``floor`` (``feet`` and the floor's height given): the
     ground's height under the ankle above that floor is taken out before
     :func:`_stance_defect`'s rule and put back after, so the rule judges the foot's own pose and
-    only how uneven the ground is across the foot — on level ground at any height the defect is
-    the source's own moved by that height (a foot on its toe tips stays a foot on its toe tips,
-    not a sunken one). Feet already put on the terrain (no ``floor``) are judged as they stand.
+    only how uneven the ground is across the foot (a foot on its toe tips stays one, not a
+    sunken foot). Feet already put on the terrain (no ``floor``) are judged as they stand.
     """
     if feet is None or floor is None:
         return _stance_defect(over, rest)
@@ -500,8 +494,7 @@ def _solve_legs(clip: Clip, legs: tuple[Leg, Leg], lift: FloatArray, targets: Fl
 
 
 class LevelGround:
-    """Endless level ground at one height (a clip's own floor), answering rays like a terrain:
-    what "flat ground at the clip's own floor" means in the do-no-harm guarantee."""
+    """Endless level ground at one height (a clip's own floor), answering rays like a terrain."""
 
     name = "level"
     params: dict[str, Any] = {}
@@ -618,9 +611,9 @@ def _solve_with_corrections(
     models: tuple[FootModel, FootModel], root: int, blend: int,
     progress: Callable[[int, int], None] | None,
 ) -> tuple[Clip, ClipFeet]:
-    """Solve the legs to the plan's targets, then :data:`CORRECTION_PASSES` more times with
-    the planted feet's remaining defect (measured on the solved feet) and lock drift removed;
-    the solved clip and its feet."""
+    """The solved clip and its feet: legs solved to the plan's targets, then
+    :data:`CORRECTION_PASSES` more times removing the planted feet's measured defect and lock
+    drift."""
     frames = plan.contacts.shape[0]
     total = 2 + CORRECTION_PASSES
     correction = np.zeros((frames, 2))  # stance height corrections found on the solved feet
@@ -635,8 +628,8 @@ def _solve_with_corrections(
             progress(step + 1, total)
         if step == CORRECTION_PASSES:
             break
-        # The planted feet's defect after this solve, against what may stay of the source's own
-        # (within the tolerance): the next solve removes the rest.
+        # The planted feet's defect beyond what may stay of the source's own: the next solve
+        # removes it.
         defect = _defect_over(_support_heights(solved, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off, defect - plan.allowed, 0.0)
         correction = correction - _blend_out(error, plan.contacts, blend)
@@ -649,8 +642,8 @@ def _solve_with_corrections(
 
 def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,
                  first: int = 0) -> None:
-    """Count the frames where a solved foot has no ground under it and warn naming them (the
-    solved feet are the result's frames from ``first`` on)."""
+    """Count and name in a warning the frames where a solved foot (frames ``first`` on) has no
+    ground under it."""
     frames = result.contacts.shape[0]
     points = _points(solved)
     gaps = metrics.ground_gaps(terrain, points)
@@ -743,10 +736,9 @@ FOLLOW_ANGLE = 0.01
 
 
 def _followers(clip: Clip, legs: tuple[Leg, Leg]) -> list[tuple[int, int, bool]]:
-    """``(follower, leader, turns too)`` for each joint outside the body
-    (:func:`footfall.humanoid.body_joints`) that carries a body joint's world
-    position in every frame — Unreal's ``ik_foot_l`` / ``ik_foot_r`` beside the body, which an
-    engine's IK reads — and whether it carries its world rotation as well. Parents first."""
+    """``(follower, leader, turns too)`` for each joint outside the body that carries a body
+    joint's world position in every frame (Unreal's ``ik_foot_l`` / ``ik_foot_r``, which an
+    engine's IK reads), and whether it carries its world rotation as well. Parents first."""
     body = body_joints(clip.skeleton, legs)
     pelvis = pelvis_joint(clip.skeleton, legs)
     hierarchy = Hierarchy(tuple(clip.skeleton.names), clip.skeleton.parents)
@@ -787,10 +779,9 @@ def _follow(clip: Clip, followers: list[tuple[int, int, bool]]) -> Clip:
 
 
 def _with_frames_back(clip: Clip, start: int, stop: int, grounded: Clip) -> Clip:
-    """``grounded`` (frames ``start:stop`` of ``clip``, grounded) with ``clip``'s frames before
-    ``start`` and from ``stop`` on put back unchanged but for the turn about +Y and the
-    horizontal move that placing gave the clip (read off the roots' first grounded frame:
-    grounding changes no root rotation and moves roots only vertically)."""
+    """``grounded`` (frames ``start:stop`` of ``clip``) with ``clip``'s other frames put back,
+    turned about +Y and moved horizontally as placing moved the clip (read off the roots' first
+    grounded frame: grounding changes no root rotation and moves roots only vertically)."""
     roots = np.nonzero(clip.skeleton.parents < 0)[0]
     turn = quat.mul(grounded.rotations[0, roots[0]], quat.inv(clip.rotations[start, roots[0]]))
     shift = grounded.positions[0, roots[0]] - quat.rotate(turn, clip.positions[start, roots[0]])

@@ -2,18 +2,14 @@
 
 :class:`~footfall.grounding.pipeline.GroundingPipeline` runs N = T·K rows (frame-major: row
 ``t·K + k`` is character k at frame t) through its named stages; each stage's per-foot maths is
-one of these kernels, reading the pose arrays where they lie (joint indices, no gathered
-copies) and writing preallocated outputs, so a crowd makes no temporaries and one character
-costs a few kernel calls instead of a few hundred NumPy calls. Per-character parameters are
-``(K,)`` arrays read at ``k = n mod K``. The maths is the scalar forms of
+one of these kernels, reading the pose arrays where they lie (joint indices) and writing
+preallocated outputs, so a crowd makes no temporaries. Per-character parameters are ``(K,)``
+arrays read at ``k = n mod K``. The maths is the scalar forms of
 :mod:`~footfall.grounding.foot_align`, :mod:`~footfall.grounding.pelvis`,
-:mod:`~footfall.grounding.footsteps` and :mod:`footfall.quat`, in the order the former NumPy
-stages applied it; the forward kinematics, IK and rays stay the kernels of ``skeleton``,
-``ik`` and ``terrain``, called between these.
+:mod:`~footfall.grounding.footsteps` and :mod:`footfall.quat`.
 
-Optional inputs (foot locks, given pelvis offsets or sole angles, extra foot lift) come with a
-flag and a one-element stand-in of the same dimensions when absent (one compiled
-specialisation for all calls).
+Optional inputs come with a flag and, when absent, a one-element stand-in of the same
+dimensions (one compiled specialisation for all calls).
 """
 
 from __future__ import annotations
@@ -199,14 +195,11 @@ def pelvis_follow(
     lift_body: FloatArray, hip: FloatArray, knee: FloatArray, ankle: FloatArray,
     reach_rows: FloatArray,
 ) -> None:  # pragma: no cover - compiled
-    """The pelvis offset ``lift_body (N,)``: never above the animated height over the body's
-    ground, lowered (where ``lowering (K,)``) so the legs reach their targets, followed frame
-    by frame from ``state (K,)`` (updated in place; or the ``given`` offsets), kept low enough
-    that a leg at full stretch reaches, for the height of the ``pelvis`` joint. Lifts the
-    ``root`` of ``positions`` (``gpos``, the legs' pose before the lift, is only read: the final
-    FK lifts the whole body) and writes the
-    lifted legs ``hip``, ``knee``, ``ankle (N, 2, 3)`` and each leg's ``max_reach``
-    ``reach_rows (N, 2)`` for the IK."""
+    """The offset ``lift_body (N,)`` of the ``pelvis`` joint: never above the animated height
+    over the body's ground, lowered (where ``lowering (K,)``) so the legs reach their targets
+    (at full stretch always), followed from ``state (K,)`` (updated in place) or ``given``.
+    Lifts the ``root`` of ``positions`` (``gpos`` is only read: the final FK lifts the body)
+    and writes the lifted ``hip``, ``knee``, ``ankle (N, 2, 3)`` and ``reach_rows (N, 2)``."""
     k = state.shape[0]
     frames = gpos.shape[0] // k
     for t in range(frames):

@@ -2,24 +2,16 @@
 
 The solver is a few dozen vector operations per limb with branches for the degenerate cases
 (target on the root, straight limb, pole on the limb axis, zero-length bone, a turn of the upper
-bone near a half turn). Compiled with numba it runs per limb without temporaries, so a batch of
-one and a batch of a million take the same path; vectors are ``(x, y, z)`` tuples and
-quaternions ``(w, x, y, z)`` tuples, with the Hamilton product and rotation from
-:mod:`footfall.quat` (``mul_s``, ``inv_s``, ``rotate_s``).
+bone near a half turn). Vectors are ``(x, y, z)`` tuples and quaternions ``(w, x, y, z)``
+tuples, with the Hamilton product and rotation from :mod:`footfall.quat`. Written by hand
+because no library does analytic two-bone IK with these fallbacks. A position weight below 1
+anywhere in a batch takes every limb through the blend, and a pole weight below 1 every limb
+through the pole turn (the same results up to rounding, which a half-turned limb at partial
+weight follows).
 
-Written by hand because no library does analytic two-bone IK with these fallbacks; the
-operations follow the former NumPy solver in the same order, so results agree with it to
-rounding (a few 1e-15, printed by ``benchmarks/bench_ik.py``). As there, a position weight
-below 1 anywhere in a batch takes every limb through the blend, and a pole weight below 1 every
-limb through the pole turn (the same results up to rounding, but a half-turned limb at partial
-weight follows that rounding).
-
-Speed: the main path is inlined into the batch loops: :func:`solve_one` and :func:`knee_one`
-(one call site each) at numba's IR level (:func:`footfall.jit.inlined`; LLVM's inlining of
-them measured 5–10 % slower at 1,000 legs), every helper they call by LLVM
-(:func:`footfall.jit.helper`, ``forceinline``; the rare fallbacks were calls before, and
-``benchmarks/bench_ik.py`` shows no difference). The first compile (empty cache) takes about
-2 s of CPU.
+:func:`solve_one` and :func:`knee_one` (one call site each) are inlined at numba's IR level
+(:func:`footfall.jit.inlined`: LLVM's inlining measured 5–10 % slower), every helper they call
+by LLVM (:func:`footfall.jit.helper`).
 
 Bad input is not raised from compiled code: the batch kernels return a bit mask of the inputs
 holding NaN, inf or out-of-range coordinates (bits :data:`ROOT` … :data:`MAX_REACH`), and the
@@ -65,7 +57,7 @@ STRAIGHT_SINE = 1e-7
 ROOT, MID, TIP, TARGET, POLE, POSITION_WEIGHT, POLE_WEIGHT, MAX_REACH = (1 << k for k in range(8))
 
 
-# --- scalar vector helpers (operations in the order of the former NumPy core) --------------
+# --- scalar vector helpers -------------------------------------------------------------------
 
 
 @helper
@@ -379,9 +371,7 @@ def solve_batch(
     reach_step = 1 if max_reach.shape[0] > 1 else 0
     bad = 0
     # Any weight below 1 takes every limb of the batch through the blend (a full-weight limb
-    # then comes back with its deltas on the w ≥ 0 side) or the pole turn (the same bend up to
-    # rounding), as in the former NumPy solver: a half-turned limb at partial weight depends on
-    # that rounding, and its result stays the same as before.
+    # then comes back with its deltas on the w ≥ 0 side) or the pole turn (module docstring).
     partial = False
     for k in range(position_weight.shape[0]):
         partial = partial or _unit_interval(position_weight[k]) != 1.0

@@ -1,12 +1,10 @@
 """Knee (or elbow) position copied from a source limb, seed 001's ``ComputeKneePosFromSource``.
 
-Instead of deriving the bend from a pole and a fixed reference, the source knee is split into a
-part along the source hip→foot line and a part perpendicular to it. The along part is scaled by
-the limb-length ratio and the perpendicular part turned (shortest arc) from the source line onto
-the target hip→foot line. The estimate is then moved onto the circle of knees that keep both bone
-lengths exactly (law of cosines): its perpendicular direction is kept, so a knee bent backwards
-in the source stays bent backwards, whatever the limb's direction (no fixed reference, so no
-flip when the leg points up or sideways). The maths is the compiled ``_kernel.knee_one``.
+The source knee's part along the source hip→foot line is scaled by the limb-length ratio, its
+perpendicular part turned (shortest arc) onto the target hip→foot line; the estimate is then
+moved onto the circle of knees that keep both bone lengths, keeping its side. With no fixed
+reference, a knee bent backwards stays so and nothing flips when the leg points up or sideways.
+The maths is the compiled ``_kernel.knee_one``.
 """
 
 from __future__ import annotations

@@ -35,9 +35,8 @@ def solve_limb(
     """Solve one limb of a posed skeleton and return its new local rotations.
 
     Args:
-        parents: ``(J,)`` parent indices (−1 for roots), parents before children.
-        rotations: ``(..., J, 4)`` local joint rotations.
-        translations: ``(..., J, 3)`` local joint translations, metres.
+        parents, rotations, translations: the pose, ``(J,)`` parent indices (parents first),
+            ``(..., J, 4)`` local rotations and ``(..., J, 3)`` local translations (metres).
         chain: ``(root, mid, tip)`` joint indices, e.g. upper leg, lower leg, foot; joints
             between them (twist bones) turn rigidly with the bone above.
         target: ``(..., 3)`` world position for the tip joint.

@@ -5,10 +5,9 @@ solver keeps both bone lengths, puts the tip on the target (or as close as the l
 the middle joint toward a pole (bend goal) and returns world-space delta rotations, so the caller
 can write the result into any skeleton. The FK↔IK weights follow seed 001's ``LimbIK``.
 
-The maths is written by hand because it is a few vector operations per limb; a general IK
-library would be slower and hide the fallbacks that keep every degenerate case finite. It is
-one compiled kernel (``_kernel.py``, numba) for every batch size: this module checks and
-flattens the inputs, calls it once and shapes the named results.
+Written by hand: a general IK library would be slower and hide the fallbacks that keep every
+degenerate case finite. This module checks and flattens the inputs, calls the compiled kernel
+(``_kernel.py``) once and shapes the named results.
 """
 
 from __future__ import annotations
