@@ -391,21 +391,20 @@ def norm_s(a: Vec3) -> float:
 def between_s(a: Vec3, b: Vec3) -> Quat4:
     """``quat.between`` on tuples: shortest rotation taking direction ``a`` onto ``b``;
     antiparallel turns by π about an axis perpendicular to ``a``, zero vectors give identity."""
-    eps = 1e-12
     norm_a, norm_b = norm_s(a), norm_s(b)
-    divisor = norm_a if norm_a > eps else 1.0
+    divisor = norm_a if norm_a > _EPS else 1.0
     unit_a = (a[0] / divisor, a[1] / divisor, a[2] / divisor)
-    divisor = norm_b if norm_b > eps else 1.0
+    divisor = norm_b if norm_b > _EPS else 1.0
     unit_b = (b[0] / divisor, b[1] / divisor, b[2] / divisor)
     w = 1.0 + dot_s(unit_a, unit_b)
     axis = cross_s(unit_a, unit_b)
     if w < 1e-9:  # opposite: a half turn about any axis perpendicular to a
         helper = (1.0, 0.0, 0.0) if abs(unit_a[0]) < 0.9 else (0.0, 1.0, 0.0)
         perp = cross_s(unit_a, helper)
-        divisor = max(norm_s(perp), eps)
+        divisor = max(norm_s(perp), _EPS)
         w, axis = 0.0, (perp[0] / divisor, perp[1] / divisor, perp[2] / divisor)
     length = math.sqrt(w * w + axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2])
-    if not length > eps or norm_a < eps or norm_b < eps:
+    if not length > _EPS or norm_a < _EPS or norm_b < _EPS:
         return (1.0, 0.0, 0.0, 0.0)
     return (w / length, axis[0] / length, axis[1] / length, axis[2] / length)
 

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, kernel_rows
 from footfall.jit import helper, kernel
-from footfall.quat import Quat4, Vec3, between_s
+from footfall.quat import Quat4, Vec3, between_s, max_nan, min_nan
 
 _UP: Vec3 = (0.0, 1.0, 0.0)
 
@@ -43,11 +43,7 @@ def heading_s(direction: Vec3) -> tuple[Vec3, Vec3]:
 @helper
 def _clip(value: float, limit: float) -> float:
     """``np.clip(value, -limit, limit)`` (NaN stays NaN)."""
-    if value < -limit:
-        return -limit
-    if value > limit:
-        return limit
-    return value
+    return min_nan(max_nan(value, -limit), limit)
 
 
 @helper
