@@ -145,11 +145,8 @@ GMD_WINDOW = 5
 
 
 def gmd_frame_step(fps: float) -> int:
-    """HumanML3D's frame skipping to 20 fps: every ``int(fps / 20)``-th frame (at least 1).
-
-    At 30 fps this keeps every frame and GMD's code then treats them as 20 fps; that is how the
-    released code measures such clips, and so does this one.
-    """
+    """HumanML3D's frame skipping to 20 fps: every ``int(fps / 20)``-th frame (at least 1; at
+    30 fps every frame, then taken as 20 fps, as the released code does)."""
     return max(1, int(fps / GMD_FPS))
 
 
@@ -167,14 +164,13 @@ def _centred_moving_average(values: FloatArray, window: int) -> FloatArray:
 def gmd_foot_skate_ratio(
     positions: ArrayLike, fps: float, left_toe: int, right_toe: int
 ) -> float:
-    """GMD's foot-skate ratio exactly as its released code computes it.
+    """GMD's foot-skate ratio exactly as its released code computes it (rule: the GMD_*
+    constants): skating pairs / pairs, 0 for fewer than 2.
 
-    positions: ``(T, J, 3)`` world joint positions, metres, Y up, at ``fps``. The clip is
-    resampled by frame skipping (:func:`gmd_frame_step`); the floor is the lowest height of any
-    joint over the (resampled) clip, as HumanML3D's preprocessing puts it; the feet are the two
-    toe-base joints (HumanML3D joints 10 and 11). A frame pair skates when one foot is below
-    5 cm in both frames and its horizontal speed (displacement × 20) and that speed's 5-frame
-    centred average both exceed 0.5 m/s. Returns skating pairs / pairs (0 for fewer than 2).
+    positions: ``(T, J, 3)`` world joint positions, metres, Y up, at ``fps``, resampled by
+    frame skipping (:func:`gmd_frame_step`); the floor is the lowest joint over the resampled
+    clip (HumanML3D's preprocessing); the feet are the toe-base joints (HumanML3D's 10 and 11);
+    the speed is displacement × 20.
     """
     positions = np.asarray(positions, dtype=np.float64)
     if positions.ndim != 3 or positions.shape[-1] != 3:

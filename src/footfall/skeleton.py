@@ -235,10 +235,8 @@ class FKPlan:
 
     def positions(self, world_rotations: ArrayLike, translations: ArrayLike,
                   out: FloatArray | None = None) -> FloatArray:
-        """Global positions ``(..., J, 3)`` when the global rotations ``(..., J, 4)`` are known.
-
-        ``out`` as in :meth:`rotations`.
-        """
+        """Global positions ``(..., J, 3)`` from known global rotations ``(..., J, 4)`` and
+        local ``translations``; ``out`` as in :meth:`rotations`."""
         rot, trans, batch = self._inputs(world_rotations, translations, out)
         work = self._output(out, batch, 3)
         _fk_kernel(self.joints, self.parents, rot, trans, _NONE, work, 2,
@@ -336,10 +334,8 @@ def forward_kinematics(
 def local_from_global(
     parents: ArrayLike, global_rotations: ArrayLike, global_positions: ArrayLike
 ) -> tuple[FloatArray, FloatArray]:
-    """Inverse of :func:`forward_kinematics`: local rotations and translations.
-
-    Shapes as in :func:`forward_kinematics`.
-    """
+    """Inverse of :func:`forward_kinematics`: local rotations and translations (shapes as
+    there)."""
     parents = np.asarray(parents)
     global_rotations = np.asarray(global_rotations, dtype=np.float64)
     global_positions = np.asarray(global_positions, dtype=np.float64)
@@ -435,10 +431,8 @@ class Clip:
         return Clip(self.skeleton, self.rotations[index], self.positions[index], self.fps)
 
     def resample(self, fps: float) -> Clip:
-        """The clip at another frame rate: translations lerped, rotations slerped.
-
-        The duration is kept (the last frame falls at or before the original end).
-        """
+        """The clip at another frame rate (translations lerped, rotations slerped); its last
+        frame falls at or before the original end."""
         if not (np.isfinite(fps) and fps > 0):
             raise SkeletonError(f"fps must be positive, got {fps}")
         if self.frame_count < 2:

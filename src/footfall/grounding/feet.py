@@ -262,8 +262,7 @@ CUT_ANGLE = np.radians(60.0)
 def calibration_frames(rotations: FloatArray, parents: IntArray) -> BoolArray:
     """Frames ``(F,)`` of local ``rotations (F, J, 4)`` that are no part of the motion: a first
     or last frame from which some joint below the roots jumps by more than :data:`CUT_ANGLE`
-    to its neighbour — an exporter's calibration pose (cmu_01_01's first frame: legs straight,
-    136° from the next frame). No standing foot is measured on it."""
+    to its neighbour (an exporter's calibration pose, such as cmu_01_01's first frame)."""
     frames = rotations.shape[0]
     out = np.zeros(frames, dtype=bool)
     if frames < 3:

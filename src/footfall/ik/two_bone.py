@@ -68,12 +68,9 @@ def reach_limits(
 def root_angle(
     upper_length: ArrayLike, lower_length: ArrayLike, reach: ArrayLike
 ) -> tuple[FloatArray, FloatArray]:
-    """Cosine and sine ``(...)`` of the angle at the root between root→tip and the upper bone.
-
-    Law of cosines for the triangle with sides L1, L2 and ``reach`` (within
-    :func:`reach_limits`); the sine is ≥ 0. The kernel's own
-    :func:`~footfall.ik._kernel.root_angle_s`, broadcast.
-    """
+    """Cosine and sine (≥ 0) ``(...)`` of the angle at the root between root→tip and the upper
+    bone, for sides L1, L2 and ``reach`` (within :func:`reach_limits`): the kernel's own
+    :func:`~footfall.ik._kernel.root_angle_s`, broadcast."""
     return _kernel.gufunc("root_angle")(
         *(np.asarray(v, dtype=np.float64) for v in (upper_length, lower_length, reach)))
 
