@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, kernel_rows
+from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import helper, kernel
 from footfall.quat import Quat4, Vec3, between_s, max_nan, min_nan
 
@@ -200,8 +200,4 @@ def ankle_lift(pitch: ArrayLike, roll: ArrayLike, ankle_height: ArrayLike) -> Fl
     The ankle stays ``ankle_height`` from the plane along its normal, so it rises by
     ``ankle_height · (1/n_y − 1)`` above the ground point straight under it.
     """
-    shape = np.broadcast_shapes(np.shape(pitch), np.shape(roll), np.shape(ankle_height))
-    out = np.empty(shape)
-    _lift_rows(kernel_rows(pitch, shape), kernel_rows(roll, shape),
-               kernel_rows(ankle_height, shape), out.reshape(-1))
-    return out
+    return scalar_rows(_lift_rows, (pitch, roll, ankle_height))

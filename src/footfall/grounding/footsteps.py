@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from footfall.arrays import FloatArray, kernel_rows
+from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import helper, kernel
 from footfall.quat import max_nan
 
@@ -94,11 +94,7 @@ def _plan_rows(distance: FloatArray, step_length: FloatArray, foot_phase: FloatA
 
 def smoothstep(t: ArrayLike) -> FloatArray:
     """Hermite ease ``3t² − 2t³`` of ``t`` clipped to [0, 1], any shape."""
-    shape = np.shape(t)
-    out = np.empty(shape)
-    rows = kernel_rows(t, shape)
-    _swing_rows(rows, rows, rows, rows, rows, True, out.reshape(-1))
-    return out
+    return scalar_rows(_swing_rows, (t,) * 5, True)
 
 
 def swing_height(
@@ -109,11 +105,7 @@ def swing_height(
     Rises from the ``start`` plant height to ``max(start, end) + clearance`` at mid swing and
     falls to ``end``, each half eased; plus ``lift · sin(πq)`` so the foot clears stair edges.
     """
-    shape = np.broadcast_shapes(*(np.shape(v) for v in (start, end, q, clearance, lift)))
-    out = np.empty(shape)
-    _swing_rows(kernel_rows(start, shape), kernel_rows(end, shape), kernel_rows(q, shape),
-                kernel_rows(clearance, shape), kernel_rows(lift, shape), False, out.reshape(-1))
-    return out
+    return scalar_rows(_swing_rows, (start, end, q, clearance, lift), False)
 
 
 def swing_offset(start: ArrayLike, end: ArrayLike, q: ArrayLike) -> FloatArray:

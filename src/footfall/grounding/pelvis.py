@@ -17,7 +17,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, kernel_rows
+from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import inlined, kernel
 from footfall.quat import Vec3, max_nan
 from footfall.quat import min_nan as min_nan  # re-exported for footfall.gait.stepping
@@ -85,11 +85,5 @@ def follow(
     Jumps straight to ``target`` where the gap exceeds ``snap``, where ``previous`` is NaN
     (first frame) or where ``rate`` is infinite (smoothing off).
     """
-    shape = np.broadcast_shapes(np.shape(previous), np.shape(target), np.shape(rate),
-                                np.shape(snap))
-    out = np.empty(shape)
     with np.errstate(invalid="ignore"):
-        _follow_rows(kernel_rows(previous, shape), kernel_rows(target, shape),
-                     kernel_rows(rate, shape), kernel_rows(snap, shape), float(dt),
-                     out.reshape(-1))
-    return out
+        return scalar_rows(_follow_rows, (previous, target, rate, snap), float(dt))
