@@ -395,8 +395,7 @@ class Limbs:
         ``stance.py``, which freezes it while a foot is planted)."""
         target_offset, source_offset = self._hip_offsets
         delta = target_offset * sizes.avatar_scale - sizes.size_ratio * source_offset
-        # Only the width: where a rig's thighs sit ahead of or behind its hips joint (CMU's,
-        # 4 cm) is no stance width, and turned with the body it would swing the feet around.
+        # Only the width: thighs ahead of or behind the hips joint, turned, would swing the feet.
         delta[:, 1:] = 0.0
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
         return quat.rotate(turn, delta)
