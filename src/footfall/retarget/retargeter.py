@@ -40,9 +40,9 @@ from footfall.retarget.calibration import (
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
 from footfall.retarget.floor import auto_floor_height, left_leg_length
 from footfall.retarget.head import (
+    apply_head_offset,
     auto_avatar_scale,
     head_forward_offset_deg,
-    head_offset_rotation,
 )
 from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
@@ -216,7 +216,9 @@ class Retargeter:
                   np.asarray(source_positions, dtype=np.float64)[None])
         shift = self.limbs.foot_shift(self.limbs.body_yaw(self._source_fk(*source)[0]),
                                       self._sizes())
-        rotations, positions = self._solve(*source, self._fixed_weights(1), shift)
+        legs = self.limbs.leg_count  # on IK, the arms on FK
+        fixed = LimbWeights(np.zeros((1, self.limbs.count - legs)), np.ones((1, legs)), np.ones(1))
+        rotations, positions = self._solve(*source, fixed, shift)
         world = self._target_fk(rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
         hips = self.correspondence.hips[0]
@@ -270,9 +272,8 @@ class Retargeter:
 
     def load(self, avatar: str, folder: str | Path | None = None) -> None:
         """Load ``avatar``'s settings; a stored calibration is re-applied when it fits."""
-        settings = load_settings(avatar, folder)
-        calibration = settings.calibration
-        self.settings = settings
+        self.settings = load_settings(avatar, folder)
+        calibration = self.settings.calibration
         try:
             src = np.asarray(calibration.get("source_pose"), dtype=np.float64)
             tgt = np.asarray(calibration.get("target_pose"), dtype=np.float64)
@@ -346,9 +347,26 @@ class Retargeter:
         self._capture_floor = self.limbs.estimate_capture_floor(srot_all, spos_all,
                                                                 self.source_measures)
         try:
-            return self._apply_solved(clip, srot_all, spos_all, props, chairs, chunk, progress)
+            goals = self._goal_weights(spos_all, props, chairs)
+            shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
+            weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
+            parts_rot, parts_pos = [], []
+            self.limbs.reset_series()
+            for start in range(0, clip.frame_count, chunk):
+                part = slice(start, start + chunk)
+                w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
+                rot, pos = self._solve(clip.rotations[part], clip.positions[part], w, shift[part],
+                                       (srot_all[part], spos_all[part]), "series")
+                parts_rot.append(rot)
+                parts_pos.append(pos)
+                if progress is not None:
+                    progress(min(start + chunk, clip.frame_count))
         finally:
             self._capture_floor = 0.0
+        # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
+        out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
+        out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
+        return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
 
     def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
                      chairs: ArrayLike | None = None) -> LimbWeights:
@@ -357,29 +375,6 @@ class Retargeter:
         spos = self._source_series(clip)[1]
         goals = self._goal_weights(spos, props, chairs)
         return smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
-
-    def _apply_solved(self, clip: Clip, srot_all: FloatArray, spos_all: FloatArray,
-                      props: ArrayLike | None, chairs: ArrayLike | None, chunk: int,
-                      progress: Callable[[int], None] | None) -> Clip:
-        rotations, positions = clip.rotations, clip.positions
-        goals = self._goal_weights(spos_all, props, chairs)
-        shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
-        weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
-        parts_rot, parts_pos = [], []
-        self.limbs.reset_series()
-        for start in range(0, clip.frame_count, chunk):
-            part = slice(start, start + chunk)
-            w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
-            rot, pos = self._solve(rotations[part], positions[part], w, shift[part],
-                                   (srot_all[part], spos_all[part]), "series")
-            parts_rot.append(rot)
-            parts_pos.append(pos)
-            if progress is not None:
-                progress(min(start + chunk, clip.frame_count))
-        # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
-        out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
-        out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
-        return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
 
     def step(
         self,
@@ -450,11 +445,6 @@ class Retargeter:
                                  self.settings["filter_beta"])
             spos[:, read] = filt.filter_series(spos[:, read])
         return srot, spos
-
-    def _fixed_weights(self, frames: int) -> LimbWeights:
-        legs = self.limbs.leg_count
-        return LimbWeights(np.zeros((frames, self.limbs.count - legs)), np.ones((frames, legs)),
-                           np.ones(frames))
 
     def _sizes(self) -> Sizes:
         """The current sizes and settings the limbs solve with."""
@@ -582,8 +572,7 @@ class Retargeter:
             local = self.fingers.apply(local, curl, spread)
         offset = [values[k] for k in HEAD_OFFSET_KEYS]
         if any(offset) and "Head" in self.target_map:
-            head = self.target.index(self.target_map["Head"])
-            local[..., head, :] = quat.mul(local[..., head, :], head_offset_rotation(offset))
+            local = apply_head_offset(local, self.target.index(self.target_map["Head"]), offset)
         if values["fingers_enabled"] and self.fingers.present:
             curl = np.array([[values[f"{h}_{f}_curl"] for f in FINGERS] for h in HANDS])
             spread = np.array([[values[f"{h}_{f}_spread"] for f in FINGERS] for h in HANDS])
