@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -21,22 +22,16 @@ from footfall.errors import MappingError, SkeletonError
 from footfall.retarget.spine import ChainMatch, match_chains
 from footfall.skeleton import Skeleton, forward_kinematics
 
-LEG_BONES = ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "RightUpperLeg", "RightLowerLeg",
-             "RightFoot")
-REQUIRED_BONES = ("Hips", *LEG_BONES)
 LIMBS = {
     "left_leg": ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
     "right_leg": ("RightUpperLeg", "RightLowerLeg", "RightFoot"),
     "left_arm": ("LeftUpperArm", "LeftLowerArm", "LeftHand"),
     "right_arm": ("RightUpperArm", "RightLowerArm", "RightHand"),
 }
+LEG_BONES = LIMBS["left_leg"] + LIMBS["right_leg"]
+REQUIRED_BONES = ("Hips", *LEG_BONES)
 # Bone → the bone whose direction it points along, matched between T- and I-poses.
-DIRECTION_PAIRS = (
-    ("LeftUpperLeg", "LeftLowerLeg"), ("LeftLowerLeg", "LeftFoot"),
-    ("RightUpperLeg", "RightLowerLeg"), ("RightLowerLeg", "RightFoot"),
-    ("LeftUpperArm", "LeftLowerArm"), ("LeftLowerArm", "LeftHand"),
-    ("RightUpperArm", "RightLowerArm"), ("RightLowerArm", "RightHand"),
-)
+DIRECTION_PAIRS = tuple(pair for bones in LIMBS.values() for pair in pairwise(bones))
 
 
 def canonical_mapping(
@@ -163,7 +158,7 @@ def check_limb_lengths(skeleton: Skeleton, mapping: Mapping[str, str], role: str
     for bones in LIMBS.values():
         if not all(b in mapping for b in bones):
             continue
-        for upper, lower in ((bones[0], bones[1]), (bones[1], bones[2])):
+        for upper, lower in pairwise(bones):
             length = float(np.linalg.norm(gpos[skeleton.index(mapping[lower])]
                                           - gpos[skeleton.index(mapping[upper])]))
             if not length > 1e-6:
