@@ -298,15 +298,16 @@ class Limbs:
             lowest = np.minimum(lowest, toes)
         return float(max(np.percentile(lowest, 5), 0.0))
 
-    def _contact_points(self, srot: FloatArray, spos: FloatArray
+    def _contact_points(self, srot: FloatArray, spos: FloatArray, sizes: Sizes
                         ) -> tuple[FloatArray, FloatArray]:
         """The source points a foot stands on ``(..., 2, P, 3)`` — its ankle, and its toe
         when both rigs have toes — and their standing heights ``(2, P)``."""
+        rest = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
         ankles = spos[..., self._s_leg_tips, :][..., None, :]
         if self._toes is None:
-            return ankles, self._rest_heights[:, :1]
+            return ankles, rest[:, :1]
         toes = self._toes[1].positions(srot, spos)[..., None, :]
-        return np.concatenate([ankles, toes], axis=-2), self._rest_heights
+        return np.concatenate([ankles, toes], axis=-2), rest
 
     def _planted(self, points: FloatArray, rest: FloatArray,
                  speed: FloatArray | None) -> NDArray[np.bool_]:
@@ -321,8 +322,7 @@ class Limbs:
     def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                           sizes: Sizes) -> FloatArray:
         """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
-        self._rest_heights = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
-        points, rest = self._contact_points(srot, spos)
+        points, rest = self._contact_points(srot, spos, sizes)
         speed = np.zeros(points.shape[:-1])
         if len(points) > 1:
             step = np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1) * fps
@@ -338,12 +338,11 @@ class Limbs:
     def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
         """Live stance-width shift ``(..., 2, 3)`` (state kept between calls)."""
-        self._rest_heights = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
         self._toe_hold_live.fade = self._hold.fade
         if spos.ndim == 2:
             return self._held_shift_one(srot, spos, dt, sizes)
-        points, rest = self._contact_points(srot, spos)
+        points, rest = self._contact_points(srot, spos, sizes)
         xz = points[..., [0, 2]]
         speed = None
         if self._last_ankles is not None and self._last_ankles.shape == xz.shape:
@@ -360,7 +359,7 @@ class Limbs:
             points = [[p] for p in spos[self._s_leg_tips].tolist()]
             rest = [[h] for h in sizes.source.ankle_height.tolist()]
         else:
-            found, heights = self._contact_points(srot, spos)
+            found, heights = self._contact_points(srot, spos, sizes)
             points, rest = found.tolist(), heights.tolist()
         xz = [[[p[0], p[2]] for p in foot] for foot in points]
         last = self._last_ankles

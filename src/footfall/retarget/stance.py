@@ -185,12 +185,11 @@ def _hold_rows(values: FloatArray, planted: BoolArray, held: FloatArray, release
             for c in range(3):
                 held[r, c] = values[r, c]
         was[r] = down
-        if not down:
-            since[r] += 1
         if down:
             for c in range(3):
                 out[r, c] = held[r, c]
             continue
+        since[r] += 1
         progress = min(max(since[r] / max(fade, 1), 0.0), 1.0)
         eased = progress * progress * (3.0 - 2.0 * progress)  # as ``_ease``
         gx, gy, gz = (released[r, 0] - values[r, 0], released[r, 1] - values[r, 1],
