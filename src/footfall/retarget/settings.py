@@ -277,13 +277,11 @@ def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None =
     if unknown:
         raise SettingsError(f"action {name!r} takes no argument(s) {unknown}")
     values = [a.validate(given.get(a.name, a.default)) for a in action.arguments]
-    if action.needs_frame and frame is None:
+    if not action.needs_frame:
+        return getattr(retargeter, action.method)(*values)
+    if frame is None:
         raise SettingsError(f"action {name!r} needs the current source frame")
-    method = getattr(retargeter, action.method)
-    if action.needs_frame:
-        assert frame is not None  # checked above
-        return method(*frame, *values)
-    return method(*values)
+    return getattr(retargeter, action.method)(*frame, *values)
 
 
 def _known(name: str) -> Parameter:
