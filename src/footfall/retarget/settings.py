@@ -172,7 +172,7 @@ class RetargetSettings:
 
     Attributes:
         values: ``{name: value}`` for every registered parameter.
-        calibration: JSON-ready calibration cache (rotation offsets per bone, hips height).
+        calibration: JSON-ready calibration cache (the two calibration poses).
     """
 
     values: dict[str, Any] = field(
