@@ -27,13 +27,6 @@ def apply_head_offset(rotations: ArrayLike, head: int, offset_deg: ArrayLike) ->
     return out
 
 
-def heading(rotation: ArrayLike) -> FloatArray:
-    """Yaw-only rotation ``(..., 4)`` about +Y that turns +Z where ``rotation`` turns it."""
-    forward = quat.rotate(rotation, _FORWARD)
-    yaw = np.arctan2(forward[..., 0], forward[..., 2])
-    return quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), yaw)
-
-
 def head_forward_offset_deg(
     head_rotation: ArrayLike,
     hips_rotation: ArrayLike,
@@ -44,7 +37,9 @@ def head_forward_offset_deg(
     the calibration head orientation turned by the hips' yaw since the calibration pose. Inputs
     are world rotations ``(..., 4)`` of the head (without offset) and hips, now and then.
     """
-    body_turn = heading(quat.mul_inv(hips_rotation, calibration_hips_rotation))
+    forward = quat.rotate(quat.mul_inv(hips_rotation, calibration_hips_rotation), _FORWARD)
+    yaw = np.arctan2(forward[..., 0], forward[..., 2])  # the yaw-only part of the hips' turn
+    body_turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), yaw)
     desired = quat.mul(body_turn, calibration_head_rotation)
     offset = quat.inv_mul(head_rotation, desired)
     return np.degrees(quat.to_euler(offset, "XYZ"))
