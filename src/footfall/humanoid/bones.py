@@ -6,8 +6,8 @@ only has to be mapped once (see :mod:`footfall.humanoid.mapping`).
 
 from __future__ import annotations
 
-_FINGERS = ("Thumb", "Index", "Middle", "Ring", "Little")
-_SEGMENTS = ("Proximal", "Intermediate", "Distal")
+FINGERS: tuple[str, ...] = ("Thumb", "Index", "Middle", "Ring", "Little")
+FINGER_SEGMENTS: tuple[str, ...] = ("Proximal", "Intermediate", "Distal")
 
 #: Unity ``HumanBodyBones`` names; the position in the tuple is the Unity enum value (0 … 54).
 HUMAN_BONES: tuple[str, ...] = (
@@ -16,8 +16,8 @@ HUMAN_BONES: tuple[str, ...] = (
     "LeftShoulder", "RightShoulder", "LeftUpperArm", "RightUpperArm",  # 11–14
     "LeftLowerArm", "RightLowerArm", "LeftHand", "RightHand",  # 15–18
     "LeftToes", "RightToes", "LeftEye", "RightEye", "Jaw",  # 19–23
-    *(f"Left{finger}{segment}" for finger in _FINGERS for segment in _SEGMENTS),  # 24–38
-    *(f"Right{finger}{segment}" for finger in _FINGERS for segment in _SEGMENTS),  # 39–53
+    *(f"Left{finger}{segment}" for finger in FINGERS for segment in FINGER_SEGMENTS),  # 24–38
+    *(f"Right{finger}{segment}" for finger in FINGERS for segment in FINGER_SEGMENTS),  # 39–53
     "UpperChest",  # 54
 )
 
@@ -30,8 +30,6 @@ REQUIRED_BONES: tuple[str, ...] = (
 
 #: Side prefixes as they appear in canonical names.
 SIDES: tuple[str, ...] = ("Left", "Right")
-FINGERS: tuple[str, ...] = _FINGERS
-FINGER_SEGMENTS: tuple[str, ...] = _SEGMENTS
 
 #: Limb roles in order from the body outwards; ``f"{side}{role}"`` is a canonical name.
 LEG_ROLES: tuple[str, ...] = ("UpperLeg", "LowerLeg", "Foot", "Toes")

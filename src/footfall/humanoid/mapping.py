@@ -93,11 +93,8 @@ class MappingResult:
 
 
 def auto_map(names_or_skeleton: Skeleton | Sequence[str]) -> dict[str, str]:
-    """Guess ``{canonical bone: source joint name}`` from joint names (and structure if given).
-
-    A :class:`Skeleton` lets the hierarchy and the rest pose settle ambiguous names; a bare list
-    of names is read in order (parents before children).
-    """
+    """Guess ``{canonical bone: source joint name}`` from joint names, and from the hierarchy
+    and rest pose of a :class:`Skeleton` (a bare list of names: parents before children)."""
     hierarchy = Hierarchy.of(names_or_skeleton)
     by_index = _guess(hierarchy)
     return {bone: hierarchy.names[by_index[bone]] for bone in HUMAN_BONES if bone in by_index}
@@ -137,9 +134,8 @@ def load_mapping(
     """Read a JSON mapping file ``{canonical bone: source joint name or null}``.
 
     With ``skeleton`` (or its joint names) every source joint must exist in it. Raises
-    :class:`MappingError` naming the file and the offending entries for unreadable files, bad
-    JSON, a top level that is not an object, unknown canonical names, non-string joint names,
-    joints missing from the skeleton, or one joint given to two bones.
+    :class:`MappingError` naming the file and the offending entries when it cannot be read or
+    used (unknown bones, joints not strings or not in the skeleton, one joint for two bones).
     """
     where = str(path)
     try:

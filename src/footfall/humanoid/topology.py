@@ -113,12 +113,10 @@ def legs_by_shape(hierarchy: Hierarchy, exclude: Collection[int] = ()) -> dict[s
     """Legs of an unnamed rig: the two branches that end lowest in the rest pose.
 
     Each branch from the joint where the two split must hold at least three joints; the thigh and
-    shin are the two consecutive bones of greatest total length, the foot follows them and the
-    next joint (if any) is the toes. A leg must be long (thigh + shin at least a quarter of the
-    rig's height) and hang down (foot below thigh by half that length), which rules out fingers
-    and ears. Branches through an ``exclude`` joint (ones already known to be arms, say) are
-    skipped. The branch with the larger x is the character's left (+X). Returns ``{}`` when no
-    such pair exists.
+    shin are the two consecutive bones of greatest total length, the foot and toes (if any)
+    follow. A leg must be long (thigh + shin ≥ a quarter of the rig's height) and hang down (foot
+    below thigh by half that length), which rules out fingers and ears. Branches through an
+    ``exclude`` joint are skipped; the one with the larger x is the left. ``{}`` when none fit.
     """
     if hierarchy.parents is None or hierarchy.rest is None:
         return {}

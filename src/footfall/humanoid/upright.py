@@ -1,15 +1,10 @@
 """Which way a humanoid's rest pose stands: the turn that stands it up, facing +Z.
 
-Some files keep a rest pose that is not upright in the world: a Z-up capture whose offsets lie
-along its Y axis stands up only through its root rotation (``pybvh_test1_zup_inches.bvh``).
-Others stand but face +X or −Z (a rig's forward is a convention too). Anything that reads the
-rest pose as "standing" — the retargeter's calibration, the walker's rig measures — first turns
-it with :func:`upright_turn`.
-
-The turn is a quarter-turn rotation (axes onto axes): a file of another convention holds the
-same rest pose with its axes swapped, and standing it up must undo exactly that swap — not
-straighten, too, the few degrees a capture's rest pose leans by (cmu_131_01's leans 3°; read as
-a Y-up file it stands and is left as it is, so the Z-up copy of it must lean the same).
+Some files keep a rest pose that lies (a Z-up capture) or faces +X or −Z. Anything that reads
+the rest pose as "standing" (the retargeter's calibration, the walker's rig measures) first turns
+it with :func:`upright_turn`. The turn is a quarter turn (axes onto axes): a file of another
+convention holds the same rest pose with its axes swapped, and standing it up must undo exactly
+that swap, not also straighten the few degrees a capture's rest pose leans by.
 """
 
 from __future__ import annotations
@@ -46,10 +41,8 @@ def upright_turn(skeleton: Skeleton, mapping: Mapping[str, str],
     """World rotation ``(4,)`` that stands ``skeleton`` up in ``pose`` (``(J, 4)`` local
     rotations, rest by default; ``mapping``: canonical bone → joint name).
 
-    The quarter-turn rotation (axes onto axes) nearest to the one that puts the hips above the
-    feet (+Y) and the left hip on +X (facing +Z): the identity for a rest pose that stands
-    facing +Z, whose lean of a few degrees is kept; a quarter or half turn for one that lies
-    (a Z-up file) or faces +X or −Z. The identity when the legs cannot tell.
+    The quarter turn nearest to the one that puts the hips above the feet (+Y) and the left hip
+    on +X (facing +Z); the identity when the legs cannot tell.
     """
     if not all(b in mapping for b in _BONES):
         return quat.identity(())

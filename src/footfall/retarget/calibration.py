@@ -1,20 +1,17 @@
-"""Which target bone follows which source bone, and the calibrated rotation offsets.
+"""Which target bone follows which source bone, and the sizes measured in the calibration pose.
 
-Seed 001 caches, per bone, ``offset = inv(source_world) * target_world`` in a T- or I-pose and
-applies ``target_world = source_world * offset`` at runtime. Bones are matched through the
-canonical humanoid names (``footfall.humanoid``); the spine and neck are matched as chains
-(``spine.py``); joints no canonical bone covers fall back to a joint of the same name, else
-they keep their calibration-pose local rotation.
-
-The two calibration poses need not be the same pose: with ``match_directions`` the target's
-upper and lower arms and legs are first turned (shortest arc) to point where the source's do, so
-a T-posed avatar calibrates against an I-posed capture.
+Bones are matched through the canonical humanoid names (``footfall.humanoid``), the spine and
+neck as chains (``spine.py``); joints no canonical bone covers fall back to a joint of the same
+name, else keep their calibration-pose local rotation. With ``match_directions`` the target's
+arms and legs are first turned (shortest arc) to point where the source's do, so a T-posed
+avatar calibrates against an I-posed capture.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -25,22 +22,16 @@ from footfall.errors import MappingError, SkeletonError
 from footfall.retarget.spine import ChainMatch, match_chains
 from footfall.skeleton import Skeleton, forward_kinematics
 
-LEG_BONES = ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot", "RightUpperLeg", "RightLowerLeg",
-             "RightFoot")
-REQUIRED_BONES = ("Hips", *LEG_BONES)
 LIMBS = {
     "left_leg": ("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
     "right_leg": ("RightUpperLeg", "RightLowerLeg", "RightFoot"),
     "left_arm": ("LeftUpperArm", "LeftLowerArm", "LeftHand"),
     "right_arm": ("RightUpperArm", "RightLowerArm", "RightHand"),
 }
+LEG_BONES = LIMBS["left_leg"] + LIMBS["right_leg"]
+REQUIRED_BONES = ("Hips", *LEG_BONES)
 # Bone → the bone whose direction it points along, matched between T- and I-poses.
-DIRECTION_PAIRS = (
-    ("LeftUpperLeg", "LeftLowerLeg"), ("LeftLowerLeg", "LeftFoot"),
-    ("RightUpperLeg", "RightLowerLeg"), ("RightLowerLeg", "RightFoot"),
-    ("LeftUpperArm", "LeftLowerArm"), ("LeftLowerArm", "LeftHand"),
-    ("RightUpperArm", "RightLowerArm"), ("RightLowerArm", "RightHand"),
-)
+DIRECTION_PAIRS = tuple(pair for bones in LIMBS.values() for pair in pairwise(bones))
 
 
 def canonical_mapping(
@@ -92,11 +83,8 @@ def correspond(
     target_map: Mapping[str, str],
 ) -> Correspondence:
     """Pair target joints with source joints (canonical names, chains, then equal names)."""
-    pairs: dict[int, int] = {}
-    for bone, target_name in target_map.items():
-        if bone not in source_map:
-            continue
-        pairs[target.index(target_name)] = source.index(source_map[bone])
+    pairs = {target.index(name): source.index(source_map[bone])
+             for bone, name in target_map.items() if bone in source_map}
     chains = match_chains(source, target, source_map, target_map)
     for chain in chains:
         for t, s in zip(chain.target, chain.source_for_target, strict=True):
@@ -170,7 +158,7 @@ def check_limb_lengths(skeleton: Skeleton, mapping: Mapping[str, str], role: str
     for bones in LIMBS.values():
         if not all(b in mapping for b in bones):
             continue
-        for upper, lower in ((bones[0], bones[1]), (bones[1], bones[2])):
+        for upper, lower in pairwise(bones):
             length = float(np.linalg.norm(gpos[skeleton.index(mapping[lower])]
                                           - gpos[skeleton.index(mapping[upper])]))
             if not length > 1e-6:
@@ -215,8 +203,7 @@ class Measures:
         floor = min(heights.values())
         neck_bone = "Neck" if "Neck" in mapping else ("Head" if "Head" in mapping else "Hips")
         # Each foot stands on its own lowest point: a rest pose whose legs differ in length
-        # (real captures' skeletons do: cmu_01_01's left foot hangs 17 mm above the floor)
-        # would otherwise float that foot in every stance.
+        # would otherwise float one foot in every stance.
         ankle, toe = [], []
         for side in ("Left", "Right"):
             foot = heights[f"{side}Foot"]

@@ -88,27 +88,21 @@ class FingerRig:
         mapping: Mapping[str, str],
         calibration_rotations: ArrayLike | None = None,
     ) -> FingerRig:
-        """Find finger joints through ``mapping`` ({canonical: joint name}) and their axes.
-
-        ``calibration_rotations`` ``(J, 4)`` local rotations of the calibration pose (default:
-        the skeleton's rest, identity).
-        """
+        """Find finger joints through ``mapping`` ({canonical: joint name}) and their axes in
+        the calibration pose ``calibration_rotations (J, 4)`` (local; default: identity)."""
         count = skeleton.joint_count
         local = (quat.identity((count,)) if calibration_rotations is None
                  else np.asarray(calibration_rotations, dtype=np.float64))
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
         joints = np.full((2, 5, 3), -1, dtype=np.int64)
-        for h, hand in enumerate(HANDS):
-            for f, finger in enumerate(FINGERS):
-                for s in range(3):
-                    name = mapping.get(finger_bone_name(hand, finger, s))
-                    if name is not None:
-                        if name not in skeleton.names:
-                            raise MappingError(
-                                f"finger bone {finger_bone_name(hand, finger, s)} maps to "
-                                f"{name!r}, which the skeleton lacks"
-                            )
-                        joints[h, f, s] = skeleton.index(name)
+        for h, f, s in np.ndindex(joints.shape):
+            bone = finger_bone_name(HANDS[h], FINGERS[f], s)
+            name = mapping.get(bone)
+            if name is not None:
+                if name not in skeleton.names:
+                    raise MappingError(f"finger bone {bone} maps to {name!r}, which the "
+                                       "skeleton lacks")
+                joints[h, f, s] = skeleton.index(name)
         rest_local = np.tile(quat.identity(), (2, 5, 3, 1))
         curl_axes = np.zeros((2, 5, 3, 3))
         spread_axes = np.zeros((2, 5, 3))
@@ -126,24 +120,23 @@ class FingerRig:
             across = _unit(across - np.dot(across, forward) * forward, fallback=(0, 0, 1))
             palm = np.cross(forward, across) if hand == "left" else np.cross(across, forward)
             mirror = 1.0 if hand == "left" else -1.0
-            for f in range(5):
-                for s in range(3):
-                    j = joints[h, f, s]
-                    if j < 0:
-                        continue
-                    rest_local[h, f, s] = local[j]
-                    child = joints[h, f, s + 1] if s < 2 else -1
-                    if child >= 0:
-                        direction = gpos[child] - gpos[j]
-                    elif s > 0 and joints[h, f, s - 1] >= 0:
-                        direction = gpos[j] - gpos[joints[h, f, s - 1]]
-                    else:
-                        direction = forward
-                    direction = _unit(direction, fallback=forward)
-                    curl_world = _unit(np.cross(direction, palm), fallback=across)
-                    curl_axes[h, f, s] = quat.inv_rotate(grot[j], curl_world)
-                    if s == 0:
-                        spread_axes[h, f] = quat.inv_rotate(grot[j], mirror * palm)
+            for f, s in np.ndindex(5, 3):
+                j = joints[h, f, s]
+                if j < 0:
+                    continue
+                rest_local[h, f, s] = local[j]
+                child = joints[h, f, s + 1] if s < 2 else -1
+                if child >= 0:
+                    direction = gpos[child] - gpos[j]
+                elif s > 0 and joints[h, f, s - 1] >= 0:
+                    direction = gpos[j] - gpos[joints[h, f, s - 1]]
+                else:
+                    direction = forward
+                direction = _unit(direction, fallback=forward)
+                curl_world = _unit(np.cross(direction, palm), fallback=across)
+                curl_axes[h, f, s] = quat.inv_rotate(grot[j], curl_world)
+                if s == 0:
+                    spread_axes[h, f] = quat.inv_rotate(grot[j], mirror * palm)
         return cls(joints, rest_local, curl_axes, spread_axes)
 
     @property

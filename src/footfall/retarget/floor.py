@@ -1,11 +1,9 @@
 """Automatic floor height from the avatar's leg length (seed 001's ``CalculateAutoFloorHeight``).
 
-Seed 001 names the calculation (left leg length and a comfort ratio) without giving its
-formula. footfall's reading: a performer standing at ease does not lock the knee, their leg
-spans only ``comfort_ratio`` of its straight length, while the avatar's legs are placed at full
-length; the floor height lowers the avatar (hips and feet targets) by the unused share of its
-left leg, ``(comfort_ratio − 1) × leg length × avatar scale``. A ratio of 1 gives 0 (nothing
-changes), so the default does no harm.
+Seed 001 gives no formula. footfall's reading: a performer standing at ease does not lock the
+knee, so their leg spans only ``comfort_ratio`` of its straight length while the avatar's legs
+are placed at full length; the floor height lowers the avatar by the unused share of its left
+leg (a ratio of 1 changes nothing).
 """
 
 from __future__ import annotations

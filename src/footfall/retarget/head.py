@@ -1,9 +1,4 @@
-"""Head rotation offset, head-forward calibration and automatic avatar scale (seed 001).
-
-Seed 001 applies a head rotation offset (−180…180° per axis) after IK, scales the head alone,
-calibrates the head to look straight ahead of the body, and auto-calibrates by scaling the
-avatar by the source/target neck height ratio clamped to 0.1…3, then calibrating the head.
-"""
+"""Head rotation offset, head-forward calibration and automatic avatar scale (seed 001)."""
 
 from __future__ import annotations
 
@@ -32,36 +27,27 @@ def apply_head_offset(rotations: ArrayLike, head: int, offset_deg: ArrayLike) ->
     return out
 
 
-def heading(rotation: ArrayLike) -> FloatArray:
-    """Yaw-only rotation ``(..., 4)`` about +Y that turns +Z where ``rotation`` turns it."""
-    forward = quat.rotate(rotation, _FORWARD)
-    yaw = np.arctan2(forward[..., 0], forward[..., 2])
-    return quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), yaw)
-
-
 def head_forward_offset_deg(
     head_rotation: ArrayLike,
     hips_rotation: ArrayLike,
     calibration_head_rotation: ArrayLike,
     calibration_hips_rotation: ArrayLike,
 ) -> FloatArray:
-    """Head offset (Euler XYZ, degrees, ``(..., 3)``) that makes the head look straight ahead.
-
-    "Straight ahead" is the calibration (T-pose) head orientation turned by the body's current
-    heading: the hips' yaw relative to the calibration pose. All inputs are world rotations
-    ``(..., 4)`` of the head (without any offset) and hips now and in the calibration pose.
+    """Head offset (Euler XYZ, degrees, ``(..., 3)``) that makes the head look straight ahead:
+    the calibration head orientation turned by the hips' yaw since the calibration pose. Inputs
+    are world rotations ``(..., 4)`` of the head (without offset) and hips, now and then.
     """
-    body_turn = heading(quat.mul_inv(hips_rotation, calibration_hips_rotation))
+    forward = quat.rotate(quat.mul_inv(hips_rotation, calibration_hips_rotation), _FORWARD)
+    yaw = np.arctan2(forward[..., 0], forward[..., 2])  # the yaw-only part of the hips' turn
+    body_turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), yaw)
     desired = quat.mul(body_turn, calibration_head_rotation)
     offset = quat.inv_mul(head_rotation, desired)
     return np.degrees(quat.to_euler(offset, "XYZ"))
 
 
 def auto_avatar_scale(source_neck_height: float, target_neck_height: float) -> float:
-    """Seed 001's automatic avatar scale: source/target neck height, clamped to 0.1…3.
-
-    Heights are above each skeleton's floor with the target at scale 1, metres.
-    """
+    """Seed 001's automatic avatar scale: source/target neck height (above each skeleton's
+    floor, target at scale 1, metres), clamped to 0.1…3."""
     if not (np.isfinite(source_neck_height) and np.isfinite(target_neck_height)):
         return 1.0
     if target_neck_height <= 1e-9:

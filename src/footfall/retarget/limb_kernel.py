@@ -1,19 +1,12 @@
 """The compiled per-frame arithmetic of the retargeter's four-limb IK (``limbs.py``).
 
-Two kernels over the frames of a batch (one live frame is a batch of one), split where the toe
-pivot's held offset is decided in Python (it depends on earlier frames, ``stance.py``):
-
-1. :func:`feet_stage` — each limb's joints, the foot targets (scaled source ankles, stance-width
-   shift, foot offsets), and for rigs with toes the foot pitch, the mapped toe target, the
-   target's ankle→toe vector and the flat-foot toe offset of the pivot;
-2. :func:`bend_stage` — the toe pivot and lowest-point rule on the foot targets, the hips
-   lowered where a planted foot cannot be reached, the hand targets, the knees copied from the
-   source, one two-bone solve of every limb (``footfall.ik``'s kernel) and the limb joints
-   turned by its deltas.
-
-What each step means is documented on :class:`footfall.retarget.limbs.Limbs`; the arithmetic
-here is that description, written per frame without NumPy's per-call cost (a live frame made
-about a hundred small NumPy calls). Scalar quaternion maths comes from :mod:`footfall.quat`.
+Three stages over the frames of a batch (one live frame is a batch of one): :func:`feet_stage`
+(limb joints, foot targets, foot pitch and toe offsets), :func:`reach_stage` (toe pivot and
+lowest-point rule, hips lowered out of reach, the two-bone solver's rows) and
+:func:`turn_stage` (the solver's deltas applied). Between the first two the toe pivot's held
+offset is decided in Python (it depends on earlier frames, ``stance.py``); between the last two
+the knee copy and the solve run (``footfall.ik``). What each step means is documented in
+``limbs.py``; here it is written per frame without NumPy's per-call cost.
 
 Array layouts: ``world (J, F, 4)`` and ``local (J, F, 3)`` are joint-major (the retargeter's
 memory), ``gpos (F, J, 3)``, ``srot (F, Js, 4)``, ``spos (F, Js, 3)`` frame-major; ``L`` limbs,
@@ -39,6 +32,7 @@ from footfall.quat import (
     scale_s,
     sub_s,
 )
+from footfall.retarget.weights import ramp_s
 
 CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
@@ -50,12 +44,6 @@ DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 SIZE_RATIO, AVATAR_SCALE, CAPTURE_FLOOR, FLOOR_HEIGHT, FOOT_FRONT, FOOT_OUT = range(6)
 # ``heights`` rows: standing heights (2,) of the source ankles and toes, the target's.
 SOURCE_ANKLE, TARGET_ANKLE, SOURCE_TOE, TARGET_TOE = range(4)
-
-
-@helper
-def ramp(value: float, start: float, end: float) -> float:
-    """0 below ``start``, 1 above ``end``, linear between."""
-    return min(max((value - start) / (end - start), 0.0), 1.0)
 
 
 @helper
@@ -191,8 +179,8 @@ def feet_stage(
                 _put(toe[f, leg], source_toe)
                 heel_up = source_foot[1] - heights[SOURCE_ANKLE, leg] - floor
                 height = source_toe[1] - heights[SOURCE_TOE, leg] - floor
-                toe_up = ramp(height, TOE_DOWN, 0.06)
-                share = ramp(heel_up, 0.005, 0.012) * (1.0 - toe_up)
+                toe_up = ramp_s(height, TOE_DOWN, 0.06)
+                share = ramp_s(heel_up, 0.005, 0.012) * (1.0 - toe_up)
                 mapped = (source_toe[0] * s + foot_shift[f, leg, 0],
                           lifted(source_toe[1], heights[SOURCE_TOE, leg],
                                  heights[TARGET_TOE, leg], params),
@@ -252,7 +240,7 @@ def reach_stage(
                                     toe[f, leg, 1] - heights[SOURCE_TOE, leg]) - floor
                 y = target[1] + (contact_lift(lowest_source, s) - min(ankle_target, toe_end))
                 dip = mapped[1] - (y + vector[1])
-                y += min(max(dip, 0.0), MAX_TOE_RAISE) * ramp(toe_height[f, leg], 0.01, 0.03)
+                y += min(max(dip, 0.0), MAX_TOE_RAISE) * ramp_s(toe_height[f, leg], 0.01, 0.03)
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
@@ -288,9 +276,9 @@ def reach_stage(
         for k in range(limbs):
             row = f * limbs + k
             root, mid, tip = _vec(chain[f, 0, k]), _vec(chain[f, 1, k]), _vec(chain[f, 2, k])
-            if k < 2:  # the knee copied from the source goes in as the pole (see solve)
+            pole = mid  # legs: replaced by the knee copied from the source (see ``Limbs.solve``)
+            if k < 2:
                 target = _vec(feet[f, k])
-                pole = mid
                 leg = f * 2 + k
                 for c in range(3):
                     knee_input[0, leg, c] = spos[f, s_chain[k, 0], c]
@@ -303,7 +291,6 @@ def reach_stage(
                 share = leg_weights[f, k]
             else:
                 target = add_s(hips, scale_s(sub_s(_vec(spos[f, s_chain[k, 2]]), source_hips), s))
-                pole = mid
                 share = arm_weights[f, k - 2]
             for c, point in enumerate((root, mid, tip, target, pole)):
                 _put(rows[c, row], point)

@@ -1,24 +1,22 @@
 """Four-limb IK of the retargeter: where feet and hands go, and how the limbs get there.
 
-Per frame (batched): feet go to the source ankle — horizontally scaled by the size ratio,
-vertically keeping its height above the standing ankle height, plus the stance-width shift and
-the foot offsets — with the knee copied from the source (``knee_from_source``); hands go to the
-source hands relative to the hips, scaled, bending toward the copied elbow. Around that:
+Per frame (batched): feet go to the source ankle, scaled horizontally by the size ratio, plus
+the stance-width shift and the foot offsets, with the knee copied from the source; hands go to
+the source hands relative to the hips, scaled. Around that:
 
 - heights: a foot point's lift above its standing height is the source's, scaled by the size
   ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
-- toes (toe joints, or the ball of the foot from a foot End Site: ``toes.py``): on the floor
-  the foot is pitched so its toes sit as high as the source's; while the heel is up the toes
-  are the pivot, held where they stood when the toe contact began (a foot of another length
-  would otherwise slide by the difference) and blended back in the air; always, the foot's
-  lowest point (ankle or toe) is exactly as high as the source's (``contact_lift``), so a foot
-  of other proportions neither wobbles in stance nor scrapes the floor in the swing;
+- toes (``toes.py``): on the floor the foot is pitched so its toes sit as high as the source's;
+  while the heel is up the toes are the pivot, held where the toe contact began (a foot of
+  another length would slide by the difference) and blended back in the air; the foot's
+  lowest point (ankle or toe) is always as high as the source's, so a foot of other
+  proportions neither wobbles in stance nor scrapes the floor in the swing;
 - reach: where a planted foot cannot be reached the hips are lowered just enough, never raised;
 - do no harm: a limb whose tip is already on its target is not touched (identity stays exact);
-- detached feet: IK rigs whose feet do not hang below the shin (RobotExpressive) get the foot
-  placed where the shin carries it.
+- detached feet (IK rigs whose feet do not hang below the shin) are placed where the shin
+  carries them.
 
-All four limbs go through one batched ``footfall.ik.solve_two_bone`` call.
+All limbs go through one batched two-bone solve (``footfall.ik``).
 """
 
 from __future__ import annotations
@@ -220,13 +218,11 @@ class Limbs:
         ``world (J, ..., 4)`` and local translations ``local (J, ..., 3)`` (where the hips drop
         or a detached foot moves), both C-ordered.
 
-        ``srot``, ``spos``: source world rotations and positions ``(..., Js, ·)`` (the joints
-        the limbs read); ``hips_pos``: target hips world position ``(..., 3)``; ``foot_shift``:
-        stance-width shift ``(..., 2, 3)``; ``toe_hold``: how the toe pivot holds its toe
-        (``"series"``: the leading axis is the frames of a clip, in order; ``"live"``: one frame
-        after the other through :meth:`step`; ``"none"``: frames alone). The arithmetic is
-        ``limb_kernel``'s three stages; the held toe offset between the first two is decided
-        here, the knee copy and the two-bone solve between the last two (``footfall.ik``).
+        ``srot``, ``spos``: source world rotations and positions ``(..., Js, ·)``; ``hips_pos``:
+        target hips world position ``(..., 3)``; ``foot_shift``: stance-width shift
+        ``(..., 2, 3)``; ``toe_hold``: how the toe pivot holds its toe (``"series"``: the
+        leading axis is a clip's frames, in order; ``"live"``: one frame per call; ``"none"``:
+        frames alone). The arithmetic is ``limb_kernel``'s three stages.
         """
         joints, batch = world.shape[0], world.shape[1:-1]
         frames, count = math.prod(batch), self.count
@@ -302,15 +298,16 @@ class Limbs:
             lowest = np.minimum(lowest, toes)
         return float(max(np.percentile(lowest, 5), 0.0))
 
-    def _contact_points(self, srot: FloatArray, spos: FloatArray
+    def _contact_points(self, srot: FloatArray, spos: FloatArray, sizes: Sizes
                         ) -> tuple[FloatArray, FloatArray]:
         """The source points a foot stands on ``(..., 2, P, 3)`` — its ankle, and its toe
         when both rigs have toes — and their standing heights ``(2, P)``."""
+        rest = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
         ankles = spos[..., self._s_leg_tips, :][..., None, :]
         if self._toes is None:
-            return ankles, self._rest_heights[:, :1]
+            return ankles, rest[:, :1]
         toes = self._toes[1].positions(srot, spos)[..., None, :]
-        return np.concatenate([ankles, toes], axis=-2), self._rest_heights
+        return np.concatenate([ankles, toes], axis=-2), rest
 
     def _planted(self, points: FloatArray, rest: FloatArray,
                  speed: FloatArray | None) -> NDArray[np.bool_]:
@@ -325,8 +322,7 @@ class Limbs:
     def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                           sizes: Sizes) -> FloatArray:
         """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
-        self._rest_heights = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
-        points, rest = self._contact_points(srot, spos)
+        points, rest = self._contact_points(srot, spos, sizes)
         speed = np.zeros(points.shape[:-1])
         if len(points) > 1:
             step = np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1) * fps
@@ -342,30 +338,28 @@ class Limbs:
     def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
         """Live stance-width shift ``(..., 2, 3)`` (state kept between calls)."""
-        self._rest_heights = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
+        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+        self._toe_hold_live.fade = self._hold.fade
         if spos.ndim == 2:
             return self._held_shift_one(srot, spos, dt, sizes)
-        points, rest = self._contact_points(srot, spos)
+        points, rest = self._contact_points(srot, spos, sizes)
         xz = points[..., [0, 2]]
         speed = None
         if self._last_ankles is not None and self._last_ankles.shape == xz.shape:
             speed = np.linalg.norm(xz - self._last_ankles, axis=-1) / dt
         self._last_ankles = xz
-        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
-        self._toe_hold_live.fade = self._hold.fade
         return self._hold(self.foot_shift(self.body_yaw(srot), sizes),
                           self._planted(points, rest, speed))
 
     def _held_shift_one(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
-        """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays): the body yaw, turned
-        hip-width delta and planted test of the batched path in Python floats (without a dozen
-        NumPy calls on two-element arrays), then the compiled :class:`PlantedHold`."""
+        """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays), in Python floats: a dozen
+        NumPy calls on two-element arrays cost more than the arithmetic."""
         if self._toes is None:
             points = [[p] for p in spos[self._s_leg_tips].tolist()]
             rest = [[h] for h in sizes.source.ankle_height.tolist()]
         else:
-            found, heights = self._contact_points(srot, spos)
+            found, heights = self._contact_points(srot, spos, sizes)
             points, rest = found.tolist(), heights.tolist()
         xz = [[[p[0], p[2]] for p in foot] for foot in points]
         last = self._last_ankles
@@ -376,8 +370,6 @@ class Limbs:
                 speed.append([math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
                               for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)])
         self._last_ankles = np.array(xz)
-        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
-        self._toe_hold_live.fade = self._hold.fade
         # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
         hips = srot[self.hips[1]].tolist()
         fx, _, fz = quat.rotate_s(quat.mul_s((hips[0], hips[1], hips[2], hips[3]),
@@ -397,28 +389,22 @@ class Limbs:
         return self._hold(np.array(shifts), np.array(planted, dtype=bool))
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
-        """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``.
-
-        Scaling the source's foot paths keeps the source's (scaled) stance width; a rig with
-        other hip proportions (RobotExpressive's legs stand 1.3 m apart) then needs each foot
-        moved by ``target_hip_offset − size_ratio · source_hip_offset``, turned with the body.
-        Callers freeze it while a foot is planted (``stance.py``).
-        """
+        """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``, radians:
+        ``target_hip_offset − size_ratio · source_hip_offset`` turned with the body (see
+        ``stance.py``, which freezes it while a foot is planted)."""
         target_offset, source_offset = self._hip_offsets
         delta = target_offset * sizes.avatar_scale - sizes.size_ratio * source_offset
-        # Only the width: where a rig's thighs sit ahead of or behind its hips joint (CMU's,
-        # 4 cm) is no stance width, and turned with the body it would swing the feet around.
+        # Only the width: thighs ahead of or behind the hips joint, turned, would swing the feet.
         delta[:, 1:] = 0.0
         turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.asarray(yaw)[..., None])
         return quat.rotate(turn, delta)
 
     def _held_toe_offset(self, offset: FloatArray, down: NDArray[np.bool_],
                          toe_path: FloatArray, toe_hold: str) -> FloatArray:
-        """The flat-foot toe offset ``(..., 2, 3)`` held from the start of each toe contact
-        (``down (..., 2)``) through it, and in the air blended back into the current one by the
-        next contact. Offline the blend is paced by the mapped source toe's travel
-        (``toe_path (F, 2, 3)``): the swing is stretched where the toe moves anyway, not shoved
-        where it hovers (live: over a fixed time)."""
+        """The flat-foot toe offset ``(..., 2, 3)`` held through each toe contact (``down
+        (..., 2)``) and blended back in the air by the next one. Offline the blend is paced by
+        the mapped source toe's travel (``toe_path (F, 2, 3)``), so the foot catches up where
+        the toe moves anyway rather than where it hovers; live over a fixed time."""
         if toe_hold == "live":
             held = self._toe_hold_live(offset, down)
         elif toe_hold == "series" and len(offset) > 0:
@@ -440,15 +426,10 @@ class Limbs:
         self._toe_carry = None
 
     def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
-        """Joints turned by each limb's upper and lower deltas (twist bones included).
-
-        A tip that is not below its lower bone (IK rigs whose feet hang from the root, like
-        RobotExpressive) is "detached": it is placed where the lower bone carries it.
-        """
-        upper_joints: list[int] = []
-        upper_limbs: list[int] = []
-        lower_joints: list[int] = []
-        lower_limbs: list[int] = []
+        """Joints turned by each limb's upper and lower deltas (twist bones included); sets
+        ``_detached``: tips not below their lower bone (IK rigs' feet hanging from the root)."""
+        paths: dict[str, list[int]] = {
+            key: [] for key in ("upper_joints", "upper_limbs", "lower_joints", "lower_limbs")}
         detached = []
         for k, (upper, lower, tip) in enumerate(self._t_chain):
             upper_path = self.target.chain(int(lower))
@@ -461,28 +442,21 @@ class Limbs:
             tip_path = self.target.chain(int(tip))
             attached = int(lower) in tip_path
             detached.append(not attached)
-            spans = [(upper_joints, upper_limbs, upper_path[upper_path.index(int(upper)):-1])]
-            spans.append((lower_joints, lower_limbs,
-                          tip_path[tip_path.index(int(lower)):-1] if attached else [int(lower)]))
-            for joints, limbs, between in spans:
-                joints.extend(between)
-                limbs.extend([k] * len(between))
+            spans = {"upper": upper_path[upper_path.index(int(upper)):-1],
+                     "lower": tip_path[tip_path.index(int(lower)):-1] if attached else [int(lower)]}
+            for part, between in spans.items():
+                paths[f"{part}_joints"].extend(between)
+                paths[f"{part}_limbs"].extend([k] * len(between))
         self._detached = np.array(detached, dtype=bool)
-        as_array = {"upper_joints": upper_joints, "upper_limbs": upper_limbs,
-                    "lower_joints": lower_joints, "lower_limbs": lower_limbs}
-        return {k: np.array(v, dtype=np.int64) for k, v in as_array.items()}
+        return {key: np.array(v, dtype=np.int64) for key, v in paths.items()}
 
 
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
-    """The deepest joint that is an ancestor of (or equal to) every joint in ``joints``."""
+    """The deepest joint that is an ancestor of (or equal to) every joint in ``joints``
+    (``joints[0]`` when they share none)."""
     chains = [skeleton.chain(j) for j in joints]
-    common = joints[0]
-    for depth, candidate in enumerate(chains[0]):
-        if all(depth < len(c) and c[depth] == candidate for c in chains):
-            common = candidate
-        else:
-            break
-    return common
+    shared = [row[0] for row in zip(*chains, strict=False) if len(set(row)) == 1]
+    return shared[-1] if shared else joints[0]
 
 
 def _toe_rows(toes: Toes | None) -> NDArray[np.int64]:

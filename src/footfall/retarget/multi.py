@@ -139,8 +139,7 @@ class PoseCopier:
             scale = np.where(group.sync, root_scale, 1.0)
             shape = (count,) + (1,) * len(batch) + (1, 1)
             lpos = np.broadcast_to(group.skeleton.offsets, (count, *batch, joints, 3)) \
-                * scale.reshape(shape)
-            lpos = np.array(lpos)
+                * scale.reshape(shape)  # a new array, written below
             hips = group.hips
             offset = group.hip_offsets.reshape((count,) + (1,) * len(batch) + (3,))
             hips_world = hips_source + offset

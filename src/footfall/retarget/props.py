@@ -2,10 +2,8 @@
 
 Each attach point is a target frame fixed to a bone, placed in the calibration (T-) pose at the
 bone position plus a world offset, turned by a fixed rotation, with props hanging under it.
-Seed 001's defaults are in Unity's left-handed frame (+X = the character's right): left hand
-(−0.039, −0.022, 0), right hand (+0.039, −0.022, 0), head (0, 0.16, 0), hands rotated
-Euler(90°, 0, 0). footfall's frame has +X on the character's left, so X flips sign: the offsets
-still point outward from the palm and up from the head.
+Seed 001's default offsets are in Unity's frame (+X = the character's right); footfall's has +X
+on the character's left, so X flips sign.
 """
 
 from __future__ import annotations
@@ -73,8 +71,7 @@ class PropAttachments:
         local = (quat.identity((count,)) if calibration_rotations is None
                  else np.asarray(calibration_rotations, dtype=np.float64))
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
-        chosen: dict[str, ArrayLike] = dict(DEFAULT_OFFSETS)
-        chosen.update(offsets or {})
+        chosen: dict[str, ArrayLike] = {**DEFAULT_OFFSETS, **(offsets or {})}
         points = {}
         for point, bone_name in _BONES.items():
             name = mapping.get(bone_name)

@@ -2,19 +2,15 @@
 
 Per frame, batched over frames (``apply``) or for one live frame (``step``), with one code path:
 
-1. Source FK (by depth level).
+1. Source FK.
 2. Rotations: every matched target bone gets ``source_world * offset`` (offsets calibrated in a
    T- or I-pose); spine and neck chains follow grouped source bones; other joints keep their
    calibration-pose local rotation.
 3. Hips: the source hips position, horizontally scaled by the size ratio (target / source hips
-   height), vertically raised by the hips-height difference times the hips (sitting) weight
-   plus the floor height. Seed 001 adds the *leg length* difference; the leg length here is
-   measured from the hips joint to the floor in the calibration pose, so feet reach the floor
-   whatever the pelvis and foot proportions.
-4. Four-limb two-bone IK (``limbs.py``): feet to the source ankles (scaled, ankle height
-   kept, stance width held while planted, toes handled), knees copied from the source, hands
-   to the source hands relative to the hips; hips lowered where a foot is out of reach.
-   Weights come from the automatic limb layers (``weights.py``).
+   height), raised by the hips-height difference times the hips (sitting) weight plus the
+   floor height. The hips height is measured from the hips joint to the floor (seed 001: the
+   leg length), so feet reach the floor whatever the pelvis and foot proportions.
+4. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 5. Head rotation offset, finger curls and spread (when enabled).
 """
 
@@ -44,9 +40,9 @@ from footfall.retarget.calibration import (
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
 from footfall.retarget.floor import auto_floor_height, left_leg_length
 from footfall.retarget.head import (
+    apply_head_offset,
     auto_avatar_scale,
     head_forward_offset_deg,
-    head_offset_rotation,
 )
 from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
@@ -72,12 +68,11 @@ class Retargeter:
 
     Args:
         source, target: the two skeletons (metres, Y up, facing +Z in their calibration poses).
-        mapping: source ``{canonical bone: joint}`` override (dict or JSON path); guessed by
-            ``footfall.humanoid`` otherwise.
-        target_mapping: the same for the target.
+        mapping, target_mapping: ``{canonical bone: joint}`` overrides (dict or JSON path) of
+            the guesses of ``footfall.humanoid``.
         settings: initial settings (defaults otherwise).
-        target_rest: ``(J, 4)`` local rotations of the target's rest pose (glTF avatars have
-            non-identity rest rotations); identity by default.
+        target_rest: ``(J, 4)`` local rotations of the target's rest pose (glTF); identity by
+            default.
 
     Raises :class:`MappingError` if a mapping names missing joints or a skeleton has no legs,
     and :class:`SkeletonError` if a limb bone of a calibration pose has zero length.
@@ -140,8 +135,6 @@ class Retargeter:
             match_directions_first: turn the target's arms and legs to the source's directions
                 first, so the two poses need not be the same (T against I).
         """
-        # The rest poses stand up first (a file's rest pose may lie on its side); explicit
-        # poses are taken as given.
         src = (upright_pose(self.source, self.source_map,
                             quat.identity((self.source.joint_count,)))
                if source_pose is None
@@ -160,7 +153,7 @@ class Retargeter:
         if match_directions_first:
             tgt = match_directions(self.source, self.target, self.source_map, self.target_map,
                                    src, tgt)
-        source_world = self._source_fk(src, self.source.offsets)[0]
+        source_world, source_pos = self._source_fk(src, self.source.offsets)
         target_world = self._target_fk(tgt, self.target.offsets)[0]
         c = self.correspondence
         self.offsets = quat.inv_mul(source_world[c.source_joints], target_world[c.target_joints])
@@ -174,9 +167,6 @@ class Retargeter:
         mapped = np.zeros(self.target.joint_count, dtype=bool)
         mapped[c.target_joints] = True
         self._unmapped_fk = FKPlan(self.target.parents, np.nonzero(~mapped)[0], ancestors=False)
-        # Offsets and unmapped calibration rotations shaped to broadcast joint-major, per
-        # batch shape (computed once: the per-frame solve reuses them).
-        self._offsets_jm = _JointMajor(self.offsets)
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
         self.source_fingers = FingerRig.build(self.source, self.source_map, src)
@@ -186,7 +176,6 @@ class Retargeter:
             "match_directions": bool(match_directions_first),
         }
         self._smoother.reset()
-        source_pos = self._source_fk(src, self.source.offsets)[1]
         self.limbs.calibrate(source_pos, source_world, standing_world, standing_positions)
 
     def calibrate_i_pose(self, source_rotations: ArrayLike,
@@ -222,13 +211,14 @@ class Retargeter:
         source frame (``(Js, 4)`` local rotations, ``(Js, 3)`` translations); returns it (°)."""
         if "Head" not in self.target_map:
             raise SettingsError("the target has no Head bone to calibrate")
-        for key in HEAD_OFFSET_KEYS:
-            self.settings[key] = 0.0
+        self.settings.update(dict.fromkeys(HEAD_OFFSET_KEYS, 0.0))
         source = (np.asarray(source_rotations, dtype=np.float64)[None],
                   np.asarray(source_positions, dtype=np.float64)[None])
         shift = self.limbs.foot_shift(self.limbs.body_yaw(self._source_fk(*source)[0]),
                                       self._sizes())
-        rotations, positions = self._solve(*source, self._fixed_weights(1), shift)
+        legs = self.limbs.leg_count  # on IK, the arms on FK
+        fixed = LimbWeights(np.zeros((1, self.limbs.count - legs)), np.ones((1, legs)), np.ones(1))
+        rotations, positions = self._solve(*source, fixed, shift)
         world = self._target_fk(rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
         hips = self.correspondence.hips[0]
@@ -282,9 +272,8 @@ class Retargeter:
 
     def load(self, avatar: str, folder: str | Path | None = None) -> None:
         """Load ``avatar``'s settings; a stored calibration is re-applied when it fits."""
-        settings = load_settings(avatar, folder)
-        calibration = settings.calibration
-        self.settings = settings
+        self.settings = load_settings(avatar, folder)
+        calibration = self.settings.calibration
         try:
             src = np.asarray(calibration.get("source_pose"), dtype=np.float64)
             tgt = np.asarray(calibration.get("target_pose"), dtype=np.float64)
@@ -353,59 +342,39 @@ class Retargeter:
             chunk: frames solved per batch (bounds memory).
             progress: called with the number of frames done after each batch.
         """
-        if clip.skeleton.names != self.source.names:
-            raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
-        rotations, positions = clip.rotations, clip.positions
-        # One sum is finite exactly when every value is (or overflows: then look closely).
-        if not (np.isfinite(np.sum(rotations)) and np.isfinite(np.sum(positions))):
-            clip.check_finite()
-        srot_all = self._source_fk.rotations(rotations)
-        spos_all = self.limbs.source_position_fk.positions(srot_all, positions)
-        if self.settings["filter_enabled"]:
-            spos_all = self._filtered_series(spos_all, clip.fps)
+        srot_all, spos_all = self._source_series(clip, check_finite=True)
         # The capture's floor offset is known for a whole clip only (live frames assume 0).
         self._capture_floor = self.limbs.estimate_capture_floor(srot_all, spos_all,
                                                                 self.source_measures)
         try:
-            return self._apply_solved(clip, srot_all, spos_all, props, chairs, chunk, progress)
+            goals = self._goal_weights(spos_all, props, chairs)
+            shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
+            weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
+            parts_rot, parts_pos = [], []
+            self.limbs.reset_series()
+            for start in range(0, clip.frame_count, chunk):
+                part = slice(start, start + chunk)
+                w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
+                rot, pos = self._solve(clip.rotations[part], clip.positions[part], w, shift[part],
+                                       (srot_all[part], spos_all[part]), "series")
+                parts_rot.append(rot)
+                parts_pos.append(pos)
+                if progress is not None:
+                    progress(min(start + chunk, clip.frame_count))
         finally:
             self._capture_floor = 0.0
+        # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
+        out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
+        out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
+        return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
 
     def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
                      chairs: ArrayLike | None = None) -> LimbWeights:
         """The smoothed IK weights ``apply`` uses for ``clip``: arms ``(F, A)``, legs ``(F, 2)``
         (1 = IK on), hips ``(F,)`` — to see where the automatic layers hand a limb to FK."""
-        if clip.skeleton.names != self.source.names:
-            raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
-        srot = self._source_fk.rotations(clip.rotations)
-        spos = self.limbs.source_position_fk.positions(srot, clip.positions)
-        if self.settings["filter_enabled"]:
-            spos = self._filtered_series(spos, clip.fps)
+        spos = self._source_series(clip)[1]
         goals = self._goal_weights(spos, props, chairs)
         return smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
-
-    def _apply_solved(self, clip: Clip, srot_all: FloatArray, spos_all: FloatArray,
-                      props: ArrayLike | None, chairs: ArrayLike | None, chunk: int,
-                      progress: Callable[[int], None] | None) -> Clip:
-        rotations, positions = clip.rotations, clip.positions
-        goals = self._goal_weights(spos_all, props, chairs)
-        shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
-        weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
-        parts_rot, parts_pos = [], []
-        self.limbs.reset_series()
-        for start in range(0, clip.frame_count, chunk):
-            part = slice(start, start + chunk)
-            w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
-            rot, pos = self._solve(rotations[part], positions[part], w, shift[part],
-                                   (srot_all[part], spos_all[part]), "series")
-            parts_rot.append(rot)
-            parts_pos.append(pos)
-            if progress is not None:
-                progress(min(start + chunk, clip.frame_count))
-        # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
-        out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
-        out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
-        return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
 
     def step(
         self,
@@ -458,19 +427,24 @@ class Retargeter:
             self._filter = OneEuroFilter(1.0 / dt, cutoff, beta)
         return self._filter
 
-    def _filtered_series(self, spos: FloatArray, fps: float) -> FloatArray:
-        """Raw source joint positions ``(F, Js, 3)`` One Euro filtered (the joints read)."""
-        read = self.limbs.source_position_fk.joints
-        out = np.array(spos, copy=True)
-        filt = OneEuroFilter(fps, self.settings["filter_min_cutoff"],
-                             self.settings["filter_beta"])
-        out[:, read] = filt.filter_series(spos[:, read])
-        return out
-
-    def _fixed_weights(self, frames: int) -> LimbWeights:
-        legs = self.limbs.leg_count
-        return LimbWeights(np.zeros((frames, self.limbs.count - legs)), np.ones((frames, legs)),
-                           np.ones(frames))
+    def _source_series(self, clip: Clip, check_finite: bool = False
+                       ) -> tuple[FloatArray, FloatArray]:
+        """Source world rotations and raw positions ``(F, Js, ·)`` of ``clip`` (the positions
+        One Euro filtered when ``filter_enabled``)."""
+        if clip.skeleton.names != self.source.names:
+            raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
+        # One sum is finite exactly when every value is (or overflows: then look closely).
+        if check_finite and not (np.isfinite(np.sum(clip.rotations))
+                                 and np.isfinite(np.sum(clip.positions))):
+            clip.check_finite()
+        srot = self._source_fk.rotations(clip.rotations)
+        spos = self.limbs.source_position_fk.positions(srot, clip.positions)
+        if self.settings["filter_enabled"]:
+            read = self.limbs.source_position_fk.joints
+            filt = OneEuroFilter(clip.fps, self.settings["filter_min_cutoff"],
+                                 self.settings["filter_beta"])
+            spos[:, read] = filt.filter_series(spos[:, read])
+        return srot, spos
 
     def _sizes(self) -> Sizes:
         """The current sizes and settings the limbs solve with."""
@@ -488,13 +462,12 @@ class Retargeter:
         mode = self.settings["ik_mode"]
         values = self.settings.values
         switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
+        value = 1.0 if mode == "ik" else 0.0
         if mode != "auto" and not batch:
             # One live frame with fixed weights: three small arrays, no arithmetic on them.
-            value = 1.0 if mode == "ik" else 0.0
             return LimbWeights(np.array([value * switch[side] for side in self._arm_sides]),
                                np.array([value, value]), np.array(1.0))
         if mode != "auto":
-            value = 1.0 if mode == "ik" else 0.0
             arms = np.full((*batch, arm_count), value)
             legs = np.full((*batch, 2), value)
             hips = np.ones(batch)
@@ -552,7 +525,9 @@ class Retargeter:
         # ``world_jm`` is that memory as (J, ..., 4); one frame needs no view at all.
         world_jm = np.empty((joints, *batch, 4))
         source_jm = srot if not batch else np.moveaxis(srot, -2, 0)
-        world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], self._offsets_jm[batch])
+        offsets = (self.offsets if not batch  # (M, 4) → (M, 1, …, 1, 4)
+                   else self.offsets.reshape((len(self.offsets),) + (1,) * len(batch) + (4,)))
+        world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], offsets)
         world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
         # Unmapped joints keep their calibration rotation below their (mapped) parents.
         self._unmapped_fk.rotations(self.calibration_pose, out=world)
@@ -597,28 +572,10 @@ class Retargeter:
             local = self.fingers.apply(local, curl, spread)
         offset = [values[k] for k in HEAD_OFFSET_KEYS]
         if any(offset) and "Head" in self.target_map:
-            head = self.target.index(self.target_map["Head"])
-            local[..., head, :] = quat.mul(local[..., head, :], head_offset_rotation(offset))
+            local = apply_head_offset(local, self.target.index(self.target_map["Head"]), offset)
         if values["fingers_enabled"] and self.fingers.present:
             curl = np.array([[values[f"{h}_{f}_curl"] for f in FINGERS] for h in HANDS])
             spread = np.array([[values[f"{h}_{f}_spread"] for f in FINGERS] for h in HANDS])
             local = self.fingers.apply(local, curl, spread,
                                        (values["left_hand_enabled"], values["right_hand_enabled"]))
         return local
-
-
-class _JointMajor:
-    """A ``(K, 4)`` array reshaped to ``(K, 1, …, 1, 4)`` for a batch shape (cached per rank),
-    to broadcast against joint-major ``(K, ..., 4)`` arrays."""
-
-    def __init__(self, values: FloatArray) -> None:
-        self.values = values
-        self._shaped: dict[int, FloatArray] = {}
-
-    def __getitem__(self, batch: tuple[int, ...]) -> FloatArray:
-        rank = len(batch)
-        shaped = self._shaped.get(rank)
-        if shaped is None:
-            shaped = self.values.reshape((len(self.values),) + (1,) * rank + (4,))
-            self._shaped[rank] = shaped
-        return shaped

@@ -1,15 +1,14 @@
 """Retargeting settings: an explicit typed registry of parameters, saved as JSON per avatar.
 
-Every tunable value of the retargeter lives in :data:`PARAMETERS` with its type, range and
-meaning, so a remote control can list, read and change them by name without reflection (seed 001
-used reflection on private fields and failed silently when a name changed). Settings are stored
-one file per avatar, ``<config>/footfall/retargeting/<avatar>_settings.json`` (platformdirs);
-writes are atomic (temporary file + rename); a corrupt file is moved aside, reported, and the
-avatar starts from the defaults.
+Every tunable value lives in :data:`PARAMETERS` with its type, range and meaning, so a remote
+control can list, read and change them by name without reflection on private fields. One file
+per avatar, ``<config>/footfall/retargeting/<avatar>_settings.json`` (platformdirs), written
+atomically; a corrupt file is moved aside, reported, and the avatar starts from the defaults.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import math
@@ -96,13 +95,8 @@ class Parameter:
             "default": self.default,
             "doc": self.doc,
         }
-        if self.minimum is not None:
-            out["min"] = self.minimum
-        if self.maximum is not None:
-            out["max"] = self.maximum
-        if self.choices:
-            out["choices"] = list(self.choices)
-        return out
+        extra = {"min": self.minimum, "max": self.maximum, "choices": list(self.choices) or None}
+        return out | {key: value for key, value in extra.items() if value is not None}
 
 
 _p = Parameter  # a short name for the tables below
@@ -178,7 +172,7 @@ class RetargetSettings:
 
     Attributes:
         values: ``{name: value}`` for every registered parameter.
-        calibration: JSON-ready calibration cache (rotation offsets per bone, hips height).
+        calibration: JSON-ready calibration cache (the two calibration poses).
     """
 
     values: dict[str, Any] = field(
@@ -235,8 +229,7 @@ class Action:
 
     Attributes:
         name: the action's wire name.
-        method: the public ``Retargeter`` method it calls (an explicit table, no reflection on
-            private names).
+        method: the public ``Retargeter`` method it calls.
         doc: one line saying what it does.
         needs_frame: the method takes the current source frame (rotations, translations) first.
         arguments: the typed arguments after the frame, in call order.
@@ -273,8 +266,7 @@ def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None =
     """Run action ``name`` on ``retargeter`` with checked ``arguments``; returns its result.
 
     ``frame`` is the current source ``(rotations, translations)`` for actions that need it.
-    Raises :class:`SettingsError` for an unknown action, unknown or invalid arguments, or a
-    missing frame.
+    Raises :class:`SettingsError` for an unknown action, invalid arguments or a missing frame.
     """
     action = ACTIONS.get(name)
     if action is None:
@@ -285,13 +277,11 @@ def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None =
     if unknown:
         raise SettingsError(f"action {name!r} takes no argument(s) {unknown}")
     values = [a.validate(given.get(a.name, a.default)) for a in action.arguments]
-    if action.needs_frame and frame is None:
+    if not action.needs_frame:
+        return getattr(retargeter, action.method)(*values)
+    if frame is None:
         raise SettingsError(f"action {name!r} needs the current source frame")
-    method = getattr(retargeter, action.method)
-    if action.needs_frame:
-        assert frame is not None  # checked above
-        return method(*frame, *values)
-    return method(*values)
+    return getattr(retargeter, action.method)(*frame, *values)
 
 
 def _known(name: str) -> Parameter:
@@ -316,24 +306,17 @@ def settings_path(avatar: str, folder: Path | str | None = None) -> Path:
 STALE_TEMPORARY_SECONDS = 60.0
 
 
-def _temporary_files(path: Path) -> list[Path]:
-    return [p for p in path.parent.glob(f"{glob.escape(path.name)}*.tmp") if p.is_file()]
-
-
 def remove_stale_temporaries(avatar: str, folder: Path | str | None = None) -> list[Path]:
-    """Delete the temporary files a killed save of ``avatar``'s settings left behind (those
-    older than :data:`STALE_TEMPORARY_SECONDS`, so a save running now is left alone); returns
-    the files removed. Run by :func:`load_settings` and :func:`save_settings`."""
+    """Delete the temporary files a killed save of ``avatar``'s settings left (those older than
+    :data:`STALE_TEMPORARY_SECONDS`: a save running now is left alone); returns them."""
     path = settings_path(avatar, folder)
     removed = []
     now = time.time()
-    try:
-        for temporary in _temporary_files(path):
-            if now - temporary.stat().st_mtime > STALE_TEMPORARY_SECONDS:
+    with contextlib.suppress(OSError):  # an unreadable folder: the load or save reports it
+        for temporary in path.parent.glob(f"{glob.escape(path.name)}*.tmp"):
+            if temporary.is_file() and now - temporary.stat().st_mtime > STALE_TEMPORARY_SECONDS:
                 temporary.unlink(missing_ok=True)
                 removed.append(temporary)
-    except OSError:
-        pass  # an unreadable folder: the load or save that follows reports it
     return removed
 
 
@@ -363,11 +346,9 @@ def save_settings(
             os.fsync(stream.fileno())
         os.replace(temporary, path)
     except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
         raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    finally:
+        Path(temporary).unlink(missing_ok=True)  # gone after the rename: a no-op then
     return path
 
 

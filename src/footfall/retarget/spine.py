@@ -1,15 +1,10 @@
 """Spine and neck redistribution between chains of different bone counts (seed 001).
 
-A capture may have five spine bones where an avatar has three (or the other way round). The
-source chain is split into as many consecutive groups as the target chain has bones; each target
-bone follows the world rotation of the *last* bone of its group (a "virtual bone"), so the chest
-and neck of the target end up oriented like the source's. With fewer source bones than target
-bones, several target bones share a source bone (the later ones then keep their calibrated
-relative rotation).
-
-Chains are found from the hierarchy, not the names: the spine is every joint strictly between
-the hips and the neck (or the head when there is no neck); the neck chain runs from the neck to
-just below the head.
+The source chain is split into as many consecutive groups as the target chain has bones; each
+target bone follows the world rotation of the *last* bone of its group, so the target's chest
+and neck end up oriented like the source's (with fewer source bones, several target bones share
+one). Chains come from the hierarchy: the spine is every joint strictly between the hips and the
+neck (or head); the neck chain runs from the neck to just below the head.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Stance width: feet keep the target's own hip width, held still while a foot is planted.
 
-Scaling the source's foot paths by the size ratio keeps the source's (scaled) stance width. A rig
-with other hip proportions (RobotExpressive's legs stand 1.3 m apart) would then stand
-knock-kneed, so each foot is moved by ``target_hip_offset − size_ratio · source_hip_offset``,
-turned with the body's heading. The heading turns while a foot is planted (pelvis yaw, turning
-on the spot), which would drag the planted foot, so the shift is frozen from touchdown to
-lift-off; during the swing it catches up with the body (eased in and out, so it moves while the
-foot is up) — offline spread over the whole swing (the next touchdown is known; plants and swings
-shorter than 0.1 s are not counted), live over a fixed time — lifted clear of the floor in
-proportion to the distance it has to make up.
+Scaling the source's foot paths by the size ratio keeps the source's (scaled) stance width; a rig
+with other hip proportions would stand knock-kneed, so each foot is moved by
+``target_hip_offset − size_ratio · source_hip_offset``, turned with the body's heading. The
+heading turns while a foot is planted, which would drag it, so the shift is frozen from
+touchdown to lift-off and catches up during the swing (eased; offline over the whole swing,
+live over a fixed time), the foot lifted clear of the floor in proportion to the catch-up.
 """
 
 from __future__ import annotations
@@ -40,10 +37,6 @@ def _ease(progress: FloatArray) -> FloatArray:
     return progress * progress * (3.0 - 2.0 * progress)
 
 
-def _index(shape: tuple[int, ...]) -> NDArray[np.int64]:
-    return np.arange(shape[0]).reshape((shape[0],) + (1,) * (len(shape) - 1))
-
-
 def hold_while_planted(values: ArrayLike, planted: ArrayLike,
                        pace: ArrayLike | None = None) -> FloatArray:
     """``values (F, ..., 3)`` frozen at touchdown through each planted run (``planted (F, ...)``).
@@ -51,13 +44,12 @@ def hold_while_planted(values: ArrayLike, planted: ArrayLike,
     In each swing the frozen value blends into the current one, reaching it at the next
     touchdown (or at the end): eased in and out over the swing's frames, or — with ``pace
     (F, ...)`` (≥ 0, e.g. how high the foot is) — in proportion to the pace summed so far, so
-    the catch-up happens where the pace is high. Vectorised with running maxima/minima of
-    event indices and a cumulative sum.
+    the catch-up happens where the pace is high.
     """
     values = np.asarray(values, dtype=np.float64)
     planted = np.asarray(planted, dtype=bool)
     frames = planted.shape[0]
-    index = _index(planted.shape)
+    index = np.arange(frames).reshape((frames,) + (1,) * (planted.ndim - 1))
     first = np.zeros_like(planted[:1])
     previous = np.concatenate([first, planted[:-1]], axis=0)
     touchdown = planted & ~previous
@@ -127,13 +119,9 @@ def keep_through_shuffles(planted: ArrayLike, lift: ArrayLike,
 
 
 def swing_lift(gap: FloatArray, progress: FloatArray, active: ArrayLike) -> FloatArray:
-    """Extra foot lift ``(...)`` while a swing catches up a stance gap ``(..., 3)``.
-
-    A foot that must travel further than the source's (a wide-legged avatar turning on the
-    spot) is lifted ``CLEARANCE_PER_METRE`` per metre of catch-up beyond ``CLEARANCE_FREE``
-    (at most ``MAX_CLEARANCE``),
-    along a half sine over the swing, so it does not scrape the floor on its way.
-    """
+    """Extra foot lift ``(...)`` while a swing catches up a stance gap ``(..., 3)``, metres:
+    ``CLEARANCE_PER_METRE`` per metre of catch-up beyond ``CLEARANCE_FREE`` (at most
+    ``MAX_CLEARANCE``) along a half sine over the swing, so the foot does not scrape the floor."""
     distance = np.linalg.norm(gap[..., [0, 2]], axis=-1)
     return np.where(active, _lift(distance, progress), 0.0)
 
@@ -197,12 +185,11 @@ def _hold_rows(values: FloatArray, planted: BoolArray, held: FloatArray, release
             for c in range(3):
                 held[r, c] = values[r, c]
         was[r] = down
-        if not down:
-            since[r] += 1
         if down:
             for c in range(3):
                 out[r, c] = held[r, c]
             continue
+        since[r] += 1
         progress = min(max(since[r] / max(fade, 1), 0.0), 1.0)
         eased = progress * progress * (3.0 - 2.0 * progress)  # as ``_ease``
         gx, gy, gz = (released[r, 0] - values[r, 0], released[r, 1] - values[r, 1],

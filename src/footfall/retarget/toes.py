@@ -1,22 +1,15 @@
-"""Each foot's toe point: its toe joint, or — for rigs without toe joints — one from the foot's
-End Site.
+"""Each foot's toe point (for the toe pivot, foot pitch and lowest-point rule of ``limbs.py``):
+its toe joint, or, for rigs that end each leg at the ankle, one from the foot's End Site:
 
-The toe pivot, the foot pitch and the lowest-point rule of the limbs (``limbs.py``) need to know
-where a foot's toes are. Most rigs have a toe joint; some BVH captures end each leg at the ankle
-with an End Site:
+- an End Site at the tip of the toes (reaching further forward than down): the ball of the
+  foot, :data:`BALL_SHARE` of the way to the tip;
+- an End Site at the sole, straight below the ankle: the ball at the sole's depth,
+  :data:`BALL_FORWARD` of the leg's length ahead of the ankle (else the ankle would be the
+  foot's lowest point, and a target would stand on its ankles).
 
-- at the tip of the toes (MocapBank's: it reaches further forward than down): the toe point is
-  the ball of the foot, :data:`BALL_SHARE` of the way to the tip;
-- at the sole, straight below the ankle (bvhio's): the ball sits at the sole's depth,
-  :data:`BALL_FORWARD` of the leg's length ahead of the ankle. Without it the ankle was the
-  foot's lowest point: a target stood on its ankles (the soles 9 cm under the floor), and
-  through a heel-off, when the source's toes hold still, it slid its ankle along the floor
-  instead of lifting it.
-
-A foot with no End Site (a glTF leaf bone) has no toe point. "Forward" and "down" are the
-world's, in the rest pose stood upright and facing +Z (``footfall.humanoid.upright``): a Z-up
-file keeps its feet's End Sites along its own Z. A toe joint's position is read as it is
-(position channels included); an End Site's point is carried by the foot's world rotation.
+A foot with no End Site has no toe point. "Forward" and "down" are the world's, in the rest
+pose stood upright facing +Z (``footfall.humanoid.upright``). A toe joint's position is read as
+it is; an End Site's point is carried by the foot's world rotation.
 """
 
 from __future__ import annotations
@@ -34,13 +27,11 @@ from footfall.skeleton import Skeleton, forward_kinematics
 
 FEET = ("LeftFoot", "RightFoot")
 TOES = ("LeftToes", "RightToes")
-#: Horizontal share of the ankle→toe-tip distance at which the ball of the foot sits (the toe
-#: joint of GAMES-105, CMU and Mixamo rigs: 0.56–0.68 of the way to their toe End Sites).
+#: Horizontal share of the ankle→toe-tip distance at which the ball of the foot sits (rigs' toe
+#: joints sit 0.56–0.68 of the way to their toe End Sites).
 BALL_SHARE = 0.65
 #: Forward distance from the ankle to the ball of the foot, as a share of the leg (hip → knee →
-#: ankle) in the standing rest pose: 0.13–0.16 on the shared captures' toe joints (CMU, GAMES-105,
-#: Mixamo, MocapBank, pybvh). Used for a foot whose End Site marks the sole straight below the
-#: ankle (bvhio's): the rig says how deep the sole is, not where the ball is.
+#: ankle) in the standing rest pose (0.13–0.16 on rigs with toe joints).
 BALL_FORWARD = 0.15
 LEGS = (("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
         ("RightUpperLeg", "RightLowerLeg", "RightFoot"))
@@ -85,9 +76,7 @@ class Toes:
                                                            skeleton.offsets)
             frame = standing[foot]
             tip = quat.rotate(frame, np.asarray(end, dtype=np.float64))  # world, metres
-            if np.hypot(tip[0], tip[2]) > abs(tip[1]):
-                # The End Site is the tip of the toes; the ball (what toe joints mark, and GMD
-                # measures) sits along the sole, BALL_SHARE of the way there, at its height.
+            if np.hypot(tip[0], tip[2]) > abs(tip[1]):  # the tip of the toes
                 ball = tip * np.array([BALL_SHARE, 1.0, BALL_SHARE])
             elif tip[1] < 0 and all(b in mapping for b in LEGS[side]):
                 # A sole marker: the ball sits ahead of the ankle (the rest pose faces +Z).

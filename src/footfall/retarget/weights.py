@@ -8,10 +8,9 @@ Each limb's goal weight is built from layers, each a linear ramp of one distance
 | legs | seated: foot far from the hips horizontally | foot low (near the floor)  | min      |
 | hips | far from every chair                        | hips high (standing)       | min      |
 
-Arms turn IK on when any reason applies; legs and hips only when all agree. The hips weight
-scales the leg-length hip correction (seated avatars keep the source's hip height). Goals are
-smoothed exponentially, ``w += (goal − w)·(1 − exp(−speed·dt))`` — batched over frames in
-closed form (:func:`smooth_series`), or one frame at a time by :class:`WeightSmoother`.
+The hips weight scales the hips-height correction (seated avatars keep the source's hip height).
+Goals are smoothed exponentially, ``w += (goal − w)·(1 − exp(−speed·dt))``: batched over frames
+in closed form (:func:`smooth_series`), or one frame at a time by :class:`WeightSmoother`.
 """
 
 from __future__ import annotations
