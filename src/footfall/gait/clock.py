@@ -1,9 +1,7 @@
 """The two clocks of seed 004: walk time drives the step phase, scene time drives schedules.
 
-Frame time is clamped to ``MAX_FRAME_S`` (0.05 s) and accumulated; the simulation then runs in
-fixed ``STEP_S`` (1/60 s) ticks, so the same frame times always give the same motion. After a
-pause (a hidden browser tab), :meth:`WalkClock.resume` empties the accumulator so the time
-spent away never arrives as one burst.
+Frame time is clamped to ``MAX_FRAME_S`` (0.05 s), accumulated and run in fixed ``STEP_S``
+(1/60 s) ticks, so the same frame times always give the same motion.
 """
 
 from __future__ import annotations

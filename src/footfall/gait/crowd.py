@@ -1,10 +1,8 @@
 """A crowd on every core: characters split into walkers that step on threads at once.
 
-The compiled kernels (FK, IK, rays, the grounding stages) release the GIL, so walkers of
-disjoint characters ground their frames in parallel threads; only the Python between the
-kernels (1–2 ms a frame for thousands of characters) runs one at a time. Every character's
-arithmetic is its own, so the joined frames equal those of one walker of all the characters
-(bit-identical; ``tests/test_crowd.py``).
+The compiled kernels release the GIL, so walkers of disjoint characters ground their frames
+in parallel threads. Every character's arithmetic is its own, so the joined frames equal those
+of one walker of all the characters, bit for bit.
 
     crowd = Crowd.split(lambda part: StepWalker(skeleton, terrain, len(x[part]),
                                                 start_x=x[part], ...), count=10_000)
@@ -35,10 +33,9 @@ class Crowd:
     Args:
         parts: the walkers; their characters are joined in this order.
         threads: worker threads (default: one per part, at most the machine's CPUs).
-        keep_memory: ask the C allocator to keep freed memory for the next frame
-            (:func:`footfall.memory.keep_freed_memory`, process-wide; glibc only): without it
-            every frame of a big crowd faults its pages in again (10,000 bunnies: 24–27 ms a
-            frame instead of 14–16).
+        keep_memory: ask the C allocator to keep freed memory for the next frame (process-wide,
+            glibc only: :func:`footfall.memory.keep_freed_memory`), or a big crowd faults its
+            pages in again every frame.
     """
 
     def __init__(self, parts: Sequence[Walker], threads: int | None = None,

@@ -1,15 +1,11 @@
 """Seed 002's stairs experiment in metres and 3D, plus a slope scenario for foot alignment.
 
 Stairs up 5, a landing, down 5; 20 s at 60 Hz; step heights swept. Walkers: ``no_ik`` (the body
-follows the ground under it, legs play the flat walk), ``all_on`` and one ablation per stage.
-Everything is measured on the solved feet in stance, on sole samples every centimetre along
-the sole and in three columns across its width (:func:`sole_samples`, :mod:`footfall.metrics`).
-The humanoid walks the heights as given; the bunny walks them scaled by its leg over a 0.80 m
-human leg (:data:`HUMAN_LEG`). Treads, landing and stride scale with each character's leg
-(0.30 m treads for the bunny's 0.62 m stride, as in seed 000).
-
-All walkers and all scenarios of one character run in one batch: each scenario's terrain sits in
-its own lane along z (:class:`LaneTerrain`), so a frame is one pipeline call.
+follows the ground under it, legs play the flat walk), ``all_on`` and one ablation per stage,
+measured on the solved soles in stance (:func:`sole_samples`). The bunny walks the heights
+scaled by its leg over a 0.80 m human leg (:data:`HUMAN_LEG`); treads, landing and stride scale
+with each character's leg. All walkers and scenarios of one character run in one batch, each
+scenario's terrain in its own lane along z (:class:`LaneTerrain`).
 """
 
 from __future__ import annotations
@@ -41,9 +37,7 @@ SETUPS = {
 WALKERS = tuple(SETUPS)
 SLOPES = ("slope_up", "slope_down", "slope_sideways")
 SLOPE_DEG = 12.0
-#: The humanoid leg the swept step heights are meant for (CMU subject 131: 0.80 m); the bunny
-#: walks them scaled by 0.37 / 0.80.
-HUMAN_LEG = 0.80
+HUMAN_LEG = 0.80  # the leg the swept step heights are meant for (CMU subject 131)
 DURATION = 20.0
 FPS = 60.0
 BLOCK = 30  # frames per batched pipeline call
@@ -51,11 +45,8 @@ LANE_WIDTH = 4.0
 
 
 class LaneTerrain:
-    """Several terrains side by side: terrain i is shifted to the lane centred on z = i·width.
-
-    Answers :meth:`raycast_down` like a :class:`footfall.terrain.Terrain` (each ray goes to the
-    one terrain of its lane, which tests only its own chunk).
-    """
+    """Several terrains side by side: terrain i is shifted to the lane centred on z = i·width;
+    each downward ray goes to the terrain of its lane."""
 
     def __init__(self, terrains: Sequence[RaySource], width: float = LANE_WIDTH) -> None:
         self.terrains = list(terrains)

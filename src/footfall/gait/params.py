@@ -1,12 +1,8 @@
 """Walk-cycle parameters with seed 004's defaults.
 
-Five numbers define a step (seed 004): step rate 1.6 Hz, stride half-angle 28°, leg length
-(hip to ankle), shin/thigh ratio 0.48 and stance share 0.6. The rest tune the nine behaviours.
-Angles are degrees here because this is the user-facing edge; the maths takes radians.
-Lengths are in whatever unit ``leg_length`` is in (seed px or rig metres); ``None`` means
-"measure it on the rig".
+Angles are degrees here, the user-facing edge (the maths takes radians). Lengths are in
+``leg_length``'s unit (seed px or rig metres); ``None`` means "measure it on the rig".
 """
-
 from __future__ import annotations
 
 import math
@@ -43,8 +39,7 @@ class GaitParams:
         rate_min_hz, rate_max_hz: clamp of the adapted step rate (0.8–2.8 Hz).
         arc_min_share: swing clearance at 1.6 Hz as a share of the leg (20 px / 90 px).
         arc_hold: swing progress up to which the clearance is held (k = 0.85).
-        arc_rise: swing progress over which the clearance rises from 0 at lift-off; seed 004
-            uses 0 (the foot jumps up at lift-off), footfall 0.15 so the foot never teleports.
+        arc_rise: swing progress over which the clearance rises from 0 (seed 004: 0, a jump).
         speed_wobble: body speed oscillation share (seed 004 #09 shows ±12 %); 0 = steady.
         wobble_rad_s: angular frequency of that oscillation (seed: 3.1 rad/s).
         reduced_motion: when True the walker shows one resting pose and never moves.

@@ -1,11 +1,9 @@
 """Turn the walker's body and foot state into joint rotations for any rig (batched over K).
 
-The body parts are given as canonical rotations (character frame: forward +Z, left +X, up +Y)
-and turned into world rotations ``yaw(heading) · q · facing⁻¹``; rest global rotations are the
-identity in a :class:`~footfall.skeleton.Skeleton`, so that is each joint's world rotation.
-The legs are solved with :func:`footfall.ik.two_bone.solve_two_bone` toward the ankle targets,
-the feet take their world rotation, every other joint keeps its rest local rotation. One pass
-over the joints (parents first) gives world rotations and positions together.
+Body parts come as canonical rotations (forward +Z, left +X, up +Y), turned into world
+rotations ``yaw(heading) · q · facing⁻¹`` (rest global rotations are the identity). The legs
+are solved by two-bone IK toward the ankle targets, the feet take their world rotation, every
+other joint keeps its rest local rotation.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Seed 000's stepping walker: a test character that walks along +X over any terrain.
 
-Each :meth:`StepWalker.step` advances the walk clock by one fixed step, builds the flat-ground
-walk (footsteps from the walk phase, planted feet on y = 0, the swing curve with its lift, the
-pelvis low enough that both legs reach, legs solved by two-bone IK) and hands that pose with its
-footstep plan to the :class:`~footfall.grounding.GroundingPipeline`. Characters with ``ik`` off
-play the same flat walk with the body following the ground under it (seed 000's right bunny,
-seed 002's group A).
-
-It works for any two-legged skeleton: the bunny of :mod:`footfall.bunny` or a humanoid loaded
-from BVH (legs found by :func:`footfall.humanoid.find_legs`). The walk's sizes are a
-:class:`StepStyle` in leg lengths (seed 000's by default); a character adds its own upper-body
-sway by joint name (the bunny's: :data:`footfall.bunny.walk.STEP_STYLE`).
+Each :meth:`StepWalker.step` builds the flat-ground walk (footsteps from the walk phase, planted
+feet on y = 0, the swing curve, the pelvis low enough that both legs reach, two-bone IK legs)
+and hands it with its footstep plan to the :class:`~footfall.grounding.GroundingPipeline`.
+Characters with ``ik`` off play the flat walk with the body following the ground (seed 000's
+right bunny). Any two-legged skeleton walks; the walk's sizes are a :class:`StepStyle` in leg
+lengths, with an upper-body sway by joint name (:data:`footfall.bunny.walk.STEP_STYLE`).
 """
 
 from __future__ import annotations
@@ -97,8 +92,7 @@ class StepWalker:
         style: the walk's sizes and sway (:class:`StepStyle`).
     """
 
-    #: Frames per :meth:`step_frames` call a live view should simulate ahead (0.5 s at 60 Hz:
-    #: one call for 30 frames costs about twice one call for one frame).
+    #: Frames per :meth:`step_frames` call a live view should simulate ahead (0.5 s at 60 Hz).
     block_frames = 30
 
     def __init__(
@@ -305,14 +299,11 @@ def _flat_walk(
     stance: NDArray[np.bool_], swing: FloatArray, plant_xz: FloatArray, next_xz: FloatArray,
     hip: FloatArray, knee: FloatArray, foot: FloatArray, pole: FloatArray,
 ) -> None:  # pragma: no cover - compiled
-    """Seed 000's walk on flat ground for N rows (character ``n mod K``) after ``distance (N,)``
-    metres: the footstep plan, the ankle targets ``(N, 2, 3)`` (planted on y = 0 or on the
-    swing curve), the pelvis (bob, kept low enough by a soft min that both legs reach) and the
-    rest pose with the heading and the upper-body sway, written to ``rotations``,
-    ``positions`` ``(N, J, ·)`` (legs still at rest: the IK follows). The legs' joints at rest
-    ``hip``, ``knee``, ``foot`` ``(N, 2, 3)`` are the root plus each joint's fixed world step
-    ``steps (J, 3)`` down the leg's ``chains (2, L)`` (−1 padded), as the FK adds them; the
-    knees' pole is ``knee + pole_offset``."""
+    """Seed 000's flat walk for N rows (character ``n mod K``) after ``distance (N,)`` metres:
+    footstep plan, ankle targets ``(N, 2, 3)``, pelvis and the posed rest pose in ``rotations``,
+    ``positions`` ``(N, J, ·)`` (legs at rest; the IK follows). ``hip``, ``knee``, ``foot``
+    ``(N, 2, 3)``: the root plus the fixed world ``steps (J, 3)`` down each leg's ``chains
+    (2, L)`` (−1 padded), as the FK adds them; the poles are ``knee + pole_offset``."""
     k = start_x.shape[0]
     joints = offsets.shape[0]
     for n in range(distance.shape[0]):

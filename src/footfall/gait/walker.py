@@ -1,30 +1,17 @@
 """The procedural walker: K characters walking from one phase clock, batched.
 
-API (what the browser demo and the ``walk`` command use)::
-
-    walker = ProceduralWalker(skeleton, count=K, params=GaitParams(), start=xyz, heading=rad)
-    frame = walker.step(frame_dt, terrain=None)   # a WalkFrame; dt clamped to 0.05 s, 1/60 s ticks
-    walker.turn(heading, at=None)                  # new heading; the gaze leads by 0.4 s
-    walker.patrol(x_min, x_max)                    # turn around at the ends of a scene
-    walker.rest_frame()                            # reduced motion: one standing pose
-    walker.generate(seconds, terrain)              # list of frames at 60 fps
-    GroundedWalker(terrain, skeleton, count).step(dt)  # (animated, grounded) frames
-
-``GroundedWalker`` lives in :mod:`footfall.gait.grounded`. ``skeleton`` defaults to the
-bunny (:func:`footfall.bunny.bunny_skeleton`); any humanoid works (legs through
-:mod:`footfall.humanoid`). Lengths are the skeleton's unit; the seed's px figures scale with
-``leg_length``. On uneven ground the planted feet sit at the ground height under them and the
-body follows the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 (only
-the slope is read) and :mod:`footfall.grounding` places it on the terrain (``GroundedWalker``).
-Reduced motion: ``GaitParams(reduced_motion=True)`` makes :meth:`ProceduralWalker.step` return
-the resting pose.
+:class:`ProceduralWalker` advances in fixed 1/60 s ticks (frame time clamped to 0.05 s), turns
+with the gaze leading and can patrol a scene; :class:`~footfall.gait.grounded.GroundedWalker`
+grounds it on a terrain. Any humanoid works (default: the bunny); lengths are the skeleton's
+unit. On uneven ground planted feet sit on the ground under them and the body follows the
+ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 (only the slope is
+read) for :mod:`footfall.grounding` to place. ``GaitParams(reduced_motion=True)``: a resting pose.
 
 Each tick: step rate from the slope (#07) → phase advanced by rate·dt (#01; integrated, so a
 rate change never jumps) → body moved at step length × rate (#03) → feet: planted ones from
 their world locks with the ankle roll (#02, #09), swinging ones along the cleared arc toward a
 predicted landing (#08) → hip/head bob, gaze, twist, arms (#04–#06) → pose (:mod:`.pose`).
 """
-
 from __future__ import annotations
 
 import math
@@ -321,8 +308,7 @@ class ProceduralWalker:
         self._position = self._position + direction * travel[:, None]
 
         # 07 — ground and slope under the pelvis; lean and step rate. The ground is followed
-        # smoothly (a stair edge must not jerk the body) but along the current slope, so a
-        # steady hill causes no lag.
+        # smoothly along the current slope, so a steady hill causes no lag.
         probe = GroundProbe(terrain, self.flat_floor)
         ground, normal = probe.under_body(self._position, self._ground)
         follow = 1.0 - math.exp(-GROUND_FOLLOW_RATE * dt)
