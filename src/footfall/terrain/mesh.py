@@ -1,14 +1,10 @@
 """Triangle-mesh terrain whose rays test only the triangles of the grid cells they cross.
 
-The mesh's ground plane (x, z) is cut into a uniform grid of cells (seed 000 cuts its ground into
-1-unit chunks along x; here both x and z, sized from the triangle density). Each cell lists the
-triangles whose x/z bounding box touches it (borders included, so a ray on a cell border sees the
-triangles of both sides). A downward ray reads its one cell; a general ray walks the cells it
-crosses in order (2D DDA) and stops at the first cell that holds its nearest hit. The per-ray
-work runs in the compiled kernels of :mod:`footfall.terrain.grid_rays`.
-
-Written by hand because trimesh's ray queries gather R-tree candidates with a Python loop over rays
-and are slower for the many short downward rays foot placement casts (``benchmarks/bench_rays.py``).
+The ground plane (x, z) is cut into a uniform grid of cells sized from the triangle density;
+each cell lists the triangles whose x/z bounding box touches it (borders included). A downward
+ray reads its one cell; a general ray walks the cells it crosses (2D DDA) and stops at the first
+that holds its nearest hit (kernels in :mod:`footfall.terrain.grid_rays`). Written by hand
+because trimesh's ray queries loop over rays in Python (``benchmarks/bench_rays.py``).
 """
 
 from __future__ import annotations

@@ -95,12 +95,9 @@ def stairs(
     start: float = 1.0,
     z_segments: int = 1,
 ) -> MeshTerrain:
-    """Seed 002's stairs as a mesh with vertical risers: flat ground (y = 0) from x = −2 to
-    ``start``; ``steps`` risers up every ``tread_depth``; the top landing (``landing`` long from
-    the last up riser); ``steps`` risers down; flat ground to the end.
-
-    ``params`` adds riser_x, stairs_start, landing_start, landing_end, stairs_end, top_height.
-    Defaults: risers up at 1.0…2.2, landing 2.2…3.4 at 0.75 m, risers down at 3.4…4.6.
+    """Seed 002's stairs as a mesh with vertical risers on flat ground (y = 0), laid out by
+    :func:`stair_profile`, whose features ``params`` adds. Defaults: risers up at 1.0…2.2,
+    landing 2.2…3.4 at 0.75 m, risers down at 3.4…4.6.
     """
     (x_lo, _), (x_hi, _) = scene_bounds(length, width, "stairs")
     x, y, features = stair_profile(start, steps, step_height, tread_depth, landing)
