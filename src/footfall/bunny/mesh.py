@@ -1,14 +1,11 @@
 """The bunny's body built from code: ellipsoid parts riding on the bunny rig's joints.
 
-Every part is one unit sphere scaled into an ellipsoid and attached to a joint of
-:func:`footfall.bunny.bunny_skeleton`, so both bunnies draw as ONE batched mesh (one array update
-per frame instead of one message per part; see notes/viewer.md). Parts that follow a bone
-(thigh, shin, ear, arm) lie along the rest offset from their joint to the child joint, so they
-follow whatever the solver does to the rig.
+Every part is one unit sphere scaled into an ellipsoid on a joint of
+:func:`footfall.bunny.bunny_skeleton`, so both bunnies draw as ONE batched mesh. Parts that
+follow a bone (thigh, shin, ear, arm) lie along the rest offset to the child joint.
 
-▶ REAL MODEL FILE: to draw a real bunny instead of these placeholders, load it in
-:func:`load_model_file` (a skinned GLB through ``viser``'s ``add_mesh_skinned`` with the bone
-names of ``bunny_skeleton()``) and return its parts; everything else stays the same.
+▶ REAL MODEL FILE: load a real bunny in :func:`load_model_file` (a skinned GLB through viser's
+``add_mesh_skinned`` with ``bunny_skeleton()``'s bone names); everything else stays the same.
 """
 
 from __future__ import annotations

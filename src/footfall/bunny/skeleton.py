@@ -1,11 +1,9 @@
 """The bunny rig of seed 000: a small two-legged character built from code.
 
-Proportions follow seed 000 (metres): legs 0.37 long from a hip joint 0.08 below the pelvis,
-ankle 0.10 above the sole, pelvis 0.53 above the ground while walking, a 0.62 m step.
-Joint names are the canonical humanoid names (see :mod:`footfall.humanoid`) wherever a bunny
-part has a human counterpart, so everything that works on a humanoid works on the bunny.
-
-The rest pose stands on y = 0 with straight legs, facing +Z (left is +X).
+Joint names are the canonical humanoid names (:mod:`footfall.humanoid`) wherever a bunny part
+has a human counterpart, so everything that works on a humanoid works on the bunny. The rest
+pose stands on y = 0 with straight legs, facing +Z (left is +X); measures in
+:class:`BunnyProportions`.
 """
 
 from __future__ import annotations

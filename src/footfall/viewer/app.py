@@ -61,8 +61,6 @@ class DemoApp:
         self.server.gui.configure_theme(control_width="small", show_share_button=False,
                                         brand_color=(255, 140, 170))
         self.server.gui.set_panel_label(text("title", self.lang))
-        # The follow view: the world is shifted by ``_offset`` so the bunnies stay where the
-        # cameras were placed to look (``_anchor``); the cameras themselves stay still.
         self._anchor = camera_target(self.simulation.frame)
         self._offset = np.zeros(3)
         camera = self.server.initial_camera
@@ -121,8 +119,8 @@ class DemoApp:
         return camera_target(self.simulation.frame) + self._offset
 
     def _follow(self) -> None:
-        # The world moves under the still cameras so the bunnies stay at the anchor; a user's
-        # orbit is kept. With follow off the world stays put and the bunnies walk on.
+        # The world (shifted by ``_offset``) moves under the still cameras so the bunnies stay
+        # at ``_anchor``, where the cameras look; a user's orbit is kept.
         if not self.settings.follow:
             return
         offset = self._anchor - camera_target(self.simulation.frame)

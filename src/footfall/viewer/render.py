@@ -1,11 +1,9 @@
 """The demo's side-by-side comparison drawn without a browser: PNG, GIF or MP4.
 
-The same simulation as ``footfall demo`` (:class:`footfall.viewer.simulation.DemoSimulation`),
-seen from the side with matplotlib: the ground profile under the bunnies, the bushes behind, both
-bunnies (every ellipsoid of :mod:`footfall.bunny.mesh` projected exactly onto the side
-plane, far parts first), the left bunny's light-blue rays with hit dots, and red bars under the
-right bunny's floating feet. GIFs are written with Pillow (no ffmpeg needed); MP4 needs ffmpeg
-through ``imageio-ffmpeg``.
+The simulation of ``footfall demo`` (:class:`~footfall.viewer.simulation.DemoSimulation`) seen
+from the side with matplotlib: ground profile, bushes, both bunnies (each ellipsoid projected
+exactly onto the side plane, far parts first), the left bunny's rays and the right bunny's gap
+bars. GIFs are written with Pillow; MP4 needs ffmpeg through ``imageio-ffmpeg``.
 """
 
 from __future__ import annotations

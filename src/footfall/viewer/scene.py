@@ -1,10 +1,8 @@
 """The 3D scene of the demo in viser: terrain, bushes, two bunnies, rays, gap bars, labels.
 
-Everything that moves is drawn as a few batched meshes (each bunny's parts in one; rays, hit
-dots and gap bars together in one), so a frame costs a handful of array updates however many parts
-the bunnies have (notes/viewer.md: 40 separate transforms cost 30–43 % of a core, one batch 4–8 %).
-The arrays are computed by pure functions (:func:`marker_instances`, :func:`camera_target`) that
-tests check without a browser.
+Everything that moves is drawn as a few batched meshes, so a frame costs a handful of array
+updates however many parts the bunnies have (notes/viewer.md). The arrays come from pure
+functions (:func:`marker_instances`, :func:`camera_target`) that tests check without a browser.
 """
 
 from __future__ import annotations
@@ -36,13 +34,10 @@ RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 00
 GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
 LABEL_ABOVE_PELVIS = 1.12
 LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from where it was sent
-#: The moving group node (bunnies, markers, labels) follows the left pelvis in steps of this
-#: many metres; the arrays under it are relative to where it was last sent, so the bunnies
-#: themselves move smoothly and only the labels lag by up to this much.
+#: The group node (bunnies, markers, labels) follows the left pelvis in steps of this many
+#: metres; the arrays under it are relative to it, so only the labels lag by up to this much.
 GROUP_STEP = 0.02
-#: The legend's height above the point the cameras look at, metres (the framed view reaches
-#: FRAMED_HEIGHT / 2 = 1.15 m above it).
-LEGEND_ABOVE_TARGET = 0.95
+LEGEND_ABOVE_TARGET = 0.95  # metres above the look-at point (the view reaches 1.15 m above)
 #: Drawn rays and gap bars are cylinders whose lower part is sunk into the ground (the terrain
 #: hides it) by SINK to MAX_SINK metres: a frame moves them, and resizes one only when its sunk
 #: part would leave that range (then to the middle of it), or when it shows or hides.
@@ -175,10 +170,9 @@ def camera_pose(target: np.ndarray, width: float, height: float, fov: float = CA
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Follow-camera position and look-at ``(3,)`` metres for a window ``width × height`` px.
 
-    Seed 000's slightly raised side view (camera 1.05 m above and a little ahead of the target,
-    7.4 m back), moved back until both bunnies fit. On phone-narrow windows viser covers the lower
-    part with its control sheet, so the bunnies are framed in the top :data:`MOBILE_BAND` of the
-    screen instead (the view slides down, keeping its direction).
+    Seed 000's slightly raised side view, moved back until both bunnies fit. On phone-narrow
+    windows viser's control sheet covers the lower screen, so the bunnies are framed in the top
+    :data:`MOBILE_BAND` instead (the view slides down, keeping its direction).
     """
     band = MOBILE_BAND if width < MOBILE_WIDTH else 1.0
     aspect = max(width, 1.0) / max(height * band, 1.0)
@@ -212,11 +206,9 @@ class DemoScene:
 
     The ground (terrain, bushes) hangs under ``/world``, which the follow view shifts under
     still cameras (:meth:`shift_world`). The bunnies hang under ``/walkers``, a node at the left
-    bunny's pelvis as the view shows it (moved in :data:`GROUP_STEP` steps, so seldom while
-    following): both bunnies' parts in one batched mesh, rays, dots and gap bars in another, the
-    two labels. A frame costs the ground's shift, the parts' rotations and positions and the
-    markers' positions; the node, the labels and the markers' scales only when they change. The
-    legend stays put in the view, above where the cameras look (:meth:`place_legend`).
+    bunny's pelvis as the view shows it (moved in :data:`GROUP_STEP` steps): both bunnies' parts
+    in one batched mesh, rays, dots and gap bars in another, the two labels; the node, labels
+    and marker scales are sent only when they change. The legend stays put in the view.
     """
 
     def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
@@ -236,9 +228,6 @@ class DemoScene:
         self._origin = np.array(origin, np.float64)  # where the group node was last sent
         self.offset = np.zeros(3)  # the world's shift, metres (see shift_world)
         wxyz, pos = self._relative_parts(frame)
-        # The ground hangs under /world: the follow view moves it under still cameras (one pose
-        # message a frame; no camera messages, no camera reports back). The bunnies hang under
-        # /walkers at their place in that moving view, which changes little while following.
         self.world = scene.add_frame("/world", show_axes=False)
         self.group = scene.add_frame("/walkers", show_axes=False, position=origin)
         self._marker_scales: np.ndarray | None = None  # as last sent
@@ -263,7 +252,6 @@ class DemoScene:
         self.labels = [scene.add_label(f"/walkers/label{k}", "", position=self._label_at[k],
                                        anchor="bottom-center", font_screen_scale=1.3)
                        for k in range(2)]
-        # The legend stays put in the view, above where the cameras look (between the bunnies).
         self.legend = scene.add_label(
             "/legend", text("legend", lang),
             position=camera_target(frame) + [0.0, LEGEND_ABOVE_TARGET, 0.0],

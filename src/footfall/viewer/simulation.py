@@ -1,10 +1,8 @@
 """The simulation the demo shows: two bunnies on one terrain, left IK on, right IK off.
 
-No drawing here, so tests, ``footfall render`` and the browser view all run the very same
-simulation. Foot placement itself belongs to :mod:`footfall.gait.stepping`; this module only chooses
-the terrain, starts the walkers, advances them with the fixed time step of SPEC (1/60 s) and keeps
-the live readout (each bunny's current sole gap and its running contact error, both measured on
-the solved skeleton, never on the walker's targets).
+No drawing here, so tests, ``footfall render`` and the browser view run the same simulation:
+the terrain, the walkers advanced in SPEC's fixed 1/60 s steps and the live readout (sole gap
+and running contact error, measured on the solved skeleton, never on the walker's targets).
 """
 
 from __future__ import annotations
@@ -118,12 +116,9 @@ class DemoSimulation:
     """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
 
     Change :attr:`settings` and call :meth:`apply` for the cheap switches (IK, pelvis, speed) or
-    :meth:`rebuild` for the ones that need a new terrain or walker.
-
-    Fixed steps are simulated the walker's ``block_frames`` at a time (one batched call,
-    :meth:`footfall.gait.stepping.StepWalker.step_frames`) and handed out one per :meth:`step`; the
-    frames are the same as stepping one by one. :meth:`apply` rewinds the walker to the frame
-    last shown and drops the rest, so a switch takes effect on the very next frame.
+    :meth:`rebuild` for a new terrain or walker. Steps are simulated the walker's
+    ``block_frames`` at a time (one batched call) and handed out one per :meth:`step`;
+    :meth:`apply` rewinds to the frame last shown, so a switch acts on the very next frame.
     """
 
     def __init__(self, settings: DemoSettings | None = None) -> None:
