@@ -136,11 +136,8 @@ class PartTable:
         return np.tile(self.radii, (bunnies, 1)).astype(np.float32)
 
     def pose(self, global_rot: np.ndarray, global_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World frames of every part of every bunny.
-
-        ``global_rot`` (K, J, 4) and ``global_pos`` (K, J, 3) metres → ``wxyz`` (K·P, 4) and
-        ``position`` (K·P, 3), float32.
-        """
+        """World frames of every part of every bunny: ``global_rot`` (K, J, 4) and
+        ``global_pos`` (K, J, 3) metres → ``wxyz`` (K·P, 4) and ``position`` (K·P, 3), float32."""
         joint_rot = global_rot[:, self.joints]
         rot = quat.mul(joint_rot, self.local_rot)
         pos = global_pos[:, self.joints] + quat.rotate(joint_rot, self.local_pos)
@@ -148,11 +145,8 @@ class PartTable:
 
 
 def part_table(skeleton: Skeleton, parts: list[BunnyPart] | None = None) -> PartTable:
-    """Resolve ``parts`` (default :func:`build_bunny_parts`) against ``skeleton``'s joints.
-
-    A part with ``along`` is centred halfway along the bone (plus its own centre offset) and
-    turned so its y axis follows the bone.
-    """
+    """Resolve ``parts`` (default :func:`build_bunny_parts`) against ``skeleton``'s joints; a
+    part with ``along`` is centred halfway along its bone, its y axis following the bone."""
     parts = build_bunny_parts() if parts is None else parts
     rots, poss = [], []
     for part in parts:

@@ -119,11 +119,8 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
                   duration: float = DURATION, reference_leg: float | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   ) -> tuple[list[dict], list[dict]]:
-    """Walk every walker over every scenario; returns (stairs rows, slope rows).
-
-    reference_leg: the humanoid leg length the step heights are meant for; a shorter character
-    walks heights scaled by its leg over this (the bunny). None: heights as given.
-    """
+    """Walk every walker over every scenario; returns (stairs rows, slope rows). Heights are
+    scaled by the character's leg over ``reference_leg`` (None: heights as given)."""
     probe = StepWalker(character.skeleton, scene("flat"), 1)
     leg = probe.leg_length
     scale = leg / PROPORTIONS.leg_length

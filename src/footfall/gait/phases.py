@@ -56,11 +56,8 @@ def in_stance(phase: ArrayLike, stance_share: float = 0.6) -> NDArray[np.bool_]:
 
 
 def ankle_roll(phase: ArrayLike, stance_share: float = 0.6) -> FloatArray:
-    """Ankle pitch during stance, radians ``(...)``: −14° → 0 → +16° (0 during swing).
-
-    Seed 004 #02: lerp(−14°, 0) over contact, flat through loading and mid-stance, lerp(0, 16°)
-    over push-off.
-    """
+    """Ankle pitch during stance, radians ``(...)``: −14° → 0 over contact, flat through
+    loading and mid-stance, 0 → +16° over push-off; 0 during swing (seed 004 #02)."""
     phase = wrap_phase(phase)
     contact_end, _, mid_end, stance_end, _ = phase_bounds(stance_share)
     heel = HEEL_STRIKE_DEG * (1.0 - np.clip(phase / contact_end, 0.0, 1.0))

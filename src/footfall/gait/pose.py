@@ -62,11 +62,8 @@ class PoseResult:
 
 
 def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
-    """Joint rotations and translations of ``rig`` posed as ``body`` says.
-
-    Cost is a fixed number of batched NumPy calls plus cheap per-joint copies, so K characters
-    cost little more than one.
-    """
+    """Joint rotations and translations of ``rig`` posed as ``body`` says (batched NumPy calls,
+    so K characters cost little more than one)."""
     skeleton = rig.skeleton
     parents = skeleton.parents
     count = body.root.shape[0]

@@ -244,12 +244,9 @@ class StepWalker:
         return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> WalkerFrame:
-        """Advance ``frames`` steps of ``min(dt, 0.05)`` seconds in one batched call.
-
-        The same as ``frames`` calls of :meth:`step`; the returned frame's arrays have a leading
-        frame axis ``(T, K, ...)`` (``time`` is ``(T,)``). :meth:`rewind` goes back to any of
-        them (a live view dropping frames it simulated ahead).
-        """
+        """Advance ``frames`` steps of ``min(dt, 0.05)`` seconds in one batched call: the same as
+        ``frames`` calls of :meth:`step`, arrays ``(T, K, ...)`` (``time`` ``(T,)``).
+        :meth:`rewind` goes back to any of them."""
         dt = float(min(max(dt, 0.0), MAX_DT))
         if frames < 1:
             raise SkeletonError(f"frames must be ≥ 1, got {frames}")

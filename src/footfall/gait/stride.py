@@ -25,11 +25,8 @@ def ground_speed(leg_length: ArrayLike, stride: ArrayLike, step_rate_hz: ArrayLi
 def stance_sweep(
     leg_length: ArrayLike, stride: ArrayLike, stance_share: ArrayLike = 0.6
 ) -> FloatArray:
-    """How far the body passes over a planted foot in one stance (seed: 50.7 px at 0.37 s).
-
-    With the foot locked in the world this is also how far the foot sweeps from in front of
-    the hip to behind it: ``stance_share`` of a step length.
-    """
+    """How far the body passes over a planted foot in one stance, which is how far the locked
+    foot sweeps from in front of the hip to behind it: ``stance_share`` of a step length."""
     return step_length(leg_length, stride) * np.asarray(stance_share, np.float64)
 
 

@@ -151,11 +151,9 @@ class ProceduralWalker:
 
     def turn(self, heading: ArrayLike, at: float | None = None,
              characters: ArrayLike | None = None) -> None:
-        """Schedule a turn to ``heading`` (radians) at scene time ``at`` (default: now + lead).
-
-        The gaze starts moving ``gaze_lead_s`` before ``at``; the body turns over ``turn_s``.
-        ``characters`` selects which (index array or mask); default all.
-        """
+        """Schedule a turn to ``heading`` (radians) at scene time ``at`` (default: now + lead)
+        for ``characters`` (index array or mask; default all). The gaze starts moving
+        ``gaze_lead_s`` before ``at``; the body turns over ``turn_s``."""
         now = self.clock.scene_time
         when = now + self.params.gaze_lead_s if at is None else float(at)
         if not math.isfinite(when):
@@ -430,11 +428,8 @@ class ProceduralWalker:
 
     def _heel_strikes(self, root: FloatArray, heading: FloatArray,
                       ahead: FloatArray) -> FloatArray:
-        """Heel strike points ``(K, 2, 3)`` for a body that will be ``ahead (K, 2)`` further on.
-
-        The foot lands half a stance sweep in front of the hip so the hip passes over it at
-        mid-stance.
-        """
+        """Heel strike points ``(K, 2, 3)`` for a body that will be ``ahead (K, 2)`` further on:
+        half a stance sweep in front of the hip, so the hip passes over it at mid-stance."""
         sweep = 0.5 * self.params.stance_share * self.step_length
         return self._heels(root, heading, ahead + sweep)
 

@@ -129,11 +129,8 @@ def down_hits(
 def triangle_distance(
     origin: Vec3, direction: Vec3, corner: Vec3, edge1: Vec3, edge2: Vec3
 ) -> float:
-    """Ray parameter (Möller–Trumbore) of one ray against one triangle; inf where missed.
-
-    Edges and vertices count as hits (barycentric slack ``EDGE_EPS``); hits behind the origin
-    and rays parallel to the triangle miss.
-    """
+    """Ray parameter (Möller–Trumbore) of one ray against one triangle; inf where missed
+    (behind the origin, parallel). Edges and vertices count as hits (``EDGE_EPS``)."""
     p = cross_s(direction, edge2)
     det = dot_s(edge1, p)
     if not abs(det) > PARALLEL_EPS:

@@ -102,11 +102,7 @@ def _require_finite(
 
 def as_points_xz(xz: object, query: str = "raycast_down") -> tuple[np.ndarray, tuple[int, ...]]:
     """Check ground-plane points ``xz (..., 2)`` (x, z); return them flat ``(K, 2)`` and the
-    shape.
-
-    query: the caller's method, named in the errors (TerrainError for non-numbers, a wrong last
-    axis and NaN/inf points).
-    """
+    shape. TerrainErrors name the caller's method ``query``."""
     points = _as_float_array(xz, query, "xz")
     if points.ndim == 0 or points.shape[-1] != 2:
         raise TerrainError(f"{query}: xz must have shape (..., 2) as (x, z); got {points.shape}")

@@ -36,9 +36,7 @@ class MeshTerrain(Terrain):
 
     vertices: ``(V, 3)`` metres, Y up. faces: ``(T, 3)`` vertex indices (any winding).
     cell_size: grid cell edge in metres, one value or (x, z) (None: twice the median triangle
-    footprint along each axis, at most 1 m, so dense regions get a few triangles per cell
-    however large the flat faces elsewhere). vertex_colors: ``(V, 3)`` 0..1 for the viewer
-    (None: pastel grass/earth/stone from height and slope).
+    footprint, at most 1 m). vertex_colors: ``(V, 3)`` 0..1 (None: from height and slope).
     """
 
     def __init__(

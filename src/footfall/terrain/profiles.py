@@ -57,11 +57,8 @@ def profile_terrain(
     cell_size: float | None = None,
 ) -> MeshTerrain:
     """Extrude a side profile (points ``(P,)`` in x, y; repeated x = vertical face) along z
-    across ``width`` as a mesh (coloured from height and slope).
-
-    Each profile segment becomes its own strip of ``z_segments`` quads (vertices not shared, so
-    every face can have its own colour). Zero-length segments are dropped.
-    """
+    across ``width`` as a mesh: each segment its own strip of ``z_segments`` quads (vertices
+    not shared, so every face has its own colour); zero-length segments are dropped."""
     keep = np.hypot(np.diff(x), np.diff(y)) > 1e-12
     a = np.stack([x[:-1], y[:-1]], 1)[keep]
     b = np.stack([x[1:], y[1:]], 1)[keep]

@@ -108,11 +108,8 @@ class MarkerInstances:
 
 
 def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstances:
-    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars.
-
-    Rays and gap bars stand on ``frame.ray_hit``, the ground the simulation found under each
-    sole (no ray is cast here); ``foot_joints`` (2,) are the ankle joints.
-    """
+    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars, on the
+    ground ``frame.ray_hit`` found under each sole; ``foot_joints`` (2,) are the ankles."""
     ankle = frame.global_positions[:, foot_joints]  # (K, 2, 3)
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
@@ -141,10 +138,8 @@ def sunken_markers(markers: MarkerInstances, lengths: np.ndarray | None = None
     """The six marker cylinders (2 rays, 2 hit dots, 2 gap bars) as positions ``(6, 3)`` and
     scales ``(6, 3)`` float32, plus the bar lengths ``(4,)`` to pass back next frame.
 
-    Each ray and gap bar is a cylinder whose top is where the bar ends and whose lower part is
-    sunk :data:`SINK` to :data:`MAX_SINK` metres below the ground (the terrain hides it); it
-    keeps last frame's length (``lengths``) while that stays in range, so the scales seldom
-    change.
+    Each bar keeps last frame's length (``lengths``) while its sunk part stays in
+    :data:`SINK`…:data:`MAX_SINK`, so the scales seldom change.
     """
     top = markers.bar_pos[:, 1] + markers.bar_scale[:, 1]  # (4,) where each bar ends
     need = markers.bar_scale[:, 1] + SINK

@@ -102,12 +102,9 @@ class ContactStats:
 
 def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.ndarray,
                       foot_joints: np.ndarray) -> np.ndarray:
-    """Signed mean gap between each solved sole and the ground under it, ``(K, F)`` metres.
-
-    ``global_rot`` (K, J, 4), ``global_pos`` (K, J, 3); ``foot_joints`` (F,) ankle joint indices.
-    The sole is sampled every centimetre heel to toe (:func:`footfall.bunny.sole_points`);
-    positive means the sole floats above the ground, negative that it sinks into it.
-    """
+    """Signed mean gap ``(K, F)`` metres (+ floating, − sinking) between each solved sole
+    (:func:`footfall.bunny.sole_points`) and the ground: ``global_rot`` (K, J, 4),
+    ``global_pos`` (K, J, 3); ``foot_joints`` (F,) ankle joint indices."""
     world = sole_world(global_rot[:, foot_joints], global_pos[:, foot_joints], sole_points())
     return ground_gaps(terrain, world).mean(axis=-1)
 
