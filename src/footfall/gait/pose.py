@@ -131,7 +131,6 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
             grot[:, j] = thigh[:, side]
         for j in lower_part:
             grot[:, j] = shin[:, side]
-    if len(rig.below_hips):
-        FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
+    FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
 
     return PoseResult(fk.local_rotations(grot), translations, grot, gpos, result.residual)

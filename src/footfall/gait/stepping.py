@@ -302,7 +302,6 @@ def _flat_walk(
     ``(N, 2, 3)``: the root plus the fixed world ``steps (J, 3)`` down each leg's ``chains
     (2, L)`` (−1 padded), as the FK adds them; the poles are ``knee + pole_offset``."""
     k = start_x.shape[0]
-    joints = offsets.shape[0]
     for n in range(distance.shape[0]):
         c = n % k
         walked = distance[n]
@@ -332,12 +331,9 @@ def _flat_walk(
                  + math.exp(-(heights[1] - low) / softness)) \
             + math.exp(-(heights[2] - low) / softness)
         pelvis_y = low - softness * math.log(total)
-        for j in range(joints):
-            rotations[n, j, 0] = 1.0
-            for a in range(1, 4):
-                rotations[n, j, a] = 0.0
-            for a in range(3):
-                positions[n, j, a] = offsets[j, a]
+        rotations[n, :, 0] = 1.0
+        rotations[n, :, 1:] = 0.0
+        positions[n] = offsets
         for a in range(4):
             rotations[n, root, a] = heading[a]
         positions[n, root, 0], positions[n, root, 1], positions[n, root, 2] = \

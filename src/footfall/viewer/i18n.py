@@ -43,11 +43,6 @@ STRINGS: dict[str, dict[str, str]] = {
     "readout_error": {"ko": "누적 접촉 오차", "en": "contact error so far"},
     "readout_left": {"ko": "왼쪽", "en": "left"},
     "readout_right": {"ko": "오른쪽", "en": "right"},
-    "render_title": {
-        "ko": "왼쪽: IK 켬 · 오른쪽: IK 끔 (옆에서 본 모습)",
-        "en": "left: IK on · right: IK off (side view)",
-    },
-    "ground": {"ko": "땅", "en": "ground"},
 }
 
 

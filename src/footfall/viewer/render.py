@@ -122,10 +122,8 @@ class SideView:
         # The object-oriented Agg canvas: no pyplot state, never a display.
         self.figure = Figure(figsize=(options.width / dpi, options.height / dpi), dpi=dpi)
         self.canvas = FigureCanvasAgg(self.figure)
-        self.axes = self.figure.add_axes((0, 0, 1, 1))
-        self.axes.set_facecolor(SKY)
+        self.axes = self.figure.add_axes((0, 0, 1, 1), facecolor=SKY, aspect="equal")
         self.axes.set_axis_off()
-        self.axes.set_aspect("equal")
         self.parts = part_table(simulation.skeleton)
         self.part_colors = [self.parts.colors_for([fur]) for fur in (FUR["left"], FUR["right"])]
         self._static()
@@ -191,12 +189,9 @@ class SideView:
             order = np.argsort(np.argsort(depth))
             for i, patch in enumerate(self.bunny_patches[k]):
                 j = k * count + i
-                patch.set_center((centre[j, 0], centre[j, 1]))
-                patch.set_width(widths[j])
-                patch.set_height(heights[j])
-                patch.set_angle(angles[j])
-                patch.set_facecolor(_rgb(self.part_colors[k][i]))
-                patch.set_zorder(5 + 0.01 * order[i] + 0.001 * k)
+                patch.set(center=(centre[j, 0], centre[j, 1]), width=widths[j], height=heights[j],
+                          angle=angles[j], facecolor=_rgb(self.part_colors[k][i]),
+                          zorder=5 + 0.01 * order[i] + 0.001 * k)
 
         markers = marker_instances(frame, sim.foot_joints)
         for line, base, length in zip(self.bars, markers.bar_pos, markers.bar_scale[:, 1],
@@ -223,8 +218,7 @@ class SideView:
         aspect = self.options.height / self.options.width
         self.axes.set_ylim(bottom, bottom + VIEW_WIDTH * aspect)
         self.canvas.draw()
-        buffer = np.asarray(self.canvas.buffer_rgba())
-        return buffer[..., :3].copy()
+        return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
 
     def close(self) -> None:
         """Free the figure."""

@@ -158,7 +158,6 @@ class DemoSimulation:
         s = self.settings.check()
         self._drop_ahead()
         self.walker.ik[0] = s.ik_left
-        self.walker.ik[1] = False
         self.walker.speed = s.speed
         self.walker.params = GroundingParams(pelvis=s.pelvis)
 
