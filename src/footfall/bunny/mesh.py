@@ -57,9 +57,8 @@ def _mirror(parts: list[BunnyPart]) -> list[BunnyPart]:
 
 
 def build_bunny_parts() -> list[BunnyPart]:
-    """The placeholder bunny: round body, head, long ears, tail, arms, two legs (thigh, shin,
-    foot), face details. Shapes in metres for the rig of :func:`footfall.bunny.bunny_skeleton`.
-    """
+    """The placeholder bunny (body, head, ears, tail, arms, legs, face) in metres for the rig
+    of :func:`footfall.bunny.bunny_skeleton`."""
     left = [
         # long ear along the ear bone, with a pink inside facing forward
         BunnyPart("LeftEar", (0.0, 0.0, 0.0), (0.048, 0.16, 0.028), along="LeftEarTip"),
@@ -87,10 +86,8 @@ def build_bunny_parts() -> list[BunnyPart]:
 
 
 def load_model_file(path: str | Path) -> list[BunnyPart]:
-    """▶ The place to load a real bunny model instead of the code-built placeholder.
-
-    Not wired yet: the demo always draws :func:`build_bunny_parts`.
-    """
+    """▶ The place to load a real bunny model instead of the code-built placeholder (not wired
+    yet: the demo always draws :func:`build_bunny_parts`)."""
     raise NotImplementedError(
         f"loading a bunny model from {path} is not implemented; "
         "replace build_bunny_parts() here with the parts of your model"

@@ -80,10 +80,8 @@ def bunny_skeleton(proportions: BunnyProportions = PROPORTIONS) -> Skeleton:
 
 
 def sole_points(proportions: BunnyProportions = PROPORTIONS, spacing: float = 0.01) -> np.ndarray:
-    """Sample points along the sole in the foot's frame (ankle at the origin), ``(S, 3)`` metres.
-
-    One point every ``spacing`` metres from heel to toe tip, at the sole (y = −ankle height).
-    """
+    """Sole points ``(S, 3)`` metres in the foot's frame (ankle at the origin): one every
+    ``spacing`` metres from heel to toe tip, at y = −ankle height."""
     length = proportions.heel_back + proportions.foot_forward
     count = int(np.floor(length / spacing + 1e-9)) + 1
     z = np.linspace(-proportions.heel_back, proportions.foot_forward, count)

@@ -46,10 +46,8 @@ class WalkClock:
         self._accumulated = 0.0
 
     def consume(self, frame_s: float) -> int:
-        """Add one frame's time; return how many fixed steps to run now (each: :meth:`tick`).
-
-        ``frame_s`` is clamped to ``[0, max_frame_s]``; NaN counts as 0.
-        """
+        """Add one frame's time (clamped to ``[0, max_frame_s]``; NaN counts as 0); return how
+        many fixed steps to run now (each: :meth:`tick`)."""
         if not math.isfinite(frame_s):
             frame_s = 0.0
         self._accumulated += min(max(frame_s, 0.0), self.max_frame_s)

@@ -212,10 +212,8 @@ def run_experiment(humanoid_bvh: str | Path | None = None,
                    heights: Sequence[float] = STEP_HEIGHTS, duration: float = DURATION,
                    progress: Callable[[str, int, int], None] | None = None,
                    ) -> dict[str, list[dict]]:
-    """The whole experiment: the humanoid (if given) and the bunny, every walker and height.
-
-    Returns ``{"rows": [...], "slope_rows": [...]}`` (see the module docstring for the keys).
-    """
+    """The whole experiment: the humanoid (if given) and the bunny, every walker and height;
+    ``{"rows": [...], "slope_rows": [...]}``."""
     characters: list[tuple[Character, float | None]] = []
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))

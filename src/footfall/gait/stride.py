@@ -31,10 +31,8 @@ def stance_sweep(
 
 
 def leg_segments(leg_length: ArrayLike, leg_ratio: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Thigh and shin lengths from the leg length and the shin/thigh ratio.
-
-    Seed 004: L = 90, ratio 0.48 → thigh 60.81, shin 29.19.
-    """
+    """Thigh and shin lengths from the leg length and the shin/thigh ratio (seed 004: L = 90,
+    ratio 0.48 → thigh 60.81, shin 29.19)."""
     leg_length = np.asarray(leg_length, np.float64)
     thigh = leg_length / (1.0 + np.asarray(leg_ratio, np.float64))
     return thigh, leg_length - thigh

@@ -7,10 +7,9 @@ unit. On uneven ground planted feet sit on the ground under them and the body fo
 ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 (only the slope is
 read) for :mod:`footfall.grounding` to place. ``GaitParams(reduced_motion=True)``: a resting pose.
 
-Each tick: step rate from the slope (#07) → phase advanced by rate·dt (#01; integrated, so a
-rate change never jumps) → body moved at step length × rate (#03) → feet: planted ones from
-their world locks with the ankle roll (#02, #09), swinging ones along the cleared arc toward a
-predicted landing (#08) → hip/head bob, gaze, twist, arms (#04–#06) → pose (:mod:`.pose`).
+Each tick runs seed 004's behaviours in the order of the numbered steps of ``_tick``: body
+advance (#01, #03), slope and step rate (#07), planted (#02, #09) and swinging (#08) feet, body
+(#04–#06), pose (:mod:`.pose`).
 """
 from __future__ import annotations
 
@@ -48,10 +47,8 @@ class WalkFrame:
     """One generated pose of K characters.
 
     Attributes:
-        rotations: ``(K, J, 4)`` local rotations.
-        positions: ``(K, J, 3)`` local translations; the root's is its world position.
-        global_rotations: ``(K, J, 4)`` world rotations.
-        global_positions: ``(K, J, 3)`` world positions.
+        rotations, positions: ``(K, J, 4)``, ``(K, J, 3)`` local (the root's: world position).
+        global_rotations, global_positions: ``(K, J, 4)``, ``(K, J, 3)`` world.
         stance: ``(K, 2)`` bool, foot planted (left, right).
         planted: ``(K, 2, 3)`` locked world heel point of planted feet, NaN while swinging.
         phase: ``(K, 2)`` step phase of each leg, [0, 1).
@@ -62,9 +59,8 @@ class WalkFrame:
         slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
         residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
         swing: ``(K, 2)`` swing progress in [0, 1] (0 while planted).
-        footstep: ``(K, 2, 3)`` ground point under the ankle of the current (or, while
-            swinging, the last) footstep; ``next_footstep``: the next one (the current one
-            while planted).
+        footstep, next_footstep: ``(K, 2, 3)`` ground point under the ankle at the current
+            (swinging: last) and the next footstep (planted: the current one).
         time: scene time, seconds.
     """
 
@@ -99,8 +95,7 @@ class ProceduralWalker:
         start: ``(3,)`` or ``(K, 3)`` root ground position (x, ·, z); y is taken from the ground.
         heading: ``()`` or ``(K,)`` initial yaw, radians (π/2 walks along +X, the demo's way).
         cycle: ``()`` or ``(K,)`` initial step count (phase offset per character).
-        flat_floor: when True a terrain only sets the slope (lean, step rate); the pose stays
-            on the floor y = 0, which is the animated input :mod:`footfall.grounding` expects.
+        flat_floor: a terrain only sets the slope; the pose stays on y = 0 (for grounding).
     """
 
     def __init__(self, skeleton: Skeleton | None = None, count: int = 1,
@@ -168,10 +163,8 @@ class ProceduralWalker:
         self._turn_at = np.where(chosen, when, self._turn_at)
 
     def patrol(self, x_min: float, x_max: float) -> None:
-        """Walk back and forth: turn around (gaze first) on passing ``x_max`` or ``x_min``.
-
-        For scenes laid out along X such as the demo course; metres.
-        """
+        """Walk back and forth along X: turn around (gaze first) on passing ``x_max`` or
+        ``x_min``, metres."""
         if not (math.isfinite(x_min) and math.isfinite(x_max) and x_min < x_max):
             raise SettingsError(f"patrol needs x_min < x_max, got {x_min!r}, {x_max!r}")
         self._patrol = (float(x_min), float(x_max))

@@ -17,8 +17,7 @@ RAY_START_MARGIN = 1.0
 @runtime_checkable
 class RaySource(Protocol):
     """Ground that answers downward rays: all the grounding pipeline, the walkers, the
-    post-process and the metrics call. Implemented by every :class:`Terrain` (mesh,
-    heightfield), by ``grounding.postprocess.LevelGround`` and ``experiment.LaneTerrain``.
+    post-process and the metrics call (every :class:`Terrain`, ``LevelGround``, ``LaneTerrain``).
     """
 
     def raycast_down(self, xz: np.ndarray) -> RayHits:

@@ -114,9 +114,7 @@ def as_points_xz(xz: object, query: str = "raycast_down") -> tuple[np.ndarray, t
 
 def as_rays(origins: object, directions: object) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """Check the rays of ``raycast``; return flat origins ``(K, 3)``, unit directions ``(K, 3)``
-    and the shape (errors name the argument, ``origins`` or ``directions``, and the ray's
-    position in it).
-    """
+    and the shape (errors name the argument and the ray's position in it)."""
     query = "raycast"
     origin = _as_float_array(origins, query, "origins")
     direction = _as_float_array(directions, query, "directions")

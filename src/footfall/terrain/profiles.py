@@ -94,8 +94,7 @@ def stairs(
 ) -> MeshTerrain:
     """Seed 002's stairs as a mesh with vertical risers on flat ground (y = 0), laid out by
     :func:`stair_profile`, whose features ``params`` adds. Defaults: risers up at 1.0…2.2,
-    landing 2.2…3.4 at 0.75 m, risers down at 3.4…4.6.
-    """
+    landing 2.2…3.4 at 0.75 m, risers down at 3.4…4.6."""
     (x_lo, _), (x_hi, _) = scene_bounds(length, width, "stairs")
     x, y, features = stair_profile(start, steps, step_height, tread_depth, landing)
     if x[0] <= x_lo or x[-1] >= x_hi:

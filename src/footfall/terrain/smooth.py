@@ -30,10 +30,8 @@ def flat(*, length: float = 32.0, width: float = 4.0, height: float = 0.0) -> He
 def ripples(
     *, length: float = 32.0, width: float = 4.0, amplitude: float = 0.05, wavelength: float = 1.2
 ) -> HeightfieldTerrain:
-    """Small waves over the whole scene, mostly along x with a gentle cross ripple in z.
-
-    y = amplitude·(0.7·sin(k x) + 0.3·sin(k z + 0.5 k x)), k = 2π/wavelength.
-    """
+    """Small waves over the whole scene, mostly along x with a gentle cross ripple in z:
+    y = amplitude·(0.7·sin(k x) + 0.3·sin(k z + 0.5 k x)), k = 2π/wavelength."""
     check_positive("ripples", wavelength=wavelength)
     k = 2 * np.pi / wavelength
 
