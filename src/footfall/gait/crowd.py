@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import fields
+from itertools import pairwise
 from typing import Any, TypeVar
 
 import numpy as np
@@ -33,9 +34,8 @@ class Crowd:
     Args:
         parts: the walkers; their characters are joined in this order.
         threads: worker threads (default: one per part, at most the machine's CPUs).
-        keep_memory: ask the C allocator to keep freed memory for the next frame (process-wide,
-            glibc only: :func:`footfall.memory.keep_freed_memory`), or a big crowd faults its
-            pages in again every frame.
+        keep_memory: keep freed memory for the next frame (process-wide, glibc only:
+            :func:`footfall.memory.keep_freed_memory`), or a big crowd faults its pages in again.
     """
 
     def __init__(self, parts: Sequence[Walker], threads: int | None = None,
@@ -59,9 +59,7 @@ class Crowd:
         if count < 1 or parts < 1:
             raise SettingsError(f"a crowd needs ≥ 1 character and part, got {count}, {parts}")
         edges = np.linspace(0, count, min(parts, count) + 1).round().astype(int)
-        return cls([make(slice(int(a), int(b))) for a, b in zip(edges[:-1], edges[1:],
-                                                                strict=True)], threads,
-                   keep_memory)
+        return cls([make(slice(int(a), int(b))) for a, b in pairwise(edges)], threads, keep_memory)
 
     @property
     def ik(self) -> np.ndarray:
@@ -77,7 +75,7 @@ class Crowd:
             raise SettingsError(f"ik: one switch or {count} (one per character), got shape "
                                 f"{values.shape}")
         values = np.broadcast_to(values, (count,))
-        for part, start, stop in zip(self.parts, edges[:-1], edges[1:], strict=True):
+        for part, (start, stop) in zip(self.parts, pairwise(edges), strict=True):
             part.ik[...] = values[start:stop]
 
     def step(self, dt: float) -> GroundedFrame:

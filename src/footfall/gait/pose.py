@@ -127,10 +127,8 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
     thigh = quat.mul(result.upper_rotation, before)
     shin = quat.mul(result.lower_rotation, before)
     for side, (upper_part, lower_part) in enumerate(rig.leg_segments):
-        for j in upper_part:
-            grot[:, j] = thigh[:, side]
-        for j in lower_part:
-            grot[:, j] = shin[:, side]
+        grot[:, list(upper_part)] = thigh[:, side, None]
+        grot[:, list(lower_part)] = shin[:, side, None]
     FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
 
     return PoseResult(fk.local_rotations(grot), translations, grot, gpos, result.residual)

@@ -142,9 +142,7 @@ class StepWalker:
         hip_side = quat.rotate(HEADING, rest[self._upper] - rest[root])
         self._foot_z = hip_side[:, 2]  # (2,)
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
-        self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _sway(skeleton, style.sway)
-        self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
         self._hip_parent = skeleton.parents[self._upper]
         # The flat walk poses only the root (heading) and the sway joints, none of them on a
         # leg: the legs' world rotations before the IK are the rest pose's, and their joints
@@ -158,7 +156,7 @@ class StepWalker:
                 "stepping walker poses the legs itself")
         if root in self._extras[0]:
             raise SkeletonError(f"StepStyle sway poses the root {skeleton.names[root]!r}")
-        rest = self._rest_rotations.copy()
+        rest = quat.identity((skeleton.joint_count,))
         rest[root] = HEADING
         self._rest_world = FKPlan(skeleton.parents).rotations(rest)[None]  # (1, J, 4)
         self._steps = quat.rotate(self._rest_world[0, np.maximum(skeleton.parents, 0)],
@@ -166,7 +164,7 @@ class StepWalker:
         self._chains = np.full((2, max(len(c) for c in chains)), -1, dtype=np.int64)
         for leg, chain in enumerate(chains):
             self._chains[leg, : len(chain)] = chain
-        self._pole_offset = self._forward * self.leg_length
+        self._pole_offset = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0])) * self.leg_length  # +X
         self._reach = 0.98 * pipe.leg_length  # (2,) the soft min's reach per leg
         self._offsets = np.ascontiguousarray(skeleton.offsets, dtype=np.float64)
         self._flat_feet = np.empty((0, 2, 4))  # the feet's flat world rotation per row (read only)

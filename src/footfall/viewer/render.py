@@ -165,8 +165,7 @@ class SideView:
         terrain = self.simulation.terrain
         (x_min, _), (x_max, _) = terrain.bounds
         x = np.linspace(x_min, x_max, int((x_max - x_min) / 0.01) + 1)
-        z = np.full_like(x, 0.0)
-        ground = terrain.height(np.stack([x, z], -1))
+        ground = terrain.height(np.stack([x, np.zeros_like(x)], -1))
         self.axes.fill_between(x, ground, ground.min() - 5, color=GROUND, zorder=3, lw=0)
         self.axes.plot(x, ground, color=GROUND_EDGE, lw=1.5, zorder=4)
         centres, scales, colours = bush_instances(terrain)
