@@ -40,8 +40,8 @@ class GroundProbe:
         return np.where(usable, hits.height, fallback), normal
 
     def footing(self, points: FloatArray, fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Ground height ``(...)`` and foot tilt ``(..., 4)`` (up onto the ground normal, at most
-        :data:`MAX_FOOT_TILT`) under points ``(..., 3)``."""
+        """Ground height ``(...)`` (``fallback`` where missed) and foot tilt ``(..., 4)`` (up onto
+        the ground normal, at most :data:`MAX_FOOT_TILT`) under points ``(..., 3)``."""
         shape = points.shape[:-1]
         if self.terrain is None or self.flat_floor:
             return np.zeros(shape), quat.identity(shape)

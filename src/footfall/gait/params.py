@@ -26,22 +26,19 @@ class GaitParams:
         leg_ratio: shin / thigh length ratio (seed ``LEG_RATIO``); scales the elbow bend.
         stance_share: share of a step the foot is on the ground (seed ``CONTACT_SHARE``).
         head_compensation: share of the hip bob the neck cancels (0.82).
-        gaze_lead_s: how long before a turn the gaze starts moving (0.4 s).
-        turn_s: how long the body takes to turn once the turn starts, seconds.
+        gaze_lead_s, turn_s: the gaze's lead before a turn, the body's turn time, seconds.
         arm_swing_share: shoulder swing amplitude as a share of the stride angle (0.6).
         elbow_bend_deg: elbow bend scale, times (0.4 + leg_ratio) (70°).
         arm_spread_deg: arms held this far out from the body's side, degrees.
         twist_deg: pelvis twist amplitude at 1.6 Hz (6°), grows with the step rate.
         shoulder_twist_ratio: shoulders turn this many times the pelvis, the other way (1.2).
-        downhill_lean: forward lean per degree of downhill (0.5).
-        uphill_lean: backward lean per degree of uphill (0.25).
+        downhill_lean, uphill_lean: lean forward per degree of downhill, back per degree uphill.
         rate_per_lean_hz: extra step rate per degree of forward lean (0.06 Hz).
         rate_min_hz, rate_max_hz: clamp of the adapted step rate (0.8–2.8 Hz).
         arc_min_share: swing clearance at 1.6 Hz as a share of the leg (20 px / 90 px).
         arc_hold: swing progress up to which the clearance is held (k = 0.85).
         arc_rise: swing progress over which the clearance rises from 0 (seed 004: 0, a jump).
-        speed_wobble: body speed oscillation share (seed 004 #09 shows ±12 %); 0 = steady.
-        wobble_rad_s: angular frequency of that oscillation (seed: 3.1 rad/s).
+        speed_wobble, wobble_rad_s: share (0 = steady) and rad/s of a body speed oscillation.
         reduced_motion: when True the walker shows one resting pose and never moves.
     """
 

@@ -26,15 +26,12 @@ class BodyPose:
     Attributes:
         root: ``(K, 3)`` world position of the root joint.
         heading: ``(K,)`` body yaw, radians (0 faces +Z, π/2 faces +X).
-        pelvis: ``(K, 4)`` canonical pelvis rotation (lean, twist).
-        chest: ``(K, 4)`` canonical rotation of the shoulders (lean, counter-twist).
+        pelvis, chest: ``(K, 4)`` canonical pelvis (lean, twist), shoulders (lean, counter-twist).
         head: ``(K, 4)`` canonical head rotation (gaze relative to the heading).
         head_drop: ``(K,)`` world-y change of the head from the bob compensation.
-        shoulder: ``(K, 2)`` arm swing per side, radians (positive forward).
-        elbow: ``(K, 2)`` elbow bend per side, radians.
+        shoulder, elbow: ``(K, 2)`` arm swing (positive forward) and elbow bend per side, radians.
         ankle: ``(K, 2, 3)`` world ankle targets.
-        foot: ``(K, 2, 4)`` world foot rotations in canonical form (tilt · yaw · roll).
-        toes: ``(K, 2, 4)`` world toe rotations in canonical form (kept flat on push-off).
+        foot, toes: ``(K, 2, 4)`` world foot, toe rotations in canonical form (tilt · yaw · roll).
     """
 
     root: FloatArray

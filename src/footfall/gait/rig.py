@@ -52,17 +52,14 @@ class WalkRig:
         root: index of the pelvis (the joint that carries the world position).
         spine: joint that turns the shoulders against the pelvis, or None.
         head: head joint (stabilised: gaze and bob compensation), or None.
-        legs: ``(left, right)`` leg chains.
-        arms: ``(left, right)`` arm chains, or None when the rig has none.
+        legs, arms: ``(left, right)`` leg and arm chains (arms None when the rig has none).
         facing: ``(4,)`` rest rotation taking canonical +Z to the rig's rest forward.
-        leg_length: mean hip-to-ankle length (thigh + shin), skeleton units.
-        leg_lengths: ``(2,)`` each leg's thigh + shin.
+        leg_length, leg_lengths: mean and ``(2,)`` per-leg thigh + shin, skeleton units.
         hip_offsets: ``(2, 3)`` rest offset of each hip joint from the root (rest frame).
         ankle_height: rest ankle height above the sole.
         root_above_hips: rest height of the root above the hip joints.
         foot_lateral: ``(2,)`` canonical x of each hip from the root, where the feet land.
-        heel: ``(2, 3)`` canonical heel point on the sole, relative to the ankle.
-        ball: ``(2, 3)`` canonical ball (toe joint) point on the sole, relative to the ankle.
+        heel, ball: ``(2, 3)`` canonical heel and ball (toe joint) on the sole, from the ankle.
         arm_align: ``(2, 2, 4)`` canonical [side, upper/lower arm] rest → hanging straight down.
         arm_out: ``(2, 4)`` per side, the sideways tilt applied after the swing (arm spread).
         leg_segments: per side, the joints turning with the thigh and with the shin (to the foot).

@@ -22,9 +22,7 @@ from footfall.viewer.simulation import DT, WALKERS, DemoSettings, DemoSimulation
 
 READOUT_EVERY = 15  # frames between readout refreshes (4 per second)
 SMALL_SCREEN = (900, 500)  # windows narrower or lower than this (pixels) start with the panel shut
-#: The follow view moves the world once the bunnies have moved this far (metres) from where it
-#: last put them: every frame while they walk.
-FOLLOW_STEP = 0.001
+FOLLOW_STEP = 0.001  # metres the bunnies move before the follow view moves the world
 
 
 def port_is_free(host: str, port: int) -> bool:

@@ -112,10 +112,8 @@ def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.n
 class DemoSimulation:
     """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
 
-    Change :attr:`settings` and call :meth:`apply` for the cheap switches (IK, pelvis, speed) or
-    :meth:`rebuild` for a new terrain or walker. Steps are simulated the walker's
-    ``block_frames`` at a time (one batched call) and handed out one per :meth:`step`;
-    :meth:`apply` rewinds to the frame last shown, so a switch acts on the very next frame.
+    Change :attr:`settings`, then :meth:`apply` (IK, pelvis, speed: acts on the very next
+    frame) or :meth:`rebuild` (terrain, walker). Steps are simulated ``block_frames`` at a time.
     """
 
     def __init__(self, settings: DemoSettings | None = None) -> None:
