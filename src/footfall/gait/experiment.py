@@ -140,17 +140,15 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
     pipe = walker.pipeline
     feet = pipe._foot
     record = []
-    done = 0
-    while done < frames:  # BLOCK frames per batched call (the same frames as one by one)
+    for done in range(0, frames, BLOCK):  # BLOCK frames a batched call (the same as one by one)
         size = min(BLOCK, frames - done)
         block = walker.step_frames(1.0 / FPS, size)
         assert block.plant_xz is not None  # step_frames always sets it
         record.append((block.global_rotations[:, :, feet], block.global_positions[:, :, feet],
                        block.stance, block.pelvis_height, block.clamped,
                        block.global_positions[:, :, pipe.root, 0], block.plant_xz[..., 0]))
-        done += size
         if progress is not None:
-            progress(done, frames)
+            progress(done + size, frames)
     rot, pos, stance, pelvis, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
     soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]

@@ -51,14 +51,13 @@ class WalkFrame:
         global_rotations, global_positions: ``(K, J, 4)``, ``(K, J, 3)`` world.
         stance: ``(K, 2)`` bool, foot planted (left, right).
         planted: ``(K, 2, 3)`` locked world heel point of planted feet, NaN while swinging.
-        phase: ``(K, 2)`` step phase of each leg, [0, 1).
+        phase, swing: ``(K, 2)`` step phase [0, 1), swing progress [0, 1] (0 while planted).
         ankle_roll: ``(K, 2)`` ankle roll, radians.
         ankle_target: ``(K, 2, 3)`` world ankle targets the legs were solved for.
         heading: ``(K,)`` body yaw; ``gaze``: ``(K,)`` head yaw, radians.
         step_rate: ``(K,)`` current step rate, Hz; ``lean``: ``(K,)`` forward lean, radians.
         slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
         residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
-        swing: ``(K, 2)`` swing progress in [0, 1] (0 while planted).
         footstep, next_footstep: ``(K, 2, 3)`` ground point under the ankle at the current
             (swinging: last) and the next footstep (planted: the current one).
         time: scene time, seconds.
@@ -223,8 +222,7 @@ class ProceduralWalker:
         ground = self._ground
         zeros = np.zeros((count, 2))
         heel = self._heels(self._start, heading, zeros)
-        heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
-            heel, np.broadcast_to(ground[:, None], (count, 2)))
+        heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(heel, ground[:, None])
         heads = np.broadcast_to(heading[:, None], (count, 2))
         ankle = ankle_from_heel(heel, align, heads, zeros, self.rig.heel, self.rig.ball)
         root = self._start.copy()
@@ -259,7 +257,7 @@ class ProceduralWalker:
         ph = phases.leg_phases(self._cycle)
         heading = self._start_heading
         heels = self._heel_strikes(self._position, heading, -ph * self.step_length)
-        heels[..., 1], align = probe.footing(heels, np.broadcast_to(ground[:, None], (count, 2)))
+        heels[..., 1], align = probe.footing(heels, ground[:, None])
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
         stance = phases.in_stance(ph, self.params.stance_share)
         self._locks.plant(stance, heels, heads, align)
@@ -336,8 +334,7 @@ class ProceduralWalker:
         k = swing.swing_progress(ph, p.stance_share)
         ahead = (1.0 - ph) * step  # body travel until this foot lands, at the nominal speed
         landing = self._heel_strikes(self._position, heading, ahead)
-        landing[..., 1], landing_align = probe.footing(
-            landing, np.broadcast_to(self._ground[:, None], (count, 2)))
+        landing[..., 1], landing_align = probe.footing(landing, self._ground[:, None])
         self._landing = np.where(stance[..., None], self._landing, landing)
         self._landing_align = np.where(stance[..., None], self._landing_align, landing_align)
         strike = np.full((count, 2), math.radians(phases.HEEL_STRIKE_DEG))
@@ -357,10 +354,9 @@ class ProceduralWalker:
         ankle = np.where(stance[..., None], planted_ankle, swing_ankle)
         foot = np.where(stance[..., None], planted_foot, swing_foot)
         roll_all = np.where(stance, roll, swing_roll)
-        toes_roll = np.minimum(roll_all, 0.0)
-        toes_heading = np.where(stance, self._locks.heading, swing_heading)
-        toes_align = np.where(stance[..., None], self._locks.align, swing_align)
-        toes = foot_rotation(toes_align, toes_heading, toes_roll)
+        toes = foot_rotation(np.where(stance[..., None], self._locks.align, swing_align),
+                             np.where(stance, self._locks.heading, swing_heading),
+                             np.minimum(roll_all, 0.0))
 
         # 04–06 — body bob, head, twist, arms.
         left = ph[:, 0]

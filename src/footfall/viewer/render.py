@@ -83,11 +83,8 @@ def boldest_weight(family: str) -> int:
 def projected_ellipses(wxyz: np.ndarray, centre: np.ndarray, radii: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact side-view (onto x–y) outlines of ellipsoids: ``wxyz`` (N, 4), ``centre`` (N, 3),
-    ``radii`` (N, 3) metres → widths (N,), heights (N,) metres and angles (N,) degrees.
-
-    An ellipsoid ``xᵀ M⁻¹ x ≤ 1`` with ``M = R diag(r²) Rᵀ`` casts the ellipse whose matrix is
-    the x–y block of ``M``.
-    """
+    ``radii`` (N, 3) metres → widths (N,), heights (N,) metres and angles (N,) degrees (the
+    ellipse's matrix is the x–y block of the ellipsoid's ``M = R diag(r²) Rᵀ``)."""
     rotation = quat.to_matrix(wxyz)  # (N, 3, 3)
     shape = rotation @ (radii[:, :, None] ** 2 * np.swapaxes(rotation, -1, -2))
     block = shape[:, :2, :2]
@@ -211,8 +208,7 @@ class SideView:
             f"{text(side, self.lang)}: {'–' if np.isnan(e) else f'{e:.2f} cm'}"
             for side, e in zip(("readout_left", "readout_right"), error, strict=True)))
         centre_x = float(pelvis[:, 0].mean())
-        ground = float(np.min(sim.terrain.height(pelvis[:, [0, 2]])))
-        bottom = ground - VIEW_BELOW
+        bottom = float(np.min(sim.terrain.height(pelvis[:, [0, 2]]))) - VIEW_BELOW
         self.axes.set_xlim(centre_x - VIEW_WIDTH / 2, centre_x + VIEW_WIDTH / 2)
         aspect = self.options.height / self.options.width
         self.axes.set_ylim(bottom, bottom + VIEW_WIDTH * aspect)

@@ -38,9 +38,8 @@ LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from 
 #: metres; the arrays under it are relative to it, so only the labels lag by up to this much.
 GROUP_STEP = 0.02
 LEGEND_ABOVE_TARGET = 0.95  # metres above the look-at point (the view reaches 1.15 m above)
-#: Drawn rays and gap bars are cylinders whose lower part is sunk into the ground (the terrain
-#: hides it) by SINK to MAX_SINK metres: a frame moves them, and resizes one only when its sunk
-#: part would leave that range (then to the middle of it), or when it shows or hides.
+#: Rays and gap bars are cylinders sunk SINK to MAX_SINK metres into the ground (hidden by it),
+#: resized only when the sunk part would leave that range (then to its middle) or on show/hide.
 SINK = 0.05
 MAX_SINK = 0.3
 CAMERA_FOV = np.deg2rad(36.0)  # vertical field of view, radians
@@ -184,9 +183,7 @@ def camera_pose(target: np.ndarray, width: float, height: float, fov: float = CA
 def camera_target(frame: DemoFrame) -> np.ndarray:
     """The point the follow camera looks at: between the two bunnies, ``(3,)`` metres."""
     pelvis = frame.global_positions[:, 0]  # (K, 3)
-    x = float(pelvis[:, 0].mean())
-    y = float(pelvis[:, 1].mean()) + CAMERA_FOCUS_Y
-    return np.array([x, y, 0.0])
+    return np.array([pelvis[:, 0].mean(), pelvis[:, 1].mean() + CAMERA_FOCUS_Y, 0.0])
 
 
 def linear_rgb(colors: ArrayLike) -> np.ndarray:
@@ -199,11 +196,9 @@ def linear_rgb(colors: ArrayLike) -> np.ndarray:
 class DemoScene:
     """The viser scene of the demo; :meth:`update` draws one :class:`DemoFrame`.
 
-    The ground (terrain, bushes) hangs under ``/world``, which the follow view shifts under
-    still cameras (:meth:`shift_world`). The bunnies hang under ``/walkers``, a node at the left
-    bunny's pelvis as the view shows it (moved in :data:`GROUP_STEP` steps): both bunnies' parts
-    in one batched mesh, rays, dots and gap bars in another, the two labels; the node, labels
-    and marker scales are sent only when they change. The legend stays put in the view.
+    The ground hangs under ``/world``, which the follow view shifts under still cameras
+    (:meth:`shift_world`); the bunnies, markers and labels under ``/walkers``, a node at the left
+    bunny's pelvis moved in :data:`GROUP_STEP` steps. The legend stays put in the view.
     """
 
     def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
