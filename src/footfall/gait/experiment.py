@@ -210,8 +210,7 @@ def run_experiment(humanoid_bvh: str | Path | None = None,
                    heights: Sequence[float] = STEP_HEIGHTS, duration: float = DURATION,
                    progress: Callable[[str, int, int], None] | None = None,
                    ) -> dict[str, list[dict]]:
-    """The whole experiment: the humanoid (if given) and the bunny, every walker and height;
-    ``{"rows": [...], "slope_rows": [...]}``."""
+    """Every walker and height for the humanoid (if given) and the bunny: rows and slope_rows."""
     characters: list[tuple[Character, float | None]] = []
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))

@@ -18,8 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall.arrays import FloatArray
 
 PHASE_NAMES = ("contact", "loading", "mid", "push", "lift")
-# Ends of the four stance phases as shares of the stance (0.12, 0.30, 0.45, 0.60 of a step
-# at stance share 0.6).
+# Ends of the four stance phases as shares of the stance (× 0.6 for shares of a step).
 STANCE_BOUNDS = (0.2, 0.5, 0.75, 1.0)
 HEEL_STRIKE_DEG = -14.0
 PUSH_OFF_DEG = 16.0
@@ -91,7 +90,6 @@ def step_timing(step_rate_hz: float, stance_share: float = 0.6) -> StepTiming:
 
 
 def seam_jumps(phases: ArrayLike, threshold: float = 0.35) -> int:
-    """Seed 004 #01's seam check: frames where ``sin(2π·phase)`` of ``phases (F, ...)`` over
-    consecutive frames jumps more than ``threshold``."""
+    """Seam check (seed 004 #01): frames where ``sin(2π·phases (F, ...))`` jumps > ``threshold``."""
     wave = np.sin(2.0 * math.pi * np.asarray(phases, dtype=np.float64))
     return int(np.count_nonzero(np.abs(np.diff(wave, axis=0)) > threshold))

@@ -44,8 +44,7 @@ class Walker(Protocol):
         ...
 
     def step_frames(self, dt: float, frames: int) -> GroundedFrame:
-        """``frames`` steps of ``dt`` in one batched call: the same frames as :meth:`step`,
-        arrays ``(T, K, ...)``."""
+        """``frames`` steps of ``dt`` batched, as :meth:`step` gives them: ``(T, K, ...)``."""
         ...
 
     def rewind(self, frame: int) -> None:

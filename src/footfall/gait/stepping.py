@@ -273,8 +273,7 @@ class StepWalker:
 
 def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
           ) -> tuple[NDArray[np.int64], FloatArray, FloatArray]:
-    """The joints of ``sway`` (name, lean, amplitude) that exist: indices ``(E,)``, leans and
-    amplitudes ``(E,)`` radians."""
+    """Indices ``(E,)``, leans and amplitudes ``(E,)`` radians of the ``sway`` joints that exist."""
     names = set(skeleton.names)
     extras = [(skeleton.index(name), lean, amp) for name, lean, amp in sway if name in names]
     return (np.array([j for j, _, _ in extras], dtype=np.int64),

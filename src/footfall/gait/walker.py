@@ -1,11 +1,9 @@
 """The procedural walker: K characters walking from one phase clock, batched.
 
-:class:`ProceduralWalker` advances in fixed 1/60 s ticks (frame time clamped to 0.05 s), turns
-with the gaze leading and can patrol a scene; :class:`~footfall.gait.grounded.GroundedWalker`
-grounds it on a terrain. Any humanoid works (default: the bunny); lengths are the skeleton's
-unit. On uneven ground planted feet sit on the ground under them and the body follows the
-ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 (only the slope is
-read) for :mod:`footfall.grounding` to place. ``GaitParams(reduced_motion=True)``: a resting pose.
+:class:`ProceduralWalker` advances in fixed 1/60 s ticks, turns with the gaze leading and can
+patrol a scene. On uneven ground planted feet sit on the ground under them and the body follows
+the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 for
+:mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`).
 
 Each tick runs seed 004's behaviours in the order of the numbered steps of ``_tick``: body
 advance (#01, #03), slope and step rate (#07), planted (#02, #09) and swinging (#08) feet, body
@@ -37,8 +35,7 @@ from footfall.terrain import Terrain
 
 # Share of each leg's length the walker lets it stretch to (the IK clamps at 0.999).
 REACH_SHARE = 0.995
-# Ground under the pelvis is followed exponentially at this rate (1/s) so a stair edge or a
-# rock does not jerk the body; the feet read the ground under themselves exactly.
+# Rate (1/s) at which the body follows the ground under the pelvis, so a stair edge cannot jerk it.
 GROUND_FOLLOW_RATE = 10.0
 
 
@@ -162,8 +159,7 @@ class ProceduralWalker:
         self._turn_at = np.where(chosen, when, self._turn_at)
 
     def patrol(self, x_min: float, x_max: float) -> None:
-        """Walk back and forth along X: turn around (gaze first) on passing ``x_max`` or
-        ``x_min``, metres."""
+        """Walk to and fro along X, turning (gaze first) on passing ``x_max`` or ``x_min`` (m)."""
         if not (math.isfinite(x_min) and math.isfinite(x_max) and x_min < x_max):
             raise SettingsError(f"patrol needs x_min < x_max, got {x_min!r}, {x_max!r}")
         self._patrol = (float(x_min), float(x_max))

@@ -1,7 +1,6 @@
 """Smooth built-in scenes as analytic heightfields: flat, ripples, hills, slope, rocks.
 
-Each gives its height and exact gradient as formulas (see each docstring), so downward rays are
-exact. Defaults are bunny scale (leg 0.37 m); sizes are parameters for a humanoid.
+Each gives its height and exact gradient as formulas, so downward rays are exact.
 """
 
 from __future__ import annotations

@@ -266,8 +266,7 @@ class DemoScene:
         self.legend.position = np.asarray(look_at, np.float64) + [0.0, LEGEND_ABOVE_TARGET, 0.0]
 
     def shift_world(self, offset: np.ndarray) -> None:
-        """Move the ground by ``offset`` ``(3,)`` metres (the follow view); the bunnies are
-        drawn shifted alike on the next :meth:`update`."""
+        """Shift the ground by ``offset (3,)`` m (the follow view); the bunnies follow on update."""
         self.offset = np.array(offset, np.float64)
         self.world.position = self.offset
 
@@ -308,8 +307,7 @@ class DemoScene:
         self.terrain_handles = [ground, bushes]
 
     def update(self, frame: DemoFrame) -> None:
-        """Draw ``frame``: two or three array messages, the group node and labels when they
-        have moved far enough."""
+        """Draw ``frame``; the group node and labels are sent only once they moved far enough."""
         pelvis = frame.global_positions[0, 0] + self.offset  # where the view shows it
         if np.any(np.abs(pelvis - self._origin) > GROUP_STEP):
             self._origin = np.array(pelvis, np.float64)
