@@ -27,8 +27,7 @@ def hip_bob(phase: ArrayLike) -> FloatArray:
 
 def hip_height(phase: ArrayLike, leg_length: ArrayLike) -> FloatArray:
     """Hip joint height above the ankles' level, ``L·(0.93 + 0.04·bob)``, ``(...)``."""
-    leg_length = np.asarray(leg_length, dtype=np.float64)
-    return leg_length * (HIP_MEAN_SHARE + HIP_BOB_SHARE * hip_bob(phase))
+    return np.asarray(leg_length, np.float64) * (HIP_MEAN_SHARE + HIP_BOB_SHARE * hip_bob(phase))
 
 
 def head_bob(phase: ArrayLike, leg_length: ArrayLike, compensation: float = 0.82) -> FloatArray:

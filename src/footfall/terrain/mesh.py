@@ -73,8 +73,7 @@ class MeshTerrain(Terrain):
 
     # ----------------------------------------------------------------------------- building
     def _build_triangles(self, corners: np.ndarray) -> np.ndarray:
-        """Per-triangle edge vectors, unit normals and the downward-ray plane coefficients;
-        returns which triangles ``(T,)`` are not degenerate (have an area)."""
+        """Per-triangle edges, unit normals, downward-ray planes; returns ``(T,)``: has an area."""
         count = len(corners)
         origin = corners[:, 0]
         edge1 = corners[:, 1] - origin
@@ -108,8 +107,7 @@ class MeshTerrain(Terrain):
     def _build_grid(
         self, corners: np.ndarray, cell_size: float | tuple[float, float] | None, keep: np.ndarray
     ) -> None:
-        """Assign every non-degenerate triangle (numbers ``keep``) to each cell its x/z bounding
-        box touches."""
+        """List each non-degenerate triangle (numbers ``keep``) in all cells its x/z box touches."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
         size: np.ndarray
@@ -130,10 +128,9 @@ class MeshTerrain(Terrain):
         self.cell_size = (span_x / self.cell_count[0], span_z / self.cell_count[1])
         self._grid_origin = np.array([x_min, z_min])
 
-        lo = corners[keep][:, :, [0, 2]].min(axis=1)
-        hi = corners[keep][:, :, [0, 2]].max(axis=1)
-        first = self._cell_of(lo, -EDGE_EPS)
-        last = self._cell_of(hi, EDGE_EPS)
+        footprint = corners[keep][:, :, [0, 2]]  # (N, 3, 2)
+        first = self._cell_of(footprint.min(axis=1), -EDGE_EPS)
+        last = self._cell_of(footprint.max(axis=1), EDGE_EPS)
         extent = last - first + 1  # (N, 2) cells along x and z per triangle
         per_triangle = extent[:, 0] * extent[:, 1]
         triangle = np.repeat(keep, per_triangle)

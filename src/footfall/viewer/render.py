@@ -124,8 +124,9 @@ class SideView:
         self.parts = part_table(simulation.skeleton)
         self.part_colors = [self.parts.colors_for([fur]) for fur in (FUR["left"], FUR["right"])]
         self._static()
-        self.bunny_patches = [[self._ellipse(zorder=5) for _ in range(self.parts.count)]
-                              for _ in range(2)]
+        outline: dict[str, Any] = {"lw": 0.6, "ec": (0.45, 0.4, 0.5, 0.6), "zorder": 5}
+        self.bunny_patches = [[self.axes.add_patch(Ellipse((0, 0), 0, 0, **outline))
+                               for _ in range(self.parts.count)] for _ in range(2)]
         rays = [self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
                 for _ in range(2)]
         self.dots = self.axes.scatter([], [], s=40, color=_rgb(RAY_COLOR), zorder=9)
@@ -152,11 +153,6 @@ class SideView:
                                      **panel)
         self.readout = self.axes.text(0.98, 0.03, "", ha="right", va="bottom",
                                       fontsize=10 * scale, **panel)
-
-    def _ellipse(self, zorder: float) -> Ellipse:
-        patch = Ellipse((0, 0), 0, 0, angle=0, zorder=zorder, lw=0.6, ec=(0.45, 0.4, 0.5, 0.6))
-        self.axes.add_patch(patch)
-        return patch
 
     def _static(self) -> None:
         terrain = self.simulation.terrain
