@@ -57,8 +57,7 @@ def _mirror(parts: list[BunnyPart]) -> list[BunnyPart]:
 
 
 def build_bunny_parts() -> list[BunnyPart]:
-    """The placeholder bunny (body, head, ears, tail, arms, legs, face) in metres for the rig
-    of :func:`footfall.bunny.bunny_skeleton`."""
+    """The placeholder bunny (body, head, ears, tail, arms, legs, face) in metres."""
     left = [
         # long ear along the ear bone, with a pink inside facing forward
         BunnyPart("LeftEar", (0.0, 0.0, 0.0), (0.048, 0.16, 0.028), along="LeftEarTip"),

@@ -53,8 +53,7 @@ class Crowd:
     @classmethod
     def split(cls, make: Callable[[slice], Walker], count: int, parts: int | None = None,
               threads: int | None = None, keep_memory: bool = True) -> Crowd:
-        """A crowd of ``count`` characters in ``parts`` contiguous slices (default: one per
-        CPU); ``make(slice)`` builds the walker of the characters in that slice."""
+        """``count`` characters in ``parts`` slices (default: one a CPU) made by ``make(slice)``."""
         parts = parts if parts is not None else min(os.cpu_count() or 1, max(count, 1))
         if count < 1 or parts < 1:
             raise SettingsError(f"a crowd needs ≥ 1 character and part, got {count}, {parts}")
@@ -99,10 +98,9 @@ class Crowd:
 
 
 def join(frames: Sequence[FrameT], axis: int, pool: Executor | None = None) -> FrameT:
-    """Grounded frames of disjoint characters as one: every per-character array (``ndim >
-    axis``) concatenated on the character ``axis``, shared values (the clock) from the
-    first. With a ``pool``, each frame's share is copied on a worker thread (a crowd's poses
-    are tens of MB a frame; NumPy releases the GIL while it copies)."""
+    """Grounded frames of disjoint characters as one: per-character arrays (``ndim > axis``)
+    concatenated on ``axis``, shared values (the clock) from the first; with a ``pool`` each
+    frame's share is copied on a worker thread (NumPy releases the GIL while it copies)."""
     values: dict[str, Any] = {}
     shares: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in frames]
     for field in fields(frames[0]):

@@ -112,10 +112,8 @@ class GroundedWalker:
         return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> GroundedFrame:
-        """``frames`` steps of ``dt`` (a whole number of walk-clock ticks each): the walk cycle
-        frame by frame (it keeps footstep locks), the grounding of all of them in one batched
-        call. The same frames as :meth:`step`; arrays ``(T, K, ...)``. :meth:`rewind` goes back
-        to any of them."""
+        """``frames`` steps of ``dt`` (whole walk-clock ticks) as :meth:`step` gives them, arrays
+        ``(T, K, ...)``: the walk cycle frame by frame, the grounding in one batched call."""
         if frames < 1:
             raise SettingsError(f"frames must be ≥ 1, got {frames}")
         walker = self.walker

@@ -46,9 +46,8 @@ class StepStyle:
     """The stepping walk in leg lengths, so it fits any skeleton (defaults: seed 000's walk).
 
     pelvis_height: hip joints above the ankles while walking (seed 000: 0.53 m pelvis − 0.08 m
-    hip drop − 0.10 m ankle = 0.35 m); step_length: 0.62 m; bob: pelvis bob amplitude, 0.02 m;
-    pelvis_softness: softness of the min() that keeps the pelvis reachable, 0.01 m;
-    swing_lift: the swing curve's (start, peak) lift, 0.02 and 0.09 m; all ÷ 0.37 m.
+    hip drop − 0.10 m ankle); bob: pelvis bob amplitude; pelvis_softness: softness of the min()
+    keeping the pelvis reachable; swing_lift: the swing curve's (start, peak) lift.
     sway: ``(joint name, lean, swing amplitude)`` radians about x, posed where the skeleton
     has the joint (lean + amplitude · sin(2π · walk phase)).
     """
@@ -197,10 +196,9 @@ class StepWalker:
     def flat_pose(
         self, distance: ArrayLike | None = None
     ) -> tuple[FloatArray, FloatArray, FootPlan]:
-        """The walk on flat ground after ``distance`` metres walked (default: the walker's own
-        ``(K,)``; or ``(T, K)`` for T frames at once): local rotations ``(..., J, 4)``,
-        translations ``(..., J, 3)`` and the footstep plan (world xz), with distance's leading
-        shape."""
+        """The walk on flat ground after ``distance`` metres (default: the walker's own ``(K,)``;
+        ``(T, K)`` for T frames): local rotations ``(..., J, 4)``, translations ``(..., J, 3)``
+        and the footstep plan (world xz), all with distance's leading shape."""
         distance = self.distance if distance is None else np.asarray(distance, np.float64)
         lead = distance.shape
         rows = kernel_array(distance, (-1,))

@@ -37,8 +37,7 @@ def port_is_free(host: str, port: int) -> bool:
 
 
 class DemoApp:
-    """The whole demo: server, simulation, scene, controls and the update loop. When ``port``
-    is busy viser takes the next free one and :attr:`notice` says so."""
+    """The whole demo: server, simulation, scene, controls, loop (:attr:`notice`: a busy port)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 8080, lang: str = "en",
                  settings: DemoSettings | None = None, verbose: bool = False) -> None:

@@ -252,8 +252,7 @@ class DemoScene:
         self.update(frame)
 
     def _relative_parts(self, frame: DemoFrame) -> tuple[np.ndarray, np.ndarray]:
-        """Both bunnies' part rotations ``(2·P, 4)`` and positions ``(2·P, 3)`` (float32),
-        relative to the group node."""
+        """Both bunnies' part rotations ``(2·P, 4)``, positions ``(2·P, 3)`` from the group node."""
         wxyz, pos = self.parts.pose(frame.global_rotations, frame.global_positions)
         return wxyz, pos - self._base()
 
