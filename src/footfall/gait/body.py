@@ -34,8 +34,7 @@ def head_bob(phase: ArrayLike, leg_length: ArrayLike, compensation: float = 0.82
     """Head height change ``(...)`` from the hip's mean height after the neck cancels
     ``compensation`` of the bob (seed 004: ``headY = hip − 0.82·(hip − 0.93·L)``)."""
     leg_length = np.asarray(leg_length, dtype=np.float64)
-    bob = hip_height(phase, leg_length) - HIP_MEAN_SHARE * leg_length
-    return (1.0 - compensation) * bob
+    return (1.0 - compensation) * (hip_height(phase, leg_length) - HIP_MEAN_SHARE * leg_length)
 
 
 def gaze_heading(scene_time: ArrayLike, turn_at: ArrayLike, old_heading: ArrayLike,

@@ -45,8 +45,7 @@ LANE_WIDTH = 4.0
 
 
 class LaneTerrain:
-    """Several terrains side by side: terrain i is shifted to the lane centred on z = i·width;
-    each downward ray goes to the terrain of its lane."""
+    """Terrains side by side, terrain i in the lane centred on z = i·width, answering its rays."""
 
     def __init__(self, terrains: Sequence[RaySource], width: float = LANE_WIDTH) -> None:
         self.terrains = list(terrains)
@@ -83,8 +82,7 @@ class Character:
 
 
 def humanoid(path: str | Path) -> Character:
-    """A humanoid from a BVH file (its rest pose, stood up where it lies down as a Z-up file's
-    does: :func:`footfall.humanoid.stood_up`; legs found by name and structure)."""
+    """A humanoid from a BVH file, its rest pose stood up if it lies (``humanoid.stood_up``)."""
     from footfall import bvh
     from footfall.humanoid import map_skeleton, stood_up
 
@@ -266,10 +264,8 @@ def plot(result: dict[str, list[dict]], path: str | Path) -> None:
             style = "s--" if walker == "no_foot_align" else "o-"  # equals all_on on level treads
             top.plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
             bottom.plot(x, [r["support_defect_ratio"] * 100 for r in rows], style, label=walker)
-        top.set_title(name)
-        top.set_ylabel("contact error (mm)")
-        bottom.set_ylabel("support defects (%)")
-        bottom.set_xlabel("step height (m)")
+        top.set(title=name, ylabel="contact error (mm)")
+        bottom.set(ylabel="support defects (%)", xlabel="step height (m)")
         top.axhline(2.0, color="grey", lw=0.8, ls="--")
         bottom.axhline(1.0, color="grey", lw=0.8, ls="--")
         top.legend(fontsize=8)

@@ -241,10 +241,9 @@ class ProceduralWalker:
         self._position = self._start.copy()
         self._cycle = self._start_cycle.copy()
         probe = GroundProbe(terrain, self.flat_floor)
-        ground, normal = probe.under_body(self._position, np.zeros(count))
-        self._ground = ground
+        self._ground, normal = probe.under_body(self._position, np.zeros(count))
         self._slope = slope.slope_along(normal, self._start_heading)
-        self._rate = self._adapted_rate(self._slope)
+        self._rate = self._lean_and_rate(self._slope)[1]
         self._locks = FootLocks(count)
         self._landing = np.zeros((count, 2, 3))
         self._landing_align = quat.identity((count, 2))
@@ -253,7 +252,7 @@ class ProceduralWalker:
         ph = phases.leg_phases(self._cycle)
         heading = self._start_heading
         heels = self._heel_strikes(self._position, heading, -ph * self.step_length)
-        heels[..., 1], align = probe.footing(heels, ground[:, None])
+        heels[..., 1], align = probe.footing(heels, self._ground[:, None])
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
         stance = phases.in_stance(ph, self.params.stance_share)
         self._locks.plant(stance, heels, heads, align)
@@ -265,11 +264,11 @@ class ProceduralWalker:
         self._lift_heel = np.where(~stance[..., None], heels, 0.0)
         self._stance = stance
 
-    def _adapted_rate(self, slope_angle: FloatArray) -> FloatArray:
+    def _lean_and_rate(self, slope_angle: FloatArray) -> tuple[FloatArray, FloatArray]:
         p = self.params
         lean = slope.forward_lean(slope_angle, p.downhill_lean, p.uphill_lean)
-        return slope.adapted_step_rate(p.step_rate_hz, lean, p.rate_per_lean_hz,
-                                       p.rate_min_hz, p.rate_max_hz)
+        return lean, slope.adapted_step_rate(p.step_rate_hz, lean, p.rate_per_lean_hz,
+                                             p.rate_min_hz, p.rate_max_hz)
 
     # ----------------------------------------------------------------- tick
     def _tick(self, terrain: Terrain | None, advance: bool) -> WalkFrame:
@@ -300,8 +299,7 @@ class ProceduralWalker:
         expected = self._ground + np.tan(self._slope) * travel * (not self.flat_floor)
         self._ground = expected + (ground - expected) * follow
         self._slope = self._slope + (slope.slope_along(normal, heading) - self._slope) * follow
-        lean = slope.forward_lean(self._slope, p.downhill_lean, p.uphill_lean)
-        self._rate = self._adapted_rate(self._slope)
+        lean, self._rate = self._lean_and_rate(self._slope)
         self._cycle = self._cycle + self._rate * dt
         ph = phases.leg_phases(self._cycle)
         stance = phases.in_stance(ph, p.stance_share)

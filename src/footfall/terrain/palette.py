@@ -19,6 +19,4 @@ def ground_colors(vertices: np.ndarray, normals: np.ndarray) -> np.ndarray:
     slope = 1.0 - np.clip(np.abs(normals[:, 1]), 0.0, 1.0)
     blend = np.clip(0.6 * height + 2.0 * slope, 0.0, 1.0)[:, None]
     colors = GRASS * (1 - blend) + EARTH * blend
-    steep = np.abs(normals[:, 1]) < 0.5
-    colors[steep] = RISER
-    return colors
+    return np.where((np.abs(normals[:, 1]) < 0.5)[:, None], RISER, colors)  # steep: stone

@@ -188,8 +188,7 @@ def rocks(
         near = rock[np.where(index < last[..., None], index, count)]  # (..., W, 4)
         dx, dz = x[..., None] - near[..., 0], z[..., None] - near[..., 1]
         size, peak = near[..., 2], near[..., 3]
-        with np.errstate(invalid="ignore"):
-            r = np.sqrt(dx**2 + dz**2)
+        r = np.sqrt(dx**2 + dz**2)
         inside = r < size
         phase = np.pi * np.minimum(r / size, 1.0)
         bell = np.where(inside, 0.5 + 0.5 * np.cos(phase), 0.0)

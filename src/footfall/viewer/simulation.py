@@ -53,12 +53,10 @@ class DemoSettings:
             raise SettingsError(f"terrain {self.terrain!r} is not one of {TERRAINS}")
         if self.walker not in WALKERS:
             raise SettingsError(f"walker {self.walker!r} is not one of {WALKERS}")
-        lo, hi = SPEED_RANGE
-        if not lo <= self.speed <= hi:
-            raise SettingsError(f"speed {self.speed} m/s is outside [{lo}, {hi}]")
-        lo, hi = STEP_HEIGHT_RANGE
-        if not lo <= self.step_height <= hi:
-            raise SettingsError(f"step_height {self.step_height} m is outside [{lo}, {hi}]")
+        for name, unit, (lo, hi) in (("speed", "m/s", SPEED_RANGE),
+                                     ("step_height", "m", STEP_HEIGHT_RANGE)):
+            if not lo <= getattr(self, name) <= hi:
+                raise SettingsError(f"{name} {getattr(self, name)} {unit} is outside [{lo}, {hi}]")
         return self
 
 
@@ -96,8 +94,7 @@ class ContactStats:
     @property
     def mean(self) -> np.ndarray:
         """Mean |gap| (K,) metres; NaN for a bunny with no stance sample yet."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
+        return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
 
 
 def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.ndarray,
@@ -119,8 +116,7 @@ class DemoSimulation:
     def __init__(self, settings: DemoSettings | None = None) -> None:
         self.settings = (settings or DemoSettings()).check()
         self.skeleton = bunny_skeleton()
-        self.foot_joints = np.array([self.skeleton.index("LeftFoot"),
-                                     self.skeleton.index("RightFoot")])
+        self.foot_joints = np.array([self.skeleton.index(n) for n in ("LeftFoot", "RightFoot")])
         self.rebuild()
 
     def rebuild(self) -> None:
