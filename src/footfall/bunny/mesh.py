@@ -1,14 +1,11 @@
 """The bunny's body built from code: ellipsoid parts riding on the bunny rig's joints.
 
-Every part is one unit sphere scaled into an ellipsoid and attached to a joint of
-:func:`footfall.bunny.bunny_skeleton`, so both bunnies draw as ONE batched mesh (one array update
-per frame instead of one message per part; see notes/viewer.md). Parts that follow a bone
-(thigh, shin, ear, arm) lie along the rest offset from their joint to the child joint, so they
-follow whatever the solver does to the rig.
+Every part is one unit sphere scaled into an ellipsoid on a joint of
+:func:`footfall.bunny.bunny_skeleton`, so both bunnies draw as ONE batched mesh. Parts that
+follow a bone (thigh, shin, ear, arm) lie along the rest offset to the child joint.
 
-▶ REAL MODEL FILE: to draw a real bunny instead of these placeholders, load it in
-:func:`load_model_file` (a skinned GLB through ``viser``'s ``add_mesh_skinned`` with the bone
-names of ``bunny_skeleton()``) and return its parts; everything else stays the same.
+▶ REAL MODEL FILE: load a real bunny in :func:`load_model_file` (a skinned GLB through viser's
+``add_mesh_skinned`` with ``bunny_skeleton()``'s bone names); everything else stays the same.
 """
 
 from __future__ import annotations
@@ -60,9 +57,7 @@ def _mirror(parts: list[BunnyPart]) -> list[BunnyPart]:
 
 
 def build_bunny_parts() -> list[BunnyPart]:
-    """The placeholder bunny: round body, head, long ears, tail, arms, two legs (thigh, shin,
-    foot), face details. Shapes in metres for the rig of :func:`footfall.bunny.bunny_skeleton`.
-    """
+    """The placeholder bunny (body, head, ears, tail, arms, legs, face) in metres."""
     left = [
         # long ear along the ear bone, with a pink inside facing forward
         BunnyPart("LeftEar", (0.0, 0.0, 0.0), (0.048, 0.16, 0.028), along="LeftEarTip"),
@@ -90,10 +85,8 @@ def build_bunny_parts() -> list[BunnyPart]:
 
 
 def load_model_file(path: str | Path) -> list[BunnyPart]:
-    """▶ The place to load a real bunny model instead of the code-built placeholder.
-
-    Not wired yet: the demo always draws :func:`build_bunny_parts`.
-    """
+    """▶ The place to load a real bunny model instead of the code-built placeholder (not wired
+    yet: the demo always draws :func:`build_bunny_parts`)."""
     raise NotImplementedError(
         f"loading a bunny model from {path} is not implemented; "
         "replace build_bunny_parts() here with the parts of your model"
@@ -139,11 +132,8 @@ class PartTable:
         return np.tile(self.radii, (bunnies, 1)).astype(np.float32)
 
     def pose(self, global_rot: np.ndarray, global_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """World frames of every part of every bunny.
-
-        ``global_rot`` (K, J, 4) and ``global_pos`` (K, J, 3) metres → ``wxyz`` (K·P, 4) and
-        ``position`` (K·P, 3), float32.
-        """
+        """World frames of every part of every bunny: ``global_rot`` (K, J, 4) and
+        ``global_pos`` (K, J, 3) metres → ``wxyz`` (K·P, 4) and ``position`` (K·P, 3), float32."""
         joint_rot = global_rot[:, self.joints]
         rot = quat.mul(joint_rot, self.local_rot)
         pos = global_pos[:, self.joints] + quat.rotate(joint_rot, self.local_pos)
@@ -151,11 +141,8 @@ class PartTable:
 
 
 def part_table(skeleton: Skeleton, parts: list[BunnyPart] | None = None) -> PartTable:
-    """Resolve ``parts`` (default :func:`build_bunny_parts`) against ``skeleton``'s joints.
-
-    A part with ``along`` is centred halfway along the bone (plus its own centre offset) and
-    turned so its y axis follows the bone.
-    """
+    """Resolve ``parts`` (default :func:`build_bunny_parts`) against ``skeleton``'s joints; a
+    part with ``along`` is centred halfway along its bone, its y axis following the bone."""
     parts = build_bunny_parts() if parts is None else parts
     rots, poss = [], []
     for part in parts:

@@ -1,11 +1,9 @@
 """The bunny rig of seed 000: a small two-legged character built from code.
 
-Proportions follow seed 000 (metres): legs 0.37 long from a hip joint 0.08 below the pelvis,
-ankle 0.10 above the sole, pelvis 0.53 above the ground while walking, a 0.62 m step.
-Joint names are the canonical humanoid names (see :mod:`footfall.humanoid`) wherever a bunny
-part has a human counterpart, so everything that works on a humanoid works on the bunny.
-
-The rest pose stands on y = 0 with straight legs, facing +Z (left is +X).
+Joint names are the canonical humanoid names (:mod:`footfall.humanoid`) wherever a bunny part
+has a human counterpart, so everything that works on a humanoid works on the bunny. The rest
+pose stands on y = 0 with straight legs, facing +Z (left is +X); measures in
+:class:`BunnyProportions`.
 """
 
 from __future__ import annotations
@@ -82,10 +80,8 @@ def bunny_skeleton(proportions: BunnyProportions = PROPORTIONS) -> Skeleton:
 
 
 def sole_points(proportions: BunnyProportions = PROPORTIONS, spacing: float = 0.01) -> np.ndarray:
-    """Sample points along the sole in the foot's frame (ankle at the origin), ``(S, 3)`` metres.
-
-    One point every ``spacing`` metres from heel to toe tip, at the sole (y = −ankle height).
-    """
+    """Sole points ``(S, 3)`` metres in the foot's frame (ankle at the origin): one every
+    ``spacing`` metres from heel to toe tip, at y = −ankle height."""
     length = proportions.heel_back + proportions.foot_forward
     count = int(np.floor(length / spacing + 1e-9)) + 1
     z = np.linspace(-proportions.heel_back, proportions.foot_forward, count)

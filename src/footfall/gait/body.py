@@ -1,17 +1,8 @@
-"""The body over the legs: hip and head bob, gaze, pelvis and shoulder twist, arm swing.
+"""The body over the legs (seed 004 #04–#06): hip and head bob, gaze, twist, arm swing.
 
-Seed 004 #04–#06, as pure batched functions of the left leg's step phase (heel strike at 0):
-
-- hip height ``L·(0.93 + 0.04·bob)``, lowest at each heel strike (80.10–87.30 px for L = 90);
-  the bob repeats twice per step because each foot's heel strike lowers the body;
-- the neck cancels ``0.82`` of that bob, so the eyes move 18 % as much (7.20 px → 1.3 px);
-- the gaze turns to a new heading ``0.4 s`` before the body does;
-- each arm swings opposite its leg, ±``0.6·stride`` at the shoulder, the elbow bending up to
-  ``70°·(0.4 + leg_ratio)`` as the arm comes forward;
-- the pelvis twists ±``6°·(rate / 1.6)`` with the legs, the shoulders ``−1.2×`` that.
-
-Angles in radians. Sign conventions (character frame, forward +Z, left +X, up +Y): a positive
-yaw turns the left side back, a positive arm swing is forward.
+Pure batched functions of the left leg's step phase (heel strike at 0). Angles in radians.
+Sign conventions (character frame, forward +Z, left +X, up +Y): a positive yaw turns the left
+side back, a positive arm swing is forward.
 """
 
 from __future__ import annotations
@@ -36,27 +27,20 @@ def hip_bob(phase: ArrayLike) -> FloatArray:
 
 def hip_height(phase: ArrayLike, leg_length: ArrayLike) -> FloatArray:
     """Hip joint height above the ankles' level, ``L·(0.93 + 0.04·bob)``, ``(...)``."""
-    leg_length = np.asarray(leg_length, dtype=np.float64)
-    return leg_length * (HIP_MEAN_SHARE + HIP_BOB_SHARE * hip_bob(phase))
+    return np.asarray(leg_length, np.float64) * (HIP_MEAN_SHARE + HIP_BOB_SHARE * hip_bob(phase))
 
 
 def head_bob(phase: ArrayLike, leg_length: ArrayLike, compensation: float = 0.82) -> FloatArray:
-    """Head height change from the hip's mean height after the neck's compensation, ``(...)``.
-
-    Seed 004: ``headY = hip − 0.82·(hip − 0.93·L)``; only the bob part is returned here.
-    """
+    """Head height change ``(...)`` from the hip's mean height after the neck cancels
+    ``compensation`` of the bob (seed 004: ``headY = hip − 0.82·(hip − 0.93·L)``)."""
     leg_length = np.asarray(leg_length, dtype=np.float64)
-    bob = hip_height(phase, leg_length) - HIP_MEAN_SHARE * leg_length
-    return (1.0 - compensation) * bob
+    return (1.0 - compensation) * (hip_height(phase, leg_length) - HIP_MEAN_SHARE * leg_length)
 
 
 def gaze_heading(scene_time: ArrayLike, turn_at: ArrayLike, old_heading: ArrayLike,
                  new_heading: ArrayLike, lead_s: float = 0.4) -> FloatArray:
-    """Where the head looks, radians ``(...)``: it swings to ``new_heading`` in the ``lead_s``
-    seconds before ``turn_at`` (linearly, seed 004 #04) and holds it after.
-
-    Headings are yaw angles about +Y; the shorter way round is taken.
-    """
+    """Where the head looks, yaw radians ``(...)``: it swings linearly (the shorter way) to
+    ``new_heading`` in the ``lead_s`` seconds before ``turn_at`` and holds it after."""
     scene_time = np.asarray(scene_time, dtype=np.float64)
     progress = np.clip((scene_time - (np.asarray(turn_at) - lead_s)) / max(lead_s, 1e-9), 0, 1)
     return blend_heading(old_heading, new_heading, progress)
@@ -82,16 +66,10 @@ def arm_swing(
     leg_phase: ArrayLike, stride: float, leg_ratio: float = 0.48,
     swing_share: float = 0.6, elbow_bend_deg: float = 70.0,
 ) -> tuple[FloatArray, FloatArray]:
-    """Shoulder swing and elbow bend of the arm on the side of a leg at ``leg_phase``.
-
-    Args:
-        leg_phase: ``(...)`` step phase of the same side's leg (heel strike at 0).
-        stride: stride half-angle, radians.
-
-    Returns:
-        ``(shoulder (...), elbow (...))`` radians: the shoulder swings forward up to
-        ``swing_share·stride`` when its leg is back, the elbow bends up to
-        ``elbow_bend_deg·(0.4 + leg_ratio)`` at the front of the swing and straightens behind.
+    """Shoulder swing and elbow bend ``(...)`` radians of the arm on the side of a leg at
+    ``leg_phase (...)``; ``stride``: half-angle, radians. The shoulder swings forward up to
+    ``swing_share·stride`` when its leg is back, the elbow bends up to
+    ``elbow_bend_deg·(0.4 + leg_ratio)`` at the front of the swing and straightens behind.
     """
     # The arm's phase (seed ``armPh``) is half a step from its own side's leg.
     forward = np.cos(2.0 * math.pi * wrap_phase(np.asarray(leg_phase, dtype=np.float64) + 0.5))
@@ -104,12 +82,9 @@ def twist(
     left_phase: ArrayLike, step_rate_hz: ArrayLike, twist_deg: float = 6.0,
     shoulder_ratio: float = 1.2,
 ) -> tuple[FloatArray, FloatArray]:
-    """Pelvis and shoulder yaw, radians ``(...)``, from the left leg's phase.
-
-    The pelvis turns its left side forward as the left heel strikes, by up to
-    ``twist_deg · rate / 1.6``; the shoulders turn ``shoulder_ratio`` times as far the other way
-    (seed 004 #06).
-    """
+    """Pelvis and shoulder yaw, radians ``(...)``, from the left leg's phase: the pelvis turns
+    its left side forward as the left heel strikes, by up to ``twist_deg · rate / 1.6``; the
+    shoulders ``shoulder_ratio`` times as far the other way."""
     wave = np.cos(2.0 * math.pi * np.asarray(left_phase, dtype=np.float64))
     amplitude = np.radians(twist_deg * np.asarray(step_rate_hz, np.float64) / BASE_RATE_HZ)
     pelvis = -amplitude * wave

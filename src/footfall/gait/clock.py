@@ -1,9 +1,7 @@
 """The two clocks of seed 004: walk time drives the step phase, scene time drives schedules.
 
-Frame time is clamped to ``MAX_FRAME_S`` (0.05 s) and accumulated; the simulation then runs in
-fixed ``STEP_S`` (1/60 s) ticks, so the same frame times always give the same motion. After a
-pause (a hidden browser tab), :meth:`WalkClock.resume` empties the accumulator so the time
-spent away never arrives as one burst.
+Frame time is clamped to ``MAX_FRAME_S`` (0.05 s), accumulated and run in fixed ``STEP_S``
+(1/60 s) ticks, so the same frame times always give the same motion.
 """
 
 from __future__ import annotations
@@ -48,10 +46,8 @@ class WalkClock:
         self._accumulated = 0.0
 
     def consume(self, frame_s: float) -> int:
-        """Add one frame's time; return how many fixed steps to run now (each: :meth:`tick`).
-
-        ``frame_s`` is clamped to ``[0, max_frame_s]``; NaN counts as 0.
-        """
+        """Add one frame's time (clamped to ``[0, max_frame_s]``; NaN counts as 0); return how
+        many fixed steps to run now (each: :meth:`tick`)."""
         if not math.isfinite(frame_s):
             frame_s = 0.0
         self._accumulated += min(max(frame_s, 0.0), self.max_frame_s)

@@ -1,10 +1,8 @@
 """A crowd on every core: characters split into walkers that step on threads at once.
 
-The compiled kernels (FK, IK, rays, the grounding stages) release the GIL, so walkers of
-disjoint characters ground their frames in parallel threads; only the Python between the
-kernels (1–2 ms a frame for thousands of characters) runs one at a time. Every character's
-arithmetic is its own, so the joined frames equal those of one walker of all the characters
-(bit-identical; ``tests/test_crowd.py``).
+The compiled kernels release the GIL, so walkers of disjoint characters ground their frames
+in parallel threads. Every character's arithmetic is its own, so the joined frames equal those
+of one walker of all the characters, bit for bit.
 
     crowd = Crowd.split(lambda part: StepWalker(skeleton, terrain, len(x[part]),
                                                 start_x=x[part], ...), count=10_000)
@@ -17,6 +15,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import fields
+from itertools import pairwise
 from typing import Any, TypeVar
 
 import numpy as np
@@ -35,10 +34,8 @@ class Crowd:
     Args:
         parts: the walkers; their characters are joined in this order.
         threads: worker threads (default: one per part, at most the machine's CPUs).
-        keep_memory: ask the C allocator to keep freed memory for the next frame
-            (:func:`footfall.memory.keep_freed_memory`, process-wide; glibc only): without it
-            every frame of a big crowd faults its pages in again (10,000 bunnies: 24–27 ms a
-            frame instead of 14–16).
+        keep_memory: keep freed memory for the next frame (process-wide, glibc only:
+            :func:`footfall.memory.keep_freed_memory`), or a big crowd faults its pages in again.
     """
 
     def __init__(self, parts: Sequence[Walker], threads: int | None = None,
@@ -56,15 +53,12 @@ class Crowd:
     @classmethod
     def split(cls, make: Callable[[slice], Walker], count: int, parts: int | None = None,
               threads: int | None = None, keep_memory: bool = True) -> Crowd:
-        """A crowd of ``count`` characters in ``parts`` contiguous slices (default: one per
-        CPU); ``make(slice)`` builds the walker of the characters in that slice."""
+        """``count`` characters in ``parts`` slices (default: one a CPU) made by ``make(slice)``."""
         parts = parts if parts is not None else min(os.cpu_count() or 1, max(count, 1))
         if count < 1 or parts < 1:
             raise SettingsError(f"a crowd needs ≥ 1 character and part, got {count}, {parts}")
         edges = np.linspace(0, count, min(parts, count) + 1).round().astype(int)
-        return cls([make(slice(int(a), int(b))) for a, b in zip(edges[:-1], edges[1:],
-                                                                strict=True)], threads,
-                   keep_memory)
+        return cls([make(slice(int(a), int(b))) for a, b in pairwise(edges)], threads, keep_memory)
 
     @property
     def ik(self) -> np.ndarray:
@@ -80,7 +74,7 @@ class Crowd:
             raise SettingsError(f"ik: one switch or {count} (one per character), got shape "
                                 f"{values.shape}")
         values = np.broadcast_to(values, (count,))
-        for part, start, stop in zip(self.parts, edges[:-1], edges[1:], strict=True):
+        for part, (start, stop) in zip(self.parts, pairwise(edges), strict=True):
             part.ik[...] = values[start:stop]
 
     def step(self, dt: float) -> GroundedFrame:
@@ -104,10 +98,9 @@ class Crowd:
 
 
 def join(frames: Sequence[FrameT], axis: int, pool: Executor | None = None) -> FrameT:
-    """Grounded frames of disjoint characters as one: every per-character array (``ndim >
-    axis``) concatenated on the character ``axis``, shared values (the clock) from the
-    first. With a ``pool``, each frame's share is copied on a worker thread (a crowd's poses
-    are tens of MB a frame; NumPy releases the GIL while it copies)."""
+    """Grounded frames of disjoint characters as one: per-character arrays (``ndim > axis``)
+    concatenated on ``axis``, shared values (the clock) from the first; with a ``pool`` each
+    frame's share is copied on a worker thread (NumPy releases the GIL while it copies)."""
     values: dict[str, Any] = {}
     shares: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in frames]
     for field in fields(frames[0]):

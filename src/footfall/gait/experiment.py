@@ -1,15 +1,11 @@
 """Seed 002's stairs experiment in metres and 3D, plus a slope scenario for foot alignment.
 
 Stairs up 5, a landing, down 5; 20 s at 60 Hz; step heights swept. Walkers: ``no_ik`` (the body
-follows the ground under it, legs play the flat walk), ``all_on`` and one ablation per stage.
-Everything is measured on the solved feet in stance, on sole samples every centimetre along
-the sole and in three columns across its width (:func:`sole_samples`, :mod:`footfall.metrics`).
-The humanoid walks the heights as given; the bunny walks them scaled by its leg over a 0.80 m
-human leg (:data:`HUMAN_LEG`). Treads, landing and stride scale with each character's leg
-(0.30 m treads for the bunny's 0.62 m stride, as in seed 000).
-
-All walkers and all scenarios of one character run in one batch: each scenario's terrain sits in
-its own lane along z (:class:`LaneTerrain`), so a frame is one pipeline call.
+follows the ground under it, legs play the flat walk), ``all_on`` and one ablation per stage,
+measured on the solved soles in stance (:func:`sole_samples`). The bunny walks the heights
+scaled by its leg over a 0.80 m human leg (:data:`HUMAN_LEG`); treads, landing and stride scale
+with each character's leg. All walkers and scenarios of one character run in one batch, each
+scenario's terrain in its own lane along z (:class:`LaneTerrain`).
 """
 
 from __future__ import annotations
@@ -41,9 +37,7 @@ SETUPS = {
 WALKERS = tuple(SETUPS)
 SLOPES = ("slope_up", "slope_down", "slope_sideways")
 SLOPE_DEG = 12.0
-#: The humanoid leg the swept step heights are meant for (CMU subject 131: 0.80 m); the bunny
-#: walks them scaled by 0.37 / 0.80.
-HUMAN_LEG = 0.80
+HUMAN_LEG = 0.80  # the leg the swept step heights are meant for (CMU subject 131)
 DURATION = 20.0
 FPS = 60.0
 BLOCK = 30  # frames per batched pipeline call
@@ -51,11 +45,7 @@ LANE_WIDTH = 4.0
 
 
 class LaneTerrain:
-    """Several terrains side by side: terrain i is shifted to the lane centred on z = i·width.
-
-    Answers :meth:`raycast_down` like a :class:`footfall.terrain.Terrain` (each ray goes to the
-    one terrain of its lane, which tests only its own chunk).
-    """
+    """Terrains side by side, terrain i in the lane centred on z = i·width, answering its rays."""
 
     def __init__(self, terrains: Sequence[RaySource], width: float = LANE_WIDTH) -> None:
         self.terrains = list(terrains)
@@ -92,8 +82,7 @@ class Character:
 
 
 def humanoid(path: str | Path) -> Character:
-    """A humanoid from a BVH file (its rest pose, stood up where it lies down as a Z-up file's
-    does: :func:`footfall.humanoid.stood_up`; legs found by name and structure)."""
+    """A humanoid from a BVH file, its rest pose stood up if it lies (``humanoid.stood_up``)."""
     from footfall import bvh
     from footfall.humanoid import map_skeleton, stood_up
 
@@ -128,11 +117,8 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
                   duration: float = DURATION, reference_leg: float | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   ) -> tuple[list[dict], list[dict]]:
-    """Walk every walker over every scenario; returns (stairs rows, slope rows).
-
-    reference_leg: the humanoid leg length the step heights are meant for; a shorter character
-    walks heights scaled by its leg over this (the bunny). None: heights as given.
-    """
+    """Walk every walker over every scenario; returns (stairs rows, slope rows). Heights are
+    scaled by the character's leg over ``reference_leg`` (None: heights as given)."""
     probe = StepWalker(character.skeleton, scene("flat"), 1)
     leg = probe.leg_length
     scale = leg / PROPORTIONS.leg_length
@@ -152,17 +138,15 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
     pipe = walker.pipeline
     feet = pipe._foot
     record = []
-    done = 0
-    while done < frames:  # BLOCK frames per batched call (the same frames as one by one)
+    for done in range(0, frames, BLOCK):  # BLOCK frames a batched call (the same as one by one)
         size = min(BLOCK, frames - done)
         block = walker.step_frames(1.0 / FPS, size)
         assert block.plant_xz is not None  # step_frames always sets it
         record.append((block.global_rotations[:, :, feet], block.global_positions[:, :, feet],
                        block.stance, block.pelvis_height, block.clamped,
                        block.global_positions[:, :, pipe.root, 0], block.plant_xz[..., 0]))
-        done += size
         if progress is not None:
-            progress(done, frames)
+            progress(done + size, frames)
     rot, pos, stance, pelvis, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
     soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]
@@ -224,10 +208,7 @@ def run_experiment(humanoid_bvh: str | Path | None = None,
                    heights: Sequence[float] = STEP_HEIGHTS, duration: float = DURATION,
                    progress: Callable[[str, int, int], None] | None = None,
                    ) -> dict[str, list[dict]]:
-    """The whole experiment: the humanoid (if given) and the bunny, every walker and height.
-
-    Returns ``{"rows": [...], "slope_rows": [...]}`` (see the module docstring for the keys).
-    """
+    """Every walker and height for the humanoid (if given) and the bunny: rows and slope_rows."""
     characters: list[tuple[Character, float | None]] = []
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))
@@ -283,10 +264,8 @@ def plot(result: dict[str, list[dict]], path: str | Path) -> None:
             style = "s--" if walker == "no_foot_align" else "o-"  # equals all_on on level treads
             top.plot(x, [r["contact_error_m"] * 1e3 for r in rows], style, label=walker)
             bottom.plot(x, [r["support_defect_ratio"] * 100 for r in rows], style, label=walker)
-        top.set_title(name)
-        top.set_ylabel("contact error (mm)")
-        bottom.set_ylabel("support defects (%)")
-        bottom.set_xlabel("step height (m)")
+        top.set(title=name, ylabel="contact error (mm)")
+        bottom.set(ylabel="support defects (%)", xlabel="step height (m)")
         top.axhline(2.0, color="grey", lw=0.8, ls="--")
         bottom.axhline(1.0, color="grey", lw=0.8, ls="--")
         top.legend(fontsize=8)

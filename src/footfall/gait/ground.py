@@ -1,9 +1,8 @@
 """What the walker asks the terrain: ground under the body and footing under each foot.
 
-Rays come from :meth:`footfall.terrain.Terrain.raycast_down`. A miss (off the terrain) keeps the
-caller's fallback height; stair risers and walls (normal.y < 0.5) never tilt a foot or set the
-slope. With ``flat_floor`` only the body's slope is read: heights stay 0 and feet stay level,
-the flat-floor animation :mod:`footfall.grounding` expects as input.
+A miss (off the terrain) keeps the caller's fallback height; stair risers and walls never tilt
+a foot or set the slope. With ``flat_floor`` only the body's slope is read: heights stay 0 and
+feet level, the flat-floor animation :mod:`footfall.grounding` expects.
 """
 
 from __future__ import annotations
@@ -41,10 +40,8 @@ class GroundProbe:
         return np.where(usable, hits.height, fallback), normal
 
     def footing(self, points: FloatArray, fallback: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Ground height ``(...)`` and foot tilt ``(..., 4)`` under points ``(..., 3)``.
-
-        The tilt turns up onto the ground normal, at most :data:`MAX_FOOT_TILT`.
-        """
+        """Ground height ``(...)`` (``fallback`` where missed) and foot tilt ``(..., 4)`` (up onto
+        the ground normal, at most :data:`MAX_FOOT_TILT`) under points ``(..., 3)``."""
         shape = points.shape[:-1]
         if self.terrain is None or self.flat_floor:
             return np.zeros(shape), quat.identity(shape)

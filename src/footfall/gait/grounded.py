@@ -1,10 +1,9 @@
 """The procedural walk grounded on uneven terrain: walker → foot placement pipeline.
 
-The walker animates on the flat floor (reading only the slope from the terrain: lean and step
-rate, seed 004 #07); :class:`footfall.grounding.GroundingPipeline` then casts the rays, lowers
-the pelvis, solves the legs and aligns the soles (SPEC §4). The walker's footsteps and swing
-progress become the pipeline's :class:`~footfall.grounding.FootPlan`, so planned steps and
-tread snapping work on the generated walk exactly as on any animation.
+The walker animates on the flat floor (reading only the slope from the terrain);
+:class:`footfall.grounding.GroundingPipeline` then grounds it (SPEC §4). The walker's footsteps
+and swing progress become the pipeline's :class:`~footfall.grounding.FootPlan`, so planned
+steps and tread snapping work on the generated walk as on any animation.
 """
 
 from __future__ import annotations
@@ -51,13 +50,12 @@ class GroundedWalker:
         skeleton, count, params, start, heading, cycle: as :class:`ProceduralWalker`.
         grounding: one :class:`GroundingParams` or one per character.
         ik: per-character leg IK switch (settable: ``walker.ik[k] = False``).
-        speed: ground speed on level ground, m/s (None: the gait parameters' step rate). Speed
-            maps to the step rate — ground speed = step length × step rate (seed 004) — so the
-            walk keeps its stride and steps faster or slower.
+        speed: ground speed on level ground, m/s (None: the gait parameters' step rate); it sets
+            the step rate (speed = step length × step rate), so the stride stays.
     """
 
-    #: Frames per :meth:`step_frames` call in a live view: the walk cycle itself runs frame by
-    #: frame (1.7 ms each), so a long block would stall one tick; four keep every tick short.
+    #: Frames per :meth:`step_frames` call in a live view: the walk cycle runs frame by frame,
+    #: so a long block would stall one tick.
     block_frames = 4
 
     def __init__(
@@ -114,10 +112,8 @@ class GroundedWalker:
         return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> GroundedFrame:
-        """``frames`` steps of ``dt`` (a whole number of walk-clock ticks each): the walk cycle
-        frame by frame (it keeps footstep locks), the grounding of all of them in one batched
-        call. The same frames as :meth:`step`; arrays ``(T, K, ...)``. :meth:`rewind` goes back
-        to any of them."""
+        """``frames`` steps of ``dt`` (whole walk-clock ticks) as :meth:`step` gives them, arrays
+        ``(T, K, ...)``: the walk cycle frame by frame, the grounding in one batched call."""
         if frames < 1:
             raise SettingsError(f"frames must be ≥ 1, got {frames}")
         walker = self.walker

@@ -1,9 +1,8 @@
 """Planted feet locked in world space (seed 004 #09).
 
 At heel strike a foot's heel point, heading and ground tilt are stored; for the rest of the
-stance the ankle is computed from that stored heel (rolling about the heel while the ankle roll
-is negative, about the ball while it is positive), never from the body. Whatever the body does
-meanwhile (speed wobble, bob, lean), the planted foot cannot slip.
+stance the ankle is computed from them (rolling about the heel, then the ball), never from the
+body, so a planted foot cannot slip whatever the body does.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Walk-cycle parameters with seed 004's defaults.
 
-Five numbers define a step (seed 004): step rate 1.6 Hz, stride half-angle 28°, leg length
-(hip to ankle), shin/thigh ratio 0.48 and stance share 0.6. The rest tune the nine behaviours.
-Angles are degrees here because this is the user-facing edge; the maths takes radians.
-Lengths are in whatever unit ``leg_length`` is in (seed px or rig metres); ``None`` means
-"measure it on the rig".
+Angles are degrees here, the user-facing edge (the maths takes radians). Lengths are in
+``leg_length``'s unit (seed px or rig metres); ``None`` means "measure it on the rig".
 """
-
 from __future__ import annotations
 
 import math
@@ -30,23 +26,19 @@ class GaitParams:
         leg_ratio: shin / thigh length ratio (seed ``LEG_RATIO``); scales the elbow bend.
         stance_share: share of a step the foot is on the ground (seed ``CONTACT_SHARE``).
         head_compensation: share of the hip bob the neck cancels (0.82).
-        gaze_lead_s: how long before a turn the gaze starts moving (0.4 s).
-        turn_s: how long the body takes to turn once the turn starts, seconds.
+        gaze_lead_s, turn_s: the gaze's lead before a turn, the body's turn time, seconds.
         arm_swing_share: shoulder swing amplitude as a share of the stride angle (0.6).
         elbow_bend_deg: elbow bend scale, times (0.4 + leg_ratio) (70°).
         arm_spread_deg: arms held this far out from the body's side, degrees.
         twist_deg: pelvis twist amplitude at 1.6 Hz (6°), grows with the step rate.
         shoulder_twist_ratio: shoulders turn this many times the pelvis, the other way (1.2).
-        downhill_lean: forward lean per degree of downhill (0.5).
-        uphill_lean: backward lean per degree of uphill (0.25).
+        downhill_lean, uphill_lean: lean forward per degree of downhill, back per degree uphill.
         rate_per_lean_hz: extra step rate per degree of forward lean (0.06 Hz).
         rate_min_hz, rate_max_hz: clamp of the adapted step rate (0.8–2.8 Hz).
         arc_min_share: swing clearance at 1.6 Hz as a share of the leg (20 px / 90 px).
         arc_hold: swing progress up to which the clearance is held (k = 0.85).
-        arc_rise: swing progress over which the clearance rises from 0 at lift-off; seed 004
-            uses 0 (the foot jumps up at lift-off), footfall 0.15 so the foot never teleports.
-        speed_wobble: body speed oscillation share (seed 004 #09 shows ±12 %); 0 = steady.
-        wobble_rad_s: angular frequency of that oscillation (seed: 3.1 rad/s).
+        arc_rise: swing progress over which the clearance rises from 0 (seed 004: 0, a jump).
+        speed_wobble, wobble_rad_s: share (0 = steady) and rad/s of a body speed oscillation.
         reduced_motion: when True the walker shows one resting pose and never moves.
     """
 

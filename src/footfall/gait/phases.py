@@ -1,14 +1,10 @@
 """Step phase, the five stance phases and the ankle roll (seed 004 #01, #02).
 
-A leg's phase runs 0 → 1 once per step (seed ``legPhase``): stance for ``phase < stance_share``
-(heel strike at 0), swing after. The right leg is half a step behind the left, so both feet are
-down for ``2·stance_share − 1`` of every step (double support). Phases wrap with a modulo, so
-the last pose of a step flows into the first without a jump.
-
-Stance is split like seed 004 (shares of the step at stance share 0.6, scaled with it):
-contact 12 %, loading 18 %, mid-stance 15 %, push-off 15 %; the swing is the last 40 % ("lift").
-The ankle rolls from −14° at heel strike to 0° by the end of contact, stays flat, and rolls to
-+16° (heel up) over push-off. Positive roll pitches the toes down.
+A leg's phase runs 0 → 1 once per step: stance for ``phase < stance_share`` (heel strike at 0),
+swing after. The right leg is half a step behind the left, so both feet are down for
+``2·stance_share − 1`` of every step. Phases wrap with a modulo, so steps join without a jump.
+Stance splits into contact, loading, mid-stance and push-off (:data:`STANCE_BOUNDS`); the swing
+is "lift". Positive ankle roll pitches the toes down.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall.arrays import FloatArray
 
 PHASE_NAMES = ("contact", "loading", "mid", "push", "lift")
-# Ends of the four stance phases as shares of the stance (0.12, 0.30, 0.45, 0.60 of a step
-# at stance share 0.6).
+# Ends of the four stance phases as shares of the stance (× 0.6 for shares of a step).
 STANCE_BOUNDS = (0.2, 0.5, 0.75, 1.0)
 HEEL_STRIKE_DEG = -14.0
 PUSH_OFF_DEG = 16.0
@@ -37,14 +32,8 @@ def wrap_phase(phase: ArrayLike) -> FloatArray:
 
 
 def leg_phases(cycle: ArrayLike) -> FloatArray:
-    """Per-leg step phase from the step count ``walk_time · rate``.
-
-    Args:
-        cycle: ``(...)`` steps walked so far (any real number).
-
-    Returns:
-        ``(..., 2)`` phases in [0, 1): left leg, then right leg half a step later.
-    """
+    """Per-leg step phases ``(..., 2)`` in [0, 1), left then right (half a step later), from
+    the steps walked so far ``cycle (...)`` (walk_time · rate)."""
     cycle = np.asarray(cycle, dtype=np.float64)
     return wrap_phase(cycle[..., None] + np.array([0.0, RIGHT_OFFSET]))
 
@@ -66,11 +55,8 @@ def in_stance(phase: ArrayLike, stance_share: float = 0.6) -> NDArray[np.bool_]:
 
 
 def ankle_roll(phase: ArrayLike, stance_share: float = 0.6) -> FloatArray:
-    """Ankle pitch during stance, radians ``(...)``: −14° → 0 → +16° (0 during swing).
-
-    Seed 004 #02: lerp(−14°, 0) over contact, flat through loading and mid-stance, lerp(0, 16°)
-    over push-off.
-    """
+    """Ankle pitch during stance, radians ``(...)``: −14° → 0 over contact, flat through
+    loading and mid-stance, 0 → +16° over push-off; 0 during swing (seed 004 #02)."""
     phase = wrap_phase(phase)
     contact_end, _, mid_end, stance_end, _ = phase_bounds(stance_share)
     heel = HEEL_STRIKE_DEG * (1.0 - np.clip(phase / contact_end, 0.0, 1.0))
@@ -104,10 +90,6 @@ def step_timing(step_rate_hz: float, stance_share: float = 0.6) -> StepTiming:
 
 
 def seam_jumps(phases: ArrayLike, threshold: float = 0.35) -> int:
-    """Seed 004 #01's seam check: frames where ``sin(2π·phase)`` jumps more than ``threshold``.
-
-    Args:
-        phases: ``(F, ...)`` phases over consecutive frames.
-    """
+    """Seam check (seed 004 #01): frames where ``sin(2π·phases (F, ...))`` jumps > ``threshold``."""
     wave = np.sin(2.0 * math.pi * np.asarray(phases, dtype=np.float64))
     return int(np.count_nonzero(np.abs(np.diff(wave, axis=0)) > threshold))

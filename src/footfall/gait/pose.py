@@ -1,11 +1,9 @@
 """Turn the walker's body and foot state into joint rotations for any rig (batched over K).
 
-The body parts are given as canonical rotations (character frame: forward +Z, left +X, up +Y)
-and turned into world rotations ``yaw(heading) · q · facing⁻¹``; rest global rotations are the
-identity in a :class:`~footfall.skeleton.Skeleton`, so that is each joint's world rotation.
-The legs are solved with :func:`footfall.ik.two_bone.solve_two_bone` toward the ankle targets,
-the feet take their world rotation, every other joint keeps its rest local rotation. One pass
-over the joints (parents first) gives world rotations and positions together.
+Body parts come as canonical rotations (forward +Z, left +X, up +Y), turned into world
+rotations ``yaw(heading) · q · facing⁻¹`` (rest global rotations are the identity). The legs
+are solved by two-bone IK toward the ankle targets, the feet take their world rotation, every
+other joint keeps its rest local rotation.
 """
 
 from __future__ import annotations
@@ -28,15 +26,12 @@ class BodyPose:
     Attributes:
         root: ``(K, 3)`` world position of the root joint.
         heading: ``(K,)`` body yaw, radians (0 faces +Z, π/2 faces +X).
-        pelvis: ``(K, 4)`` canonical pelvis rotation (lean, twist).
-        chest: ``(K, 4)`` canonical rotation of the shoulders (lean, counter-twist).
+        pelvis, chest: ``(K, 4)`` canonical pelvis (lean, twist), shoulders (lean, counter-twist).
         head: ``(K, 4)`` canonical head rotation (gaze relative to the heading).
         head_drop: ``(K,)`` world-y change of the head from the bob compensation.
-        shoulder: ``(K, 2)`` arm swing per side, radians (positive forward).
-        elbow: ``(K, 2)`` elbow bend per side, radians.
+        shoulder, elbow: ``(K, 2)`` arm swing (positive forward) and elbow bend per side, radians.
         ankle: ``(K, 2, 3)`` world ankle targets.
-        foot: ``(K, 2, 4)`` world foot rotations in canonical form (tilt · yaw · roll).
-        toes: ``(K, 2, 4)`` world toe rotations in canonical form (kept flat on push-off).
+        foot, toes: ``(K, 2, 4)`` world foot, toe rotations in canonical form (tilt · yaw · roll).
     """
 
     root: FloatArray
@@ -64,11 +59,8 @@ class PoseResult:
 
 
 def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
-    """Joint rotations and translations of ``rig`` posed as ``body`` says.
-
-    Cost is a fixed number of batched NumPy calls plus cheap per-joint copies, so K characters
-    cost little more than one.
-    """
+    """Joint rotations and translations of ``rig`` posed as ``body`` says (batched NumPy calls,
+    so K characters cost little more than one)."""
     skeleton = rig.skeleton
     parents = skeleton.parents
     count = body.root.shape[0]
@@ -132,11 +124,8 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
     thigh = quat.mul(result.upper_rotation, before)
     shin = quat.mul(result.lower_rotation, before)
     for side, (upper_part, lower_part) in enumerate(rig.leg_segments):
-        for j in upper_part:
-            grot[:, j] = thigh[:, side]
-        for j in lower_part:
-            grot[:, j] = shin[:, side]
-    if len(rig.below_hips):
-        FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
+        grot[:, list(upper_part)] = thigh[:, side, None]
+        grot[:, list(lower_part)] = shin[:, side, None]
+    FKPlan(parents, rig.below_hips, ancestors=False).positions(grot, translations, out=gpos)
 
     return PoseResult(fk.local_rotations(grot), translations, grot, gpos, result.residual)

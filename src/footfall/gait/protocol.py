@@ -1,9 +1,7 @@
 """What every walker offers: K characters walking over a terrain, grounded, in fixed steps.
 
-Both the stepping walker (:class:`footfall.gait.stepping.StepWalker`, seed 000) and the
-procedural walk cycle grounded on the terrain (:class:`footfall.gait.grounded.GroundedWalker`,
-seed 004) implement it directly, so the demo, ``footfall render`` and the benchmarks drive
-either one the same way.
+:class:`~footfall.gait.stepping.StepWalker` and :class:`~footfall.gait.grounded.GroundedWalker`
+implement it, so the demo, ``footfall render`` and the benchmarks drive either one the same way.
 """
 
 from __future__ import annotations
@@ -46,8 +44,7 @@ class Walker(Protocol):
         ...
 
     def step_frames(self, dt: float, frames: int) -> GroundedFrame:
-        """``frames`` steps of ``dt`` in one batched call: the same frames as :meth:`step`,
-        arrays ``(T, K, ...)``."""
+        """``frames`` steps of ``dt`` batched, as :meth:`step` gives them: ``(T, K, ...)``."""
         ...
 
     def rewind(self, frame: int) -> None:

@@ -1,9 +1,8 @@
 """What the walker needs to know about a skeleton: legs, arms, spine, head, and its measures.
 
-Any humanoid works: legs and arms are found through :mod:`footfall.humanoid`, the rest pose is
-assumed upright (Y up) and the facing direction is read from it (left hip → right hip), so a
-rig facing −Z or +X walks as well as the bunny, which faces +Z. Lengths are in the skeleton's
-unit (metres for the bunny). "Canonical" below means the character frame: forward +Z, left +X.
+Any humanoid works (legs and arms found through :mod:`footfall.humanoid`); the facing is read
+from the rest pose (left hip → right hip). Lengths are in the skeleton's unit. "Canonical"
+below means the character frame: forward +Z, left +X.
 """
 
 from __future__ import annotations
@@ -53,23 +52,17 @@ class WalkRig:
         root: index of the pelvis (the joint that carries the world position).
         spine: joint that turns the shoulders against the pelvis, or None.
         head: head joint (stabilised: gaze and bob compensation), or None.
-        legs: ``(left, right)`` leg chains.
-        arms: ``(left, right)`` arm chains, or None when the rig has none.
+        legs, arms: ``(left, right)`` leg and arm chains (arms None when the rig has none).
         facing: ``(4,)`` rest rotation taking canonical +Z to the rig's rest forward.
-        leg_length: mean hip-to-ankle length (thigh + shin), skeleton units.
-        leg_lengths: ``(2,)`` each leg's thigh + shin.
+        leg_length, leg_lengths: mean and ``(2,)`` per-leg thigh + shin, skeleton units.
         hip_offsets: ``(2, 3)`` rest offset of each hip joint from the root (rest frame).
         ankle_height: rest ankle height above the sole.
         root_above_hips: rest height of the root above the hip joints.
-        foot_lateral: ``(2,)`` canonical x of each hip joint from the root (left positive): the
-            feet land under the hips.
-        heel: ``(2, 3)`` canonical heel point on the sole, relative to the ankle.
-        ball: ``(2, 3)`` canonical ball (toe joint) point on the sole, relative to the ankle.
-        arm_align: ``(2, 2, 4)`` canonical rotations bringing [side, upper/lower arm] from rest
-            to hanging straight down.
+        foot_lateral: ``(2,)`` canonical x of each hip from the root, where the feet land.
+        heel, ball: ``(2, 3)`` canonical heel and ball (toe joint) on the sole, from the ankle.
+        arm_align: ``(2, 2, 4)`` canonical [side, upper/lower arm] rest → hanging straight down.
         arm_out: ``(2, 4)`` per side, the sideways tilt applied after the swing (arm spread).
-        leg_segments: per side, the joints turning with the thigh (upper leg up to the knee)
-            and with the shin (knee up to, not including, the foot).
+        leg_segments: per side, the joints turning with the thigh and with the shin (to the foot).
         below_hips: every joint at or below an upper leg, parents first.
     """
 

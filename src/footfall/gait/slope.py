@@ -1,9 +1,7 @@
 """Slope adaptation (seed 004 #07): lean into a downhill, step faster, ease off uphill.
 
 The body leans forward ``0.5°`` per degree of downhill and back ``0.25°`` per degree of uphill;
-the step rate rises ``0.06 Hz`` per degree of forward lean, clamped to 0.8–2.8 Hz
-(downhill −14° → 7° forward, 1.6 → 2.02 Hz; uphill +10° → 2.5° back, 1.6 Hz).
-The slope is read from the ground normal under the character along its heading.
+the step rate rises ``0.06 Hz`` per degree of forward lean, clamped to 0.8–2.8 Hz.
 """
 
 from __future__ import annotations

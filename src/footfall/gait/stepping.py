@@ -1,16 +1,11 @@
 """Seed 000's stepping walker: a test character that walks along +X over any terrain.
 
-Each :meth:`StepWalker.step` advances the walk clock by one fixed step, builds the flat-ground
-walk (footsteps from the walk phase, planted feet on y = 0, the swing curve with its lift, the
-pelvis low enough that both legs reach, legs solved by two-bone IK) and hands that pose with its
-footstep plan to the :class:`~footfall.grounding.GroundingPipeline`. Characters with ``ik`` off
-play the same flat walk with the body following the ground under it (seed 000's right bunny,
-seed 002's group A).
-
-It works for any two-legged skeleton: the bunny of :mod:`footfall.bunny` or a humanoid loaded
-from BVH (legs found by :func:`footfall.humanoid.find_legs`). The walk's sizes are a
-:class:`StepStyle` in leg lengths (seed 000's by default); a character adds its own upper-body
-sway by joint name (the bunny's: :data:`footfall.bunny.walk.STEP_STYLE`).
+Each :meth:`StepWalker.step` builds the flat-ground walk (footsteps from the walk phase, planted
+feet on y = 0, the swing curve, the pelvis low enough that both legs reach, two-bone IK legs)
+and hands it with its footstep plan to the :class:`~footfall.grounding.GroundingPipeline`.
+Characters with ``ik`` off play the flat walk with the body following the ground (seed 000's
+right bunny). Any two-legged skeleton walks; the walk's sizes are a :class:`StepStyle` in leg
+lengths, with an upper-body sway by joint name (:data:`footfall.bunny.walk.STEP_STYLE`).
 """
 
 from __future__ import annotations
@@ -51,9 +46,8 @@ class StepStyle:
     """The stepping walk in leg lengths, so it fits any skeleton (defaults: seed 000's walk).
 
     pelvis_height: hip joints above the ankles while walking (seed 000: 0.53 m pelvis − 0.08 m
-    hip drop − 0.10 m ankle = 0.35 m); step_length: 0.62 m; bob: pelvis bob amplitude, 0.02 m;
-    pelvis_softness: softness of the min() that keeps the pelvis reachable, 0.01 m;
-    swing_lift: the swing curve's (start, peak) lift, 0.02 and 0.09 m; all ÷ 0.37 m.
+    hip drop − 0.10 m ankle); bob: pelvis bob amplitude; pelvis_softness: softness of the min()
+    keeping the pelvis reachable; swing_lift: the swing curve's (start, peak) lift.
     sway: ``(joint name, lean, swing amplitude)`` radians about x, posed where the skeleton
     has the joint (lean + amplitude · sin(2π · walk phase)).
     """
@@ -97,8 +91,7 @@ class StepWalker:
         style: the walk's sizes and sway (:class:`StepStyle`).
     """
 
-    #: Frames per :meth:`step_frames` call a live view should simulate ahead (0.5 s at 60 Hz:
-    #: one call for 30 frames costs about twice one call for one frame).
+    #: Frames per :meth:`step_frames` call a live view should simulate ahead (0.5 s at 60 Hz).
     block_frames = 30
 
     def __init__(
@@ -148,9 +141,7 @@ class StepWalker:
         hip_side = quat.rotate(HEADING, rest[self._upper] - rest[root])
         self._foot_z = hip_side[:, 2]  # (2,)
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
-        self._rest_rotations = quat.identity((skeleton.joint_count,))
         self._extras = _sway(skeleton, style.sway)
-        self._forward = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0]))  # world +X
         self._hip_parent = skeleton.parents[self._upper]
         # The flat walk poses only the root (heading) and the sway joints, none of them on a
         # leg: the legs' world rotations before the IK are the rest pose's, and their joints
@@ -164,7 +155,7 @@ class StepWalker:
                 "stepping walker poses the legs itself")
         if root in self._extras[0]:
             raise SkeletonError(f"StepStyle sway poses the root {skeleton.names[root]!r}")
-        rest = self._rest_rotations.copy()
+        rest = quat.identity((skeleton.joint_count,))
         rest[root] = HEADING
         self._rest_world = FKPlan(skeleton.parents).rotations(rest)[None]  # (1, J, 4)
         self._steps = quat.rotate(self._rest_world[0, np.maximum(skeleton.parents, 0)],
@@ -172,7 +163,7 @@ class StepWalker:
         self._chains = np.full((2, max(len(c) for c in chains)), -1, dtype=np.int64)
         for leg, chain in enumerate(chains):
             self._chains[leg, : len(chain)] = chain
-        self._pole_offset = self._forward * self.leg_length
+        self._pole_offset = quat.rotate(HEADING, np.array([0.0, 0.0, 1.0])) * self.leg_length  # +X
         self._reach = 0.98 * pipe.leg_length  # (2,) the soft min's reach per leg
         self._offsets = np.ascontiguousarray(skeleton.offsets, dtype=np.float64)
         self._flat_feet = np.empty((0, 2, 4))  # the feet's flat world rotation per row (read only)
@@ -205,10 +196,9 @@ class StepWalker:
     def flat_pose(
         self, distance: ArrayLike | None = None
     ) -> tuple[FloatArray, FloatArray, FootPlan]:
-        """The walk on flat ground after ``distance`` metres walked (default: the walker's own
-        ``(K,)``; or ``(T, K)`` for T frames at once): local rotations ``(..., J, 4)``,
-        translations ``(..., J, 3)`` and the footstep plan (world xz), with distance's leading
-        shape."""
+        """The walk on flat ground after ``distance`` metres (default: the walker's own ``(K,)``;
+        ``(T, K)`` for T frames): local rotations ``(..., J, 4)``, translations ``(..., J, 3)``
+        and the footstep plan (world xz), all with distance's leading shape."""
         distance = self.distance if distance is None else np.asarray(distance, np.float64)
         lead = distance.shape
         rows = kernel_array(distance, (-1,))
@@ -250,12 +240,9 @@ class StepWalker:
         return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> WalkerFrame:
-        """Advance ``frames`` steps of ``min(dt, 0.05)`` seconds in one batched call.
-
-        The same as ``frames`` calls of :meth:`step`; the returned frame's arrays have a leading
-        frame axis ``(T, K, ...)`` (``time`` is ``(T,)``). :meth:`rewind` goes back to any of
-        them (a live view dropping frames it simulated ahead).
-        """
+        """Advance ``frames`` steps of ``min(dt, 0.05)`` seconds in one batched call: the same as
+        ``frames`` calls of :meth:`step`, arrays ``(T, K, ...)`` (``time`` ``(T,)``).
+        :meth:`rewind` goes back to any of them."""
         dt = float(min(max(dt, 0.0), MAX_DT))
         if frames < 1:
             raise SkeletonError(f"frames must be ≥ 1, got {frames}")
@@ -284,8 +271,7 @@ class StepWalker:
 
 def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
           ) -> tuple[NDArray[np.int64], FloatArray, FloatArray]:
-    """The joints of ``sway`` (name, lean, amplitude) that exist: indices ``(E,)``, leans and
-    amplitudes ``(E,)`` radians."""
+    """Indices ``(E,)``, leans and amplitudes ``(E,)`` radians of the ``sway`` joints that exist."""
     names = set(skeleton.names)
     extras = [(skeleton.index(name), lean, amp) for name, lean, amp in sway if name in names]
     return (np.array([j for j, _, _ in extras], dtype=np.int64),
@@ -305,16 +291,12 @@ def _flat_walk(
     stance: NDArray[np.bool_], swing: FloatArray, plant_xz: FloatArray, next_xz: FloatArray,
     hip: FloatArray, knee: FloatArray, foot: FloatArray, pole: FloatArray,
 ) -> None:  # pragma: no cover - compiled
-    """Seed 000's walk on flat ground for N rows (character ``n mod K``) after ``distance (N,)``
-    metres: the footstep plan, the ankle targets ``(N, 2, 3)`` (planted on y = 0 or on the
-    swing curve), the pelvis (bob, kept low enough by a soft min that both legs reach) and the
-    rest pose with the heading and the upper-body sway, written to ``rotations``,
-    ``positions`` ``(N, J, ·)`` (legs still at rest: the IK follows). The legs' joints at rest
-    ``hip``, ``knee``, ``foot`` ``(N, 2, 3)`` are the root plus each joint's fixed world step
-    ``steps (J, 3)`` down the leg's ``chains (2, L)`` (−1 padded), as the FK adds them; the
-    knees' pole is ``knee + pole_offset``."""
+    """Seed 000's flat walk for N rows (character ``n mod K``) after ``distance (N,)`` metres:
+    footstep plan, ankle targets ``(N, 2, 3)``, pelvis and the posed rest pose in ``rotations``,
+    ``positions`` ``(N, J, ·)`` (legs at rest; the IK follows). ``hip``, ``knee``, ``foot``
+    ``(N, 2, 3)``: the root plus the fixed world ``steps (J, 3)`` down each leg's ``chains
+    (2, L)`` (−1 padded), as the FK adds them; the poles are ``knee + pole_offset``."""
     k = start_x.shape[0]
-    joints = offsets.shape[0]
     for n in range(distance.shape[0]):
         c = n % k
         walked = distance[n]
@@ -344,12 +326,9 @@ def _flat_walk(
                  + math.exp(-(heights[1] - low) / softness)) \
             + math.exp(-(heights[2] - low) / softness)
         pelvis_y = low - softness * math.log(total)
-        for j in range(joints):
-            rotations[n, j, 0] = 1.0
-            for a in range(1, 4):
-                rotations[n, j, a] = 0.0
-            for a in range(3):
-                positions[n, j, a] = offsets[j, a]
+        rotations[n, :, 0] = 1.0
+        rotations[n, :, 1:] = 0.0
+        positions[n] = offsets
         for a in range(4):
             rotations[n, root, a] = heading[a]
         positions[n, root, 0], positions[n, root, 1], positions[n, root, 2] = \

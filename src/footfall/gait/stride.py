@@ -25,19 +25,14 @@ def ground_speed(leg_length: ArrayLike, stride: ArrayLike, step_rate_hz: ArrayLi
 def stance_sweep(
     leg_length: ArrayLike, stride: ArrayLike, stance_share: ArrayLike = 0.6
 ) -> FloatArray:
-    """How far the body passes over a planted foot in one stance (seed: 50.7 px at 0.37 s).
-
-    With the foot locked in the world this is also how far the foot sweeps from in front of
-    the hip to behind it: ``stance_share`` of a step length.
-    """
+    """How far the body passes over a planted foot in one stance, which is how far the locked
+    foot sweeps from in front of the hip to behind it: ``stance_share`` of a step length."""
     return step_length(leg_length, stride) * np.asarray(stance_share, np.float64)
 
 
 def leg_segments(leg_length: ArrayLike, leg_ratio: ArrayLike) -> tuple[FloatArray, FloatArray]:
-    """Thigh and shin lengths from the leg length and the shin/thigh ratio.
-
-    Seed 004: L = 90, ratio 0.48 → thigh 60.81, shin 29.19.
-    """
+    """Thigh and shin lengths from the leg length and the shin/thigh ratio (seed 004: L = 90,
+    ratio 0.48 → thigh 60.81, shin 29.19)."""
     leg_length = np.asarray(leg_length, np.float64)
     thigh = leg_length / (1.0 + np.asarray(leg_ratio, np.float64))
     return thigh, leg_length - thigh

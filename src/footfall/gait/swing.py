@@ -1,10 +1,8 @@
 """The swing foot's arc and its clearance correction (seed 004 #08).
 
-The raw arc lifts the ankle ``0.09·L·sin(πk)`` over swing progress ``k`` ∈ [0, 1]; it skims
-the ground near lift-off and landing. The correction adds a clearance whose floor is
-``arc_min = (20/90)·L·clamp(1.6 / rate, 0.5, 2)`` (20 px at 1.6 Hz for a 90 px leg), held up
-to ``k = 0.85`` and lowered to zero over the last 15 %. Seed 004 starts the floor at full height
-at lift-off (a jump); ``rise`` > 0 ramps it in over the first ``rise`` of the swing instead.
+The raw arc lifts the ankle ``0.09·L·sin(πk)`` over swing progress ``k`` ∈ [0, 1] and skims the
+ground near lift-off and landing; the correction adds a clearance floor ``arc_min`` (20 px at
+1.6 Hz for a 90 px leg), held up to ``k = 0.85`` and lowered to zero over the rest.
 """
 
 from __future__ import annotations

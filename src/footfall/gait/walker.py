@@ -1,30 +1,14 @@
 """The procedural walker: K characters walking from one phase clock, batched.
 
-API (what the browser demo and the ``walk`` command use)::
+:class:`ProceduralWalker` advances in fixed 1/60 s ticks, turns with the gaze leading and can
+patrol a scene. On uneven ground planted feet sit on the ground under them and the body follows
+the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 for
+:mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`).
 
-    walker = ProceduralWalker(skeleton, count=K, params=GaitParams(), start=xyz, heading=rad)
-    frame = walker.step(frame_dt, terrain=None)   # a WalkFrame; dt clamped to 0.05 s, 1/60 s ticks
-    walker.turn(heading, at=None)                  # new heading; the gaze leads by 0.4 s
-    walker.patrol(x_min, x_max)                    # turn around at the ends of a scene
-    walker.rest_frame()                            # reduced motion: one standing pose
-    walker.generate(seconds, terrain)              # list of frames at 60 fps
-    GroundedWalker(terrain, skeleton, count).step(dt)  # (animated, grounded) frames
-
-``GroundedWalker`` lives in :mod:`footfall.gait.grounded`. ``skeleton`` defaults to the
-bunny (:func:`footfall.bunny.bunny_skeleton`); any humanoid works (legs through
-:mod:`footfall.humanoid`). Lengths are the skeleton's unit; the seed's px figures scale with
-``leg_length``. On uneven ground the planted feet sit at the ground height under them and the
-body follows the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 (only
-the slope is read) and :mod:`footfall.grounding` places it on the terrain (``GroundedWalker``).
-Reduced motion: ``GaitParams(reduced_motion=True)`` makes :meth:`ProceduralWalker.step` return
-the resting pose.
-
-Each tick: step rate from the slope (#07) → phase advanced by rate·dt (#01; integrated, so a
-rate change never jumps) → body moved at step length × rate (#03) → feet: planted ones from
-their world locks with the ankle roll (#02, #09), swinging ones along the cleared arc toward a
-predicted landing (#08) → hip/head bob, gaze, twist, arms (#04–#06) → pose (:mod:`.pose`).
+Each tick runs seed 004's behaviours in the order of the numbered steps of ``_tick``: body
+advance (#01, #03), slope and step rate (#07), planted (#02, #09) and swinging (#08) feet, body
+(#04–#06), pose (:mod:`.pose`).
 """
-
 from __future__ import annotations
 
 import math
@@ -51,8 +35,7 @@ from footfall.terrain import Terrain
 
 # Share of each leg's length the walker lets it stretch to (the IK clamps at 0.999).
 REACH_SHARE = 0.995
-# Ground under the pelvis is followed exponentially at this rate (1/s) so a stair edge or a
-# rock does not jerk the body; the feet read the ground under themselves exactly.
+# Rate (1/s) at which the body follows the ground under the pelvis, so a stair edge cannot jerk it.
 GROUND_FOLLOW_RATE = 10.0
 
 
@@ -61,23 +44,19 @@ class WalkFrame:
     """One generated pose of K characters.
 
     Attributes:
-        rotations: ``(K, J, 4)`` local rotations.
-        positions: ``(K, J, 3)`` local translations; the root's is its world position.
-        global_rotations: ``(K, J, 4)`` world rotations.
-        global_positions: ``(K, J, 3)`` world positions.
+        rotations, positions: ``(K, J, 4)``, ``(K, J, 3)`` local (the root's: world position).
+        global_rotations, global_positions: ``(K, J, 4)``, ``(K, J, 3)`` world.
         stance: ``(K, 2)`` bool, foot planted (left, right).
         planted: ``(K, 2, 3)`` locked world heel point of planted feet, NaN while swinging.
-        phase: ``(K, 2)`` step phase of each leg, [0, 1).
+        phase, swing: ``(K, 2)`` step phase [0, 1), swing progress [0, 1] (0 while planted).
         ankle_roll: ``(K, 2)`` ankle roll, radians.
         ankle_target: ``(K, 2, 3)`` world ankle targets the legs were solved for.
         heading: ``(K,)`` body yaw; ``gaze``: ``(K,)`` head yaw, radians.
         step_rate: ``(K,)`` current step rate, Hz; ``lean``: ``(K,)`` forward lean, radians.
         slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
         residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
-        swing: ``(K, 2)`` swing progress in [0, 1] (0 while planted).
-        footstep: ``(K, 2, 3)`` ground point under the ankle of the current (or, while
-            swinging, the last) footstep; ``next_footstep``: the next one (the current one
-            while planted).
+        footstep, next_footstep: ``(K, 2, 3)`` ground point under the ankle at the current
+            (swinging: last) and the next footstep (planted: the current one).
         time: scene time, seconds.
     """
 
@@ -112,8 +91,7 @@ class ProceduralWalker:
         start: ``(3,)`` or ``(K, 3)`` root ground position (x, ·, z); y is taken from the ground.
         heading: ``()`` or ``(K,)`` initial yaw, radians (π/2 walks along +X, the demo's way).
         cycle: ``()`` or ``(K,)`` initial step count (phase offset per character).
-        flat_floor: when True a terrain only sets the slope (lean, step rate); the pose stays
-            on the floor y = 0, which is the animated input :mod:`footfall.grounding` expects.
+        flat_floor: a terrain only sets the slope; the pose stays on y = 0 (for grounding).
     """
 
     def __init__(self, skeleton: Skeleton | None = None, count: int = 1,
@@ -164,11 +142,9 @@ class ProceduralWalker:
 
     def turn(self, heading: ArrayLike, at: float | None = None,
              characters: ArrayLike | None = None) -> None:
-        """Schedule a turn to ``heading`` (radians) at scene time ``at`` (default: now + lead).
-
-        The gaze starts moving ``gaze_lead_s`` before ``at``; the body turns over ``turn_s``.
-        ``characters`` selects which (index array or mask); default all.
-        """
+        """Schedule a turn to ``heading`` (radians) at scene time ``at`` (default: now + lead)
+        for ``characters`` (index array or mask; default all). The gaze starts moving
+        ``gaze_lead_s`` before ``at``; the body turns over ``turn_s``."""
         now = self.clock.scene_time
         when = now + self.params.gaze_lead_s if at is None else float(at)
         if not math.isfinite(when):
@@ -183,10 +159,7 @@ class ProceduralWalker:
         self._turn_at = np.where(chosen, when, self._turn_at)
 
     def patrol(self, x_min: float, x_max: float) -> None:
-        """Walk back and forth: turn around (gaze first) on passing ``x_max`` or ``x_min``.
-
-        For scenes laid out along X such as the demo course; metres.
-        """
+        """Walk to and fro along X, turning (gaze first) on passing ``x_max`` or ``x_min`` (m)."""
         if not (math.isfinite(x_min) and math.isfinite(x_max) and x_min < x_max):
             raise SettingsError(f"patrol needs x_min < x_max, got {x_min!r}, {x_max!r}")
         self._patrol = (float(x_min), float(x_max))
@@ -245,8 +218,7 @@ class ProceduralWalker:
         ground = self._ground
         zeros = np.zeros((count, 2))
         heel = self._heels(self._start, heading, zeros)
-        heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(
-            heel, np.broadcast_to(ground[:, None], (count, 2)))
+        heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(heel, ground[:, None])
         heads = np.broadcast_to(heading[:, None], (count, 2))
         ankle = ankle_from_heel(heel, align, heads, zeros, self.rig.heel, self.rig.ball)
         root = self._start.copy()
@@ -269,10 +241,9 @@ class ProceduralWalker:
         self._position = self._start.copy()
         self._cycle = self._start_cycle.copy()
         probe = GroundProbe(terrain, self.flat_floor)
-        ground, normal = probe.under_body(self._position, np.zeros(count))
-        self._ground = ground
+        self._ground, normal = probe.under_body(self._position, np.zeros(count))
         self._slope = slope.slope_along(normal, self._start_heading)
-        self._rate = self._adapted_rate(self._slope)
+        self._rate = self._lean_and_rate(self._slope)[1]
         self._locks = FootLocks(count)
         self._landing = np.zeros((count, 2, 3))
         self._landing_align = quat.identity((count, 2))
@@ -281,7 +252,7 @@ class ProceduralWalker:
         ph = phases.leg_phases(self._cycle)
         heading = self._start_heading
         heels = self._heel_strikes(self._position, heading, -ph * self.step_length)
-        heels[..., 1], align = probe.footing(heels, np.broadcast_to(ground[:, None], (count, 2)))
+        heels[..., 1], align = probe.footing(heels, self._ground[:, None])
         heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
         stance = phases.in_stance(ph, self.params.stance_share)
         self._locks.plant(stance, heels, heads, align)
@@ -293,11 +264,11 @@ class ProceduralWalker:
         self._lift_heel = np.where(~stance[..., None], heels, 0.0)
         self._stance = stance
 
-    def _adapted_rate(self, slope_angle: FloatArray) -> FloatArray:
+    def _lean_and_rate(self, slope_angle: FloatArray) -> tuple[FloatArray, FloatArray]:
         p = self.params
         lean = slope.forward_lean(slope_angle, p.downhill_lean, p.uphill_lean)
-        return slope.adapted_step_rate(p.step_rate_hz, lean, p.rate_per_lean_hz,
-                                       p.rate_min_hz, p.rate_max_hz)
+        return lean, slope.adapted_step_rate(p.step_rate_hz, lean, p.rate_per_lean_hz,
+                                             p.rate_min_hz, p.rate_max_hz)
 
     # ----------------------------------------------------------------- tick
     def _tick(self, terrain: Terrain | None, advance: bool) -> WalkFrame:
@@ -321,16 +292,14 @@ class ProceduralWalker:
         self._position = self._position + direction * travel[:, None]
 
         # 07 — ground and slope under the pelvis; lean and step rate. The ground is followed
-        # smoothly (a stair edge must not jerk the body) but along the current slope, so a
-        # steady hill causes no lag.
+        # smoothly along the current slope, so a steady hill causes no lag.
         probe = GroundProbe(terrain, self.flat_floor)
         ground, normal = probe.under_body(self._position, self._ground)
         follow = 1.0 - math.exp(-GROUND_FOLLOW_RATE * dt)
         expected = self._ground + np.tan(self._slope) * travel * (not self.flat_floor)
         self._ground = expected + (ground - expected) * follow
         self._slope = self._slope + (slope.slope_along(normal, heading) - self._slope) * follow
-        lean = slope.forward_lean(self._slope, p.downhill_lean, p.uphill_lean)
-        self._rate = self._adapted_rate(self._slope)
+        lean, self._rate = self._lean_and_rate(self._slope)
         self._cycle = self._cycle + self._rate * dt
         ph = phases.leg_phases(self._cycle)
         stance = phases.in_stance(ph, p.stance_share)
@@ -359,8 +328,7 @@ class ProceduralWalker:
         k = swing.swing_progress(ph, p.stance_share)
         ahead = (1.0 - ph) * step  # body travel until this foot lands, at the nominal speed
         landing = self._heel_strikes(self._position, heading, ahead)
-        landing[..., 1], landing_align = probe.footing(
-            landing, np.broadcast_to(self._ground[:, None], (count, 2)))
+        landing[..., 1], landing_align = probe.footing(landing, self._ground[:, None])
         self._landing = np.where(stance[..., None], self._landing, landing)
         self._landing_align = np.where(stance[..., None], self._landing_align, landing_align)
         strike = np.full((count, 2), math.radians(phases.HEEL_STRIKE_DEG))
@@ -380,10 +348,9 @@ class ProceduralWalker:
         ankle = np.where(stance[..., None], planted_ankle, swing_ankle)
         foot = np.where(stance[..., None], planted_foot, swing_foot)
         roll_all = np.where(stance, roll, swing_roll)
-        toes_roll = np.minimum(roll_all, 0.0)
-        toes_heading = np.where(stance, self._locks.heading, swing_heading)
-        toes_align = np.where(stance[..., None], self._locks.align, swing_align)
-        toes = foot_rotation(toes_align, toes_heading, toes_roll)
+        toes = foot_rotation(np.where(stance[..., None], self._locks.align, swing_align),
+                             np.where(stance, self._locks.heading, swing_heading),
+                             np.minimum(roll_all, 0.0))
 
         # 04–06 — body bob, head, twist, arms.
         left = ph[:, 0]
@@ -444,11 +411,8 @@ class ProceduralWalker:
 
     def _heel_strikes(self, root: FloatArray, heading: FloatArray,
                       ahead: FloatArray) -> FloatArray:
-        """Heel strike points ``(K, 2, 3)`` for a body that will be ``ahead (K, 2)`` further on.
-
-        The foot lands half a stance sweep in front of the hip so the hip passes over it at
-        mid-stance.
-        """
+        """Heel strike points ``(K, 2, 3)`` for a body that will be ``ahead (K, 2)`` further on:
+        half a stance sweep in front of the hip, so the hip passes over it at mid-stance."""
         sweep = 0.5 * self.params.stance_share * self.step_length
         return self._heels(root, heading, ahead + sweep)
 

@@ -1,11 +1,10 @@
 """Terrain and rays: the ground feet stand on.
 
 A :class:`Terrain` answers downward rays (``raycast_down(xz)``) and general rays (``raycast``)
-with :class:`RayHits`. Heightfields evaluate their surface exactly; meshes test only the
-triangles of the grid cells under each ray. ``scene(name, **params)`` builds the built-in
-scenes listed in :data:`SCENES`; ``load_mesh`` and ``load_heightmap`` read files.
-:class:`RaySource` is what the rest of footfall asks of any ground (``raycast_down``, ``height``;
-:class:`BoundedRaySource` adds ``bounds``).
+with :class:`RayHits`: heightfields exactly, meshes through a grid of triangle lists.
+``scene(name, **params)`` builds the built-in :data:`SCENES`; ``load_mesh`` and
+``load_heightmap`` read files. :class:`RaySource` is what the rest of footfall asks of any
+ground (:class:`BoundedRaySource` adds ``bounds``).
 """
 
 from footfall.terrain.base import BoundedRaySource, RaySource, Terrain

@@ -17,8 +17,7 @@ RAY_START_MARGIN = 1.0
 @runtime_checkable
 class RaySource(Protocol):
     """Ground that answers downward rays: all the grounding pipeline, the walkers, the
-    post-process and the metrics call. Implemented by every :class:`Terrain` (mesh,
-    heightfield), by ``grounding.postprocess.LevelGround`` and ``experiment.LaneTerrain``.
+    post-process and the metrics call (every :class:`Terrain`, ``LevelGround``, ``LaneTerrain``).
     """
 
     def raycast_down(self, xz: np.ndarray) -> RayHits:
@@ -57,24 +56,17 @@ class Terrain(ABC):
     vertex_colors: np.ndarray | None
 
     def raycast_down(self, xz: np.ndarray) -> RayHits:
-        """Cast rays straight down onto the terrain from above its highest point.
-
-        xz: ``(..., 2)`` world (x, z), metres. Returns :class:`RayHits` of shape ``(...)``; for a
-        mesh the topmost surface is hit and vertical faces (stair risers) are never hit, so the
-        normal is always the ground's. Points outside the terrain miss (hit False).
-        """
+        """Cast rays straight down at ``xz (..., 2)`` world (x, z) metres from above the terrain:
+        :class:`RayHits` ``(...)`` of the topmost surface (vertical faces such as stair risers
+        are never hit, so the normal is the ground's); points outside the terrain miss."""
         points, shape = as_points_xz(xz)
         return self._raycast_down(points).reshape(shape)
 
     def raycast(
         self, origins: np.ndarray, directions: np.ndarray, max_distance: float = np.inf
     ) -> RayHits:
-        """Cast general rays and report the nearest hit of each.
-
-        origins, directions: ``(..., 3)`` metres (directions need not be unit; distances are
-        measured along the unit direction). max_distance: metres.
-        Returns :class:`RayHits` ``(...)``.
-        """
+        """Nearest hits :class:`RayHits` ``(...)`` of rays ``origins``, ``directions (..., 3)``
+        metres (directions need not be unit; distances, up to ``max_distance``, are metres)."""
         origin, direction, shape = as_rays(origins, directions)
         limit = check_max_distance(max_distance)
         return self._raycast(origin, direction, limit).reshape(shape)

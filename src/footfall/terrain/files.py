@@ -1,10 +1,8 @@
 """Terrain from files: triangle meshes (OBJ/PLY/GLB/STL… via trimesh) and greyscale heightmaps
 (PNG/JPEG… via Pillow).
 
-Both libraries raise many exception types for corrupt files and print warnings or log lines
-while reading them; here every fault becomes one :class:`TerrainError` naming the file, the
-libraries' warnings are silenced (what they warn about is checked here), and the sizes are
-limited explicitly (:data:`MAX_HEIGHTMAP_PIXELS`, :data:`MAX_MESH_FACES`).
+Every fault of either library becomes one :class:`TerrainError` naming the file, their warnings
+are silenced (what they warn about is checked here), and sizes are limited explicitly.
 """
 
 from __future__ import annotations
@@ -42,10 +40,8 @@ def _quiet() -> Iterator[None]:
 
 
 def load_mesh(path: str | Path, *, cell_size: float | None = None) -> MeshTerrain:
-    """Load a mesh file (metres, Y up) as a :class:`MeshTerrain` (scenes flattened to one mesh).
-
-    Raises TerrainError naming the file when it is missing, unreadable or holds no triangles.
-    """
+    """Load a mesh file (metres, Y up) as a :class:`MeshTerrain` (scenes flattened to one mesh);
+    TerrainError naming the file when it is missing, unreadable or holds no triangles."""
     import trimesh
 
     path = Path(path)

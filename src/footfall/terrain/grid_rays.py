@@ -1,22 +1,13 @@
 """Compiled ray kernels over a mesh's uniform x/z grid of triangle lists (numba, one per query).
 
 The grid is stored as compressed rows: the triangles of cell ``c`` (``c = iz · nx + ix``) are
-``cell_list[cell_start[c]:cell_start[c + 1]]``, in increasing triangle order. Each ray is
-handled by one loop iteration, so memory stays at the outputs: no (rays × triangles-per-cell)
-temporaries (downward rays add two ``(rays,)`` index arrays: the order they are cast in).
+``cell_list[cell_start[c]:cell_start[c + 1]]``, in increasing triangle order. One loop iteration
+a ray, so no (rays × triangles-per-cell) temporaries. One thread: numba's ``parallel=True``
+made every call wait for descheduled workers on a loaded machine, for no gain.
 
-The kernels run on one thread. Measured on the shared 2-core machine (load ≈ 3), numba's
-``parallel=True`` (OpenMP layer) made every call wait for a descheduled worker: median 10 ms for
-1,000 rays against 0.05 ms on one thread, and no gain up to 200,000 rays.
-
-Tie rules (kept from the NumPy versions these kernels replace: downward rays give the same bits,
-general rays the same hits and normals with points within ~2e-15 m, NumPy's einsum having summed
-its 3-term dot products in another order):
-a later candidate replaces the best only when strictly better, so on an edge or vertex shared
-by several triangles the first one in the cell's list wins, and for a general ray an earlier
-cell wins over a later one.
-
-``cross_s`` and ``dot_s`` are scalar vector forms for kernels (like ``footfall.quat.rotate_s``).
+Tie rules: a later candidate replaces the best only when strictly better, so on an edge or
+vertex shared by several triangles the first one in the cell's list wins, and for a general ray
+an earlier cell wins over a later one.
 """
 
 from __future__ import annotations
@@ -32,11 +23,9 @@ EDGE_EPS = 1e-9
 PARALLEL_EPS = 1e-14
 #: A general ray stops walking once its best hit lies before the next cell border + this, metres.
 CELL_EXIT_SLACK = 1e-12
-#: Downward rays are cast in cell order from SORT_RAYS to SORT_RAYS_MAX rays a batch (else in
-#: the given order), when the grid has at most SORT_CELLS_PER_RAY cells a ray (the sort walks
-#: every cell once). Above the cap the scattered reads and writes of a sorted order cost more
-#: than the sort saves (measured on the course: 250k and 1M random rays 5 M/s sorted against
-#: 13 M/s in order; 20k rays 17–25 against 10–18 M/s).
+#: Downward rays are cast in cell order from SORT_RAYS to SORT_RAYS_MAX rays a batch, when the
+#: grid has at most SORT_CELLS_PER_RAY cells a ray (the sort walks every cell once). Above the
+#: cap the scattered reads and writes of a sorted order cost more than the sort saves.
 SORT_RAYS = 1024
 SORT_RAYS_MAX = 65536
 SORT_CELLS_PER_RAY = 16
@@ -81,11 +70,8 @@ def down_hits(
     triangles have u ≡ −1). normals: ``(T, 3)`` unit, facing up. start_height: y the rays start
     from, metres. Outputs: point ``(K, 3)``, normal ``(K, 3)``, hit ``(K,)``, distance ``(K,)``.
 
-    A batch of :data:`SORT_RAYS` to :data:`SORT_RAYS_MAX` rays (and not far fewer rays than
-    cells) is cast in cell order (a counting sort of the rays by cell): rays in a row then test
-    the same triangles, which stay in cache and branch alike (a crowd's rays come in character
-    order, scattered over the terrain: about 20 % faster). Each ray's answer is its own, in any
-    order.
+    Large batches are cast in cell order (a counting sort, see :data:`SORT_RAYS`): rays in a row
+    then test the same triangles, which stay in cache. Each ray's answer is its own, in any order.
     """
     x_min, z_min, x_max, z_max = bounds[0], bounds[1], bounds[2], bounds[3]
     count_x, count_z = cell_count[0], cell_count[1]
@@ -143,11 +129,8 @@ def down_hits(
 def triangle_distance(
     origin: Vec3, direction: Vec3, corner: Vec3, edge1: Vec3, edge2: Vec3
 ) -> float:
-    """Ray parameter (Möller–Trumbore) of one ray against one triangle; inf where missed.
-
-    Edges and vertices count as hits (barycentric slack ``EDGE_EPS``); hits behind the origin
-    and rays parallel to the triangle miss.
-    """
+    """Ray parameter (Möller–Trumbore) of one ray against one triangle; inf where missed
+    (behind the origin, parallel). Edges and vertices count as hits (``EDGE_EPS``)."""
     p = cross_s(direction, edge2)
     det = dot_s(edge1, p)
     if not abs(det) > PARALLEL_EPS:

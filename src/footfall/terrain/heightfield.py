@@ -78,10 +78,8 @@ class HeightfieldTerrain(Terrain):
         params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> HeightfieldTerrain:
-        """Bilinear heightfield through samples ``heights (Nz, Nx)`` metres.
-
-        Sample ``heights[j, i]`` sits at x = x_min + i·(x_max − x_min)/(Nx − 1), z likewise with j.
-        """
+        """Bilinear heightfield through samples ``heights (Nz, Nx)`` metres; ``heights[j, i]``
+        sits at x = x_min + i·(x_max − x_min)/(Nx − 1), z likewise with j."""
         grid = np.asarray(heights, dtype=np.float64)
         if grid.ndim != 2 or min(grid.shape) < 2:
             raise TerrainError(
@@ -173,9 +171,7 @@ class HeightfieldTerrain(Terrain):
 
     def _gap(self, origin: np.ndarray, direction: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Ray y minus ground height at parameters ``t (K, N)`` of rays ``(K, 3)``."""
-        x = origin[:, 0, None] + direction[:, 0, None] * t
-        y = origin[:, 1, None] + direction[:, 1, None] * t
-        z = origin[:, 2, None] + direction[:, 2, None] * t
+        x, y, z = origin.T[..., None] + direction.T[..., None] * t
         x = np.clip(x, self.bounds[0][0], self.bounds[1][0])
         z = np.clip(z, self.bounds[0][1], self.bounds[1][1])
         ground = np.asarray(self._height_fn(x.ravel(), z.ravel()), float).reshape(t.shape)

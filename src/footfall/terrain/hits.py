@@ -1,8 +1,7 @@
 """What a ray query answers (:class:`RayHits`) and the input checks every terrain shares.
 
-Rays that miss report ``hit`` False, ``point``/``height`` NaN, ``distance`` inf and the normal
-(0, 1, 0), so callers can mix hits and misses without special cases; queries never raise for a
-miss, only for bad input (NaN/inf, wrong shapes).
+Misses are ordinary answers (see :class:`RayHits`), so callers mix hits and misses without
+special cases; queries raise only for bad input (NaN/inf, wrong shapes).
 """
 
 from __future__ import annotations
@@ -43,9 +42,6 @@ class RayHits:
     def steep(self) -> np.ndarray:
         """``(...)`` bool: the face hit has normal.y < 0.5 (riser, wall): feet ignore it."""
         return self.hit & (self.normal[..., 1] < STEEP_NORMAL_Y)
-
-    def __len__(self) -> int:
-        return int(self.hit.shape[0]) if self.hit.ndim else 1
 
     def reshape(self, shape: tuple[int, ...]) -> RayHits:
         """The same hits with leading shape ``shape``."""
@@ -101,12 +97,7 @@ def _require_finite(
 
 
 def as_points_xz(xz: object, query: str = "raycast_down") -> tuple[np.ndarray, tuple[int, ...]]:
-    """Check ground-plane points ``xz (..., 2)`` (x, z); return them flat ``(K, 2)`` and the
-    shape.
-
-    query: the caller's method, named in the errors (TerrainError for non-numbers, a wrong last
-    axis and NaN/inf points).
-    """
+    """Check points ``xz (..., 2)`` (errors name ``query``); return them flat ``(K, 2)``, shape."""
     points = _as_float_array(xz, query, "xz")
     if points.ndim == 0 or points.shape[-1] != 2:
         raise TerrainError(f"{query}: xz must have shape (..., 2) as (x, z); got {points.shape}")
@@ -118,9 +109,7 @@ def as_points_xz(xz: object, query: str = "raycast_down") -> tuple[np.ndarray, t
 
 def as_rays(origins: object, directions: object) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """Check the rays of ``raycast``; return flat origins ``(K, 3)``, unit directions ``(K, 3)``
-    and the shape (errors name the argument, ``origins`` or ``directions``, and the ray's
-    position in it).
-    """
+    and the shape (errors name the argument and the ray's position in it)."""
     query = "raycast"
     origin = _as_float_array(origins, query, "origins")
     direction = _as_float_array(directions, query, "directions")

@@ -1,14 +1,10 @@
 """Triangle-mesh terrain whose rays test only the triangles of the grid cells they cross.
 
-The mesh's ground plane (x, z) is cut into a uniform grid of cells (seed 000 cuts its ground into
-1-unit chunks along x; here both x and z, sized from the triangle density). Each cell lists the
-triangles whose x/z bounding box touches it (borders included, so a ray on a cell border sees the
-triangles of both sides). A downward ray reads its one cell; a general ray walks the cells it
-crosses in order (2D DDA) and stops at the first cell that holds its nearest hit. The per-ray
-work runs in the compiled kernels of :mod:`footfall.terrain.grid_rays`.
-
-Written by hand because trimesh's ray queries gather R-tree candidates with a Python loop over rays
-and are slower for the many short downward rays foot placement casts (``benchmarks/bench_rays.py``).
+The ground plane (x, z) is cut into a uniform grid of cells sized from the triangle density;
+each cell lists the triangles whose x/z bounding box touches it (borders included). A downward
+ray reads its one cell; a general ray walks the cells it crosses (2D DDA) and stops at the first
+that holds its nearest hit (kernels in :mod:`footfall.terrain.grid_rays`). Written by hand
+because trimesh's ray queries loop over rays in Python (``benchmarks/bench_rays.py``).
 """
 
 from __future__ import annotations
@@ -40,9 +36,7 @@ class MeshTerrain(Terrain):
 
     vertices: ``(V, 3)`` metres, Y up. faces: ``(T, 3)`` vertex indices (any winding).
     cell_size: grid cell edge in metres, one value or (x, z) (None: twice the median triangle
-    footprint along each axis, at most 1 m, so dense regions get a few triangles per cell
-    however large the flat faces elsewhere). vertex_colors: ``(V, 3)`` 0..1 for the viewer
-    (None: pastel grass/earth/stone from height and slope).
+    footprint, at most 1 m). vertex_colors: ``(V, 3)`` 0..1 (None: from height and slope).
     """
 
     def __init__(
@@ -79,8 +73,7 @@ class MeshTerrain(Terrain):
 
     # ----------------------------------------------------------------------------- building
     def _build_triangles(self, corners: np.ndarray) -> np.ndarray:
-        """Per-triangle edge vectors, unit normals and the downward-ray plane coefficients;
-        returns which triangles ``(T,)`` are not degenerate (have an area)."""
+        """Per-triangle edges, unit normals, downward-ray planes; returns ``(T,)``: has an area."""
         count = len(corners)
         origin = corners[:, 0]
         edge1 = corners[:, 1] - origin
@@ -114,8 +107,7 @@ class MeshTerrain(Terrain):
     def _build_grid(
         self, corners: np.ndarray, cell_size: float | tuple[float, float] | None, keep: np.ndarray
     ) -> None:
-        """Assign every non-degenerate triangle (numbers ``keep``) to each cell its x/z bounding
-        box touches."""
+        """List each non-degenerate triangle (numbers ``keep``) in all cells its x/z box touches."""
         (x_min, z_min), (x_max, z_max) = self.bounds
         span_x, span_z = max(x_max - x_min, 1e-9), max(z_max - z_min, 1e-9)
         size: np.ndarray
@@ -136,10 +128,9 @@ class MeshTerrain(Terrain):
         self.cell_size = (span_x / self.cell_count[0], span_z / self.cell_count[1])
         self._grid_origin = np.array([x_min, z_min])
 
-        lo = corners[keep][:, :, [0, 2]].min(axis=1)
-        hi = corners[keep][:, :, [0, 2]].max(axis=1)
-        first = self._cell_of(lo, -EDGE_EPS)
-        last = self._cell_of(hi, EDGE_EPS)
+        footprint = corners[keep][:, :, [0, 2]]  # (N, 3, 2)
+        first = self._cell_of(footprint.min(axis=1), -EDGE_EPS)
+        last = self._cell_of(footprint.max(axis=1), EDGE_EPS)
         extent = last - first + 1  # (N, 2) cells along x and z per triangle
         per_triangle = extent[:, 0] * extent[:, 1]
         triangle = np.repeat(keep, per_triangle)

@@ -57,11 +57,8 @@ def profile_terrain(
     cell_size: float | None = None,
 ) -> MeshTerrain:
     """Extrude a side profile (points ``(P,)`` in x, y; repeated x = vertical face) along z
-    across ``width`` as a mesh (coloured from height and slope).
-
-    Each profile segment becomes its own strip of ``z_segments`` quads (vertices not shared, so
-    every face can have its own colour). Zero-length segments are dropped.
-    """
+    across ``width`` as a mesh: each segment its own strip of ``z_segments`` quads (vertices
+    not shared, so every face has its own colour); zero-length segments are dropped."""
     keep = np.hypot(np.diff(x), np.diff(y)) > 1e-12
     a = np.stack([x[:-1], y[:-1]], 1)[keep]
     b = np.stack([x[1:], y[1:]], 1)[keep]
@@ -95,13 +92,9 @@ def stairs(
     start: float = 1.0,
     z_segments: int = 1,
 ) -> MeshTerrain:
-    """Seed 002's stairs as a mesh with vertical risers: flat ground (y = 0) from x = −2 to
-    ``start``; ``steps`` risers up every ``tread_depth``; the top landing (``landing`` long from
-    the last up riser); ``steps`` risers down; flat ground to the end.
-
-    ``params`` adds riser_x, stairs_start, landing_start, landing_end, stairs_end, top_height.
-    Defaults: risers up at 1.0…2.2, landing 2.2…3.4 at 0.75 m, risers down at 3.4…4.6.
-    """
+    """Seed 002's stairs as a mesh with vertical risers on flat ground (y = 0), laid out by
+    :func:`stair_profile`, whose features ``params`` adds. Defaults: risers up at 1.0…2.2,
+    landing 2.2…3.4 at 0.75 m, risers down at 3.4…4.6."""
     (x_lo, _), (x_hi, _) = scene_bounds(length, width, "stairs")
     x, y, features = stair_profile(start, steps, step_height, tread_depth, landing)
     if x[0] <= x_lo or x[-1] >= x_hi:

@@ -1,9 +1,7 @@
 """Built-in scenes: flat, ripples, hills, stairs, slope, rocks and the demo course (seed 000).
 
-Every scene spans the walking direction x ∈ [−2, −2 + length] (length 32: x up to 30) and
-z ∈ [−width/2, width/2] (width 4). Defaults are bunny scale (leg 0.37 m); every size is a
-parameter so the same scenes serve a humanoid (leg 0.9 m). Smooth scenes are analytic
-heightfields; scenes with stairs are meshes with vertical risers.
+Every scene spans x ∈ [−2, −2 + length] and z ∈ [−width/2, width/2] (:mod:`.layout`). Defaults
+are bunny scale (leg 0.37 m); every size is a parameter so the scenes serve a humanoid too.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Smooth built-in scenes as analytic heightfields: flat, ripples, hills, slope, rocks.
 
-Each gives its height and exact gradient as formulas (see each docstring), so downward rays are
-exact. Defaults are bunny scale (leg 0.37 m); sizes are parameters for a humanoid.
+Each gives its height and exact gradient as formulas, so downward rays are exact.
 """
 
 from __future__ import annotations
@@ -30,10 +29,8 @@ def flat(*, length: float = 32.0, width: float = 4.0, height: float = 0.0) -> He
 def ripples(
     *, length: float = 32.0, width: float = 4.0, amplitude: float = 0.05, wavelength: float = 1.2
 ) -> HeightfieldTerrain:
-    """Small waves over the whole scene, mostly along x with a gentle cross ripple in z.
-
-    y = amplitude·(0.7·sin(k x) + 0.3·sin(k z + 0.5 k x)), k = 2π/wavelength.
-    """
+    """Small waves over the whole scene, mostly along x with a gentle cross ripple in z:
+    y = amplitude·(0.7·sin(k x) + 0.3·sin(k z + 0.5 k x)), k = 2π/wavelength."""
     check_positive("ripples", wavelength=wavelength)
     k = 2 * np.pi / wavelength
 
@@ -191,8 +188,7 @@ def rocks(
         near = rock[np.where(index < last[..., None], index, count)]  # (..., W, 4)
         dx, dz = x[..., None] - near[..., 0], z[..., None] - near[..., 1]
         size, peak = near[..., 2], near[..., 3]
-        with np.errstate(invalid="ignore"):
-            r = np.sqrt(dx**2 + dz**2)
+        r = np.sqrt(dx**2 + dz**2)
         inside = r < size
         phase = np.pi * np.minimum(r / size, 1.0)
         bell = np.where(inside, 0.5 + 0.5 * np.cos(phase), 0.0)

@@ -22,9 +22,7 @@ from footfall.viewer.simulation import DT, WALKERS, DemoSettings, DemoSimulation
 
 READOUT_EVERY = 15  # frames between readout refreshes (4 per second)
 SMALL_SCREEN = (900, 500)  # windows narrower or lower than this (pixels) start with the panel shut
-#: The follow view moves the world once the bunnies have moved this far (metres) from where it
-#: last put them: every frame while they walk.
-FOLLOW_STEP = 0.001
+FOLLOW_STEP = 0.001  # metres the bunnies move before the follow view moves the world
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -39,11 +37,7 @@ def port_is_free(host: str, port: int) -> bool:
 
 
 class DemoApp:
-    """The whole demo: server, simulation, scene, controls and the update loop.
-
-    ``port`` is the wished port; when it is busy viser takes the next free one and
-    :attr:`notice` says so. ``settings`` starts the demo in any state (tests use it).
-    """
+    """The whole demo: server, simulation, scene, controls, loop (:attr:`notice`: a busy port)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 8080, lang: str = "en",
                  settings: DemoSettings | None = None, verbose: bool = False) -> None:
@@ -61,8 +55,6 @@ class DemoApp:
         self.server.gui.configure_theme(control_width="small", show_share_button=False,
                                         brand_color=(255, 140, 170))
         self.server.gui.set_panel_label(text("title", self.lang))
-        # The follow view: the world is shifted by ``_offset`` so the bunnies stay where the
-        # cameras were placed to look (``_anchor``); the cameras themselves stay still.
         self._anchor = camera_target(self.simulation.frame)
         self._offset = np.zeros(3)
         camera = self.server.initial_camera
@@ -121,8 +113,8 @@ class DemoApp:
         return camera_target(self.simulation.frame) + self._offset
 
     def _follow(self) -> None:
-        # The world moves under the still cameras so the bunnies stay at the anchor; a user's
-        # orbit is kept. With follow off the world stays put and the bunnies walk on.
+        # The world (shifted by ``_offset``) moves under the still cameras so the bunnies stay
+        # at ``_anchor``, where the cameras look; a user's orbit is kept.
         if not self.settings.follow:
             return
         offset = self._anchor - camera_target(self.simulation.frame)

@@ -45,8 +45,7 @@ class PendingChanges:
 
 
 def readout_markdown(frame: DemoFrame, stats: ContactStats, lang: str) -> str:
-    """The live readout as a Markdown table: each bunny's current sole gap (mean over its feet
-    in stance, cm) and its running contact error (cm)."""
+    """The live readout, a Markdown table: each bunny's sole gap now, contact error so far (cm)."""
     error = stats.mean
     rows = [f"| {text('readout_bunny', lang)} | {text('readout_gap', lang)} "
             f"| {text('readout_error', lang)} |", "|---|---:|---:|"]

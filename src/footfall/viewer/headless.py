@@ -1,8 +1,5 @@
-"""How to start Debian's Chromium headless so it draws viser's WebGL (tests and benchmarks).
-
-The flags are the ones measured in ``shared/notes/viewer.md``: software GL through SwiftShader,
-and no background networking (the machines have no internet; Chromium would keep retrying).
-Playwright drives the system browser; it never downloads one.
+"""How to start Debian's Chromium headless so it draws viser's WebGL (tests and benchmarks):
+software GL through SwiftShader and no background networking (``shared/notes/viewer.md``).
 """
 
 CHROMIUM = "/usr/bin/chromium"

@@ -1,7 +1,5 @@
-"""Korean and English strings of the demo, and the language chosen from the locale.
-
-Seed 000 is written in Korean, so Korean is a first-class language here: every user-facing
-string of the viewer and the rendered pictures comes from :data:`STRINGS`.
+"""Korean and English strings of the demo (every user-facing string of the viewer and the
+rendered pictures), and the language chosen from the locale.
 """
 
 from __future__ import annotations
@@ -45,21 +43,12 @@ STRINGS: dict[str, dict[str, str]] = {
     "readout_error": {"ko": "누적 접촉 오차", "en": "contact error so far"},
     "readout_left": {"ko": "왼쪽", "en": "left"},
     "readout_right": {"ko": "오른쪽", "en": "right"},
-    "render_title": {
-        "ko": "왼쪽: IK 켬 · 오른쪽: IK 끔 (옆에서 본 모습)",
-        "en": "left: IK on · right: IK off (side view)",
-    },
-    "ground": {"ko": "땅", "en": "ground"},
 }
 
 
 def detect_language(environ: Mapping[str, str] | None = None) -> str:
-    """The demo language from the POSIX locale variables: ``"ko"`` for a Korean locale, else
-    ``"en"``.
-
-    Looks at ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` and ``LANGUAGE`` in that order (the first one
-    set decides), like gettext.
-    """
+    """``"ko"`` for a Korean POSIX locale, else ``"en"``: the first of ``LC_ALL``,
+    ``LC_MESSAGES``, ``LANG`` and ``LANGUAGE`` that is set decides, like gettext."""
     environ = os.environ if environ is None else environ
     for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
         value = environ.get(name, "")

@@ -1,11 +1,9 @@
 """The demo's side-by-side comparison drawn without a browser: PNG, GIF or MP4.
 
-The same simulation as ``footfall demo`` (:class:`footfall.viewer.simulation.DemoSimulation`),
-seen from the side with matplotlib: the ground profile under the bunnies, the bushes behind, both
-bunnies (every ellipsoid of :mod:`footfall.bunny.mesh` projected exactly onto the side
-plane, far parts first), the left bunny's light-blue rays with hit dots, and red bars under the
-right bunny's floating feet. GIFs are written with Pillow (no ffmpeg needed); MP4 needs ffmpeg
-through ``imageio-ffmpeg``.
+The simulation of ``footfall demo`` (:class:`~footfall.viewer.simulation.DemoSimulation`) seen
+from the side with matplotlib: ground profile, bushes, both bunnies (each ellipsoid projected
+exactly onto the side plane, far parts first), the left bunny's rays and the right bunny's gap
+bars. GIFs are written with Pillow; MP4 needs ffmpeg through ``imageio-ffmpeg``.
 """
 
 from __future__ import annotations
@@ -85,11 +83,8 @@ def boldest_weight(family: str) -> int:
 def projected_ellipses(wxyz: np.ndarray, centre: np.ndarray, radii: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact side-view (onto x–y) outlines of ellipsoids: ``wxyz`` (N, 4), ``centre`` (N, 3),
-    ``radii`` (N, 3) metres → widths (N,), heights (N,) metres and angles (N,) degrees.
-
-    An ellipsoid ``xᵀ M⁻¹ x ≤ 1`` with ``M = R diag(r²) Rᵀ`` casts the ellipse whose matrix is
-    the x–y block of ``M``.
-    """
+    ``radii`` (N, 3) metres → widths (N,), heights (N,) metres and angles (N,) degrees (the
+    ellipse's matrix is the x–y block of the ellipsoid's ``M = R diag(r²) Rᵀ``)."""
     rotation = quat.to_matrix(wxyz)  # (N, 3, 3)
     shape = rotation @ (radii[:, :, None] ** 2 * np.swapaxes(rotation, -1, -2))
     block = shape[:, :2, :2]
@@ -124,15 +119,14 @@ class SideView:
         # The object-oriented Agg canvas: no pyplot state, never a display.
         self.figure = Figure(figsize=(options.width / dpi, options.height / dpi), dpi=dpi)
         self.canvas = FigureCanvasAgg(self.figure)
-        self.axes = self.figure.add_axes((0, 0, 1, 1))
-        self.axes.set_facecolor(SKY)
+        self.axes = self.figure.add_axes((0, 0, 1, 1), facecolor=SKY, aspect="equal")
         self.axes.set_axis_off()
-        self.axes.set_aspect("equal")
         self.parts = part_table(simulation.skeleton)
         self.part_colors = [self.parts.colors_for([fur]) for fur in (FUR["left"], FUR["right"])]
         self._static()
-        self.bunny_patches = [[self._ellipse(zorder=5) for _ in range(self.parts.count)]
-                              for _ in range(2)]
+        outline: dict[str, Any] = {"lw": 0.6, "ec": (0.45, 0.4, 0.5, 0.6), "zorder": 5}
+        self.bunny_patches = [[self.axes.add_patch(Ellipse((0, 0), 0, 0, **outline))
+                               for _ in range(self.parts.count)] for _ in range(2)]
         rays = [self.axes.plot([], [], color=_rgb(RAY_COLOR), lw=2.5, zorder=8)[0]
                 for _ in range(2)]
         self.dots = self.axes.scatter([], [], s=40, color=_rgb(RAY_COLOR), zorder=9)
@@ -160,17 +154,11 @@ class SideView:
         self.readout = self.axes.text(0.98, 0.03, "", ha="right", va="bottom",
                                       fontsize=10 * scale, **panel)
 
-    def _ellipse(self, zorder: float) -> Ellipse:
-        patch = Ellipse((0, 0), 0, 0, angle=0, zorder=zorder, lw=0.6, ec=(0.45, 0.4, 0.5, 0.6))
-        self.axes.add_patch(patch)
-        return patch
-
     def _static(self) -> None:
         terrain = self.simulation.terrain
         (x_min, _), (x_max, _) = terrain.bounds
         x = np.linspace(x_min, x_max, int((x_max - x_min) / 0.01) + 1)
-        z = np.full_like(x, 0.0)
-        ground = terrain.height(np.stack([x, z], -1))
+        ground = terrain.height(np.stack([x, np.zeros_like(x)], -1))
         self.axes.fill_between(x, ground, ground.min() - 5, color=GROUND, zorder=3, lw=0)
         self.axes.plot(x, ground, color=GROUND_EDGE, lw=1.5, zorder=4)
         centres, scales, colours = bush_instances(terrain)
@@ -193,12 +181,9 @@ class SideView:
             order = np.argsort(np.argsort(depth))
             for i, patch in enumerate(self.bunny_patches[k]):
                 j = k * count + i
-                patch.set_center((centre[j, 0], centre[j, 1]))
-                patch.set_width(widths[j])
-                patch.set_height(heights[j])
-                patch.set_angle(angles[j])
-                patch.set_facecolor(_rgb(self.part_colors[k][i]))
-                patch.set_zorder(5 + 0.01 * order[i] + 0.001 * k)
+                patch.set(center=(centre[j, 0], centre[j, 1]), width=widths[j], height=heights[j],
+                          angle=angles[j], facecolor=_rgb(self.part_colors[k][i]),
+                          zorder=5 + 0.01 * order[i] + 0.001 * k)
 
         markers = marker_instances(frame, sim.foot_joints)
         for line, base, length in zip(self.bars, markers.bar_pos, markers.bar_scale[:, 1],
@@ -219,14 +204,12 @@ class SideView:
             f"{text(side, self.lang)}: {'–' if np.isnan(e) else f'{e:.2f} cm'}"
             for side, e in zip(("readout_left", "readout_right"), error, strict=True)))
         centre_x = float(pelvis[:, 0].mean())
-        ground = float(np.min(sim.terrain.height(pelvis[:, [0, 2]])))
-        bottom = ground - VIEW_BELOW
+        bottom = float(np.min(sim.terrain.height(pelvis[:, [0, 2]]))) - VIEW_BELOW
         self.axes.set_xlim(centre_x - VIEW_WIDTH / 2, centre_x + VIEW_WIDTH / 2)
         aspect = self.options.height / self.options.width
         self.axes.set_ylim(bottom, bottom + VIEW_WIDTH * aspect)
         self.canvas.draw()
-        buffer = np.asarray(self.canvas.buffer_rgba())
-        return buffer[..., :3].copy()
+        return np.asarray(self.canvas.buffer_rgba())[..., :3].copy()
 
     def close(self) -> None:
         """Free the figure."""

@@ -1,10 +1,8 @@
 """The 3D scene of the demo in viser: terrain, bushes, two bunnies, rays, gap bars, labels.
 
-Everything that moves is drawn as a few batched meshes (each bunny's parts in one; rays, hit
-dots and gap bars together in one), so a frame costs a handful of array updates however many parts
-the bunnies have (notes/viewer.md: 40 separate transforms cost 30–43 % of a core, one batch 4–8 %).
-The arrays are computed by pure functions (:func:`marker_instances`, :func:`camera_target`) that
-tests check without a browser.
+Everything that moves is drawn as a few batched meshes, so a frame costs a handful of array
+updates however many parts the bunnies have (notes/viewer.md). The arrays come from pure
+functions (:func:`marker_instances`, :func:`camera_target`) that tests check without a browser.
 """
 
 from __future__ import annotations
@@ -36,16 +34,12 @@ RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 00
 GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
 LABEL_ABOVE_PELVIS = 1.12
 LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from where it was sent
-#: The moving group node (bunnies, markers, labels) follows the left pelvis in steps of this
-#: many metres; the arrays under it are relative to where it was last sent, so the bunnies
-#: themselves move smoothly and only the labels lag by up to this much.
+#: The group node (bunnies, markers, labels) follows the left pelvis in steps of this many
+#: metres; the arrays under it are relative to it, so only the labels lag by up to this much.
 GROUP_STEP = 0.02
-#: The legend's height above the point the cameras look at, metres (the framed view reaches
-#: FRAMED_HEIGHT / 2 = 1.15 m above it).
-LEGEND_ABOVE_TARGET = 0.95
-#: Drawn rays and gap bars are cylinders whose lower part is sunk into the ground (the terrain
-#: hides it) by SINK to MAX_SINK metres: a frame moves them, and resizes one only when its sunk
-#: part would leave that range (then to the middle of it), or when it shows or hides.
+LEGEND_ABOVE_TARGET = 0.95  # metres above the look-at point (the view reaches 1.15 m above)
+#: Rays and gap bars are cylinders sunk SINK to MAX_SINK metres into the ground (hidden by it),
+#: resized only when the sunk part would leave that range (then to its middle) or on show/hide.
 SINK = 0.05
 MAX_SINK = 0.3
 CAMERA_FOV = np.deg2rad(36.0)  # vertical field of view, radians
@@ -113,11 +107,8 @@ class MarkerInstances:
 
 
 def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstances:
-    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars.
-
-    Rays and gap bars stand on ``frame.ray_hit``, the ground the simulation found under each
-    sole (no ray is cast here); ``foot_joints`` (2,) are the ankle joints.
-    """
+    """Where to draw the left bunny's rays and hit dots and the right bunny's gap bars, on the
+    ground ``frame.ray_hit`` found under each sole; ``foot_joints`` (2,) are the ankles."""
     ankle = frame.global_positions[:, foot_joints]  # (K, 2, 3)
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
@@ -146,10 +137,8 @@ def sunken_markers(markers: MarkerInstances, lengths: np.ndarray | None = None
     """The six marker cylinders (2 rays, 2 hit dots, 2 gap bars) as positions ``(6, 3)`` and
     scales ``(6, 3)`` float32, plus the bar lengths ``(4,)`` to pass back next frame.
 
-    Each ray and gap bar is a cylinder whose top is where the bar ends and whose lower part is
-    sunk :data:`SINK` to :data:`MAX_SINK` metres below the ground (the terrain hides it); it
-    keeps last frame's length (``lengths``) while that stays in range, so the scales seldom
-    change.
+    Each bar keeps last frame's length (``lengths``) while its sunk part stays in
+    :data:`SINK`…:data:`MAX_SINK`, so the scales seldom change.
     """
     top = markers.bar_pos[:, 1] + markers.bar_scale[:, 1]  # (4,) where each bar ends
     need = markers.bar_scale[:, 1] + SINK
@@ -175,10 +164,9 @@ def camera_pose(target: np.ndarray, width: float, height: float, fov: float = CA
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Follow-camera position and look-at ``(3,)`` metres for a window ``width × height`` px.
 
-    Seed 000's slightly raised side view (camera 1.05 m above and a little ahead of the target,
-    7.4 m back), moved back until both bunnies fit. On phone-narrow windows viser covers the lower
-    part with its control sheet, so the bunnies are framed in the top :data:`MOBILE_BAND` of the
-    screen instead (the view slides down, keeping its direction).
+    Seed 000's slightly raised side view, moved back until both bunnies fit. On phone-narrow
+    windows viser's control sheet covers the lower screen, so the bunnies are framed in the top
+    :data:`MOBILE_BAND` instead (the view slides down, keeping its direction).
     """
     band = MOBILE_BAND if width < MOBILE_WIDTH else 1.0
     aspect = max(width, 1.0) / max(height * band, 1.0)
@@ -195,9 +183,7 @@ def camera_pose(target: np.ndarray, width: float, height: float, fov: float = CA
 def camera_target(frame: DemoFrame) -> np.ndarray:
     """The point the follow camera looks at: between the two bunnies, ``(3,)`` metres."""
     pelvis = frame.global_positions[:, 0]  # (K, 3)
-    x = float(pelvis[:, 0].mean())
-    y = float(pelvis[:, 1].mean()) + CAMERA_FOCUS_Y
-    return np.array([x, y, 0.0])
+    return np.array([pelvis[:, 0].mean(), pelvis[:, 1].mean() + CAMERA_FOCUS_Y, 0.0])
 
 
 def linear_rgb(colors: ArrayLike) -> np.ndarray:
@@ -210,13 +196,9 @@ def linear_rgb(colors: ArrayLike) -> np.ndarray:
 class DemoScene:
     """The viser scene of the demo; :meth:`update` draws one :class:`DemoFrame`.
 
-    The ground (terrain, bushes) hangs under ``/world``, which the follow view shifts under
-    still cameras (:meth:`shift_world`). The bunnies hang under ``/walkers``, a node at the left
-    bunny's pelvis as the view shows it (moved in :data:`GROUP_STEP` steps, so seldom while
-    following): both bunnies' parts in one batched mesh, rays, dots and gap bars in another, the
-    two labels. A frame costs the ground's shift, the parts' rotations and positions and the
-    markers' positions; the node, the labels and the markers' scales only when they change. The
-    legend stays put in the view, above where the cameras look (:meth:`place_legend`).
+    The ground hangs under ``/world``, which the follow view shifts under still cameras
+    (:meth:`shift_world`); the bunnies, markers and labels under ``/walkers``, a node at the left
+    bunny's pelvis moved in :data:`GROUP_STEP` steps. The legend stays put in the view.
     """
 
     def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
@@ -236,9 +218,6 @@ class DemoScene:
         self._origin = np.array(origin, np.float64)  # where the group node was last sent
         self.offset = np.zeros(3)  # the world's shift, metres (see shift_world)
         wxyz, pos = self._relative_parts(frame)
-        # The ground hangs under /world: the follow view moves it under still cameras (one pose
-        # message a frame; no camera messages, no camera reports back). The bunnies hang under
-        # /walkers at their place in that moving view, which changes little while following.
         self.world = scene.add_frame("/world", show_axes=False)
         self.group = scene.add_frame("/walkers", show_axes=False, position=origin)
         self._marker_scales: np.ndarray | None = None  # as last sent
@@ -263,7 +242,6 @@ class DemoScene:
         self.labels = [scene.add_label(f"/walkers/label{k}", "", position=self._label_at[k],
                                        anchor="bottom-center", font_screen_scale=1.3)
                        for k in range(2)]
-        # The legend stays put in the view, above where the cameras look (between the bunnies).
         self.legend = scene.add_label(
             "/legend", text("legend", lang),
             position=camera_target(frame) + [0.0, LEGEND_ABOVE_TARGET, 0.0],
@@ -274,8 +252,7 @@ class DemoScene:
         self.update(frame)
 
     def _relative_parts(self, frame: DemoFrame) -> tuple[np.ndarray, np.ndarray]:
-        """Both bunnies' part rotations ``(2·P, 4)`` and positions ``(2·P, 3)`` (float32),
-        relative to the group node."""
+        """Both bunnies' part rotations ``(2·P, 4)``, positions ``(2·P, 3)`` from the group node."""
         wxyz, pos = self.parts.pose(frame.global_rotations, frame.global_positions)
         return wxyz, pos - self._base()
 
@@ -288,8 +265,7 @@ class DemoScene:
         self.legend.position = np.asarray(look_at, np.float64) + [0.0, LEGEND_ABOVE_TARGET, 0.0]
 
     def shift_world(self, offset: np.ndarray) -> None:
-        """Move the ground by ``offset`` ``(3,)`` metres (the follow view); the bunnies are
-        drawn shifted alike on the next :meth:`update`."""
+        """Shift the ground by ``offset (3,)`` m (the follow view); the bunnies follow on update."""
         self.offset = np.array(offset, np.float64)
         self.world.position = self.offset
 
@@ -330,8 +306,7 @@ class DemoScene:
         self.terrain_handles = [ground, bushes]
 
     def update(self, frame: DemoFrame) -> None:
-        """Draw ``frame``: two or three array messages, the group node and labels when they
-        have moved far enough."""
+        """Draw ``frame``; the group node and labels are sent only once they moved far enough."""
         pelvis = frame.global_positions[0, 0] + self.offset  # where the view shows it
         if np.any(np.abs(pelvis - self._origin) > GROUP_STEP):
             self._origin = np.array(pelvis, np.float64)

@@ -1,10 +1,8 @@
 """The simulation the demo shows: two bunnies on one terrain, left IK on, right IK off.
 
-No drawing here, so tests, ``footfall render`` and the browser view all run the very same
-simulation. Foot placement itself belongs to :mod:`footfall.gait.stepping`; this module only chooses
-the terrain, starts the walkers, advances them with the fixed time step of SPEC (1/60 s) and keeps
-the live readout (each bunny's current sole gap and its running contact error, both measured on
-the solved skeleton, never on the walker's targets).
+No drawing here, so tests, ``footfall render`` and the browser view run the same simulation:
+the terrain, the walkers advanced in SPEC's fixed 1/60 s steps and the live readout (sole gap
+and running contact error, measured on the solved skeleton, never on the walker's targets).
 """
 
 from __future__ import annotations
@@ -55,12 +53,10 @@ class DemoSettings:
             raise SettingsError(f"terrain {self.terrain!r} is not one of {TERRAINS}")
         if self.walker not in WALKERS:
             raise SettingsError(f"walker {self.walker!r} is not one of {WALKERS}")
-        lo, hi = SPEED_RANGE
-        if not lo <= self.speed <= hi:
-            raise SettingsError(f"speed {self.speed} m/s is outside [{lo}, {hi}]")
-        lo, hi = STEP_HEIGHT_RANGE
-        if not lo <= self.step_height <= hi:
-            raise SettingsError(f"step_height {self.step_height} m is outside [{lo}, {hi}]")
+        for name, unit, (lo, hi) in (("speed", "m/s", SPEED_RANGE),
+                                     ("step_height", "m", STEP_HEIGHT_RANGE)):
+            if not lo <= getattr(self, name) <= hi:
+                raise SettingsError(f"{name} {getattr(self, name)} {unit} is outside [{lo}, {hi}]")
         return self
 
 
@@ -98,18 +94,14 @@ class ContactStats:
     @property
     def mean(self) -> np.ndarray:
         """Mean |gap| (K,) metres; NaN for a bunny with no stance sample yet."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
+        return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
 
 
 def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.ndarray,
                       foot_joints: np.ndarray) -> np.ndarray:
-    """Signed mean gap between each solved sole and the ground under it, ``(K, F)`` metres.
-
-    ``global_rot`` (K, J, 4), ``global_pos`` (K, J, 3); ``foot_joints`` (F,) ankle joint indices.
-    The sole is sampled every centimetre heel to toe (:func:`footfall.bunny.sole_points`);
-    positive means the sole floats above the ground, negative that it sinks into it.
-    """
+    """Signed mean gap ``(K, F)`` metres (+ floating, − sinking) between each solved sole
+    (:func:`footfall.bunny.sole_points`) and the ground: ``global_rot`` (K, J, 4),
+    ``global_pos`` (K, J, 3); ``foot_joints`` (F,) ankle joint indices."""
     world = sole_world(global_rot[:, foot_joints], global_pos[:, foot_joints], sole_points())
     return ground_gaps(terrain, world).mean(axis=-1)
 
@@ -117,20 +109,14 @@ def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.n
 class DemoSimulation:
     """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
 
-    Change :attr:`settings` and call :meth:`apply` for the cheap switches (IK, pelvis, speed) or
-    :meth:`rebuild` for the ones that need a new terrain or walker.
-
-    Fixed steps are simulated the walker's ``block_frames`` at a time (one batched call,
-    :meth:`footfall.gait.stepping.StepWalker.step_frames`) and handed out one per :meth:`step`; the
-    frames are the same as stepping one by one. :meth:`apply` rewinds the walker to the frame
-    last shown and drops the rest, so a switch takes effect on the very next frame.
+    Change :attr:`settings`, then :meth:`apply` (IK, pelvis, speed: acts on the very next
+    frame) or :meth:`rebuild` (terrain, walker). Steps are simulated ``block_frames`` at a time.
     """
 
     def __init__(self, settings: DemoSettings | None = None) -> None:
         self.settings = (settings or DemoSettings()).check()
         self.skeleton = bunny_skeleton()
-        self.foot_joints = np.array([self.skeleton.index("LeftFoot"),
-                                     self.skeleton.index("RightFoot")])
+        self.foot_joints = np.array([self.skeleton.index(n) for n in ("LeftFoot", "RightFoot")])
         self.rebuild()
 
     def rebuild(self) -> None:
@@ -166,7 +152,6 @@ class DemoSimulation:
         s = self.settings.check()
         self._drop_ahead()
         self.walker.ik[0] = s.ik_left
-        self.walker.ik[1] = False
         self.walker.speed = s.speed
         self.walker.params = GroundingParams(pelvis=s.pelvis)
 
