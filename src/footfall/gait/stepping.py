@@ -24,12 +24,12 @@ from footfall.errors import SkeletonError
 from footfall.grounding.feet import rest_turn
 from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.pelvis import max_nan, min_nan
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline, frame_at
 from footfall.grounding.stage_kernels import NONE3, leg_rotations
 from footfall.ik import solve_two_bone
 from footfall.ik.two_bone import kernel_array
 from footfall.jit import kernel
+from footfall.quat import max_nan, min_nan
 from footfall.skeleton import FKPlan, Skeleton
 
 if TYPE_CHECKING:

@@ -20,7 +20,6 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import inlined, kernel
 from footfall.quat import Vec3, max_nan
-from footfall.quat import min_nan as min_nan  # re-exported for footfall.gait.stepping
 
 
 @inlined
