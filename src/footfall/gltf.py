@@ -30,6 +30,7 @@ from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.batch.atomic import replacing
 from footfall.errors import GLTFError, SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
@@ -498,8 +499,7 @@ def save_animation(
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target under a name with the same suffix (pygltflib reads by suffix),
     # read back and checked, and only then renamed over the target.
-    temporary = path.with_name(f".{path.stem}.partial{path.suffix}")
-    try:
+    with replacing(path) as temporary:
         try:
             if path.suffix.lower() == ".glb":
                 gltf.save_binary(str(temporary))
@@ -509,9 +509,6 @@ def save_animation(
         except (OSError, ValueError) as error:
             raise GLTFError(f"{path}: cannot write ({error})") from None
         _check_written(temporary, gltf, path)
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def _check_written(written: Path, gltf: pygltflib.GLTF2, path: Path) -> None:
@@ -591,13 +588,9 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         view = gltf.bufferViews[accessor.bufferView]
         if view.buffer not in buffers:
             buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, Path(path))
-        data = buffers[view.buffer]
-        stride = view.byteStride or 4 * width
         start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
-        raw = np.frombuffer(data, dtype=np.uint8, count=stride * (accessor.count - 1) + 4 * width,
-                            offset=start)  # in range: _check_document checked the view
-        rows = np.lib.stride_tricks.as_strided(raw, (accessor.count, 4 * width), (stride, 1))
-        values = np.frombuffer(rows.copy().tobytes(), dtype="<f4").reshape(-1, width)
+        values = np.ndarray((accessor.count, width), "<f4", buffers[view.buffer], start,
+                            (view.byteStride or 4 * width, 4))  # _check_document checked the end
         if not np.isfinite(values).all():
             raise GLTFError(f"{path}: accessor {accessor_index} ({what}) holds NaN or inf")
         return values
