@@ -1,14 +1,10 @@
 """glTF/GLB skinned avatars: read the skeleton and rest pose, write an animation back.
 
-Reading: the joints of the first skin become a :class:`Skeleton` in world metres, Y up —
-everything above the skeleton root (a Z-up armature node, a ×100 armature scale) is folded into
-the root, and uniform node scales are folded into the offsets. The rest pose comes back as local
-rotations (glTF bind poses are rarely identity). Writing: the original file with its animations
-replaced by one animation sampling every joint's rotation (and the translation of joints that
-move), converted back through those same folded transforms, so any glTF viewer plays it.
-
-pygltflib does the container; the transform bookkeeping is here because it is specific to how
-footfall represents skeletons (no scale, rest offsets in the parent's rotated frame).
+Reading: a skin's joints become a :class:`Skeleton` in world metres, Y up — everything above
+the skeleton root (a Z-up armature node, a ×100 armature scale) is folded into the root, uniform
+node scales into the offsets — and the rest pose comes back as local rotations (glTF bind poses
+are rarely identity). Writing: the original file with its animations replaced by one sampling
+every joint, converted back through the same folded transforms. pygltflib does the container.
 """
 
 from __future__ import annotations
@@ -483,8 +479,7 @@ def save_animation(
         if moving[j]:
             # world = parent_world · frame · [t, 1]  ⇒  [t, 1] = frame⁻¹ · [l / s_parent, 1]
             inverse = np.linalg.inv(frame)
-            below_root = root_scale if skeleton.parents[j] >= 0 else 1.0  # root scale applies
-            scaled = clip.positions[:, j] / (avatar.parent_scale[j] * below_root)
+            scaled = clip.positions[:, j] / (avatar.parent_scale[j] * below_a_root[j])
             add(node, "translation", scaled @ inverse[:3, :3].T + inverse[:3, 3], pygltflib.VEC3)
         scale = scales[j] * (root_scale if skeleton.parents[j] < 0 else 1.0)
         if abs(scale - 1.0) > 1e-9:
@@ -553,12 +548,11 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
                    skin: int = 0, *, avatar: Avatar | None = None) -> Clip:
     """Sample animation ``animation`` of a glTF file on its avatar's skeleton at ``fps``.
 
-    Rotation, translation and scale channels of skin joints are read (linear sampling); a scale
-    channel scales the offsets of every joint below its joint (its uniform part: the mean of
-    the three factors, relative to the node's rest scale), as :func:`save_animation` writes
-    ``root_scale`` and ``joint_scales``. Joints without a channel keep their rest transform.
-    ``avatar``: the file's avatar when already loaded by :func:`load_avatar` (saves reading
-    the file again).
+    Rotation, translation and scale channels of skin joints are sampled linearly; a scale
+    channel scales the offsets of every joint below its joint (the mean of its three factors
+    over the node's rest scale), as :func:`save_animation` writes ``root_scale`` and
+    ``joint_scales``. Joints without a channel keep their rest transform. ``avatar``: the
+    file's avatar if already loaded by :func:`load_avatar`.
     """
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
@@ -643,8 +637,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         elif target_path in ("translation", "scale") and values.shape[1] == 3:
             sampled = values[index] + (values[following] - values[index]) * t[:, None]
             (node_pos if target_path == "translation" else node_scale)[node] = sampled
-    # A scale channel scales everything below its joint: each joint's ``(F,)`` world scale
-    # relative to the rest pose (the uniform part, the mean of the three factors).
+    # Each joint's ``(F,)`` world scale relative to the rest pose, from the channels above it.
     relative_scale = np.ones((frames, len(avatar.nodes)))
     for j, node in enumerate(avatar.nodes):  # parents come before children
         parent = avatar.skeleton.parents[j]

@@ -3,8 +3,7 @@ mesh when the file has one, else its bones) and the stream's state — connected
 dropped frames, latency, "waiting" — in English and Korean.
 
 Updates go out at most ``rate`` times a second in one atomic message block, so a 240 Hz stream
-does not flood the browser. The glTF mesh reading (accessors, inverse bind matrices) is here
-because ``footfall.gltf`` reads skeletons and animations only.
+does not flood the browser. The glTF mesh is read here (``footfall.gltf`` reads no meshes).
 """
 
 from __future__ import annotations
