@@ -10,7 +10,6 @@ every joint, converted back through the same folded transforms. pygltflib does t
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
 import json
 import struct
@@ -68,7 +67,8 @@ MAX_NODES = 100_000
 #: Largest magnitude of a node transform value (metres or unitless).
 MAX_TRANSFORM_VALUE = 1e7
 _TRANSFORM_LENGTHS = {"translation": 3, "rotation": 4, "scale": 3, "matrix": 16}
-_COMPONENT_BYTES = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
+_COMPONENTS: dict[int, type[np.generic]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16,
+                                             5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 _TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 
 
@@ -190,7 +190,7 @@ def _buffer_bytes(gltf: pygltflib.GLTF2, index: int, path: Path) -> bytes:
             raise GLTFError(f"{where}: data URI is not base64 ({uri[:40]!r})")
         try:
             return base64.b64decode(uri.split(";base64,", 1)[1], validate=True)
-        except (ValueError, binascii.Error):
+        except ValueError:  # binascii.Error too
             raise GLTFError(f"{where}: data URI is not valid base64") from None
     external = path.parent / uri
     try:
@@ -283,9 +283,9 @@ def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: P
     where = f"{path}: accessor {index}"
     if not isinstance(accessor, pygltflib.Accessor):
         raise GLTFError(f"{where} is not an object")
-    size = _COMPONENT_BYTES.get(accessor.componentType)  # type: ignore[arg-type]
+    component = _COMPONENTS.get(accessor.componentType)  # type: ignore[arg-type]
     width = _TYPE_WIDTHS.get(accessor.type)  # type: ignore[arg-type]
-    if size is None or width is None:
+    if component is None or width is None:
         raise GLTFError(f"{where}: unknown componentType/type "
                         f"{accessor.componentType!r:.20}/{accessor.type!r:.20}")
     if not (_is_size(accessor.count) and accessor.count > 0):
@@ -298,7 +298,7 @@ def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: P
     offset = accessor.byteOffset or 0
     if not _is_size(offset):
         raise GLTFError(f"{where}: 'byteOffset' must be a size")
-    element = size * width
+    element = np.dtype(component).itemsize * width
     stride = view.byteStride or element
     end = offset + stride * (accessor.count - 1) + element
     if end > view.byteLength:
@@ -557,8 +557,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
     gltf = avatar.document
-    if gltf is None:
-        raise GLTFError(f"{path}: the avatar holds no glTF document to read animations from")
+    assert gltf is not None  # load_avatar keeps the document
     if not 0 <= animation < len(gltf.animations):
         raise GLTFError(f"{path}: animation {animation} does not exist "
                         f"({len(gltf.animations)} animations)")

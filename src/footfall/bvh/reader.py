@@ -499,10 +499,8 @@ def load(
     Returns:
         The :class:`Clip` (``rotations (F, J, 4)``, ``positions (F, J, 3)`` metres; joints in
         file order; position channels replace a joint's OFFSET frame by frame), and the
-        :class:`BVHInfo` when ``return_info`` is true.
-
-    Raises:
-        BVHError: naming the file and line for any malformed input.
+        :class:`BVHInfo` when ``return_info`` is true. Raises :class:`BVHError` naming the file
+        and line for any malformed input.
     """
     name = str(path)
     if up not in ("auto", "y", "z"):

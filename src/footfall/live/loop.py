@@ -246,12 +246,10 @@ class LiveLoop:
             self._generation = self.source.generation  # not again for this skeleton
 
     def _between_frames(self) -> None:
-        # Only the callbacks queued so far: one that queues another runs it next turn.
+        # Only the callbacks queued so far (this thread alone takes them, so each get succeeds):
+        # one that queues another runs it next turn.
         for _ in range(self._between.qsize()):
-            try:
-                callback = self._between.get_nowait()
-            except queue.Empty:
-                return
+            callback = self._between.get_nowait()
             try:
                 callback(self)
             except Exception as error:  # a bad control action never stops the loop
