@@ -200,9 +200,10 @@ class _Hierarchy:
         tokens = self.tokens
         _, channel_line = tokens.take("CHANNELS")
         count_word, _ = tokens.take("a channel count")
+        # ASCII digits only: "²".isdigit() is true
         if not (count_word.isascii() and count_word.isdigit() and len(count_word) <= 18):
             raise tokens.error(f"CHANNELS count of {name!r} must be an integer, found "
-                               f"{count_word!r}", channel_line)  # "²".isdigit() is true
+                               f"{count_word!r}", channel_line)
         count = int(count_word)
         if count > len(_CHANNELS):
             raise tokens.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "

@@ -1,9 +1,4 @@
-"""Command-line options of the control service, for ``footfall live`` (and any loop command).
-
-``add_control_arguments(parser)`` adds ``--control-port`` (64212), ``--control-host``
-(127.0.0.1), ``--control-origin`` (repeatable) and ``--no-control``;
-``service_from_args(args)`` builds the (not yet started) service, or ``None``.
-"""
+"""Command-line options of the control service, for ``footfall live`` (and any loop command)."""
 
 from __future__ import annotations
 
@@ -29,7 +24,7 @@ def add_control_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def service_from_args(args: argparse.Namespace) -> ControlService | None:
-    """The service the options ask for (call ``start()`` on it), or ``None``."""
+    """The service the options ask for, not yet started (``--no-control``: ``None``)."""
     if args.no_control:
         return None
     return ControlService(args.control_host, args.control_port, args.control_origin)
