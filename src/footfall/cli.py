@@ -1,12 +1,9 @@
 """The ``footfall`` command line: a thin layer over the library.
 
-Each subcommand lives in its own module under :mod:`footfall.commands` and exposes
-``NAME: str``, ``HELP: str``, ``add_arguments(parser) -> None`` and ``run(args) -> int``.
-Subcommands are found by scanning that package, so adding one never edits this file. A module
-whose ``KERNELS`` names kernel groups (a tuple, or a function of the parsed arguments giving
-one) uses the compiled kernels: they are made ready while the command checks its input
-(:func:`footfall.kernels.prepare_in_background`, with a notice on the first run after
-installing), so a mistake is reported at once rather than after the first compile.
+Each subcommand is a module of :mod:`footfall.commands` (found by scanning the package) with
+``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``. A module whose
+``KERNELS`` names kernel groups (a tuple, or a function of the parsed arguments) has them
+compiled in the background while the command checks its input, so a mistake is reported at once.
 """
 
 from __future__ import annotations
@@ -55,13 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``footfall`` console script; returns the process exit code.
 
-    Called with ``argv`` (in-process: tests, scripts), it returns only once the kernels'
-    background compile has finished, so no compiling thread outlives the call (numba's
-    compiler swaps the process's warning filters while it runs). Without ``argv`` (the
-    console script, ``python -m footfall.cli``) the process ends right after, so a mistake is
-    reported without waiting for the compile: if it is still running, the process ends at
-    once (``os._exit``) — Python's shutdown under a thread inside LLVM aborted the process
-    ("terminate called without an active exception", exit −6 instead of 2)."""
+    With ``argv`` (in-process: tests, scripts) it returns once the kernels' background compile
+    has finished (numba's compiler swaps the process's warning filters while it runs). Without
+    (the console script) a still-running compile ends the process at once (``os._exit``):
+    Python's shutdown under a thread inside LLVM aborts the process."""
     try:
         code = _main(argv)
     finally:

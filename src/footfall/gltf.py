@@ -1,20 +1,15 @@
 """glTF/GLB skinned avatars: read the skeleton and rest pose, write an animation back.
 
-Reading: the joints of the first skin become a :class:`Skeleton` in world metres, Y up —
-everything above the skeleton root (a Z-up armature node, a ×100 armature scale) is folded into
-the root, and uniform node scales are folded into the offsets. The rest pose comes back as local
-rotations (glTF bind poses are rarely identity). Writing: the original file with its animations
-replaced by one animation sampling every joint's rotation (and the translation of joints that
-move), converted back through those same folded transforms, so any glTF viewer plays it.
-
-pygltflib does the container; the transform bookkeeping is here because it is specific to how
-footfall represents skeletons (no scale, rest offsets in the parent's rotated frame).
+Reading: a skin's joints become a :class:`Skeleton` in world metres, Y up — everything above
+the skeleton root (a Z-up armature node, a ×100 armature scale) is folded into the root, uniform
+node scales into the offsets — and the rest pose comes back as local rotations (glTF bind poses
+are rarely identity). Writing: the original file with its animations replaced by one sampling
+every joint, converted back through the same folded transforms. pygltflib does the container.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
 import json
 import struct
@@ -30,6 +25,7 @@ from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.batch.atomic import replacing
 from footfall.errors import GLTFError, SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
@@ -71,7 +67,8 @@ MAX_NODES = 100_000
 #: Largest magnitude of a node transform value (metres or unitless).
 MAX_TRANSFORM_VALUE = 1e7
 _TRANSFORM_LENGTHS = {"translation": 3, "rotation": 4, "scale": 3, "matrix": 16}
-_COMPONENT_BYTES = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
+_COMPONENTS: dict[int, type[np.generic]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16,
+                                             5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 _TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 
 
@@ -193,7 +190,7 @@ def _buffer_bytes(gltf: pygltflib.GLTF2, index: int, path: Path) -> bytes:
             raise GLTFError(f"{where}: data URI is not base64 ({uri[:40]!r})")
         try:
             return base64.b64decode(uri.split(";base64,", 1)[1], validate=True)
-        except (ValueError, binascii.Error):
+        except ValueError:  # binascii.Error too
             raise GLTFError(f"{where}: data URI is not valid base64") from None
     external = path.parent / uri
     try:
@@ -286,9 +283,9 @@ def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: P
     where = f"{path}: accessor {index}"
     if not isinstance(accessor, pygltflib.Accessor):
         raise GLTFError(f"{where} is not an object")
-    size = _COMPONENT_BYTES.get(accessor.componentType)  # type: ignore[arg-type]
+    component = _COMPONENTS.get(accessor.componentType)  # type: ignore[arg-type]
     width = _TYPE_WIDTHS.get(accessor.type)  # type: ignore[arg-type]
-    if size is None or width is None:
+    if component is None or width is None:
         raise GLTFError(f"{where}: unknown componentType/type "
                         f"{accessor.componentType!r:.20}/{accessor.type!r:.20}")
     if not (_is_size(accessor.count) and accessor.count > 0):
@@ -301,7 +298,7 @@ def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: P
     offset = accessor.byteOffset or 0
     if not _is_size(offset):
         raise GLTFError(f"{where}: 'byteOffset' must be a size")
-    element = size * width
+    element = np.dtype(component).itemsize * width
     stride = view.byteStride or element
     end = offset + stride * (accessor.count - 1) + element
     if end > view.byteLength:
@@ -482,8 +479,7 @@ def save_animation(
         if moving[j]:
             # world = parent_world · frame · [t, 1]  ⇒  [t, 1] = frame⁻¹ · [l / s_parent, 1]
             inverse = np.linalg.inv(frame)
-            below_root = root_scale if skeleton.parents[j] >= 0 else 1.0  # root scale applies
-            scaled = clip.positions[:, j] / (avatar.parent_scale[j] * below_root)
+            scaled = clip.positions[:, j] / (avatar.parent_scale[j] * below_a_root[j])
             add(node, "translation", scaled @ inverse[:3, :3].T + inverse[:3, 3], pygltflib.VEC3)
         scale = scales[j] * (root_scale if skeleton.parents[j] < 0 else 1.0)
         if abs(scale - 1.0) > 1e-9:
@@ -498,8 +494,7 @@ def save_animation(
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target under a name with the same suffix (pygltflib reads by suffix),
     # read back and checked, and only then renamed over the target.
-    temporary = path.with_name(f".{path.stem}.partial{path.suffix}")
-    try:
+    with replacing(path) as temporary:
         try:
             if path.suffix.lower() == ".glb":
                 gltf.save_binary(str(temporary))
@@ -509,9 +504,6 @@ def save_animation(
         except (OSError, ValueError) as error:
             raise GLTFError(f"{path}: cannot write ({error})") from None
         _check_written(temporary, gltf, path)
-        temporary.replace(path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def _check_written(written: Path, gltf: pygltflib.GLTF2, path: Path) -> None:
@@ -556,18 +548,16 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
                    skin: int = 0, *, avatar: Avatar | None = None) -> Clip:
     """Sample animation ``animation`` of a glTF file on its avatar's skeleton at ``fps``.
 
-    Rotation, translation and scale channels of skin joints are read (linear sampling); a scale
-    channel scales the offsets of every joint below its joint (its uniform part: the mean of
-    the three factors, relative to the node's rest scale), as :func:`save_animation` writes
-    ``root_scale`` and ``joint_scales``. Joints without a channel keep their rest transform.
-    ``avatar``: the file's avatar when already loaded by :func:`load_avatar` (saves reading
-    the file again).
+    Rotation, translation and scale channels of skin joints are sampled linearly; a scale
+    channel scales the offsets of every joint below its joint (the mean of its three factors
+    over the node's rest scale), as :func:`save_animation` writes ``root_scale`` and
+    ``joint_scales``. Joints without a channel keep their rest transform. ``avatar``: the
+    file's avatar if already loaded by :func:`load_avatar`.
     """
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
     gltf = avatar.document
-    if gltf is None:
-        raise GLTFError(f"{path}: the avatar holds no glTF document to read animations from")
+    assert gltf is not None  # load_avatar keeps the document
     if not 0 <= animation < len(gltf.animations):
         raise GLTFError(f"{path}: animation {animation} does not exist "
                         f"({len(gltf.animations)} animations)")
@@ -591,13 +581,9 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         view = gltf.bufferViews[accessor.bufferView]
         if view.buffer not in buffers:
             buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, Path(path))
-        data = buffers[view.buffer]
-        stride = view.byteStride or 4 * width
         start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
-        raw = np.frombuffer(data, dtype=np.uint8, count=stride * (accessor.count - 1) + 4 * width,
-                            offset=start)  # in range: _check_document checked the view
-        rows = np.lib.stride_tricks.as_strided(raw, (accessor.count, 4 * width), (stride, 1))
-        values = np.frombuffer(rows.copy().tobytes(), dtype="<f4").reshape(-1, width)
+        values = np.ndarray((accessor.count, width), "<f4", buffers[view.buffer], start,
+                            (view.byteStride or 4 * width, 4))  # _check_document checked the end
         if not np.isfinite(values).all():
             raise GLTFError(f"{path}: accessor {accessor_index} ({what}) holds NaN or inf")
         return values
@@ -650,8 +636,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         elif target_path in ("translation", "scale") and values.shape[1] == 3:
             sampled = values[index] + (values[following] - values[index]) * t[:, None]
             (node_pos if target_path == "translation" else node_scale)[node] = sampled
-    # A scale channel scales everything below its joint: each joint's ``(F,)`` world scale
-    # relative to the rest pose (the uniform part, the mean of the three factors).
+    # Each joint's ``(F,)`` world scale relative to the rest pose, from the channels above it.
     relative_scale = np.ones((frames, len(avatar.nodes)))
     for j, node in enumerate(avatar.nodes):  # parents come before children
         parent = avatar.skeleton.parents[j]

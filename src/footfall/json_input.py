@@ -1,11 +1,9 @@
 """Reading JSON that a user hands in (mapping files, settings) within explicit limits.
 
-:func:`json.loads` recurses once per nesting level (a file nested 100,000 deep raises
-RecursionError), turns ``1e400`` into inf, accepts ``NaN`` and ``Infinity``, and refuses integers
-of more than 4,300 digits with a bare ValueError. :func:`parse_json` checks the nesting depth
-first, with a vectorised scan that never recurses, then parses with hooks that refuse
-non-finite numbers and oversized integers; every fault is raised as the caller's error type with
-the file, line and column.
+:func:`json.loads` recurses once per nesting level, turns ``1e400`` into inf, accepts ``NaN``
+and refuses integers of more than 4,300 digits with a bare ValueError. :func:`parse_json` checks
+the nesting depth first with a scan that never recurses, then parses with hooks that refuse
+those numbers, raising the caller's error type with the file, line and column.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """One file's work in a batch: run ``footfall ground`` / ``retarget`` on it through the command's
-own public contract and turn what it reports into one summary row.
+own ``add_arguments`` and ``run(args)`` and turn what it reports into one summary row.
 
-The job builds the subcommand's parser with the command module's ``add_arguments``, parses the
-pass-through options plus the input, a temporary output and (ground, measure) ``--report``,
-calls its ``run(args)`` and flattens every number in the report into the row, so metrics the
-command adds later flow through untouched. ``measure`` is ``ground`` whose clip goes to a
-scratch file that is thrown away: one implementation of the metrics.
-
-A job never raises: a malformed file, a bad option value or a bug in the command becomes the
-row's ``error``. Its printed output is captured per job (per thread, so a Dask worker running
-several tasks at once keeps them apart) and its ``warning:`` lines become the row's warnings.
+Every number of the command's ``--report`` is flattened into the row, so metrics the command
+adds later flow through untouched; ``measure`` is ``ground`` whose clip is thrown away. A job
+never raises: a malformed file, a bad option or a bug becomes the row's ``error``. Its printed
+output is captured per thread (a Dask worker runs several tasks at once) and its ``warning:``
+lines become the row's warnings.
 """
 
 from __future__ import annotations
@@ -154,11 +150,6 @@ def _warnings(printed: str, report: dict[str, Any]) -> list[str]:
     return found
 
 
-def _last_line(printed: str) -> str:
-    lines = [line.strip() for line in printed.splitlines() if line.strip()]
-    return lines[-1] if lines else "the command failed without a message"
-
-
 def _shipped_options(spec: JobSpec, scratch: Path) -> list[str]:
     """The options with each shipped file written into ``scratch`` and its name replaced."""
     options = list(spec.options)
@@ -181,10 +172,8 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
     """
     start, cpu_start = time.perf_counter(), time.thread_time()
     spec = spec or job.spec
-    row: dict[str, Any] = {
-        "input": job.relative, "output": job.output_relative or "", "status": "ok",
-        "frames": None, "seconds": None, "cpu_seconds": None, "warnings": [], "error": "",
-    }
+    row = _row(job, "ok", "")
+    row["output"] = job.output_relative or ""
     output_bytes = None
     part = None
     with tempfile.TemporaryDirectory(prefix="footfall-batch-") as scratch_name:
@@ -221,7 +210,8 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
                     print(stop.code if isinstance(stop.code, str) else "", file=sys.stderr)
             text = printed.getvalue()
             if status != 0:
-                raise FootfallError(_last_line(text))
+                lines = [line.strip() for line in text.splitlines() if line.strip()]
+                raise FootfallError(lines[-1] if lines else "the command failed without a message")
             report = json.loads(report_path.read_text()) if report_path.exists() else {}
             for key, value in flatten_numbers(report).items():
                 clash = key in BASE_COLUMNS and key != "frames"
@@ -258,7 +248,9 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
 
 def error_result(job: Job, message: str) -> dict[str, Any]:
     """The result of a job that never returned (its worker died, the cluster gave up)."""
-    row: dict[str, Any] = {"input": job.relative, "output": "", "status": "error",
-                           "frames": None, "seconds": None, "cpu_seconds": None,
-                           "warnings": [], "error": message}
-    return {"row": row, "output_bytes": None, "version": __version__}
+    return {"row": _row(job, "error", message), "output_bytes": None, "version": __version__}
+
+
+def _row(job: Job, status: str, error: str) -> dict[str, Any]:
+    return {"input": job.relative, "output": "", "status": status, "frames": None,
+            "seconds": None, "cpu_seconds": None, "warnings": [], "error": error}

@@ -33,11 +33,6 @@ class BatchResult:
         self.failed = sum(row.get("status") == "error" for row in self.rows)
 
 
-def _looks_like_file(token: str) -> bool:
-    # built-in names (a terrain scene) hold no separator and no suffix
-    return (os.sep in token or "." in Path(token).name) and Path(token).is_file()
-
-
 def absolute_options(options: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
     """The options with every existing file made absolute, and those files.
 
@@ -45,8 +40,9 @@ def absolute_options(options: tuple[str, ...]) -> tuple[tuple[str, ...], list[st
     steps.obj`` or ``--to avatar.glb`` must name the same file there.
     """
     out, files = [], []
-    for token in options:
-        if not token.startswith("-") and _looks_like_file(token):
+    for token in options:  # built-in names (a terrain scene) hold no separator and no suffix
+        if (not token.startswith("-") and (os.sep in token or "." in Path(token).name)
+                and Path(token).is_file()):
             token = os.path.abspath(token)
             files.append(token)
         out.append(token)

@@ -1,13 +1,10 @@
 """Vectorised parsing of plain decimal numbers (``-12.345``), the bulk of a BVH MOTION block.
 
-C parsers (:func:`numpy.loadtxt`, :func:`numpy.fromstring`) spend about half a microsecond per
-number in ``strtod``; a BVH block holds ~10⁵ numbers of at most a dozen characters, so numpy
-whole-array operations on the bytes are several times faster. Only the plain form
-``[+-]digits[.digits]`` with at most 15 digits is handled, where ``mantissa / 10**decimals`` is
-the exactly rounded value (both operands are exact doubles and IEEE division rounds once), so
-the result is bit-identical to :func:`float`. Anything else (exponents, ``nan``, stray
-characters, too many digits) makes :func:`parse_decimal_rows` return ``None`` and the caller
-falls back to a general parser.
+NumPy whole-array operations on the bytes are several times faster than C parsers' per-number
+``strtod``. Only ``[+-]digits[.digits]`` with at most 15 digits is handled, where ``mantissa /
+10**decimals`` is the exactly rounded value (both exact doubles, one IEEE division), so the
+result is bit-identical to :func:`float`. Anything else (exponents, ``nan``, stray characters,
+too many digits) makes :func:`parse_decimal_rows` return ``None``: the caller falls back.
 """
 
 from __future__ import annotations

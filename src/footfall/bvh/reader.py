@@ -2,10 +2,8 @@
 
 Written by hand because no maintained BVH reader handles every real-world trap (mixed channel
 counts, position channels on any joint, several roots) with batched quaternion output. The
-hierarchy (a few hundred lines) is read by a small token parser that remembers line numbers
-for error messages; the MOTION block by :mod:`footfall.bvh.motion` (vectorised on the file's
-bytes, or :func:`numpy.loadtxt` for unusual and malformed files); Euler angles become
-quaternions in one closed-form pass over every joint.
+hierarchy is read by a small token parser that keeps line numbers for errors, the MOTION block
+by :mod:`footfall.bvh.motion`; Euler angles become quaternions in one closed-form pass.
 """
 
 from __future__ import annotations
@@ -123,11 +121,6 @@ MAX_FILE_VALUE = motion.MAX_FILE_VALUE
 MAX_METRES = 1e5
 
 
-def _ascii_count(word: str) -> int | None:
-    """``word`` as a non-negative integer written in ASCII digits ("²".isdigit() is true)."""
-    return int(word) if word.isascii() and word.isdigit() and len(word) <= 18 else None
-
-
 class _Hierarchy:
     """The joints of the hierarchy, read by a loop over an explicit stack of open joints."""
 
@@ -207,10 +200,11 @@ class _Hierarchy:
         tokens = self.tokens
         _, channel_line = tokens.take("CHANNELS")
         count_word, _ = tokens.take("a channel count")
-        count = _ascii_count(count_word)
-        if count is None:
+        # ASCII digits only: "²".isdigit() is true
+        if not (count_word.isascii() and count_word.isdigit() and len(count_word) <= 18):
             raise tokens.error(f"CHANNELS count of {name!r} must be an integer, found "
                                f"{count_word!r}", channel_line)
+        count = int(count_word)
         if count > len(_CHANNELS):
             raise tokens.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "
                                f"{len(_CHANNELS)}", channel_line)
@@ -399,12 +393,9 @@ def _pose_points(clip: Clip, frame: int | None) -> np.ndarray:
 def _measure(clip: Clip, up: str) -> tuple[str, float]:
     """``(up axis, body height in file units)`` from the first frame and the rest pose.
 
-    The up axis is the one the motion shows as it plays (the first frame), else the rest pose's
-    (a first frame lying down or bent over says nothing), else BVH's own Y. A file written by
-    :func:`footfall.bvh.save` from a Z-up source keeps that source's rest pose but plays upright
-    in Y, so it reads back as Y up. The height is the taller of the two poses along the up
-    axis, since some rest poses splay or bend the legs; joints above the body (a still root
-    above the hips, :func:`_body`) do not count.
+    The up axis is the first frame's, else the rest pose's, else Y: a file saved from a Z-up
+    source keeps that rest pose but plays upright in Y. The height is the taller of the two
+    poses (some rest poses splay or bend the legs), without joints above the body (:func:`_body`).
     """
     from footfall.humanoid import auto_map  # the humanoid package never imports bvh
 
@@ -509,10 +500,8 @@ def load(
     Returns:
         The :class:`Clip` (``rotations (F, J, 4)``, ``positions (F, J, 3)`` metres; joints in
         file order; position channels replace a joint's OFFSET frame by frame), and the
-        :class:`BVHInfo` when ``return_info`` is true.
-
-    Raises:
-        BVHError: naming the file and line for any malformed input.
+        :class:`BVHInfo` when ``return_info`` is true. Raises :class:`BVHError` naming the file
+        and line for any malformed input.
     """
     name = str(path)
     if up not in ("auto", "y", "z"):

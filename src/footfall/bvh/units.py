@@ -1,11 +1,9 @@
 """Guessing a BVH file's length unit and up axis from the size and shape of its skeleton.
 
-BVH files carry no unit and no up axis. A standing adult is 1.4–2.0 m tall, so the unit is the
-one (metres, centimetres, inches, CMU units or millimetres) that puts the body's height in that
-range (or nearest to it, within a factor 1.25); otherwise the body is scaled to 1.7 m. The up
-axis comes from the skeleton: a humanoid's feet→head line (its legs and spine) when it clearly
-lies along Y or Z; anything else (a creature, a prop, a lying pose) keeps BVH's own Y up. The
-body's long axis is no evidence: a dog or a snake is longer than it is tall.
+BVH files carry no unit and no up axis. The unit is the one that puts the body's height in a
+standing adult's range (:func:`choose_scale`); the up axis is a humanoid's feet→head line when
+it clearly lies along Y or Z (:func:`humanoid_up`), else BVH's own Y. The body's long axis is
+no evidence: a dog or a snake is longer than it is tall.
 """
 
 from __future__ import annotations

@@ -3,19 +3,18 @@
 Joints whose translation is animated get six channels (position then rotation), the others
 three. Numbers carry nine decimals, so reading the file back reproduces global joint positions
 to well under a micrometre. The file is written to a temporary neighbour and renamed over the
-target, so a reader never sees half a file.
+target (:func:`footfall.batch.atomic.replacing`), so a reader never sees half a file.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from os import PathLike
 from pathlib import Path
 
 import numpy as np
 
 from footfall import quat
+from footfall.batch.atomic import replacing
 from footfall.errors import BVHError, SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
@@ -145,16 +144,7 @@ def save(clip: Clip, path: str | PathLike[str], *, order: str = "ZXY") -> None:
     target = Path(path)
     text = format_bvh(clip, order, str(target))
     try:
-        handle = tempfile.NamedTemporaryFile(
-            "w", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False,
-            encoding="utf-8", newline="\n",
-        )
+        with replacing(target) as temporary:
+            temporary.write_text(text, encoding="utf-8", newline="\n")
     except OSError as error:
-        raise BVHError(f"{target}: cannot write ({error.strerror or error})") from None
-    try:
-        with handle:
-            handle.write(text)
-        os.replace(handle.name, target)
-    except OSError as error:
-        Path(handle.name).unlink(missing_ok=True)
         raise BVHError(f"{target}: cannot write ({error.strerror or error})") from None

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from footfall.commands import number_in
 from footfall.errors import FootfallError
 
 NAME = "eval"
@@ -33,16 +34,6 @@ def _heights(text: str) -> list[float]:
     return values
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not 0.5 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"--seconds must lie in [0.5, 600]; got {value}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall eval``."""
     parser.add_argument("--humanoid", metavar="BVH", help="also walk this BVH file's skeleton")
@@ -50,7 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--heights", type=_heights, default=None,
         help="step heights in metres, comma-separated (default 0.05,0.10,0.15,0.20,0.25)",
     )
-    parser.add_argument("--seconds", type=_seconds, default=20.0, help="simulated time (20)")
+    parser.add_argument("--seconds", type=number_in(float, 0.5, 600, "seconds"), default=20.0,
+                        help="simulated time (20)")
     parser.add_argument("--json", metavar="PATH", help='write {"rows": [...]} here')
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the sweep here")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -125,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall import bvh, quat
+    from footfall.batch.atomic import replacing
     from footfall.grounding.placement import centring_shift, turned
     from footfall.grounding.postprocess import LevelGround, ground_clip
     from footfall.terrain import SCENES
@@ -172,9 +173,7 @@ def run(args: argparse.Namespace) -> int:
               f"{100 * result.swing_lift_max_m:.1f} cm")
     print(f"wrote {args.output}")
     if args.report:
-        target = Path(args.report)
-        partial = target.with_name(f".{target.name}.partial")
-        partial.write_text(json.dumps(report, indent=1) + "\n")
-        partial.replace(target)  # atomic: a reader never sees half a report
+        with replacing(Path(args.report)) as partial:  # a reader never sees half a report
+            partial.write_text(json.dumps(report, indent=1) + "\n")
         print(f"wrote {args.report}")
     return 0

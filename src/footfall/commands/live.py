@@ -156,13 +156,9 @@ def run(args: argparse.Namespace) -> int:
                               group=args.group, command_port=args.command_port,
                               data_port=args.data_port, skeleton_name=args.skeleton,
                               bone_poses=args.bone_poses, up=args.up, report=report)
-    overrides: dict[str, object] = {}
-    if args.ik is not None:
-        overrides["ik_mode"] = args.ik
-    if args.filter is not None:
-        overrides["filter_enabled"] = args.filter == "on"
-    if args.floor_height is not None:
-        overrides["floor_height"] = args.floor_height
+    given = {"ik_mode": args.ik, "filter_enabled": args.filter and args.filter == "on",
+             "floor_height": args.floor_height}
+    overrides = {key: value for key, value in given.items() if value is not None}
     loop = LiveLoop(source, targets, vmc=vmc, settings=overrides,
                     settings_folder=Path(args.settings_dir) if args.settings_dir else None,
                     source_mapping=mapping, report=report)

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from footfall import bvh, terrain
+from footfall.commands import number_in
 from footfall.errors import SettingsError
 from footfall.gait import GaitParams, ProceduralWalker
 from footfall.gait.grounded import GroundedWalker
@@ -26,23 +27,13 @@ MAX_SECONDS = 3600.0
 KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.kernels)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and 0.0 <= value <= MAX_SECONDS):
-        raise argparse.ArgumentTypeError(f"seconds must be between 0 and {MAX_SECONDS:g}")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall walk``."""
     parser.add_argument("-o", "--output", required=True, help="the .bvh file to write")
     parser.add_argument("--terrain", choices=sorted(terrain.SCENES), default=None,
                         help="built-in scene to walk on (default: the flat floor)")
-    parser.add_argument("--seconds", type=_seconds, default=10.0,
-                        help="length of the walk in seconds (default 10)")
+    parser.add_argument("--seconds", type=number_in(float, 0.0, MAX_SECONDS, "seconds"),
+                        default=10.0, help="length of the walk in seconds (default 10)")
     parser.add_argument("--skeleton", default=None,
                         help="a BVH file whose skeleton walks (default: the bunny)")
     parser.add_argument("--step-rate", type=float, default=1.6, help="steps per second (1.6)")

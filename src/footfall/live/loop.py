@@ -1,11 +1,8 @@
 """The live animation loop: newest source frame → every avatar's Retargeter → VMC, view, record.
 
-Runs on one thread (the caller's). Each turn it takes the newest frame from the source (the
-network thread hands over nothing else), runs the callbacks queued with
-:meth:`LiveLoop.add_between_frames` (control actions), retargets the frame onto every avatar
-with :meth:`Retargeter.step`, sends VMC, updates the view and the recorders. When the source
-skeleton changes (a new model definition) the avatars' retargeters are built again. A stream
-that stops leaves the last pose standing and the status "waiting"; it resumes by itself.
+Runs on the caller's thread. Each turn takes the newest source frame, runs the callbacks queued
+with :meth:`LiveLoop.add_between_frames` (control actions), then steps every avatar. A new
+source skeleton rebuilds the retargeters; a stopped stream holds the last pose ("waiting").
 """
 
 from __future__ import annotations
@@ -249,12 +246,10 @@ class LiveLoop:
             self._generation = self.source.generation  # not again for this skeleton
 
     def _between_frames(self) -> None:
-        # Only the callbacks queued so far: one that queues another runs it next turn.
+        # Only the callbacks queued so far (this thread alone takes them, so each get succeeds):
+        # one that queues another runs it next turn.
         for _ in range(self._between.qsize()):
-            try:
-                callback = self._between.get_nowait()
-            except queue.Empty:
-                return
+            callback = self._between.get_nowait()
             try:
                 callback(self)
             except Exception as error:  # a bad control action never stops the loop

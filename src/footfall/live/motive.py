@@ -1,17 +1,11 @@
 """Motive skeletons ↔ footfall: a NatNet skeleton description becomes a :class:`Skeleton` with
-Motive's bone names mapped to the canonical humanoid, frames become local poses; and a clip
-becomes a Motive skeleton for ``natnet-serve``.
+Motive's bone names (``<skeleton>_<bone>``, ids 1–21) mapped to the canonical humanoid, frames
+become local poses; and a clip becomes a Motive skeleton for ``natnet-serve``.
 
-Motive names its bones ``<skeleton>_<bone>`` (Hip, Ab, Chest, Neck, Head, LShoulder, LUArm,
-LFArm, LHand, RShoulder …, LThigh, LShin, LFoot, LToe …, ids 1–21). Frames carry bones by id
-(``(skeleton_id << 16) | bone_id``), in any order; description order is not id order. Motive
-streams bones either relative to their parent ("local rigid bodies") or as world poses; both are
-turned into local rotations and translations here.
-
-Motive's world is Y up unless its streaming pane's "Up Axis" is set to Z (as for Unreal): then
-every offset, position and rotation comes in a world turned +90° about X. The up axis is read
-from the description's rest offsets (a humanoid's feet→head line) and a Z-up stream is turned to
-Y up here, before anything else sees it.
+Frames carry bones by id (``(skeleton_id << 16) | bone_id``) in any order, relative to their
+parent ("local rigid bodies") or as world poses. With Motive's streaming "Up Axis" set to Z (as
+for Unreal) everything comes in a world turned +90° about X: the up axis is read from the
+description's rest offsets and a Z-up stream is turned to Y up here, before anything else.
 """
 
 from __future__ import annotations
@@ -90,12 +84,8 @@ class MotiveSkeleton:
     def from_description(cls, description: SkeletonDescription, up: str = "auto"
                          ) -> MotiveSkeleton:
         """Order the bones parents-first (a parent id outside the skeleton makes a root);
-        raises :class:`ProtocolError` for a loop, a repeated id or name.
-
-        ``up``: the stream's up axis, ``"y"``, ``"z"`` or ``"auto"`` (default): read from the
-        rest pose the description's offsets make (a humanoid's feet→head line, see
-        :func:`footfall.bvh.units.humanoid_up`); a non-humanoid or unclear rest pose keeps Y.
-        """
+        raises :class:`ProtocolError` for a loop, a repeated id or name. ``up``: ``"y"``,
+        ``"z"`` or ``"auto"`` (:func:`stream_up`: an unclear rest pose keeps Y)."""
         if up not in ("auto", "y", "z"):
             raise ValueError(f"up axis {up!r}: choose auto, y or z")
         bones = {b.id: b for b in description.bones}
@@ -136,14 +126,9 @@ class MotiveSkeleton:
              previous: tuple[FloatArray, FloatArray] | None = None
              ) -> tuple[FloatArray, FloatArray, str]:
         """One frame's bones → local rotations ``(J, 4)`` wxyz, local translations ``(J, 3)``
-        metres, and the bone-pose mode used (``local`` or ``global``).
-
-        Bones missing from the frame or without a usable pose (zero or NaN) keep ``previous``
-        (or the rest pose). A Z-up stream's bones are turned to Y up first.
-        ``auto`` reads the stream as local when the non-root bones sit at their description
-        offsets' distances from their parents (Motive's "local rigid bodies"), else as world
-        poses.
-        """
+        metres, and the mode used: ``local``, ``global`` or, for ``auto``, local when the
+        non-root bones sit at their offsets' distances from their parents. Bones missing or
+        without a usable pose (zero or NaN) keep ``previous`` (or the rest pose)."""
         joints = self.skeleton.joint_count
         ids = pose.bone_ids
         if len(ids) == joints and np.array_equal(ids, self.bone_ids):
@@ -247,12 +232,8 @@ class ClipStream:
     def build(cls, clip: Clip, name: str = "Skeleton", skeleton_id: int = 1,
               mapping: Mapping[str, str] | None = None, up: str = "y") -> ClipStream:
         """Joints mapped to one of Motive's 21 bones take its name and id; the others keep
-        their names with ids from 22 on.
-
-        ``up="z"`` streams as Motive does with its streaming pane's up axis set to Z: the
-        whole world turned +90° about X (a Y-up vector ``(x, y, z)`` becomes ``(x, −z, y)``),
-        bone offsets, positions and rotations alike (right-handed, metres).
-        """
+        their names with ids from 22 on. ``up="z"``: the world turned +90° about X as Motive
+        streams it for Z up (``(x, y, z)`` → ``(x, −z, y)``)."""
         if up not in ("y", "z"):
             raise ValueError(f"up axis {up!r}: choose y or z")
         from footfall.humanoid import map_skeleton

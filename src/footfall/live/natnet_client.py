@@ -1,11 +1,10 @@
 """NatNet client: sockets, handshake and keep-alive on a thread that hands only the newest frame.
 
-Unicast: CONNECT to the server's command port from our command socket, which also receives
-frames (OptiTrack's samples); frames arriving on a data socket bound to the data port are read
-too and duplicates are dropped by frame number. Multicast: the data socket joins the group.
-KEEPALIVE goes out every second; without any packet for 2 s the client sends CONNECT again, so
-a stream that stops and comes back resumes by itself. A frame flagged "models changed" asks for
-the model definition again. Bad packets are counted per kind, reported once per kind, dropped.
+Unicast: CONNECT from our command socket, which also receives frames (as OptiTrack's samples);
+a data socket on the data port is read too, duplicates dropped by frame number. Multicast: the
+data socket joins the group. KEEPALIVE goes out every second and CONNECT again after 2 s without
+a packet, so a stream that stops resumes by itself. Bad packets are counted, reported once per
+kind and dropped.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """OptiTrack NatNet packets: decode and encode, NatNet 2.x (frames and descriptions) to 4.2.
 
-A packet is ``u16 message id, u16 payload bytes, payload``, little-endian. The layouts follow
-OptiTrack's PacketClient.cpp as summarised in ``notes/live-capture.md``: frames and model
-definitions change with the stream version (markers inside rigid bodies before 3.0, section byte
-counts from 4.1, bone rotation offsets in descriptions from 4.2). Written by hand because no
-maintained library decodes every version into arrays (the PyPI ``natnet`` client is used in the
-tests as an independent check); skeleton bones from 3.0 are read in one NumPy call.
-
-Every decode error is a :class:`ProtocolError` whose ``kind`` names the problem class
-(``truncated``, ``size``, ``malformed``, ``version``, ``unknown-message``) so a live client can
-count and report each kind once.
+A packet is ``u16 message id, u16 payload bytes, payload``, little-endian; the layouts follow
+OptiTrack's PacketClient.cpp (``notes/live-capture.md``) and change with the stream version.
+Written by hand because no maintained library decodes every version into arrays (the PyPI
+``natnet`` client is the tests' independent check). Every decode error is a :class:`PacketError`
+whose ``kind`` (``truncated``, ``size``, ``malformed``, ``version``, ``unknown-message``) lets a
+live client count and report each kind once.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 Answers CONNECT with SERVERINFO, REQUEST_MODELDEF with the skeleton's MODELDEF, REQUEST
 "Bitstream,X.Y" by switching version (unicast), keeps every client that sent CONNECT or
 KEEPALIVE in the last 10 s and sends each frame to the socket address the client's requests came
-from; with ``multicast`` frames also go to the group's data port. Frames are local bone poses
-("local rigid bodies") unless ``bone_poses="global"``; Y up unless ``up="z"``.
+from; with ``multicast`` frames also go to the group's data port.
 """
 
 from __future__ import annotations
@@ -38,8 +37,7 @@ class NatNetServer:
         multicast: also send frames to ``group:data_port``.
         name: the skeleton's name.
         bone_poses: ``local`` or ``global`` bone poses.
-        up: the stream's up axis, ``y`` (Motive's default) or ``z`` (the streaming pane's
-            "Up Axis" set to Z: everything turned +90° about X, see :meth:`ClipStream.build`).
+        up: ``y`` (Motive's default) or ``z`` (see :meth:`ClipStream.build`).
         report: one-line messages (clients connecting, bad requests).
     """
 

@@ -1,5 +1,5 @@
 """``--record OUT.bvh|.glb``: keep every avatar's live poses, write one file per avatar when
-recording stops (atomically: a temporary file beside the target, then a rename)."""
+recording stops (atomically, as ``bvh.save`` and ``gltf.save_animation`` write)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,6 @@ class Recorder:
             retargeter = character.retargeter
             clip = Clip(retargeter.output_skeleton(), np.stack([p[0] for p in poses]),
                         np.stack([p[1] for p in poses]), fps)
-            # Both writers go through a temporary file beside the target and a rename.
             if path.suffix.lower() == ".bvh":
                 bvh.save(clip, path)
             else:

@@ -3,8 +3,7 @@ mesh when the file has one, else its bones) and the stream's state — connected
 dropped frames, latency, "waiting" — in English and Korean.
 
 Updates go out at most ``rate`` times a second in one atomic message block, so a 240 Hz stream
-does not flood the browser. The glTF mesh reading (accessors, inverse bind matrices) is here
-because ``footfall.gltf`` reads skeletons and animations only.
+does not flood the browser. The glTF mesh is read here (``footfall.gltf`` reads no meshes).
 """
 
 from __future__ import annotations
@@ -17,13 +16,10 @@ import pygltflib
 import viser
 
 from footfall import quat
-from footfall.gltf import _world_matrices
+from footfall.gltf import _COMPONENTS, _TYPE_WIDTHS, _world_matrices
 from footfall.skeleton import Skeleton, forward_kinematics
 
 SPACING = 1.2  # metres between the source and each avatar along X
-_COMPONENTS: dict[int, type[Any]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16,
-                                     5123: np.uint16, 5125: np.uint32, 5126: np.float32}
-_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 
 
 def _accessor(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
@@ -31,7 +27,7 @@ def _accessor(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
     acc = gltf.accessors[index]
     view = gltf.bufferViews[acc.bufferView]
     dtype = np.dtype(_COMPONENTS[acc.componentType])
-    width = _WIDTH[acc.type]
+    width = _TYPE_WIDTHS[acc.type]
     start = (view.byteOffset or 0) + (acc.byteOffset or 0)
     stride = view.byteStride or dtype.itemsize * width
     out = np.ndarray((acc.count, width), dtype, blob, start, (stride, dtype.itemsize)

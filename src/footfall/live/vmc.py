@@ -5,9 +5,8 @@ Per frame: ``/VMC/Ext/OK 1``, ``/VMC/Ext/T seconds``, ``/VMC/Ext/Root/Pos "root"
 transforms (localPosition/localRotation), left-handed: z of positions and the x, y of quaternions
 negated, quaternions sent x, y, z, w. Bones go in bundles that stay under ``MAX_DATAGRAM`` bytes.
 
-The OSC bytes are written here rather than with python-osc's builders because a whole pose is
-packed in one NumPy call (every bone's seven big-endian floats at once) against per-message
-Python objects; python-osc is the independent decoder in the tests.
+The OSC bytes are written here, not with python-osc's per-message builders, so a whole pose is
+packed in one NumPy call; python-osc is the tests' independent decoder.
 """
 
 from __future__ import annotations
@@ -111,8 +110,8 @@ class VmcPose:
 
     def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float
                   ) -> list[bytes]:
-        """Datagrams for one pose: target local ``rotations (J, 4)`` and ``translations
-        (J, 3)``; the model root is sent at the origin, unturned."""
+        """Datagrams for one pose: local ``rotations (J, 4)``, ``translations (J, 3)``; the
+        model root is sent at the origin, unturned."""
         rows = to_unity(np.asarray(rotations)[self.joints],
                         np.asarray(translations)[self.joints]).astype(">f4")
         head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)), self._root])

@@ -1,21 +1,18 @@
-"""Command-line options of the control service, for ``footfall live`` (and any loop command).
-
-``add_control_arguments(parser)`` adds ``--control-port`` (64212), ``--control-host``
-(127.0.0.1), ``--control-origin`` (repeatable) and ``--no-control``;
-``service_from_args(args)`` builds the (not yet started) service, or ``None``.
-"""
+"""Command-line options of the control service, for ``footfall live`` (and any loop command)."""
 
 from __future__ import annotations
 
 import argparse
 
+from footfall.commands import number_in
 from footfall.remote.service import DEFAULT_PORT, ControlService
 
 
 def add_control_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the control service's options to ``parser``."""
     group = parser.add_argument_group("remote control (WebSocket /retargeting, panel at /)")
-    group.add_argument("--control-port", type=_port, default=DEFAULT_PORT, metavar="PORT",
+    group.add_argument("--control-port", type=number_in(int, 0, 65535, "port"),
+                       default=DEFAULT_PORT, metavar="PORT",
                        help=f"port of the control service and panel (default {DEFAULT_PORT})")
     group.add_argument("--control-host", default="127.0.0.1", metavar="HOST",
                        help="address to listen on (default 127.0.0.1: this computer only)")
@@ -27,17 +24,7 @@ def add_control_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def service_from_args(args: argparse.Namespace) -> ControlService | None:
-    """The service the options ask for (call ``start()`` on it), or ``None``."""
+    """The service the options ask for, not yet started (``--no-control``: ``None``)."""
     if args.no_control:
         return None
     return ControlService(args.control_host, args.control_port, args.control_origin)
-
-
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"port must be a number, got {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0–65535, got {port}")
-    return port

@@ -1,8 +1,7 @@
 """The WebSocket control service (seed 001's ``RetargetingRemoteController``), port 64212.
 
-``websockets`` runs in its own thread with its own asyncio loop; the animation loop calls
-:meth:`ControlService.process_pending` between frames on its thread, which runs the queued
-actions there and hands replies and broadcasts back to the service's loop with one
+``websockets`` runs in its own thread and asyncio loop; the animation loop runs the queued
+actions between frames (:meth:`ControlService.process_pending`) and hands replies back with one
 ``call_soon_threadsafe`` per frame. Neither side waits on the other: each client has a bounded
 outbox written by its own task, so a slow client is closed rather than slowing anyone.
 
@@ -216,13 +215,11 @@ class ControlService:
     # ------------------------------------------------------------------ the loop's side
 
     def process_pending(self, target: ControlTarget) -> int:
-        """Run the queued actions on ``target`` (call between frames on the loop's thread).
-
-        Continues actions started a frame earlier (``autoCalibrateAll``), runs at most
-        ``max_actions_per_frame`` new ones, saves characters whose debounce delay has passed,
-        and hands replies and one broadcast per changed character back to the service.
-        Never blocks on a client. Returns the number of actions run or continued.
-        """
+        """Run the queued actions on ``target`` between frames, on the loop's thread: those
+        continued from a frame earlier (``autoCalibrateAll``) and at most
+        ``max_actions_per_frame`` new ones; save characters whose debounce delay passed; hand
+        replies and one broadcast per changed character to the service without blocking.
+        Returns the number of actions run or continued."""
         now = self.clock()
         outgoing: list[tuple[_Client | None, str]] = []
         changed: dict[str, dict[str, Any]] = {}
