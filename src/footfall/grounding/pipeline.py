@@ -353,8 +353,7 @@ class GroundingPipeline:
         steps = self._footsteps(
             batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz"),
             batch.rows(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
-            batch.forward, batch.ik_on & batch.p.tread_snap, batch.p,
-        )
+            batch.forward, batch.ik_on & batch.p.tread_snap)
         has_lock = plan.lock_xz is not None and batch.lock_weight is not None
         target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
         stage_kernels.foot_targets(
@@ -423,8 +422,7 @@ class GroundingPipeline:
             self._hip_parent, solved.upper_rotation, solved.lower_rotation, True, targets.angles,
             batch.forward, batch.foot_rot, batch.ik_on)
         every_frame = np.broadcast_to(batch.ik_on, (batch.frames, batch.k)).reshape(-1, 1)
-        clamped: BoolArray = solved.clamped & every_frame
-        return clamped
+        return solved.clamped & every_frame
 
     def _result(self, batch: _Batch, targets: _Targets, clamped: BoolArray,
                 lift_body: FloatArray) -> GroundedFrame:
@@ -474,14 +472,8 @@ class GroundingPipeline:
         self._angles = angles[frame].copy()
         self.reset_footsteps()
 
-    def _footsteps(
-        self,
-        plant_xz: FloatArray,
-        next_xz: FloatArray,
-        forward: FloatArray,
-        snap: BoolArray,
-        p: ParamArrays,
-    ) -> FloatArray:
+    def _footsteps(self, plant_xz: FloatArray, next_xz: FloatArray, forward: FloatArray,
+                   snap: BoolArray) -> FloatArray:
         """Snapped footsteps ``(N, 2, 2, 5)``: per foot, (current plant, next plant) × (snap
         shift xz, ground height, hit, snapped); N = T·K rows (frame-major), ``snap (K,)``.
 
@@ -489,8 +481,7 @@ class GroundingPipeline:
         earliest frame's direction and parameters stand for all), and the last frame's
         footsteps are cached for the next call.
         """
-        count = plant_xz.shape[0]
-        k = self.count
+        count, k, p = plant_xz.shape[0], self.count, self._params
         keys = np.empty((count, 2, 2, 2))  # (N, foot, which, xz)
         values = np.empty((count, 2, 2, 5))
         known = np.empty((count, 2, 2), dtype=bool)
