@@ -82,15 +82,11 @@ def hold_contacts(
     with np.errstate(invalid="ignore"):
         touching = (np.asarray(point_height) < height) & (np.asarray(point_speed) < speed)
     out = contacts.copy()
-    frames = contacts.shape[0]
     for foot in range(contacts.shape[1]):
-        for start, stop in segments(contacts[:, foot]):
-            while stop < frames and touching[stop, foot] and not out[stop, foot]:
-                out[stop, foot] = True
-                stop += 1
-            while start > 0 and touching[start - 1, foot] and not out[start - 1, foot]:
-                out[start - 1, foot] = True
-                start -= 1
+        # Grown both ways through touching frames: every run of touching or contact frames
+        # that holds a contact.
+        for start, stop in segments(contacts[:, foot] | touching[:, foot]):
+            out[start:stop, foot] |= contacts[start:stop, foot].any()
     return out
 
 
