@@ -288,11 +288,9 @@ class GroundingPipeline:
     ) -> GroundedFrame:
         """Ground T consecutive frames of K characters in one batched call.
 
-        The same as T calls of :meth:`step` (``dt`` apart), with every input and output given a
-        leading frame axis: rotations ``(T, K, J, 4)``, positions ``(T, K, J, 3)``, plan fields
-        ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``, sole_angles
-        ``(T, K, 2, 2)``; the returned frame's arrays are ``(T, K, ...)``. Afterwards the state
-        is that of the last frame; :meth:`rewind` goes back to any frame of the batch.
+        The same as T calls of :meth:`step` (``dt`` apart), every input and output (plan fields
+        included) with a leading frame axis T. Afterwards the state is that of the last frame;
+        :meth:`rewind` goes back to any frame of the batch.
 
         ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
         local pose, grounded in place, instead of being copied first (a walker's fresh pose).

@@ -151,10 +151,8 @@ def _smooth_above(values: FloatArray, window: int) -> FloatArray:
 
 
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
-    """Per-foot lift ``(F, 2)`` held in contact and faded to zero over ``frames`` outside it."""
+    """Per-foot lift ``(F, 2)`` held in contact, faded to zero over ``frames ≥ 1`` outside it."""
     out = np.where(contacts, lift, 0.0)
-    if frames < 1:
-        return out
     index = np.arange(lift.shape[0])
     for foot in range(lift.shape[1]):
         contact_frames = np.nonzero(contacts[:, foot])[0]
@@ -242,7 +240,7 @@ class GroundResult:
 
 
 def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
-          legs: tuple[Leg, Leg], rest: FloatArray | None = None, floor: float | None = None
+          legs: tuple[Leg, Leg], rest: FloatArray, floor: float | None = None
           ) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
@@ -252,7 +250,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
     ``stance_sink_m`` and ``stance_float_m`` (lowest sole sample below / above the ground),
     ``stance_slip_m`` (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames
-    faster than 0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
+    faster than 0.5 m/s) and, from the feet's planted support-joint heights ``rest (2, P)``,
     ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's
     support joints: ankle, ball, toe tips, over the terrain: :func:`_defect_over`; ``floor`` is
     the clip's floor height while its feet are still as animated, None once they stand on the
@@ -274,10 +272,9 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     out["stance_float_m"] = stance["floating_m"]
     out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
     out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, clip.fps)
-    if rest is not None:
-        defect = _defect_over(_support_heights(feet, terrain), rest, feet, floor)
-        out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
-            else 0.0
+    defect = _defect_over(_support_heights(feet, terrain), rest, feet, floor)
+    out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
+        else 0.0
     return out
 
 
