@@ -117,7 +117,6 @@ class _Batch:
     stance: BoolArray
     swing: FloatArray
     lock_weight: Any = None  # (N, 2) foot lock weights, or None
-    angles: Any = None  # (T, K, 2, 2) sole angles, for rewind
     legs: Any = None  # lifted hip, knee, ankle (N, 2, 3) and max reach (N, 2), for the IK
 
     @property
@@ -383,7 +382,6 @@ class GroundingPipeline:
             NONE2 if lift is None else lift, targets.ankle, targets.body_ground,
             targets.offset, targets.fallback, targets.angles)
         self._angles = state
-        batch.angles = targets.angles.reshape(batch.frames, batch.k, 2, 2)
 
     def _pelvis(self, batch: _Batch, targets: _Targets, pelvis_offset: ArrayLike | None
                 ) -> FloatArray:
@@ -404,7 +402,8 @@ class GroundingPipeline:
             state, given is not None, NONE1 if given is None else given, lift_body,
             *batch.legs)
         self._pelvis_offset = state
-        self._history = (lift_body.reshape(batch.frames, batch.k), batch.angles)
+        self._history = (lift_body.reshape(batch.frames, batch.k),
+                         targets.angles.reshape(batch.frames, batch.k, 2, 2))
         return lift_body
 
     def _legs(self, batch: _Batch, targets: _Targets) -> BoolArray:
