@@ -198,9 +198,8 @@ class GroundingPipeline:
         # body's height and the ground under it (a still node above the hips is no body).
         self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
         self.pelvis = pelvis_joint(skeleton, self.legs)
-        self._upper = np.array([g.upper for g in self.legs])
-        self._lower = np.array([g.lower for g in self.legs])
-        self._foot = np.array([g.foot for g in self.legs])
+        self._upper, self._lower, self._foot = np.array(
+            [(g.upper, g.lower, g.foot) for g in self.legs]).T.copy()
         self._hip_parent = skeleton.parents[self._upper]
         # Two FK passes into the same memory: the legs before the IK (the feet and their
         # ancestors: all the stages read), then the solved pose, the whole body, over it.
@@ -208,10 +207,9 @@ class GroundingPipeline:
         self._fk = FKPlan(skeleton.parents)
         lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
         self.leg_length = lengths.sum(axis=1)  # (2,)
-        self._ankle_height = np.array([f.ankle_height for f in self.feet])
+        self._ankle_height, self._heel, self._toe = np.array(
+            [(f.ankle_height, f.heel_back, f.toe_forward) for f in self.feet]).T.copy()
         self._foot_forward = np.stack([f.forward for f in self.feet])  # (2, 3)
-        self._heel = np.array([f.heel_back for f in self.feet])
-        self._toe = np.array([f.toe_forward for f in self.feet])
         self._below_ankle = np.stack([f.below_ankle for f in self.feet])
         self.params = params
 
