@@ -233,9 +233,8 @@ def tread_snap_shift(
     near_back = has_back & (low > 0.0)
     near_front = has_front & (high < 0.0)
     centred = 0.5 * (back_edge + front_edge) - 0.5 * (toe_forward - heel_back)
-    both = has_front & has_back
-    shift = np.where(both & (near_back | near_front), centred, 0.0)
-    shift = np.where(~both & near_back, low, shift)
-    shift = np.where(~both & near_front, high, shift)
+    one_edge = np.where(near_back, low, np.where(near_front, high, 0.0))  # one edge in reach
+    shift = np.where(has_front & has_back, np.where(near_back | near_front, centred, 0.0),
+                     one_edge)
     shift = np.where(np.isfinite(centre), shift, 0.0)
     return shift[:, None] * forward_xz
