@@ -502,10 +502,8 @@ class GroundingPipeline:
                     p.tread_tolerance[rows], float(p.tread_spacing.min()),
                 )
             hits = self.terrain.raycast_down(plant + shift)
-            computed = np.concatenate(
-                [shift, np.where(hits.hit, hits.height, 0.0)[:, None], hits.hit[:, None],
-                 snapping[:, None]], axis=1
-            )
+            computed = np.column_stack(
+                [shift, np.where(hits.hit, hits.height, 0.0), hits.hit, snapping])
             values[full_index] = computed[inverse.reshape(-1)]
         if count:  # (a batch of no frames keeps the cache as it was)
             # This call's own arrays: one frame's are kept whole, a batch's last frame copied
