@@ -74,10 +74,9 @@ def hold_contacts(
     height: float = HOLD_HEIGHT,
     speed: float = HOLD_SPEED,
 ) -> NDArray[np.bool_]:
-    """Contacts ``(F, feet)`` grown forward and backward in time over the frames in which the
-    foot's lowest point is still on the floor (``point_height (F, feet)`` m above it, below
-    ``height``) and slower than ``speed`` (``point_speed (F, feet)`` m/s): the hysteresis
-    that keeps a sliding planted foot in contact (so it is locked) until it really lifts."""
+    """Contacts ``(F, feet)`` held (the module docstring's hysteresis) over the frames around
+    them in which ``point_height (F, feet)`` (m above the floor) is below ``height`` and
+    ``point_speed (F, feet)`` (m/s) below ``speed``."""
     contacts = np.asarray(contacts, dtype=bool)
     with np.errstate(invalid="ignore"):
         touching = (np.asarray(point_height) < height) & (np.asarray(point_speed) < speed)

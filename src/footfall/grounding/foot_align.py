@@ -5,8 +5,8 @@ Angles are measured in the foot's heading frame: ``forward`` (horizontal toe dir
 to the left). Steep faces (normal.y below the threshold: stair risers, walls) give zero, and both
 angles are clamped (±0.45 rad in seed 000).
 
-Each function is written once, as a scalar form for compiled kernels (``*_s``, on tuples) and
-a NumPy-facing form that broadcasts its inputs and runs the scalar form in one compiled loop.
+Scalar forms (``*_s``, on tuples) for the compiled stages; NumPy forms over
+:func:`~footfall.arrays.scalar_rows`.
 """
 
 from __future__ import annotations

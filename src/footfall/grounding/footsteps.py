@@ -4,8 +4,7 @@ Seed 000 walks by a clock of distance: the body has covered ``d`` metres, the wa
 ``d / step_length`` and each foot (the right half a step behind the left) is planted at a
 footstep for the first half of its step and swings to the next one in the second half.
 
-The plan, the ease and the swing curve are scalar forms for compiled kernels (``*_s``) with
-NumPy-facing forms that broadcast over one compiled loop.
+Scalar forms (``*_s``) for compiled stages; NumPy forms over :func:`footfall.arrays.scalar_rows`.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ at rate 16/s but snapped when the gap exceeds 0.4 m. Seed 004 (UE4): hip offset 
 foot offsets and never up. Here the offset is measured against the animated pelvis, so on flat
 ground it is exactly zero and the animation is left untouched.
 
-Both have scalar forms for the compiled stages (``*_s``), copied into them at numba's IR level
-(:func:`footfall.jit.inlined`: as LLVM-inlined helpers the pelvis stage ran 15–20 % slower), and
-NumPy-facing forms that broadcast over one compiled loop.
+Scalar forms (``*_s``) copied into the compiled stages at numba's IR level
+(:func:`footfall.jit.inlined`: LLVM-inlined helpers were slower there); NumPy forms over
+:func:`~footfall.arrays.scalar_rows`.
 """
 
 from __future__ import annotations

@@ -383,9 +383,8 @@ class GroundingPipeline:
 
     def _pelvis(self, batch: _Batch, targets: _Targets, pelvis_offset: ArrayLike | None
                 ) -> FloatArray:
-        """Stage 3: the pelvis offset ``(N,)``, never above the animated height over the body's
-        ground, lowered so the legs reach, followed frame by frame (or given) — applied to the
-        batch's root and global positions."""
+        """Stage 3: the pelvis offset ``(N,)`` (:func:`stage_kernels.pelvis_follow`), applied
+        to the batch's root."""
         p, count = batch.p, batch.count
         given = batch.rows(pelvis_offset, (), np.float64, "pelvis_offset")
         state = self._pelvis_offset.copy()

@@ -4,9 +4,7 @@
 ``t·K + k`` is character k at frame t) through its named stages; each stage's per-foot maths is
 one of these kernels, reading the pose arrays where they lie (joint indices) and writing
 preallocated outputs, so a crowd makes no temporaries. Per-character parameters are ``(K,)``
-arrays read at ``k = n mod K``. The maths is the scalar forms of
-:mod:`~footfall.grounding.foot_align`, :mod:`~footfall.grounding.pelvis`,
-:mod:`~footfall.grounding.footsteps` and :mod:`footfall.quat`.
+arrays read at ``k = n mod K``. The maths is the scalar forms (``*_s``) it imports.
 
 Optional inputs come with a flag and, when absent, a one-element stand-in of the same
 dimensions (one compiled specialisation for all calls).
