@@ -171,13 +171,12 @@ def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> Fl
 def _fill_missing(values: FloatArray) -> FloatArray:
     """``(F, ...)`` with NaN replaced by the nearest earlier finite value along frames (the
     next one before the first; 0 where a column has none)."""
-    out = values.copy()
-    finite = np.isfinite(out)
-    index = np.where(finite, np.arange(out.shape[0]).reshape(-1, *([1] * (out.ndim - 1))), -1)
+    finite = np.isfinite(values)
+    index = np.where(finite, np.arange(len(values)).reshape(-1, *([1] * (values.ndim - 1))), -1)
     last = np.maximum.accumulate(index, axis=0)
     first = np.argmax(finite, axis=0)
     last = np.where(last < 0, first, last)
-    out = np.take_along_axis(out, last, axis=0)
+    out = np.take_along_axis(values, last, axis=0)
     return np.where(np.isfinite(out), out, 0.0)
 
 
