@@ -105,8 +105,7 @@ def stack_params(
     for p in params:
         if not isinstance(p, GroundingParams):
             raise SettingsError(f"expected GroundingParams, got {type(p).__name__}")
-    arrays = {}
-    for spec in fields(GroundingParams):
-        dtype = bool if spec.type in ("bool", bool) else np.float64
-        arrays[spec.name] = np.array([getattr(p, spec.name) for p in params], dtype=dtype)
-    return ParamArrays(**arrays)
+    return ParamArrays(**{
+        spec.name: np.array([getattr(p, spec.name) for p in params],
+                            dtype=bool if spec.type in ("bool", bool) else np.float64)
+        for spec in fields(GroundingParams)})

@@ -265,10 +265,8 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     physdiff = metrics.physdiff_metrics(heights, gpos[..., [0, 2]])
     out.update({f"physdiff_{key}": value for key, value in physdiff.items()})
     stance = metrics.contact_metrics(metrics.ground_gaps(terrain, feet.sole), contacts)
-    out["contact_error_m"] = stance["contact_error_m"]
-    out["support_defect_ratio"] = stance["support_defect_ratio"]
-    out["stance_sink_m"] = stance["penetration_m"]
-    out["stance_float_m"] = stance["floating_m"]
+    renamed = {"penetration_m": "stance_sink_m", "floating_m": "stance_float_m"}
+    out.update({renamed.get(key, key): value for key, value in stance.items()})
     out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
     out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, clip.fps)
     defect = _defect_over(_support_heights(feet, terrain), rest, feet, floor)
