@@ -55,10 +55,10 @@ from footfall.humanoid.limbs import body_joints, pelvis_joint
 from footfall.humanoid.topology import Hierarchy
 from footfall.ik import solve_two_bone
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
+from footfall.terrain.hits import RayHits
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
-    from footfall.terrain.hits import RayHits
 
 PELVIS_SMOOTH_SECONDS = 0.25
 #: Corrections of a planted foot are blended in and out over this long (issue: within 0.1 s);
@@ -503,8 +503,6 @@ class LevelGround:
         return np.full(np.shape(xz)[:-1], self.height_value)
 
     def raycast_down(self, xz: FloatArray) -> RayHits:
-        from footfall.terrain.hits import RayHits
-
         xz = np.asarray(xz, dtype=np.float64)
         point = np.stack([xz[..., 0], np.full(xz.shape[:-1], self.height_value), xz[..., 1]], -1)
         shape = xz.shape[:-1]
