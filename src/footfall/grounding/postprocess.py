@@ -475,15 +475,13 @@ def _solve_legs(clip: Clip, legs: tuple[Leg, Leg], lift: FloatArray, targets: Fl
         reach = np.linalg.norm(ankle - hip, axis=-1) / np.maximum(limb, 1e-12)
         solved = solve_two_bone(hip, knee, ankle, target,
                                 max_reach=np.clip(reach + 1e-9, 0.999, 1.0))
-        upper = quat.mul(solved.upper_rotation, grot[:, leg.upper])
-        lower = quat.mul(solved.lower_rotation, grot[:, leg.lower])
-        foot = quat.mul(turn, grot[:, leg.foot])
+        chain = [leg.upper, leg.lower, leg.foot]
+        world = quat.mul(np.stack([solved.upper_rotation, solved.lower_rotation, turn], axis=1),
+                         grot[:, chain])
         parent = grot[:, parents[leg.upper]] if parents[leg.upper] >= 0 else quat.identity(
             (clip.frame_count,))
-        local = chain_local_rotations(parent, np.stack([upper, lower, foot], axis=1))
-        for row, joint in enumerate((leg.upper, leg.lower, leg.foot)):
-            rotations[:, joint] = np.where(active[:, None], quat.normalize(local[:, row]),
-                                           rotations[:, joint])
+        local = quat.normalize(chain_local_rotations(parent, world))
+        rotations[:, chain] = np.where(active[:, None, None], local, rotations[:, chain])
     return Clip(clip.skeleton, rotations, positions, clip.fps)
 
 
