@@ -343,7 +343,8 @@ class GroundingPipeline:
 
     def _targets(self, batch: _Batch, plan: FootPlan) -> _Targets:
         """Stages 1–2: footsteps (snapped shift and plant heights, cached per footstep), the
-        swing curve, foot locks, and one batch of rays under the body and each foot target."""
+        swing curve, foot locks, and one batch of rays ``(N, 1 + 2)`` under the body (where it
+        goes when a foot cannot be grounded) and under each foot target."""
         count = batch.count
         steps = self._footsteps(
             batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz"),
@@ -355,8 +356,6 @@ class GroundingPipeline:
             batch.ankle, batch.stance, batch.swing, steps, has_lock,
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
             batch.lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
-        # One batch of rays (N, 1 + 2): under the body (where it goes when a foot cannot be
-        # grounded) and under each foot's target.
         hits = self.terrain.raycast_down(ray_xz)
         return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
                         offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
@@ -364,9 +363,8 @@ class GroundingPipeline:
 
     def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None,
                      foot_lift: ArrayLike | None) -> None:
-        """Stage 5 (first: the angles lift the ankle), with the end of stage 2: which feet are
-        grounded and their offset; sole pitch and roll ``(N, 2)`` from the ground normal,
-        faded over the swing, followed frame by frame (or given); the target heights."""
+        """Stage 5 (first: the angles lift the ankle) with the end of stage 2: grounded feet,
+        offsets, sole angles, target heights (:func:`stage_kernels.ground_and_soles`)."""
         p, hits = batch.p, targets.hits
         given = batch.rows(sole_angles, (2, 2), np.float64, "sole_angles")
         lift = batch.rows(foot_lift, (2,), np.float64, "foot_lift")
@@ -481,9 +479,8 @@ class GroundingPipeline:
         known = np.empty((count, 2, 2), dtype=bool)
         stage_kernels.footstep_lookup(plant_xz, next_xz, self._cache_keys, self._cache_values,
                                       snap, keys, values, known)
-        todo = ~known
-        if np.any(todo):
-            index = np.nonzero(todo)
+        if not known.all():
+            index = np.nonzero(~known)
             # Identical footsteps (same spot, foot and switch) are cast once.
             rows_all = np.column_stack([keys[index], index[1], snap[index[0] % k]])
             _, first, inverse = np.unique(rows_all, axis=0, return_index=True, return_inverse=True)
