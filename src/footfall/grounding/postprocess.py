@@ -714,9 +714,8 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     out = _follow(out, _followers(source, leg_pair))
     if progress is not None:
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
-    result = GroundResult(out, before, after, plan.contacts)
-    result.swing_lift_max_m = float(np.max(plan.lift_extra, initial=0.0))
-    return result, solved
+    return GroundResult(out, before, after, plan.contacts,
+                        swing_lift_max_m=float(np.max(plan.lift_extra, initial=0.0))), solved
 
 
 #: A joint outside the body that stays this close (metres) to a body joint in every frame
