@@ -168,10 +168,9 @@ def tread_snap_shift(
 
     Args:
         terrain: a :class:`footfall.terrain.Terrain` (downward rays).
-        plant_xz: ``(N, 2)`` ankle positions of the plants.
-        forward_xz: ``(N, 2)`` unit horizontal foot directions.
-        heel_back, toe_forward: ``(N,)`` or scalar sole extent behind / ahead of the ankle.
-        margin: ``(N,)`` or scalar: a sole end closer than this to an edge counts as near it.
+        plant_xz, forward_xz: ``(N, 2)`` ankle positions of the plants, unit foot directions.
+        heel_back, toe_forward, margin: ``(N,)`` or scalar sole extent behind / ahead of the
+            ankle, and how close to an edge a sole end counts as near it.
         search: metres scanned each way along the foot; tolerance: height step that makes an
             edge; spacing: metres between scan rays.
 

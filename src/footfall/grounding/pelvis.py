@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, scalar_rows
@@ -78,5 +77,4 @@ def follow(
     Jumps straight to ``target`` where the gap exceeds ``snap``, where ``previous`` is NaN
     (first frame) or where ``rate`` is infinite (smoothing off).
     """
-    with np.errstate(invalid="ignore"):
-        return scalar_rows(_follow_rows, (previous, target, rate, snap), float(dt))
+    return scalar_rows(_follow_rows, (previous, target, rate, snap), float(dt))

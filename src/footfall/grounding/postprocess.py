@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
 
 PELVIS_SMOOTH_SECONDS = 0.25
-#: Corrections of a planted foot are blended in and out over this long (issue: within 0.1 s);
+#: Corrections of a planted foot are blended in and out over this long (seconds);
 #: swing offsets are smoothed from above over the same time.
 BLEND_SECONDS = 0.1
 #: Solves after the first that measure the solved feet and correct what is left.
