@@ -48,8 +48,8 @@ class FootPlan:
     """What the animation intends each foot to do this frame; ``(K, 2)`` = (character, foot).
 
     stance: planted. swing: swing progress q ∈ [0, 1] (ignored while planted).
-    plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the current (or last) footstep.
-    next_plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the next footstep.
+    plant_xz, next_plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the current (or last)
+    and the next footstep.
     lock_xz, lock_weight: optional foot locks (post-processing): ``(K, 2, 2)`` world (x, z) the
     ankle is held at and ``(K, 2)`` how much (0 = animated, 1 = locked).
     lock_turn: optional ``(K, 2)`` radians about +Y that turn the foot to its locked heading
