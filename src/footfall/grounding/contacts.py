@@ -15,13 +15,11 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
-#: Defaults: lowest sole point within 4 cm of the floor, heel or toe slower than 0.3 m/s,
-#: 5-frame median filter at 60 fps (scaled with the frame rate).
+#: Defaults (metres, m/s, seconds: a 5-frame median filter at 60 fps, scaled with the frame rate).
 CONTACT_HEIGHT = 0.04
 CONTACT_SPEED = 0.3
 MEDIAN_SECONDS = 5 / 60
-#: Hysteresis: a contact is held while the lowest heel/toe point is within 2 cm of the floor and
-#: slower than 1 m/s (a swinging foot is faster: 2 – 4 m/s in the test clips).
+#: Hysteresis (metres, m/s; a swinging foot is faster: 2 – 4 m/s in the test clips).
 HOLD_HEIGHT = 0.02
 HOLD_SPEED = 1.0
 #: A break in a contact shorter than 0.2 s over which the foot moves less than 5 cm is no step

@@ -667,9 +667,8 @@ def ground_clip(
     place: turn and move the clip over the terrain first (:func:`place_clip`); contacts:
     ``(F, 2)`` bool to use instead of the ones found in the motion; ball_clearance: optional
     extra clearance (metres, default 0 = as animated) for swinging balls faster than
-    :data:`SWING_SPEED`; how far it raised any swing is ``swing_lift_max_m``.
-
-    Raises :class:`SkeletonError` naming the frame and joint when the clip holds NaN.
+    :data:`SWING_SPEED`; how far it raised any swing is ``swing_lift_max_m``. A clip holding
+    NaN raises :class:`SkeletonError` naming the frame and joint.
     """
     clip.check_finite()
     if clip.frame_count < 1:
