@@ -205,8 +205,7 @@ class GroundingPipeline:
         # ancestors: all the stages read), then the solved pose, the whole body, over it.
         self._legs_fk = FKPlan(skeleton.parents, self._foot)
         self._fk = FKPlan(skeleton.parents)
-        lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
-        self.leg_length = lengths.sum(axis=1)  # (2,)
+        self.leg_length = np.array([sum(leg_lengths(skeleton, g)) for g in self.legs])  # (2,)
         self._ankle_height, self._heel, self._toe = np.array(
             [(f.ankle_height, f.heel_back, f.toe_forward) for f in self.feet]).T.copy()
         self._foot_forward = np.stack([f.forward for f in self.feet])  # (2, 3)

@@ -563,7 +563,6 @@ def _plan_slips(feet: ClipFeet, planted: FloatArray, contacts: NDArray[np.bool_]
 def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np.bool_],
           params: GroundingParams, fps: float, ball_clearance: float) -> _Plan:
     """Everything :func:`ground_clip` decides before solving (see :class:`_Plan`)."""
-    frames = contacts.shape[0]
     blend = max(1, int(round(BLEND_SECONDS * fps)))
     planted = _support_heights(feet, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(planted, contacts, blend)
@@ -572,7 +571,7 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     # smoothed from above (rise early before a stair nose, come down after it).
     need, off = _ground_offsets(_points(feet), shift, terrain, floor)
     swing_need = _smooth_above(need, blend)
-    lift_extra = np.zeros((frames, 2))
+    lift_extra = np.zeros(contacts.shape)
     if ball_clearance > 0:
         ball_gap = feet.toe[..., 1] - floor  # the ball's animated height over its floor
         speed = horizontal_speed(feet.toe, fps)
@@ -604,10 +603,9 @@ def _solve_with_corrections(
     """The solved clip and its feet: legs solved to the plan's targets, then
     :data:`CORRECTION_PASSES` more times removing the planted feet's measured defect and lock
     drift."""
-    frames = plan.contacts.shape[0]
     total = 2 + CORRECTION_PASSES
-    correction = np.zeros((frames, 2))  # stance height corrections found on the solved feet
-    drift = np.zeros((frames, 2, 2))
+    correction = np.zeros(plan.contacts.shape)  # stance height corrections found on the solved feet
+    drift = np.zeros((*plan.contacts.shape, 2))
     for step in range(1 + CORRECTION_PASSES):
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
