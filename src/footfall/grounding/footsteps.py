@@ -189,14 +189,12 @@ def tread_snap_shift(
     tolerance = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (count,))
 
     def heights(rows: NDArray[np.int64], at: NDArray[np.int64]) -> FloatArray:
-        """Ground height under scan positions ``at (R, S)`` of the feet ``rows (R,)`` (NaN
-        where missed)."""
+        """Ground height under scan steps ``at (R, S)`` of the feet ``rows (R,)``, NaN if missed."""
         samples = plant_xz[rows, None, :] + offsets[at][:, :, None] * forward_xz[rows, None, :]
         hits = terrain.raycast_down(samples)
         return np.where(hits.hit, hits.height, np.nan)
 
-    every = np.arange(count)
-    centre = heights(every, np.full((count, 1), half))[:, 0]
+    centre = heights(np.arange(count), np.full((count, 1), half))[:, 0]
     # The run of samples on the tread from the ankle, counted outwards each way (the ankle's
     # own sample included). A side's scan stops at its first sample off the tread (the samples
     # beyond it change nothing), so the rays go out in windows of about doubling length.
