@@ -358,8 +358,7 @@ def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, f
     moved[..., [0, 2]] += shift[:, :, None, :]
     below = metrics.ground_gaps(terrain, np.where(np.isfinite(moved), moved, np.nan))
     ground = moved[..., 1] - below  # (F, 2, N) NaN where there is no ground
-    valid = np.isfinite(points[..., 1])
-    off = np.any(valid & ~np.isfinite(ground), axis=-1)
+    off = np.any(np.isfinite(points[..., 1]) & ~np.isfinite(ground), axis=-1)
     with np.errstate(invalid="ignore"):
         need = np.nanmax(np.where(np.isfinite(ground), ground - floor, -np.inf), axis=-1)
     need = np.where(np.isfinite(need), need, np.nan)
