@@ -437,8 +437,7 @@ def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: 
     """World rotations ``(F, 2, 4)`` turning each planted sole by the slope under it (seed
     004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
     contacts and smoothed; the identity on level ground."""
-    ankle = feet.ankle[..., [0, 2]] + shift
-    hits = terrain.raycast_down(ankle)
+    hits = terrain.raycast_down(feet.ankle[..., [0, 2]] + shift)
     forward = feet.toe - feet.ankle
     normal = np.where(hits.hit[..., None], hits.normal, np.array([0.0, 1.0, 0.0]))
     pitch, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
