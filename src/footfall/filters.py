@@ -61,10 +61,7 @@ class OneEuroFilter:
         self._last_time: float | None = None
 
     def __call__(self, sample: ArrayLike, timestamp: float | None = None) -> FloatArray:
-        """Filter one sample of shape ``(...)``; ``timestamp`` in seconds (optional).
-
-        Returns the filtered sample, same shape.
-        """
+        """The filtered sample (same shape) of one sample ``(...)``; ``timestamp`` in seconds."""
         x = np.asarray(sample, dtype=np.float64)
         if timestamp is not None:
             if self._last_time is not None and timestamp > self._last_time:

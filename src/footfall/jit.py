@@ -1,13 +1,11 @@
 """How footfall's numba code is compiled: kernels called from Python, helpers called by them.
 
-- :func:`kernel`: a loop that Python code calls with arrays: ``numba.njit(cache=True,
-  no_cfunc_wrapper=True, **options)``, its machine code cached on disk; no C-callable wrapper
-  (only a function passed as a value to other compiled code needs one).
+- :func:`kernel`: a loop that Python code calls with arrays, its machine code cached on disk;
+  no C-callable wrapper (only a function passed as a value to other compiled code needs one).
 - :func:`helper`: a scalar form the kernels are written with (``quat.mul_s`` …): compiled once
-  per argument types, without the CPython or C wrapper, with NumPy's error model, and inlined
-  by LLVM (``forceinline``) into each kernel calling it. Called from Python it is its own
-  Python function: the same operations in the same order, so the same results (only a
-  division by zero raises there instead of giving inf or NaN).
+  per argument types, without wrappers, and inlined by LLVM into each kernel calling it. Called
+  from Python it is its own Python function: the same operations in the same order, so the
+  same results (only a division by zero raises there instead of giving inf or NaN).
 - :func:`inlined`: copied into each kernel calling it at numba's IR level, where LLVM's
   inlining of a helper measured slower (the IK core, the pelvis helpers).
 

@@ -33,7 +33,5 @@ def keep_freed_memory() -> bool:
         mallopt = libc.mallopt
     except (OSError, AttributeError):
         return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
     return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
                 and mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))

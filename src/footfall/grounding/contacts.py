@@ -15,13 +15,11 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
-#: Defaults: lowest sole point within 4 cm of the floor, heel or toe slower than 0.3 m/s,
-#: 5-frame median filter at 60 fps (scaled with the frame rate).
+#: Defaults (metres, m/s, seconds: a 5-frame median filter at 60 fps, scaled with the frame rate).
 CONTACT_HEIGHT = 0.04
 CONTACT_SPEED = 0.3
 MEDIAN_SECONDS = 5 / 60
-#: Hysteresis: a contact is held while the lowest heel/toe point is within 2 cm of the floor and
-#: slower than 1 m/s (a swinging foot is faster: 2 – 4 m/s in the test clips).
+#: Hysteresis (metres, m/s; a swinging foot is faster: 2 – 4 m/s in the test clips).
 HOLD_HEIGHT = 0.02
 HOLD_SPEED = 1.0
 #: A break in a contact shorter than 0.2 s over which the foot moves less than 5 cm is no step
@@ -74,23 +72,18 @@ def hold_contacts(
     height: float = HOLD_HEIGHT,
     speed: float = HOLD_SPEED,
 ) -> NDArray[np.bool_]:
-    """Contacts ``(F, feet)`` grown forward and backward in time over the frames in which the
-    foot's lowest point is still on the floor (``point_height (F, feet)`` m above it, below
-    ``height``) and slower than ``speed`` (``point_speed (F, feet)`` m/s): the hysteresis
-    that keeps a sliding planted foot in contact (so it is locked) until it really lifts."""
+    """Contacts ``(F, feet)`` held (the module docstring's hysteresis) over the frames around
+    them in which ``point_height (F, feet)`` (m above the floor) is below ``height`` and
+    ``point_speed (F, feet)`` (m/s) below ``speed``."""
     contacts = np.asarray(contacts, dtype=bool)
     with np.errstate(invalid="ignore"):
         touching = (np.asarray(point_height) < height) & (np.asarray(point_speed) < speed)
     out = contacts.copy()
-    frames = contacts.shape[0]
     for foot in range(contacts.shape[1]):
-        for start, stop in segments(contacts[:, foot]):
-            while stop < frames and touching[stop, foot] and not out[stop, foot]:
-                out[stop, foot] = True
-                stop += 1
-            while start > 0 and touching[start - 1, foot] and not out[start - 1, foot]:
-                out[start - 1, foot] = True
-                start -= 1
+        # Grown both ways through touching frames: every run of touching or contact frames
+        # that holds a contact.
+        for start, stop in segments(contacts[:, foot] | touching[:, foot]):
+            out[start:stop, foot] |= contacts[start:stop, foot].any()
     return out
 
 

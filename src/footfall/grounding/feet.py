@@ -140,7 +140,7 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
         return offset if turns is None else quat.rotate(turns[joint], offset)
 
     ankle = rest[leg.foot]
-    tips = [rest[joint] + carried(joint, offset) for joint, offset in _toe_tips(skeleton, leg)]
+    tips = [rest[joint] + carried(joint, offset) for joint, offset in toe_tips(skeleton, leg, True)]
     reach = np.array(tips) - ankle
     horizontal = np.hypot(reach[:, 0], reach[:, 2])
     tip = reach[int(np.argmax(horizontal))]
@@ -186,8 +186,10 @@ def _sole_model(forward: FloatArray, toe_forward: float, ankle_height: float, sp
                      into_foot(below))
 
 
-def toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
-    """(joint, offset in that joint's frame) of the points that mark the toe tip."""
+def toe_tips(skeleton: Skeleton, leg: Leg, required: bool = False
+             ) -> list[tuple[int, FloatArray]]:
+    """(joint, offset in that joint's frame) of the points that mark the toe tip; ``required``:
+    a :class:`SkeletonError` when the foot has none."""
     tips: list[tuple[int, FloatArray]] = []
     if leg.toes is not None:
         tips.append((leg.toes, np.zeros(3)))
@@ -198,16 +200,9 @@ def toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
         tips.append((leg.foot, np.asarray(skeleton.end_sites[leg.foot], dtype=np.float64)))
     else:
         tips.extend((leg.foot, skeleton.offsets[c]) for c in skeleton.children(leg.foot))
-    return tips
-
-
-def _toe_tips(skeleton: Skeleton, leg: Leg) -> list[tuple[int, FloatArray]]:
-    """:func:`toe_tips`, or a :class:`SkeletonError` when the foot has none."""
-    tips = toe_tips(skeleton, leg)
-    if not tips:
+    if required and not tips:
         raise SkeletonError(
-            f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole"
-        )
+            f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole")
     return tips
 
 
@@ -229,7 +224,7 @@ def foot_model_from_motion(
     at floor level along the foot's horizontal direction, and is stored in the foot joint's
     frame.
     """
-    tips = _toe_tips(skeleton, leg)
+    tips = toe_tips(skeleton, leg, required=True)
     ankle = global_positions[:, leg.foot]
     tip_points = np.stack(
         [global_positions[:, j] + quat.rotate(global_rotations[:, j], off) for j, off in tips],

@@ -5,18 +5,17 @@ Angles are measured in the foot's heading frame: ``forward`` (horizontal toe dir
 to the left). Steep faces (normal.y below the threshold: stair risers, walls) give zero, and both
 angles are clamped (±0.45 rad in seed 000).
 
-Each function is written once, as a scalar form for compiled kernels (``*_s``, on tuples) and
-a NumPy-facing form that broadcasts its inputs and runs the scalar form in one compiled loop.
+Scalar forms (``*_s``, on tuples) for the compiled stages; NumPy forms over
+:func:`~footfall.arrays.scalar_rows`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, kernel_rows, scalar_rows
+from footfall.arrays import FloatArray, scalar_rows
 from footfall.jit import helper, kernel
 from footfall.quat import Quat4, Vec3, between_s, max_nan, min_nan
 
@@ -108,26 +107,20 @@ def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, li
 
 
 @kernel(error_model="numpy")
-def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotation: bool,
+def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, mode: int,
                out: FloatArray) -> None:  # pragma: no cover - compiled
-    for i in range(pitch.shape[0]):
+    """Mode 0: :func:`tilt_normal_s`; 1: :func:`align_rotation_s`; 2: ``between_s(+Y, direction)``
+    (pitch and roll not read)."""
+    for i in range(out.shape[0]):
         d = (direction[i, 0], direction[i, 1], direction[i, 2])
-        if rotation:
-            q = align_rotation_s(pitch[i], roll[i], d)
-            for c in range(4):
-                out[i, c] = q[c]
-        else:
+        if mode == 0:
             n = tilt_normal_s(pitch[i], roll[i], d)
             for c in range(3):
                 out[i, c] = n[c]
-
-
-@kernel(error_model="numpy")
-def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cover - compiled
-    for i in range(b.shape[0]):
-        q = between_s(_UP, (b[i, 0], b[i, 1], b[i, 2]))
-        for c in range(4):
-            out[i, c] = q[c]
+        else:
+            q = align_rotation_s(pitch[i], roll[i], d) if mode == 1 else between_s(_UP, d)
+            for c in range(4):
+                out[i, c] = q[c]
 
 
 @kernel(error_model="numpy")
@@ -140,12 +133,9 @@ def _lift_rows(pitch: FloatArray, roll: FloatArray, height: FloatArray, out: Flo
 def heading_frame(forward: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Unit horizontal ``(forward, left)`` ``(..., 3)`` from any direction ``(..., 3)`` (+Z
     forward for a vertical or zero one)."""
-    direction = np.asarray(forward, dtype=np.float64)
-    shape = direction.shape[:-1]
-    rows = kernel_rows(direction, shape, (3,))
-    out_forward, out_left = np.empty_like(rows), np.empty_like(rows)
-    _heading_rows(rows, out_forward, out_left)
-    return out_forward.reshape(*shape, 3), out_left.reshape(*shape, 3)
+    out_forward, out_left = scalar_rows(_heading_rows, (forward,), tails=((3,),),
+                                        out_tail=(3,), outputs=2)
+    return out_forward, out_left
 
 
 def slope_angles(
@@ -156,42 +146,29 @@ def slope_angles(
     normal: ``(..., 3)`` unit ground normal; forward: ``(..., 3)`` foot direction;
     steep_normal_y, max_slope: ``(...)`` or scalars.
     """
-    normal = np.asarray(normal, dtype=np.float64)
-    forward = np.asarray(forward, dtype=np.float64)
-    shape = np.broadcast_shapes(normal.shape[:-1], forward.shape[:-1], np.shape(steep_normal_y),
-                                np.shape(max_slope))
-    pitch, roll = np.empty(shape), np.empty(shape)
-    _slope_rows(kernel_rows(normal, shape, (3,)), kernel_rows(forward, shape, (3,)),
-                kernel_rows(steep_normal_y, shape), kernel_rows(max_slope, shape),
-                pitch.reshape(-1), roll.reshape(-1))
+    pitch, roll = scalar_rows(_slope_rows, (normal, forward, steep_normal_y, max_slope),
+                              tails=((3,), (3,), (), ()), outputs=2)
     return pitch, roll
 
 
-def _tilt(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike, rotation: bool) -> FloatArray:
-    forward = np.asarray(forward, dtype=np.float64)
-    shape = np.broadcast_shapes(np.shape(pitch), np.shape(roll), forward.shape[:-1])
-    out = np.empty((*shape, 4 if rotation else 3))
-    _tilt_rows(kernel_rows(pitch, shape), kernel_rows(roll, shape),
-               kernel_rows(forward, shape, (3,)), rotation, out.reshape(-1, out.shape[-1]))
-    return out
+def _tilt(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike, mode: int) -> FloatArray:
+    return scalar_rows(_tilt_rows, (pitch, roll, forward), mode, tails=((), (), (3,)),
+                       out_tail=(4 if mode else 3,))
 
 
 def tilt_normal(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatArray:
     """Unit normal ``(..., 3)`` of a plane with the given pitch and roll under ``forward``."""
-    return _tilt(pitch, roll, forward, rotation=False)
+    return _tilt(pitch, roll, forward, 0)
 
 
 def align_rotation(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatArray:
     """World rotation ``(..., 4)`` tilting a flat sole onto the plane of (pitch, roll)."""
-    return _tilt(pitch, roll, forward, rotation=True)
+    return _tilt(pitch, roll, forward, 1)
 
 
 def _between_up(b: ArrayLike) -> FloatArray:
     """``quat.between(+Y, b)`` for ``b (..., 3)``: :func:`between_s` over every row."""
-    b = np.asarray(b, dtype=np.float64)
-    out = np.empty((*b.shape[:-1], 4))
-    _between_up_rows(kernel_rows(b, b.shape[:-1], (3,)), out.reshape(-1, 4))
-    return out
+    return _tilt(0.0, 0.0, b, 2)
 
 
 def ankle_lift(pitch: ArrayLike, roll: ArrayLike, ankle_height: ArrayLike) -> FloatArray:

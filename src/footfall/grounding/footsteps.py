@@ -4,8 +4,7 @@ Seed 000 walks by a clock of distance: the body has covered ``d`` metres, the wa
 ``d / step_length`` and each foot (the right half a step behind the left) is planted at a
 footstep for the first half of its step and swings to the next one in the second half.
 
-The plan, the ease and the swing curve are scalar forms for compiled kernels (``*_s``) with
-NumPy-facing forms that broadcast over one compiled loop.
+Scalar forms (``*_s``) for compiled stages; NumPy forms over :func:`footfall.arrays.scalar_rows`.
 """
 
 from __future__ import annotations
@@ -169,10 +168,9 @@ def tread_snap_shift(
 
     Args:
         terrain: a :class:`footfall.terrain.Terrain` (downward rays).
-        plant_xz: ``(N, 2)`` ankle positions of the plants.
-        forward_xz: ``(N, 2)`` unit horizontal foot directions.
-        heel_back, toe_forward: ``(N,)`` or scalar sole extent behind / ahead of the ankle.
-        margin: ``(N,)`` or scalar: a sole end closer than this to an edge counts as near it.
+        plant_xz, forward_xz: ``(N, 2)`` ankle positions of the plants, unit foot directions.
+        heel_back, toe_forward, margin: ``(N,)`` or scalar sole extent behind / ahead of the
+            ankle, and how close to an edge a sole end counts as near it.
         search: metres scanned each way along the foot; tolerance: height step that makes an
             edge; spacing: metres between scan rays.
 
@@ -191,14 +189,12 @@ def tread_snap_shift(
     tolerance = np.broadcast_to(np.asarray(tolerance, dtype=np.float64), (count,))
 
     def heights(rows: NDArray[np.int64], at: NDArray[np.int64]) -> FloatArray:
-        """Ground height under scan positions ``at (R, S)`` of the feet ``rows (R,)`` (NaN
-        where missed)."""
+        """Ground height under scan steps ``at (R, S)`` of the feet ``rows (R,)``, NaN if missed."""
         samples = plant_xz[rows, None, :] + offsets[at][:, :, None] * forward_xz[rows, None, :]
         hits = terrain.raycast_down(samples)
         return np.where(hits.hit, hits.height, np.nan)
 
-    every = np.arange(count)
-    centre = heights(every, np.full((count, 1), half))[:, 0]
+    centre = heights(np.arange(count), np.full((count, 1), half))[:, 0]
     # The run of samples on the tread from the ankle, counted outwards each way (the ankle's
     # own sample included). A side's scan stops at its first sample off the tread (the samples
     # beyond it change nothing), so the rays go out in windows of about doubling length.
@@ -233,9 +229,8 @@ def tread_snap_shift(
     near_back = has_back & (low > 0.0)
     near_front = has_front & (high < 0.0)
     centred = 0.5 * (back_edge + front_edge) - 0.5 * (toe_forward - heel_back)
-    both = has_front & has_back
-    shift = np.where(both & (near_back | near_front), centred, 0.0)
-    shift = np.where(~both & near_back, low, shift)
-    shift = np.where(~both & near_front, high, shift)
+    one_edge = np.where(near_back, low, np.where(near_front, high, 0.0))  # one edge in reach
+    shift = np.where(has_front & has_back, np.where(near_back | near_front, centred, 0.0),
+                     one_edge)
     shift = np.where(np.isfinite(centre), shift, 0.0)
     return shift[:, None] * forward_xz

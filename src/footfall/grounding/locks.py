@@ -18,9 +18,8 @@ from footfall.arrays import FloatArray
 from footfall.grounding.contacts import horizontal_speed
 
 BLEND_SECONDS = 0.1
-#: A planted ball is held only while the source moves it slower than a walk's stance slip
-#: (m/s) and no further than SLIP_RADIUS (m) from where it was locked; past either the lock lets
-#: go, blended out over ``blend_seconds``, and stays off until the next contact.
+#: A lock lets go (until the next contact) when the source moves the ball faster than a walk's
+#: stance slip (m/s) or further than SLIP_RADIUS (m) from where it was locked.
 SLIP_SPEED = 0.4
 SLIP_RADIUS = 0.05
 #: A push-off: the ball's speed rising by more than this (m/s) from each frame to the next, up
@@ -60,9 +59,8 @@ def slip_locks(
 
     ball: ``(F, feet, 3)`` world positions of the balls of the feet (or whatever point should
     stay put); contacts: ``(F, feet)``. Returns the correction ``(F, feet, 2)`` (x, z) to add to
-    the foot, and ``pinned (F, feet)`` where a lock holds. A lock starts where the output foot
-    already is (no jump); when it lets go its last correction fades linearly to zero within
-    ``blend_seconds``. The correction is never larger than the source's own slip since the lock.
+    the foot, and ``pinned (F, feet)`` where a lock holds (locks as in the module docstring;
+    the fade is linear).
     """
     ball = np.asarray(ball, dtype=np.float64)[..., [0, 2]]
     contacts = np.asarray(contacts, dtype=bool)

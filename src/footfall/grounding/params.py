@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -83,22 +84,13 @@ class GroundingParams:
 DEFAULT_PARAMS = GroundingParams()
 
 
-class ParamArrays:
-    """K parameter sets as one ``(K,)`` array per :class:`GroundingParams` field."""
-
-    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
-        self._arrays = arrays
-
-    def __getattr__(self, name: str) -> np.ndarray:
-        try:
-            return self.__dict__["_arrays"][name]
-        except KeyError:
-            raise AttributeError(name) from None
+class ParamArrays(SimpleNamespace):
+    """K parameter sets as one ``(K,)`` array per :class:`GroundingParams` field (attributes)."""
 
     @property
     def count(self) -> int:
         """Number of characters K."""
-        return int(next(iter(self._arrays.values())).shape[0])
+        return int(next(iter(vars(self).values())).shape[0])
 
 
 def stack_params(
@@ -113,8 +105,7 @@ def stack_params(
     for p in params:
         if not isinstance(p, GroundingParams):
             raise SettingsError(f"expected GroundingParams, got {type(p).__name__}")
-    arrays = {}
-    for spec in fields(GroundingParams):
-        dtype = bool if spec.type in ("bool", bool) else np.float64
-        arrays[spec.name] = np.array([getattr(p, spec.name) for p in params], dtype=dtype)
-    return ParamArrays(arrays)
+    return ParamArrays(**{
+        spec.name: np.array([getattr(p, spec.name) for p in params],
+                            dtype=bool if spec.type in ("bool", bool) else np.float64)
+        for spec in fields(GroundingParams)})

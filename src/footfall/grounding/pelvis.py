@@ -5,19 +5,18 @@ at rate 16/s but snapped when the gap exceeds 0.4 m. Seed 004 (UE4): hip offset 
 foot offsets and never up. Here the offset is measured against the animated pelvis, so on flat
 ground it is exactly zero and the animation is left untouched.
 
-Both have scalar forms for the compiled stages (``*_s``), copied into them at numba's IR level
-(:func:`footfall.jit.inlined`: as LLVM-inlined helpers the pelvis stage ran 15–20 % slower), and
-NumPy-facing forms that broadcast over one compiled loop.
+Scalar forms (``*_s``) copied into the compiled stages at numba's IR level
+(:func:`footfall.jit.inlined`: LLVM-inlined helpers were slower there); NumPy forms over
+:func:`~footfall.arrays.scalar_rows`.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, kernel_rows, scalar_rows
+from footfall.arrays import FloatArray, scalar_rows
 from footfall.jit import inlined, kernel
 from footfall.quat import Vec3, max_nan
 
@@ -66,14 +65,8 @@ def reach_limit(
     pelvis_y: ``(...)`` animated pelvis height; the hip keeps its drop below it.
     reach: ``(...)`` longest hip→ankle distance allowed, metres.
     """
-    ankle_target = np.asarray(ankle_target, dtype=np.float64)
-    hip = np.asarray(hip, dtype=np.float64)
-    shape = np.broadcast_shapes(ankle_target.shape[:-1], hip.shape[:-1], np.shape(pelvis_y),
-                                np.shape(reach))
-    out = np.empty(shape)
-    _reach_limit_rows(kernel_rows(ankle_target, shape, (3,)), kernel_rows(hip, shape, (3,)),
-                      kernel_rows(pelvis_y, shape), kernel_rows(reach, shape), out.reshape(-1))
-    return out
+    return scalar_rows(_reach_limit_rows, (ankle_target, hip, pelvis_y, reach),
+                       tails=((3,), (3,), (), ()))
 
 
 def follow(
@@ -84,5 +77,4 @@ def follow(
     Jumps straight to ``target`` where the gap exceeds ``snap``, where ``previous`` is NaN
     (first frame) or where ``rate`` is infinite (smoothing off).
     """
-    with np.errstate(invalid="ignore"):
-        return scalar_rows(_follow_rows, (previous, target, rate, snap), float(dt))
+    return scalar_rows(_follow_rows, (previous, target, rate, snap), float(dt))

@@ -48,8 +48,8 @@ class FootPlan:
     """What the animation intends each foot to do this frame; ``(K, 2)`` = (character, foot).
 
     stance: planted. swing: swing progress q ∈ [0, 1] (ignored while planted).
-    plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the current (or last) footstep.
-    next_plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the next footstep.
+    plant_xz, next_plant_xz: ``(K, 2, 2)`` world (x, z) of the ankle at the current (or last)
+    and the next footstep.
     lock_xz, lock_weight: optional foot locks (post-processing): ``(K, 2, 2)`` world (x, z) the
     ankle is held at and ``(K, 2)`` how much (0 = animated, 1 = locked).
     lock_turn: optional ``(K, 2)`` radians about +Y that turn the foot to its locked heading
@@ -117,7 +117,6 @@ class _Batch:
     stance: BoolArray
     swing: FloatArray
     lock_weight: Any = None  # (N, 2) foot lock weights, or None
-    angles: Any = None  # (T, K, 2, 2) sole angles, for rewind
     legs: Any = None  # lifted hip, knee, ankle (N, 2, 3) and max reach (N, 2), for the IK
 
     @property
@@ -199,20 +198,17 @@ class GroundingPipeline:
         # body's height and the ground under it (a still node above the hips is no body).
         self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
         self.pelvis = pelvis_joint(skeleton, self.legs)
-        self._upper = np.array([g.upper for g in self.legs])
-        self._lower = np.array([g.lower for g in self.legs])
-        self._foot = np.array([g.foot for g in self.legs])
+        self._upper, self._lower, self._foot = np.array(
+            [(g.upper, g.lower, g.foot) for g in self.legs]).T.copy()
         self._hip_parent = skeleton.parents[self._upper]
         # Two FK passes into the same memory: the legs before the IK (the feet and their
         # ancestors: all the stages read), then the solved pose, the whole body, over it.
         self._legs_fk = FKPlan(skeleton.parents, self._foot)
         self._fk = FKPlan(skeleton.parents)
-        lengths = np.array([leg_lengths(skeleton, g) for g in self.legs])  # (2, 2)
-        self.leg_length = lengths.sum(axis=1)  # (2,)
-        self._ankle_height = np.array([f.ankle_height for f in self.feet])
+        self.leg_length = np.array([sum(leg_lengths(skeleton, g)) for g in self.legs])  # (2,)
+        self._ankle_height, self._heel, self._toe = np.array(
+            [(f.ankle_height, f.heel_back, f.toe_forward) for f in self.feet]).T.copy()
         self._foot_forward = np.stack([f.forward for f in self.feet])  # (2, 3)
-        self._heel = np.array([f.heel_back for f in self.feet])
-        self._toe = np.array([f.toe_forward for f in self.feet])
         self._below_ankle = np.stack([f.below_ankle for f in self.feet])
         self.params = params
 
@@ -288,11 +284,9 @@ class GroundingPipeline:
     ) -> GroundedFrame:
         """Ground T consecutive frames of K characters in one batched call.
 
-        The same as T calls of :meth:`step` (``dt`` apart), with every input and output given a
-        leading frame axis: rotations ``(T, K, J, 4)``, positions ``(T, K, J, 3)``, plan fields
-        ``(T, K, 2[, 2])``, foot_lift ``(T, K, 2)``, pelvis_offset ``(T, K)``, sole_angles
-        ``(T, K, 2, 2)``; the returned frame's arrays are ``(T, K, ...)``. Afterwards the state
-        is that of the last frame; :meth:`rewind` goes back to any frame of the batch.
+        The same as T calls of :meth:`step` (``dt`` apart), every input and output (plan fields
+        included) with a leading frame axis T. Afterwards the state is that of the last frame;
+        :meth:`rewind` goes back to any frame of the batch.
 
         ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
         local pose, grounded in place, instead of being copied first (a walker's fresh pose).
@@ -348,21 +342,19 @@ class GroundingPipeline:
 
     def _targets(self, batch: _Batch, plan: FootPlan) -> _Targets:
         """Stages 1–2: footsteps (snapped shift and plant heights, cached per footstep), the
-        swing curve, foot locks, and one batch of rays under the body and each foot target."""
+        swing curve, foot locks, and one batch of rays ``(N, 1 + 2)`` under the body (where it
+        goes when a foot cannot be grounded) and under each foot target."""
         count = batch.count
         steps = self._footsteps(
             batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz"),
             batch.rows(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
-            batch.forward, batch.ik_on & batch.p.tread_snap, batch.p,
-        )
+            batch.forward, batch.ik_on & batch.p.tread_snap)
         has_lock = plan.lock_xz is not None and batch.lock_weight is not None
         target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
         stage_kernels.foot_targets(
             batch.ankle, batch.stance, batch.swing, steps, has_lock,
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
             batch.lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
-        # One batch of rays (N, 1 + 2): under the body (where it goes when a foot cannot be
-        # grounded) and under each foot's target.
         hits = self.terrain.raycast_down(ray_xz)
         return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
                         offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
@@ -370,9 +362,8 @@ class GroundingPipeline:
 
     def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None,
                      foot_lift: ArrayLike | None) -> None:
-        """Stage 5 (first: the angles lift the ankle), with the end of stage 2: which feet are
-        grounded and their offset; sole pitch and roll ``(N, 2)`` from the ground normal,
-        faded over the swing, followed frame by frame (or given); the target heights."""
+        """Stage 5 (first: the angles lift the ankle) with the end of stage 2: grounded feet,
+        offsets, sole angles, target heights (:func:`stage_kernels.ground_and_soles`)."""
         p, hits = batch.p, targets.hits
         given = batch.rows(sole_angles, (2, 2), np.float64, "sole_angles")
         lift = batch.rows(foot_lift, (2,), np.float64, "foot_lift")
@@ -386,13 +377,11 @@ class GroundingPipeline:
             NONE2 if lift is None else lift, targets.ankle, targets.body_ground,
             targets.offset, targets.fallback, targets.angles)
         self._angles = state
-        batch.angles = targets.angles.reshape(batch.frames, batch.k, 2, 2)
 
     def _pelvis(self, batch: _Batch, targets: _Targets, pelvis_offset: ArrayLike | None
                 ) -> FloatArray:
-        """Stage 3: the pelvis offset ``(N,)``, never above the animated height over the body's
-        ground, lowered so the legs reach, followed frame by frame (or given) — applied to the
-        batch's root and global positions."""
+        """Stage 3: the pelvis offset ``(N,)`` (:func:`stage_kernels.pelvis_follow`), applied
+        to the batch's root."""
         p, count = batch.p, batch.count
         given = batch.rows(pelvis_offset, (), np.float64, "pelvis_offset")
         state = self._pelvis_offset.copy()
@@ -407,7 +396,8 @@ class GroundingPipeline:
             state, given is not None, NONE1 if given is None else given, lift_body,
             *batch.legs)
         self._pelvis_offset = state
-        self._history = (lift_body.reshape(batch.frames, batch.k), batch.angles)
+        self._history = (lift_body.reshape(batch.frames, batch.k),
+                         targets.angles.reshape(batch.frames, batch.k, 2, 2))
         return lift_body
 
     def _legs(self, batch: _Batch, targets: _Targets) -> BoolArray:
@@ -423,8 +413,7 @@ class GroundingPipeline:
             self._hip_parent, solved.upper_rotation, solved.lower_rotation, True, targets.angles,
             batch.forward, batch.foot_rot, batch.ik_on)
         every_frame = np.broadcast_to(batch.ik_on, (batch.frames, batch.k)).reshape(-1, 1)
-        clamped: BoolArray = solved.clamped & every_frame
-        return clamped
+        return solved.clamped & every_frame
 
     def _result(self, batch: _Batch, targets: _Targets, clamped: BoolArray,
                 lift_body: FloatArray) -> GroundedFrame:
@@ -474,14 +463,8 @@ class GroundingPipeline:
         self._angles = angles[frame].copy()
         self.reset_footsteps()
 
-    def _footsteps(
-        self,
-        plant_xz: FloatArray,
-        next_xz: FloatArray,
-        forward: FloatArray,
-        snap: BoolArray,
-        p: ParamArrays,
-    ) -> FloatArray:
+    def _footsteps(self, plant_xz: FloatArray, next_xz: FloatArray, forward: FloatArray,
+                   snap: BoolArray) -> FloatArray:
         """Snapped footsteps ``(N, 2, 2, 5)``: per foot, (current plant, next plant) × (snap
         shift xz, ground height, hit, snapped); N = T·K rows (frame-major), ``snap (K,)``.
 
@@ -489,16 +472,14 @@ class GroundingPipeline:
         earliest frame's direction and parameters stand for all), and the last frame's
         footsteps are cached for the next call.
         """
-        count = plant_xz.shape[0]
-        k = self.count
+        count, k, p = plant_xz.shape[0], self.count, self._params
         keys = np.empty((count, 2, 2, 2))  # (N, foot, which, xz)
         values = np.empty((count, 2, 2, 5))
         known = np.empty((count, 2, 2), dtype=bool)
         stage_kernels.footstep_lookup(plant_xz, next_xz, self._cache_keys, self._cache_values,
                                       snap, keys, values, known)
-        todo = ~known
-        if np.any(todo):
-            index = np.nonzero(todo)
+        if not known.all():
+            index = np.nonzero(~known)
             # Identical footsteps (same spot, foot and switch) are cast once.
             rows_all = np.column_stack([keys[index], index[1], snap[index[0] % k]])
             _, first, inverse = np.unique(rows_all, axis=0, return_index=True, return_inverse=True)
@@ -516,10 +497,8 @@ class GroundingPipeline:
                     p.tread_tolerance[rows], float(p.tread_spacing.min()),
                 )
             hits = self.terrain.raycast_down(plant + shift)
-            computed = np.concatenate(
-                [shift, np.where(hits.hit, hits.height, 0.0)[:, None], hits.hit[:, None],
-                 snapping[:, None]], axis=1
-            )
+            computed = np.column_stack(
+                [shift, np.where(hits.hit, hits.height, 0.0), hits.hit, snapping])
             values[full_index] = computed[inverse.reshape(-1)]
         if count:  # (a batch of no frames keeps the cache as it was)
             # This call's own arrays: one frame's are kept whole, a batch's last frame copied

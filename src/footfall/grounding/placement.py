@@ -95,9 +95,8 @@ def centring_shift(clip: Clip, bounds: tuple[tuple[float, float], tuple[float, f
     middle of ``bounds`` ``((x_min, z_min), (x_max, z_max))``: with its opposite, a built-in
     scene is laid under a clip that stays where it is."""
     low, high = footprint(clip, legs)
-    (x_min, z_min), (x_max, z_max) = bounds
-    middle = (low + high) / 2
-    return np.array([(x_min + x_max) / 2 - middle[0], 0.0, (z_min + z_max) / 2 - middle[1]])
+    shift = np.add(*bounds) / 2 - (low + high) / 2  # (x, z)
+    return np.array([shift[0], 0.0, shift[1]])
 
 
 def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:

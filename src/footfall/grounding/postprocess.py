@@ -55,13 +55,13 @@ from footfall.humanoid.limbs import body_joints, pelvis_joint
 from footfall.humanoid.topology import Hierarchy
 from footfall.ik import solve_two_bone
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
+from footfall.terrain.hits import RayHits
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
-    from footfall.terrain.hits import RayHits
 
 PELVIS_SMOOTH_SECONDS = 0.25
-#: Corrections of a planted foot are blended in and out over this long (issue: within 0.1 s);
+#: Corrections of a planted foot are blended in and out over this long (seconds);
 #: swing offsets are smoothed from above over the same time.
 BLEND_SECONDS = 0.1
 #: Solves after the first that measure the solved feet and correct what is left.
@@ -151,10 +151,8 @@ def _smooth_above(values: FloatArray, window: int) -> FloatArray:
 
 
 def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
-    """Per-foot lift ``(F, 2)`` held in contact and faded to zero over ``frames`` outside it."""
+    """Per-foot lift ``(F, 2)`` held in contact, faded to zero over ``frames ≥ 1`` outside it."""
     out = np.where(contacts, lift, 0.0)
-    if frames < 1:
-        return out
     index = np.arange(lift.shape[0])
     for foot in range(lift.shape[1]):
         contact_frames = np.nonzero(contacts[:, foot])[0]
@@ -173,13 +171,12 @@ def _blend_out(lift: FloatArray, contacts: NDArray[np.bool_], frames: int) -> Fl
 def _fill_missing(values: FloatArray) -> FloatArray:
     """``(F, ...)`` with NaN replaced by the nearest earlier finite value along frames (the
     next one before the first; 0 where a column has none)."""
-    out = values.copy()
-    finite = np.isfinite(out)
-    index = np.where(finite, np.arange(out.shape[0]).reshape(-1, *([1] * (out.ndim - 1))), -1)
+    finite = np.isfinite(values)
+    index = np.where(finite, np.arange(len(values)).reshape(-1, *([1] * (values.ndim - 1))), -1)
     last = np.maximum.accumulate(index, axis=0)
     first = np.argmax(finite, axis=0)
     last = np.where(last < 0, first, last)
-    out = np.take_along_axis(out, last, axis=0)
+    out = np.take_along_axis(values, last, axis=0)
     return np.where(np.isfinite(out), out, 0.0)
 
 
@@ -242,7 +239,7 @@ class GroundResult:
 
 
 def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
-          legs: tuple[Leg, Leg], rest: FloatArray | None = None, floor: float | None = None
+          legs: tuple[Leg, Leg], rest: FloatArray, floor: float | None = None
           ) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
@@ -252,7 +249,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
     ``stance_sink_m`` and ``stance_float_m`` (lowest sole sample below / above the ground),
     ``stance_slip_m`` (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames
-    faster than 0.5 m/s) and, given the feet's planted support-joint heights ``rest (2, P)``,
+    faster than 0.5 m/s) and, from the feet's planted support-joint heights ``rest (2, P)``,
     ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's
     support joints: ankle, ball, toe tips, over the terrain: :func:`_defect_over`; ``floor`` is
     the clip's floor height while its feet are still as animated, None once they stand on the
@@ -268,16 +265,13 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     physdiff = metrics.physdiff_metrics(heights, gpos[..., [0, 2]])
     out.update({f"physdiff_{key}": value for key, value in physdiff.items()})
     stance = metrics.contact_metrics(metrics.ground_gaps(terrain, feet.sole), contacts)
-    out["contact_error_m"] = stance["contact_error_m"]
-    out["support_defect_ratio"] = stance["support_defect_ratio"]
-    out["stance_sink_m"] = stance["penetration_m"]
-    out["stance_float_m"] = stance["floating_m"]
+    renamed = {"penetration_m": "stance_sink_m", "floating_m": "stance_float_m"}
+    out.update({renamed.get(key, key): value for key, value in stance.items()})
     out["stance_slip_m"] = metrics.stance_slip(feet.ankle, contacts)
     out["contact_skate_ratio"] = metrics.contact_skate_ratio(feet.toe, contacts, clip.fps)
-    if rest is not None:
-        defect = _defect_over(_support_heights(feet, terrain), rest, feet, floor)
-        out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
-            else 0.0
+    defect = _defect_over(_support_heights(feet, terrain), rest, feet, floor)
+    out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
+        else 0.0
     return out
 
 
@@ -364,8 +358,7 @@ def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, f
     moved[..., [0, 2]] += shift[:, :, None, :]
     below = metrics.ground_gaps(terrain, np.where(np.isfinite(moved), moved, np.nan))
     ground = moved[..., 1] - below  # (F, 2, N) NaN where there is no ground
-    valid = np.isfinite(points[..., 1])
-    off = np.any(valid & ~np.isfinite(ground), axis=-1)
+    off = np.any(np.isfinite(points[..., 1]) & ~np.isfinite(ground), axis=-1)
     with np.errstate(invalid="ignore"):
         need = np.nanmax(np.where(np.isfinite(ground), ground - floor, -np.inf), axis=-1)
     need = np.where(np.isfinite(need), need, np.nan)
@@ -444,8 +437,7 @@ def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: 
     """World rotations ``(F, 2, 4)`` turning each planted sole by the slope under it (seed
     004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
     contacts and smoothed; the identity on level ground."""
-    ankle = feet.ankle[..., [0, 2]] + shift
-    hits = terrain.raycast_down(ankle)
+    hits = terrain.raycast_down(feet.ankle[..., [0, 2]] + shift)
     forward = feet.toe - feet.ankle
     normal = np.where(hits.hit[..., None], hits.normal, np.array([0.0, 1.0, 0.0]))
     pitch, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
@@ -481,15 +473,13 @@ def _solve_legs(clip: Clip, legs: tuple[Leg, Leg], lift: FloatArray, targets: Fl
         reach = np.linalg.norm(ankle - hip, axis=-1) / np.maximum(limb, 1e-12)
         solved = solve_two_bone(hip, knee, ankle, target,
                                 max_reach=np.clip(reach + 1e-9, 0.999, 1.0))
-        upper = quat.mul(solved.upper_rotation, grot[:, leg.upper])
-        lower = quat.mul(solved.lower_rotation, grot[:, leg.lower])
-        foot = quat.mul(turn, grot[:, leg.foot])
+        chain = [leg.upper, leg.lower, leg.foot]
+        world = quat.mul(np.stack([solved.upper_rotation, solved.lower_rotation, turn], axis=1),
+                         grot[:, chain])
         parent = grot[:, parents[leg.upper]] if parents[leg.upper] >= 0 else quat.identity(
             (clip.frame_count,))
-        local = chain_local_rotations(parent, np.stack([upper, lower, foot], axis=1))
-        for row, joint in enumerate((leg.upper, leg.lower, leg.foot)):
-            rotations[:, joint] = np.where(active[:, None], quat.normalize(local[:, row]),
-                                           rotations[:, joint])
+        local = quat.normalize(chain_local_rotations(parent, world))
+        rotations[:, chain] = np.where(active[:, None, None], local, rotations[:, chain])
     return Clip(clip.skeleton, rotations, positions, clip.fps)
 
 
@@ -509,8 +499,6 @@ class LevelGround:
         return np.full(np.shape(xz)[:-1], self.height_value)
 
     def raycast_down(self, xz: FloatArray) -> RayHits:
-        from footfall.terrain.hits import RayHits
-
         xz = np.asarray(xz, dtype=np.float64)
         point = np.stack([xz[..., 0], np.full(xz.shape[:-1], self.height_value), xz[..., 1]], -1)
         shape = xz.shape[:-1]
@@ -573,7 +561,6 @@ def _plan_slips(feet: ClipFeet, planted: FloatArray, contacts: NDArray[np.bool_]
 def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np.bool_],
           params: GroundingParams, fps: float, ball_clearance: float) -> _Plan:
     """Everything :func:`ground_clip` decides before solving (see :class:`_Plan`)."""
-    frames = contacts.shape[0]
     blend = max(1, int(round(BLEND_SECONDS * fps)))
     planted = _support_heights(feet, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(planted, contacts, blend)
@@ -582,7 +569,7 @@ def _plan(feet: ClipFeet, terrain: RaySource, floor: float, contacts: NDArray[np
     # smoothed from above (rise early before a stair nose, come down after it).
     need, off = _ground_offsets(_points(feet), shift, terrain, floor)
     swing_need = _smooth_above(need, blend)
-    lift_extra = np.zeros((frames, 2))
+    lift_extra = np.zeros(contacts.shape)
     if ball_clearance > 0:
         ball_gap = feet.toe[..., 1] - floor  # the ball's animated height over its floor
         speed = horizontal_speed(feet.toe, fps)
@@ -614,10 +601,9 @@ def _solve_with_corrections(
     """The solved clip and its feet: legs solved to the plan's targets, then
     :data:`CORRECTION_PASSES` more times removing the planted feet's measured defect and lock
     drift."""
-    frames = plan.contacts.shape[0]
     total = 2 + CORRECTION_PASSES
-    correction = np.zeros((frames, 2))  # stance height corrections found on the solved feet
-    drift = np.zeros((frames, 2, 2))
+    correction = np.zeros(plan.contacts.shape)  # stance height corrections found on the solved feet
+    drift = np.zeros((*plan.contacts.shape, 2))
     for step in range(1 + CORRECTION_PASSES):
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
@@ -677,9 +663,8 @@ def ground_clip(
     place: turn and move the clip over the terrain first (:func:`place_clip`); contacts:
     ``(F, 2)`` bool to use instead of the ones found in the motion; ball_clearance: optional
     extra clearance (metres, default 0 = as animated) for swinging balls faster than
-    :data:`SWING_SPEED`; how far it raised any swing is ``swing_lift_max_m``.
-
-    Raises :class:`SkeletonError` naming the frame and joint when the clip holds NaN.
+    :data:`SWING_SPEED`; how far it raised any swing is ``swing_lift_max_m``. A clip holding
+    NaN raises :class:`SkeletonError` naming the frame and joint.
     """
     clip.check_finite()
     if clip.frame_count < 1:
@@ -724,9 +709,8 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     out = _follow(out, _followers(source, leg_pair))
     if progress is not None:
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
-    result = GroundResult(out, before, after, plan.contacts)
-    result.swing_lift_max_m = float(np.max(plan.lift_extra, initial=0.0))
-    return result, solved
+    return GroundResult(out, before, after, plan.contacts,
+                        swing_lift_max_m=float(np.max(plan.lift_extra, initial=0.0))), solved
 
 
 #: A joint outside the body that stays this close (metres) to a body joint in every frame

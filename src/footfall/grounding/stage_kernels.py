@@ -4,12 +4,7 @@
 ``t·K + k`` is character k at frame t) through its named stages; each stage's per-foot maths is
 one of these kernels, reading the pose arrays where they lie (joint indices) and writing
 preallocated outputs, so a crowd makes no temporaries. Per-character parameters are ``(K,)``
-arrays read at ``k = n mod K``. The maths is the scalar forms of
-:mod:`~footfall.grounding.foot_align`, :mod:`~footfall.grounding.pelvis`,
-:mod:`~footfall.grounding.footsteps` and :mod:`footfall.quat`.
-
-Optional inputs come with a flag and, when absent, a one-element stand-in of the same
-dimensions (one compiled specialisation for all calls).
+arrays read at ``k = n mod K``. The maths is the scalar forms (``*_s``) it imports.
 """
 
 from __future__ import annotations
@@ -25,7 +20,8 @@ from footfall.grounding.pelvis import follow_s, reach_limit_s
 from footfall.jit import kernel
 from footfall.quat import inv_s, max_nan, min_nan, mul_s, rotate_s
 
-# Stand-ins for absent optional inputs (writable: read-only arrays compile another version).
+# One-element stand-ins of the same dimensions for absent optional inputs, which come with a
+# flag (one compiled version for all calls; writable: read-only arrays compile another).
 NONE1 = np.zeros(1)
 NONE2 = np.zeros((1, 1))
 NONE3 = np.zeros((1, 1, 1))
