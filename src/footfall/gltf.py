@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 import pygltflib
@@ -72,7 +73,7 @@ _COMPONENTS: dict[int, type[np.generic]] = {5120: np.int8, 5121: np.uint8, 5122:
 _TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 
 
-def _is_index(value: object, count: int) -> bool:
+def _is_index(value: object, count: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < count
 
 
@@ -304,6 +305,22 @@ def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: P
     if end > view.byteLength:
         raise GLTFError(f"{where}: {accessor.count} elements end at byte {end}, past "
                         f"bufferView {accessor.bufferView} ({view.byteLength} bytes)")
+
+
+def _accessor_values(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
+    """Accessor ``index`` as float64 ``(count, width)`` from ``blob``, its buffer's bytes
+    (normalized unsigned integers scaled to 0…1); raises when the buffer is too short."""
+    accessor = gltf.accessors[index]
+    view = gltf.bufferViews[accessor.bufferView]
+    dtype = np.dtype(_COMPONENTS[accessor.componentType])
+    width = _TYPE_WIDTHS[accessor.type]
+    start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
+    stride = view.byteStride or dtype.itemsize * width
+    out = np.ndarray((accessor.count, width), dtype, blob, start, (stride, dtype.itemsize)
+                     ).astype(np.float64)
+    if accessor.normalized and dtype.kind == "u":
+        out /= np.iinfo(dtype).max
+    return out
 
 
 def _hierarchy_depths(parent_of: dict[int, int], count: int, path: Path) -> list[int]:
@@ -578,12 +595,10 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             raise GLTFError(f"{path}: accessor {accessor_index} is not float SCALAR/VEC3/VEC4")
         if accessor.bufferView is None:
             return np.zeros((accessor.count, width))
-        view = gltf.bufferViews[accessor.bufferView]
-        if view.buffer not in buffers:
-            buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, Path(path))
-        start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
-        values = np.ndarray((accessor.count, width), "<f4", buffers[view.buffer], start,
-                            (view.byteStride or 4 * width, 4))  # _check_document checked the end
+        buffer = gltf.bufferViews[accessor.bufferView].buffer
+        if buffer not in buffers:
+            buffers[buffer] = _buffer_bytes(gltf, buffer, Path(path))
+        values = _accessor_values(gltf, buffers[buffer], accessor_index)  # ends were checked
         if not np.isfinite(values).all():
             raise GLTFError(f"{path}: accessor {accessor_index} ({what}) holds NaN or inf")
         return values
@@ -600,11 +615,11 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         sampler = anim.samplers[channel.sampler]
         if not isinstance(sampler, pygltflib.AnimationSampler):
             raise GLTFError(f"{where}: sampler {channel.sampler} is not an object")
-        times = read(sampler.input, f"channel {number} input")[:, 0].astype(np.float64)
+        times = read(sampler.input, f"channel {number} input")[:, 0]
         if np.any(np.diff(times) < 0) or times[0] < 0 or times[-1] > MAX_ANIMATION_SECONDS:
             raise GLTFError(f"{where}: channel {number} times must rise from ≥ 0 to at most "
                             f"{MAX_ANIMATION_SECONDS:g} s")
-        values = read(sampler.output, f"channel {number} output").astype(np.float64)
+        values = read(sampler.output, f"channel {number} output")
         if channel.target.path in ("translation", "scale") and not np.all(
                 np.abs(values) <= MAX_TRANSFORM_VALUE):
             raise GLTFError(f"{where}: channel {number} {channel.target.path} goes beyond "
