@@ -634,9 +634,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     frames = int(np.floor(end * fps + 1e-3)) + 1  # float32 times
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
-    node_rot: dict[int, FloatArray] = {}
-    node_pos: dict[int, FloatArray] = {}
-    node_scale: dict[int, FloatArray] = {}
+    sampled: dict[tuple[int, str], FloatArray] = {}  # by (node, "rotation" / "translation" …)
     for node, target_path, times, values in tracks:
         if node not in avatar.nodes:
             continue
@@ -647,26 +645,23 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         if target_path == "rotation" and values.shape[1] == 4:
             a = quat.normalize(values[index][:, [3, 0, 1, 2]])
             b = quat.normalize(values[following][:, [3, 0, 1, 2]])
-            node_rot[node] = quat.slerp(a, b, t)
+            sampled[node, target_path] = quat.slerp(a, b, t)
         elif target_path in ("translation", "scale") and values.shape[1] == 3:
-            sampled = values[index] + (values[following] - values[index]) * t[:, None]
-            (node_pos if target_path == "translation" else node_scale)[node] = sampled
+            sampled[node, target_path] = (values[index]
+                                          + (values[following] - values[index]) * t[:, None])
     # Each joint's ``(F,)`` world scale relative to the rest pose, from the channels above it.
     relative_scale = np.ones((frames, len(avatar.nodes)))
     for j, node in enumerate(avatar.nodes):  # parents come before children
         parent = avatar.skeleton.parents[j]
-        above = relative_scale[:, parent] if parent >= 0 else 1.0
-        own = 1.0
-        if node in node_scale:
+        relative_scale[:, j] = relative_scale[:, parent] if parent >= 0 else 1.0
+        if (node, "scale") in sampled:
             rest_scale = np.linalg.norm(_node_matrix(gltf.nodes[node])[:3, :3], axis=0).mean()
-            own = node_scale[node].mean(axis=1) / rest_scale
-        relative_scale[:, j] = above * own
+            relative_scale[:, j] *= sampled[node, "scale"].mean(axis=1) / rest_scale
         frame = avatar.frames[j]
-        frame_rotation = _split(frame, str(path))[1]
-        if node in node_rot:  # else the rest rotation the clip holds
-            clip.rotations[:, j] = quat.mul(frame_rotation, node_rot[node])
-        if node in node_pos:
-            moved = node_pos[node] @ frame[:3, :3].T + frame[:3, 3]
+        if (node, "rotation") in sampled:  # else the rest rotation the clip holds
+            clip.rotations[:, j] = quat.mul(_split(frame, str(path))[1], sampled[node, "rotation"])
+        if (node, "translation") in sampled:
+            moved = sampled[node, "translation"] @ frame[:3, :3].T + frame[:3, 3]
             clip.positions[:, j] = moved * avatar.parent_scale[j]
         if parent >= 0:
             clip.positions[:, j] *= relative_scale[:, parent, None]
