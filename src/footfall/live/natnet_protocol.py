@@ -181,9 +181,9 @@ class FrameOfData:
 class _Reader:
     """Bounds-checked little-endian reads over one payload."""
 
-    def __init__(self, data: bytes | memoryview, start: int = 0) -> None:
+    def __init__(self, data: bytes | memoryview) -> None:
         self.data = memoryview(data)
-        self.at = start
+        self.at = 0
 
     def need(self, count: int, what: str) -> None:
         if count < 0 or self.at + count > len(self.data):
@@ -233,6 +233,8 @@ _U32 = struct.Struct("<I")
 _I16 = struct.Struct("<h")
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
+_TWO_I32 = struct.Struct("<ii")
+_THREE_U64 = struct.Struct("<QQQ")
 
 
 def split_packet(packet: bytes | memoryview) -> tuple[int, memoryview]:
@@ -277,9 +279,6 @@ def _rigid_body_description(r: _Reader, version: Version) -> BoneDescription:
             for _ in range(markers):
                 r.cstr(f"marker name of {name!r}")
     return BoneDescription(name, ident, parent, offset, rotation)
-
-
-_TWO_I32 = struct.Struct("<ii")
 
 
 def _skeleton_description(r: _Reader, version: Version) -> SkeletonDescription:
@@ -445,9 +444,6 @@ def decode_frame(payload: bytes | memoryview, version: Version) -> FrameOfData:
     params = r.unpack(_I16, "frame params")[0]
     return FrameOfData(frame_number, tuple(skeletons), bodies, labeled, float(timestamp),
                        *ticks, params=params & 0xFFFF)
-
-
-_THREE_U64 = struct.Struct("<QQQ")
 
 
 # ---------------------------------------------------------------------------- writing
