@@ -116,7 +116,7 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         if animated[joint]:
             blocks.append(clip.positions[:, joint])
         blocks.append(degrees[:, joint])
-    table = np.concatenate(blocks, axis=1) if blocks else np.zeros((clip.frame_count, 0))
+    table = np.concatenate(blocks, axis=1)  # every joint has rotation channels
     row = " ".join([_NUMBER] * table.shape[1])
     frame_time = f"{1.0 / clip.fps:.12f}".rstrip("0")
     if frame_time.endswith("."):
