@@ -74,8 +74,7 @@ def check_version(version: Version) -> Version:
     major, minor = int(version[0]), int(version[1])
     if not SUPPORTED[0] <= (major, minor) <= SUPPORTED[1]:
         raise PacketError("version", f"stream version {major}.{minor} is outside "
-                                     f"{SUPPORTED[0][0]}.{SUPPORTED[0][1]}–"
-                                     f"{SUPPORTED[1][0]}.{SUPPORTED[1][1]}")
+                                     "{}.{}–{}.{}".format(*SUPPORTED[0], *SUPPORTED[1]))
     return major, minor
 
 
