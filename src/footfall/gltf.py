@@ -429,8 +429,7 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
 def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: str,
               with_bounds: bool = False) -> int:
     data = np.ascontiguousarray(data, dtype=np.float32)
-    while len(blob) % 4:
-        blob.append(0)
+    blob.extend(bytes(-len(blob) % 4))  # views start on 4-byte boundaries
     offset = len(blob)
     blob.extend(data.tobytes())
     gltf.bufferViews.append(pygltflib.BufferView(buffer=0, byteOffset=offset,
