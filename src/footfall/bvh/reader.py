@@ -264,10 +264,9 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
                 axis_columns[name[0]] = column
             column += 1
         if axis_columns:
-            order = _rotation_order(joint.channels)
             rotating.append(index)
-            orders.append(order)
-            rot_columns.append([axis_columns.get(axis, zero_column) for axis in order])
+            orders.append(_rotation_order(joint.channels))
+            rot_columns.append([axis_columns.get(axis, zero_column) for axis in orders[-1]])
     positions[:, pos_joint, pos_axis] = data[:, pos_column]
     if not rotating:
         return Clip(skeleton, quat.identity((frames, count)), positions, fps)
