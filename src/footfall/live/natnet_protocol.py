@@ -381,10 +381,8 @@ def decode_frame(payload: bytes | memoryview, version: Version) -> FrameOfData:
 
     def section(what: str, item_bytes: int) -> tuple[int, int | None]:
         n = r.count(f"{what} count", item_bytes)
-        if not sized:
-            return n, None
-        size = r.count(f"{what} size", 1)
-        return n, r.at + size
+        size = r.count(f"{what} size", 1) if sized else None
+        return n, None if size is None else r.at + size
 
     def close(what: str, end: int | None) -> None:
         if end is not None and r.at != end:
