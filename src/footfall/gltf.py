@@ -312,7 +312,7 @@ def _accessor_values(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarr
     (normalized unsigned integers scaled to 0…1); raises when the buffer is too short."""
     accessor = gltf.accessors[index]
     view = gltf.bufferViews[accessor.bufferView]
-    dtype = np.dtype(_COMPONENTS[accessor.componentType])
+    dtype = np.dtype(_COMPONENTS[accessor.componentType]).newbyteorder("<")  # as glTF stores
     width = _TYPE_WIDTHS[accessor.type]
     start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
     stride = view.byteStride or dtype.itemsize * width
