@@ -108,7 +108,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
 
 
-def _one_line(error: BaseException) -> str:
+def _one_line(error: object) -> str:
     return " ".join(str(error).split())
 
 
@@ -117,8 +117,7 @@ def _print_own_warnings(command: str, caught: list[warnings.WarningMessage]) -> 
     causes the readers check and report themselves) are dropped."""
     for item in caught:
         if type(item.message).__module__.startswith("footfall"):
-            message = item.message if isinstance(item.message, Warning) else Warning(item.message)
-            print(f"footfall {command}: warning: {_one_line(message)}", file=sys.stderr)
+            print(f"footfall {command}: warning: {_one_line(item.message)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
+from typing import TypeGuard
 
 import numpy as np
 import pygltflib
@@ -72,7 +73,7 @@ _COMPONENTS: dict[int, type[np.generic]] = {5120: np.int8, 5121: np.uint8, 5122:
 _TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 
 
-def _is_index(value: object, count: int) -> bool:
+def _is_index(value: object, count: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < count
 
 
@@ -306,6 +307,22 @@ def _check_accessor(gltf: pygltflib.GLTF2, index: int, accessor: object, path: P
                         f"bufferView {accessor.bufferView} ({view.byteLength} bytes)")
 
 
+def _accessor_values(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
+    """Accessor ``index`` as float64 ``(count, width)`` from ``blob``, its buffer's bytes
+    (normalized unsigned integers scaled to 0…1); raises when the buffer is too short."""
+    accessor = gltf.accessors[index]
+    view = gltf.bufferViews[accessor.bufferView]
+    dtype = np.dtype(_COMPONENTS[accessor.componentType]).newbyteorder("<")  # as glTF stores
+    width = _TYPE_WIDTHS[accessor.type]
+    start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
+    stride = view.byteStride or dtype.itemsize * width
+    out = np.ndarray((accessor.count, width), dtype, blob, start, (stride, dtype.itemsize)
+                     ).astype(np.float64)
+    if accessor.normalized and dtype.kind == "u":
+        out /= np.iinfo(dtype).max
+    return out
+
+
 def _hierarchy_depths(parent_of: dict[int, int], count: int, path: Path) -> list[int]:
     """Depth of every node below its scene root, by walking up with a loop (never recursing);
     a cycle is a :class:`GLTFError`."""
@@ -412,8 +429,7 @@ def load_avatar(path: PathArg, skin: int = 0) -> Avatar:
 def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: str,
               with_bounds: bool = False) -> int:
     data = np.ascontiguousarray(data, dtype=np.float32)
-    while len(blob) % 4:
-        blob.append(0)
+    blob.extend(bytes(-len(blob) % 4))  # views start on 4-byte boundaries
     offset = len(blob)
     blob.extend(data.tobytes())
     gltf.bufferViews.append(pygltflib.BufferView(buffer=0, byteOffset=offset,
@@ -578,12 +594,10 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
             raise GLTFError(f"{path}: accessor {accessor_index} is not float SCALAR/VEC3/VEC4")
         if accessor.bufferView is None:
             return np.zeros((accessor.count, width))
-        view = gltf.bufferViews[accessor.bufferView]
-        if view.buffer not in buffers:
-            buffers[view.buffer] = _buffer_bytes(gltf, view.buffer, Path(path))
-        start = (view.byteOffset or 0) + (accessor.byteOffset or 0)
-        values = np.ndarray((accessor.count, width), "<f4", buffers[view.buffer], start,
-                            (view.byteStride or 4 * width, 4))  # _check_document checked the end
+        buffer = gltf.bufferViews[accessor.bufferView].buffer
+        if buffer not in buffers:
+            buffers[buffer] = _buffer_bytes(gltf, buffer, Path(path))
+        values = _accessor_values(gltf, buffers[buffer], accessor_index)  # ends were checked
         if not np.isfinite(values).all():
             raise GLTFError(f"{path}: accessor {accessor_index} ({what}) holds NaN or inf")
         return values
@@ -600,11 +614,11 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         sampler = anim.samplers[channel.sampler]
         if not isinstance(sampler, pygltflib.AnimationSampler):
             raise GLTFError(f"{where}: sampler {channel.sampler} is not an object")
-        times = read(sampler.input, f"channel {number} input")[:, 0].astype(np.float64)
+        times = read(sampler.input, f"channel {number} input")[:, 0]
         if np.any(np.diff(times) < 0) or times[0] < 0 or times[-1] > MAX_ANIMATION_SECONDS:
             raise GLTFError(f"{where}: channel {number} times must rise from ≥ 0 to at most "
                             f"{MAX_ANIMATION_SECONDS:g} s")
-        values = read(sampler.output, f"channel {number} output").astype(np.float64)
+        values = read(sampler.output, f"channel {number} output")
         if channel.target.path in ("translation", "scale") and not np.all(
                 np.abs(values) <= MAX_TRANSFORM_VALUE):
             raise GLTFError(f"{where}: channel {number} {channel.target.path} goes beyond "
@@ -619,9 +633,7 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     frames = int(np.floor(end * fps + 1e-3)) + 1  # float32 times
     clock = np.arange(frames) / fps
     clip = avatar.rest_clip(frames, fps)
-    node_rot: dict[int, FloatArray] = {}
-    node_pos: dict[int, FloatArray] = {}
-    node_scale: dict[int, FloatArray] = {}
+    sampled: dict[tuple[int, str], FloatArray] = {}  # by (node, "rotation" / "translation" …)
     for node, target_path, times, values in tracks:
         if node not in avatar.nodes:
             continue
@@ -632,26 +644,23 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
         if target_path == "rotation" and values.shape[1] == 4:
             a = quat.normalize(values[index][:, [3, 0, 1, 2]])
             b = quat.normalize(values[following][:, [3, 0, 1, 2]])
-            node_rot[node] = quat.slerp(a, b, t)
+            sampled[node, target_path] = quat.slerp(a, b, t)
         elif target_path in ("translation", "scale") and values.shape[1] == 3:
-            sampled = values[index] + (values[following] - values[index]) * t[:, None]
-            (node_pos if target_path == "translation" else node_scale)[node] = sampled
+            sampled[node, target_path] = (values[index]
+                                          + (values[following] - values[index]) * t[:, None])
     # Each joint's ``(F,)`` world scale relative to the rest pose, from the channels above it.
     relative_scale = np.ones((frames, len(avatar.nodes)))
     for j, node in enumerate(avatar.nodes):  # parents come before children
         parent = avatar.skeleton.parents[j]
-        above = relative_scale[:, parent] if parent >= 0 else 1.0
-        own = 1.0
-        if node in node_scale:
+        relative_scale[:, j] = relative_scale[:, parent] if parent >= 0 else 1.0
+        if (node, "scale") in sampled:
             rest_scale = np.linalg.norm(_node_matrix(gltf.nodes[node])[:3, :3], axis=0).mean()
-            own = node_scale[node].mean(axis=1) / rest_scale
-        relative_scale[:, j] = above * own
+            relative_scale[:, j] *= sampled[node, "scale"].mean(axis=1) / rest_scale
         frame = avatar.frames[j]
-        frame_rotation = _split(frame, str(path))[1]
-        if node in node_rot:  # else the rest rotation the clip holds
-            clip.rotations[:, j] = quat.mul(frame_rotation, node_rot[node])
-        if node in node_pos:
-            moved = node_pos[node] @ frame[:3, :3].T + frame[:3, 3]
+        if (node, "rotation") in sampled:  # else the rest rotation the clip holds
+            clip.rotations[:, j] = quat.mul(_split(frame, str(path))[1], sampled[node, "rotation"])
+        if (node, "translation") in sampled:
+            moved = sampled[node, "translation"] @ frame[:3, :3].T + frame[:3, 3]
             clip.positions[:, j] = moved * avatar.parent_scale[j]
         if parent >= 0:
             clip.positions[:, j] *= relative_scale[:, parent, None]

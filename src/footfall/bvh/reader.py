@@ -62,12 +62,12 @@ class _Joint:
 class _Tokens:
     """Whitespace-separated words of the hierarchy, each with its 1-based line number."""
 
-    def __init__(self, lines: list[str], path: str, end_line: int) -> None:
+    def __init__(self, lines: list[str], path: str) -> None:
         self.words: list[tuple[str, int]] = [(word, number + 1) for number, line in enumerate(lines)
                                              for word in line.split()]
         self.position = 0
         self.path = path
-        self.end_line = end_line  # line where the hierarchy stops (MOTION), for EOF errors
+        self.end_line = len(lines) + 1  # line where the hierarchy stops (MOTION), for EOF errors
 
     def error(self, message: str, line: int | None = None) -> BVHError:
         return BVHError(f"{self.path}, line {self.line() if line is None else line}: {message}")
@@ -121,11 +121,11 @@ MAX_FILE_VALUE = motion.MAX_FILE_VALUE
 MAX_METRES = 1e5
 
 
-class _Hierarchy:
+class _Hierarchy(_Tokens):
     """The joints of the hierarchy, read by a loop over an explicit stack of open joints."""
 
-    def __init__(self, tokens: _Tokens) -> None:
-        self.tokens = tokens
+    def __init__(self, lines: list[str], path: str) -> None:
+        super().__init__(lines, path)
         self.joints: list[_Joint] = []
         self.lines: dict[str, int] = {}  # joint name → line it is declared on
         self.open: list[tuple[int, int]] = []  # (joint index, line) of joints not yet closed
@@ -133,102 +133,99 @@ class _Hierarchy:
 
     def start(self, parent: int, kind: str) -> None:
         """The joint whose ROOT/JOINT keyword was just taken: its name and '{'."""
-        tokens = self.tokens
-        name_words, line = tokens.rest_of_line()
+        name_words, line = self.rest_of_line()
         if not name_words:
-            raise tokens.error(f"{kind} without a name", line)
+            raise self.error(f"{kind} without a name", line)
         name = " ".join(name_words)
         if name in self.lines:
-            raise tokens.error(f"joint name {name!r} is used twice (first on line "
-                               f"{self.lines[name]}); joint names must be unique", line)
+            raise self.error(f"joint name {name!r} is used twice (first on line "
+                             f"{self.lines[name]}); joint names must be unique", line)
         if len(self.joints) >= MAX_JOINTS:
-            raise tokens.error(f"more than {MAX_JOINTS} joints", line)
+            raise self.error(f"more than {MAX_JOINTS} joints", line)
         if len(self.open) >= MAX_DEPTH:
-            raise tokens.error(f"joints nested more than {MAX_DEPTH} deep", line)
+            raise self.error(f"joints nested more than {MAX_DEPTH} deep", line)
         self.lines[name] = line
         self.open.append((len(self.joints), line))
         self.joints.append(_Joint(name, parent, np.zeros(3)))
-        tokens.expect("{")
+        self.expect("{")
 
     def read_root(self) -> None:
         """Everything up to the '}' closing the ROOT just taken."""
-        tokens = self.tokens
         self.start(-1, "ROOT")
         while self.open:
             index, line = self.open[-1]
             joint = self.joints[index]
-            word = tokens.peek()
+            word = self.peek()
             if word is None:
-                raise tokens.error(f"file ends inside joint {joint.name!r}; missing '}}'")
+                raise self.error(f"file ends inside joint {joint.name!r}; missing '}}'")
             keyword = word.upper()
             if keyword == "}":
-                tokens.take("'}'")
+                self.take("'}'")
                 if index not in self.with_offset:
-                    raise tokens.error(f"joint {joint.name!r} has no OFFSET", line)
+                    raise self.error(f"joint {joint.name!r} has no OFFSET", line)
                 self.open.pop()
             elif keyword == "OFFSET":
-                tokens.take("OFFSET")
+                self.take("OFFSET")
                 joint.offset = self.vector(f"OFFSET of {joint.name!r}")
                 self.with_offset.add(index)
             elif keyword == "CHANNELS":
                 joint.channels = self.channels(joint.name)
             elif keyword == "JOINT":
-                tokens.take("JOINT")
+                self.take("JOINT")
                 self.start(index, "JOINT")
             elif keyword == "END":
-                tokens.take("End Site")
-                tokens.rest_of_line()  # "Site"
-                tokens.expect("{")
-                tokens.expect("OFFSET")
+                self.take("End Site")
+                self.rest_of_line()  # "Site"
+                self.expect("{")
+                self.expect("OFFSET")
                 joint.end_site = self.vector(f"End Site OFFSET of {joint.name!r}")
-                tokens.expect("}")
+                self.expect("}")
             else:
-                raise tokens.error(f"unexpected {word!r} in joint {joint.name!r}")
+                raise self.error(f"unexpected {word!r} in joint {joint.name!r}")
 
     def vector(self, what: str) -> np.ndarray:
         values = []
         for _ in "xyz":
-            line = self.tokens.line()
-            value = self.tokens.number(what)
+            line = self.line()
+            value = self.number(what)
             if abs(value) > MAX_FILE_VALUE:
-                raise self.tokens.error(
-                    f"{what} has {value:g}, beyond ±{MAX_FILE_VALUE:g} file units", line)
+                raise self.error(f"{what} has {value:g}, beyond ±{MAX_FILE_VALUE:g} file units",
+                                 line)
             values.append(value)
         return np.array(values)
 
     def channels(self, name: str) -> list[str]:
-        tokens = self.tokens
-        _, channel_line = tokens.take("CHANNELS")
-        count_word, _ = tokens.take("a channel count")
+        _, channel_line = self.take("CHANNELS")
+        count_word, _ = self.take("a channel count")
         # ASCII digits only: "²".isdigit() is true
         if not (count_word.isascii() and count_word.isdigit() and len(count_word) <= 18):
-            raise tokens.error(f"CHANNELS count of {name!r} must be an integer, found "
-                               f"{count_word!r}", channel_line)
+            raise self.error(f"CHANNELS count of {name!r} must be an integer, found "
+                             f"{count_word!r}", channel_line)
         count = int(count_word)
         if count > len(_CHANNELS):
-            raise tokens.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "
-                               f"{len(_CHANNELS)}", channel_line)
+            raise self.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "
+                             f"{len(_CHANNELS)}", channel_line)
         names = []
         for _ in range(count):
-            channel, ch_line = tokens.take(f"a channel name for {name!r}")
+            channel, ch_line = self.take(f"a channel name for {name!r}")
             if channel.lower() not in _CHANNELS:
-                raise tokens.error(f"unknown channel {channel!r} on joint {name!r}", ch_line)
+                raise self.error(f"unknown channel {channel!r} on joint {name!r}", ch_line)
             names.append(_CHANNELS[channel.lower()])
         if len(set(names)) != len(names):
-            raise tokens.error(f"joint {name!r} repeats a channel", channel_line)
+            raise self.error(f"joint {name!r} repeats a channel", channel_line)
         return names
 
 
-def _parse_hierarchy(lines: list[str], path: str) -> list[_Joint]:
-    tokens = _Tokens(lines, path, end_line=len(lines) + 1)
-    tokens.expect("HIERARCHY")
-    hierarchy = _Hierarchy(tokens)
-    while tokens.peek() is not None:
-        tokens.expect("ROOT")
+def _parse_hierarchy(lines: list[str], path: str) -> tuple[list[_Joint], int]:
+    """The joints of the HIERARCHY ``lines``, and their channel count (a frame's width)."""
+    hierarchy = _Hierarchy(lines, path)
+    hierarchy.expect("HIERARCHY")
+    while hierarchy.peek() is not None:
+        hierarchy.expect("ROOT")
         hierarchy.read_root()
     if not hierarchy.joints:
-        raise tokens.error("empty hierarchy: no ROOT joint")
-    return hierarchy.joints
+        raise hierarchy.error("empty hierarchy: no ROOT joint")
+    return hierarchy.joints, sum(len(j.channels) for j in hierarchy.joints)
 
 
 def _rotation_order(channels: list[str]) -> str:
@@ -267,10 +264,9 @@ def _build_clip(joints: list[_Joint], data: np.ndarray, fps: float) -> Clip:
                 axis_columns[name[0]] = column
             column += 1
         if axis_columns:
-            order = _rotation_order(joint.channels)
             rotating.append(index)
-            orders.append(order)
-            rot_columns.append([axis_columns.get(axis, zero_column) for axis in order])
+            orders.append(_rotation_order(joint.channels))
+            rot_columns.append([axis_columns.get(axis, zero_column) for axis in orders[-1]])
     positions[:, pos_joint, pos_axis] = data[:, pos_column]
     if not rotating:
         return Clip(skeleton, quat.identity((frames, count)), positions, fps)
@@ -405,7 +401,6 @@ def _measure(clip: Clip, up: str) -> tuple[str, float]:
     if up == "auto":  # a humanoid's feet→head line (joints come first in the points)
         rows = {bone: skeleton.index(joint) for bone, joint in auto_map(skeleton).items()}
         up = units.humanoid_up(rows, [first, rest]) or "y"
-    # The body's points: not the joints above it (joints come first in the points).
     body = np.ones(len(rest), dtype=bool)
     body[: skeleton.joint_count] = _body(skeleton)
     return up, max(units.body_height(rest[body], up), units.body_height(first[body], up))
@@ -513,8 +508,7 @@ def load(
     parsed = None
     if split is not None:
         header, motion_lines, frames_start = split
-        joints = _parse_hierarchy(header, name)
-        width = sum(len(j.channels) for j in joints)
+        joints, width = _parse_hierarchy(header, name)
         parsed = motion.read_motion_fast(motion_lines, raw, frames_start, name, width,
                                          len(joints))
     if parsed is None:
@@ -526,8 +520,7 @@ def load(
                 raise BVHError(f"{name}, line 1: the file is empty")
             raise BVHError(f"{name}, line {len(lines)}: no MOTION section (truncated file?)")
         if split is None:
-            joints = _parse_hierarchy(lines[:start], name)
-            width = sum(len(j.channels) for j in joints)
+            joints, width = _parse_hierarchy(lines[:start], name)
         parsed = motion.read_motion(lines, start, name, width, len(joints))
     data, frame_time, fps = parsed
     try:

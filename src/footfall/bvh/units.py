@@ -23,7 +23,6 @@ STANDING_HEIGHT_RANGE: tuple[float, float] = (1.4, 2.0)
 #: Height (metres) a body is scaled to when no known unit fits.
 FALLBACK_HEIGHT = 1.7
 
-_AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 #: A humanoid's bottom→top vector must be this many times longer along one axis than the other.
 CLEAR_RATIO = 2.0
 # A unit whose height misses the adult range by at most this factor is still taken.
@@ -38,7 +37,7 @@ Y_UP_TO_Z_UP = quat.inv(Z_UP_TO_Y_UP)
 def body_height(points: ArrayLike, up: str) -> float:
     """Extent of ``points (N, 3)`` along the ``up`` axis ("y" or "z"), in the points' unit."""
     points = np.asarray(points, dtype=np.float64)
-    column = points[:, _AXIS_INDEX[up]]
+    column = points[:, "xyz".index(up)]
     return float(column.max() - column.min()) if column.size else 0.0
 
 

@@ -38,8 +38,9 @@ def depth_first_order(skeleton: Skeleton) -> list[int]:
     return order
 
 
-def _check_readable(clip: Clip, path: str) -> None:
-    """Refuse to write what :func:`footfall.bvh.load` would refuse to read back (its limits)."""
+def _check_readable(clip: Clip, path: str, depth: np.ndarray) -> None:
+    """Refuse to write what :func:`footfall.bvh.load` would refuse to read back (its limits);
+    ``depth (J,)``: each joint's nesting level, 0 for roots."""
     from footfall.bvh import motion, reader  # the reader's limits; reader never imports writer
 
     low, high = motion.FRAME_TIME_RANGE
@@ -53,11 +54,8 @@ def _check_readable(clip: Clip, path: str) -> None:
     if clip.frame_count * skeleton.joint_count > motion.MAX_JOINT_FRAMES:
         raise BVHError(f"{path}: cannot write {clip.frame_count:,} frames × "
                        f"{skeleton.joint_count} joints (at most {motion.MAX_JOINT_FRAMES:,})")
-    depth = np.zeros(skeleton.joint_count, dtype=int)
-    for joint, parent in enumerate(skeleton.parents):  # parents come before children
-        depth[joint] = 1 if parent < 0 else depth[parent] + 1
-    if depth.size and depth.max() > reader.MAX_DEPTH:
-        raise BVHError(f"{path}: cannot write joints nested {depth.max()} deep (at most "
+    if depth.max() + 1 > reader.MAX_DEPTH:
+        raise BVHError(f"{path}: cannot write joints nested {depth.max() + 1} deep (at most "
                        f"{reader.MAX_DEPTH} are read)")
     reach = max(float(np.abs(clip.positions).max(initial=0.0)),
                 float(np.abs(skeleton.offsets).max(initial=0.0)))
@@ -84,22 +82,23 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         if not name or name != " ".join(name.split()) or any(c in name for c in "{}"):
             raise BVHError(f"{path}: joint name {name!r} cannot be written to BVH "
                            "(empty, braces, tabs/newlines or extra spaces)")
-    _check_readable(clip, path)
+    depth = np.zeros(skeleton.joint_count, dtype=int)
+    for joint, parent in enumerate(skeleton.parents):  # parents come before children
+        depth[joint] = 0 if parent < 0 else depth[parent] + 1
+    _check_readable(clip, path, depth)
     joints = depth_first_order(skeleton)
     animated = np.any(np.abs(clip.positions - skeleton.offsets) > _ANIMATED_TOLERANCE,
                       axis=(0, 2))
     rotation_channels = " ".join(f"{axis}rotation" for axis in order)
 
     out = ["HIERARCHY"]
-    depth_of: dict[int, int] = {}
-    open_joints: list[int] = []  # joints whose block is still open, innermost last
+    level = -1  # depth of the last joint written, whose block and its parents' are open
     for joint in joints:
-        parent = int(skeleton.parents[joint])
-        while open_joints and open_joints[-1] != parent:
-            out.append("\t" * depth_of[open_joints.pop()] + "}")
-        depth_of[joint] = 0 if parent < 0 else depth_of[parent] + 1
-        indent = "\t" * depth_of[joint]
-        keyword = "ROOT" if parent < 0 else "JOINT"
+        # Close the blocks from the last joint up to this joint's previous sibling.
+        out += ["\t" * d + "}" for d in range(level, depth[joint] - 1, -1)]
+        level = depth[joint]
+        indent = "\t" * level
+        keyword = "ROOT" if skeleton.parents[joint] < 0 else "JOINT"
         out += [f"{indent}{keyword} {skeleton.names[joint]}", indent + "{",
                 f"{indent}\tOFFSET {_vector(skeleton.offsets[joint])}"]
         if animated[joint]:
@@ -109,9 +108,7 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         if joint in skeleton.end_sites:
             out += [f"{indent}\tEnd Site", indent + "\t{",
                     f"{indent}\t\tOFFSET {_vector(skeleton.end_sites[joint])}", indent + "\t}"]
-        open_joints.append(joint)
-    while open_joints:
-        out.append("\t" * depth_of[open_joints.pop()] + "}")
+    out += ["\t" * d + "}" for d in range(level, -1, -1)]
 
     degrees = np.degrees(quat.to_euler(clip.rotations, order))  # (F, J, 3)
     blocks = []
@@ -119,7 +116,7 @@ def format_bvh(clip: Clip, order: str = "ZXY", path: str = "<clip>") -> str:
         if animated[joint]:
             blocks.append(clip.positions[:, joint])
         blocks.append(degrees[:, joint])
-    table = np.concatenate(blocks, axis=1) if blocks else np.zeros((clip.frame_count, 0))
+    table = np.concatenate(blocks, axis=1)  # every joint has rotation channels
     row = " ".join([_NUMBER] * table.shape[1])
     frame_time = f"{1.0 / clip.fps:.12f}".rstrip("0")
     if frame_time.endswith("."):

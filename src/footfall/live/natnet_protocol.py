@@ -48,6 +48,10 @@ FRAME_MODELS_CHANGED = 0x02
 FRAME_BITSTREAM_CHANGED = 0x04
 
 _HEADER = struct.Struct("<HH")
+# SERVERINFO after the name: application and NatNet versions; then, from 3.0, clock frequency,
+# data port, multicast flag and group address.
+_SERVER_VERSIONS = struct.Struct("<4s4s")
+_SERVER_3_0 = struct.Struct("<QHB4s")
 # One rigid-body record from NatNet 3.0: id, position, quaternion (x, y, z, w), mean error,
 # params (bit 0 = tracked); 38 bytes, packed.
 _BONE = np.dtype([("id", "<i4"), ("pos", "<f4", 3), ("quat", "<f4", 4), ("error", "<f4"),
@@ -70,8 +74,7 @@ def check_version(version: Version) -> Version:
     major, minor = int(version[0]), int(version[1])
     if not SUPPORTED[0] <= (major, minor) <= SUPPORTED[1]:
         raise PacketError("version", f"stream version {major}.{minor} is outside "
-                                     f"{SUPPORTED[0][0]}.{SUPPORTED[0][1]}–"
-                                     f"{SUPPORTED[1][0]}.{SUPPORTED[1][1]}")
+                                     "{}.{}–{}.{}".format(*SUPPORTED[0], *SUPPORTED[1]))
     return major, minor
 
 
@@ -177,9 +180,9 @@ class FrameOfData:
 class _Reader:
     """Bounds-checked little-endian reads over one payload."""
 
-    def __init__(self, data: bytes | memoryview, start: int = 0) -> None:
+    def __init__(self, data: bytes | memoryview) -> None:
         self.data = memoryview(data)
-        self.at = start
+        self.at = 0
 
     def need(self, count: int, what: str) -> None:
         if count < 0 or self.at + count > len(self.data):
@@ -226,11 +229,11 @@ class _Reader:
 
 _I32 = struct.Struct("<i")
 _U32 = struct.Struct("<I")
-_U16 = struct.Struct("<H")
 _I16 = struct.Struct("<h")
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
-_U64 = struct.Struct("<Q")
+_TWO_I32 = struct.Struct("<ii")
+_THREE_U64 = struct.Struct("<QQQ")
 
 
 def split_packet(packet: bytes | memoryview) -> tuple[int, memoryview]:
@@ -252,17 +255,12 @@ def decode_server_info(payload: bytes | memoryview) -> ServerInfo:
     """SERVERINFO payload → :class:`ServerInfo` (the 3.0+ fields when present)."""
     r = _Reader(payload)
     name = r.cstr("server name", 256) if len(payload) >= 256 else r.cstr("server name")
-    r.need(8, "server versions")
-    app = tuple(int(b) for b in r.data[r.at:r.at + 4])
-    natnet = tuple(int(b) for b in r.data[r.at + 4:r.at + 8])
-    r.at += 8
-    if len(payload) - r.at >= 15:
-        frequency = r.unpack(_U64, "clock frequency")[0]
-        port = r.unpack(_U16, "data port")[0]
-        multicast = bool(r.data[r.at])
-        address = ".".join(str(int(b)) for b in r.data[r.at + 1:r.at + 5])
-        return ServerInfo(name, app, natnet, frequency, port, multicast, address)  # type: ignore[arg-type]
-    return ServerInfo(name, app, natnet)  # type: ignore[arg-type]
+    app, natnet = r.unpack(_SERVER_VERSIONS, "server versions")
+    if len(payload) - r.at < _SERVER_3_0.size:
+        return ServerInfo(name, tuple(app), tuple(natnet))  # type: ignore[arg-type]
+    frequency, port, multicast, address = r.unpack(_SERVER_3_0, "server info")
+    return ServerInfo(name, tuple(app), tuple(natnet), frequency, port,  # type: ignore[arg-type]
+                      bool(multicast), ".".join(str(b) for b in address))
 
 
 def _rigid_body_description(r: _Reader, version: Version) -> BoneDescription:
@@ -280,9 +278,6 @@ def _rigid_body_description(r: _Reader, version: Version) -> BoneDescription:
             for _ in range(markers):
                 r.cstr(f"marker name of {name!r}")
     return BoneDescription(name, ident, parent, offset, rotation)
-
-
-_TWO_I32 = struct.Struct("<ii")
 
 
 def _skeleton_description(r: _Reader, version: Version) -> SkeletonDescription:
@@ -386,10 +381,8 @@ def decode_frame(payload: bytes | memoryview, version: Version) -> FrameOfData:
 
     def section(what: str, item_bytes: int) -> tuple[int, int | None]:
         n = r.count(f"{what} count", item_bytes)
-        if not sized:
-            return n, None
-        size = r.count(f"{what} size", 1)
-        return n, r.at + size
+        size = r.count(f"{what} size", 1) if sized else None
+        return n, None if size is None else r.at + size
 
     def close(what: str, end: int | None) -> None:
         if end is not None and r.at != end:
@@ -450,9 +443,6 @@ def decode_frame(payload: bytes | memoryview, version: Version) -> FrameOfData:
                        *ticks, params=params & 0xFFFF)
 
 
-_THREE_U64 = struct.Struct("<QQQ")
-
-
 # ---------------------------------------------------------------------------- writing
 
 
@@ -472,11 +462,11 @@ def encode_connect(version: Version = (0, 0)) -> bytes:
 def encode_server_info(info: ServerInfo) -> bytes:
     """SERVERINFO (the 3.0+ fields when the stream version is 3.0 or newer)."""
     body = info.application.encode("utf-8")[:255].ljust(256, b"\0")
-    body += bytes(info.application_version) + bytes(info.natnet_version)
+    body += _SERVER_VERSIONS.pack(bytes(info.application_version), bytes(info.natnet_version))
     if info.natnet_version[0] >= 3:
         address = bytes(int(p) for p in (info.multicast_address or "0.0.0.0").split("."))
-        body += _U64.pack(info.clock_frequency or 0) + _U16.pack(info.data_port or DATA_PORT)
-        body += bytes([1 if info.multicast else 0]) + address
+        body += _SERVER_3_0.pack(info.clock_frequency or 0, info.data_port or DATA_PORT,
+                                 bool(info.multicast), address)
     return packet(NAT_SERVERINFO, body)
 
 

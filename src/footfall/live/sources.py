@@ -100,9 +100,8 @@ class ReplaySource:
             if sleep > timeout or self._stopped.wait(max(sleep, 0.0)):
                 return None
             due = self._last + 1
-        skipped = due - self._last - 1
-        if self._last >= 0 and skipped > 0:
-            self.status.overwritten += skipped
+        if self._last >= 0:  # due > self._last here: the frames between were skipped
+            self.status.overwritten += due - self._last - 1
         self._last = due
         index = due % self.clip.frame_count
         self.status.frames += 1

@@ -12,29 +12,13 @@ import time
 from typing import Any
 
 import numpy as np
-import pygltflib
 import viser
 
 from footfall import quat
-from footfall.gltf import _COMPONENTS, _TYPE_WIDTHS, _world_matrices
+from footfall.gltf import _accessor_values, _world_matrices
 from footfall.skeleton import Skeleton, forward_kinematics
 
 SPACING = 1.2  # metres between the source and each avatar along X
-
-
-def _accessor(gltf: pygltflib.GLTF2, blob: bytes, index: int) -> np.ndarray:
-    """One accessor as an array ``(count, width)`` (normalized integers scaled to 0…1)."""
-    acc = gltf.accessors[index]
-    view = gltf.bufferViews[acc.bufferView]
-    dtype = np.dtype(_COMPONENTS[acc.componentType])
-    width = _TYPE_WIDTHS[acc.type]
-    start = (view.byteOffset or 0) + (acc.byteOffset or 0)
-    stride = view.byteStride or dtype.itemsize * width
-    out = np.ndarray((acc.count, width), dtype, blob, start, (stride, dtype.itemsize)
-                     ).astype(np.float64)  # raises when the buffer is too short
-    if acc.normalized and dtype.kind == "u":
-        out /= np.iinfo(dtype).max
-    return out
 
 
 def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -58,7 +42,7 @@ def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
                 skin = gltf.skins[node.skin]
                 if any(n not in avatar.nodes for n in skin.joints):
                     continue
-                ibm = _accessor(gltf, blob, skin.inverseBindMatrices).reshape(-1, 4, 4)
+                ibm = _accessor_values(gltf, blob, skin.inverseBindMatrices).reshape(-1, 4, 4)
                 skin_mats = np.stack([world(n) for n in skin.joints]) @ ibm.transpose(0, 2, 1)
                 joint_of = np.array([avatar.nodes.index(n) for n in skin.joints])
             else:  # a rigid part: follows the nearest joint above it
@@ -73,18 +57,18 @@ def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
                 attrs = prim.attributes
                 if attrs.POSITION is None:
                     continue
-                v = _accessor(gltf, blob, attrs.POSITION)
+                v = _accessor_values(gltf, blob, attrs.POSITION)
                 if node.skin is not None and attrs.JOINTS_0 is not None \
                         and attrs.WEIGHTS_0 is not None:
-                    j = _accessor(gltf, blob, attrs.JOINTS_0).astype(int)
-                    w = _accessor(gltf, blob, attrs.WEIGHTS_0)
+                    j = _accessor_values(gltf, blob, attrs.JOINTS_0).astype(int)
+                    w = _accessor_values(gltf, blob, attrs.WEIGHTS_0)
                     w /= np.maximum(w.sum(-1, keepdims=True), 1e-9)
                 elif node.skin is None:
                     j = np.zeros((len(v), 1), dtype=int)
                     w = np.ones((len(v), 1))
                 else:
                     continue
-                f = (_accessor(gltf, blob, prim.indices).astype(int).reshape(-1, 3)
+                f = (_accessor_values(gltf, blob, prim.indices).astype(int).reshape(-1, 3)
                      if prim.indices is not None else np.arange(len(v)).reshape(-1, 3))
                 mats = np.einsum("vk,vkij->vij", w, skin_mats[j])
                 vertices.append(np.einsum("vij,vj->vi", mats[:, :3, :3], v) + mats[:, :3, 3])

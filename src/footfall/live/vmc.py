@@ -104,9 +104,8 @@ class VmcPose:
             size += item
         self._groups.append((start, len(bones)))
         self._ok = osc_message("/VMC/Ext/OK", 1)
-        origin = to_unity([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0]).astype(">f4").tobytes()
-        self._root = (_osc_string("/VMC/Ext/Root/Pos") + _osc_string(",sfffffff")
-                      + _osc_string("root") + origin)
+        origin = to_unity([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+        self._root = osc_message("/VMC/Ext/Root/Pos", "root", *(float(v) for v in origin))
 
     def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float
                   ) -> list[bytes]:
