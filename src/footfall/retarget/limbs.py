@@ -112,7 +112,10 @@ class Limbs:
         self._t_leg_tips = self._t_chain[:2, 2].copy()
         self._leg_sides = self._side[:2].copy()
         self._s_leg_tips = self._s_chain[:2, 2].copy()
-        self._s_tips = self._s_chain[:, 2].copy()
+        #: Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first.
+        self.source_tips = self._s_chain[:, 2].copy()
+        #: 0 for left, 1 for right, per arm.
+        self.arm_sides: list[int] = self._side[2:].tolist()
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
                          * np.array([1.0, 0.0, 0.0]))
         p = self._paths
@@ -164,25 +167,6 @@ class Limbs:
     def count(self) -> int:
         """Number of limbs (legs first, then arms)."""
         return len(self._limb_names)
-
-    @property
-    def leg_count(self) -> int:
-        """Number of legs (2)."""
-        return int(np.sum(self._is_leg))
-
-    @property
-    def arm_rows(self) -> NDArray[np.int64]:
-        """Rows of the arms in the limb order."""
-        return np.nonzero(~self._is_leg)[0]
-
-    @property
-    def source_tips_index(self) -> NDArray[np.int64]:
-        """Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first."""
-        return self._s_tips
-
-    def sides(self) -> NDArray[np.int64]:
-        """0 for left, 1 for right, per limb."""
-        return self._side
 
     def calibrate(self, source_positions: FloatArray, source_world: FloatArray,
                   standing_world: FloatArray, standing_positions: FloatArray) -> None:

@@ -108,7 +108,6 @@ class Retargeter:
                            self.correspondence)
         self._smoother = WeightSmoother()
         self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
-        self._arm_sides = self.limbs.sides()[self.limbs.arm_rows].tolist()
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
         self.props: PropAttachments
@@ -216,8 +215,8 @@ class Retargeter:
                   np.asarray(source_positions, dtype=np.float64)[None])
         shift = self.limbs.foot_shift(self.limbs.body_yaw(self._source_fk(*source)[0]),
                                       self._sizes())
-        legs = self.limbs.leg_count  # on IK, the arms on FK
-        fixed = LimbWeights(np.zeros((1, self.limbs.count - legs)), np.ones((1, legs)), np.ones(1))
+        # The legs on IK, the arms on FK.
+        fixed = LimbWeights(np.zeros((1, self.limbs.count - 2)), np.ones((1, 2)), np.ones(1))
         rotations, positions = self._solve(*source, fixed, shift)
         world = self._target_fk(rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
@@ -248,9 +247,9 @@ class Retargeter:
         self.settings["floor_height"] = auto_floor_height(
             left_leg_length(self.target, self.target_map, self.calibration_pose),
             self.settings["floor_comfort_ratio"], scale)
-        if head_forward and source_rotations is not None and source_positions is not None:
-            if "Head" in self.target_map:
-                self.calibrate_head_forward(source_rotations, source_positions)
+        if (head_forward and source_rotations is not None and source_positions is not None
+                and "Head" in self.target_map):
+            self.calibrate_head_forward(source_rotations, source_positions)
         return scale
 
     # ------------------------------------------------------------------ settings
@@ -258,11 +257,10 @@ class Retargeter:
     def set_hand_pose(self, name: str) -> None:
         """Apply a finger preset (rock, paper, scissors, v, index, reset) to both hands."""
         curl, spread = preset(name)
-        changes: dict[str, Any] = {}
-        for h, hand in enumerate(HANDS):
-            for f, finger in enumerate(FINGERS):
-                changes[f"{hand}_{finger}_curl"] = float(curl[h, f])
-                changes[f"{hand}_{finger}_spread"] = float(spread[h, f])
+        changes: dict[str, Any] = {
+            f"{hand}_{finger}_{what}": float(values[h, f])
+            for h, hand in enumerate(HANDS) for f, finger in enumerate(FINGERS)
+            for what, values in (("curl", curl), ("spread", spread))}
         changes["fingers_enabled"] = name not in ("reset", "초기화")
         self.settings.update(changes)
 
@@ -465,7 +463,7 @@ class Retargeter:
         value = 1.0 if mode == "ik" else 0.0
         if mode != "auto" and not batch:
             # One live frame with fixed weights: three small arrays, no arithmetic on them.
-            return LimbWeights(np.array([value * switch[side] for side in self._arm_sides]),
+            return LimbWeights(np.array([value * switch[side] for side in self.limbs.arm_sides]),
                                np.array([value, value]), np.array(1.0))
         if mode != "auto":
             arms = np.full((*batch, arm_count), value)
@@ -473,8 +471,8 @@ class Retargeter:
             hips = np.ones(batch)
         else:
             frames = math.prod(batch)
-            tips = self.limbs.source_tips_index
-            arm_tips = tips[self.limbs.arm_rows] if arm_count == 2 else tips[:0]
+            tips = self.limbs.source_tips
+            arm_tips = tips[2:] if arm_count == 2 else tips[:0]
             raise_by = (self.target_measures.hips_height * self.avatar_scale
                         - self.source_measures.hips_height + self.settings["floor_height"])
             arms, legs, hips = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
@@ -486,7 +484,7 @@ class Retargeter:
                 arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
             arms = arms[..., :arm_count]
         if arm_count:
-            arms = arms * np.array([switch[side] for side in self._arm_sides])
+            arms = arms * np.array([switch[side] for side in self.limbs.arm_sides])
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
 
