@@ -138,9 +138,7 @@ class Limbs:
         self._toes = ((target_toes, source_toes)
                       if target_toes is not None and source_toes is not None else None)
         self._source_toes = source_toes
-        # Both rigs' toe points for the kernels: (foot, toe joint or −1) per side, End Sites.
-        self._toe_table = (_toe_rows(target_toes), _toe_offsets(target_toes),
-                           _toe_rows(source_toes), _toe_offsets(source_toes))
+        self._toe_table = (*_kernel_toes(target_toes), *_kernel_toes(source_toes))
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
         needed = {int(j) for j in self._t_chain.ravel()} | {self.hips[0]}
         needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
@@ -177,11 +175,8 @@ class Limbs:
         legs, source_legs = self._t_chain[self._is_leg], self._s_chain[self._is_leg]
         hips_t, hips_s = self.hips
         self._source_hips_world = source_world[hips_s]
-        self._source_leg_lengths = (
-            np.linalg.norm(source_positions[source_legs[:, 1]]
-                           - source_positions[source_legs[:, 0]], axis=-1)
-            + np.linalg.norm(source_positions[source_legs[:, 2]]
-                             - source_positions[source_legs[:, 1]], axis=-1))
+        self._source_leg_lengths = np.linalg.norm(
+            np.diff(source_positions[source_legs], axis=1), axis=-1).sum(axis=1)
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
         w, x, y, z = quat.inv(self._source_hips_world).tolist()
@@ -225,8 +220,7 @@ class Limbs:
         feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
                    self._leg_sides, self._detached, self._tip_offsets, self._outward,
                    np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,
-                   self._toe_table[0], self._toe_table[1], self._toe_table[2],
-                   self._toe_table[3], params, heights, m.chain, m.feet, m.toe, m.toe_target,
+                   *self._toe_table, params, heights, m.chain, m.feet, m.toe, m.toe_target,
                    m.foot_vector, m.pitch, m.offset, m.down, m.pivot, m.toe_height)
         held = m.offset
         if has_toes:
@@ -349,27 +343,22 @@ class Limbs:
         last = self._last_ankles
         speed = None
         if last is not None and last.shape == np.shape(xz):
-            speed = []
-            for foot, last_foot in zip(xz, last.tolist(), strict=True):
-                speed.append([math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
-                              for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)])
+            speed = [[math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
+                      for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)]
+                     for foot, last_foot in zip(xz, last.tolist(), strict=True)]
         self._last_ankles = np.array(xz)
         # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
-        hips = srot[self.hips[1]].tolist()
-        fx, _, fz = quat.rotate_s(quat.mul_s((hips[0], hips[1], hips[2], hips[3]),
-                                             self._source_hips_inverse), (0.0, 0.0, 1.0))
+        hips = tuple(srot[self.hips[1]].tolist())
+        fx, _, fz = quat.rotate_s(quat.mul_s(hips, self._source_hips_inverse), (0.0, 0.0, 1.0))
         half = 0.5 * math.atan2(fx, fz)
         sin_half = math.sin(half)
         turn = (math.cos(half), sin_half * 0.0, sin_half * 1.0, sin_half * 0.0)
         scale, ratio = sizes.avatar_scale, sizes.size_ratio
-        shifts = []
-        for t, s in zip(*self._hip_offset_lists, strict=True):
-            shifts.append(list(quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))))
-        planted = []
-        for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True)):
-            planted.append(any(
-                p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
-                for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True))))
+        shifts = [quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))
+                  for t, s in zip(*self._hip_offset_lists, strict=True)]
+        planted = [any(p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
+                       for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True)))
+                   for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True))]
         return self._hold(np.array(shifts), np.array(planted, dtype=bool))
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
@@ -443,13 +432,10 @@ def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
     return shared[-1] if shared else joints[0]
 
 
-def _toe_rows(toes: Toes | None) -> NDArray[np.int64]:
-    """``(2, 2)`` (foot joint, toe joint or −1) per side for the kernels (zeros without toes)."""
+def _kernel_toes(toes: Toes | None) -> tuple[NDArray[np.int64], FloatArray]:
+    """A rig's toe points for the kernels: ``(2, 2)`` (foot joint, toe joint or −1) per side
+    and ``(2, 3)`` End Site offsets (zeros without toes)."""
     if toes is None:
-        return np.zeros((2, 2), dtype=np.int64)
-    return np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64)
-
-
-def _toe_offsets(toes: Toes | None) -> FloatArray:
-    """``(2, 3)`` End Site offsets of the toe points for the kernels (zeros without toes)."""
-    return np.zeros((2, 3)) if toes is None else np.ascontiguousarray(toes.offsets, dtype=float)
+        return np.zeros((2, 2), dtype=np.int64), np.zeros((2, 3))
+    return (np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64),
+            np.ascontiguousarray(toes.offsets, dtype=float))
