@@ -333,13 +333,11 @@ def save_settings(
         text = json.dumps(settings.to_dict(), indent=2, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise SettingsError(f"{path}: cannot write: {error}") from None
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(avatar, folder)
         handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
-    try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
@@ -348,7 +346,8 @@ def save_settings(
     except OSError as error:
         raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
     finally:
-        Path(temporary).unlink(missing_ok=True)  # gone after the rename: a no-op then
+        if temporary is not None:  # gone after the rename: a no-op then
+            Path(temporary).unlink(missing_ok=True)
     return path
 
 
