@@ -22,13 +22,12 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SettingsError
+from footfall.humanoid import bones
 from footfall.skeleton import Skeleton, forward_kinematics
 
 FINGERS = ("thumb", "index", "middle", "ring", "pinky")
 HANDS = ("left", "right")
-_CANONICAL_FINGER = {"thumb": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring",
-                     "pinky": "Little"}
-_SEGMENTS = ("Proximal", "Intermediate", "Distal")
+_CANONICAL_FINGER = dict(zip(FINGERS, bones.FINGERS, strict=True))
 CURL_DEG = np.array([80.0, 100.0, 70.0])
 EXTEND_DEG = np.array([20.0, 10.0, 10.0])
 SPREAD_DEG = np.array([30.0, 20.0, 20.0, 20.0, 20.0])
@@ -51,7 +50,7 @@ PRESET_ALIASES = {"가위": "scissors", "바위": "rock", "보": "paper", "브�
 
 def finger_bone_name(hand: str, finger: str, segment: int) -> str:
     """Canonical (Unity) bone name, e.g. ``("left", "pinky", 2) -> "LeftLittleDistal"``."""
-    return f"{hand.capitalize()}{_CANONICAL_FINGER[finger]}{_SEGMENTS[segment]}"
+    return f"{hand.capitalize()}{_CANONICAL_FINGER[finger]}{bones.FINGER_SEGMENTS[segment]}"
 
 
 def preset(name: str) -> tuple[FloatArray, FloatArray]:
