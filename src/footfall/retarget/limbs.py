@@ -33,6 +33,7 @@ from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures
 from footfall.retarget.limb_kernel import feet_stage, reach_stage, turn_stage
+from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
     PLANTED_LIFT,
     PLANTED_SPEED,
@@ -99,15 +100,11 @@ class Limbs:
                  target_map: dict[str, str], correspondence: Correspondence) -> None:
         self.target = target
         self.hips = correspondence.hips
-        self._limb_names = list(correspondence.limbs)
+        self._limb_names = list(correspondence.limbs)  # the two legs first (``LIMBS`` order)
         chains = [correspondence.limbs[n] for n in self._limb_names]
         self._t_chain = np.array([c[0] for c in chains], dtype=np.int64).reshape(-1, 3)
         self._s_chain = np.array([c[1] for c in chains], dtype=np.int64).reshape(-1, 3)
-        self._is_leg = np.array(["leg" in n for n in self._limb_names])
         self._side = np.array([0 if n.startswith("left") else 1 for n in self._limb_names])
-        self._paths = self._limb_paths()
-        if not np.array_equal(self._is_leg[:2], [True, True]) or self._is_leg[2:].any():
-            raise MappingError(f"limbs must list the two legs first, got {self._limb_names}")
         # Index arrays and constants of the per-frame solve, computed once.
         self._t_leg_tips = self._t_chain[:2, 2].copy()
         self._leg_sides = self._side[:2].copy()
@@ -118,14 +115,13 @@ class Limbs:
         self.arm_sides: list[int] = self._side[2:].tolist()
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
                          * np.array([1.0, 0.0, 0.0]))
-        p = self._paths
-        self._turned_joints = np.concatenate([p["upper_joints"], p["lower_joints"]])
-        self._turned_rows = np.concatenate([p["upper_limbs"], p["lower_limbs"] + self.count])
+        (upper_joints, lower_joints), (upper_rows, lower_rows) = self._limb_paths()
+        self._turned_joints = np.array(upper_joints + lower_joints, dtype=np.int64)
+        self._turned_rows = np.array(upper_rows + lower_rows, dtype=np.int64)
         # Limbs sharing a joint (odd mappings) turn it twice: uppers first, then lowers.
         once = len(np.unique(self._turned_joints)) == len(self._turned_joints)
         self._group_ends = np.array([len(self._turned_joints)] if once else
-                                    [len(p["upper_joints"]), len(self._turned_joints)],
-                                    dtype=np.int64)
+                                    [len(upper_joints), len(self._turned_joints)], dtype=np.int64)
         self._detached_rows = np.nonzero(self._detached)[0].astype(np.int64)
         self._parents = np.asarray(target.parents, dtype=np.int64)
         hips_and_legs = [self.hips[0]] + [
@@ -172,7 +168,7 @@ class Limbs:
         lower, tip = self._t_chain[:, 1], self._t_chain[:, 2]
         self._tip_offsets = quat.inv_rotate(
             standing_world[lower], standing_positions[tip] - standing_positions[lower])
-        legs, source_legs = self._t_chain[self._is_leg], self._s_chain[self._is_leg]
+        legs, source_legs = self._t_chain[:2], self._s_chain[:2]
         hips_t, hips_s = self.hips
         self._source_hips_world = source_world[hips_s]
         self._source_leg_lengths = np.linalg.norm(
@@ -270,7 +266,7 @@ class Limbs:
         positions ``(F, J, ·)``. Live frames assume 0."""
         if len(spos) < 10:
             return 0.0
-        lowest = spos[:, self._s_chain[self._is_leg, 2], 1] - source.ankle_height
+        lowest = spos[:, self._s_leg_tips, 1] - source.ankle_height
         if self._source_toes is not None:
             toes = self._source_toes.positions(srot, spos)[..., 1] - source.toe_height
             lowest = np.minimum(lowest, toes)
@@ -398,30 +394,27 @@ class Limbs:
         """Start a new clip for the ``"series"`` toe hold."""
         self._toe_carry = None
 
-    def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
-        """Joints turned by each limb's upper and lower deltas (twist bones included); sets
+    def _limb_paths(self) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:
+        """Joints turned by the limbs' upper and by their lower deltas (twist bones included),
+        and the row of the delta turning each (``0..L`` upper, ``L..2L`` lower); sets
         ``_detached``: tips not below their lower bone (IK rigs' feet hanging from the root)."""
-        paths: dict[str, list[int]] = {
-            key: [] for key in ("upper_joints", "upper_limbs", "lower_joints", "lower_limbs")}
+        joints: tuple[list[int], list[int]] = ([], [])
+        rows: tuple[list[int], list[int]] = ([], [])
         detached = []
-        for k, (upper, lower, tip) in enumerate(self._t_chain):
-            upper_path = self.target.chain(int(lower))
-            if int(upper) not in upper_path:
-                name = self._limb_names[k]
+        for k, (upper, lower, tip) in enumerate(self._t_chain.tolist()):
+            between = chain_between(self.target, upper, lower)
+            if between is None:
                 raise MappingError(
-                    f"target {name}: {self.target.names[lower]!r} is not below "
+                    f"target {self._limb_names[k]}: {self.target.names[lower]!r} is not below "
                     f"{self.target.names[upper]!r}; a limb must be a joint chain"
                 )
-            tip_path = self.target.chain(int(tip))
-            attached = int(lower) in tip_path
-            detached.append(not attached)
-            spans = {"upper": upper_path[upper_path.index(int(upper)):-1],
-                     "lower": tip_path[tip_path.index(int(lower)):-1] if attached else [int(lower)]}
-            for part, between in spans.items():
-                paths[f"{part}_joints"].extend(between)
-                paths[f"{part}_limbs"].extend([k] * len(between))
+            below = chain_between(self.target, lower, tip)
+            detached.append(below is None)
+            for part, span in enumerate(([upper, *between], [lower, *(below or [])])):
+                joints[part].extend(span)
+                rows[part].extend([k + part * self.count] * len(span))
         self._detached = np.array(detached, dtype=bool)
-        return {key: np.array(v, dtype=np.int64) for key, v in paths.items()}
+        return joints, rows
 
 
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
