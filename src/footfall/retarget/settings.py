@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import json
 import math
 import os
@@ -401,9 +402,6 @@ def load_settings(
 
 
 def _aside_path(path: Path) -> Path:
-    candidate = path.with_name(path.name + ".corrupt")
-    number = 1
-    while candidate.exists():
-        candidate = path.with_name(f"{path.name}.corrupt{number}")
-        number += 1
-    return candidate
+    """``<file>.corrupt``, else ``<file>.corrupt1``, ``.corrupt2``, …: the first that is free."""
+    candidates = (path.with_name(f"{path.name}.corrupt{n or ''}") for n in itertools.count())
+    return next(c for c in candidates if not c.exists())
