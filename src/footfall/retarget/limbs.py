@@ -155,7 +155,6 @@ class Limbs:
         self._last_ankles: FloatArray | None = None
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self._scratch: dict[int, _Scratch] = {}
-        self.reset_series()
 
     @property
     def count(self) -> int:

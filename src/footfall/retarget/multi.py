@@ -82,7 +82,7 @@ class PoseCopier:
         self._source_fk = FKPlan(source.parents)
         source_map = canonical_mapping(source, source_mapping, "source")
         rest_source = (quat.identity((source.joint_count,)) if source_rest is None
-                       else quat.normalize(np.asarray(source_rest, dtype=np.float64)))
+                       else quat.normalize(source_rest))
         source_world = self._source_fk.rotations(rest_source)
         self._source_hips = source.index(source_map["Hips"])
         groups: dict[int, _Group] = {}
@@ -90,7 +90,7 @@ class PoseCopier:
             skeleton = entry.skeleton
             target_map = canonical_mapping(skeleton, entry.mapping, f"target {k}")
             rest = (quat.identity((skeleton.joint_count,)) if entry.rest is None
-                    else quat.normalize(np.asarray(entry.rest, dtype=np.float64)))
+                    else quat.normalize(entry.rest))
             rest = match_directions(source, skeleton, source_map, target_map, rest_source, rest)
             pairs = correspond(source, skeleton, source_map, target_map)
             target_world = FKPlan(skeleton.parents).rotations(rest)

@@ -96,7 +96,7 @@ class Retargeter:
         self.correspondence: Correspondence = correspond(source, target, self.source_map,
                                                          self.target_map)
         self.target_rest = (quat.identity((target.joint_count,)) if target_rest is None
-                            else quat.normalize(np.asarray(target_rest, dtype=np.float64)))
+                            else quat.normalize(target_rest))
         if self.target_rest.shape != (target.joint_count, 4):
             raise SkeletonError(
                 f"target_rest has shape {self.target_rest.shape}, expected "
@@ -110,9 +110,6 @@ class Retargeter:
         self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
-        self.props: PropAttachments
-        self.fingers: FingerRig
-        self.source_fingers: FingerRig
         self.calibrate()
 
     # ------------------------------------------------------------------ calibration
@@ -134,13 +131,10 @@ class Retargeter:
             match_directions_first: turn the target's arms and legs to the source's directions
                 first, so the two poses need not be the same (T against I).
         """
-        src = (upright_pose(self.source, self.source_map,
-                            quat.identity((self.source.joint_count,)))
-               if source_pose is None
-               else quat.normalize(np.asarray(source_pose, dtype=np.float64)))
-        tgt = (upright_pose(self.target, self.target_map, self.target_rest)
-               if target_pose is None
-               else quat.normalize(np.asarray(target_pose, dtype=np.float64)))
+        src = (quat.normalize(source_pose) if source_pose is not None else upright_pose(
+            self.source, self.source_map, quat.identity((self.source.joint_count,))))
+        tgt = (quat.normalize(target_pose) if target_pose is not None
+               else upright_pose(self.target, self.target_map, self.target_rest))
         if src.shape != (self.source.joint_count, 4) or tgt.shape != (self.target.joint_count, 4):
             raise SkeletonError(
                 f"calibration poses must be ({self.source.joint_count}, 4) and "
