@@ -201,18 +201,14 @@ class Measures:
         neck_bone = "Neck" if "Neck" in mapping else ("Head" if "Head" in mapping else "Hips")
         # Each foot stands on its own lowest point: a rest pose whose legs differ in length
         # would otherwise float one foot in every stance.
-        ankle, toe = [], []
-        for side in ("Left", "Right"):
-            foot = heights[f"{side}Foot"]
-            tip = heights.get(f"{side}Toes", foot)
-            sole = min(foot, tip)
-            ankle.append(foot - sole)
-            toe.append(tip - sole)
+        foot = np.array([heights["LeftFoot"], heights["RightFoot"]])
+        tip = np.array([heights.get("LeftToes", foot[0]), heights.get("RightToes", foot[1])])
+        sole = np.minimum(foot, tip)
         return cls(
             floor=floor,
             hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
-            ankle_height=np.array(ankle),
+            ankle_height=foot - sole,
             neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
-            toe_height=np.array(toe),
+            toe_height=tip - sole,
         )
 

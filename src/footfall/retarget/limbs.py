@@ -174,8 +174,7 @@ class Limbs:
             np.diff(source_positions[source_legs], axis=1), axis=-1).sum(axis=1)
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
-        w, x, y, z = quat.inv(self._source_hips_world).tolist()
-        self._source_hips_inverse = (w, x, y, z)
+        self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
         self.reset_live()
 
