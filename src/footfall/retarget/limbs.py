@@ -136,18 +136,16 @@ class Limbs:
         self._source_toes = source_toes
         self._toe_table = (*_kernel_toes(target_toes), *_kernel_toes(source_toes))
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
-        needed = {int(j) for j in self._t_chain.ravel()} | {self.hips[0]}
-        needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
-        needed |= {int(target.parents[self.mover])}
+        needed = {*self._t_chain.ravel().tolist(), *target.parents[self._t_chain[:, 2]].tolist(),
+                  self.hips[0], int(target.parents[self.mover])}
         if self._toes is not None:
-            needed |= {int(j) for j in self._toes[0].real}
+            needed |= set(self._toes[0].real.tolist())
         closure = {a for j in needed if j >= 0 for a in target.chain(j)}
         self.position_fk = FKPlan(target.parents, sorted(closure))
-        source_needed = {int(j) for j in self._s_chain.ravel()} | {self.hips[1]}
+        source_needed = {*self._s_chain.ravel().tolist(), self.hips[1], *(
+            source.index(source_map[b]) for b in ("Neck", "Head") if b in source_map)}
         if source_toes is not None:
-            source_needed |= {int(j) for j in source_toes.real}
-        source_needed |= {source.index(source_map[b]) for b in ("Neck", "Head")
-                          if b in source_map}
+            source_needed |= set(source_toes.real.tolist())
         self.source_position_fk = FKPlan(
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
         self._hold = PlantedHold()
