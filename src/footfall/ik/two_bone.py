@@ -141,8 +141,6 @@ def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> Fl
 
 
 def _finite(value: ArrayLike) -> bool:
-    if isinstance(value, (float, int)):
-        return math.isfinite(value)
     return bool(np.isfinite(np.asarray(value, dtype=np.float64)).all())
 
 
