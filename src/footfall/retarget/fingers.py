@@ -89,8 +89,7 @@ class FingerRig:
     ) -> FingerRig:
         """Find finger joints through ``mapping`` ({canonical: joint name}) and their axes in
         the calibration pose ``calibration_rotations (J, 4)`` (local; default: identity)."""
-        count = skeleton.joint_count
-        local = (quat.identity((count,)) if calibration_rotations is None
+        local = (quat.identity((skeleton.joint_count,)) if calibration_rotations is None
                  else np.asarray(calibration_rotations, dtype=np.float64))
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
         joints = np.full((2, 5, 3), -1, dtype=np.int64)

@@ -364,8 +364,7 @@ class Retargeter:
                      chairs: ArrayLike | None = None) -> LimbWeights:
         """The smoothed IK weights ``apply`` uses for ``clip``: arms ``(F, A)``, legs ``(F, 2)``
         (1 = IK on), hips ``(F,)`` — to see where the automatic layers hand a limb to FK."""
-        spos = self._source_series(clip)[1]
-        goals = self._goal_weights(spos, props, chairs)
+        goals = self._goal_weights(self._source_series(clip)[1], props, chairs)
         return smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
 
     def step(
