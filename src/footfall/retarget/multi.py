@@ -98,15 +98,13 @@ class PoseCopier:
                                    target_world[pairs.target_joints])
             key = id(skeleton)
             if key not in groups:
-                mapped = np.zeros(skeleton.joint_count, dtype=bool)
-                mapped[pairs.target_joints] = True
+                unmapped = np.setdiff1d(np.arange(skeleton.joint_count), pairs.target_joints)
                 groups[key] = _Group(skeleton, [], pairs.target_joints, pairs.source_joints,
                                      np.zeros((0, len(pairs.target_joints), 4)),
                                      np.zeros((0, skeleton.joint_count, 4)), pairs.hips[0],
                                      skeleton.index(target_map["Head"]) if "Head" in target_map
                                      else -1,
-                                     FKPlan(skeleton.parents, np.nonzero(~mapped)[0],
-                                            ancestors=False))
+                                     FKPlan(skeleton.parents, unmapped, ancestors=False))
             group = groups[key]
             group.members.append(k)
             group.offsets = np.concatenate([group.offsets, offsets[None]])

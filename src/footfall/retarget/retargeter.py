@@ -157,9 +157,8 @@ class Retargeter:
                                                 self.target.offsets)
         self.source_measures = Measures.of(self.source, self.source_map, src)
         self.target_measures = Measures.of(self.target, self.target_map, standing)
-        mapped = np.zeros(self.target.joint_count, dtype=bool)
-        mapped[c.target_joints] = True
-        self._unmapped_fk = FKPlan(self.target.parents, np.nonzero(~mapped)[0], ancestors=False)
+        unmapped = np.setdiff1d(np.arange(self.target.joint_count), c.target_joints)
+        self._unmapped_fk = FKPlan(self.target.parents, unmapped, ancestors=False)
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
         self.source_fingers = FingerRig.build(self.source, self.source_map, src)
