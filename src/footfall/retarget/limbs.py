@@ -174,10 +174,7 @@ class Limbs:
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
         self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
-        self.reset_live()
-
-    def reset_live(self) -> None:
-        """Forget the live stance-width hold."""
+        # The live holds start again.
         self._hold.reset()
         self._toe_hold_live.reset()
         self._last_ankles = None
