@@ -191,8 +191,7 @@ class Measures:
         from footfall.retarget.toes import Toes
 
         grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
-        legs = [b for b in LEG_BONES if b in mapping]
-        heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in legs}
+        heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in LEG_BONES if b in mapping}
         toes = Toes.of(skeleton, mapping)
         if toes is not None:  # toe joints, or the feet's End Sites on rigs without them
             heights.update(zip(("LeftToes", "RightToes"),

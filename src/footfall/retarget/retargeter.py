@@ -489,14 +489,14 @@ class Retargeter:
             self._thresholds = (key, WeightThresholds.from_settings(values))
         return self._thresholds[1]
 
-    def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray,
-                     seated: FloatArray) -> FloatArray:
-        """Target hips world position ``(..., 3)`` from the source hips ``(..., 3)``."""
+    def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray) -> FloatArray:
+        """Target hips world position ``(..., 3)`` from the source hips ``(..., 3)`` and the
+        hips weight ``(...)`` (0: seated)."""
         s = self.size_ratio
         raise_by = (self.target_measures.hips_height * self.avatar_scale
                     - self.source_measures.hips_height)
         y = (hips_source[..., 1] + raise_by * hips_weight + self.settings["floor_height"]
-             + self.settings["chair_seat_height_offset"] * seated)
+             + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
@@ -524,8 +524,7 @@ class Retargeter:
 
         # Hips.
         hips_t, hips_s = c.hips
-        seated = 1.0 - weights.hips
-        hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, seated)
+        hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips)
         lpos_jm = np.empty((joints, *batch, 3))
         lpos = lpos_jm if not batch else np.moveaxis(lpos_jm, 0, -2)
         lpos[...] = self.target.offsets * scale
