@@ -25,9 +25,8 @@ from footfall.errors import MappingError, SettingsError
 from footfall.humanoid import bones
 from footfall.skeleton import Skeleton, forward_kinematics
 
-FINGERS = ("thumb", "index", "middle", "ring", "pinky")
+FINGERS = ("thumb", "index", "middle", "ring", "pinky")  # the order of ``bones.FINGERS``
 HANDS = ("left", "right")
-_CANONICAL_FINGER = dict(zip(FINGERS, bones.FINGERS, strict=True))
 CURL_DEG = np.array([80.0, 100.0, 70.0])
 EXTEND_DEG = np.array([20.0, 10.0, 10.0])
 SPREAD_DEG = np.array([30.0, 20.0, 20.0, 20.0, 20.0])
@@ -46,11 +45,6 @@ PRESETS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 # Seed 001's preset names (가위 바위 보 브이 검지 초기화).
 PRESET_ALIASES = {"가위": "scissors", "바위": "rock", "보": "paper", "브이": "v", "검지": "index",
                   "초기화": "reset"}
-
-
-def finger_bone_name(hand: str, finger: str, segment: int) -> str:
-    """Canonical (Unity) bone name, e.g. ``("left", "pinky", 2) -> "LeftLittleDistal"``."""
-    return f"{hand.capitalize()}{_CANONICAL_FINGER[finger]}{bones.FINGER_SEGMENTS[segment]}"
 
 
 def preset(name: str) -> tuple[FloatArray, FloatArray]:
@@ -94,7 +88,7 @@ class FingerRig:
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
         joints = np.full((2, 5, 3), -1, dtype=np.int64)
         for h, f, s in np.ndindex(joints.shape):
-            bone = finger_bone_name(HANDS[h], FINGERS[f], s)
+            bone = f"{HANDS[h].capitalize()}{bones.FINGERS[f]}{bones.FINGER_SEGMENTS[s]}"
             name = mapping.get(bone)
             if name is not None:
                 if name not in skeleton.names:
