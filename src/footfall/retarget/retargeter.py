@@ -401,9 +401,8 @@ class Retargeter:
         if self.settings["filter_enabled"]:
             read = self.limbs.source_position_fk.joints
             spos[..., read, :] = self._live_filter(dt)(spos[..., read, :], timestamp)
-        goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
-        weights = self._smoother(goals, dt)
+        weights = self._smoother(self._goal_weights(spos, props, chairs), dt)
         shift = self.limbs.held_shift_live(srot, spos, dt, self._sizes())
         return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
 

@@ -273,8 +273,7 @@ def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None =
     if action is None:
         raise SettingsError(f"unknown action {name!r}; choose one of {sorted(ACTIONS)}")
     given = dict(arguments or {})
-    known = {a.name for a in action.arguments}
-    unknown = sorted(set(given) - known)
+    unknown = sorted(set(given) - {a.name for a in action.arguments})
     if unknown:
         raise SettingsError(f"action {name!r} takes no argument(s) {unknown}")
     values = [a.validate(given.get(a.name, a.default)) for a in action.arguments]
