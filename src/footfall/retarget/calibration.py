@@ -19,7 +19,9 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SkeletonError
+from footfall.humanoid import map_skeleton
 from footfall.retarget.spine import ChainMatch, match_chains
+from footfall.retarget.toes import Toes
 from footfall.skeleton import Skeleton, forward_kinematics
 
 LIMBS = {
@@ -42,8 +44,6 @@ def canonical_mapping(
     Raises :class:`MappingError` when the mapping names joints the skeleton lacks or the
     skeleton has no legs (hips, upper/lower leg and foot on both sides are required).
     """
-    from footfall.humanoid import map_skeleton
-
     mapping = dict(map_skeleton(skeleton, override).mapping)  # joints checked there
     missing = [bone for bone in REQUIRED_BONES if bone not in mapping]
     if missing:
@@ -188,8 +188,6 @@ class Measures:
     @classmethod
     def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> Measures:
         """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``."""
-        from footfall.retarget.toes import Toes
-
         grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
         heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in LEG_BONES if b in mapping}
         toes = Toes.of(skeleton, mapping)
