@@ -84,8 +84,7 @@ def correspond(
              for bone, name in target_map.items() if bone in source_map}
     chains = match_chains(source, target, source_map, target_map)
     for chain in chains:
-        for t, s in zip(chain.target, chain.source_for_target, strict=True):
-            pairs[t] = s
+        pairs.update(zip(chain.target, chain.source_for_target, strict=True))
     taken_sources = set(source_map.values())
     for t, name in enumerate(target.names):
         if t not in pairs and name in source.names and name not in taken_sources:
