@@ -289,11 +289,7 @@ def _legs_from_shape(
     hierarchy: Hierarchy, found: dict[str, int], exclude: set[int], assign: Assign
 ) -> None:
     """Fill a side whose names gave no thigh, shin and foot from the rest-pose shape."""
-    sides_without = [
-        side
-        for side in SIDES
-        if not all(side + role in found for role in ("UpperLeg", "LowerLeg", "Foot"))
-    ]
+    sides_without = [side for side in SIDES if not all(side + r in found for r in LEG_ROLES[:3])]
     if not sides_without:
         return
     leg_joints = {found[s + r] for s in SIDES for r in LEG_ROLES if s + r in found}

@@ -55,10 +55,9 @@ def knee_from_source(
                             f"{input_shapes(named)}, "
                             f"upper_length {scalars[0].shape}, lower_length {scalars[1].shape}, "
                             f"max_reach {scalars[2].shape}") from None
-    count = math.prod(shape)
     rows = point_rows(points, shape)
     upper, lower, reach = (per_limb(s, shape) for s in scalars)
     knees = np.empty((*shape, 3))
     _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach,
-                       knees.reshape(count, 3))
+                       knees.reshape(math.prod(shape), 3))
     return knees

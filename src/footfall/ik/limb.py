@@ -76,8 +76,7 @@ def solve_limb(
     new_global = np.array(np.broadcast_to(global_rot, (*shape, joint_count, 4)))
     new_local = np.array(np.broadcast_to(rotations, (*shape, joint_count, 4)))
     for joints, delta in ((upper_path, result.upper_rotation), (lower_path, result.lower_rotation)):
-        for j in joints:
-            new_global[..., j, :] = quat.mul(delta, new_global[..., j, :])
+        new_global[..., joints, :] = quat.mul(delta[..., None, :], new_global[..., joints, :])
     if result.tip_rotation is not None:
         new_global[..., tip, :] = result.tip_rotation
     moved = [*upper_path, *lower_path, tip]

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.ik._kernel import TINY
-from footfall.ik.two_bone import root_angle
+from footfall.ik.two_bone import input_shapes, root_angle
 
 
 @dataclass(frozen=True)
@@ -58,8 +58,8 @@ def leg_ik_planar(
     try:
         hip_y, forward, target_y, slope, thigh, shin = np.broadcast_arrays(*values)
     except ValueError:
-        shapes = ", ".join(f"{name} {v.shape}" for name, v in zip(named, values, strict=True))
-        raise SkeletonError(f"leg_ik_planar: shapes do not broadcast: {shapes}") from None
+        raise SkeletonError("leg_ik_planar: shapes do not broadcast: "
+                            + input_shapes(named)) from None
     rise = target_y - hip_y
     distance = np.hypot(rise, forward)
     shortest = np.maximum(min_reach, np.abs(thigh - shin) + 1e-6 * (thigh + shin))

@@ -140,12 +140,6 @@ def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> Fl
     return _ONE if given is _DEFAULT else per_limb(value, shape)
 
 
-def _finite(value: ArrayLike) -> bool:
-    if isinstance(value, (float, int)):
-        return math.isfinite(value)
-    return bool(np.isfinite(np.asarray(value, dtype=np.float64)).all())
-
-
 def _refuse(bad: int, named: dict[str, ArrayLike | None], target_rotation: ArrayLike | None,
             tip_rotation: ArrayLike | None, rotation_weight: ArrayLike) -> None:
     """Raise :class:`SkeletonError` naming the first bad input: positions holding NaN, inf or a
@@ -160,8 +154,9 @@ def _refuse(bad: int, named: dict[str, ArrayLike | None], target_rotation: Array
               ("position_weight", None, _kernel.POSITION_WEIGHT),
               ("rotation_weight", rotation_weight, 0),
               ("pole_weight", None, _kernel.POLE_WEIGHT), ("max_reach", None, _kernel.MAX_REACH))
-    for label, value, bit in checks:
-        if (bad & bit) if bit else (value is not None and not _finite(value)):
+    for label, value, bit in checks:  # the weights' bits come from the kernel
+        finite = value is None or np.isfinite(np.asarray(value, dtype=np.float64)).all()
+        if (bad & bit) if bit else not finite:
             raise SkeletonError(f"solve_two_bone: {label} holds NaN or inf")
 
 

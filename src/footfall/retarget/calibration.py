@@ -19,7 +19,9 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SkeletonError
+from footfall.humanoid import map_skeleton
 from footfall.retarget.spine import ChainMatch, match_chains
+from footfall.retarget.toes import Toes
 from footfall.skeleton import Skeleton, forward_kinematics
 
 LIMBS = {
@@ -42,12 +44,7 @@ def canonical_mapping(
     Raises :class:`MappingError` when the mapping names joints the skeleton lacks or the
     skeleton has no legs (hips, upper/lower leg and foot on both sides are required).
     """
-    from footfall.humanoid import map_skeleton
-
-    mapping = dict(map_skeleton(skeleton, override).mapping)
-    absent = [f"{bone}={name!r}" for bone, name in mapping.items() if name not in skeleton.names]
-    if absent:
-        raise MappingError(f"{role} mapping names joints the skeleton lacks: {', '.join(absent)}")
+    mapping = dict(map_skeleton(skeleton, override).mapping)  # joints checked there
     missing = [bone for bone in REQUIRED_BONES if bone not in mapping]
     if missing:
         raise MappingError(
@@ -87,8 +84,7 @@ def correspond(
              for bone, name in target_map.items() if bone in source_map}
     chains = match_chains(source, target, source_map, target_map)
     for chain in chains:
-        for t, s in zip(chain.target, chain.source_for_target, strict=True):
-            pairs[t] = s
+        pairs.update(zip(chain.target, chain.source_for_target, strict=True))
     taken_sources = set(source_map.values())
     for t, name in enumerate(target.names):
         if t not in pairs and name in source.names and name not in taken_sources:
@@ -191,11 +187,8 @@ class Measures:
     @classmethod
     def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> Measures:
         """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``."""
-        from footfall.retarget.toes import Toes
-
         grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
-        legs = [b for b in LEG_BONES if b in mapping]
-        heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in legs}
+        heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in LEG_BONES if b in mapping}
         toes = Toes.of(skeleton, mapping)
         if toes is not None:  # toe joints, or the feet's End Sites on rigs without them
             heights.update(zip(("LeftToes", "RightToes"),
@@ -204,18 +197,14 @@ class Measures:
         neck_bone = "Neck" if "Neck" in mapping else ("Head" if "Head" in mapping else "Hips")
         # Each foot stands on its own lowest point: a rest pose whose legs differ in length
         # would otherwise float one foot in every stance.
-        ankle, toe = [], []
-        for side in ("Left", "Right"):
-            foot = heights[f"{side}Foot"]
-            tip = heights.get(f"{side}Toes", foot)
-            sole = min(foot, tip)
-            ankle.append(foot - sole)
-            toe.append(tip - sole)
+        foot = np.array([heights["LeftFoot"], heights["RightFoot"]])
+        tip = np.array([heights.get("LeftToes", foot[0]), heights.get("RightToes", foot[1])])
+        sole = np.minimum(foot, tip)
         return cls(
             floor=floor,
             hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
-            ankle_height=np.array(ankle),
+            ankle_height=foot - sole,
             neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
-            toe_height=np.array(toe),
+            toe_height=tip - sole,
         )
 

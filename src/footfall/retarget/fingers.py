@@ -22,13 +22,11 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import MappingError, SettingsError
+from footfall.humanoid import bones
 from footfall.skeleton import Skeleton, forward_kinematics
 
-FINGERS = ("thumb", "index", "middle", "ring", "pinky")
+FINGERS = ("thumb", "index", "middle", "ring", "pinky")  # the order of ``bones.FINGERS``
 HANDS = ("left", "right")
-_CANONICAL_FINGER = {"thumb": "Thumb", "index": "Index", "middle": "Middle", "ring": "Ring",
-                     "pinky": "Little"}
-_SEGMENTS = ("Proximal", "Intermediate", "Distal")
 CURL_DEG = np.array([80.0, 100.0, 70.0])
 EXTEND_DEG = np.array([20.0, 10.0, 10.0])
 SPREAD_DEG = np.array([30.0, 20.0, 20.0, 20.0, 20.0])
@@ -47,11 +45,6 @@ PRESETS: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 # Seed 001's preset names (가위 바위 보 브이 검지 초기화).
 PRESET_ALIASES = {"가위": "scissors", "바위": "rock", "보": "paper", "브이": "v", "검지": "index",
                   "초기화": "reset"}
-
-
-def finger_bone_name(hand: str, finger: str, segment: int) -> str:
-    """Canonical (Unity) bone name, e.g. ``("left", "pinky", 2) -> "LeftLittleDistal"``."""
-    return f"{hand.capitalize()}{_CANONICAL_FINGER[finger]}{_SEGMENTS[segment]}"
 
 
 def preset(name: str) -> tuple[FloatArray, FloatArray]:
@@ -90,13 +83,12 @@ class FingerRig:
     ) -> FingerRig:
         """Find finger joints through ``mapping`` ({canonical: joint name}) and their axes in
         the calibration pose ``calibration_rotations (J, 4)`` (local; default: identity)."""
-        count = skeleton.joint_count
-        local = (quat.identity((count,)) if calibration_rotations is None
+        local = (quat.identity((skeleton.joint_count,)) if calibration_rotations is None
                  else np.asarray(calibration_rotations, dtype=np.float64))
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
         joints = np.full((2, 5, 3), -1, dtype=np.int64)
         for h, f, s in np.ndindex(joints.shape):
-            bone = finger_bone_name(HANDS[h], FINGERS[f], s)
+            bone = f"{HANDS[h].capitalize()}{bones.FINGERS[f]}{bones.FINGER_SEGMENTS[s]}"
             name = mapping.get(bone)
             if name is not None:
                 if name not in skeleton.names:

@@ -33,6 +33,7 @@ from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures
 from footfall.retarget.limb_kernel import feet_stage, reach_stage, turn_stage
+from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
     PLANTED_LIFT,
     PLANTED_SPEED,
@@ -99,30 +100,28 @@ class Limbs:
                  target_map: dict[str, str], correspondence: Correspondence) -> None:
         self.target = target
         self.hips = correspondence.hips
-        self._limb_names = list(correspondence.limbs)
+        self._limb_names = list(correspondence.limbs)  # the two legs first (``LIMBS`` order)
         chains = [correspondence.limbs[n] for n in self._limb_names]
         self._t_chain = np.array([c[0] for c in chains], dtype=np.int64).reshape(-1, 3)
         self._s_chain = np.array([c[1] for c in chains], dtype=np.int64).reshape(-1, 3)
-        self._is_leg = np.array(["leg" in n for n in self._limb_names])
         self._side = np.array([0 if n.startswith("left") else 1 for n in self._limb_names])
-        self._paths = self._limb_paths()
-        if not np.array_equal(self._is_leg[:2], [True, True]) or self._is_leg[2:].any():
-            raise MappingError(f"limbs must list the two legs first, got {self._limb_names}")
         # Index arrays and constants of the per-frame solve, computed once.
         self._t_leg_tips = self._t_chain[:2, 2].copy()
         self._leg_sides = self._side[:2].copy()
         self._s_leg_tips = self._s_chain[:2, 2].copy()
-        self._s_tips = self._s_chain[:, 2].copy()
+        #: Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first.
+        self.source_tips = self._s_chain[:, 2].copy()
+        #: 0 for left, 1 for right, per arm.
+        self.arm_sides: list[int] = self._side[2:].tolist()
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
                          * np.array([1.0, 0.0, 0.0]))
-        p = self._paths
-        self._turned_joints = np.concatenate([p["upper_joints"], p["lower_joints"]])
-        self._turned_rows = np.concatenate([p["upper_limbs"], p["lower_limbs"] + self.count])
+        (upper_joints, lower_joints), (upper_rows, lower_rows) = self._limb_paths()
+        self._turned_joints = np.array(upper_joints + lower_joints, dtype=np.int64)
+        self._turned_rows = np.array(upper_rows + lower_rows, dtype=np.int64)
         # Limbs sharing a joint (odd mappings) turn it twice: uppers first, then lowers.
         once = len(np.unique(self._turned_joints)) == len(self._turned_joints)
         self._group_ends = np.array([len(self._turned_joints)] if once else
-                                    [len(p["upper_joints"]), len(self._turned_joints)],
-                                    dtype=np.int64)
+                                    [len(upper_joints), len(self._turned_joints)], dtype=np.int64)
         self._detached_rows = np.nonzero(self._detached)[0].astype(np.int64)
         self._parents = np.asarray(target.parents, dtype=np.int64)
         hips_and_legs = [self.hips[0]] + [
@@ -135,22 +134,18 @@ class Limbs:
         self._toes = ((target_toes, source_toes)
                       if target_toes is not None and source_toes is not None else None)
         self._source_toes = source_toes
-        # Both rigs' toe points for the kernels: (foot, toe joint or −1) per side, End Sites.
-        self._toe_table = (_toe_rows(target_toes), _toe_offsets(target_toes),
-                           _toe_rows(source_toes), _toe_offsets(source_toes))
+        self._toe_table = (*_kernel_toes(target_toes), *_kernel_toes(source_toes))
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
-        needed = {int(j) for j in self._t_chain.ravel()} | {self.hips[0]}
-        needed |= {int(target.parents[j]) for j in self._t_chain[:, 2]}
-        needed |= {int(target.parents[self.mover])}
+        needed = {*self._t_chain.ravel().tolist(), *target.parents[self._t_chain[:, 2]].tolist(),
+                  self.hips[0], int(target.parents[self.mover])}
         if self._toes is not None:
-            needed |= {int(j) for j in self._toes[0].real}
+            needed |= set(self._toes[0].real.tolist())
         closure = {a for j in needed if j >= 0 for a in target.chain(j)}
         self.position_fk = FKPlan(target.parents, sorted(closure))
-        source_needed = {int(j) for j in self._s_chain.ravel()} | {self.hips[1]}
+        source_needed = {*self._s_chain.ravel().tolist(), self.hips[1], *(
+            source.index(source_map[b]) for b in ("Neck", "Head") if b in source_map)}
         if source_toes is not None:
-            source_needed |= {int(j) for j in source_toes.real}
-        source_needed |= {source.index(source_map[b]) for b in ("Neck", "Head")
-                          if b in source_map}
+            source_needed |= set(source_toes.real.tolist())
         self.source_position_fk = FKPlan(
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
         self._hold = PlantedHold()
@@ -158,31 +153,11 @@ class Limbs:
         self._last_ankles: FloatArray | None = None
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self._scratch: dict[int, _Scratch] = {}
-        self.reset_series()
 
     @property
     def count(self) -> int:
         """Number of limbs (legs first, then arms)."""
         return len(self._limb_names)
-
-    @property
-    def leg_count(self) -> int:
-        """Number of legs (2)."""
-        return int(np.sum(self._is_leg))
-
-    @property
-    def arm_rows(self) -> NDArray[np.int64]:
-        """Rows of the arms in the limb order."""
-        return np.nonzero(~self._is_leg)[0]
-
-    @property
-    def source_tips_index(self) -> NDArray[np.int64]:
-        """Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first."""
-        return self._s_tips
-
-    def sides(self) -> NDArray[np.int64]:
-        """0 for left, 1 for right, per limb."""
-        return self._side
 
     def calibrate(self, source_positions: FloatArray, source_world: FloatArray,
                   standing_world: FloatArray, standing_positions: FloatArray) -> None:
@@ -190,23 +165,16 @@ class Limbs:
         lower, tip = self._t_chain[:, 1], self._t_chain[:, 2]
         self._tip_offsets = quat.inv_rotate(
             standing_world[lower], standing_positions[tip] - standing_positions[lower])
-        legs, source_legs = self._t_chain[self._is_leg], self._s_chain[self._is_leg]
+        legs, source_legs = self._t_chain[:2], self._s_chain[:2]
         hips_t, hips_s = self.hips
         self._source_hips_world = source_world[hips_s]
-        self._source_leg_lengths = (
-            np.linalg.norm(source_positions[source_legs[:, 1]]
-                           - source_positions[source_legs[:, 0]], axis=-1)
-            + np.linalg.norm(source_positions[source_legs[:, 2]]
-                             - source_positions[source_legs[:, 1]], axis=-1))
+        self._source_leg_lengths = np.linalg.norm(
+            np.diff(source_positions[source_legs], axis=1), axis=-1).sum(axis=1)
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
-        w, x, y, z = quat.inv(self._source_hips_world).tolist()
-        self._source_hips_inverse = (w, x, y, z)
+        self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
-        self.reset_live()
-
-    def reset_live(self) -> None:
-        """Forget the live stance-width hold."""
+        # The live holds start again.
         self._hold.reset()
         self._toe_hold_live.reset()
         self._last_ankles = None
@@ -241,8 +209,7 @@ class Limbs:
         feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
                    self._leg_sides, self._detached, self._tip_offsets, self._outward,
                    np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,
-                   self._toe_table[0], self._toe_table[1], self._toe_table[2],
-                   self._toe_table[3], params, heights, m.chain, m.feet, m.toe, m.toe_target,
+                   *self._toe_table, params, heights, m.chain, m.feet, m.toe, m.toe_target,
                    m.foot_vector, m.pitch, m.offset, m.down, m.pivot, m.toe_height)
         held = m.offset
         if has_toes:
@@ -292,7 +259,7 @@ class Limbs:
         positions ``(F, J, ·)``. Live frames assume 0."""
         if len(spos) < 10:
             return 0.0
-        lowest = spos[:, self._s_chain[self._is_leg, 2], 1] - source.ankle_height
+        lowest = spos[:, self._s_leg_tips, 1] - source.ankle_height
         if self._source_toes is not None:
             toes = self._source_toes.positions(srot, spos)[..., 1] - source.toe_height
             lowest = np.minimum(lowest, toes)
@@ -365,27 +332,22 @@ class Limbs:
         last = self._last_ankles
         speed = None
         if last is not None and last.shape == np.shape(xz):
-            speed = []
-            for foot, last_foot in zip(xz, last.tolist(), strict=True):
-                speed.append([math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
-                              for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)])
+            speed = [[math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
+                      for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)]
+                     for foot, last_foot in zip(xz, last.tolist(), strict=True)]
         self._last_ankles = np.array(xz)
         # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
-        hips = srot[self.hips[1]].tolist()
-        fx, _, fz = quat.rotate_s(quat.mul_s((hips[0], hips[1], hips[2], hips[3]),
-                                             self._source_hips_inverse), (0.0, 0.0, 1.0))
+        hips = tuple(srot[self.hips[1]].tolist())
+        fx, _, fz = quat.rotate_s(quat.mul_s(hips, self._source_hips_inverse), (0.0, 0.0, 1.0))
         half = 0.5 * math.atan2(fx, fz)
         sin_half = math.sin(half)
         turn = (math.cos(half), sin_half * 0.0, sin_half * 1.0, sin_half * 0.0)
         scale, ratio = sizes.avatar_scale, sizes.size_ratio
-        shifts = []
-        for t, s in zip(*self._hip_offset_lists, strict=True):
-            shifts.append(list(quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))))
-        planted = []
-        for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True)):
-            planted.append(any(
-                p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
-                for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True))))
+        shifts = [quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))
+                  for t, s in zip(*self._hip_offset_lists, strict=True)]
+        planted = [any(p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
+                       for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True)))
+                   for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True))]
         return self._hold(np.array(shifts), np.array(planted, dtype=bool))
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
@@ -425,30 +387,27 @@ class Limbs:
         """Start a new clip for the ``"series"`` toe hold."""
         self._toe_carry = None
 
-    def _limb_paths(self) -> dict[str, NDArray[np.int64]]:
-        """Joints turned by each limb's upper and lower deltas (twist bones included); sets
+    def _limb_paths(self) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:
+        """Joints turned by the limbs' upper and by their lower deltas (twist bones included),
+        and the row of the delta turning each (``0..L`` upper, ``L..2L`` lower); sets
         ``_detached``: tips not below their lower bone (IK rigs' feet hanging from the root)."""
-        paths: dict[str, list[int]] = {
-            key: [] for key in ("upper_joints", "upper_limbs", "lower_joints", "lower_limbs")}
+        joints: tuple[list[int], list[int]] = ([], [])
+        rows: tuple[list[int], list[int]] = ([], [])
         detached = []
-        for k, (upper, lower, tip) in enumerate(self._t_chain):
-            upper_path = self.target.chain(int(lower))
-            if int(upper) not in upper_path:
-                name = self._limb_names[k]
+        for k, (upper, lower, tip) in enumerate(self._t_chain.tolist()):
+            between = chain_between(self.target, upper, lower)
+            if between is None:
                 raise MappingError(
-                    f"target {name}: {self.target.names[lower]!r} is not below "
+                    f"target {self._limb_names[k]}: {self.target.names[lower]!r} is not below "
                     f"{self.target.names[upper]!r}; a limb must be a joint chain"
                 )
-            tip_path = self.target.chain(int(tip))
-            attached = int(lower) in tip_path
-            detached.append(not attached)
-            spans = {"upper": upper_path[upper_path.index(int(upper)):-1],
-                     "lower": tip_path[tip_path.index(int(lower)):-1] if attached else [int(lower)]}
-            for part, between in spans.items():
-                paths[f"{part}_joints"].extend(between)
-                paths[f"{part}_limbs"].extend([k] * len(between))
+            below = chain_between(self.target, lower, tip)
+            detached.append(below is None)
+            for part, span in enumerate(([upper, *between], [lower, *(below or [])])):
+                joints[part].extend(span)
+                rows[part].extend([k + part * self.count] * len(span))
         self._detached = np.array(detached, dtype=bool)
-        return {key: np.array(v, dtype=np.int64) for key, v in paths.items()}
+        return joints, rows
 
 
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
@@ -459,13 +418,10 @@ def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
     return shared[-1] if shared else joints[0]
 
 
-def _toe_rows(toes: Toes | None) -> NDArray[np.int64]:
-    """``(2, 2)`` (foot joint, toe joint or −1) per side for the kernels (zeros without toes)."""
+def _kernel_toes(toes: Toes | None) -> tuple[NDArray[np.int64], FloatArray]:
+    """A rig's toe points for the kernels: ``(2, 2)`` (foot joint, toe joint or −1) per side
+    and ``(2, 3)`` End Site offsets (zeros without toes)."""
     if toes is None:
-        return np.zeros((2, 2), dtype=np.int64)
-    return np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64)
-
-
-def _toe_offsets(toes: Toes | None) -> FloatArray:
-    """``(2, 3)`` End Site offsets of the toe points for the kernels (zeros without toes)."""
-    return np.zeros((2, 3)) if toes is None else np.ascontiguousarray(toes.offsets, dtype=float)
+        return np.zeros((2, 2), dtype=np.int64), np.zeros((2, 3))
+    return (np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64),
+            np.ascontiguousarray(toes.offsets, dtype=float))

@@ -82,7 +82,7 @@ class PoseCopier:
         self._source_fk = FKPlan(source.parents)
         source_map = canonical_mapping(source, source_mapping, "source")
         rest_source = (quat.identity((source.joint_count,)) if source_rest is None
-                       else quat.normalize(np.asarray(source_rest, dtype=np.float64)))
+                       else quat.normalize(source_rest))
         source_world = self._source_fk.rotations(rest_source)
         self._source_hips = source.index(source_map["Hips"])
         groups: dict[int, _Group] = {}
@@ -90,7 +90,7 @@ class PoseCopier:
             skeleton = entry.skeleton
             target_map = canonical_mapping(skeleton, entry.mapping, f"target {k}")
             rest = (quat.identity((skeleton.joint_count,)) if entry.rest is None
-                    else quat.normalize(np.asarray(entry.rest, dtype=np.float64)))
+                    else quat.normalize(entry.rest))
             rest = match_directions(source, skeleton, source_map, target_map, rest_source, rest)
             pairs = correspond(source, skeleton, source_map, target_map)
             target_world = FKPlan(skeleton.parents).rotations(rest)
@@ -98,15 +98,13 @@ class PoseCopier:
                                    target_world[pairs.target_joints])
             key = id(skeleton)
             if key not in groups:
-                mapped = np.zeros(skeleton.joint_count, dtype=bool)
-                mapped[pairs.target_joints] = True
+                unmapped = np.setdiff1d(np.arange(skeleton.joint_count), pairs.target_joints)
                 groups[key] = _Group(skeleton, [], pairs.target_joints, pairs.source_joints,
                                      np.zeros((0, len(pairs.target_joints), 4)),
                                      np.zeros((0, skeleton.joint_count, 4)), pairs.hips[0],
                                      skeleton.index(target_map["Head"]) if "Head" in target_map
                                      else -1,
-                                     FKPlan(skeleton.parents, np.nonzero(~mapped)[0],
-                                            ancestors=False))
+                                     FKPlan(skeleton.parents, unmapped, ancestors=False))
             group = groups[key]
             group.members.append(k)
             group.offsets = np.concatenate([group.offsets, offsets[None]])

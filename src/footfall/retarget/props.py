@@ -67,9 +67,8 @@ class PropAttachments:
         """Attach points on the bones ``mapping`` ({canonical: joint}) names for LeftHand,
         RightHand and Head, placed in the calibration pose (``(J, 4)`` local rotations,
         default rest) at bone + ``offsets[point]`` (world, metres; default the seed's)."""
-        count = skeleton.joint_count
-        local = (quat.identity((count,)) if calibration_rotations is None
-                 else np.asarray(calibration_rotations, dtype=np.float64))
+        local = (quat.identity((skeleton.joint_count,)) if calibration_rotations is None
+                 else calibration_rotations)  # forward_kinematics converts it
         grot, gpos = forward_kinematics(skeleton.parents, local, skeleton.offsets)
         chosen: dict[str, ArrayLike] = {**DEFAULT_OFFSETS, **(offsets or {})}
         points = {}

@@ -96,7 +96,7 @@ class Retargeter:
         self.correspondence: Correspondence = correspond(source, target, self.source_map,
                                                          self.target_map)
         self.target_rest = (quat.identity((target.joint_count,)) if target_rest is None
-                            else quat.normalize(np.asarray(target_rest, dtype=np.float64)))
+                            else quat.normalize(target_rest))
         if self.target_rest.shape != (target.joint_count, 4):
             raise SkeletonError(
                 f"target_rest has shape {self.target_rest.shape}, expected "
@@ -108,12 +108,8 @@ class Retargeter:
                            self.correspondence)
         self._smoother = WeightSmoother()
         self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
-        self._arm_sides = self.limbs.sides()[self.limbs.arm_rows].tolist()
         self._capture_floor = 0.0
         self._filter: OneEuroFilter | None = None
-        self.props: PropAttachments
-        self.fingers: FingerRig
-        self.source_fingers: FingerRig
         self.calibrate()
 
     # ------------------------------------------------------------------ calibration
@@ -135,13 +131,10 @@ class Retargeter:
             match_directions_first: turn the target's arms and legs to the source's directions
                 first, so the two poses need not be the same (T against I).
         """
-        src = (upright_pose(self.source, self.source_map,
-                            quat.identity((self.source.joint_count,)))
-               if source_pose is None
-               else quat.normalize(np.asarray(source_pose, dtype=np.float64)))
-        tgt = (upright_pose(self.target, self.target_map, self.target_rest)
-               if target_pose is None
-               else quat.normalize(np.asarray(target_pose, dtype=np.float64)))
+        src = (quat.normalize(source_pose) if source_pose is not None else upright_pose(
+            self.source, self.source_map, quat.identity((self.source.joint_count,))))
+        tgt = (quat.normalize(target_pose) if target_pose is not None
+               else upright_pose(self.target, self.target_map, self.target_rest))
         if src.shape != (self.source.joint_count, 4) or tgt.shape != (self.target.joint_count, 4):
             raise SkeletonError(
                 f"calibration poses must be ({self.source.joint_count}, 4) and "
@@ -164,9 +157,8 @@ class Retargeter:
                                                 self.target.offsets)
         self.source_measures = Measures.of(self.source, self.source_map, src)
         self.target_measures = Measures.of(self.target, self.target_map, standing)
-        mapped = np.zeros(self.target.joint_count, dtype=bool)
-        mapped[c.target_joints] = True
-        self._unmapped_fk = FKPlan(self.target.parents, np.nonzero(~mapped)[0], ancestors=False)
+        unmapped = np.setdiff1d(np.arange(self.target.joint_count), c.target_joints)
+        self._unmapped_fk = FKPlan(self.target.parents, unmapped, ancestors=False)
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
         self.fingers = FingerRig.build(self.target, self.target_map, tgt)
         self.source_fingers = FingerRig.build(self.source, self.source_map, src)
@@ -216,8 +208,8 @@ class Retargeter:
                   np.asarray(source_positions, dtype=np.float64)[None])
         shift = self.limbs.foot_shift(self.limbs.body_yaw(self._source_fk(*source)[0]),
                                       self._sizes())
-        legs = self.limbs.leg_count  # on IK, the arms on FK
-        fixed = LimbWeights(np.zeros((1, self.limbs.count - legs)), np.ones((1, legs)), np.ones(1))
+        # The legs on IK, the arms on FK.
+        fixed = LimbWeights(np.zeros((1, self.limbs.count - 2)), np.ones((1, 2)), np.ones(1))
         rotations, positions = self._solve(*source, fixed, shift)
         world = self._target_fk(rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
@@ -248,9 +240,9 @@ class Retargeter:
         self.settings["floor_height"] = auto_floor_height(
             left_leg_length(self.target, self.target_map, self.calibration_pose),
             self.settings["floor_comfort_ratio"], scale)
-        if head_forward and source_rotations is not None and source_positions is not None:
-            if "Head" in self.target_map:
-                self.calibrate_head_forward(source_rotations, source_positions)
+        if (head_forward and source_rotations is not None and source_positions is not None
+                and "Head" in self.target_map):
+            self.calibrate_head_forward(source_rotations, source_positions)
         return scale
 
     # ------------------------------------------------------------------ settings
@@ -258,11 +250,10 @@ class Retargeter:
     def set_hand_pose(self, name: str) -> None:
         """Apply a finger preset (rock, paper, scissors, v, index, reset) to both hands."""
         curl, spread = preset(name)
-        changes: dict[str, Any] = {}
-        for h, hand in enumerate(HANDS):
-            for f, finger in enumerate(FINGERS):
-                changes[f"{hand}_{finger}_curl"] = float(curl[h, f])
-                changes[f"{hand}_{finger}_spread"] = float(spread[h, f])
+        changes: dict[str, Any] = {
+            f"{hand}_{finger}_{what}": float(values[h, f])
+            for h, hand in enumerate(HANDS) for f, finger in enumerate(FINGERS)
+            for what, values in (("curl", curl), ("spread", spread))}
         changes["fingers_enabled"] = name not in ("reset", "초기화")
         self.settings.update(changes)
 
@@ -372,8 +363,7 @@ class Retargeter:
                      chairs: ArrayLike | None = None) -> LimbWeights:
         """The smoothed IK weights ``apply`` uses for ``clip``: arms ``(F, A)``, legs ``(F, 2)``
         (1 = IK on), hips ``(F,)`` — to see where the automatic layers hand a limb to FK."""
-        spos = self._source_series(clip)[1]
-        goals = self._goal_weights(spos, props, chairs)
+        goals = self._goal_weights(self._source_series(clip)[1], props, chairs)
         return smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
 
     def step(
@@ -411,9 +401,8 @@ class Retargeter:
         if self.settings["filter_enabled"]:
             read = self.limbs.source_position_fk.joints
             spos[..., read, :] = self._live_filter(dt)(spos[..., read, :], timestamp)
-        goals = self._goal_weights(spos, props, chairs)
         self._smoother.speed = self.settings["weight_smooth_speed"]
-        weights = self._smoother(goals, dt)
+        weights = self._smoother(self._goal_weights(spos, props, chairs), dt)
         shift = self.limbs.held_shift_live(srot, spos, dt, self._sizes())
         return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
 
@@ -465,7 +454,7 @@ class Retargeter:
         value = 1.0 if mode == "ik" else 0.0
         if mode != "auto" and not batch:
             # One live frame with fixed weights: three small arrays, no arithmetic on them.
-            return LimbWeights(np.array([value * switch[side] for side in self._arm_sides]),
+            return LimbWeights(np.array([value * switch[side] for side in self.limbs.arm_sides]),
                                np.array([value, value]), np.array(1.0))
         if mode != "auto":
             arms = np.full((*batch, arm_count), value)
@@ -473,8 +462,8 @@ class Retargeter:
             hips = np.ones(batch)
         else:
             frames = math.prod(batch)
-            tips = self.limbs.source_tips_index
-            arm_tips = tips[self.limbs.arm_rows] if arm_count == 2 else tips[:0]
+            tips = self.limbs.source_tips
+            arm_tips = tips[2:] if arm_count == 2 else tips[:0]
             raise_by = (self.target_measures.hips_height * self.avatar_scale
                         - self.source_measures.hips_height + self.settings["floor_height"])
             arms, legs, hips = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
@@ -486,7 +475,7 @@ class Retargeter:
                 arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
             arms = arms[..., :arm_count]
         if arm_count:
-            arms = arms * np.array([switch[side] for side in self._arm_sides])
+            arms = arms * np.array([switch[side] for side in self.limbs.arm_sides])
         return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                            np.asarray(hips, dtype=float))
 
@@ -499,14 +488,14 @@ class Retargeter:
             self._thresholds = (key, WeightThresholds.from_settings(values))
         return self._thresholds[1]
 
-    def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray,
-                     seated: FloatArray) -> FloatArray:
-        """Target hips world position ``(..., 3)`` from the source hips ``(..., 3)``."""
+    def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray) -> FloatArray:
+        """Target hips world position ``(..., 3)`` from the source hips ``(..., 3)`` and the
+        hips weight ``(...)`` (0: seated)."""
         s = self.size_ratio
         raise_by = (self.target_measures.hips_height * self.avatar_scale
                     - self.source_measures.hips_height)
         y = (hips_source[..., 1] + raise_by * hips_weight + self.settings["floor_height"]
-             + self.settings["chair_seat_height_offset"] * seated)
+             + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
@@ -534,8 +523,7 @@ class Retargeter:
 
         # Hips.
         hips_t, hips_s = c.hips
-        seated = 1.0 - weights.hips
-        hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, seated)
+        hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips)
         lpos_jm = np.empty((joints, *batch, 3))
         lpos = lpos_jm if not batch else np.moveaxis(lpos_jm, 0, -2)
         lpos[...] = self.target.offsets * scale

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import json
 import math
 import os
@@ -272,8 +273,7 @@ def run_action(retargeter: Any, name: str, arguments: Mapping[str, Any] | None =
     if action is None:
         raise SettingsError(f"unknown action {name!r}; choose one of {sorted(ACTIONS)}")
     given = dict(arguments or {})
-    known = {a.name for a in action.arguments}
-    unknown = sorted(set(given) - known)
+    unknown = sorted(set(given) - {a.name for a in action.arguments})
     if unknown:
         raise SettingsError(f"action {name!r} takes no argument(s) {unknown}")
     values = [a.validate(given.get(a.name, a.default)) for a in action.arguments]
@@ -333,13 +333,11 @@ def save_settings(
         text = json.dumps(settings.to_dict(), indent=2, sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise SettingsError(f"{path}: cannot write: {error}") from None
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(avatar, folder)
         handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
-    try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
             stream.flush()
@@ -348,7 +346,8 @@ def save_settings(
     except OSError as error:
         raise SettingsError(f"{path}: cannot write ({error.strerror or error})") from None
     finally:
-        Path(temporary).unlink(missing_ok=True)  # gone after the rename: a no-op then
+        if temporary is not None:  # gone after the rename: a no-op then
+            Path(temporary).unlink(missing_ok=True)
     return path
 
 
@@ -402,9 +401,6 @@ def load_settings(
 
 
 def _aside_path(path: Path) -> Path:
-    candidate = path.with_name(path.name + ".corrupt")
-    number = 1
-    while candidate.exists():
-        candidate = path.with_name(f"{path.name}.corrupt{number}")
-        number += 1
-    return candidate
+    """``<file>.corrupt``, else ``<file>.corrupt1``, ``.corrupt2``, …: the first that is free."""
+    candidates = (path.with_name(f"{path.name}.corrupt{n or ''}") for n in itertools.count())
+    return next(c for c in candidates if not c.exists())

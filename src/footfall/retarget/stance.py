@@ -50,8 +50,7 @@ def hold_while_planted(values: ArrayLike, planted: ArrayLike,
     planted = np.asarray(planted, dtype=bool)
     frames = planted.shape[0]
     index = np.arange(frames).reshape((frames,) + (1,) * (planted.ndim - 1))
-    first = np.zeros_like(planted[:1])
-    previous = np.concatenate([first, planted[:-1]], axis=0)
+    previous = np.concatenate([np.zeros_like(planted[:1]), planted[:-1]], axis=0)
     touchdown = planted & ~previous
     last_touchdown = np.maximum.accumulate(np.where(touchdown, index, 0), axis=0)
     held = np.take_along_axis(values, last_touchdown[..., None], axis=0)

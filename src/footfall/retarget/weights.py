@@ -74,6 +74,10 @@ class LimbWeights:
     legs: FloatArray
     hips: FloatArray
 
+    def parts(self) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """``(arms, legs, hips)``."""
+        return self.arms, self.legs, self.hips
+
 
 @helper
 def ramp_s(value: float, start: float, end: float) -> float:
@@ -195,15 +199,10 @@ def goal_weights(
         props: ``(P, 3)`` prop positions (other characters' hands count as props), or None.
         chairs: ``(C, 3)`` chair positions, or None.
     """
-    hands = np.asarray(hands, dtype=np.float64)
-    lift = np.asarray(feet_lift, dtype=np.float64)
-    feet = np.asarray(feet, dtype=np.float64)
-    hips = np.asarray(hips, dtype=np.float64)
-    ratio = np.asarray(hips_height_ratio, dtype=np.float64)
-    batch = hands.shape[:-2]
-    if not (lift.shape[:-1] == feet.shape[:-2] == hips.shape[:-1] == ratio.shape == batch):
-        batch = np.broadcast_shapes(batch, lift.shape[:-1], feet.shape[:-2], hips.shape[:-1],
-                                    ratio.shape)
+    hands, lift, feet, hips, ratio = (np.asarray(v, dtype=np.float64) for v in (
+        hands, feet_lift, feet, hips, hips_height_ratio))
+    batch = np.broadcast_shapes(hands.shape[:-2], lift.shape[:-1], feet.shape[:-2],
+                                hips.shape[:-1], ratio.shape)
     frames = math.prod(batch)
     arms, legs, hips_weight = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
     _goal_kernel(kernel_rows(hands, batch, (2, 3)), kernel_rows(lift, batch, (2,)),
@@ -264,11 +263,7 @@ def smooth_series(goals: ArrayLike, speed: float, dt: float,
 
 def smooth_weights(goals: LimbWeights, speed: float, dt: float) -> LimbWeights:
     """:func:`smooth_series` applied to each limb's goal series (frames on axis 0)."""
-    return LimbWeights(
-        smooth_series(goals.arms, speed, dt),
-        smooth_series(goals.legs, speed, dt),
-        smooth_series(goals.hips, speed, dt),
-    )
+    return LimbWeights(*(smooth_series(g, speed, dt) for g in goals.parts()))
 
 
 class WeightSmoother:
@@ -285,9 +280,7 @@ class WeightSmoother:
     def __call__(self, goals: LimbWeights, dt: float) -> LimbWeights:
         """Smoothed weights after one step of ``dt`` seconds."""
         if self.state is None:
-            self.state = LimbWeights(np.array(goals.arms, dtype=float),
-                                     np.array(goals.legs, dtype=float),
-                                     np.array(goals.hips, dtype=float))
+            self.state = LimbWeights(*(np.array(g, dtype=float) for g in goals.parts()))
             return self.state
         alpha = smoothing_alpha(self.speed, dt)
         s = self.state
