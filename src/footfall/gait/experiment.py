@@ -136,7 +136,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
                         speed=(end - start) / duration)
     frames = int(round(duration * FPS))
     pipe = walker.pipeline
-    feet = pipe._foot
+    feet = np.array([leg.foot for leg in pipe.legs])
     record = []
     for done in range(0, frames, BLOCK):  # BLOCK frames a batched call (the same as one by one)
         size = min(BLOCK, frames - done)

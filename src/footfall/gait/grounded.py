@@ -11,13 +11,13 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.errors import SettingsError
 from footfall.gait.params import GaitParams
+from footfall.gait.protocol import PipelineWalker
 from footfall.gait.walker import ProceduralWalker, WalkFrame
 from footfall.grounding import (
     DEFAULT_PARAMS,
@@ -26,7 +26,6 @@ from footfall.grounding import (
     GroundingParams,
     GroundingPipeline,
 )
-from footfall.grounding.pipeline import frame_at
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
@@ -41,7 +40,7 @@ def foot_plan(frame: WalkFrame) -> FootPlan:
     )
 
 
-class GroundedWalker:
+class GroundedWalker(PipelineWalker):
     """K procedural walkers grounded on ``terrain`` (batched; fixed 1/60 s ticks): a
     :class:`~footfall.gait.protocol.Walker`.
 
@@ -75,8 +74,7 @@ class GroundedWalker:
         self.terrain = terrain
         self.walker = ProceduralWalker(skeleton, count, params, start=start, heading=heading,
                                        cycle=cycle, flat_floor=True)
-        self.pipeline = GroundingPipeline(self.walker.skeleton, terrain, count, grounding)
-        self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))
+        super().__init__(GroundingPipeline(self.walker.skeleton, terrain, count, grounding), ik)
         if speed is not None:
             self.speed = speed
         self._snapshot: tuple[ProceduralWalker, float, int] | None = None  # before last batch
@@ -97,19 +95,6 @@ class GroundedWalker:
             raise SettingsError(f"walker speed must be finite and ≥ 0; got {speed!r}")
         walker = self.walker
         walker.params = replace(walker.params, step_rate_hz=value / walker.step_length)
-
-    @property
-    def params(self) -> Any:
-        """The grounding parameters (assign one GroundingParams or one per character)."""
-        return self.pipeline.params
-
-    @params.setter
-    def params(self, params: GroundingParams | list[GroundingParams]) -> None:
-        self.pipeline.params = params
-
-    def step(self, dt: float = 1 / 60) -> GroundedFrame:
-        """Advance one rendered frame: the walk cycle on flat ground, then grounded."""
-        return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> GroundedFrame:
         """``frames`` steps of ``dt`` (whole walk-clock ticks) as :meth:`step` gives them, arrays

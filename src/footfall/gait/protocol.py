@@ -6,12 +6,14 @@ implement it, so the demo, ``footfall render`` and the benchmarks drive either o
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from footfall.grounding.pipeline import GroundedFrame
+from footfall.grounding.params import GroundingParams
+from footfall.grounding.pipeline import GroundedFrame, GroundingPipeline, frame_at
 
 
 @runtime_checkable
@@ -50,3 +52,28 @@ class Walker(Protocol):
     def rewind(self, frame: int) -> None:
         """Go back to frame ``frame`` (0-based) of the last :meth:`step_frames` batch."""
         ...
+
+
+class PipelineWalker:
+    """What both walkers share: their poses are grounded by one :attr:`pipeline` of K
+    characters, switched per character by ``ik`` ``(K,)``; :meth:`step` is a one-frame
+    ``step_frames``."""
+
+    step_frames: Callable[[float, int], GroundedFrame]
+
+    def __init__(self, pipeline: GroundingPipeline, ik: bool | ArrayLike) -> None:
+        self.pipeline = pipeline
+        self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (pipeline.count,)))
+
+    @property
+    def params(self) -> Any:
+        """Per-character grounding parameters (assign one or K GroundingParams)."""
+        return self.pipeline.params
+
+    @params.setter
+    def params(self, params: GroundingParams | Sequence[GroundingParams]) -> None:
+        self.pipeline.params = params
+
+    def step(self, dt: float = 1 / 60) -> Any:
+        """Advance one frame of ``min(dt, 0.05)`` s: ``step_frames(dt, 1)``'s only frame."""
+        return frame_at(self.step_frames(dt, 1), 0)
