@@ -94,17 +94,15 @@ class DemoApp:
     def _on_disconnect(self, client: viser.ClientHandle) -> None:
         self._windows.pop(client.client_id, None)
 
-    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray,
-                      lens: bool = True) -> None:
+    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray) -> None:
         size = self._windows.get(client.client_id)
         if size is None:  # the client has not reported its window yet
             return
         position, look_at = camera_pose(target, *size)
         camera = client.camera
         with client.atomic():  # one wake-up of viser's sender for the camera's messages
-            if lens:  # field of view and up direction: set when placing, kept while following
-                camera.fov = CAMERA_FOV
-                camera.up_direction = (0.0, 1.0, 0.0)
+            camera.fov = CAMERA_FOV
+            camera.up_direction = (0.0, 1.0, 0.0)
             camera.position = position
             camera.look_at = look_at
 

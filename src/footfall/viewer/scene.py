@@ -65,15 +65,6 @@ def sky_image(height: int = 64) -> np.ndarray:
     return np.broadcast_to(top + (bottom - top) * t, (height, 4, 3)).astype(np.uint8)
 
 
-def terrain_colors(vertices: np.ndarray) -> np.ndarray:
-    """Pastel grass colours by height, ``(V, 3)`` uint8 sRGB, for terrains that bring none."""
-    y = vertices[:, 1]
-    t = np.clip((y - y.min()) / max(float(np.ptp(y)), 1e-6), 0.0, 1.0)[:, None]
-    low, high = np.array([170.0, 220.0, 160.0]), np.array([236.0, 226.0, 178.0])
-    stripe = 6.0 * (np.floor(vertices[:, 0] * 2.0) % 2)[:, None]
-    return np.clip(low + (high - low) * t + stripe, 0, 255).astype(np.uint8)
-
-
 def bush_instances(terrain: Terrain, count: int = 46) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bushes behind the path like seed 000: positions ``(N, 3)``, scales ``(N, 3)``, colours
     ``(N, 3)`` uint8, spread along the terrain's x range at z ≈ −1.5."""
@@ -285,15 +276,10 @@ class DemoScene:
         """(Re)draw the terrain and bushes of the current simulation."""
         for handle in self.terrain_handles:
             handle.remove()
-        terrain = self.simulation.terrain
-        vertices = np.asarray(terrain.vertices, np.float64)
-        colors = getattr(terrain, "vertex_colors", None)
-        if colors is None:
-            colors = terrain_colors(vertices)
-        else:
-            colors = np.asarray(colors, np.float64)
-            colors = colors * 255.0 if colors.max() <= 1.0 else colors
-        mesh = trimesh.Trimesh(vertices, np.asarray(terrain.faces), process=False)
+        terrain = self.simulation.terrain  # a built-in scene: vertex colours 0..1
+        colors = np.asarray(terrain.vertex_colors, np.float64) * 255.0
+        mesh = trimesh.Trimesh(np.asarray(terrain.vertices, np.float64),
+                               np.asarray(terrain.faces), process=False)
         mesh.visual = trimesh.visual.ColorVisuals(mesh, vertex_colors=linear_rgb(colors))
         ground = self.server.scene.add_mesh_trimesh("/world/terrain", mesh, receive_shadow=True)
         bush_pos, bush_scale, bush_colors = bush_instances(terrain)
