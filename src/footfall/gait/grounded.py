@@ -144,9 +144,7 @@ class GroundedWalker(PipelineWalker):
 
     def to_clip(self, frames: list[GroundedFrame], character: int = 0) -> Clip:
         """One character's grounded frames as a 60 fps :class:`Clip`."""
-        rotations = np.stack([f.rotations[character] for f in frames])
-        positions = np.stack([f.positions[character] for f in frames])
-        return Clip(self.walker.skeleton, rotations, positions, 1.0 / self.walker.clock.step_s)
+        return self.walker.to_clips(frames)[character]
 
     def _shared(self) -> dict[int, object]:
         """What a copy of the walk cycle shares with the original (read-only, large)."""

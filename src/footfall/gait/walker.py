@@ -3,16 +3,13 @@
 :class:`ProceduralWalker` advances in fixed 1/60 s ticks, turns with the gaze leading and can
 patrol a scene. On uneven ground planted feet sit on the ground under them and the body follows
 the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 for
-:mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`).
-
-Each tick runs seed 004's behaviours in the order of the numbered steps of ``_tick``: body
-advance (#01, #03), slope and step rate (#07), planted (#02, #09) and swinging (#08) feet, body
-(#04–#06), pose (:mod:`.pose`).
+:mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`). Each
+tick runs seed 004's numbered behaviours in the order ``_tick``'s comments give.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +27,7 @@ from footfall.gait.params import GaitParams
 from footfall.gait.pose import BodyPose, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.grounding.pelvis import reach_limit
+from footfall.grounding.pipeline import GroundedFrame
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
@@ -203,8 +201,8 @@ class ProceduralWalker:
             self._frame = self._tick(terrain, advance=True)
             yield self._frame
 
-    def to_clips(self, frames: list[WalkFrame]) -> list[Clip]:
-        """One :class:`Clip` per character from consecutive frames (60 fps)."""
+    def to_clips(self, frames: Sequence[WalkFrame | GroundedFrame]) -> list[Clip]:
+        """One :class:`Clip` per character from consecutive (walked or grounded) 60 fps frames."""
         rotations = np.stack([f.rotations for f in frames], axis=1)
         positions = np.stack([f.positions for f in frames], axis=1)
         fps = 1.0 / self.clock.step_s

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable
 
 import numpy as np
 import viser
@@ -143,16 +142,13 @@ class DemoApp:
         self.server.flush()
         self.frames += 1
 
-    def run(self, duration: float | None = None,
-            on_frame: Callable[[], None] | None = None) -> None:
+    def run(self, duration: float | None = None) -> None:
         """Run the loop at 60 Hz until :meth:`stop`, Ctrl-C, or ``duration`` seconds."""
         start = time.perf_counter()
         next_time = start
         try:
             while self._running:
                 self.tick()
-                if on_frame is not None:
-                    on_frame()
                 if duration is not None and time.perf_counter() - start >= duration:
                     break
                 next_time += DT
