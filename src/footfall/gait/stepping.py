@@ -180,10 +180,6 @@ class StepWalker(PipelineWalker):
             raise SkeletonError(f"walker speed must be finite and ≥ 0; got {speed}")
         self._speed = speed
 
-    def body_x(self) -> FloatArray:
-        """World x of each character's pelvis ``(K,)``."""
-        return np.broadcast_to(self.start_x, (self.count,)) + self.distance
-
     def flat_pose(
         self, distance: ArrayLike | None = None
     ) -> tuple[FloatArray, FloatArray, FootPlan]:

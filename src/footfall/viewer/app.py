@@ -86,7 +86,8 @@ class DemoApp:
             self._windows[client.client_id] = size
             if known is None and (size[0] < SMALL_SCREEN[0] or size[1] < SMALL_SCREEN[1]):
                 client.gui.main_panel.minimize()  # phones: the scene first, the panel a tap away
-            self._place_camera(client, self._view_target())
+            # where the bunnies appear now: their camera target in the shifted world
+            self._place_camera(client, camera_target(self.simulation.frame) + self._offset)
 
         client.camera.on_update(on_camera)
 
@@ -104,10 +105,6 @@ class DemoApp:
             camera.up_direction = (0.0, 1.0, 0.0)
             camera.position = position
             camera.look_at = look_at
-
-    def _view_target(self) -> np.ndarray:
-        """Where the bunnies appear now (their camera target in the shifted world), metres."""
-        return camera_target(self.simulation.frame) + self._offset
 
     def _follow(self) -> None:
         # The world (shifted by ``_offset``) moves under the still cameras so the bunnies stay
