@@ -173,7 +173,6 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
     start, cpu_start = time.perf_counter(), time.thread_time()
     spec = spec or job.spec
     row = _row(job, "ok", "")
-    row["output"] = job.output_relative or ""
     output_bytes = None
     part = None
     with tempfile.TemporaryDirectory(prefix="footfall-batch-") as scratch_name:
@@ -225,6 +224,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
                 part = None
             elif job.output is None and spec.output_suffix is not None:
                 output_bytes = written.read_bytes()
+            row["output"] = job.output_relative or ""
         except FootfallError as error:
             message = str(error)
             if job.data is not None:  # name the file, not its scratch copy
@@ -239,8 +239,6 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
         finally:
             if part is not None:
                 part.unlink(missing_ok=True)
-    if row["status"] == "error":
-        row["output"] = ""
     row["seconds"] = time.perf_counter() - start
     row["cpu_seconds"] = time.thread_time() - cpu_start
     return {"row": row, "output_bytes": output_bytes, "version": __version__}
