@@ -104,16 +104,14 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
     ray_len = np.maximum(ankle[0, :, 1] + RAY_ABOVE_ANKLE - hit[:, 1], 0.0)
-    ray_scale = np.stack([np.full(2, RAY_RADIUS), ray_len, np.full(2, RAY_RADIUS)], -1)
-    ray_scale *= rays_shown[:, None]
+    ray_radius = np.full(2, RAY_RADIUS)
+    ray_scale = np.stack([ray_radius, ray_len, ray_radius], -1) * rays_shown[:, None]
 
     gap = frame.sole_gap[1]
     gaps_shown = gap > GAP_SHOWN
     gap_pos = frame.ray_hit[1]  # (2, 3) the ground under the right bunny's soles
-    gap_scale = np.stack(
-        [np.full(2, GAP_RADIUS), np.maximum(gap, 1e-3), np.full(2, GAP_RADIUS)], -1
-    )
-    gap_scale *= gaps_shown[:, None]
+    gap_radius = np.full(2, GAP_RADIUS)
+    gap_scale = np.stack([gap_radius, np.maximum(gap, 1e-3), gap_radius], -1) * gaps_shown[:, None]
 
     dot_pos = hit + np.array([0.0, 0.01, 0.0])
     dot_scale = np.full((2, 3), DOT_RADIUS) * rays_shown[:, None]
