@@ -24,7 +24,7 @@ from footfall.gait.clock import STEP_S, WalkClock
 from footfall.gait.ground import UP, GroundProbe
 from footfall.gait.locks import FootLocks, ankle_from_heel, foot_rotation
 from footfall.gait.params import GaitParams
-from footfall.gait.pose import BodyPose, compose
+from footfall.gait.pose import BodyPose, PoseResult, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.grounding.pelvis import reach_limit
 from footfall.grounding.pipeline import GroundedFrame
@@ -38,12 +38,10 @@ GROUND_FOLLOW_RATE = 10.0
 
 
 @dataclass(frozen=True)
-class WalkFrame:
-    """One generated pose of K characters.
+class WalkFrame(PoseResult):
+    """One generated pose of K characters: the composed pose and the walk's state.
 
     Attributes:
-        rotations, positions: ``(K, J, 4)``, ``(K, J, 3)`` local (the root's: world position).
-        global_rotations, global_positions: ``(K, J, 4)``, ``(K, J, 3)`` world.
         stance: ``(K, 2)`` bool, foot planted (left, right).
         planted: ``(K, 2, 3)`` locked world heel point of planted feet, NaN while swinging.
         phase, swing: ``(K, 2)`` step phase [0, 1), swing progress [0, 1] (0 while planted).
@@ -52,16 +50,11 @@ class WalkFrame:
         heading: ``(K,)`` body yaw; ``gaze``: ``(K,)`` head yaw, radians.
         step_rate: ``(K,)`` current step rate, Hz; ``lean``: ``(K,)`` forward lean, radians.
         slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
-        residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
         footstep, next_footstep: ``(K, 2, 3)`` ground point under the ankle at the current
             (swinging: last) and the next footstep (planted: the current one).
         time: scene time, seconds.
     """
 
-    rotations: FloatArray
-    positions: FloatArray
-    global_rotations: FloatArray
-    global_positions: FloatArray
     stance: NDArray[np.bool_]
     planted: FloatArray
     phase: FloatArray
@@ -72,7 +65,6 @@ class WalkFrame:
     step_rate: FloatArray
     lean: FloatArray
     slope: FloatArray
-    residual: FloatArray
     swing: FloatArray
     footstep: FloatArray
     next_footstep: FloatArray
@@ -386,12 +378,11 @@ class ProceduralWalker:
                     ph, swing_k, footstep, next_footstep) -> WalkFrame:
         result = compose(self.rig, pose)
         return WalkFrame(  # gaze, lean and slope_angle are float64 arrays already
-            rotations=result.rotations, positions=result.positions,
-            global_rotations=result.global_rotations, global_positions=result.global_positions,
-            stance=stance, planted=planted, phase=ph, ankle_roll=roll, ankle_target=pose.ankle,
-            heading=pose.heading, gaze=gaze, step_rate=np.asarray(rate, dtype=np.float64),
-            lean=lean, slope=slope_angle, residual=result.residual, swing=swing_k,
-            footstep=footstep, next_footstep=next_footstep, time=self.clock.scene_time,
+            **vars(result), stance=stance, planted=planted, phase=ph, ankle_roll=roll,
+            ankle_target=pose.ankle, heading=pose.heading, gaze=gaze,
+            step_rate=np.asarray(rate, dtype=np.float64), lean=lean, slope=slope_angle,
+            swing=swing_k, footstep=footstep, next_footstep=next_footstep,
+            time=self.clock.scene_time,
         )
 
     # ---------------------------------------------------------------- geometry
