@@ -238,8 +238,7 @@ class StepWalker(PipelineWalker):
         self.time = float(times[-1])
         rotations, positions, plan = self.flat_pose(distance)
         block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik, copy=False)
-        fields = {name: getattr(block, name) for name in GroundedFrame.__dataclass_fields__}
-        return WalkerFrame(**fields, time=times, distance=distance.copy(),
+        return WalkerFrame(**vars(block), time=times, distance=distance.copy(),
                            swing=np.asarray(plan.swing).copy(), plant_xz=plan.plant_xz)
 
     def rewind(self, frame: int) -> None:
