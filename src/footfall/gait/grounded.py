@@ -134,13 +134,10 @@ class GroundedWalker(PipelineWalker):
 
     def generate(self, seconds: float) -> list[GroundedFrame]:
         """Grounded frames at 60 fps for ``seconds`` (the start pose, then one per tick)."""
-        frames = []
-        dt = 0.0
-        for animated in self.walker.iterate(seconds, self.terrain):
-            frames.append(self.pipeline.step(animated.rotations, animated.positions,
-                                             foot_plan(animated), dt, ik=self.ik))
-            dt = self.walker.clock.step_s
-        return frames
+        step_s = self.walker.clock.step_s  # the start pose is grounded with dt = 0
+        return [self.pipeline.step(a.rotations, a.positions, foot_plan(a), step_s if t else 0.0,
+                                   ik=self.ik)
+                for t, a in enumerate(self.walker.iterate(seconds, self.terrain))]
 
     def to_clip(self, frames: list[GroundedFrame], character: int = 0) -> Clip:
         """One character's grounded frames as a 60 fps :class:`Clip`."""
