@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from footfall.errors import SettingsError
 from footfall.gait.params import GaitParams
-from footfall.gait.protocol import PipelineWalker
+from footfall.gait.protocol import Walker
 from footfall.gait.walker import ProceduralWalker, WalkFrame
 from footfall.grounding import (
     DEFAULT_PARAMS,
@@ -40,7 +40,7 @@ def foot_plan(frame: WalkFrame) -> FootPlan:
     )
 
 
-class GroundedWalker(PipelineWalker):
+class GroundedWalker(Walker):
     """K procedural walkers grounded on ``terrain`` (batched; fixed 1/60 s ticks): a
     :class:`~footfall.gait.protocol.Walker`.
 

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
-from footfall.gait.protocol import PipelineWalker
+from footfall.gait.protocol import Walker
 from footfall.grounding.feet import rest_turn
 from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
@@ -77,7 +77,7 @@ class WalkerFrame(GroundedFrame):
     plant_xz: FloatArray | None = None
 
 
-class StepWalker(PipelineWalker):
+class StepWalker(Walker):
     """K characters walking seed 000's step along +X, grounded by one batched pipeline.
 
     Args:
