@@ -80,12 +80,10 @@ class _ThreadStreams(io.TextIOBase):
         self.local = threading.local()
 
     def write(self, text: str) -> int:
-        buffer = getattr(self.local, "buffer", None)
-        return (buffer or self.fallback).write(text)
+        return (getattr(self.local, "buffer", None) or self.fallback).write(text)
 
     def flush(self) -> None:
-        buffer = getattr(self.local, "buffer", None)
-        (buffer or self.fallback).flush()
+        (getattr(self.local, "buffer", None) or self.fallback).flush()
 
     def isatty(self) -> bool:
         return False if getattr(self.local, "buffer", None) else self.fallback.isatty()

@@ -213,14 +213,13 @@ def run_experiment(humanoid_bvh: str | Path | None = None,
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))
     characters.append((Character("bunny", bunny_skeleton()), HUMAN_LEG))
-    rows: list[dict] = []
-    slope_rows: list[dict] = []
+    result: dict[str, list[dict]] = {"rows": [], "slope_rows": []}
     for character, ref in characters:
         report = None if progress is None else (lambda i, n, c=character: progress(c.name, i, n))
         stairs, slopes = run_character(character, heights, duration, ref, report)
-        rows += stairs
-        slope_rows += slopes
-    return {"rows": rows, "slope_rows": slope_rows}
+        result["rows"] += stairs
+        result["slope_rows"] += slopes
+    return result
 
 
 def format_table(result: dict[str, list[dict]]) -> str:
