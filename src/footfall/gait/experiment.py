@@ -227,23 +227,18 @@ def format_table(result: dict[str, list[dict]]) -> str:
     head = (f"{'character':<28}{'walker':<15}{'step m':>7}{'err mm':>8}{'defect%':>8}"
             f"{'pen mm':>8}{'float mm':>9}{'slip mm':>8}{'jerk':>8}{'clamp%':>7}"
             f"{'down mm':>8}{'edge mm':>8}")
-    lines = [head, "-" * len(head)]
-    for row in result["rows"]:
-        lines.append(
-            f"{row['character']:<28}{row['walker']:<15}{row['step_height_m']:>7.3f}"
-            f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
-            f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
-            f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
-            f"{row['clamped_ratio'] * 100:>7.1f}{row['contact_error_down_m'] * 1e3:>8.2f}"
-            f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}"
-        )
+    lines = [head, "-" * len(head)] + [
+        f"{row['character']:<28}{row['walker']:<15}{row['step_height_m']:>7.3f}"
+        f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
+        f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
+        f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
+        f"{row['clamped_ratio'] * 100:>7.1f}{row['contact_error_down_m'] * 1e3:>8.2f}"
+        f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}" for row in result["rows"]]
     if result.get("slope_rows"):
         lines += ["", f"{'character':<28}{'walker':<15}{'scenario':<16}{'err mm':>8}{'defect%':>8}"]
-        for row in result["slope_rows"]:
-            lines.append(
-                f"{row['character']:<28}{row['walker']:<15}{row['scenario']:<16}"
-                f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
-            )
+        lines += [f"{row['character']:<28}{row['walker']:<15}{row['scenario']:<16}"
+                  f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
+                  for row in result["slope_rows"]]
     return "\n".join(lines)
 
 
