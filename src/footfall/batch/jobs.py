@@ -80,12 +80,10 @@ class _ThreadStreams(io.TextIOBase):
         self.local = threading.local()
 
     def write(self, text: str) -> int:
-        buffer = getattr(self.local, "buffer", None)
-        return (buffer or self.fallback).write(text)
+        return (getattr(self.local, "buffer", None) or self.fallback).write(text)
 
     def flush(self) -> None:
-        buffer = getattr(self.local, "buffer", None)
-        (buffer or self.fallback).flush()
+        (getattr(self.local, "buffer", None) or self.fallback).flush()
 
     def isatty(self) -> bool:
         return False if getattr(self.local, "buffer", None) else self.fallback.isatty()
@@ -173,7 +171,6 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
     start, cpu_start = time.perf_counter(), time.thread_time()
     spec = spec or job.spec
     row = _row(job, "ok", "")
-    row["output"] = job.output_relative or ""
     output_bytes = None
     part = None
     with tempfile.TemporaryDirectory(prefix="footfall-batch-") as scratch_name:
@@ -225,6 +222,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
                 part = None
             elif job.output is None and spec.output_suffix is not None:
                 output_bytes = written.read_bytes()
+            row["output"] = job.output_relative or ""
         except FootfallError as error:
             message = str(error)
             if job.data is not None:  # name the file, not its scratch copy
@@ -239,8 +237,6 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
         finally:
             if part is not None:
                 part.unlink(missing_ok=True)
-    if row["status"] == "error":
-        row["output"] = ""
     row["seconds"] = time.perf_counter() - start
     row["cpu_seconds"] = time.thread_time() - cpu_start
     return {"row": row, "output_bytes": output_bytes, "version": __version__}

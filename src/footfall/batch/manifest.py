@@ -21,16 +21,12 @@ from footfall.batch.atomic import write_atomic
 
 #: The manifest's name inside the output folder.
 MANIFEST_NAME = "manifest.jsonl"
-_CHUNK = 1 << 20
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
-    """Hex SHA-256 of a file's bytes (read in 1 MiB chunks)."""
-    digest = hashlib.sha256()
+    """Hex SHA-256 of a file's bytes (read in chunks)."""
     with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def options_key(kind: str, options: tuple[str, ...], file_hashes: dict[str, str]) -> str:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from footfall import __version__
 from footfall.batch.atomic import remove_parts, write_atomic
-from footfall.batch.inputs import BatchError, ClipInput, expand_inputs
+from footfall.batch.inputs import BatchError, expand_inputs
 from footfall.batch.jobs import Job, JobSpec, error_result
 from footfall.batch.manifest import Manifest, file_sha256, options_key
 from footfall.batch.summary import Summary
@@ -27,10 +27,7 @@ class BatchResult:
     ran: int  #: jobs run in this batch
     skipped: int  #: inputs a resumed batch found done
     seconds: float  #: wall time of the whole batch
-    failed: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.failed = sum(row.get("status") == "error" for row in self.rows)
+    failed: int  #: error rows
 
 
 def absolute_options(options: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
@@ -47,11 +44,6 @@ def absolute_options(options: tuple[str, ...]) -> tuple[tuple[str, ...], list[st
             files.append(token)
         out.append(token)
     return tuple(out), files
-
-
-def output_path(folder: Path, clip: ClipInput, suffix: str | None) -> Path | None:
-    """Where a clip's output goes: its relative path below ``folder`` with ``suffix``."""
-    return None if suffix is None else folder / clip.relative.with_suffix(suffix)
 
 
 def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, *,
@@ -89,8 +81,9 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     skipped = 0
     for clip in clips:
         relative = clip.relative.as_posix()
-        output = output_path(folder, clip, spec.output_suffix)
-        output_relative = None if output is None else output.relative_to(folder).as_posix()
+        suffix = spec.output_suffix
+        output_relative = None if suffix is None else clip.relative.with_suffix(suffix).as_posix()
+        output = None if output_relative is None else folder / output_relative
         try:
             sha256 = file_sha256(clip.path)
         except OSError as error:
@@ -135,4 +128,5 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
         manifest.close()
         summary.finish()
         remove_parts(folder)
-    return BatchResult(summary.rows, len(to_run), skipped, time.perf_counter() - start)
+    return BatchResult(summary.rows, len(to_run), skipped, time.perf_counter() - start,
+                       summary.failed)

@@ -46,9 +46,7 @@ class Summary:
     def add(self, row: dict[str, Any]) -> None:
         """Add one finished file's row; the tables are rewritten if a second has passed."""
         self.rows.append(row)
-        for key in row:
-            if key not in self.columns:
-                self.columns.append(key)
+        self.columns += [key for key in row if key not in self.columns]
         if time.monotonic() - self._written >= self._interval:
             self.write_tables()
 

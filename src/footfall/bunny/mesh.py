@@ -122,9 +122,7 @@ class PartTable:
 
     def colors_for(self, furs: list[tuple[int, int, int]]) -> np.ndarray:
         """Per-instance colours ``(K·P, 3)`` uint8 for K bunnies wearing ``furs``."""
-        out = np.repeat(self.colors[None], len(furs), axis=0)
-        for k, fur in enumerate(furs):
-            out[k, self.is_fur] = fur
+        out = np.where(self.is_fur[:, None], np.asarray(furs)[:, None], self.colors)  # (K, P, 3)
         return out.reshape(-1, 3).astype(np.uint8)
 
     def scales(self, bunnies: int) -> np.ndarray:

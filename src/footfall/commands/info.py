@@ -66,12 +66,10 @@ def describe(clip: Clip, info: bvh.BVHInfo, tree: bool = True) -> str:
         f"  channels         {channel_text}; rotation order {orders or 'none'}",
     ]
     if tree:
-        depth = [0] * skeleton.joint_count
         lines.append("  joint tree")
         for j in range(skeleton.joint_count):
-            parent = skeleton.parents[j]
-            depth[j] = 0 if parent < 0 else depth[parent] + 1
-            lines.append(f"    {'  ' * depth[j]}{skeleton.names[j]}  [{len(info.channels[j])}]")
+            indent = "  " * (len(skeleton.chain(j)) - 1)  # two spaces a level below the root
+            lines.append(f"    {indent}{skeleton.names[j]}  [{len(info.channels[j])}]")
     return "\n".join(lines)
 
 

@@ -136,7 +136,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
                         speed=(end - start) / duration)
     frames = int(round(duration * FPS))
     pipe = walker.pipeline
-    feet = pipe._foot
+    feet = np.array([leg.foot for leg in pipe.legs])
     record = []
     for done in range(0, frames, BLOCK):  # BLOCK frames a batched call (the same as one by one)
         size = min(BLOCK, frames - done)
@@ -213,14 +213,13 @@ def run_experiment(humanoid_bvh: str | Path | None = None,
     if humanoid_bvh is not None:
         characters.append((humanoid(humanoid_bvh), None))
     characters.append((Character("bunny", bunny_skeleton()), HUMAN_LEG))
-    rows: list[dict] = []
-    slope_rows: list[dict] = []
+    result: dict[str, list[dict]] = {"rows": [], "slope_rows": []}
     for character, ref in characters:
         report = None if progress is None else (lambda i, n, c=character: progress(c.name, i, n))
         stairs, slopes = run_character(character, heights, duration, ref, report)
-        rows += stairs
-        slope_rows += slopes
-    return {"rows": rows, "slope_rows": slope_rows}
+        result["rows"] += stairs
+        result["slope_rows"] += slopes
+    return result
 
 
 def format_table(result: dict[str, list[dict]]) -> str:
@@ -228,23 +227,18 @@ def format_table(result: dict[str, list[dict]]) -> str:
     head = (f"{'character':<28}{'walker':<15}{'step m':>7}{'err mm':>8}{'defect%':>8}"
             f"{'pen mm':>8}{'float mm':>9}{'slip mm':>8}{'jerk':>8}{'clamp%':>7}"
             f"{'down mm':>8}{'edge mm':>8}")
-    lines = [head, "-" * len(head)]
-    for row in result["rows"]:
-        lines.append(
-            f"{row['character']:<28}{row['walker']:<15}{row['step_height_m']:>7.3f}"
-            f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
-            f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
-            f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
-            f"{row['clamped_ratio'] * 100:>7.1f}{row['contact_error_down_m'] * 1e3:>8.2f}"
-            f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}"
-        )
+    lines = [head, "-" * len(head)] + [
+        f"{row['character']:<28}{row['walker']:<15}{row['step_height_m']:>7.3f}"
+        f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
+        f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
+        f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
+        f"{row['clamped_ratio'] * 100:>7.1f}{row['contact_error_down_m'] * 1e3:>8.2f}"
+        f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}" for row in result["rows"]]
     if result.get("slope_rows"):
         lines += ["", f"{'character':<28}{'walker':<15}{'scenario':<16}{'err mm':>8}{'defect%':>8}"]
-        for row in result["slope_rows"]:
-            lines.append(
-                f"{row['character']:<28}{row['walker']:<15}{row['scenario']:<16}"
-                f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
-            )
+        lines += [f"{row['character']:<28}{row['walker']:<15}{row['scenario']:<16}"
+                  f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
+                  for row in result["slope_rows"]]
     return "\n".join(lines)
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.errors import SettingsError
 from footfall.gait.params import GaitParams
+from footfall.gait.protocol import Walker
 from footfall.gait.walker import ProceduralWalker, WalkFrame
 from footfall.grounding import (
     DEFAULT_PARAMS,
@@ -26,7 +26,6 @@ from footfall.grounding import (
     GroundingParams,
     GroundingPipeline,
 )
-from footfall.grounding.pipeline import frame_at
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
@@ -41,7 +40,7 @@ def foot_plan(frame: WalkFrame) -> FootPlan:
     )
 
 
-class GroundedWalker:
+class GroundedWalker(Walker):
     """K procedural walkers grounded on ``terrain`` (batched; fixed 1/60 s ticks): a
     :class:`~footfall.gait.protocol.Walker`.
 
@@ -75,8 +74,7 @@ class GroundedWalker:
         self.terrain = terrain
         self.walker = ProceduralWalker(skeleton, count, params, start=start, heading=heading,
                                        cycle=cycle, flat_floor=True)
-        self.pipeline = GroundingPipeline(self.walker.skeleton, terrain, count, grounding)
-        self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))
+        super().__init__(GroundingPipeline(self.walker.skeleton, terrain, count, grounding), ik)
         if speed is not None:
             self.speed = speed
         self._snapshot: tuple[ProceduralWalker, float, int] | None = None  # before last batch
@@ -97,19 +95,6 @@ class GroundedWalker:
             raise SettingsError(f"walker speed must be finite and ≥ 0; got {speed!r}")
         walker = self.walker
         walker.params = replace(walker.params, step_rate_hz=value / walker.step_length)
-
-    @property
-    def params(self) -> Any:
-        """The grounding parameters (assign one GroundingParams or one per character)."""
-        return self.pipeline.params
-
-    @params.setter
-    def params(self, params: GroundingParams | list[GroundingParams]) -> None:
-        self.pipeline.params = params
-
-    def step(self, dt: float = 1 / 60) -> GroundedFrame:
-        """Advance one rendered frame: the walk cycle on flat ground, then grounded."""
-        return frame_at(self.step_frames(dt, 1), 0)
 
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> GroundedFrame:
         """``frames`` steps of ``dt`` (whole walk-clock ticks) as :meth:`step` gives them, arrays
@@ -149,19 +134,14 @@ class GroundedWalker:
 
     def generate(self, seconds: float) -> list[GroundedFrame]:
         """Grounded frames at 60 fps for ``seconds`` (the start pose, then one per tick)."""
-        frames = []
-        dt = 0.0
-        for animated in self.walker.iterate(seconds, self.terrain):
-            frames.append(self.pipeline.step(animated.rotations, animated.positions,
-                                             foot_plan(animated), dt, ik=self.ik))
-            dt = self.walker.clock.step_s
-        return frames
+        step_s = self.walker.clock.step_s  # the start pose is grounded with dt = 0
+        return [self.pipeline.step(a.rotations, a.positions, foot_plan(a), step_s if t else 0.0,
+                                   ik=self.ik)
+                for t, a in enumerate(self.walker.iterate(seconds, self.terrain))]
 
     def to_clip(self, frames: list[GroundedFrame], character: int = 0) -> Clip:
         """One character's grounded frames as a 60 fps :class:`Clip`."""
-        rotations = np.stack([f.rotations[character] for f in frames])
-        positions = np.stack([f.positions[character] for f in frames])
-        return Clip(self.walker.skeleton, rotations, positions, 1.0 / self.walker.clock.step_s)
+        return self.walker.to_clips(frames)[character]
 
     def _shared(self) -> dict[int, object]:
         """What a copy of the walk cycle shares with the original (read-only, large)."""

@@ -49,7 +49,13 @@ class BodyPose:
 
 @dataclass(frozen=True)
 class PoseResult:
-    """Composed pose: local and global arrays ``(K, J, ...)``, legs' IK residual ``(K, 2)``."""
+    """Composed pose of K characters.
+
+    Attributes:
+        rotations, positions: ``(K, J, 4)``, ``(K, J, 3)`` local (the root's: world position).
+        global_rotations, global_positions: ``(K, J, 4)``, ``(K, J, 3)`` world.
+        residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
+    """
 
     rotations: FloatArray
     positions: FloatArray

@@ -205,10 +205,9 @@ def _ankle_height(skeleton: Skeleton, rest: FloatArray, leg: LegChain,
     """Rest ankle height above the lowest point of the foot (joints and end sites); ``rest``
     positions standing, ``stand`` the turn that stood them up."""
     below = [j for j in range(skeleton.joint_count) if leg.foot in skeleton.chain(j)[:-1]]
-    heights = [rest[j, 1] for j in below]
-    for joint, offset in skeleton.end_sites.items():
-        if joint == leg.foot or joint in below:
-            heights.append(rest[joint, 1] + float(quat.rotate(stand, offset)[1]))
+    heights = [rest[j, 1] for j in below] + [
+        rest[joint, 1] + float(quat.rotate(stand, offset)[1])
+        for joint, offset in skeleton.end_sites.items() if joint == leg.foot or joint in below]
     if not heights:
         return None
     drop = float(rest[leg.foot, 1] - min(heights))

@@ -21,10 +21,11 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
+from footfall.gait.protocol import Walker
 from footfall.grounding.feet import rest_turn
 from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline, frame_at
+from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
 from footfall.grounding.stage_kernels import NONE3, leg_rotations
 from footfall.ik import solve_two_bone
 from footfall.ik.two_bone import kernel_array
@@ -76,7 +77,7 @@ class WalkerFrame(GroundedFrame):
     plant_xz: FloatArray | None = None
 
 
-class StepWalker:
+class StepWalker(Walker):
     """K characters walking seed 000's step along +X, grounded by one batched pipeline.
 
     Args:
@@ -109,14 +110,13 @@ class StepWalker:
         style: StepStyle = StepStyle(),
     ) -> None:
         self.style = style
-        self.pipeline = GroundingPipeline(skeleton, terrain, count, params, legs)
+        super().__init__(GroundingPipeline(skeleton, terrain, count, params, legs), ik)
         if rest_turn(skeleton, self.pipeline.legs)[0] != 1.0:
             raise SkeletonError("the rest pose lies down (its legs do not hang below the hips): "
                                 "the stepping walker builds its pose from the rest offsets; "
                                 "stand the skeleton up first (footfall.humanoid.stood_up)")
         self.skeleton = skeleton
         self.count = count
-        self.ik = np.array(np.broadcast_to(np.asarray(ik, dtype=bool), (count,)))
         self.lateral_z = np.asarray(0.0 if lateral_z is None else lateral_z, dtype=np.float64)
         self.start_x = np.asarray(0.0 if start_x is None else start_x, dtype=np.float64)
         self.speed = speed
@@ -169,15 +169,6 @@ class StepWalker:
         self._flat_feet = np.empty((0, 2, 4))  # the feet's flat world rotation per row (read only)
 
     @property
-    def params(self) -> Any:
-        """Per-character grounding parameters (assign one or K GroundingParams)."""
-        return self.pipeline.params
-
-    @params.setter
-    def params(self, params: GroundingParams | Sequence[GroundingParams]) -> None:
-        self.pipeline.params = params
-
-    @property
     def speed(self) -> FloatArray:
         """Ground speed ``(K,)``, m/s."""
         return self._speed
@@ -188,10 +179,6 @@ class StepWalker:
         if not np.all(np.isfinite(speed)) or np.any(speed < 0):
             raise SkeletonError(f"walker speed must be finite and ≥ 0; got {speed}")
         self._speed = speed
-
-    def body_x(self) -> FloatArray:
-        """World x of each character's pelvis ``(K,)``."""
-        return np.broadcast_to(self.start_x, (self.count,)) + self.distance
 
     def flat_pose(
         self, distance: ArrayLike | None = None
@@ -235,10 +222,6 @@ class StepWalker:
             shaped(stance), shaped(swing), shaped(plant), shaped(next_plant)
         )
 
-    def step(self, dt: float = 1 / 60) -> WalkerFrame:
-        """Advance every character by ``min(dt, 0.05)`` seconds and return the grounded frame."""
-        return frame_at(self.step_frames(dt, 1), 0)
-
     def step_frames(self, dt: float = 1 / 60, frames: int = 1) -> WalkerFrame:
         """Advance ``frames`` steps of ``min(dt, 0.05)`` seconds in one batched call: the same as
         ``frames`` calls of :meth:`step`, arrays ``(T, K, ...)`` (``time`` ``(T,)``).
@@ -255,8 +238,7 @@ class StepWalker:
         self.time = float(times[-1])
         rotations, positions, plan = self.flat_pose(distance)
         block = self.pipeline.step_frames(rotations, positions, plan, dt, ik=self.ik, copy=False)
-        fields = {name: getattr(block, name) for name in GroundedFrame.__dataclass_fields__}
-        return WalkerFrame(**fields, time=times, distance=distance.copy(),
+        return WalkerFrame(**vars(block), time=times, distance=distance.copy(),
                            swing=np.asarray(plan.swing).copy(), plant_xz=plan.plant_xz)
 
     def rewind(self, frame: int) -> None:

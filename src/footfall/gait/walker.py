@@ -3,16 +3,13 @@
 :class:`ProceduralWalker` advances in fixed 1/60 s ticks, turns with the gaze leading and can
 patrol a scene. On uneven ground planted feet sit on the ground under them and the body follows
 the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 for
-:mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`).
-
-Each tick runs seed 004's behaviours in the order of the numbered steps of ``_tick``: body
-advance (#01, #03), slope and step rate (#07), planted (#02, #09) and swinging (#08) feet, body
-(#04–#06), pose (:mod:`.pose`).
+:mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`). Each
+tick runs seed 004's numbered behaviours in the order ``_tick``'s comments give.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,9 +24,10 @@ from footfall.gait.clock import STEP_S, WalkClock
 from footfall.gait.ground import UP, GroundProbe
 from footfall.gait.locks import FootLocks, ankle_from_heel, foot_rotation
 from footfall.gait.params import GaitParams
-from footfall.gait.pose import BodyPose, compose
+from footfall.gait.pose import BodyPose, PoseResult, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.grounding.pelvis import reach_limit
+from footfall.grounding.pipeline import GroundedFrame
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
@@ -40,12 +38,10 @@ GROUND_FOLLOW_RATE = 10.0
 
 
 @dataclass(frozen=True)
-class WalkFrame:
-    """One generated pose of K characters.
+class WalkFrame(PoseResult):
+    """One generated pose of K characters: the composed pose and the walk's state.
 
     Attributes:
-        rotations, positions: ``(K, J, 4)``, ``(K, J, 3)`` local (the root's: world position).
-        global_rotations, global_positions: ``(K, J, 4)``, ``(K, J, 3)`` world.
         stance: ``(K, 2)`` bool, foot planted (left, right).
         planted: ``(K, 2, 3)`` locked world heel point of planted feet, NaN while swinging.
         phase, swing: ``(K, 2)`` step phase [0, 1), swing progress [0, 1] (0 while planted).
@@ -54,16 +50,11 @@ class WalkFrame:
         heading: ``(K,)`` body yaw; ``gaze``: ``(K,)`` head yaw, radians.
         step_rate: ``(K,)`` current step rate, Hz; ``lean``: ``(K,)`` forward lean, radians.
         slope: ``(K,)`` ground slope along the heading, radians (uphill positive).
-        residual: ``(K, 2)`` how far each ankle target stayed out of the leg's reach.
         footstep, next_footstep: ``(K, 2, 3)`` ground point under the ankle at the current
             (swinging: last) and the next footstep (planted: the current one).
         time: scene time, seconds.
     """
 
-    rotations: FloatArray
-    positions: FloatArray
-    global_rotations: FloatArray
-    global_positions: FloatArray
     stance: NDArray[np.bool_]
     planted: FloatArray
     phase: FloatArray
@@ -74,7 +65,6 @@ class WalkFrame:
     step_rate: FloatArray
     lean: FloatArray
     slope: FloatArray
-    residual: FloatArray
     swing: FloatArray
     footstep: FloatArray
     next_footstep: FloatArray
@@ -203,8 +193,8 @@ class ProceduralWalker:
             self._frame = self._tick(terrain, advance=True)
             yield self._frame
 
-    def to_clips(self, frames: list[WalkFrame]) -> list[Clip]:
-        """One :class:`Clip` per character from consecutive frames (60 fps)."""
+    def to_clips(self, frames: Sequence[WalkFrame | GroundedFrame]) -> list[Clip]:
+        """One :class:`Clip` per character from consecutive (walked or grounded) 60 fps frames."""
         rotations = np.stack([f.rotations for f in frames], axis=1)
         positions = np.stack([f.positions for f in frames], axis=1)
         fps = 1.0 / self.clock.step_s
@@ -388,12 +378,11 @@ class ProceduralWalker:
                     ph, swing_k, footstep, next_footstep) -> WalkFrame:
         result = compose(self.rig, pose)
         return WalkFrame(  # gaze, lean and slope_angle are float64 arrays already
-            rotations=result.rotations, positions=result.positions,
-            global_rotations=result.global_rotations, global_positions=result.global_positions,
-            stance=stance, planted=planted, phase=ph, ankle_roll=roll, ankle_target=pose.ankle,
-            heading=pose.heading, gaze=gaze, step_rate=np.asarray(rate, dtype=np.float64),
-            lean=lean, slope=slope_angle, residual=result.residual, swing=swing_k,
-            footstep=footstep, next_footstep=next_footstep, time=self.clock.scene_time,
+            **vars(result), stance=stance, planted=planted, phase=ph, ankle_roll=roll,
+            ankle_target=pose.ankle, heading=pose.heading, gaze=gaze,
+            step_rate=np.asarray(rate, dtype=np.float64), lean=lean, slope=slope_angle,
+            swing=swing_k, footstep=footstep, next_footstep=next_footstep,
+            time=self.clock.scene_time,
         )
 
     # ---------------------------------------------------------------- geometry

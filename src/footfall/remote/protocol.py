@@ -23,8 +23,6 @@ from footfall.retarget.settings import PARAMETERS
 MAX_MESSAGE_BYTES = 64 * 1024
 ACTIONS = ("refresh", "getCharacterData", "updateValueRealtime", "setHandPosePreset",
            "calibrateIPose", "resetCalibration", "calibrateHeadForward", "autoCalibrateAll")
-# Seed 001's six preset names in its order, each with footfall's English name.
-HAND_POSE_PRESETS = tuple(PRESET_ALIASES.items())
 # Field names other tools may use for the same thing (the first is footfall's own).
 _ALIASES = {
     "character": ("character", "characterName", "characterId"),
@@ -79,8 +77,9 @@ def parameter_name(name: str) -> str:
 
 
 def preset_names() -> list[dict[str, str]]:
-    """The hand-pose presets as ``{"name": Korean seed name, "english": footfall name}``."""
-    return [{"name": korean, "english": english} for korean, english in HAND_POSE_PRESETS]
+    """Seed 001's hand-pose presets in its order as ``{"name": Korean seed name, "english":
+    footfall name}``."""
+    return [{"name": korean, "english": english} for korean, english in PRESET_ALIASES.items()]
 
 
 def parse_request(text: str | bytes) -> Request:

@@ -156,7 +156,7 @@ class MeshTerrain(Terrain):
         # Compressed rows: cell c tests storage rows _cell_list[_cell_start[c]:_cell_start[c+1]].
         self._cell_start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self._cell_list = row[triangle]
-        self._cell_capacity = max(1, int(counts.max(initial=0)))
+        self.cell_capacity = max(1, int(counts.max(initial=0)))  # most a downward ray tests
 
     def _cell_of(self, xz: np.ndarray, slack: float = 0.0) -> np.ndarray:
         """Integer cell (ix, iz) ``(..., 2)`` of points ``(..., 2)``, clipped to the grid."""
@@ -164,11 +164,6 @@ class MeshTerrain(Terrain):
         # Clip before the cast: far points (rays that miss the box) must not overflow int64.
         index = np.clip(np.floor(scaled), 0, np.asarray(self.cell_count) - 1)
         return index.astype(np.int64)
-
-    @property
-    def cell_capacity(self) -> int:
-        """Most triangles a downward ray tests (the longest cell list; at least 1)."""
-        return self._cell_capacity
 
     # ------------------------------------------------------------------------------ queries
     def _raycast_down(self, points: np.ndarray) -> RayHits:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Callable
 
 import numpy as np
 import viser
@@ -87,30 +86,25 @@ class DemoApp:
             self._windows[client.client_id] = size
             if known is None and (size[0] < SMALL_SCREEN[0] or size[1] < SMALL_SCREEN[1]):
                 client.gui.main_panel.minimize()  # phones: the scene first, the panel a tap away
-            self._place_camera(client, self._view_target())
+            # where the bunnies appear now: their camera target in the shifted world
+            self._place_camera(client, camera_target(self.simulation.frame) + self._offset)
 
         client.camera.on_update(on_camera)
 
     def _on_disconnect(self, client: viser.ClientHandle) -> None:
         self._windows.pop(client.client_id, None)
 
-    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray,
-                      lens: bool = True) -> None:
+    def _place_camera(self, client: viser.ClientHandle, target: np.ndarray) -> None:
         size = self._windows.get(client.client_id)
         if size is None:  # the client has not reported its window yet
             return
         position, look_at = camera_pose(target, *size)
         camera = client.camera
         with client.atomic():  # one wake-up of viser's sender for the camera's messages
-            if lens:  # field of view and up direction: set when placing, kept while following
-                camera.fov = CAMERA_FOV
-                camera.up_direction = (0.0, 1.0, 0.0)
+            camera.fov = CAMERA_FOV
+            camera.up_direction = (0.0, 1.0, 0.0)
             camera.position = position
             camera.look_at = look_at
-
-    def _view_target(self) -> np.ndarray:
-        """Where the bunnies appear now (their camera target in the shifted world), metres."""
-        return camera_target(self.simulation.frame) + self._offset
 
     def _follow(self) -> None:
         # The world (shifted by ``_offset``) moves under the still cameras so the bunnies stay
@@ -145,16 +139,13 @@ class DemoApp:
         self.server.flush()
         self.frames += 1
 
-    def run(self, duration: float | None = None,
-            on_frame: Callable[[], None] | None = None) -> None:
+    def run(self, duration: float | None = None) -> None:
         """Run the loop at 60 Hz until :meth:`stop`, Ctrl-C, or ``duration`` seconds."""
         start = time.perf_counter()
         next_time = start
         try:
             while self._running:
                 self.tick()
-                if on_frame is not None:
-                    on_frame()
                 if duration is not None and time.perf_counter() - start >= duration:
                     break
                 next_time += DT

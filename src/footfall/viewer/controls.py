@@ -75,12 +75,11 @@ class DemoControls:
         with gui.add_folder(t("folder_controls")):
             self.ik = gui.add_checkbox(t("ik_left"), settings.ik_left)
             self.pelvis = gui.add_checkbox(t("pelvis"), settings.pelvis)
-            lo, hi = SPEED_RANGE
-            self.speed = gui.add_slider(t("speed"), lo, hi, 0.05, settings.speed)
+            self.speed = gui.add_slider(t("speed"), *SPEED_RANGE, 0.05, settings.speed)
             self.terrain = gui.add_dropdown(t("terrain"), list(self.terrain_names),
                                             initial_value=t(f"terrain_{settings.terrain}"))
-            lo, hi = STEP_HEIGHT_RANGE
-            self.step_height = gui.add_slider(t("step_height"), lo, hi, 0.01, settings.step_height)
+            self.step_height = gui.add_slider(t("step_height"), *STEP_HEIGHT_RANGE, 0.01,
+                                              settings.step_height)
             self.walker = gui.add_dropdown(t("walker"), list(self.walker_names),
                                            initial_value=t(f"walker_{settings.walker}"))
             self.follow = gui.add_checkbox(t("follow"), settings.follow)

@@ -65,15 +65,6 @@ def sky_image(height: int = 64) -> np.ndarray:
     return np.broadcast_to(top + (bottom - top) * t, (height, 4, 3)).astype(np.uint8)
 
 
-def terrain_colors(vertices: np.ndarray) -> np.ndarray:
-    """Pastel grass colours by height, ``(V, 3)`` uint8 sRGB, for terrains that bring none."""
-    y = vertices[:, 1]
-    t = np.clip((y - y.min()) / max(float(np.ptp(y)), 1e-6), 0.0, 1.0)[:, None]
-    low, high = np.array([170.0, 220.0, 160.0]), np.array([236.0, 226.0, 178.0])
-    stripe = 6.0 * (np.floor(vertices[:, 0] * 2.0) % 2)[:, None]
-    return np.clip(low + (high - low) * t + stripe, 0, 255).astype(np.uint8)
-
-
 def bush_instances(terrain: Terrain, count: int = 46) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bushes behind the path like seed 000: positions ``(N, 3)``, scales ``(N, 3)``, colours
     ``(N, 3)`` uint8, spread along the terrain's x range at z ≈ −1.5."""
@@ -113,16 +104,14 @@ def marker_instances(frame: DemoFrame, foot_joints: np.ndarray) -> MarkerInstanc
     hit = frame.ray_hit[0]  # (2, 3) where the left bunny's rays met the ground
     rays_shown = np.full(2, bool(frame.ik[0]))
     ray_len = np.maximum(ankle[0, :, 1] + RAY_ABOVE_ANKLE - hit[:, 1], 0.0)
-    ray_scale = np.stack([np.full(2, RAY_RADIUS), ray_len, np.full(2, RAY_RADIUS)], -1)
-    ray_scale *= rays_shown[:, None]
+    ray_radius = np.full(2, RAY_RADIUS)
+    ray_scale = np.stack([ray_radius, ray_len, ray_radius], -1) * rays_shown[:, None]
 
     gap = frame.sole_gap[1]
     gaps_shown = gap > GAP_SHOWN
     gap_pos = frame.ray_hit[1]  # (2, 3) the ground under the right bunny's soles
-    gap_scale = np.stack(
-        [np.full(2, GAP_RADIUS), np.maximum(gap, 1e-3), np.full(2, GAP_RADIUS)], -1
-    )
-    gap_scale *= gaps_shown[:, None]
+    gap_radius = np.full(2, GAP_RADIUS)
+    gap_scale = np.stack([gap_radius, np.maximum(gap, 1e-3), gap_radius], -1) * gaps_shown[:, None]
 
     dot_pos = hit + np.array([0.0, 0.01, 0.0])
     dot_scale = np.full((2, 3), DOT_RADIUS) * rays_shown[:, None]
@@ -285,15 +274,10 @@ class DemoScene:
         """(Re)draw the terrain and bushes of the current simulation."""
         for handle in self.terrain_handles:
             handle.remove()
-        terrain = self.simulation.terrain
-        vertices = np.asarray(terrain.vertices, np.float64)
-        colors = getattr(terrain, "vertex_colors", None)
-        if colors is None:
-            colors = terrain_colors(vertices)
-        else:
-            colors = np.asarray(colors, np.float64)
-            colors = colors * 255.0 if colors.max() <= 1.0 else colors
-        mesh = trimesh.Trimesh(vertices, np.asarray(terrain.faces), process=False)
+        terrain = self.simulation.terrain  # a built-in scene: vertex colours 0..1
+        colors = np.asarray(terrain.vertex_colors, np.float64) * 255.0
+        mesh = trimesh.Trimesh(np.asarray(terrain.vertices, np.float64),
+                               np.asarray(terrain.faces), process=False)
         mesh.visual = trimesh.visual.ColorVisuals(mesh, vertex_colors=linear_rgb(colors))
         ground = self.server.scene.add_mesh_trimesh("/world/terrain", mesh, receive_shadow=True)
         bush_pos, bush_scale, bush_colors = bush_instances(terrain)
