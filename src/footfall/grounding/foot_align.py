@@ -107,20 +107,26 @@ def _slope_rows(normal: FloatArray, direction: FloatArray, steep: FloatArray, li
 
 
 @kernel(error_model="numpy")
-def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, mode: int,
+def _tilt_rows(pitch: FloatArray, roll: FloatArray, direction: FloatArray, rotation: bool,
                out: FloatArray) -> None:  # pragma: no cover - compiled
-    """Mode 0: :func:`tilt_normal_s`; 1: :func:`align_rotation_s`; 2: ``between_s(+Y, direction)``
-    (pitch and roll not read)."""
-    for i in range(out.shape[0]):
+    for i in range(pitch.shape[0]):
         d = (direction[i, 0], direction[i, 1], direction[i, 2])
-        if mode == 0:
+        if rotation:
+            q = align_rotation_s(pitch[i], roll[i], d)
+            for c in range(4):
+                out[i, c] = q[c]
+        else:
             n = tilt_normal_s(pitch[i], roll[i], d)
             for c in range(3):
                 out[i, c] = n[c]
-        else:
-            q = align_rotation_s(pitch[i], roll[i], d) if mode == 1 else between_s(_UP, d)
-            for c in range(4):
-                out[i, c] = q[c]
+
+
+@kernel(error_model="numpy")
+def _between_up_rows(b: FloatArray, out: FloatArray) -> None:  # pragma: no cover - compiled
+    for i in range(b.shape[0]):
+        q = between_s(_UP, (b[i, 0], b[i, 1], b[i, 2]))
+        for c in range(4):
+            out[i, c] = q[c]
 
 
 @kernel(error_model="numpy")
@@ -151,24 +157,24 @@ def slope_angles(
     return pitch, roll
 
 
-def _tilt(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike, mode: int) -> FloatArray:
-    return scalar_rows(_tilt_rows, (pitch, roll, forward), mode, tails=((), (), (3,)),
-                       out_tail=(4 if mode else 3,))
+def _tilt(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike, rotation: bool) -> FloatArray:
+    return scalar_rows(_tilt_rows, (pitch, roll, forward), rotation, tails=((), (), (3,)),
+                       out_tail=(4 if rotation else 3,))
 
 
 def tilt_normal(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatArray:
     """Unit normal ``(..., 3)`` of a plane with the given pitch and roll under ``forward``."""
-    return _tilt(pitch, roll, forward, 0)
+    return _tilt(pitch, roll, forward, rotation=False)
 
 
 def align_rotation(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatArray:
     """World rotation ``(..., 4)`` tilting a flat sole onto the plane of (pitch, roll)."""
-    return _tilt(pitch, roll, forward, 1)
+    return _tilt(pitch, roll, forward, rotation=True)
 
 
 def _between_up(b: ArrayLike) -> FloatArray:
     """``quat.between(+Y, b)`` for ``b (..., 3)``: :func:`between_s` over every row."""
-    return _tilt(0.0, 0.0, b, 2)
+    return scalar_rows(_between_up_rows, (b,), tails=((3,),), out_tail=(4,))
 
 
 def ankle_lift(pitch: ArrayLike, roll: ArrayLike, ankle_height: ArrayLike) -> FloatArray:
