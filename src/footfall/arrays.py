@@ -27,18 +27,11 @@ def kernel_rows(value: object, shape: tuple[int, ...], tail: tuple[int, ...] = (
     return rows if rows.flags.writeable else rows.copy()
 
 
-def scalar_rows(kernel: Callable[..., Any], values: Sequence[ArrayLike], *extra: object,
-                tails: Sequence[tuple[int, ...]] | None = None, out_tail: tuple[int, ...] = (),
-                outputs: int = 1) -> FloatArray:
-    """``kernel(*rows, *extra, *outs)`` over ``values`` broadcast together as flat rows
-    (:func:`kernel_rows`; value i has the trailing axes ``tails[i]``, none by default); returns
-    the out array, float64 ``(*shape, *out_tail)`` over the broadcast shape (``outputs`` of
-    them stacked on a leading axis when more than one)."""
-    arrays = [np.asarray(v, dtype=np.float64) for v in values]
-    tails = tails or [()] * len(arrays)
-    shape = np.broadcast_shapes(*(a.shape[:a.ndim - len(t)] for a, t in zip(arrays, tails,
-                                                                             strict=True)))
-    out = np.empty((outputs, *shape, *out_tail))
-    kernel(*(kernel_rows(a, shape, t) for a, t in zip(arrays, tails, strict=True)), *extra,
-           *out.reshape(outputs, -1, *out_tail))
-    return out if outputs > 1 else out[0, ...]
+def scalar_rows(kernel: Callable[..., Any], values: Sequence[ArrayLike], *extra: object
+                ) -> FloatArray:
+    """``kernel(*rows, *extra, out)`` over ``values`` broadcast together as flat rows
+    (:func:`kernel_rows`); returns ``out``, float64 of the broadcast shape."""
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+    out = np.empty(shape)
+    kernel(*(kernel_rows(v, shape) for v in values), *extra, out.reshape(-1))
+    return out

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, scalar_rows
+from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import helper, kernel
 from footfall.quat import Quat4, Vec3, between_s, max_nan, min_nan
 
@@ -139,9 +140,12 @@ def _lift_rows(pitch: FloatArray, roll: FloatArray, height: FloatArray, out: Flo
 def heading_frame(forward: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Unit horizontal ``(forward, left)`` ``(..., 3)`` from any direction ``(..., 3)`` (+Z
     forward for a vertical or zero one)."""
-    out_forward, out_left = scalar_rows(_heading_rows, (forward,), tails=((3,),),
-                                        out_tail=(3,), outputs=2)
-    return out_forward, out_left
+    direction = np.asarray(forward, dtype=np.float64)
+    shape = direction.shape[:-1]
+    rows = kernel_rows(direction, shape, (3,))
+    out_forward, out_left = np.empty_like(rows), np.empty_like(rows)
+    _heading_rows(rows, out_forward, out_left)
+    return out_forward.reshape(*shape, 3), out_left.reshape(*shape, 3)
 
 
 def slope_angles(
@@ -152,14 +156,24 @@ def slope_angles(
     normal: ``(..., 3)`` unit ground normal; forward: ``(..., 3)`` foot direction;
     steep_normal_y, max_slope: ``(...)`` or scalars.
     """
-    pitch, roll = scalar_rows(_slope_rows, (normal, forward, steep_normal_y, max_slope),
-                              tails=((3,), (3,), (), ()), outputs=2)
+    normal = np.asarray(normal, dtype=np.float64)
+    forward = np.asarray(forward, dtype=np.float64)
+    shape = np.broadcast_shapes(normal.shape[:-1], forward.shape[:-1], np.shape(steep_normal_y),
+                                np.shape(max_slope))
+    pitch, roll = np.empty(shape), np.empty(shape)
+    _slope_rows(kernel_rows(normal, shape, (3,)), kernel_rows(forward, shape, (3,)),
+                kernel_rows(steep_normal_y, shape), kernel_rows(max_slope, shape),
+                pitch.reshape(-1), roll.reshape(-1))
     return pitch, roll
 
 
 def _tilt(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike, rotation: bool) -> FloatArray:
-    return scalar_rows(_tilt_rows, (pitch, roll, forward), rotation, tails=((), (), (3,)),
-                       out_tail=(4 if rotation else 3,))
+    forward = np.asarray(forward, dtype=np.float64)
+    shape = np.broadcast_shapes(np.shape(pitch), np.shape(roll), forward.shape[:-1])
+    out = np.empty((*shape, 4 if rotation else 3))
+    _tilt_rows(kernel_rows(pitch, shape), kernel_rows(roll, shape),
+               kernel_rows(forward, shape, (3,)), rotation, out.reshape(-1, out.shape[-1]))
+    return out
 
 
 def tilt_normal(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> FloatArray:
@@ -174,7 +188,10 @@ def align_rotation(pitch: ArrayLike, roll: ArrayLike, forward: ArrayLike) -> Flo
 
 def _between_up(b: ArrayLike) -> FloatArray:
     """``quat.between(+Y, b)`` for ``b (..., 3)``: :func:`between_s` over every row."""
-    return scalar_rows(_between_up_rows, (b,), tails=((3,),), out_tail=(4,))
+    b = np.asarray(b, dtype=np.float64)
+    out = np.empty((*b.shape[:-1], 4))
+    _between_up_rows(kernel_rows(b, b.shape[:-1], (3,)), out.reshape(-1, 4))
+    return out
 
 
 def ankle_lift(pitch: ArrayLike, roll: ArrayLike, ankle_height: ArrayLike) -> FloatArray:

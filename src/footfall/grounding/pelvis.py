@@ -16,7 +16,7 @@ import math
 
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray, scalar_rows
+from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import inlined, kernel
 from footfall.quat import Vec3, max_nan
 
@@ -65,8 +65,14 @@ def reach_limit(
     pelvis_y: ``(...)`` animated pelvis height; the hip keeps its drop below it.
     reach: ``(...)`` longest hip→ankle distance allowed, metres.
     """
-    return scalar_rows(_reach_limit_rows, (ankle_target, hip, pelvis_y, reach),
-                       tails=((3,), (3,), (), ()))
+    ankle_target = np.asarray(ankle_target, dtype=np.float64)
+    hip = np.asarray(hip, dtype=np.float64)
+    shape = np.broadcast_shapes(ankle_target.shape[:-1], hip.shape[:-1], np.shape(pelvis_y),
+                                np.shape(reach))
+    out = np.empty(shape)
+    _reach_limit_rows(kernel_rows(ankle_target, shape, (3,)), kernel_rows(hip, shape, (3,)),
+                      kernel_rows(pelvis_y, shape), kernel_rows(reach, shape), out.reshape(-1))
+    return out
 
 
 def follow(
