@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, kernel_rows, scalar_rows
