@@ -308,9 +308,12 @@ def _flat_walk(
                  + math.exp(-(heights[1] - low) / softness)) \
             + math.exp(-(heights[2] - low) / softness)
         pelvis_y = low - softness * math.log(total)
-        rotations[n, :, 0] = 1.0
-        rotations[n, :, 1:] = 0.0
-        positions[n] = offsets
+        for j in range(offsets.shape[0]):  # element loops: a slice here compiles seconds longer
+            rotations[n, j, 0] = 1.0
+            for a in range(1, 4):
+                rotations[n, j, a] = 0.0
+            for a in range(3):
+                positions[n, j, a] = offsets[j, a]
         for a in range(4):
             rotations[n, root, a] = heading[a]
         positions[n, root, 0], positions[n, root, 1], positions[n, root, 2] = \
