@@ -316,6 +316,26 @@ def test_save_replaces_atomically(loaded, tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["a.bvh"]
 
 
+def test_a_failed_save_keeps_the_earlier_file(loaded, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that fills half-way through the write: the user's file stays whole and no
+    temporary is left beside it."""
+    target = tmp_path / "a.bvh"
+    target.write_text("the user's earlier file")
+
+    def half_write(self: Path, text: str, **_: object) -> int:
+        with open(self, "w", encoding="utf-8") as handle:
+            handle.write(text[: len(text) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_write)
+    with pytest.raises(BVHError, match="cannot write.*No space left"):
+        bvh.save(loaded["games105_walk60.bvh"][0][:3], target)
+    monkeypatch.undo()
+    assert target.read_text() == "the user's earlier file"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.bvh"]
+
+
 def test_save_errors(loaded, tmp_path: Path) -> None:
     clip = loaded["games105_walk60.bvh"][0][:3]
     with pytest.raises(BVHError, match="rotation order"):
