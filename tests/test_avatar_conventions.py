@@ -36,6 +36,7 @@ from footfall.gltf import Avatar, _node_matrix, load_animation, load_avatar
 from footfall.retarget import Retargeter, RetargetSettings
 from footfall.retarget.toes import Toes
 from footfall.skeleton import Clip
+from footfall.skinning import avatar_feet
 from test_retarget_avatars import lowest_point
 
 AVATARS = ("CesiumMan", "RobotExpressive")
@@ -270,7 +271,7 @@ def retargeted(path: Path, scale: float = 1.0) -> tuple[Avatar, Retargeter, Clip
     settings = RetargetSettings()
     settings.update({"avatar_scale": scale})
     retargeter = Retargeter(walk().skeleton, avatar.skeleton, settings=settings,
-                            target_rest=avatar.rest_rotations)
+                            target_rest=avatar.rest_rotations, target_feet=avatar_feet(avatar))
     return avatar, retargeter, retargeter.apply(walk())
 
 
@@ -324,8 +325,9 @@ def test_retargeting_onto_the_variant_moves_the_body_as_the_original(
     if scaled:
         assert retargeter.size_ratio == pytest.approx(2 * retargeted(
             DATA / "avatars" / f"{avatar_name}.glb")[1].size_ratio, rel=1e-9)
-        # Feet on the floor: during the source's contacts the lowest foot point above its
-        # standing height is the source's × the size ratio (test_retarget_avatars' measure).
+        # Feet on the floor: during the source's contacts the lowest foot point stands at or
+        # above the floor (the skinned soles themselves: test_retarget_floor.py), and on average
+        # (the median) within the 2× avatar's 2 cm contact band of it.
         toes = Toes.of(walk().skeleton, retargeter.source_map), Toes.of(
             avatar.skeleton, retargeter.target_map)
         both = None not in toes
@@ -335,7 +337,8 @@ def test_retargeting_onto_the_variant_moves_the_body_as_the_original(
                              toes[1] if both else None)
         contact = low_s < np.percentile(low_s, 5) + 0.02
         assert contact.mean() > 0.15
-        assert np.mean(np.abs(low_t - retargeter.size_ratio * low_s)[contact]) < 0.005
+        assert low_t[contact].min() > -1e-3
+        assert np.median(low_t[contact]) < 0.04
     positions, positions0 = _by_name(avatar, out.global_positions()), _by_name(
         original, out0.global_positions())
     for name in _body(avatar, retargeter):

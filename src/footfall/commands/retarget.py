@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="rotation",
                         help="source fingers onto the avatar: bone by bone (default), as curl "
                              "and spread per finger (hands built differently), or not at all")
+    parser.add_argument("--preview", default=None, metavar="PNG",
+                        help="also draw a contact sheet: the avatar from the side at six "
+                             "moments with the floor line, the source skeleton beside it")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -53,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     from footfall.gltf import load_avatar, save_animation
     from footfall.retarget import Retargeter, RetargetSettings
+    from footfall.skinning import avatar_feet
 
     output = Path(args.output)
     target_path = Path(args.target)
@@ -71,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
                      "avatar_scale": args.scale, "finger_copy": args.finger_copy})
     retargeter = Retargeter(source.skeleton, target, args.mapping, args.target_mapping,
                             settings=settings,
-                            target_rest=None if avatar is None else avatar.rest_rotations)
+                            target_rest=None if avatar is None else avatar.rest_rotations,
+                            target_feet=avatar_feet(avatar, args.target_mapping))
     with tqdm(total=source.frame_count, unit="frame", disable=args.quiet,
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
@@ -82,6 +87,23 @@ def run(args: argparse.Namespace) -> int:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
         save_animation(avatar, clip, output, joint_scales=retargeter.joint_scales(),
                        root_scale=retargeter.avatar_scale)
+    if args.preview:
+        _preview(args.preview, source, clip, retargeter, avatar)
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
           f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}")
     return 0
+
+
+def _preview(path: str, source: object, clip: object, retargeter: object,
+             avatar: object) -> None:
+    """Draw the contact sheet of ``--preview`` (the skinned mesh when the avatar has one)."""
+    from footfall.retarget.preview import contact_sheet
+    from footfall.skinning import rest_mesh
+
+    mesh = rest_mesh(avatar) if avatar is not None else None  # type: ignore[arg-type]
+    contact_sheet(source, clip, path,  # type: ignore[arg-type]
+                  mesh=None if mesh is None else (mesh[0], mesh[2]),
+                  target_rest=None if avatar is None else avatar.rest_rotations,  # type: ignore[attr-defined]
+                  planted=retargeter.source_contacts(source),  # type: ignore[attr-defined]
+                  title=f"{Path(str(getattr(source, 'name', '') or 'source'))}")
+    print(f"wrote {path}")

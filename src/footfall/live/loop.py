@@ -38,6 +38,7 @@ class AvatarSpec:
     skeleton: Skeleton
     rest: FloatArray | None = None
     avatar: Any = None  # footfall.gltf.Avatar for .glb/.gltf targets
+    feet: Any = None  # footfall.retarget.calibration.SolePoints of a skinned avatar's feet
 
 
 def load_target(path: str | Path) -> AvatarSpec:
@@ -48,8 +49,11 @@ def load_target(path: str | Path) -> AvatarSpec:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix in (".glb", ".gltf"):
+        from footfall.skinning import avatar_feet
+
         avatar = load_avatar(path)
-        return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar)
+        return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar,
+                          avatar_feet(avatar))
     if suffix == ".bvh":
         return AvatarSpec(path, bvh.load(path).skeleton)
     raise FootfallError(f"--to {path}: expected a .glb, .gltf or .bvh file")
@@ -192,7 +196,7 @@ class LiveLoop:
         characters: dict[str, Character] = {}
         for name, spec in zip(self.names, self.targets, strict=True):
             retargeter = Retargeter(skeleton, spec.skeleton, mapping or None,
-                                    target_rest=spec.rest)
+                                    target_rest=spec.rest, target_feet=spec.feet)
             if has_settings(name, self.settings_folder):
                 retargeter.load(name, self.settings_folder)
             if self.overrides:

@@ -3,7 +3,7 @@ mesh when the file has one, else its bones) and the stream's state — connected
 dropped frames, latency, "waiting" — in English and Korean.
 
 Updates go out at most ``rate`` times a second in one atomic message block, so a 240 Hz stream
-does not flood the browser. The glTF mesh is read here (``footfall.gltf`` reads no meshes).
+does not flood the browser. The glTF mesh comes from :mod:`footfall.skinning`.
 """
 
 from __future__ import annotations
@@ -15,73 +15,10 @@ import numpy as np
 import viser
 
 from footfall import quat
-from footfall.gltf import _accessor_values, _world_matrices
 from footfall.skeleton import Skeleton, forward_kinematics
+from footfall.skinning import rest_mesh as skinned_mesh
 
 SPACING = 1.2  # metres between the source and each avatar along X
-
-
-def skinned_mesh(avatar: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(vertices (V, 3) world metres at rest, faces (F, 3), weights (V, J))`` of the meshes
-    skinned to the avatar's skin, or None when there is none (or it cannot be read)."""
-    gltf = avatar.document
-    if gltf is None or not gltf.skins:
-        return None
-    try:
-        blob = gltf.binary_blob()
-        if blob is None:
-            return None
-        parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
-        world = _world_matrices(gltf.nodes, parent, "glTF")
-        joints = avatar.skeleton.joint_count
-        vertices, faces, weights, base = [], [], [], 0
-        for index, node in enumerate(gltf.nodes):
-            if node.mesh is None:
-                continue
-            if node.skin is not None:
-                skin = gltf.skins[node.skin]
-                if any(n not in avatar.nodes for n in skin.joints):
-                    continue
-                ibm = _accessor_values(gltf, blob, skin.inverseBindMatrices).reshape(-1, 4, 4)
-                skin_mats = np.stack([world(n) for n in skin.joints]) @ ibm.transpose(0, 2, 1)
-                joint_of = np.array([avatar.nodes.index(n) for n in skin.joints])
-            else:  # a rigid part: follows the nearest joint above it
-                holder = index
-                while holder not in avatar.nodes and holder in parent:
-                    holder = parent[holder]
-                if holder not in avatar.nodes:
-                    continue
-                skin_mats = world(index)[None]
-                joint_of = np.array([avatar.nodes.index(holder)])
-            for prim in gltf.meshes[node.mesh].primitives:
-                attrs = prim.attributes
-                if attrs.POSITION is None:
-                    continue
-                v = _accessor_values(gltf, blob, attrs.POSITION)
-                if node.skin is not None and attrs.JOINTS_0 is not None \
-                        and attrs.WEIGHTS_0 is not None:
-                    j = _accessor_values(gltf, blob, attrs.JOINTS_0).astype(int)
-                    w = _accessor_values(gltf, blob, attrs.WEIGHTS_0)
-                    w /= np.maximum(w.sum(-1, keepdims=True), 1e-9)
-                elif node.skin is None:
-                    j = np.zeros((len(v), 1), dtype=int)
-                    w = np.ones((len(v), 1))
-                else:
-                    continue
-                f = (_accessor_values(gltf, blob, prim.indices).astype(int).reshape(-1, 3)
-                     if prim.indices is not None else np.arange(len(v)).reshape(-1, 3))
-                mats = np.einsum("vk,vkij->vij", w, skin_mats[j])
-                vertices.append(np.einsum("vij,vj->vi", mats[:, :3, :3], v) + mats[:, :3, 3])
-                dense = np.zeros((len(v), joints))
-                np.add.at(dense, (np.arange(len(v))[:, None], joint_of[j]), w)
-                weights.append(dense)
-                faces.append(f + base)
-                base += len(v)
-        if not vertices:
-            return None
-        return np.concatenate(vertices), np.concatenate(faces), np.concatenate(weights)
-    except Exception:  # an unusual file: show the bones instead
-        return None
 
 
 def _bones(skeleton: Skeleton, positions: np.ndarray) -> np.ndarray:

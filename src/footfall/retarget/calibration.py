@@ -176,6 +176,11 @@ class Measures:
         neck_height: neck (or head) above the floor.
         toe_height: ``(2,)`` left/right toe point (toe joint, or a foot End Site reaching
             forward: ``toes.py``) above its own foot's lowest point (0 without toes).
+        sole: ``(2,)`` world height of each foot's lowest point in the pose, metres.
+
+    A foot's lowest point is its lowest joint point (ankle or toe point) lowered by
+    ``sole_depth``: how far the foot's real sole (a skinned mesh's lowest vertex, see
+    ``footfall.skinning``) lies below it.
     """
 
     floor: float
@@ -183,28 +188,143 @@ class Measures:
     ankle_height: FloatArray
     neck_height: float
     toe_height: FloatArray
+    sole: FloatArray
 
     @classmethod
-    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike) -> Measures:
-        """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``."""
+    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike,
+           sole_depth: ArrayLike | None = None) -> Measures:
+        """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``; ``sole_depth (2,)``:
+        metres each foot's sole lies below its lowest joint point (0 by default)."""
         grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
         heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in LEG_BONES if b in mapping}
         toes = Toes.of(skeleton, mapping)
         if toes is not None:  # toe joints, or the feet's End Sites on rigs without them
             heights.update(zip(("LeftToes", "RightToes"),
                                toes.positions(grot, gpos)[:, 1].tolist(), strict=True))
-        floor = min(heights.values())
         neck_bone = "Neck" if "Neck" in mapping else ("Head" if "Head" in mapping else "Hips")
         # Each foot stands on its own lowest point: a rest pose whose legs differ in length
         # would otherwise float one foot in every stance.
         foot = np.array([heights["LeftFoot"], heights["RightFoot"]])
         tip = np.array([heights.get("LeftToes", foot[0]), heights.get("RightToes", foot[1])])
-        sole = np.minimum(foot, tip)
+        depth = np.zeros(2) if sole_depth is None else np.asarray(sole_depth, dtype=np.float64)
+        sole = np.minimum(foot, tip) - depth
+        floor = min(min(heights.values()), float(sole.min()))
         return cls(
             floor=floor,
             hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
             ankle_height=foot - sole,
             neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
             toe_height=tip - sole,
+            sole=sole,
         )
 
+
+
+#: A rest pose stands on its floor (y = 0) when its lowest foot point is this share of the hips
+#: height above it or less (and not below it).
+STANDING_CLEARANCE = 0.1
+FEET = ("LeftFoot", "RightFoot")
+
+
+@dataclass(frozen=True)
+class SolePoints:
+    """Points of each foot's sole, on the joint they ride on (a rigid foot and its toes).
+
+    Attributes:
+        points: ``(2, K, 3)`` left / right foot's points in their joint's rest frame, metres.
+        joints: ``(2, K)`` the toe joint a point rides on, −1 for the foot joint.
+        toe_offsets: ``(2, 3)`` each foot's toe joint from the ankle in the foot's rest frame
+            (zeros without toe joints), metres.
+        from_mesh: the points are a skinned mesh's (else the rig's joints and End Sites).
+    """
+
+    points: FloatArray
+    joints: NDArray[np.int64]
+    toe_offsets: FloatArray
+    from_mesh: bool = False
+
+    @classmethod
+    def gather(cls, skeleton: Skeleton, mapping: Mapping[str, str], rest: ArrayLike,
+               points: list[FloatArray], riders: list[NDArray[np.int64]],
+               from_mesh: bool = False) -> SolePoints:
+        """From each foot's world points ``(K_i, 3)`` in the ``rest (J, 4)`` pose and the joint
+        each rides on ``(K_i,)`` (a skeleton joint: the foot or a joint below it, taken as the
+        toe when it is the mapped toe joint)."""
+        world, positions = forward_kinematics(skeleton.parents, rest, skeleton.offsets)
+        local, joints, toe_offsets = [], [], np.zeros((2, 3))
+        for side, (bone, toe_bone) in enumerate(zip(FEET, ("LeftToes", "RightToes"),
+                                                    strict=True)):
+            foot = skeleton.index(mapping[bone])
+            toe = skeleton.index(mapping[toe_bone]) if toe_bone in mapping else -1
+            if toe >= 0:
+                toe_offsets[side] = quat.inv_rotate(world[foot], positions[toe] - positions[foot])
+            on_toe = (riders[side] == toe) if toe >= 0 else np.zeros(len(points[side]), bool)
+            base = np.where(on_toe[:, None], positions[max(toe, 0)], positions[foot])
+            frame = np.where(on_toe[:, None], world[max(toe, 0)], world[foot])
+            local.append(quat.inv_rotate(frame, points[side] - base))
+            joints.append(np.where(on_toe, toe, -1).astype(np.int64))
+        count = max(len(p) for p in local)
+        pad = [count - len(p) for p in local]
+        return cls(
+            np.ascontiguousarray(np.stack([np.concatenate([p, np.repeat(p[-1:], n, axis=0)])
+                                           for p, n in zip(local, pad, strict=True)])),
+            np.ascontiguousarray(np.stack([np.concatenate([j, np.repeat(j[-1:], n)])
+                                           for j, n in zip(joints, pad, strict=True)])),
+            toe_offsets, from_mesh)
+
+    def lowest(self, skeleton: Skeleton, mapping: Mapping[str, str],
+               rest: ArrayLike) -> FloatArray:
+        """World height ``(2,)`` of each foot's lowest point in the ``rest (J, 4)`` pose."""
+        world, positions = forward_kinematics(skeleton.parents, rest, skeleton.offsets)
+        out = np.empty(2)
+        for side, bone in enumerate(FEET):
+            foot = skeleton.index(mapping[bone])
+            on_toe = self.joints[side] >= 0
+            frame = np.where(on_toe[:, None], world[np.maximum(self.joints[side], 0)],
+                             world[foot])
+            base = positions[foot] + np.where(
+                on_toe[:, None], quat.rotate(world[foot], self.toe_offsets[side]), 0.0)
+            out[side] = float((base + quat.rotate(frame, self.points[side]))[:, 1].min())
+        return out
+
+
+def joint_sole_points(skeleton: Skeleton, mapping: Mapping[str, str]) -> SolePoints:
+    """Sole points of a rig without a mesh: each foot joint, the joints below it and, on a rig
+    without toe joints, the toe point its foot End Site gives (``toes.py``: the ball, or the
+    sole marker's), in the rest pose (identity rotations). The End Sites themselves are left
+    out: a capture's toe rotations wobble through a stance, and a tip that dips with them would
+    lift the planted foot."""
+    identity = quat.identity((skeleton.joint_count,))
+    world, positions = forward_kinematics(skeleton.parents, identity, skeleton.offsets)
+    points, riders = [], []
+    toes = Toes.of(skeleton, mapping)
+    for side, bone in enumerate(FEET):
+        foot = skeleton.index(mapping[bone])
+        joints = [j for j in range(skeleton.joint_count) if foot in skeleton.chain(j)]
+        found = [positions[j] for j in joints]
+        ride = [skeleton.parents[j] if j != foot else foot for j in joints]
+        if toes is not None and toes.joints[side] < 0:  # a rig without toe joints
+            found.append(positions[foot] + quat.rotate(world[foot], toes.offsets[side]))
+            ride.append(foot)
+        points.append(np.array(found))
+        riders.append(np.array(ride, dtype=np.int64))
+    return SolePoints.gather(skeleton, mapping, identity, points, riders)
+
+
+def sole_depth(skeleton: Skeleton, mapping: Mapping[str, str], rest: ArrayLike,
+               sole_points: SolePoints) -> FloatArray:
+    """How far ``(2,)`` each foot's sole lies below its lowest joint point, metres (≥ 0).
+
+    ``sole_points``: the soles (a mesh's, see ``footfall.skinning.foot_sole_points``, or the
+    foot's joints and End Sites, :func:`joint_sole_points`), measured in the ``rest (J, 4)``
+    pose. A rig without a mesh whose rest pose stands on y = 0 (lowest foot point between 0 and
+    :data:`STANDING_CLEARANCE` of the hips height) has its soles there.
+    """
+    joints = Measures.of(skeleton, mapping, rest)
+    soles = sole_points.lowest(skeleton, mapping, rest)
+    if not sole_points.from_mesh:
+        hips = float(joints.hips_height + joints.floor)
+        lowest = float(soles.min())
+        if 0.0 <= lowest <= STANDING_CLEARANCE * max(hips - lowest, 1e-9):
+            soles = np.zeros(2)
+    return np.maximum(joints.sole - soles, 0.0)

@@ -50,16 +50,19 @@ SOURCE_ANKLE, TARGET_ANKLE, SOURCE_TOE, TARGET_TOE = range(4)
 def contact_lift(lift: float, size_ratio: float) -> float:
     """A source foot lift above its standing height, on the target, metres: within
     :data:`CONTACT_BAND` of the floor scaled by the size ratio like the rest of the body, above
-    it the source's clearance (shifted by the band's scaled part)."""
+    it the source's clearance (shifted by the band's scaled part). A source foot below its
+    stance level is on the floor: the target's foot never goes below its own."""
+    lift = max(lift, 0.0)
     return lift + (size_ratio - 1.0) * min(lift, CONTACT_BAND)
 
 
 @helper
 def standing(target_rest: float, params: FloatArray) -> float:
-    """World height of a target foot point standing on the capture's floor (its standing
-    height at avatar scale 1, the capture's floor, the floor height), metres."""
-    return (target_rest * params[AVATAR_SCALE] + params[CAPTURE_FLOOR]
-            + params[FLOOR_HEIGHT])
+    """World height of a target foot point standing on the target's floor (its standing
+    height at avatar scale 1 above the foot's sole, plus the floor height), metres. The
+    capture's own floor is not carried over: a planted source foot stands the target's foot
+    on the target's floor, whatever height the capture's joints had."""
+    return target_rest * params[AVATAR_SCALE] + params[FLOOR_HEIGHT]
 
 
 @helper
@@ -207,8 +210,9 @@ def reach_stage(
     hips_pos: FloatArray, leg_weights: FloatArray, arm_weights: FloatArray,
     held: FloatArray, t_chain: IntArray, s_chain: IntArray, hips_source: int,
     source_leg_lengths: FloatArray, parents: IntArray, mover: int, under_mover: BoolArray,
-    has_toes: bool, params: FloatArray, heights: FloatArray,
-    chain: FloatArray, feet: FloatArray, toe: FloatArray, toe_target: FloatArray,
+    has_toes: bool, params: FloatArray, heights: FloatArray, sole_points: FloatArray,
+    sole_joints: IntArray, toe_offsets: FloatArray, chain: FloatArray, feet: FloatArray,
+    toe: FloatArray, toe_target: FloatArray,
     foot_vector: FloatArray, pitch: FloatArray, pivot: FloatArray, toe_height: FloatArray,
     rows: FloatArray, weight: FloatArray, knee_input: FloatArray, knee_lengths: FloatArray,
 ) -> None:
@@ -244,6 +248,23 @@ def reach_stage(
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
+        # No sole point below the floor.
+        for leg in range(2):
+            rotation = _quat(world[t_chain[leg, 2], f])
+            toe_at = rotate_s(rotation, scale_s(_vec(toe_offsets[leg]), params[AVATAR_SCALE]))
+            lowest = 0.0
+            for k in range(sole_points.shape[1]):
+                along = scale_s(_vec(sole_points[leg, k]), params[AVATAR_SCALE])
+                joint = sole_joints[leg, k]
+                if joint < 0:
+                    point = rotate_s(rotation, along)
+                else:
+                    point = add_s(toe_at, rotate_s(_quat(world[joint, f]), along))
+                if k == 0 or point[1] < lowest:
+                    lowest = point[1]
+            below = params[FLOOR_HEIGHT] - (feet[f, leg, 1] + lowest)
+            if below > 0.0:
+                feet[f, leg, 1] += below
         # Lower (never raise) the hips where a foot on IK could not be reached.
         drop = 0.0
         for leg in range(2):

@@ -31,7 +31,7 @@ from footfall import quat
 from footfall.arrays import FloatArray, kernel_rows
 from footfall.errors import MappingError
 from footfall.ik import knee_from_source, solve_two_bone
-from footfall.retarget.calibration import Correspondence, Measures
+from footfall.retarget.calibration import Correspondence, Measures, SolePoints
 from footfall.retarget.limb_kernel import feet_stage, reach_stage, turn_stage
 from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
@@ -49,6 +49,7 @@ from footfall.skeleton import FKPlan, Skeleton
 
 DEBOUNCE_SECONDS = 0.1  # offline: plants and swings shorter than this are no events
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
+STANCE_BAND = 0.03  # metres above a foot's lowest level within which it may be planted
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ class Sizes:
         source, target: calibration-pose measures (target at scale 1).
         floor_height: world height added to the feet, metres.
         foot_front, foot_out: foot target offsets along the foot and outward, metres.
-        capture_floor: how high the capture's planted feet float, metres.
+        capture_floor: ``(2,)`` how high each of the capture's planted feet stands above its
+            standing height (its stance level), metres.
         calibration_world: ``(J, 4)`` target world rotations in the calibration pose.
     """
 
@@ -72,7 +74,7 @@ class Sizes:
     floor_height: float
     foot_front: float
     foot_out: float
-    capture_floor: float
+    capture_floor: FloatArray
     calibration_world: FloatArray
 
 
@@ -148,6 +150,10 @@ class Limbs:
             source_needed |= set(source_toes.real.tolist())
         self.source_position_fk = FKPlan(
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
+        #: Sole points of each target foot: set by the retargeter (``target_feet``); the
+        #: ankles alone by default.
+        self.soles = SolePoints(np.zeros((2, 1, 3)), np.full((2, 1), -1, dtype=np.int64),
+                                np.zeros((2, 3)))
         self._hold = PlantedHold()
         self._toe_hold_live = PlantedHold()
         self._last_ankles: FloatArray | None = None
@@ -200,10 +206,14 @@ class Limbs:
         srot_f = np.ascontiguousarray(srot.reshape(frames, -1, 4))
         spos_f = np.ascontiguousarray(spos.reshape(frames, -1, 3))
         shift = np.ascontiguousarray(foot_shift.reshape(frames, 2, 3))
-        params = np.array([sizes.size_ratio, sizes.avatar_scale, sizes.capture_floor,
+        # Each source foot's stance level goes into its standing heights: a foot point's lift is
+        # measured from where that foot stands when planted (the kernels' capture floor is 0).
+        params = np.array([sizes.size_ratio, sizes.avatar_scale, 0.0,
                            sizes.floor_height, sizes.foot_front, sizes.foot_out])
-        heights = np.array([sizes.source.ankle_height, sizes.target.ankle_height,
-                            sizes.source.toe_height, sizes.target.toe_height], dtype=np.float64)
+        heights = np.array([sizes.source.ankle_height + sizes.capture_floor,
+                            sizes.target.ankle_height,
+                            sizes.source.toe_height + sizes.capture_floor,
+                            sizes.target.toe_height], dtype=np.float64)
         has_toes = self._toes is not None
         m = self._scratch_for(frames)
         feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
@@ -222,7 +232,9 @@ class Limbs:
         reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
                     arms, held, self._t_chain, self._s_chain, self.hips[1],
                     self._source_leg_lengths, self._parents, self.mover, self._under_mover,
-                    has_toes, params, heights, m.chain, m.feet, m.toe, m.toe_target,
+                    has_toes, params, heights, self.soles.points, self.soles.joints,
+                    self.soles.toe_offsets, m.chain, m.feet, m.toe,
+                    m.toe_target,
                     m.foot_vector, m.pitch, m.pivot, m.toe_height, m.rows, m.weight,
                     m.knee_input, m.knee_lengths)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
@@ -252,18 +264,34 @@ class Limbs:
         forward = quat.rotate(turn, np.array([0.0, 0.0, 1.0]))
         return np.arctan2(forward[..., 0], forward[..., 2])
 
-    def estimate_capture_floor(self, srot: FloatArray, spos: FloatArray,
-                               source: Measures) -> float:
-        """How high the capture's feet float when down (5th percentile of the lowest foot
-        point above its standing height, ≥ 0), metres, from source world rotations and
-        positions ``(F, J, ·)``. Live frames assume 0."""
+    def estimate_capture_floor(self, srot: FloatArray, spos: FloatArray, fps: float,
+                               source: Measures) -> FloatArray:
+        """Each source foot's stance level ``(2,)``: the median height of its lowest point
+        (ankle or toe point) above its standing height over the frames it is planted (within
+        :data:`STANCE_BAND` of its own low level and slower than ``PLANTED_SPEED``), metres,
+        from source world rotations and positions ``(F, J, ·)`` at ``fps``. Live frames and
+        clips under 10 frames assume 0. Negative where the calibration pose stands the foot
+        higher than the capture ever puts it."""
         if len(spos) < 10:
-            return 0.0
+            return np.zeros(2)
         lowest = spos[:, self._s_leg_tips, 1] - source.ankle_height
+        points = spos[:, self._s_leg_tips][:, :, None]
         if self._source_toes is not None:
-            toes = self._source_toes.positions(srot, spos)[..., 1] - source.toe_height
+            toe_points = self._source_toes.positions(srot, spos)
+            toes = toe_points[..., 1] - source.toe_height
+            points = np.concatenate([points, toe_points[:, :, None]], axis=2)
             lowest = np.minimum(lowest, toes)
-        return float(max(np.percentile(lowest, 5), 0.0))
+        low = np.percentile(lowest, 5, axis=0)
+        speed = np.zeros(lowest.shape)
+        speed[1:] = np.min(np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1),
+                           axis=-1) * fps
+        speed[0] = speed[1]
+        planted = (lowest < low + STANCE_BAND) & (speed < PLANTED_SPEED)
+        level = low.copy()
+        for side in range(2):
+            if planted[:, side].sum() >= 5:
+                level[side] = np.median(lowest[planted[:, side], side])
+        return level
 
     def _contact_points(self, srot: FloatArray, spos: FloatArray, sizes: Sizes
                         ) -> tuple[FloatArray, FloatArray]:
@@ -286,15 +314,24 @@ class Limbs:
             low = low & (speed < PLANTED_SPEED)
         return np.asarray(low.any(axis=-1))  # low is at least 2-D: an array, not a scalar
 
-    def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
-                          sizes: Sizes) -> FloatArray:
-        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
+    def planted_series(self, srot: FloatArray, spos: FloatArray, fps: float,
+                       sizes: Sizes) -> NDArray[np.bool_]:
+        """Whether each source foot is planted ``(F, 2)`` over a clip (source world rotations
+        and positions ``(F, Js, ·)`` at ``fps``): low above its stance level and slow, with
+        plants and swings shorter than ``DEBOUNCE_SECONDS`` ignored."""
         points, rest = self._contact_points(srot, spos, sizes)
+        rest = rest + np.asarray(sizes.capture_floor)[:, None]
         speed = np.zeros(points.shape[:-1])
         if len(points) > 1:
             step = np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1) * fps
             speed = np.concatenate([step[:1], step], axis=0)
-        planted = debounce(self._planted(points, rest, speed), round(DEBOUNCE_SECONDS * fps))
+        return debounce(self._planted(points, rest, speed), round(DEBOUNCE_SECONDS * fps))
+
+    def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
+                          sizes: Sizes) -> FloatArray:
+        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
+        points, rest = self._contact_points(srot, spos, sizes)
+        planted = self.planted_series(srot, spos, fps, sizes)
         # The shift catches up while the foot is up (in proportion to its lift), not while it
         # still skims the floor at lift-off and touchdown, nor in a shuffle.
         lift = np.min(points[..., 1] - rest, axis=-1) - sizes.capture_floor

@@ -32,10 +32,13 @@ from footfall.humanoid.upright import upright_pose
 from footfall.retarget.calibration import (
     Correspondence,
     Measures,
+    SolePoints,
     canonical_mapping,
     check_limb_lengths,
     correspond,
+    joint_sole_points,
     match_directions,
+    sole_depth,
 )
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
 from footfall.retarget.floor import auto_floor_height, left_leg_length
@@ -73,6 +76,11 @@ class Retargeter:
         settings: initial settings (defaults otherwise).
         target_rest: ``(J, 4)`` local rotations of the target's rest pose (glTF); identity by
             default.
+        target_feet: the points of the left and right foot's sole — a skinned avatar's
+            (``footfall.skinning.avatar_feet``).
+            A planted foot stands its lowest sole point on the floor, and no sole point goes
+            below it. By default the feet's joints (and End Sites) are all there is, and the
+            sole is the rest pose's floor (y = 0) when the rest pose stands on it.
 
     Raises :class:`MappingError` if a mapping names missing joints or a skeleton has no legs,
     and :class:`SkeletonError` if a limb bone of a calibration pose has zero length.
@@ -87,6 +95,7 @@ class Retargeter:
         *,
         settings: RetargetSettings | None = None,
         target_rest: ArrayLike | None = None,
+        target_feet: SolePoints | None = None,
     ) -> None:
         self.source = source
         self.target = target
@@ -102,13 +111,20 @@ class Retargeter:
                 f"target_rest has shape {self.target_rest.shape}, expected "
                 f"({target.joint_count}, 4)"
             )
+        soles = joint_sole_points(target, self.target_map) if target_feet is None else target_feet
+        self.target_sole_depth = sole_depth(target, self.target_map, self.target_rest, soles)
         self._source_fk = FKPlan(source.parents)
         self._target_fk = FKPlan(target.parents)
         self.limbs = Limbs(source, target, self.source_map, self.target_map,
                            self.correspondence)
+        self.limbs.soles = soles
         self._smoother = WeightSmoother()
         self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
-        self._capture_floor = 0.0
+        #: ``(2,)`` how high each source foot stands above its standing height when planted in
+        #: live frames (``step``), metres: the capture's floor; 0 for a capture system whose
+        #: ground plane is y = 0 (Motive's). ``apply`` measures it per clip (``stance_level``).
+        self.live_stance_level = np.zeros(2)
+        self._clip_floor: FloatArray | None = None
         self._filter: OneEuroFilter | None = None
         self.calibrate()
 
@@ -156,7 +172,8 @@ class Retargeter:
         standing_world, standing_positions = self._target_fk(standing,
                                                 self.target.offsets)
         self.source_measures = Measures.of(self.source, self.source_map, src)
-        self.target_measures = Measures.of(self.target, self.target_map, standing)
+        self.target_measures = Measures.of(self.target, self.target_map, standing,
+                                           self.target_sole_depth)
         unmapped = np.setdiff1d(np.arange(self.target.joint_count), c.target_joints)
         self._unmapped_fk = FKPlan(self.target.parents, unmapped, ancestors=False)
         self.props = PropAttachments.build(self.target, self.target_map, tgt)
@@ -323,6 +340,7 @@ class Retargeter:
         chairs: ArrayLike | None = None,
         chunk: int = 4096,
         progress: Callable[[int], None] | None = None,
+        stance_level: ArrayLike | None = None,
     ) -> Clip:
         """Retarget a whole clip (batched over frames); returns a clip of the target.
 
@@ -332,11 +350,15 @@ class Retargeter:
             chairs: ``(C, 3)`` chair positions for the hips and leg weights.
             chunk: frames solved per batch (bounds memory).
             progress: called with the number of frames done after each batch.
+            stance_level: ``(2,)`` how high each source foot stands when planted, metres
+                (default: measured from the clip, see :meth:`stance_level`).
         """
         srot_all, spos_all = self._source_series(clip, check_finite=True)
         # The capture's floor offset is known for a whole clip only (live frames assume 0).
-        self._capture_floor = self.limbs.estimate_capture_floor(srot_all, spos_all,
-                                                                self.source_measures)
+        self._clip_floor = (
+            self.limbs.estimate_capture_floor(srot_all, spos_all, clip.fps, self.source_measures)
+            if stance_level is None
+            else np.asarray(stance_level, dtype=np.float64).reshape(2))
         try:
             goals = self._goal_weights(spos_all, props, chairs)
             shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
@@ -353,11 +375,22 @@ class Retargeter:
                 if progress is not None:
                     progress(min(start + chunk, clip.frame_count))
         finally:
-            self._capture_floor = 0.0
+            self._clip_floor = None
         # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
         out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
         out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
         return Clip(self.output_skeleton(), out_rot, out_pos, clip.fps)
+
+    def source_contacts(self, clip: Clip) -> np.ndarray:
+        """``(F, 2)`` whether the source's left / right foot is planted in each frame of
+        ``clip``, as ``apply`` finds it: near that foot's own stance level and slow."""
+        srot, spos = self._source_series(clip)
+        floor = self.stance_level(clip)
+        sizes = self._sizes()
+        sizes = Sizes(sizes.size_ratio, sizes.avatar_scale, sizes.source, sizes.target,
+                      sizes.floor_height, sizes.foot_front, sizes.foot_out, floor,
+                      sizes.calibration_world)
+        return self.limbs.planted_series(srot, spos, clip.fps, sizes)
 
     def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
                      chairs: ArrayLike | None = None) -> LimbWeights:
@@ -435,13 +468,26 @@ class Retargeter:
             spos[:, read] = filt.filter_series(spos[:, read])
         return srot, spos
 
+    def _capture_floor(self) -> FloatArray:
+        """``(2,)`` each source foot's stance level: the clip's in ``apply``, else the live
+        one."""
+        return (self._clip_floor if self._clip_floor is not None
+                else np.asarray(self.live_stance_level, dtype=np.float64).reshape(2))
+
+    def stance_level(self, clip: Clip) -> FloatArray:
+        """``(2,)`` how high each source foot of ``clip`` stands above its standing height when
+        planted (the median over its planted frames), metres — what ``apply`` takes off so the
+        target's planted feet stand on the target's floor."""
+        srot, spos = self._source_series(clip)
+        return self.limbs.estimate_capture_floor(srot, spos, clip.fps, self.source_measures)
+
     def _sizes(self) -> Sizes:
         """The current sizes and settings the limbs solve with."""
         values = self.settings.values
         return Sizes(self.size_ratio, self.avatar_scale, self.source_measures,
                      self.target_measures, values["floor_height"],
                      values["foot_front_back_offset"], values["foot_in_out_offset"],
-                     self._capture_floor, self._calibration_world)
+                     self._capture_floor(), self._calibration_world)
 
     def _goal_weights(self, spos: FloatArray, props: ArrayLike | None,
                       chairs: ArrayLike | None) -> LimbWeights:
@@ -494,7 +540,9 @@ class Retargeter:
         s = self.size_ratio
         raise_by = (self.target_measures.hips_height * self.avatar_scale
                     - self.source_measures.hips_height)
-        y = (hips_source[..., 1] + raise_by * hips_weight + self.settings["floor_height"]
+        # The capture's floor (how high its planted feet stand) is taken off with the feet's.
+        y = (hips_source[..., 1] - float(np.mean(self._capture_floor())) + raise_by * hips_weight
+             + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 

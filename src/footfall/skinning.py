@@ -1,0 +1,160 @@
+"""An avatar's skinned mesh in its rest pose, and what its feet are made of.
+
+glTF skins each vertex by the joints it names (joint world matrix × inverse bind matrix,
+blended by the weights); a mesh without a skin follows its node rigidly, held by the nearest
+joint above it. The retargeter stands each foot on the floor by its lowest *vertex*, not its
+lowest joint: a shoe's sole sits centimetres below the ankle and toe joints, and how far differs
+from rig to rig (:func:`foot_sole_points`). ``footfall.gltf`` reads skeletons and animations; the
+meshes are read here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from footfall.arrays import FloatArray
+from footfall.gltf import Avatar, _accessor_values, _world_matrices
+from footfall.retarget.calibration import SolePoints
+from footfall.skeleton import Skeleton
+
+#: Share of a vertex's skin weight on a foot (its joint and the joints below it) that makes the
+#: vertex part of that foot.
+FOOT_WEIGHT = 0.5
+FEET = ("LeftFoot", "RightFoot")
+#: Largest foot tilt (radians) for which the sole points hold the lowest point of the foot.
+MAX_TILT = 1.2
+
+
+def rest_mesh(avatar: Avatar) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(vertices (V, 3) world metres at rest, faces (F, 3), weights (V, J))`` of the meshes
+    skinned to the avatar's skin, or None when there is none (or it cannot be read)."""
+    gltf = avatar.document
+    if gltf is None or not gltf.skins:
+        return None
+    try:
+        blob = gltf.binary_blob()
+        if blob is None:
+            return None
+        parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
+        world = _world_matrices(gltf.nodes, parent, "glTF")
+        joints = avatar.skeleton.joint_count
+        vertices, faces, weights, base = [], [], [], 0
+        for index, node in enumerate(gltf.nodes):
+            if node.mesh is None:
+                continue
+            if node.skin is not None:
+                skin = gltf.skins[node.skin]
+                if any(n not in avatar.nodes for n in skin.joints):
+                    continue
+                ibm = _accessor_values(gltf, blob, skin.inverseBindMatrices).reshape(-1, 4, 4)
+                skin_mats = np.stack([world(n) for n in skin.joints]) @ ibm.transpose(0, 2, 1)
+                joint_of = np.array([avatar.nodes.index(n) for n in skin.joints])
+            else:  # a rigid part: follows the nearest joint above it
+                holder = index
+                while holder not in avatar.nodes and holder in parent:
+                    holder = parent[holder]
+                if holder not in avatar.nodes:
+                    continue
+                skin_mats = world(index)[None]
+                joint_of = np.array([avatar.nodes.index(holder)])
+            for prim in gltf.meshes[node.mesh].primitives:
+                attrs = prim.attributes
+                if attrs.POSITION is None:
+                    continue
+                v = _accessor_values(gltf, blob, attrs.POSITION)
+                if node.skin is not None and attrs.JOINTS_0 is not None \
+                        and attrs.WEIGHTS_0 is not None:
+                    j = _accessor_values(gltf, blob, attrs.JOINTS_0).astype(int)
+                    w = _accessor_values(gltf, blob, attrs.WEIGHTS_0)
+                    w /= np.maximum(w.sum(-1, keepdims=True), 1e-9)
+                elif node.skin is None:
+                    j = np.zeros((len(v), 1), dtype=int)
+                    w = np.ones((len(v), 1))
+                else:
+                    continue
+                f = (_accessor_values(gltf, blob, prim.indices).astype(int).reshape(-1, 3)
+                     if prim.indices is not None else np.arange(len(v)).reshape(-1, 3))
+                mats = np.einsum("vk,vkij->vij", w, skin_mats[j])
+                vertices.append(np.einsum("vij,vj->vi", mats[:, :3, :3], v) + mats[:, :3, 3])
+                dense = np.zeros((len(v), joints))
+                np.add.at(dense, (np.arange(len(v))[:, None], joint_of[j]), w)
+                weights.append(dense)
+                faces.append(f + base)
+                base += len(v)
+        if not vertices:
+            return None
+        return np.concatenate(vertices), np.concatenate(faces), np.concatenate(weights)
+    except Exception:  # an unusual file: show the bones instead
+        return None
+
+
+def cap_directions(max_tilt: float = MAX_TILT, rings: int = 6, around: int = 12) -> FloatArray:
+    """Unit directions ``(D, 3)`` within ``max_tilt`` radians of +Y (the up axis seen from a foot
+    turned by up to that much), the pole included."""
+    out = [np.array([0.0, 1.0, 0.0])]
+    for ring in range(1, rings + 1):
+        tilt = max_tilt * ring / rings
+        for k in range(around):
+            turn = 2.0 * np.pi * k / around
+            out.append(np.array([np.sin(tilt) * np.cos(turn), np.cos(tilt),
+                                 np.sin(tilt) * np.sin(turn)]))
+    return np.array(out)
+
+
+def support_points(points: FloatArray) -> FloatArray:
+    """The points ``(K, 3)`` of ``points (V, 3)`` that are lowest for some turn of up to
+    :data:`MAX_TILT` (a rigid foot pitched or rolled that much stands on one of them)."""
+    directions = cap_directions()
+    lowest = np.unique(np.argmin(points @ directions.T, axis=0))
+    return points[lowest]
+
+
+def foot_sole_points(avatar: Avatar, mapping: Mapping[str, str]) -> SolePoints | None:
+    """Sole points of the avatar's feet from its mesh: the vertices of each foot (at least
+    :data:`FOOT_WEIGHT` of their weight on the foot joint or the joints below it) that are
+    lowest for some tilt, those weighted to the toes riding on the toe joint. None when the
+    avatar has no mesh on its feet (armature-only files)."""
+    if not all(bone in mapping for bone in FEET):
+        return None
+    mesh = rest_mesh(avatar)
+    if mesh is None:
+        return None
+    vertices, _, weights = mesh
+    skeleton = avatar.skeleton
+    points, riders = [], []
+    for bone, toe_bone in zip(FEET, ("LeftToes", "RightToes"), strict=True):
+        foot = skeleton.index(mapping[bone])
+        on_foot = weights[:, _below(skeleton, foot)].sum(axis=1) >= FOOT_WEIGHT
+        if not on_foot.any():
+            return None
+        on_toe = np.zeros(len(vertices), dtype=bool)
+        if toe_bone in mapping:
+            toe = skeleton.index(mapping[toe_bone])
+            on_toe = on_foot & (weights[:, _below(skeleton, toe)].sum(axis=1) >= FOOT_WEIGHT)
+        found, ride = [], []
+        for group, joint in ((on_foot & ~on_toe, foot), (on_toe, -1)):
+            if group.any():
+                chosen = support_points(vertices[group])
+                found.append(chosen)
+                ride.append(np.full(len(chosen), joint if joint >= 0 else toe))
+        points.append(np.concatenate(found))
+        riders.append(np.concatenate(ride).astype(np.int64))
+    return SolePoints.gather(skeleton, mapping, avatar.rest_rotations, points, riders, True)
+
+
+def _below(skeleton: Skeleton, joint: int) -> np.ndarray:
+    """``(J,)`` whether each joint is ``joint`` or below it."""
+    return np.array([joint in skeleton.chain(j) for j in range(skeleton.joint_count)])
+
+
+def avatar_feet(avatar: Avatar | None,
+                mapping: Mapping[str, str | None] | str | None = None) -> SolePoints | None:
+    """:func:`foot_sole_points` of ``avatar`` with its bones found as the retargeter finds them
+    (``mapping``: the user's override), or None without an avatar or a mesh on its feet."""
+    if avatar is None:
+        return None
+    from footfall.humanoid import map_skeleton
+
+    return foot_sole_points(avatar, map_skeleton(avatar.skeleton, mapping).mapping)
