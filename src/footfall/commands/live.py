@@ -167,10 +167,10 @@ def run(args: argparse.Namespace) -> int:
         recorder = Recorder(args.record)
         loop.recorders.append(recorder)
     if args.terrain:
-        from footfall.commands.ground import _terrain
         from footfall.live.ground import LiveGrounder
+        from footfall.terrain import from_spec
 
-        loop.grounder = LiveGrounder(_terrain(args.terrain))
+        loop.grounder = LiveGrounder(from_spec(args.terrain))
     view = None
     if not args.no_view:
         from footfall.live.view import LiveView
