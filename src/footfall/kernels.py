@@ -1,5 +1,9 @@
 """The compiled kernels (numba) made ready before a command's real work.
 
+This module holds no kernel: each lives next to the maths it computes (``ik/_kernel.py``,
+``grounding/stage_kernels.py``, the ``*_rows`` kernels of ``grounding/``, ``retarget/``); this
+one only calls them once, each group on a tiny input, so that they are compiled or loaded.
+
 The kernels compile on the first run after installing (seconds of CPU each) and load from
 numba's cache afterwards. :func:`prepare` calls the ones a command uses once on a tiny input, so
 that cost comes first, with a notice, instead of as an unexplained pause inside the command.
