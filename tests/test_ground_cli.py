@@ -51,7 +51,7 @@ def _defect_bound(clip: Clip, contacts: np.ndarray, blend: int) -> np.ndarray:
     for foot in range(2):
         for start, stop in segments(contacts[:, foot]):
             ankle_y = feet.ankle[start:stop, foot, 1]
-            ball = feet.toe[start:stop, foot][:, [0, 2]]
+            ball = feet.ball[start:stop, foot][:, [0, 2]]
             size = np.ptp(ankle_y) + np.linalg.norm(np.ptp(ball, axis=0))
             lo, hi = max(0, start - blend), min(clip.frame_count, stop + blend)
             bound[lo:hi, foot] = np.maximum(bound[lo:hi, foot], size)
@@ -98,8 +98,8 @@ def test_a_push_off_is_not_held_and_handed_back_on_the_floor(whole: dict[str, Cl
     mixamo_stepping, at 0.60–0.67 m/s for the source's 0.47–0.50)."""
     clip = whole[name]
     result = ground_clip(clip, LevelGround(animation_floor(clip)), place=False)
-    source = _setup(clip, None)[3].toe
-    grounded = _setup(result.clip, None)[3].toe
+    source = _setup(clip, None)[3].ball
+    grounded = _setup(result.clip, None)[3].ball
     speed_source = horizontal_speed(source, clip.fps)
     speed_grounded = horizontal_speed(grounded, clip.fps)
     made = result.contacts & (speed_grounded > 0.5) & (speed_source <= 0.5)
@@ -151,7 +151,7 @@ def test_terrain_feet_planted_swings_as_animated(
             near[max(0, start - blend):stop + blend, foot] = True
     swing = ~near
     animated = source.sole[..., 1] - floor
-    planted = metrics.ground_gaps(ground, np.stack([feet.ankle, feet.toe], axis=2))
+    planted = metrics.ground_gaps(ground, np.stack([feet.ankle, feet.ball], axis=2))
     assert np.nanmin(planted[result.contacts]) > -0.002  # no planted ankle or ball in the ground
     assert np.nanmin((gaps - animated)[swing]) > -0.01
     # ... and rises above that only where the ground would cut it: on average a few cm at most

@@ -57,7 +57,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     renamed = {"penetration_m": "stance_sink_m", "floating_m": "stance_float_m"}
     out.update({renamed.get(key, key): value for key, value in stance.items()})
     out["stance_slip_m"] = stance_slip(feet.ankle, contacts)
-    out["contact_skate_ratio"] = contact_skate_ratio(feet.toe, contacts, clip.fps)
+    out["contact_skate_ratio"] = contact_skate_ratio(feet.ball, contacts, clip.fps)
     defect = defect_over(support_heights(feet.ankle, feet.touch, terrain), rest, feet.ankle,
                          floor)
     out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \

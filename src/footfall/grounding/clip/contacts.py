@@ -25,13 +25,13 @@ def find_contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]
     :mod:`footfall.grounding.contacts`)."""
     lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
     contacts = detect_contacts(
-        lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.toe, fps), fps
+        lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.ball, fps), fps
     )
     heights = np.where(np.isfinite(feet.touch[..., 1]), feet.touch[..., 1], np.inf)
     low = heights.argmin(axis=-1)  # (F, 2) the touching point: heel, ball or toe tip
     point = np.take_along_axis(feet.touch, low[..., None, None], axis=2)[:, :, 0]
     held = hold_contacts(contacts, point[..., 1] - floor, horizontal_speed(point, fps))
-    return bridge_gaps(held, feet.toe, fps)
+    return bridge_gaps(held, feet.ball, fps)
 
 
 def check_contacts(contacts: Any, frames: int) -> NDArray[np.bool_]:

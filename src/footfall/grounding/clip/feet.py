@@ -29,12 +29,13 @@ SOLE_STRIDE = 3
 @dataclass(frozen=True)
 class ClipFeet:
     """Where a clip's feet are, world metres: sole samples ``(F, 2, S, 3)`` (NaN-padded), ankles
-    and toes (the ball joint) ``(F, 2, 3)``, and the points that touch the floor ``(F, 2, P,
-    3)`` (NaN-padded): the heel and the rig's toe points, which bend where the sole cannot."""
+    and balls (the toe-base joint, or the sole's toe end where there is none) ``(F, 2, 3)``, and
+    the points that touch the floor ``(F, 2, P, 3)`` (NaN-padded): the heel and the rig's toe
+    tips, which bend where the sole cannot."""
 
     sole: FloatArray
     ankle: FloatArray
-    toe: FloatArray
+    ball: FloatArray
     touch: FloatArray
 
 
@@ -42,22 +43,22 @@ def clip_feet(
     rotations: FloatArray, positions: FloatArray, skeleton: Skeleton, legs: tuple[Leg, Leg],
     models: tuple[FootModel, FootModel],
 ) -> ClipFeet:
-    """Sole samples, ankles and toes of poses ``(F, J, 4)``, ``(F, J, 3)``."""
+    """Sole samples, ankles, balls and touch points of poses ``(F, J, 4)``, ``(F, J, 3)``."""
     grot, gpos = forward_kinematics(skeleton.parents, rotations, positions)
     samples = max(len(m.sole) for m in models)
     sole = np.full((gpos.shape[0], 2, samples, 3), np.nan)
-    toe = np.empty((gpos.shape[0], 2, 3))
+    ball = np.empty((gpos.shape[0], 2, 3))
     tips = [toe_tips(skeleton, leg) for leg in legs]
     touch = np.full((gpos.shape[0], 2, 1 + max(len(t) for t in tips), 3), np.nan)
     for side, (leg, model) in enumerate(zip(legs, models, strict=True)):
         world = sole_world(grot[:, leg.foot], gpos[:, leg.foot], model.sole)
         sole[:, side, : len(model.sole)] = world
-        toe[:, side] = world[:, -1] if leg.toes is None else gpos[:, leg.toes]  # ball joint
+        ball[:, side] = world[:, -1] if leg.toes is None else gpos[:, leg.toes]
         touch[:, side, 0] = world[:, 0]  # heel
         for i, (joint, offset) in enumerate(tips[side], start=1):
             touch[:, side, i] = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
     ankle = gpos[:, [leg.foot for leg in legs]]
-    return ClipFeet(sole, ankle, toe, touch)
+    return ClipFeet(sole, ankle, ball, touch)
 
 
 def foot_points(feet: ClipFeet) -> FloatArray:

@@ -85,8 +85,8 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     swing_need = smooth_above(need, blend)
     swing_clearance = np.zeros(contacts.shape)
     if ball_clearance > 0:
-        ball_gap = feet.toe[..., 1] - floor  # the ball's animated height over its floor
-        speed = horizontal_speed(feet.toe, fps)
+        ball_gap = feet.ball[..., 1] - floor  # the ball's animated height over its floor
+        speed = horizontal_speed(feet.ball, fps)
         fast = (speed > SWING_SPEED) & ~contacts
         swing_clearance = np.where(fast, np.maximum(ball_clearance - ball_gap, 0.0), 0.0)
         swing_clearance = np.where(contacts, 0.0, smooth_above(swing_clearance, blend))
@@ -129,7 +129,7 @@ def _plan_slips(feet: ClipFeet, over_floor: FloatArray, contacts: NDArray[np.boo
     slip it holds ``(F, 2)``."""
     with np.errstate(invalid="ignore"):
         ball_rests = over_floor[:, :, 1] - rest[None, :, 1] <= BALL_REST
-    shift, locked = slip_locks(feet.toe, contacts & ball_rests, fps)
+    shift, locked = slip_locks(feet.ball, contacts & ball_rests, fps)
     size = np.linalg.norm(shift, axis=-1, keepdims=True)
     shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
     return shift, locked, size[..., 0]
@@ -168,7 +168,7 @@ def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: 
     004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
     contacts and smoothed; the identity on level ground."""
     hits = terrain.raycast_down(feet.ankle[..., [0, 2]] + shift)
-    forward = feet.toe - feet.ankle
+    forward = feet.ball - feet.ankle
     normal = np.where(hits.hit[..., None], hits.normal, np.array([0.0, 1.0, 0.0]))
     pitch, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
     angles = np.stack([pitch, roll], axis=-1) * blend_out(

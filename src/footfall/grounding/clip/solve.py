@@ -51,8 +51,8 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         defect = defect_over(support_heights(solved.ankle, solved.touch, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off_terrain, defect - plan.allowed, 0.0)
         correction = correction - blend_out(error, plan.contacts, blend)
-        wanted = feet.toe[..., [0, 2]] + plan.shift
-        moved = solved.toe[..., [0, 2]] - wanted
+        wanted = feet.ball[..., [0, 2]] + plan.shift
+        moved = solved.ball[..., [0, 2]] - wanted
         held = plan.locked & (plan.slip > STANCE_TOLERANCE)
         drift = drift - np.where(held[..., None], moved, 0.0)
     return out, solved
