@@ -12,22 +12,29 @@ from conftest import ALL_BVH_FILES, DATA
 from footfall import bvh, metrics, quat
 from footfall.cli import main
 from footfall.errors import SkeletonError
-from footfall.grounding.contacts import horizontal_speed, segments
-from footfall.grounding.placement import pelvis_joint, place_clip, scene_size
-from footfall.grounding.postprocess import (
-    LevelGround,
-    _clip_setup,
-    animation_floor,
+from footfall.grounding.clip import (
+        animation_floor,
     clip_feet,
     ground_clip,
+    prepare_clip,
 )
+from footfall.grounding.clip.placement import place_clip, scene_size
+from footfall.grounding.contacts import horizontal_speed, segments
+from footfall.grounding.feet import legs_of
+from footfall.humanoid.limbs import pelvis_joint
 from footfall.skeleton import Clip, Skeleton
-from footfall.terrain import scene
+from footfall.terrain import LevelGround, scene
 from test_bvh_real_clips import _under_a_static_root
 
 #: Every shared capture that is a humanoid (pybvh_rotation_first_root has four joints, no legs).
 HUMANOIDS = [p for p in ALL_BVH_FILES if p.name != "pybvh_rotation_first_root.bvh"]
 FRAMES = 400  # the first few hundred frames keep the terrain tests fast
+
+
+def _setup(clip: Clip, legs: object = None) -> tuple:
+    """(legs, foot models, floor, feet) of ``clip`` as grounding prepares it."""
+    prepared = prepare_clip(clip, legs_of(clip.skeleton, legs))
+    return prepared.legs, prepared.models, prepared.floor, prepared.feet
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +46,12 @@ def _defect_bound(clip: Clip, contacts: np.ndarray, blend: int) -> np.ndarray:
     """Per frame and foot ``(F, 2)``: how far the source's own stance defect could move that
     foot — over the contact each frame belongs to (or is within ``blend`` frames of): the range
     of the ankle's height plus the extent of the ball's horizontal travel. Zero elsewhere."""
-    legs, _, _, feet = _clip_setup(clip, None)
+    legs, _, _, feet = _setup(clip, None)
     bound = np.zeros(contacts.shape)
     for foot in range(2):
         for start, stop in segments(contacts[:, foot]):
             ankle_y = feet.ankle[start:stop, foot, 1]
-            ball = feet.toe[start:stop, foot][:, [0, 2]]
+            ball = feet.ball[start:stop, foot][:, [0, 2]]
             size = np.ptp(ankle_y) + np.linalg.norm(np.ptp(ball, axis=0))
             lo, hi = max(0, start - blend), min(clip.frame_count, stop + blend)
             bound[lo:hi, foot] = np.maximum(bound[lo:hi, foot], size)
@@ -64,7 +71,7 @@ def test_level_ground_at_the_clips_floor_changes_only_stance_defects(
     _, before = clip.forward_kinematics()
     _, after = result.clip.forward_kinematics()
     moved = np.linalg.norm(after - before, axis=-1)  # (F, J)
-    legs, _, _, _ = _clip_setup(clip, None)
+    legs, _, _, _ = _setup(clip, None)
     leg_joints = {j for leg in legs for j in (leg.lower, leg.foot)}
     leg_joints |= {j for j in range(clip.skeleton.joint_count)
                    if any(a in leg_joints for a in clip.skeleton.chain(j))}
@@ -91,8 +98,8 @@ def test_a_push_off_is_not_held_and_handed_back_on_the_floor(whole: dict[str, Cl
     mixamo_stepping, at 0.60–0.67 m/s for the source's 0.47–0.50)."""
     clip = whole[name]
     result = ground_clip(clip, LevelGround(animation_floor(clip)), place=False)
-    source = _clip_setup(clip, None)[3].toe
-    grounded = _clip_setup(result.clip, None)[3].toe
+    source = _setup(clip, None)[3].ball
+    grounded = _setup(result.clip, None)[3].ball
     speed_source = horizontal_speed(source, clip.fps)
     speed_grounded = horizontal_speed(grounded, clip.fps)
     made = result.contacts & (speed_grounded > 0.5) & (speed_source <= 0.5)
@@ -103,8 +110,8 @@ def test_a_fast_swing_is_never_held_back(whole: dict[str, Clip]) -> None:
     # cmu_131_01 frame 732: the right ankle was held 0.9 m behind the source by a slow release.
     clip = whole["cmu_131_01.bvh"]
     result = ground_clip(clip, LevelGround(animation_floor(clip)), place=False)
-    legs, _, _, source = _clip_setup(clip, None)
-    _, _, _, out = _clip_setup(result.clip, legs)
+    legs, _, _, source = _setup(clip, None)
+    _, _, _, out = _setup(result.clip, legs)
     speed = np.linalg.norm(np.gradient(source.ankle[..., [0, 2]], axis=0), axis=-1) * clip.fps
     fast = speed > 1.0  # m/s: swinging
     assert fast.sum() > 100
@@ -134,7 +141,7 @@ def test_terrain_feet_planted_swings_as_animated(
     # over a stair nose can still dip into the next step; feet do not, below)
     assert a["physdiff_penetration_mm"] < min(0.5 * b["physdiff_penetration_mm"], 10.0)
     # swings: every sole point keeps at least its animated height over the real ground
-    legs, models, floor, source = _clip_setup(placed, None)
+    legs, models, floor, source = _setup(placed, None)
     feet = clip_feet(out.rotations, out.positions, out.skeleton, legs, models)
     gaps = metrics.ground_gaps(ground, feet.sole)
     blend = max(1, round(0.1 * clip.fps))
@@ -144,7 +151,7 @@ def test_terrain_feet_planted_swings_as_animated(
             near[max(0, start - blend):stop + blend, foot] = True
     swing = ~near
     animated = source.sole[..., 1] - floor
-    planted = metrics.ground_gaps(ground, np.stack([feet.ankle, feet.toe], axis=2))
+    planted = metrics.ground_gaps(ground, np.stack([feet.ankle, feet.ball], axis=2))
     assert np.nanmin(planted[result.contacts]) > -0.002  # no planted ankle or ball in the ground
     assert np.nanmin((gaps - animated)[swing]) > -0.01
     # ... and rises above that only where the ground would cut it: on average a few cm at most
@@ -189,7 +196,7 @@ def test_placement_follows_the_pelvis_not_a_still_root(whole: dict[str, Clip]) -
     stairs = scene("stairs")
     placed = place_clip(clip, stairs)
     _, gpos = placed.forward_kinematics()
-    legs, _, _, _ = _clip_setup(clip, None)
+    legs, _, _, _ = _setup(clip, None)
     pelvis = gpos[:, pelvis_joint(clip.skeleton, legs)]
     params = stairs.params
     middle = (pelvis[:, 0].min() + pelvis[:, 0].max()) / 2
@@ -238,8 +245,8 @@ def test_a_rest_pose_first_frame_is_not_taken_for_a_standing_foot(
     as the frame the right foot stands flat, it made that sole 3 cm too high (ankle height
     0.026 m; 0.055 m measured without the frame); now the motion's frames measure it."""
     clip = whole["cmu_01_01_fairmotion.bvh"][:FRAMES]
-    _, with_frame, _, _ = _clip_setup(clip, None)
-    _, without, _, _ = _clip_setup(clip[1:], None)
+    _, with_frame, _, _ = _setup(clip, None)
+    _, without, _, _ = _setup(clip[1:], None)
     for model, reference in zip(with_frame, without, strict=True):
         assert model.ankle_height == pytest.approx(reference.ankle_height, abs=1e-3)
         assert model.ankle_height > 0.04
@@ -277,7 +284,7 @@ def _with_foot_followers(clip: Clip) -> tuple[Clip, list[int]]:
     ``ik_foot_l`` / ``ik_foot_r`` carry the feet's world pose every frame (Unreal's mannequin
     has them for engine IK); the followers' indices."""
     rooted = _under_a_static_root(clip)
-    legs, _, _, _ = _clip_setup(clip, None)
+    legs, _, _, _ = _setup(clip, None)
     grot, gpos = clip.forward_kinematics()
     skeleton, frames = rooted.skeleton, clip.frame_count
     joints = skeleton.joint_count
@@ -305,7 +312,7 @@ def test_bones_that_follow_the_feet_follow_the_grounded_feet(whole: dict[str, Cl
     grot, gpos = out.forward_kinematics()
     body = clip.skeleton.joint_count + 1
     assert np.abs(gpos[:, 1:body] - plain.global_positions()).max() < 1e-6
-    legs, _, _, _ = _clip_setup(clip, None)
+    legs, _, _, _ = _setup(clip, None)
     for follower, leg in zip(followers, legs, strict=True):
         foot = leg.foot + 1
         assert np.abs(gpos[:, follower] - gpos[:, foot]).max() < 1e-9
@@ -529,7 +536,7 @@ def test_no_harm_holds_at_other_rates_and_with_capture_noise(whole: dict[str, Cl
         _, before = source.forward_kinematics()
         _, after = result.clip.forward_kinematics()
         moved = np.linalg.norm(after - before, axis=-1)
-        legs, _, _, _ = _clip_setup(source, None)
+        legs, _, _, _ = _setup(source, None)
         bound = _defect_bound(source, result.contacts, max(1, round(0.1 * fps)))
         for foot, leg in enumerate(legs):
             assert np.all(moved[:, leg.foot] <= bound[:, foot] + 1e-3)

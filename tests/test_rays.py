@@ -12,9 +12,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from footfall.errors import TerrainError
-from footfall.gait.experiment import LaneTerrain
-from footfall.grounding.postprocess import LevelGround
-from footfall.terrain import BoundedRaySource, MeshTerrain, RaySource, grid_rays, scene
+from footfall.terrain import (
+    BoundedRaySource,
+    LaneTerrain,
+    LevelGround,
+    MeshTerrain,
+    RaySource,
+    grid_rays,
+    scene,
+)
 from footfall.terrain.heightfield import grid_faces
 
 SLACK = 1e-9  # barycentric slack: points on an edge or vertex belong to the triangle

@@ -4,8 +4,8 @@ import argparse
 
 import pytest
 
+from footfall.commands._control import add_control_arguments, service_from_args
 from footfall.remote import ControlServiceError
-from footfall.remote.options import add_control_arguments, service_from_args
 
 
 def parse(*argv: str) -> argparse.Namespace:

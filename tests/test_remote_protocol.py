@@ -137,3 +137,14 @@ def test_encode_refuses_nan_and_turns_numpy_plain() -> None:
                                                                           "b": [0, 1, 2]}
     with pytest.raises(ValueError):
         encode({"a": math.nan})
+
+
+def test_every_action_a_request_may_name_has_one_handler_and_the_retargeters_come_from_its_registry(
+) -> None:
+    from footfall.remote.actions import _HANDLERS
+    from footfall.retarget.settings import ACTIONS as RETARGET_ACTIONS
+
+    assert tuple(_HANDLERS) == ACTIONS
+    assert set(RETARGET_ACTIONS) <= set(ACTIONS)
+    assert set(ACTIONS) - set(RETARGET_ACTIONS) == {"refresh", "getCharacterData",
+                                                     "updateValueRealtime"}

@@ -15,13 +15,11 @@ import pytest
 from conftest import DATA
 from footfall import bvh, metrics
 from footfall.gait import ProceduralWalker
+from footfall.grounding.clip import ground_clip
+from footfall.grounding.clip.smoothing import blend_out
 from footfall.grounding.feet import legs_of
-from footfall.grounding.placement import pelvis_joint
-from footfall.grounding.postprocess import (
-    LevelGround,
-    _blend_out,
-    ground_clip,
-)
+from footfall.humanoid.limbs import pelvis_joint
+from footfall.terrain import LevelGround
 from footfall.terrain.hits import RayHits
 
 
@@ -29,7 +27,7 @@ def test_a_held_lift_fades_out_linearly_over_the_blend_frames() -> None:
     contacts = np.zeros((9, 1), dtype=bool)
     contacts[3:5] = True
     lift = np.ones((9, 1))
-    out = _blend_out(lift, contacts, 2)[:, 0]
+    out = blend_out(lift, contacts, 2)[:, 0]
     # Worked by hand: weight 1 - distance / (frames + 1) at 1 and 2 frames from the contact.
     assert out == pytest.approx([0, 1 / 3, 2 / 3, 1, 1, 2 / 3, 1 / 3, 0, 0], abs=1e-12)
 

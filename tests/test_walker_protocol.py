@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from footfall.bunny import PROPORTIONS, bunny_skeleton
-from footfall.bunny.walk import STEP_STYLE
 from footfall.errors import FootfallError
 from footfall.gait.grounded import GroundedWalker
 from footfall.gait.protocol import Walker
 from footfall.gait.stepping import StepStyle, StepWalker
 from footfall.terrain import scene
+from footfall.viewer.simulation import BUNNY_STEP_STYLE
 
 DT = 1 / 60
 
@@ -20,7 +20,7 @@ def _walkers() -> list[Walker]:
     course = scene("course")
     skeleton = bunny_skeleton()
     return [
-        StepWalker(skeleton, course, 2, start_x=[0.5, 2.5], style=STEP_STYLE),
+        StepWalker(skeleton, course, 2, start_x=[0.5, 2.5], style=BUNNY_STEP_STYLE),
         GroundedWalker(course, skeleton, count=2, start=[(0.5, 0, 0), (2.5, 0, 0)]),
     ]
 
@@ -86,7 +86,7 @@ def test_the_bunny_swings_its_arms_and_other_skeletons_only_what_they_have() -> 
     flat = scene("flat")
     arm = skeleton.index("LeftUpperArm")
     plain = StepWalker(skeleton, flat, 1)
-    bunny = StepWalker(skeleton, flat, 1, style=STEP_STYLE)
+    bunny = StepWalker(skeleton, flat, 1, style=BUNNY_STEP_STYLE)
     quarter = np.array([plain.step_length / 4])  # walk phase 1/4: sin = 1
     rot_plain = plain.flat_pose(quarter)[0][0, arm]
     rot_bunny = bunny.flat_pose(quarter)[0][0, arm]

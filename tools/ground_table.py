@@ -23,17 +23,12 @@ import numpy as np
 
 from footfall import bvh, metrics
 from footfall.errors import FootfallError
+from footfall.grounding.clip import animation_floor, clip_feet, ground_clip, prepare_clip
+from footfall.grounding.clip.placement import scene_size
 from footfall.grounding.contacts import segments
-from footfall.grounding.placement import scene_size
-from footfall.grounding.postprocess import (
-    LevelGround,
-    _clip_setup,
-    animation_floor,
-    clip_feet,
-    ground_clip,
-)
+from footfall.grounding.feet import legs_of
 from footfall.skeleton import Clip
-from footfall.terrain import scene
+from footfall.terrain import LevelGround, scene
 
 TERRAINS = ("level", "stairs", "hills", "rocks")
 
@@ -41,7 +36,8 @@ TERRAINS = ("level", "stairs", "hills", "rocks")
 def swing_change(source: Clip, result, terrain) -> float:  # noqa: ANN001
     """Mean change (metres) of each swinging foot's lowest sole point over the real ground
     against its animated height over the clip's floor, away from contacts (0.1 s)."""
-    legs, models, floor, feet = _clip_setup(source, None)
+    prepared = prepare_clip(source, legs_of(source.skeleton))
+    legs, models, floor, feet = prepared.legs, prepared.models, prepared.floor, prepared.feet
     out = clip_feet(result.clip.rotations, result.clip.positions, source.skeleton, legs, models)
     blend = max(1, round(0.1 * source.fps))
     near = np.zeros_like(result.contacts)
@@ -69,7 +65,7 @@ def row(stem: str, clip: Clip, name: str) -> str:
         length, width = scene_size(clip)
         terrain = scene(name, length=length, width=width)
         result = ground_clip(clip, terrain)
-        from footfall.grounding.placement import place_clip
+        from footfall.grounding.clip.placement import place_clip
 
         source = place_clip(clip, terrain)
         change = "—"

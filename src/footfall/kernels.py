@@ -1,12 +1,17 @@
 """The compiled kernels (numba) made ready before a command's real work.
 
+This module holds no kernel: each lives next to the maths it computes (``ik/_kernel.py``,
+``grounding/stage_kernels.py``, the ``*_rows`` kernels of ``grounding/``, ``retarget/``); this
+one only calls them once, each group on a tiny input, so that they are compiled or loaded.
+
 The kernels compile on the first run after installing (seconds of CPU each) and load from
 numba's cache afterwards. :func:`prepare` calls the ones a command uses once on a tiny input, so
 that cost comes first, with a notice, instead of as an unexplained pause inside the command.
 
 Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (downward terrain rays
 and the stepping walker's stages: what the demo runs), ``"clip"`` (slope angles, sole tilt,
-pelvis reach limit), ``"retarget"`` (the retargeter's limb and weight stages, the knee copy).
+pelvis reach limit), ``"walk"`` (the procedural walker's swing ease), ``"retarget"`` (the
+retargeter's limb and weight stages, the knee copy).
 A command names its groups in its ``KERNELS`` attribute (``footfall.cli``); any other kernel
 compiles on its first call.
 """
@@ -27,7 +32,7 @@ if TYPE_CHECKING:
 NOTICE_AFTER = 1.5
 NOTICE = ("compiling footfall's numeric kernels — the first run after installing only, "
           "about 10 s …")
-GROUPS = ("kinematics", "grounding", "clip", "retarget")
+GROUPS = ("kinematics", "grounding", "clip", "walk", "retarget")
 
 
 def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_AFTER,
@@ -50,6 +55,8 @@ def prepare(notice: Callable[[str], None] | None = None, after: float = NOTICE_A
             _grounding()
         if "clip" in wanted:
             _clip()
+        if "walk" in wanted:
+            _walk()
         if "retarget" in wanted:
             _retarget()
     finally:
@@ -116,6 +123,12 @@ def _clip() -> None:
     slope_angles(up, forward, 0.5, 0.45)
     align_rotation(np.zeros(1), np.zeros(1), forward)
     reach_limit(np.array([[0.1, 0.0, 0.0]]), np.array([[0.1, 0.8, 0.0]]), np.ones(1), 0.8)
+
+
+def _walk() -> None:
+    from footfall.grounding.footsteps import smoothstep
+
+    smoothstep(np.zeros(1))  # the procedural walker's swing ease
 
 
 def _retarget() -> None:

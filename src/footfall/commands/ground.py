@@ -8,7 +8,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from footfall.errors import FootfallError
 
@@ -71,47 +70,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-#: File suffixes read as heightmap images (anything else is read as a mesh).
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pgm", ".gif", ".webp")
-
-
-def _terrain(text: str, size: tuple[float, float] | None = None,
-             height_range: tuple[float, float] = (0.0, 1.0),
-             clip: Any = None, turn: bool = True):  # noqa: ANN202 - a Terrain
-    """The terrain ``--terrain`` names: a scene (``size`` metres, else big enough for ``clip``,
-    turned along +X unless not ``turn``), level ground at ``clip``'s floor, a heightmap image or
-    a mesh file."""
-    from footfall.grounding.placement import scene_size
-    from footfall.grounding.postprocess import LevelGround, animation_floor
-    from footfall.terrain import SCENES, load_heightmap, load_mesh, scene
-
-    if text == LevelGround.name and clip is not None:
-        return LevelGround(animation_floor(clip))
-    if text in SCENES:
-        if size is None and clip is not None:
-            size = scene_size(clip, turn=turn)
-        return scene(text) if size is None else scene(text, length=size[0], width=size[1])
-    path = Path(text)
-    if not path.is_file():
-        raise FootfallError(
-            f"--terrain {text!r} is neither a scene ({', '.join(sorted(SCENES))}), "
-            f"{LevelGround.name!r} nor a file"
-        )
-    if path.suffix.lower() in IMAGE_SUFFIXES:
-        size = (20.0, 20.0) if size is None else size
-        origin = (-size[0] / 2, -size[1] / 2)
-        return load_heightmap(path, (size[0], size[1]), (height_range[0], height_range[1]),
-                              origin_xz=origin)
-    return load_mesh(path)
-
-
 #: What the command prints, before → after (every figure is in the report).
 SHOWN = ("gmd_foot_skate_ratio", "physdiff_penetration_mm", "physdiff_floating_mm",
          "physdiff_sliding_mm", "contact_error_m", "stance_slip_m")
 
 
 def _read_contacts(path: str, frames: int):  # noqa: ANN202 - (F, 2) bool
-    from footfall.grounding.postprocess import contacts_from_segments
+    from footfall.grounding.clip import contacts_from_segments
 
     try:
         data = json.loads(Path(path).read_text())
@@ -124,23 +89,19 @@ def run(args: argparse.Namespace) -> int:
     """Ground the clip, write the BVH and the report."""
     from tqdm import tqdm
 
-    from footfall import bvh, quat
+    from footfall import bvh
     from footfall.batch.atomic import replacing
-    from footfall.grounding.placement import centring_shift, turned
-    from footfall.grounding.postprocess import LevelGround, ground_clip
-    from footfall.terrain import SCENES
+    from footfall.grounding.clip import ground_clip
+    from footfall.grounding.clip.placement import placement_for, terrain_for_clip
+    from footfall.terrain import LevelGround
 
     if args.terrain == LevelGround.name and args.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
     clip = bvh.load(args.clip)
     size = None if args.size is None else tuple(args.size)
-    place = not args.no_place and args.terrain != LevelGround.name
-    terrain = _terrain(args.terrain, size, tuple(args.height_range), clip, turn=place)
-    # --no-place on a built-in scene: the scene is laid under the clip where it is (its layout
-    # has no meaning in the clip's coordinates) — the clip is moved over it and back.
-    shift = centring_shift(clip, terrain.bounds) if not place and args.terrain in SCENES else None
-    if shift is not None:
-        clip = turned(clip, quat.identity(), shift)
+    place = placement_for(args.terrain, args.no_place)
+    terrain = terrain_for_clip(args.terrain, clip, size, tuple(args.height_range),
+                               turn=place is True)
     contacts = None if args.contacts is None else _read_contacts(args.contacts, clip.frame_count)
     bar = None
 
@@ -156,13 +117,8 @@ def run(args: argparse.Namespace) -> int:
                          contacts=contacts, ball_clearance=args.ball_clearance)
     if bar is not None:
         bar.close()
-    out = result.clip if shift is None else turned(result.clip, quat.identity(), -shift)
-    bvh.save(out, args.output)
-    report = result.report()
-    report["clip"] = str(args.clip)
-    report["terrain"] = args.terrain
-    if shift is not None:
-        report["scene_offset_xz"] = [-float(shift[0]), -float(shift[2])]
+    bvh.save(result.clip, args.output)
+    report = result.report(clip=str(args.clip), terrain=args.terrain)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{'metric':<26}{'before':>12}{'after':>12}")

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from footfall.commands._control import add_control_arguments
 from footfall.errors import FootfallError, SettingsError
-from footfall.remote.options import add_control_arguments
 
 NAME = "live"
 HELP = "live retargeting: OptiTrack NatNet (or a replayed BVH) onto avatars, out as VMC"
@@ -109,7 +109,7 @@ def routes(specs: list[str], names: list[str], rate: float) -> list:
 def _start_control(loop: Any, args: argparse.Namespace) -> Any:
     """The remote-control service (WebSocket /retargeting and the panel) the options ask for,
     started, with its queued actions run on the loop's thread between frames."""
-    from footfall.remote.options import service_from_args
+    from footfall.commands._control import service_from_args
 
     service = service_from_args(args)
     if service is None:
@@ -167,10 +167,10 @@ def run(args: argparse.Namespace) -> int:
         recorder = Recorder(args.record)
         loop.recorders.append(recorder)
     if args.terrain:
-        from footfall.commands.ground import _terrain
         from footfall.live.ground import LiveGrounder
+        from footfall.terrain import from_spec
 
-        loop.grounder = LiveGrounder(_terrain(args.terrain))
+        loop.grounder = LiveGrounder(from_spec(args.terrain))
     view = None
     if not args.no_view:
         from footfall.live.view import LiveView

@@ -24,7 +24,7 @@ DESCRIPTION = (
     "The result is written as a BVH file (metres, Y up) that Blender opens."
 )
 MAX_SECONDS = 3600.0
-KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.kernels)
+KERNELS = ("grounding", "clip", "walk")  # compiled kernels made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

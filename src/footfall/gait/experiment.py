@@ -22,8 +22,8 @@ from footfall.bunny import PROPORTIONS, bunny_skeleton
 from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
 from footfall.skeleton import Skeleton
-from footfall.terrain import RaySource, scene
-from footfall.terrain.hits import RayHits
+from footfall.terrain import scene
+from footfall.terrain.lanes import LANE_WIDTH, LaneTerrain
 
 STEP_HEIGHTS = (0.05, 0.10, 0.15, 0.20, 0.25)
 #: Each walker's (ik on, grounding parameters): IK off, everything on, one stage off each.
@@ -41,36 +41,6 @@ HUMAN_LEG = 0.80  # the leg the swept step heights are meant for (CMU subject 13
 DURATION = 20.0
 FPS = 60.0
 BLOCK = 30  # frames per batched pipeline call
-LANE_WIDTH = 4.0
-
-
-class LaneTerrain:
-    """Terrains side by side, terrain i in the lane centred on z = i·width, answering its rays."""
-
-    def __init__(self, terrains: Sequence[RaySource], width: float = LANE_WIDTH) -> None:
-        self.terrains = list(terrains)
-        self.width = float(width)
-
-    def raycast_down(self, xz: np.ndarray) -> RayHits:
-        """Downward rays ``(..., 2)`` → :class:`RayHits` ``(...)``."""
-        xz = np.asarray(xz, dtype=np.float64)
-        shape = xz.shape[:-1]
-        flat = xz.reshape(-1, 2)
-        out = RayHits.missed(flat.shape[0])  # fresh arrays, filled lane by lane
-        lanes = np.floor(flat[:, 1] / self.width + 0.5).astype(int)  # each ray's lane index
-        for index, terrain in enumerate(self.terrains):
-            rows = np.nonzero(lanes == index)[0]
-            if rows.size == 0:
-                continue
-            hits = terrain.raycast_down(flat[rows] - [0.0, index * self.width])
-            out.point[rows] = hits.point + [0.0, 0.0, index * self.width]
-            out.normal[rows], out.hit[rows] = hits.normal, hits.hit
-            out.distance[rows] = hits.distance
-        return out.reshape(shape)
-
-    def height(self, xz: np.ndarray) -> np.ndarray:
-        """Ground height ``(...)`` under ``xz (..., 2)``, NaN off the lanes."""
-        return self.raycast_down(xz).height
 
 
 @dataclass(frozen=True)

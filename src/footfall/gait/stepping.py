@@ -5,7 +5,8 @@ feet on y = 0, the swing curve, the pelvis low enough that both legs reach, two-
 and hands it with its footstep plan to the :class:`~footfall.grounding.GroundingPipeline`.
 Characters with ``ik`` off play the flat walk with the body following the ground (seed 000's
 right bunny). Any two-legged skeleton walks; the walk's sizes are a :class:`StepStyle` in leg
-lengths, with an upper-body sway by joint name (:data:`footfall.bunny.walk.STEP_STYLE`).
+lengths, with an upper-body sway by joint name (the demo's bunny:
+:data:`footfall.viewer.simulation.BUNNY_STEP_STYLE`).
 """
 
 from __future__ import annotations
@@ -19,16 +20,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, kernel_array
 from footfall.errors import SkeletonError
 from footfall.gait.protocol import Walker
 from footfall.grounding.feet import rest_turn
 from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
-from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
-from footfall.grounding.stage_kernels import NONE3, leg_rotations
+from footfall.grounding.pipeline import (
+    FootPlan,
+    GroundedFrame,
+    GroundingPipeline,
+    write_leg_rotations,
+)
 from footfall.ik import solve_two_bone
-from footfall.ik.two_bone import kernel_array
 from footfall.jit import kernel
 from footfall.quat import max_nan, min_nan
 from footfall.skeleton import FKPlan, Skeleton
@@ -63,7 +67,6 @@ class StepStyle:
 
 #: Walking direction +X: the character's +Z forward turned about +Y by 90°.
 HEADING = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
-_EVERY_ROW = np.ones(1, dtype=bool)  # the legs of every row are solved (leg_rotations' ik_on)
 
 
 @dataclass(frozen=True)
@@ -211,9 +214,9 @@ class StepWalker(Walker):
         solved = solve_two_bone(hip, knee, foot, ankle, pole=pole)
         if self._flat_feet.shape[0] != count:  # soles flat, toes forward: (N, 2, 4), kept
             self._flat_feet = kernel_array(np.broadcast_to(HEADING, (count, 2, 4)), (count, 2, 4))
-        leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
-                      self._hip_parent, solved.upper_rotation, solved.lower_rotation, False,
-                      NONE3, NONE3, self._flat_feet, _EVERY_ROW)
+        write_leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
+                            self._hip_parent, solved.upper_rotation, solved.lower_rotation,
+                            self._flat_feet)
 
         def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,6 +27,7 @@ from footfall.gait.locks import FootLocks, ankle_from_heel, foot_rotation
 from footfall.gait.params import GaitParams
 from footfall.gait.pose import BodyPose, PoseResult, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
+from footfall.grounding.footsteps import smoothstep
 from footfall.grounding.pelvis import reach_limit
 from footfall.grounding.pipeline import GroundedFrame
 from footfall.skeleton import Clip, Skeleton
@@ -35,6 +37,17 @@ from footfall.terrain import Terrain
 REACH_SHARE = 0.995
 # Rate (1/s) at which the body follows the ground under the pelvis, so a stair edge cannot jerk it.
 GROUND_FOLLOW_RATE = 10.0
+
+
+class _Feet(NamedTuple):
+    """Both feet of K walkers: ankle targets ``(K, 2, 3)``, foot rotations ``(K, 2, 4)``, ankle
+    roll ``(K, 2)`` radians, ground tilt ``(K, 2, 4)`` and heading ``(K, 2)`` radians."""
+
+    ankle: FloatArray
+    foot: FloatArray
+    roll: FloatArray
+    align: FloatArray
+    heading: FloatArray
 
 
 @dataclass(frozen=True)
@@ -262,28 +275,52 @@ class ProceduralWalker:
 
     # ----------------------------------------------------------------- tick
     def _tick(self, terrain: Terrain | None, advance: bool) -> WalkFrame:
+        """One frame: the walk's behaviours (seed 004's numbers) in the order they run."""
         self._ensure_state(terrain)
-        p = self.params
-        count = self.count
         dt = self.clock.step_s if advance else 0.0
         if advance:
             self.clock.tick()
         now = self.clock.scene_time
         heading = body.body_heading(now, self._turn_at, self._heading_from, self._heading_to,
-                                    p.turn_s)
+                                    self.params.turn_s)
         gaze = body.gaze_heading(now, self._turn_at, self._heading_from, self._heading_to,
-                                 p.gaze_lead_s)
-
-        # 01, 03 — body advance at step length × step rate (rate from the last tick's slope).
-        step = self.step_length
-        wobble = 1.0 + p.speed_wobble * math.cos(p.wobble_rad_s * now)
-        travel = step * self._rate * wobble * dt
-        direction = np.stack([np.sin(heading), np.zeros(count), np.cos(heading)], axis=-1)
-        self._position = self._position + direction * travel[:, None]
-
-        # 07 — ground and slope under the pelvis; lean and step rate. The ground is followed
-        # smoothly along the current slope, so a steady hill causes no lag.
+                                 self.params.gaze_lead_s)
+        travel = self._advance_body(heading, now, dt)
         probe = GroundProbe(terrain, self.flat_floor)
+        lean, ph, stance = self._follow_ground(probe, heading, travel, dt)
+        heads = np.broadcast_to(heading[:, None], (self.count, 2))
+        self._lock_feet(stance, heads)
+        planted = self._planted_feet(ph)
+        swinging, k = self._swing_feet(probe, ph, stance, heading, heads)
+        feet = _Feet(*(np.where(stance if on.ndim == 2 else stance[..., None], on, off)
+                       for on, off in zip(planted, swinging, strict=True)))
+        toes = foot_rotation(feet.align, feet.heading, np.minimum(feet.roll, 0.0))
+        pose = self._body_pose(ph, heading, gaze, lean, feet, toes)
+        heels = np.where(stance[..., None], self._locks.heel, np.nan)
+        now_step = self._footstep(np.where(stance[..., None], self._locks.heel, self._lift_heel),
+                                  np.where(stance, self._locks.heading, self._lift_heading))
+        next_step = np.where(stance[..., None], now_step, self._footstep(self._landing, heads))
+        if advance:
+            self._turn_at_ends()
+        return self._frame_from(pose, stance, heels, feet.roll, gaze, self._rate, lean,
+                                self._slope, ph, k, now_step, next_step)
+
+    def _advance_body(self, heading: FloatArray, now: float, dt: float) -> FloatArray:
+        """01, 03 — the body advances at step length × step rate (the rate from the last
+        tick's slope) with a slight speed wobble; returns each walker's travel ``(K,)``
+        metres."""
+        p = self.params
+        wobble = 1.0 + p.speed_wobble * math.cos(p.wobble_rad_s * now)
+        travel = self.step_length * self._rate * wobble * dt
+        direction = np.stack([np.sin(heading), np.zeros(self.count), np.cos(heading)], axis=-1)
+        self._position = self._position + direction * travel[:, None]
+        return travel
+
+    def _follow_ground(self, probe: GroundProbe, heading: FloatArray, travel: FloatArray,
+                       dt: float) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+        """07 — ground and slope under the pelvis, then lean, step rate and the legs' phases:
+        ``(lean (K,), phases (K, 2), stance (K, 2))``. The ground is followed smoothly along
+        the current slope, so a steady hill causes no lag."""
         ground, normal = probe.under_body(self._position, self._ground)
         follow = 1.0 - math.exp(-GROUND_FOLLOW_RATE * dt)
         expected = self._ground + np.tan(self._slope) * travel * (not self.flat_floor)
@@ -292,15 +329,16 @@ class ProceduralWalker:
         lean, self._rate = self._lean_and_rate(self._slope)
         self._cycle = self._cycle + self._rate * dt
         ph = phases.leg_phases(self._cycle)
-        stance = phases.in_stance(ph, p.stance_share)
+        return lean, ph, phases.in_stance(ph, self.params.stance_share)
+
+    def _lock_feet(self, stance: NDArray[np.bool_], heads: FloatArray) -> None:
+        """09 — landing feet locked where they were heading; lifting feet unlocked at push-off,
+        their swing starting from there."""
         landed = stance & ~self._stance
         lifted = ~stance & self._stance
-
-        # 09 — lock landing feet where they were heading; unlock lifting feet at push-off.
-        heads = np.broadcast_to(heading[:, None], (count, 2))
         self._locks.plant(landed, self._landing, heads, self._landing_align)
         if np.any(lifted):
-            push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
+            push = np.full((self.count, 2), math.radians(phases.PUSH_OFF_DEG))
             off = self._locks.ankle(push, self.rig.heel, self.rig.ball)
             self._lift = np.where(lifted[..., None], off, self._lift)
         self._lift_heading = np.where(lifted, self._locks.heading, self._lift_heading)
@@ -309,40 +347,44 @@ class ProceduralWalker:
         self._locks.release(lifted)
         self._stance = stance
 
-        # 02 — planted feet from their locks with the ankle roll.
-        roll = phases.ankle_roll(ph, p.stance_share)
-        planted_ankle = self._locks.ankle(roll, self.rig.heel, self.rig.ball)
-        planted_foot = foot_rotation(self._locks.align, self._locks.heading, roll)
+    def _planted_feet(self, ph: FloatArray) -> _Feet:
+        """02 — planted feet from their locks, rolling over the ankle."""
+        roll = phases.ankle_roll(ph, self.params.stance_share)
+        ankle = self._locks.ankle(roll, self.rig.heel, self.rig.ball)
+        foot = foot_rotation(self._locks.align, self._locks.heading, roll)
+        return _Feet(ankle, foot, roll, self._locks.align, self._locks.heading)
 
-        # 08 — swinging feet toward the predicted landing, over the cleared arc.
+    def _swing_feet(self, probe: GroundProbe, ph: FloatArray, stance: NDArray[np.bool_],
+                    heading: FloatArray, heads: FloatArray) -> tuple[_Feet, FloatArray]:
+        """08 — swinging feet toward the predicted landing over the cleared arc; also the
+        swing progress ``k (K, 2)``."""
+        p = self.params
         k = swing.swing_progress(ph, p.stance_share)
-        ahead = (1.0 - ph) * step  # body travel until this foot lands, at the nominal speed
+        ahead = (1.0 - ph) * self.step_length  # body travel until this foot lands (nominal)
         landing = self._heel_strikes(self._position, heading, ahead)
         landing[..., 1], landing_align = probe.footing(landing, self._ground[:, None])
         self._landing = np.where(stance[..., None], self._landing, landing)
         self._landing_align = np.where(stance[..., None], self._landing_align, landing_align)
-        strike = np.full((count, 2), math.radians(phases.HEEL_STRIKE_DEG))
+        strike = np.full((self.count, 2), math.radians(phases.HEEL_STRIKE_DEG))
         land_ankle = ankle_from_heel(self._landing, self._landing_align, heads, strike,
                                      self.rig.heel, self.rig.ball)
-        ease = k * k * (3.0 - 2.0 * k)
+        ease = smoothstep(k)
         lift = swing.swing_lift(k, self._rate[:, None], self.leg_length, True, p.arc_hold,
                                 p.arc_rise, p.arc_min_share)
-        swing_ankle = self._lift + (land_ankle - self._lift) * ease[..., None]
-        swing_ankle = swing_ankle + UP * lift[..., None]
-        swing_roll = np.radians(phases.PUSH_OFF_DEG
-                                + (phases.HEEL_STRIKE_DEG - phases.PUSH_OFF_DEG) * ease)
-        swing_heading = body.blend_heading(self._lift_heading, heads, ease)
-        swing_align = quat.slerp(self._lift_align, self._landing_align, ease)
-        swing_foot = foot_rotation(swing_align, swing_heading, swing_roll)
+        ankle = self._lift + (land_ankle - self._lift) * ease[..., None]
+        ankle = ankle + UP * lift[..., None]
+        roll = np.radians(phases.PUSH_OFF_DEG
+                          + (phases.HEEL_STRIKE_DEG - phases.PUSH_OFF_DEG) * ease)
+        yaw_blend = body.blend_heading(self._lift_heading, heads, ease)
+        align = quat.slerp(self._lift_align, self._landing_align, ease)
+        foot = foot_rotation(align, yaw_blend, roll)
+        return _Feet(ankle, foot, roll, align, yaw_blend), k
 
-        ankle = np.where(stance[..., None], planted_ankle, swing_ankle)
-        foot = np.where(stance[..., None], planted_foot, swing_foot)
-        roll_all = np.where(stance, roll, swing_roll)
-        toes = foot_rotation(np.where(stance[..., None], self._locks.align, swing_align),
-                             np.where(stance, self._locks.heading, swing_heading),
-                             np.minimum(roll_all, 0.0))
-
-        # 04–06 — body bob, head, twist, arms.
+    def _body_pose(self, ph: FloatArray, heading: FloatArray, gaze: FloatArray,
+                   lean: FloatArray, feet: _Feet, toes: FloatArray) -> BodyPose:
+        """04–06 — body bob, head, twist and arms around the feet; the pelvis lowered just
+        enough for a foot out of reach."""
+        p = self.params
         left = ph[:, 0]
         hip = body.hip_height(left, self.leg_length)
         root = self._position.copy()
@@ -358,21 +400,14 @@ class ProceduralWalker:
         # enough (seed 000's rule, footfall.grounding.pelvis), never raise it.
         pelvis_world = quat.mul(yaw(heading), quat.mul(pelvis, quat.inv(self.rig.facing)))
         hips = root[:, None] + quat.rotate(pelvis_world[:, None], self.rig.hip_offsets)
-        limit = reach_limit(ankle, hips, root[:, 1:2], REACH_SHARE * self.rig.leg_lengths)
+        limit = reach_limit(feet.ankle, hips, root[:, 1:2],
+                            REACH_SHARE * self.rig.leg_lengths)
         root[:, 1] = np.minimum(root[:, 1], limit.min(axis=1))
         head = yaw(gaze - heading)
         shoulder, elbow = body.arm_swing(ph, p.stride, p.leg_ratio, p.arm_swing_share,
                                          p.elbow_bend_deg)
-        pose = BodyPose(root, heading, pelvis, chest, head, head_drop * np.cos(self._slope),
-                        shoulder, elbow, ankle, foot, toes)
-        planted = np.where(stance[..., None], self._locks.heel, np.nan)
-        now_step = self._footstep(np.where(stance[..., None], self._locks.heel, self._lift_heel),
-                                  np.where(stance, self._locks.heading, self._lift_heading))
-        next_step = np.where(stance[..., None], now_step, self._footstep(self._landing, heads))
-        if advance:
-            self._turn_at_ends()
-        return self._frame_from(pose, stance, planted, roll_all, gaze, self._rate, lean,
-                                self._slope, ph, k, now_step, next_step)
+        return BodyPose(root, heading, pelvis, chest, head, head_drop * np.cos(self._slope),
+                        shoulder, elbow, feet.ankle, feet.foot, toes)
 
     def _frame_from(self, pose: BodyPose, stance, planted, roll, gaze, rate, lean, slope_angle,
                     ph, swing_k, footstep, next_footstep) -> WalkFrame:

@@ -1,9 +1,14 @@
-"""Foot placement on uneven terrain: the per-frame pipeline, footsteps, pelvis and sole.
+"""Feet on uneven terrain, two ways over the same pieces (feet, contacts, foot alignment, IK).
 
-The data path is terrain rays → footsteps (plan, tread snap, swing curve) → pelvis → leg IK →
-foot alignment; :class:`GroundingPipeline` runs it for K characters per call.
+- A whole clip at once (``footfall ground``): :func:`ground_clip` in :mod:`.clip` places the
+  clip (:mod:`.placement`), finds its contacts and plans, solves and scores the correction.
+- Frame by frame for K characters (the walkers, the demo, ``footfall live``):
+  :class:`GroundingPipeline` (:mod:`.pipeline`): terrain rays → footsteps (plan, tread snap,
+  swing curve) → pelvis → leg IK → foot alignment.
 """
 
+from footfall.grounding.clip import GroundResult, ground_clip, measure_clip
+from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.grounding.contacts import (
     bridge_gaps,
     detect_contacts,
@@ -37,8 +42,6 @@ from footfall.grounding.params import (
 )
 from footfall.grounding.pelvis import follow, reach_limit
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
-from footfall.grounding.placement import place_clip, scene_size
-from footfall.grounding.postprocess import GroundResult, ground_clip, measure_clip
 
 __all__ = [
     "DEFAULT_PARAMS",

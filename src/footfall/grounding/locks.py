@@ -59,7 +59,7 @@ def slip_locks(
 
     ball: ``(F, feet, 3)`` world positions of the balls of the feet (or whatever point should
     stay put); contacts: ``(F, feet)``. Returns the correction ``(F, feet, 2)`` (x, z) to add to
-    the foot, and ``pinned (F, feet)`` where a lock holds (locks as in the module docstring;
+    the foot, and ``locked (F, feet)`` where a lock holds (locks as in the module docstring;
     the fade is linear).
     """
     ball = np.asarray(ball, dtype=np.float64)[..., [0, 2]]
@@ -68,7 +68,7 @@ def slip_locks(
     speed = horizontal_speed(np.insert(ball, 1, 0.0, axis=-1), fps)
     leaving = (speed > slip_speed) | push_offs(speed, fps, slip_speed, blend_seconds)
     shift = np.zeros((frames, feet, 2))
-    pinned = np.zeros((frames, feet), dtype=bool)
+    locked = np.zeros((frames, feet), dtype=bool)
     for foot in range(feet):
         held = False
         spent = False  # the lock of this contact let go: no new lock until the next contact
@@ -90,9 +90,9 @@ def slip_locks(
                 else:
                     current = wanted
                     step = np.hypot(*current) / max(blend_seconds * fps, 1.0)
-                    pinned[f, foot] = True
+                    locked[f, foot] = True
             if not held:
                 size = np.hypot(*current)
                 current = current * (max(size - step, 0.0) / size) if size > 0 else current
             shift[f, foot] = current
-    return shift, pinned
+    return shift, locked

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import BoolArray, FloatArray
+from footfall.arrays import BoolArray, FloatArray, IntArray, kernel_array
 from footfall.errors import SkeletonError
 from footfall.grounding import stage_kernels
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
@@ -36,7 +36,6 @@ from footfall.grounding.params import (
 from footfall.grounding.stage_kernels import NONE1, NONE2, NONE3
 from footfall.humanoid.limbs import pelvis_joint
 from footfall.ik import solve_two_bone
-from footfall.ik.two_bone import kernel_array
 from footfall.skeleton import FKPlan, Skeleton
 from footfall.terrain.hits import RayHits
 
@@ -157,6 +156,23 @@ class _Targets:
     offset: FloatArray
     fallback: BoolArray
     angles: FloatArray
+
+
+#: ``ik_on`` of :func:`write_leg_rotations`: the legs of every row are solved.
+_EVERY_ROW = np.ones(1, dtype=bool)
+
+
+def write_leg_rotations(grot: FloatArray, rotations: FloatArray, upper: IntArray,
+                        lower: IntArray, foot: IntArray, hip_parent: IntArray,
+                        upper_delta: FloatArray, lower_delta: FloatArray,
+                        foot_rot: FloatArray) -> None:
+    """The pipeline's leg stage for a caller that solved its own legs (the stepping walker):
+    writes the IK deltas ``(N, 2, 4)`` applied to the legs' world rotations ``grot`` (``(N, J,
+    4)`` or ``(1, J, 4)``) into the local ``rotations (N, J, 4)``, each foot keeping its world
+    rotation ``foot_rot (N, 2, 4)`` (no sole tilt). Every array as the kernels take it
+    (:func:`~footfall.arrays.kernel_array`)."""
+    stage_kernels.leg_rotations(grot, rotations, upper, lower, foot, hip_parent, upper_delta,
+                                lower_delta, False, NONE3, NONE3, foot_rot, _EVERY_ROW)
 
 
 class GroundingPipeline:
@@ -294,9 +310,9 @@ class GroundingPipeline:
         batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
         self._sole_angles(batch, targets, sole_angles, foot_lift)
-        lift_body = self._pelvis(batch, targets, pelvis_offset)
+        offset = self._pelvis(batch, targets, pelvis_offset)
         clamped = self._legs(batch, targets)
-        return self._result(batch, targets, clamped, lift_body)
+        return self._result(batch, targets, clamped, offset)
 
     def _batch(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
                ik: ArrayLike | None, copy: bool = True) -> _Batch:
@@ -385,7 +401,7 @@ class GroundingPipeline:
         p, count = batch.p, batch.count
         given = batch.rows(pelvis_offset, (), np.float64, "pelvis_offset")
         state = self._pelvis_offset.copy()
-        lift_body = np.empty(count)
+        out = np.empty(count)
         batch.legs = (np.empty((count, 2, 3)), np.empty((count, 2, 3)),
                       np.empty((count, 2, 3)), np.empty((count, 2)))
         stage_kernels.pelvis_follow(
@@ -393,12 +409,11 @@ class GroundingPipeline:
             self._foot,
             self.leg_length, targets.ankle, targets.body_ground, batch.ik_on & p.pelvis,
             p.reach_ratio, p.max_reach, p.smoothing, p.pelvis_rate, p.pelvis_snap, batch.dt,
-            state, given is not None, NONE1 if given is None else given, lift_body,
-            *batch.legs)
+            state, given is not None, NONE1 if given is None else given, out, *batch.legs)
         self._pelvis_offset = state
-        self._history = (lift_body.reshape(batch.frames, batch.k),
+        self._history = (out.reshape(batch.frames, batch.k),
                          targets.angles.reshape(batch.frames, batch.k, 2, 2))
-        return lift_body
+        return out
 
     def _legs(self, batch: _Batch, targets: _Targets) -> BoolArray:
         """Stage 4: leg IK to the ankle targets; the foot keeps its animated world rotation,
@@ -416,7 +431,7 @@ class GroundingPipeline:
         return solved.clamped & every_frame
 
     def _result(self, batch: _Batch, targets: _Targets, clamped: BoolArray,
-                lift_body: FloatArray) -> GroundedFrame:
+                pelvis_offset: FloatArray) -> GroundedFrame:
         """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
         count = batch.count
         grot, gpos = self._fk(batch.rotations, batch.positions, out=(batch.grot, batch.gpos))
@@ -449,7 +464,7 @@ class GroundingPipeline:
             ray_hit=out(ray_hit),
             ankle_target=out(targets.ankle),
             pelvis_height=out(gpos[:, self.pelvis, 1]),
-            pelvis_offset=out(lift_body.copy()),
+            pelvis_offset=out(pelvis_offset.copy()),
         )
 
     def rewind(self, frame: int) -> None:

@@ -188,10 +188,10 @@ def pelvis_follow(
     body_ground: FloatArray, lowering: BoolArray, reach_ratio: FloatArray,
     max_reach: FloatArray, smoothing: BoolArray, pelvis_rate: FloatArray,
     pelvis_snap: FloatArray, dt: float, state: FloatArray, has_given: bool, given: FloatArray,
-    lift_body: FloatArray, hip: FloatArray, knee: FloatArray, ankle: FloatArray,
+    pelvis_offset: FloatArray, hip: FloatArray, knee: FloatArray, ankle: FloatArray,
     reach_rows: FloatArray,
 ) -> None:  # pragma: no cover - compiled
-    """The offset ``lift_body (N,)`` of the ``pelvis`` joint: never above the animated height
+    """The offset ``pelvis_offset (N,)`` of the ``pelvis`` joint: never above the animated height
     over the body's ground, lowered (where ``lowering (K,)``) so the legs reach their targets
     (at full stretch always), followed from ``state (K,)`` (updated in place) or ``given``.
     Lifts the ``root`` of ``positions`` (``gpos`` is only read: the final FK lifts the body)
@@ -225,7 +225,7 @@ def pelvis_follow(
                         else follow_s(state[c], pelvis_goal, rate, pelvis_snap[c], dt))
             value = min_nan(smoothed, hardest - pelvis_y) if lowering[c] else smoothed
             state[c] = value
-            lift_body[n] = value
+            pelvis_offset[n] = value
             positions[n, root, 1] += value
             for f in range(2):
                 reach_rows[n, f] = max_reach[c]

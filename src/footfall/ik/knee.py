@@ -14,10 +14,10 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, per_limb, point_rows
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
-from footfall.ik.two_bone import input_shapes, per_limb, point_rows
+from footfall.ik.two_bone import input_shapes
 
 
 def knee_from_source(

@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, per_limb, point_rows
 from footfall.errors import SkeletonError
 from footfall.ik import _kernel
 from footfall.ik._kernel import MIN_REACH_SLACK
@@ -112,27 +112,6 @@ def input_shapes(named: Mapping[str, ArrayLike | None]) -> str:
     """``"name (shape), ..."`` of the given inputs, for error messages."""
     return ", ".join(f"{name} {np.shape(value)}" for name, value in named.items()
                      if value is not None)
-
-
-def kernel_array(array: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """``array`` as the kernels take it: C-contiguous and writable (a read-only array would
-    compile another specialisation), of the given shape; no copy when it already is one."""
-    array = np.ascontiguousarray(array).reshape(shape)
-    return array if array.flags.writeable else array.copy()
-
-
-def point_rows(points: list[FloatArray], shape: tuple[int, ...]) -> list[FloatArray]:
-    """Each point array broadcast to ``shape`` as a kernel ``(count, 3)`` array."""
-    count = math.prod(shape)
-    return [kernel_array(p if p.shape[:-1] == shape else np.broadcast_to(p, (*shape, 3)),
-                         (count, 3)) for p in points]
-
-
-def per_limb(value: FloatArray, shape: tuple[int, ...]) -> FloatArray:
-    """A per-limb scalar as a kernel array: ``(1,)`` (one for all) or ``(count,)``."""
-    if value.ndim == 0:
-        return kernel_array(value, (1,))
-    return kernel_array(value if value.shape == shape else np.broadcast_to(value, shape), (-1,))
 
 
 def _per_limb(given: ArrayLike, value: FloatArray, shape: tuple[int, ...]) -> FloatArray:

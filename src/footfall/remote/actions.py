@@ -48,7 +48,7 @@ class Outcome:
 
 def run(request: Request, target: ControlTarget) -> Outcome:
     """Run ``request`` on ``target``'s characters; errors become error replies, never raise."""
-    return _guarded(request, lambda: _ACTIONS[request.action](request, target))
+    return _guarded(request, lambda: _HANDLERS[request.action](request, target))
 
 
 def _guarded(request: Request, work: Callable[[], Outcome]) -> Outcome:
@@ -187,7 +187,7 @@ def _auto_calibrate(request: Request, target: ControlTarget) -> Outcome:
     return first
 
 
-_ACTIONS: dict[str, Callable[[Request, ControlTarget], Outcome]] = {
+_HANDLERS: dict[str, Callable[[Request, ControlTarget], Outcome]] = {
     "refresh": _refresh,
     "getCharacterData": _character_data,
     "updateValueRealtime": _update_value,

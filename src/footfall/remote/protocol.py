@@ -18,11 +18,12 @@ import numpy as np
 
 from footfall.errors import ProtocolError, SettingsError
 from footfall.retarget.fingers import PRESET_ALIASES, PRESETS
+from footfall.retarget.settings import ACTIONS as RETARGET_ACTIONS
 from footfall.retarget.settings import PARAMETERS
 
 MAX_MESSAGE_BYTES = 64 * 1024
-ACTIONS = ("refresh", "getCharacterData", "updateValueRealtime", "setHandPosePreset",
-           "calibrateIPose", "resetCalibration", "calibrateHeadForward", "autoCalibrateAll")
+#: Every action a request may name: the service's own three, then the retargeter's registry.
+ACTIONS = ("refresh", "getCharacterData", "updateValueRealtime", *RETARGET_ACTIONS)
 # Field names other tools may use for the same thing (the first is footfall's own).
 _ALIASES = {
     "character": ("character", "characterName", "characterId"),

@@ -17,7 +17,8 @@ RAY_START_MARGIN = 1.0
 @runtime_checkable
 class RaySource(Protocol):
     """Ground that answers downward rays: all the grounding pipeline, the walkers, the
-    post-process and the metrics call (every :class:`Terrain`, ``LevelGround``, ``LaneTerrain``).
+    post-process and the metrics call (every :class:`Terrain`,
+    :class:`~footfall.terrain.level.LevelGround`, :class:`~footfall.terrain.lanes.LaneTerrain`).
     """
 
     def raycast_down(self, xz: np.ndarray) -> RayHits:
@@ -31,11 +32,20 @@ class RaySource(Protocol):
 
 @runtime_checkable
 class BoundedRaySource(RaySource, Protocol):
-    """A :class:`RaySource` with an extent, which placing a clip on it needs."""
+    """A :class:`RaySource` with what placing a clip on it needs
+    (:func:`footfall.grounding.clip.placement.place_clip`): its extent and the part worth
+    crossing."""
 
     @property
     def bounds(self) -> tuple[tuple[float, float], tuple[float, float]]:
         """((x_min, z_min), (x_max, z_max)) metres."""
+        ...
+
+    @property
+    def focus_x(self) -> tuple[float, float] | None:
+        """The x span (metres) a placed clip is centred on — a flight of stairs going up, from
+        its first riser to the landing — or None: the clip then goes where the ground under it
+        varies most."""
         ...
 
 
@@ -54,6 +64,13 @@ class Terrain(ABC):
     vertices: np.ndarray
     faces: np.ndarray
     vertex_colors: np.ndarray | None
+
+    @property
+    def focus_x(self) -> tuple[float, float] | None:
+        """The x span a placed clip is centred on (:class:`BoundedRaySource`): the up flight of
+        a scene with stairs (``params`` ``stairs_start`` to ``landing_start``), else None."""
+        start, landing = self.params.get("stairs_start"), self.params.get("landing_start")
+        return None if start is None or landing is None else (start, landing)
 
     def raycast_down(self, xz: np.ndarray) -> RayHits:
         """Cast rays straight down at ``xz (..., 2)`` world (x, z) metres from above the terrain:

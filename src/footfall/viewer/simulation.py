@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from footfall.bunny import bunny_skeleton, sole_points
-from footfall.bunny.walk import STEP_STYLE
 from footfall.errors import SettingsError
 from footfall.gait.grounded import GroundedWalker
 from footfall.gait.protocol import Walker
-from footfall.gait.stepping import StepWalker
+from footfall.gait.stepping import StepStyle, StepWalker
 from footfall.grounding import GroundingParams
 from footfall.grounding.pipeline import GroundedFrame, with_frame_axis
 from footfall.metrics import ground_gaps, sole_world
@@ -29,6 +28,11 @@ SPEED_RANGE = (0.2, 1.4)
 STEP_HEIGHT_RANGE = (0.04, 0.2)
 START_X = 0.5  # the left bunny's pelvis at the start, metres
 AHEAD_X = 2.0  # seed 000: the right bunny walks 2 m ahead so both show in one side view
+#: How the bunny walks with the stepping walker: seed 000's sizes and its upper-body sway
+#: (spine lean 0.07 rad, arms swinging ±0.5 rad in counter-phase).
+BUNNY_STEP_STYLE = StepStyle(
+    sway=(("Spine", 0.07, 0.0), ("LeftUpperArm", 0.0, 0.5), ("RightUpperArm", 0.0, -0.5)),
+)
 LATERAL_Z = (0.0, 0.0)
 STAIRS_START = 4.0  # the stairs scene's first riser, metres (both bunnies start before it)
 END_MARGIN = 1.5  # restart when the leading bunny is this close to the terrain's end
@@ -145,7 +149,7 @@ class DemoSimulation:
             return GroundedWalker(self.terrain, self.skeleton, count=2, grounding=params,
                                   start=starts, ik=ik, speed=s.speed)
         return StepWalker(self.skeleton, self.terrain, count=2, ik=ik, lateral_z=list(LATERAL_Z),
-                          start_x=start, speed=s.speed, params=params, style=STEP_STYLE)
+                          start_x=start, speed=s.speed, params=params, style=BUNNY_STEP_STYLE)
 
     def apply(self) -> None:
         """Push the cheap switches (left IK, pelvis correction, speed) into the running walker."""

@@ -1,5 +1,6 @@
 """Where a clip goes on a terrain: its pelvis path turned and moved over the interesting ground,
-kept inside the terrain, and the size a built-in scene needs to hold all of it.
+kept inside the terrain, the size a built-in scene needs to hold all of it, and the terrain a
+``--terrain`` name means for a clip (:func:`terrain_for_clip`).
 
 The path is the pelvis's (the joint the two legs hang from), never the root joint's: datasets
 that give every joint position channels leave the root at the origin while the hips walk.
@@ -7,21 +8,32 @@ that give every joint position channels leave the root at the origin while the h
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.grounding.clip.feet import animation_floor
 from footfall.grounding.contacts import segments
 from footfall.grounding.feet import Leg, legs_of
 from footfall.humanoid.limbs import body_joints, pelvis_joint
 from footfall.skeleton import Clip
+from footfall.terrain.level import LevelGround
+from footfall.terrain.scenes import SCENES
+from footfall.terrain.spec import from_spec
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
 
+
+#: How :func:`~footfall.grounding.clip.ground_clip` puts a clip on the terrain: True turns it
+#: to travel along +X over the terrain's interesting part (:func:`place_clip`); False uses it
+#: where it is; "under" keeps it where it is and lays the terrain (a built-in scene, whose
+#: layout means nothing in the clip's coordinates) under it: moved over the terrain's middle
+#: (:func:`centring_shift`) for grounding and back after (``GroundResult.scene_offset_xz``).
+Placement = bool | Literal["under"]
 
 #: Candidate shifts along x tried over uneven non-stair ground, and the margin (metres) kept
 #: between the clip's feet and the terrain's border.
@@ -89,6 +101,29 @@ def scene_size(clip: Clip, legs: Any = None, turn: bool = True) -> tuple[float, 
             max(SCENE_MIN_SIZE[1], float(high[1] - low[1]) + room))
 
 
+def terrain_for_clip(text: str, clip: Clip, size: tuple[float, float] | None = None,
+                     height_range: tuple[float, float] = (0.0, 1.0), turn: bool = True
+                     ) -> BoundedRaySource:
+    """:func:`footfall.terrain.from_spec` for ``clip``: ``"level"`` is level ground at the
+    clip's own floor (:func:`~footfall.grounding.clip.feet.animation_floor`), a built-in scene
+    without a ``size`` is big enough for the clip (:func:`scene_size`; turned along +X unless
+    not ``turn``)."""
+    if text == LevelGround.name:
+        return from_spec(text, level_height=animation_floor(clip))
+    if text in SCENES and size is None:
+        size = scene_size(clip, turn=turn)
+    return from_spec(text, size, height_range)
+
+
+def placement_for(text: str, no_place: bool = False) -> Placement:
+    """How ``footfall ground --terrain TEXT [--no-place]`` puts the clip on the terrain: level
+    ground and files keep their coordinates under ``--no-place`` (False), a built-in scene is
+    laid under the clip ("under"); placed (True) otherwise, except on level ground."""
+    if text == LevelGround.name or (no_place and text not in SCENES):
+        return False
+    return "under" if no_place else True
+
+
 def centring_shift(clip: Clip, bounds: tuple[tuple[float, float], tuple[float, float]],
                    legs: Any = None) -> FloatArray:
     """Horizontal shift ``(3,)`` metres that moves the middle of the clip's footprint to the
@@ -108,17 +143,17 @@ def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:
     facing = along_x(clip, leg_pair)
     _, gpos = facing.forward_kinematics()
     pelvis = gpos[:, pelvis_joint(clip.skeleton, leg_pair), :]
-    params = getattr(terrain, "params", {}) or {}
+    focus = terrain.focus_x
     (x_min, z_min), (x_max, z_max) = terrain.bounds
-    if "stairs_start" in params and "landing_start" in params:
-        centre = np.array([(params["stairs_start"] + params["landing_start"]) / 2, 0.0])
+    if focus is not None:
+        centre = np.array([(focus[0] + focus[1]) / 2, 0.0])
     else:
         centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
     middle = (pelvis[:, [0, 2]].min(axis=0) + pelvis[:, [0, 2]].max(axis=0)) / 2
     low, high = footprint(facing, leg_pair)
     shift = _inside(centre - middle, low, high, (x_min, z_min), (x_max, z_max))
     placed = turned(facing, quat.identity(), np.array([shift[0], 0.0, shift[1]]))
-    if "stairs_start" not in params:
+    if focus is None:
         room = (x_min + PLACE_MARGIN - (low[0] + shift[0]),
                 x_max - PLACE_MARGIN - (high[0] + shift[0]))
         extra = _roughest_shift(placed, leg_pair, terrain, room)

@@ -1,4 +1,5 @@
-"""Command-line options of the control service, for ``footfall live`` (and any loop command)."""
+"""Command-line options of the control service (:mod:`footfall.remote`), for ``footfall live``
+(and any loop command)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,203 @@
+"""Ground a clip on a terrain (:func:`ground_clip`) and measure one as it stands
+(:func:`measure_clip`): the steps of :mod:`footfall.grounding.clip` in order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall import quat
+from footfall.errors import SkeletonError
+from footfall.grounding.clip.contacts import check_contacts, contact_segments, find_contacts
+from footfall.grounding.clip.feet import ClipFeet, foot_points, prepare_clip
+from footfall.grounding.clip.followers import follow, followers
+from footfall.grounding.clip.placement import (
+    Placement,
+    centring_shift,
+    frame_ranges,
+    place_clip,
+    turned,
+)
+from footfall.grounding.clip.plan import plan
+from footfall.grounding.clip.solve import CORRECTION_PASSES, solve
+from footfall.grounding.feet import Leg, calibration_frames, legs_of
+from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
+from footfall.metrics import ground_gaps
+from footfall.metrics.clip import score
+from footfall.metrics.stance import planted_heights, support_heights
+from footfall.skeleton import Clip
+from footfall.terrain.level import LevelGround
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import BoundedRaySource, RaySource
+
+@dataclass
+class GroundResult:
+    """A grounded clip and its report (``before`` / ``after`` metrics, contacts, warnings)."""
+
+    clip: Clip
+    before: dict[str, float]
+    after: dict[str, float]
+    contacts: NDArray[np.bool_]
+    off_terrain_frames: int = 0
+    warnings: list[str] = field(default_factory=list)
+    swing_lift_max_m: float = 0.0
+    #: With ``place="under"``: where the terrain's origin lies in the clip's coordinates (x, z).
+    scene_offset_xz: tuple[float, float] | None = None
+
+    def report(self, **about: Any) -> dict[str, Any]:
+        """The JSON report: ``{"before": {...}, "after": {...}, "contacts": {...}, ...}``, then
+        ``about`` (the command adds the clip's and the terrain's names)."""
+        out = {
+            "before": self.before,
+            "after": self.after,
+            "frames": self.clip.frame_count,
+            "fps": self.clip.fps,
+            "contact_ratio": float(self.contacts.mean()) if self.contacts.size else 0.0,
+            "contacts": contact_segments(self.contacts),
+            "off_terrain_frames": self.off_terrain_frames,
+            "swing_lift_max_m": self.swing_lift_max_m,
+            "warnings": self.warnings,
+            **about,
+        }
+        if self.scene_offset_xz is not None:
+            out["scene_offset_xz"] = list(self.scene_offset_xz)
+        return out
+
+
+def ground_clip(
+    clip: Clip,
+    terrain: BoundedRaySource,
+    params: GroundingParams = DEFAULT_PARAMS,
+    *,
+    place: Placement = True,
+    legs: Any = None,
+    contacts: ArrayLike | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    ball_clearance: float = 0.0,
+) -> GroundResult:
+    """Ground ``clip`` (metres, Y up, animated on a flat floor) on ``terrain``, doing no harm
+    (see :mod:`footfall.grounding.clip`).
+
+    place: :data:`~footfall.grounding.clip.placement.Placement`; legs: as
+    :func:`~footfall.grounding.feet.legs_of` takes them (found when None); contacts: ``(F, 2)``
+    bool to use instead of the ones found in the motion; ball_clearance: optional extra
+    clearance (metres, default 0 = as animated) for swinging balls faster than
+    :data:`~footfall.grounding.clip.plan.SWING_SPEED`; how far it raised any swing is
+    ``swing_lift_max_m``. A clip holding NaN raises :class:`SkeletonError` naming the
+    frame and joint.
+    """
+    clip.check_finite()
+    if clip.frame_count < 1:
+        raise SkeletonError("the clip has no frames")
+    if not (np.isfinite(ball_clearance) and 0.0 <= ball_clearance <= 0.5):
+        raise SkeletonError(f"ball_clearance must be in [0, 0.5] m, got {ball_clearance}")
+    if contacts is not None:
+        contacts = check_contacts(contacts, clip.frame_count)
+    leg_pair = legs_of(clip.skeleton, legs)
+    if place != "under":
+        return _ground(clip, terrain, params, bool(place), leg_pair, contacts, progress,
+                       ball_clearance)
+    shift = centring_shift(clip, terrain.bounds, leg_pair)
+    result = _ground(turned(clip, quat.identity(), shift), terrain, params, False, leg_pair,
+                     contacts, progress, ball_clearance)
+    result.clip = turned(result.clip, quat.identity(), -shift)
+    result.scene_offset_xz = (-float(shift[0]), -float(shift[2]))
+    return result
+
+
+def _ground(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, place: bool,
+            legs: tuple[Leg, Leg], contacts: NDArray[np.bool_] | None,
+            progress: Callable[[int, int], None] | None, ball_clearance: float) -> GroundResult:
+    """:func:`ground_clip` of a checked clip: a calibration pose as first or last frame is no
+    motion, so the motion is grounded without it, and it comes back as it was (moved and turned
+    with the clip where it was placed)."""
+    cut = calibration_frames(clip.rotations, clip.skeleton.parents)
+    start, stop = int(cut[0]), clip.frame_count - int(cut[-1])
+    motion = clip[start:stop] if cut.any() else clip
+    result, solved = _ground_motion(motion, terrain, params, place, legs,
+                                    None if contacts is None else contacts[start:stop],
+                                    progress, ball_clearance)
+    if cut.any():
+        result.clip = _with_frames_back(clip, start, stop, result.clip)
+        result.contacts = np.pad(result.contacts,
+                                 ((start, clip.frame_count - stop), (0, 0)))
+    _off_terrain(result, solved, terrain, start)
+    return result
+
+
+def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, place: bool,
+                   legs: tuple[Leg, Leg], contacts: NDArray[np.bool_] | None,
+                   progress: Callable[[int, int], None] | None, ball_clearance: float
+                   ) -> tuple[GroundResult, ClipFeet]:
+    """:func:`ground_clip` of a clip without calibration frames: placed, prepared, planned,
+    scored, solved, scored again, its followers put back; the result and its solved feet."""
+    source = place_clip(clip, terrain, legs) if place else clip.copy()
+    prepared = prepare_clip(source, legs)
+    found = find_contacts(prepared.feet, prepared.floor, clip.fps) if contacts is None \
+        else contacts
+    planned = plan(prepared, terrain, found, params, ball_clearance)
+    before = score(source, prepared.feet, planned.contacts, terrain, legs, planned.rest,
+                   prepared.floor)
+    out, solved = solve(prepared, planned, terrain, progress)
+    after = score(out, solved, planned.contacts, terrain, legs, planned.rest)
+    out = follow(out, followers(source, legs))
+    if progress is not None:
+        progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
+    return GroundResult(out, before, after, planned.contacts,
+                        swing_lift_max_m=float(np.max(planned.swing_clearance, initial=0.0))), \
+        solved
+
+
+def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
+    """:func:`~footfall.metrics.clip.score` of a clip's motion (without calibration frames, as
+    :func:`ground_clip` measures it) as it stands on ``terrain`` (contacts found in the motion
+    when not given)."""
+    clip.check_finite()
+    motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)
+    if contacts is not None:
+        contacts = check_contacts(contacts, clip.frame_count)[motion]
+    clip = clip[motion]
+    prepared = prepare_clip(clip, legs_of(clip.skeleton, legs))
+    feet, floor = prepared.feet, prepared.floor
+    if contacts is None:
+        contacts = find_contacts(feet, floor, clip.fps)
+    rest = planted_heights(support_heights(feet.ankle, feet.touch, LevelGround(floor)), contacts)
+    return score(clip, feet, contacts, terrain, prepared.legs, rest, floor)
+
+
+def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,
+                 first: int = 0) -> None:
+    """Count and name in a warning the frames where a solved foot (frames ``first`` on) has no
+    ground under it."""
+    frames = result.contacts.shape[0]
+    points = foot_points(solved)
+    gaps = ground_gaps(terrain, points)
+    left_terrain = np.any(np.isfinite(points[..., 1]) & ~np.isfinite(gaps), axis=-1)
+    # Frames ahead of the solved ones (a calibration frame) never leave it.
+    left_terrain = np.pad(left_terrain, ((first, frames - first - len(left_terrain)), (0, 0)))
+    result.off_terrain_frames = int(left_terrain.any(axis=1).sum())
+    for side, name in enumerate(("left", "right")):
+        if left_terrain[:, side].any():
+            result.warnings.append(
+                f"the {name} foot leaves the terrain in frames "
+                f"{frame_ranges(left_terrain[:, side])} of {frames}: the ground under it is "
+                "missing there (it keeps its animated height over the nearest ground it had)"
+            )
+
+
+def _with_frames_back(clip: Clip, start: int, stop: int, grounded: Clip) -> Clip:
+    """``grounded`` (frames ``start:stop`` of ``clip``) with ``clip``'s other frames put back,
+    turned about +Y and moved horizontally as placing moved the clip (read off the roots' first
+    grounded frame: grounding changes no root rotation and moves roots only vertically)."""
+    roots = np.nonzero(clip.skeleton.parents < 0)[0]
+    turn = quat.mul(grounded.rotations[0, roots[0]], quat.inv(clip.rotations[start, roots[0]]))
+    shift = grounded.positions[0, roots[0]] - quat.rotate(turn, clip.positions[start, roots[0]])
+    shift[1] = 0.0
+    out = turned(clip, turn, shift)
+    out.rotations[start:stop], out.positions[start:stop] = grounded.rotations, grounded.positions
+    return out

@@ -1,0 +1,180 @@
+"""What grounding a clip decides before solving (:class:`Plan`): which frames are planted, how
+far each ankle moves up and sideways, the pelvis offset and the sole tilt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from footfall import quat
+from footfall.arrays import FloatArray
+from footfall.grounding.clip.feet import ClipFeet, PreparedClip, foot_points
+from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
+from footfall.grounding.contacts import horizontal_speed
+from footfall.grounding.foot_align import align_rotation, slope_angles
+from footfall.grounding.locks import slip_locks
+from footfall.grounding.params import GroundingParams
+from footfall.metrics import ground_gaps
+from footfall.metrics.stance import defect_over, planted_heights, stance_defect, support_heights
+from footfall.terrain.base import RaySource
+from footfall.terrain.level import LevelGround
+
+PELVIS_SMOOTH_SECONDS = 0.25
+#: Corrections of a planted foot are blended in and out over this long (seconds);
+#: swing offsets are smoothed from above over the same time.
+BLEND_SECONDS = 0.1
+#: Optional extra clearance (off by default): a swinging ball faster than SWING_SPEED m/s kept
+#: ``ball_clearance`` metres over the ground. It changes the motion and is reported.
+SWING_SPEED = 0.5
+#: A planted foot within this of its planted height (metres, above or below: capture noise,
+#: PhysDiff's tolerance) is not corrected; beyond it, only the excess is.
+STANCE_TOLERANCE = 0.005
+#: A detected contact in which every support joint is higher than this over its planted height
+#: (metres) is a slow low swing (a shuffle, a last small step), not a stance: left as animated.
+CONTACT_FLOAT = 0.015
+#: The ball is held only while it rests: within this of its planted height (metres); it is let
+#: go when the heel rises onto the toes.
+BALL_REST = 0.01
+
+
+def blend_frames(fps: float) -> int:
+    """:data:`BLEND_SECONDS` in frames at ``fps`` (at least 1)."""
+    return max(1, int(round(BLEND_SECONDS * fps)))
+
+
+@dataclass
+class Plan:
+    """What grounding a clip decides before solving, per frame and foot ``(F, 2[, 2])``.
+
+    contacts: planted frames; rest: ``(2, P)`` planted heights of the support joints;
+    allowed: the part of the source's stance defect that may stay;
+    shift / locked / slip: horizontal slip-lock shift of each foot beyond the tolerance, where
+    a lock holds it, and the whole slip it holds ``(F, 2)``;
+    ankle_offset: vertical target offset of each ankle; pelvis_offset: ``(F,)`` how far the
+    pelvis moves up; tilt: sole tilt ``(F, 2, 4)``; off_terrain: feet with no ground under
+    them; swing_clearance: the optional ball clearance lift.
+    """
+
+    contacts: NDArray[np.bool_]
+    rest: FloatArray
+    allowed: FloatArray
+    shift: FloatArray
+    locked: NDArray[np.bool_]
+    slip: FloatArray
+    ankle_offset: FloatArray
+    pelvis_offset: FloatArray
+    tilt: FloatArray
+    off_terrain: NDArray[np.bool_]
+    swing_clearance: FloatArray
+
+
+def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_],
+         params: GroundingParams, ball_clearance: float) -> Plan:
+    """Everything :func:`~footfall.grounding.clip.ground.ground_clip` decides before solving
+    (see :class:`Plan`)."""
+    feet, floor, fps = prepared.feet, prepared.floor, prepared.clip.fps
+    blend = blend_frames(fps)
+    over_floor = support_heights(feet.ankle, feet.touch, LevelGround(floor))
+    contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
+    shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps)
+    # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
+    # smoothed from above (rise early before a stair nose, come down after it).
+    need, off_terrain = _ground_offsets(foot_points(feet), shift, terrain, floor)
+    swing_need = smooth_above(need, blend)
+    swing_clearance = np.zeros(contacts.shape)
+    if ball_clearance > 0:
+        ball_gap = feet.ball[..., 1] - floor  # the ball's animated height over its floor
+        speed = horizontal_speed(feet.ball, fps)
+        fast = (speed > SWING_SPEED) & ~contacts
+        swing_clearance = np.where(fast, np.maximum(ball_clearance - ball_gap, 0.0), 0.0)
+        swing_clearance = np.where(contacts, 0.0, smooth_above(swing_clearance, blend))
+    # A planted foot stands on the ground by its support joints, keeping only what may stay of
+    # the source's own defect (within the tolerance, or not sustained).
+    support = support_heights(feet.ankle, feet.touch, terrain, shift)
+    standing = allowed - defect_over(support, rest, feet.ankle, floor)
+    standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
+    ankle_offset = np.where(contacts, standing, swing_need + swing_clearance)
+    # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
+    # its own leg, not by lowering the body).
+    ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
+    # Smoothed from below (moving minimum, then average): never above the lower foot's ground.
+    pelvis_window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
+    pelvis_offset = smooth(-smooth(-ground_part.min(axis=1), pelvis_window, np.max),
+                           pelvis_window)
+    tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
+    return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, pelvis_offset, tilt,
+                off_terrain, swing_clearance)
+
+
+def _plan_stances(over_floor: FloatArray, contacts: NDArray[np.bool_], blend: int
+                  ) -> tuple[NDArray[np.bool_], FloatArray, FloatArray, FloatArray]:
+    """Contacts, planted heights, the source's stance defect and the part of it that may stay
+    (see :class:`Plan`) from the support joints' heights over the clip's floor ``over_floor``:
+    a "contact" with every support joint well above its planted height is a slow swing."""
+    rest = planted_heights(over_floor, contacts)
+    source_defect = stance_defect(over_floor, rest)
+    contacts = contacts & (source_defect <= CONTACT_FLOAT)
+    rest = planted_heights(over_floor, contacts)
+    source_defect = stance_defect(over_floor, rest)
+    allowed = source_defect - _sustained(source_defect, contacts, blend)
+    return contacts, rest, source_defect, allowed
+
+
+def _plan_slips(feet: ClipFeet, over_floor: FloatArray, contacts: NDArray[np.bool_],
+                rest: FloatArray, fps: float) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
+    """Resting balls held where they landed, by no more than the source slid beyond the
+    tolerance: the horizontal shift ``(F, 2, 2)``, where a lock holds ``(F, 2)`` and the whole
+    slip it holds ``(F, 2)``."""
+    with np.errstate(invalid="ignore"):
+        ball_rests = over_floor[:, :, 1] - rest[None, :, 1] <= BALL_REST
+    shift, locked = slip_locks(feet.ball, contacts & ball_rests, fps)
+    size = np.linalg.norm(shift, axis=-1, keepdims=True)
+    shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
+    return shift, locked, size[..., 0]
+
+
+def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, floor: float
+                    ) -> tuple[FloatArray, NDArray[np.bool_]]:
+    """How far each foot must move up ``(F, 2)`` so every point ``(F, 2, N, 3)`` (moved by the
+    horizontal ``shift (F, 2, 2)``) keeps its animated height over the ground under it, and
+    where the ground under a foot is missing ``(F, 2)``."""
+    moved = points.copy()
+    moved[..., [0, 2]] += shift[:, :, None, :]
+    below = ground_gaps(terrain, np.where(np.isfinite(moved), moved, np.nan))
+    ground = moved[..., 1] - below  # (F, 2, N) NaN where there is no ground
+    off = np.any(np.isfinite(points[..., 1]) & ~np.isfinite(ground), axis=-1)
+    with np.errstate(invalid="ignore"):
+        need = np.nanmax(np.where(np.isfinite(ground), ground - floor, -np.inf), axis=-1)
+    need = np.where(np.isfinite(need), need, np.nan)
+    return fill_missing(need), off
+
+
+def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> FloatArray:
+    """The part ``(F, 2)`` of a stance defect that is real: beyond :data:`STANCE_TOLERANCE` and
+    held for ``window`` frames inside a contact. A foot still coming down after heel strike or
+    already rising at toe-off is moving, not floating; capture noise is within the tolerance."""
+    excess = np.sign(defect) * np.maximum(np.abs(defect) - STANCE_TOLERANCE, 0.0)
+    excess = np.where(contacts, excess, 0.0)
+    above = -smooth(-np.maximum(excess, 0.0), window, np.max)  # moving minimum of the float
+    below = smooth(np.minimum(excess, 0.0), window, np.max)  # moving maximum of the sink
+    return np.where(contacts, above + below, 0.0)
+
+
+def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: NDArray[np.bool_],
+               params: GroundingParams, blend: int) -> FloatArray:
+    """World rotations ``(F, 2, 4)`` turning each planted sole by the slope under it (seed
+    004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
+    contacts and smoothed; the identity on level ground."""
+    hits = terrain.raycast_down(feet.ankle[..., [0, 2]] + shift)
+    forward = feet.ball - feet.ankle
+    normal = np.where(hits.hit[..., None], hits.normal, np.array([0.0, 1.0, 0.0]))
+    pitch, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
+    angles = np.stack([pitch, roll], axis=-1) * blend_out(
+        np.ones(contacts.shape), contacts, blend
+    )[..., None]
+    angles = smooth(angles, blend)
+    tilt = align_rotation(angles[..., 0], angles[..., 1], forward)
+    level = np.all(np.abs(angles) < 1e-12, axis=-1)
+    return np.where(level[..., None], quat.identity(level.shape), tilt)

@@ -1,0 +1,91 @@
+"""The legs solved to a :class:`~footfall.grounding.clip.plan.Plan`: analytic two-bone IK keeping
+the animated knee plane, only where a correction is non-zero, then correction passes that
+measure the solved feet and remove what the tilt left."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from footfall import quat
+from footfall.arrays import FloatArray
+from footfall.grounding.clip.feet import ClipFeet, PreparedClip
+from footfall.grounding.clip.plan import STANCE_TOLERANCE, Plan, blend_frames
+from footfall.grounding.clip.smoothing import blend_out
+from footfall.grounding.feet import Leg
+from footfall.ik import solve_two_bone
+from footfall.metrics.stance import defect_over, support_heights
+from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
+from footfall.terrain.base import RaySource
+
+#: Solves after the first that measure the solved feet and correct what is left.
+CORRECTION_PASSES = 2
+#: A correction smaller than this (metres) is none: the leg keeps its animated rotations.
+NO_CORRECTION = 1e-9
+
+
+def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
+          progress: Callable[[int, int], None] | None = None) -> tuple[Clip, ClipFeet]:
+    """The solved clip and its feet: legs solved to the plan's targets, then
+    :data:`CORRECTION_PASSES` more times removing the planted feet's measured defect and lock
+    drift; ``progress(done, total)`` after each solve."""
+    source, feet = prepared.clip, prepared.feet
+    blend = blend_frames(source.fps)
+    total = 2 + CORRECTION_PASSES
+    correction = np.zeros(plan.contacts.shape)  # stance height corrections found on the solved feet
+    drift = np.zeros((*plan.contacts.shape, 2))
+    for step in range(1 + CORRECTION_PASSES):
+        targets = feet.ankle.copy()
+        targets[..., [0, 2]] += plan.shift + drift
+        targets[..., 1] += plan.ankle_offset + correction
+        out = solve_legs(source, prepared.legs, plan.pelvis_offset, targets, plan.tilt,
+                         prepared.root)
+        solved = prepared.feet_of(out)
+        if progress is not None:
+            progress(step + 1, total)
+        if step == CORRECTION_PASSES:
+            break
+        # The planted feet's defect beyond what may stay of the source's own: the next solve
+        # removes it.
+        defect = defect_over(support_heights(solved.ankle, solved.touch, terrain), plan.rest)
+        error = np.where(plan.contacts & ~plan.off_terrain, defect - plan.allowed, 0.0)
+        correction = correction - blend_out(error, plan.contacts, blend)
+        wanted = feet.ball[..., [0, 2]] + plan.shift
+        moved = solved.ball[..., [0, 2]] - wanted
+        held = plan.locked & (plan.slip > STANCE_TOLERANCE)
+        drift = drift - np.where(held[..., None], moved, 0.0)
+    return out, solved
+
+
+def solve_legs(clip: Clip, legs: tuple[Leg, Leg], pelvis_offset: FloatArray, targets: FloatArray,
+               tilt: FloatArray, root: int) -> Clip:
+    """The clip with its root raised by ``pelvis_offset (F,)`` metres and each leg solved so its
+    ankle reaches ``targets (F, 2, 3)`` (world) with the foot turned by ``tilt (F, 2, 4)``; legs
+    that need no correction keep their animated rotations."""
+    rotations = clip.rotations.copy()
+    positions = clip.positions.copy()
+    positions[:, root, 1] += pelvis_offset
+    grot, gpos = forward_kinematics(clip.skeleton.parents, rotations, positions)
+    parents = clip.skeleton.parents
+    for side, leg in enumerate(legs):
+        hip, knee, ankle = gpos[:, leg.upper], gpos[:, leg.lower], gpos[:, leg.foot]
+        target = targets[:, side]
+        turn = tilt[:, side]
+        active = (np.linalg.norm(target - ankle, axis=-1) > NO_CORRECTION) | (
+            np.abs(turn[:, 0]) < 1.0 - 1e-15
+        )
+        if not np.any(active):
+            continue
+        limb = np.linalg.norm(knee - hip, axis=-1) + np.linalg.norm(ankle - knee, axis=-1)
+        reach = np.linalg.norm(ankle - hip, axis=-1) / np.maximum(limb, 1e-12)
+        solved = solve_two_bone(hip, knee, ankle, target,
+                                max_reach=np.clip(reach + 1e-9, 0.999, 1.0))
+        chain = [leg.upper, leg.lower, leg.foot]
+        world = quat.mul(np.stack([solved.upper_rotation, solved.lower_rotation, turn], axis=1),
+                         grot[:, chain])
+        parent = grot[:, parents[leg.upper]] if parents[leg.upper] >= 0 else quat.identity(
+            (clip.frame_count,))
+        local = quat.normalize(chain_local_rotations(parent, world))
+        rotations[:, chain] = np.where(active[:, None, None], local, rotations[:, chain])
+    return Clip(clip.skeleton, rotations, positions, clip.fps)

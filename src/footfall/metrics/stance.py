@@ -1,0 +1,79 @@
+"""A planted foot's height defect, judged by the joints it stands on (ankle, ball, toe tips).
+
+The *support joints* of a foot ``(P,)`` are its ankle (standing on the heel), its ball and its
+toe tips (pushing off): measured joints, not a modelled sole. A foot's *planted heights*
+``(2, P)`` are where those joints are when it is planted; its *stance defect* ``(F, 2)`` is how
+far it is above (+, floating) or below (−, sinking) that.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from footfall.arrays import FloatArray
+from footfall.metrics.measures import ground_gaps
+
+if TYPE_CHECKING:
+    from footfall.terrain.base import RaySource
+
+#: A foot's planted height is the low percentile of its support joints' heights in stance.
+REST_PERCENTILE = 5
+
+
+def support_heights(ankle: FloatArray, touch: FloatArray, terrain: RaySource,
+                    shift: FloatArray | None = None) -> FloatArray:
+    """Heights ``(F, 2, P)`` of the joints each foot stands on over the ground straight under
+    them (NaN off the terrain, NaN padding): the ankles ``(F, 2, 3)`` and the touch points but
+    the first (the heel) ``touch (F, 2, P, 3)``: ball and toe tips. ``shift (F, 2, 2)`` moves
+    each foot horizontally first."""
+    points = np.concatenate([ankle[:, :, None], touch[:, :, 1:]], axis=2)
+    if shift is not None:
+        points[..., [0, 2]] += shift[:, :, None, :]
+    return ground_gaps(terrain, points)
+
+
+def planted_heights(heights: FloatArray, contacts: NDArray[np.bool_]) -> FloatArray:
+    """Each foot's support joint heights ``(2, P)`` when planted: a low percentile over its
+    ``contacts (F, 2)`` (over every frame for a foot that never touches down)."""
+    rest = np.empty(heights.shape[1:])
+    for foot in range(heights.shape[1]):
+        frames = contacts[:, foot] if contacts[:, foot].any() else slice(None)
+        rest[foot] = np.nanpercentile(heights[frames, foot], REST_PERCENTILE, axis=0)
+    return rest
+
+
+def stance_defect(heights: FloatArray, rest: FloatArray) -> FloatArray:
+    """How far each foot ``(F, 2)`` is above (+) or below (−) planted, from its support joints'
+    ``heights (F, 2, P)`` (ankle, ball, toe tips) against their planted heights ``rest (2, P)``.
+
+    It floats by what its lowest support joint is above planted (a foot on its toe tips at
+    push-off is planted); it sinks by what the lower of its ankle and ball is below planted — a
+    toe tip alone under the floor is a bent toe, not a sunken foot.
+    """
+    relative = heights - rest
+    lifted = np.min(np.where(np.isfinite(relative), relative, np.inf), axis=-1)
+    sunk = np.min(np.where(np.isfinite(relative[..., :2]), relative[..., :2], np.inf), axis=-1)
+    defect = np.where(lifted > 0, lifted, np.minimum(sunk, 0.0))
+    return np.where(np.isfinite(defect) & np.isfinite(lifted), defect, 0.0)
+
+
+def defect_over(over: FloatArray, rest: FloatArray, ankle: FloatArray | None = None,
+                floor: float | None = None) -> FloatArray:
+    """Each foot's stance defect ``(F, 2)`` over the terrain (metres, + above planted), from
+    its support joints' heights over the ground under them ``over (F, 2, P)``
+    (:func:`support_heights`) against their planted heights ``rest (2, P)``.
+
+    Feet still as animated on the clip's ``floor`` (their ``ankle (F, 2, 3)`` and the floor's
+    height given): the ground's height under the ankle above that floor is taken out before
+    :func:`stance_defect`'s rule and put back after, so the rule judges the foot's own pose and
+    only how uneven the ground is across the foot (a foot on its toe tips stays one, not a
+    sunken foot). Feet already put on the terrain (no ``floor``) are judged as they stand.
+    """
+    if ankle is None or floor is None:
+        return stance_defect(over, rest)
+    ankle_ground = ankle[..., 1] - over[..., 0] - floor
+    lift = np.where(np.isfinite(ankle_ground), ankle_ground, 0.0)
+    return stance_defect(over + lift[..., None], rest) - lift
