@@ -56,10 +56,12 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     """
     if avatar is None or avatar.document is None:
         avatar = load_avatar(path, skin)
-    anim = find_animation(avatar, animation, path)
+    gltf = avatar.document
+    assert gltf is not None  # load_avatar keeps the document
+    anim = find_animation(gltf, animation, path)
     if not (np.isfinite(fps) and 0 < fps <= MAX_SAMPLE_FPS):
         raise GLTFError(f"{path}: fps must be in (0, {MAX_SAMPLE_FPS:g}], got {fps}")
-    tracks = read_tracks(avatar, anim, f"{path}: animation {animation}", path)
+    tracks = read_tracks(gltf, anim, f"{path}: animation {animation}", path)
     end = max([0.0, *(float(track.times[-1]) for track in tracks)])
     if end * fps > 50_000_000:
         raise GLTFError(f"{path}: animation {animation}: {end:g} s at {fps:g} fps is too many "
@@ -72,10 +74,10 @@ def load_animation(path: PathArg, animation: int = 0, fps: float = 30.0,
     return clip
 
 
-def find_animation(avatar: Avatar, animation: int, path: PathArg) -> pygltflib.Animation:
-    """Animation ``animation`` of ``avatar``'s document, with its channel and sampler lists."""
-    gltf = avatar.document
-    assert gltf is not None  # load_avatar keeps the document
+def find_animation(gltf: pygltflib.GLTF2, animation: int, path: PathArg
+                   ) -> pygltflib.Animation:
+    """Animation ``animation`` of ``gltf`` (read from ``path``), with its channel and sampler
+    lists."""
     if not 0 <= animation < len(gltf.animations):
         raise GLTFError(f"{path}: animation {animation} does not exist "
                         f"({len(gltf.animations)} animations)")
@@ -86,12 +88,10 @@ def find_animation(avatar: Avatar, animation: int, path: PathArg) -> pygltflib.A
     return anim
 
 
-def read_tracks(avatar: Avatar, anim: pygltflib.Animation, where: str, path: PathArg
+def read_tracks(gltf: pygltflib.GLTF2, anim: pygltflib.Animation, where: str, path: PathArg
                 ) -> list[Track]:
     """Every channel of ``anim`` (from :func:`find_animation`) with its keyframes; raises
     :class:`GLTFError` naming ``where`` and the channel for anything malformed."""
-    gltf = avatar.document
-    assert gltf is not None
     buffers: dict[int, bytes] = {}
 
     def read(accessor_index: object, what: str) -> np.ndarray:

@@ -17,10 +17,11 @@ from footfall.gltf.nodes import hierarchy_depths, node_values
 
 #: Most nodes a file may hold (an explicit limit; reading never recurses over the hierarchy).
 MAX_NODES = 100_000
+#: Suffixes of files that are GLB containers (pygltflib itself knows only .glb).
+BINARY_SUFFIXES = (".glb", ".vrm", ".vrma")
 _COMPONENTS: dict[int, type[np.generic]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16,
                                              5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 _TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
-
 
 
 def is_index(value: object, count: int) -> TypeGuard[int]:
@@ -31,6 +32,11 @@ def is_size(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 53
 
 
+def is_binary(path: Path) -> bool:
+    """Whether ``path`` names a binary glTF container (GLB) by its suffix: .glb, and VRM's
+    .vrm and .vrma, which are GLB files under another name."""
+    return path.suffix.lower() in BINARY_SUFFIXES
+
 
 def read_document(path: Path) -> pygltflib.GLTF2:
     """The parsed document, its structure checked (:func:`check_document`)."""
@@ -39,7 +45,8 @@ def read_document(path: Path) -> pygltflib.GLTF2:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pygltflib warns, then fails or half-reads
-            gltf = pygltflib.GLTF2().load(str(path))
+            gltf = (pygltflib.GLTF2().load_binary(str(path)) if is_binary(path)
+                    else pygltflib.GLTF2().load(str(path)))
     except Exception as exc:  # pygltflib raises many types for bad input
         message = str(exc).splitlines()[0][:200] if str(exc) else ""
         raise GLTFError(f"{path}: cannot read glTF ({type(exc).__name__}: {message})") from None

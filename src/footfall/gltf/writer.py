@@ -18,13 +18,15 @@ from footfall import quat
 from footfall.batch.atomic import replacing
 from footfall.errors import GLTFError, SkeletonError
 from footfall.gltf.avatar import Avatar, PathArg
-from footfall.gltf.document import check_document, read_document
+from footfall.gltf.document import check_document, is_binary, read_document
 from footfall.gltf.nodes import as_trs, split_transform
 from footfall.skeleton import Clip
 
 
-def _accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: str,
-              with_bounds: bool = False) -> int:
+def add_accessor(gltf: pygltflib.GLTF2, blob: bytearray, data: np.ndarray, kind: str,
+                 with_bounds: bool = False) -> int:
+    """Append ``data (N, …)`` as float32 to ``blob`` behind a new buffer view and accessor of
+    glTF type ``kind`` (with min/max when ``with_bounds``); returns the accessor's index."""
     data = np.ascontiguousarray(data, dtype=np.float32)
     blob.extend(bytes(-len(blob) % 4))  # views start on 4-byte boundaries
     offset = len(blob)
@@ -50,7 +52,8 @@ def save_animation(
     ``joint_scales`` ``(J,)`` adds a constant scale channel where ≠ 1 (head scale); with
     ``root_scale`` ≠ 1 the clip is taken to be of the avatar scaled by it (its offsets ×
     ``root_scale``) and the root joints get that scale. The output is GLB when ``path`` ends
-    in ``.glb``. Raises :class:`GLTFError` when the clip does not fit the avatar.
+    in ``.glb`` or ``.vrm`` (a VRM avatar's file keeps its VRM extension, meshes and materials:
+    a .vrm with an animation). Raises :class:`GLTFError` when the clip does not fit the avatar.
     """
     path = Path(path)
     skeleton = avatar.skeleton
@@ -67,7 +70,7 @@ def save_animation(
     frames = clip.frame_count
     times = np.arange(frames, dtype=np.float64) / clip.fps
     channels, samplers = [], []
-    time_accessor = _accessor(gltf, blob, times, pygltflib.SCALAR, with_bounds=True)
+    time_accessor = add_accessor(gltf, blob, times, pygltflib.SCALAR, with_bounds=True)
     rotations = quat.unroll_sign(clip.rotations, axis=0)
     scales = np.ones(skeleton.joint_count) if joint_scales is None else np.asarray(joint_scales)
     # A joint without a translation channel plays its rest offset, scaled by the root's scale
@@ -78,7 +81,7 @@ def save_animation(
 
     def add(node: int, target_path: str, values: np.ndarray, kind: str) -> None:
         samplers.append(pygltflib.AnimationSampler(
-            input=time_accessor, output=_accessor(gltf, blob, values, kind),
+            input=time_accessor, output=add_accessor(gltf, blob, values, kind),
             interpolation="LINEAR"))
         channels.append(pygltflib.AnimationChannel(
             sampler=len(samplers) - 1,
@@ -100,17 +103,24 @@ def save_animation(
             original = np.asarray(gltf.nodes[node].scale or [1.0, 1.0, 1.0])
             add(node, "scale", np.tile(original * scale, (frames, 1)), pygltflib.VEC3)
     gltf.animations = [pygltflib.Animation(name=name, channels=channels, samplers=samplers)]
+    write_document(gltf, bytes(blob), path)
+
+
+def write_document(gltf: pygltflib.GLTF2, blob: bytes, path: Path) -> None:
+    """Write ``gltf`` with ``blob`` as its one buffer to ``path`` (GLB for .glb/.vrm/.vrma,
+    else glTF JSON with the buffer inline), atomically: only a file that reads back replaces
+    ``path``; :class:`GLTFError` otherwise."""
     if not gltf.buffers:
         gltf.buffers = [pygltflib.Buffer(byteLength=0)]
     gltf.buffers[0].byteLength = len(blob)
     gltf.buffers[0].uri = None
-    gltf.set_binary_blob(bytes(blob))
+    gltf.set_binary_blob(blob)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target under a name with the same suffix (pygltflib reads by suffix),
     # read back and checked, and only then renamed over the target.
     with replacing(path) as temporary:
         try:
-            if path.suffix.lower() == ".glb":
+            if is_binary(path):
                 gltf.save_binary(str(temporary))
             else:
                 gltf.convert_buffers(pygltflib.BufferFormat.DATAURI)
@@ -128,7 +138,7 @@ def _check_written(written: Path, gltf: pygltflib.GLTF2, path: Path) -> None:
     check_document(gltf, path)
     data = written.read_bytes()
     try:
-        if written.suffix.lower() == ".glb":
+        if is_binary(written):
             magic, version, total, json_length = struct.unpack_from("<4sIII", data, 0)
             bin_at = 20 + json_length
             bin_length, bin_kind = struct.unpack_from("<I4s", data, bin_at)
