@@ -24,11 +24,12 @@ from conftest import DATA
 from footfall import bvh, quat
 from footfall.cli import main
 from footfall.gltf import Avatar, load_animation, load_avatar, load_vrm_animation
-from footfall.humanoid import HUMAN_BONES, auto_map
+from footfall.humanoid import auto_map
 from footfall.retarget import Retargeter
 from footfall.retarget.toes import Toes
 from footfall.skeleton import Clip, forward_kinematics
 from vrm_files import (
+    UNITY_NAMES,
     VRM1_FILES,
     bone_nodes,
     read_glb,
@@ -41,11 +42,7 @@ CLIP = DATA / "bvh" / "cmu_131_01.bvh"
 TOLERANCE = 1e-5  # metres; the files hold float32
 IDS = [f"{path.stem.removeprefix('vrm1_')}-{version}" for path in VRM1_FILES
        for version in ("1.0", "0.x")]
-#: VRM 1.0 bone name → canonical name, spelled out here (the thumb shifts one segment).
-CANONICAL = {**{name[0].lower() + name[1:]: name for name in HUMAN_BONES if "Thumb" not in name},
-             **{f"{s.lower()}Thumb{one}": f"{s}Thumb{unity}" for s in ("Left", "Right")
-                for one, unity in (("Metacarpal", "Proximal"), ("Proximal", "Intermediate"),
-                                   ("Distal", "Distal"))}}
+CANONICAL = UNITY_NAMES  # VRM 1.0 bone name → canonical (Unity HumanBodyBones) name
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,19 @@ THUMB_1_TO_0 = {f"{side}Thumb{one}": f"{side}Thumb{zero}" for side in ("left", "
                                   ("Distal", "Distal"))}
 
 
+#: VRM 1.0 bone name → Unity HumanBodyBones name, spelled out here (the thumb: one segment
+#: further in in Unity, as in VRM 0.x).
+UNITY_NAMES = {**{one: one[0].upper() + one[1:] for one in (
+    "hips", "spine", "chest", "upperChest", "neck", "head", "jaw", "leftEye", "rightEye",
+    *(f"{side}{part}" for side in ("left", "right") for part in (
+        "UpperLeg", "LowerLeg", "Foot", "Toes", "Shoulder", "UpperArm", "LowerArm", "Hand",
+        *(f"{finger}{segment}" for finger in ("Index", "Middle", "Ring", "Little")
+          for segment in ("Proximal", "Intermediate", "Distal")))))},
+    **{f"{side}Thumb{one}": f"{side.title()}Thumb{zero}" for side in ("left", "right")
+       for one, zero in (("Metacarpal", "Proximal"), ("Proximal", "Intermediate"),
+                         ("Distal", "Distal"))}}
+
+
 def read_glb(path: Path) -> tuple[dict[str, Any], bytes]:
     """(JSON document, BIN chunk) of a GLB file."""
     data = path.read_bytes()
@@ -131,6 +144,14 @@ def world_positions_at_key(path: Path, key: int) -> dict[int, np.ndarray]:
         sampler = document["animations"][0]["samplers"][channel["sampler"]]
         value = _floats(document, blob, sampler["output"])[key]
         nodes[channel["target"]["node"]][channel["target"]["path"]] = value.tolist()
+    return {index: matrix[:3, 3] for index, matrix in world_matrices(document, nodes).items()}
+
+
+def world_matrices(document: dict[str, Any], nodes: list[dict[str, Any]] | None = None
+                   ) -> dict[int, np.ndarray]:
+    """``{node: world matrix (4, 4)}`` of the scene's nodes (``nodes``: the document's own,
+    or changed copies of them), in the file's space."""
+    nodes = document["nodes"] if nodes is None else nodes
     world: dict[int, np.ndarray] = {}
     stack = [(root, np.eye(4)) for root in document["scenes"][document.get("scene", 0)]["nodes"]]
     while stack:
@@ -145,4 +166,4 @@ def world_positions_at_key(path: Path, key: int) -> dict[int, np.ndarray]:
             local[:3, 3] = node.get("translation", [0, 0, 0])
         world[index] = above @ local
         stack.extend((child, world[index]) for child in node.get("children", []))
-    return {index: matrix[:3, 3] for index, matrix in world.items()}
+    return world
