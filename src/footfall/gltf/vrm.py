@@ -147,7 +147,7 @@ def _read(data: object, extension: str, node_count: int, path: Path) -> VrmInfo:
     bones: dict[str, int] = {}
     owner: dict[int, str] = {}
     for field_name, vrm_name, node in entries:
-        if vrm_name not in names:
+        if not isinstance(vrm_name, str) or vrm_name not in names:
             raise GLTFError(f"{field_name}: {vrm_name!r:.40} is not a VRM "
                             f"{'1.0' if extension == VRM1_EXTENSION else '0.x'} humanoid bone")
         bone = names[vrm_name]
