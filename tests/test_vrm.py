@@ -19,11 +19,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import DATA
 from footfall import bvh, quat
 from footfall.cli import main
-from footfall.gltf import Avatar, load_animation, load_avatar, load_vrm_animation
+from footfall.gltf import (
+    Avatar,
+    NormalizedHumanoid,
+    load_animation,
+    load_avatar,
+    load_vrm_animation,
+)
 from footfall.humanoid import auto_map
 from footfall.retarget import Retargeter
 from footfall.retarget.toes import Toes
@@ -85,6 +93,30 @@ def _rest_positions(avatar: Avatar) -> np.ndarray:
 
 def _at(avatar: Avatar, positions: np.ndarray, bone: str) -> np.ndarray:
     return positions[..., avatar.skeleton.index(avatar.humanoid[bone]), :]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(), (3,), (2, 4)]),
+       st.sampled_from(VRM1_FILES))
+def test_normalized_pose_round_trips(seed: int, batch: tuple[int, ...], path: Path) -> None:
+    """Any pose → normalized rotations and hips → the same pose (the humanoid joints' world
+    rotations and every position), over batches; the rest pose normalizes to the identity."""
+    avatar = _avatar(path)
+    humanoid = NormalizedHumanoid.of(avatar)
+    rng = np.random.default_rng(seed)
+    count = avatar.skeleton.joint_count
+    rotations = quat.normalize(rng.normal(size=(*batch, count, 4)))
+    positions = np.broadcast_to(avatar.skeleton.offsets, (*batch, count, 3)).copy()
+    positions[..., 0, :] = rng.normal(size=(*batch, 3))
+    normalized, offsets = humanoid.normalize(rotations, positions)
+    assert normalized.shape == (*batch, len(humanoid.bones), 4)
+    back, back_at = humanoid.pose(normalized, offsets[..., humanoid.hips, :])
+    world, at = forward_kinematics(avatar.skeleton.parents, rotations, positions)
+    world_back, at_back = forward_kinematics(avatar.skeleton.parents, back, back_at)
+    assert np.all(np.abs(quat.dot(world_back, world)) > 1 - 1e-12)
+    np.testing.assert_allclose(at_back, at, atol=1e-12)
+    rest, _ = humanoid.normalize(avatar.rest_rotations, avatar.skeleton.offsets)
+    np.testing.assert_allclose(np.abs(rest[:, 0]), 1.0, atol=1e-12)
 
 
 def test_the_samples_and_their_licences_are_listed() -> None:
@@ -385,6 +417,8 @@ def test_bad_vrm_is_one_line_naming_the_field(tmp_path: Path, capsys: pytest.Cap
     (lambda vrm0: vrm0["humanoid"]["humanBones"][3].update(node=-1),
      ["extensions.VRM.humanoid.humanBones[3].node", "-1"]),
     (lambda vrm0: vrm0.update(specVersion="1.0"), ["extensions.VRM.specVersion", "'1.0'"]),
+    (lambda vrm0: vrm0["humanoid"]["humanBones"][0].update(bone=["hips"]),  # found by fuzzing
+     ["extensions.VRM.humanoid.humanBones[0]", "not a VRM 0.x humanoid bone"]),
     (lambda vrm0: vrm0["humanoid"].update(humanBones={"hips": {"node": 0}}),
      ["extensions.VRM.humanoid.humanBones", "list"]),
 ])
