@@ -39,10 +39,10 @@ from footfall.skeleton import Clip, forward_kinematics
 from vrm_files import (
     UNITY_NAMES,
     VRM1_FILES,
+    avatar_files,
     bone_nodes,
     read_glb,
     rewrite,
-    vrm0_from_vrm1,
     world_positions_at_key,
 )
 
@@ -56,13 +56,7 @@ CANONICAL = UNITY_NAMES  # VRM 1.0 bone name → canonical (Unity HumanBodyBones
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The four avatars by id: each VRM 1.0 sample and its VRM 0.x rewrite."""
-    folder = tmp_path_factory.mktemp("vrm0")
-    out = {}
-    for path in VRM1_FILES:
-        name = path.stem.removeprefix("vrm1_")
-        out[f"{name}-1.0"] = path
-        out[f"{name}-0.x"] = vrm0_from_vrm1(path, folder / f"vrm0_{name}.vrm")
-    return out
+    return avatar_files(tmp_path_factory.mktemp("vrm0"))
 
 
 @cache

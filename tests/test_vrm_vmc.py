@@ -26,7 +26,7 @@ from footfall.live.loop import LiveLoop, load_target
 from footfall.live.vmc import VmcSender
 from footfall.skeleton import Clip
 from test_live_e2e import EveryFrame, Receiver
-from vrm_files import UNITY_NAMES, VRM1_FILES, bone_nodes, read_glb, vrm0_from_vrm1, world_matrices
+from vrm_files import UNITY_NAMES, avatar_files, bone_nodes, read_glb, world_matrices
 
 CLIP = DATA / "bvh" / "cmu_131_01.bvh"
 FRAMES = 60
@@ -34,13 +34,8 @@ FRAMES = 60
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("vrm0")
-    out = {}
-    for path in VRM1_FILES:
-        name = path.stem.removeprefix("vrm1_")
-        out[f"{name}-1.0"] = path
-        out[f"{name}-0.x"] = vrm0_from_vrm1(path, folder / f"vrm0_{name}.vrm")
-    return out
+    """The four avatars by id: each VRM 1.0 sample and its VRM 0.x rewrite."""
+    return avatar_files(tmp_path_factory.mktemp("vrm0"))
 
 
 class NormalizedModel:

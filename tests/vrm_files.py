@@ -106,6 +106,17 @@ def vrm0_from_vrm1(source: Path, target: Path) -> Path:
     return rewrite(source, target, to_vrm0)
 
 
+def avatar_files(folder: Path) -> dict[str, Path]:
+    """The four test avatars by id (``debug_robot-1.0``, ``debug_robot-0.x``, …): each VRM 1.0
+    sample, and its VRM 0.x rewrite written into ``folder``."""
+    out = {}
+    for path in VRM1_FILES:
+        name = path.stem.removeprefix("vrm1_")
+        out[f"{name}-1.0"] = path
+        out[f"{name}-0.x"] = vrm0_from_vrm1(path, folder / f"vrm0_{name}.vrm")
+    return out
+
+
 def bone_nodes(document: dict[str, Any]) -> dict[str, int]:
     """``{VRM 1.0 bone name: node}`` of a VRM 0.x or 1.0 document, read here."""
     extensions = document["extensions"]
