@@ -41,7 +41,7 @@ class Reader:
 
 READERS: dict[str, Reader] = {}
 #: Cases per reader in CI (a few hundred; glTF fewer, pygltflib takes ~0.3 s to parse one).
-CI_CASES = {"glb": 120, "bvh-cli": 100}
+CI_CASES = {"glb": 120, "bvh-cli": 100, "vrm": 60}
 DEFAULT_CI_CASES = 200
 
 
@@ -204,6 +204,69 @@ def read_glb(path: Path) -> None:
     except FootfallError as error:
         raise Garbage(f"the written GLB does not read back: {error}") from None
     check(back.skeleton.names == avatar.skeleton.names, "written GLB has other joints")
+
+
+# ---------------------------------------------------------------------------------------- VRM
+def vrm_seeds() -> list[bytes]:
+    """Both VRM 1.0 samples, and the first as VRM 0.x (list-form bone map) as well."""
+    seeds = [path.read_bytes() for path in sorted((DATA / "avatars").glob("*.vrm"))]
+    document, blob = mutate_lib.split_glb(seeds[0])
+    vrm1 = document["extensions"].pop("VRMC_vrm")
+    thumbs = {"Metacarpal": "Proximal", "Proximal": "Intermediate"}
+    bones = []
+    for name, entry in vrm1["humanoid"]["humanBones"].items():
+        for one, zero in thumbs.items():
+            if name.endswith(f"Thumb{one}"):
+                name = name.replace(f"Thumb{one}", f"Thumb{zero}")
+                break
+        bones.append({"bone": name, "node": entry["node"]})
+    document["extensions"]["VRM"] = {"specVersion": "0.0", "humanoid": {"humanBones": bones},
+                                     "meta": {"title": "t", "author": "a", "licenseName": "CC0"}}
+    return [*seeds, mutate_lib.join_glb(document, blob)]
+
+
+def mutate_vrm(data: bytes, rng: random.Random) -> bytes:
+    """Mostly the VRM extension (bone map, versions, meta) mutated, else as any GLB."""
+    document, blob = mutate_lib.split_glb(data)
+    extensions = document.get("extensions", {})
+    if rng.random() < 0.6 and extensions:
+        name = rng.choice(sorted(extensions))
+        extensions[name] = mutate_lib.mutate_tree(extensions[name], rng)
+        return mutate_lib.join_glb(document, blob)
+    return mutate_lib.mutate_glb(data, rng)
+
+
+@reader("vrm", suffix=".vrm", seeds=vrm_seeds, mutate=mutate_vrm)
+def read_vrm(path: Path) -> None:
+    """``footfall info`` and ``retarget --to``'s read of a VRM, then its rest pose written as
+    .vrm and .vrma, which must read back."""
+    from footfall.errors import FootfallError
+    from footfall.gltf import load_animation, load_avatar, load_vrm_animation, save_animation
+    from footfall.gltf.describe import describe_avatar
+    from footfall.gltf.vrma import save_vrm_animation
+
+    avatar = load_avatar(path)
+    check_finite(avatar.skeleton.offsets, "offsets")
+    check_finite(avatar.rest_rotations, "rest rotations")
+    text = describe_avatar(avatar)
+    bone_lines = 1 + len(avatar.humanoid) if avatar.humanoid else 0
+    check(len(text.splitlines()) == len(describe_avatar(avatar, tree=False).splitlines())
+          + bone_lines, "info prints a field over several lines")
+    rest = avatar.rest_clip(3)
+    out = path.with_name("written.vrm")
+    save_animation(avatar, rest, out)
+    if avatar.vrm is None:
+        return  # the VRM extension mutated away: a plain glTF (the glb reader's ground)
+    motion = path.with_name("written.vrma")
+    save_vrm_animation(avatar, rest, motion)
+    try:
+        back = load_animation(out)
+        played = load_vrm_animation(motion, avatar)
+    except FootfallError as error:
+        raise Garbage(f"the written .vrm/.vrma does not read back: {error}") from None
+    check(back.skeleton.names == avatar.skeleton.names, "written .vrm has other joints")
+    check(np.abs(played.global_positions() - rest.global_positions()).max() < 1e-4,
+          "the written .vrma does not play the rest pose")
 
 
 # ----------------------------------------------------------------------------------- terrain

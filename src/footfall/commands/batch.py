@@ -108,6 +108,8 @@ def passthrough_argv(args: argparse.Namespace, actions: list[argparse.Action]) -
 def _output_suffix(kind: str, args: argparse.Namespace) -> str | None:
     if kind == "measure":
         return None
+    if kind == "retarget" and Path(args.target).suffix.lower() == ".vrm":
+        return ".vrm"  # the VRM avatar's own file, with the animation
     if kind == "retarget" and Path(args.target).suffix.lower() in _GLTF:
         return ".glb"
     return ".bvh"

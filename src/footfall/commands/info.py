@@ -1,4 +1,5 @@
-"""``footfall info FILE.bvh``: what a BVH file holds and how footfall reads it."""
+"""``footfall info FILE.bvh``: what a BVH file holds and how footfall reads it (and
+``footfall info AVATAR.vrm|.glb|.gltf``: an avatar's skeleton, VRM meta and bone map)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from footfall.errors import BVHError
 from footfall.skeleton import Clip
 
 NAME = "info"
-HELP = "joints, frames, fps, duration, detected unit/up axis and standing height of a BVH file"
+HELP = ("joints, frames, fps, duration, detected unit/up axis and standing height of a BVH "
+        "file; title, authors, licence and bone map of a VRM avatar")
 DESCRIPTION = (
     "Read a BVH file the way footfall does (unit and up axis detected unless given) and print "
     "its joint count and tree, frame count, frame rate, duration, the unit and up axis found, "
-    "and the standing height in metres."
+    "and the standing height in metres. For an avatar (.vrm, .glb, .gltf): the VRM meta "
+    "(title, authors, licence), facing, joints and the humanoid bone map the file declares."
 )
+_AVATARS = (".glb", ".gltf", ".vrm")  # footfall.gltf.AVATAR_SUFFIXES
 
 
 def _scale(text: str) -> float | str:
@@ -31,7 +35,7 @@ def _scale(text: str) -> float | str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall info``."""
-    parser.add_argument("file", help="the .bvh file")
+    parser.add_argument("file", help="the .bvh file (or a .vrm/.glb/.gltf avatar)")
     parser.add_argument(
         "--scale", type=_scale, default="auto", help="metres per file unit, or auto (default)"
     )
@@ -74,7 +78,14 @@ def describe(clip: Clip, info: bvh.BVHInfo, tree: bool = True) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the description of ``args.file``; errors surface as :class:`BVHError`."""
+    """Print the description of ``args.file``; errors surface as :class:`BVHError` (or
+    :class:`GLTFError` for avatars)."""
+    if str(args.file).lower().endswith(_AVATARS):
+        from footfall.gltf import load_avatar
+        from footfall.gltf.describe import describe_avatar
+
+        print(describe_avatar(load_avatar(args.file), tree=not args.no_tree))
+        return 0
     if not str(args.file).lower().endswith(".bvh"):
         raise BVHError(f"{args.file}: footfall info reads .bvh files")
     clip, info = bvh.load(args.file, scale=args.scale, up=args.up, return_info=True)

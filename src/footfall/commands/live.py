@@ -62,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="JSON {canonical bone: source joint} overriding the automatic guess")
     target = parser.add_argument_group("avatars")
     target.add_argument("--to", action="append", required=True, metavar="AVATAR",
-                        help="an avatar (.glb/.gltf or .bvh); repeat for several")
+                        help="an avatar (.glb/.gltf/.vrm or .bvh); repeat for several")
     target.add_argument("--settings-dir", default=None,
                         help="folder of the per-avatar settings (default: the user config dir)")
     target.add_argument("--ik", choices=("auto", "ik", "fk"), default=None,

@@ -6,20 +6,22 @@ import argparse
 from pathlib import Path
 
 from footfall import bvh
-from footfall.errors import GLTFError, SettingsError
+from footfall.errors import SettingsError
 
 NAME = "retarget"
-HELP = "retarget a BVH motion onto another BVH skeleton or a glTF/GLB avatar"
+HELP = "retarget a BVH motion onto another BVH skeleton or a glTF/GLB/VRM avatar"
 DESCRIPTION = (
-    "Map the motion of SOURCE.bvh onto the skeleton of --to (a .bvh file, or a skinned "
-    ".glb/.gltf avatar) with seed 001's method: calibrated rotation offsets, spine and neck "
-    "redistribution, hips from the leg-length difference, four-limb IK with automatic weights. "
-    "Writes -o as BVH, or as GLB/glTF (the avatar's file with the animation replaced, which any "
-    "glTF viewer plays). Bone names are matched automatically; --mapping / --target-mapping "
-    "give a JSON file {canonical bone: joint} that overrides the guess. Nothing is written when "
-    "anything fails."
+    "Map the motion of SOURCE.bvh onto the skeleton of --to (a .bvh file, a skinned "
+    ".glb/.gltf avatar or a VRM 0.x/1.0 .vrm avatar) with seed 001's method: calibrated rotation "
+    "offsets, spine and neck redistribution, hips from the leg-length difference, four-limb IK "
+    "with automatic weights. Writes -o as BVH, or as GLB/glTF/VRM (the avatar's file with the "
+    "animation replaced, which any glTF viewer plays), or as a VRM Animation (.vrma) for a VRM "
+    "avatar. Bone names are matched automatically (a VRM file's own bone map is used as it is); "
+    "--mapping / --target-mapping give a JSON file {canonical bone: joint} that overrides the "
+    "guess. Nothing is written when anything fails."
 )
-_GLTF = (".glb", ".gltf")
+_GLTF = (".glb", ".gltf", ".vrm")  # footfall.gltf.AVATAR_SUFFIXES
+_MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
 KERNELS = ("retarget",)  # compiled kernels made ready first (footfall.kernels): FK, IK, limbs
 
 
@@ -27,9 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall retarget``."""
     parser.add_argument("source", help="the motion to retarget (.bvh)")
     parser.add_argument("--to", required=True, dest="target",
-                        help="the target skeleton: a .bvh file or a skinned .glb/.gltf avatar")
+                        help="the target skeleton: a .bvh file, a skinned .glb/.gltf avatar "
+                             "or a .vrm avatar")
     parser.add_argument("-o", "--output", required=True,
-                        help="file to write: .bvh, or .glb/.gltf for a glTF target")
+                        help="file to write: .bvh, or .glb/.gltf for a glTF target, "
+                             ".vrm/.vrma for a VRM target")
     parser.add_argument("--mapping", default=None,
                         help="JSON {canonical bone: source joint} overriding the automatic guess")
     parser.add_argument("--target-mapping", default=None,
@@ -54,29 +58,33 @@ def run(args: argparse.Namespace) -> int:
     """Load, retarget, write; prints one summary line."""
     from tqdm import tqdm
 
-    from footfall.gltf import load_avatar, save_animation
+    from footfall.gltf import check_motion_output, load_avatar, save_motion
     from footfall.retarget import Retargeter, RetargetSettings
     from footfall.skinning import avatar_feet
 
     output = Path(args.output)
     target_path = Path(args.target)
     glb_target = target_path.suffix.lower() in _GLTF
-    if output.suffix.lower() not in (".bvh", *_GLTF):
-        raise SettingsError(f"-o {output}: write .bvh, .glb or .gltf")
-    if output.suffix.lower() in _GLTF and not glb_target:
-        raise GLTFError(f"-o {output}: glTF output needs a .glb/.gltf avatar as --to target")
+    if output.suffix.lower() not in _MOTIONS:
+        raise SettingsError(f"-o {output}: write .bvh, .glb or .gltf (.vrm or .vrma for a VRM "
+                            "avatar)")
+    if output.suffix.lower() != ".bvh" and not glb_target:
+        check_motion_output(output, None)  # raises: glTF/VRM output needs such an avatar
     if target_path.suffix.lower() not in (".bvh", *_GLTF):
-        raise SettingsError(f"--to {target_path}: expected a .bvh, .glb or .gltf file")
+        raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
     source = bvh.load(args.source)
     avatar = load_avatar(target_path) if glb_target else None
+    if output.suffix.lower() != ".bvh":
+        check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
+    target_mapping = args.target_mapping or (avatar.target_mapping() if avatar else None)
     target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
     settings = RetargetSettings()
     settings.update({"ik_mode": args.ik, "floor_height": args.floor_height,
                      "avatar_scale": args.scale, "finger_copy": args.finger_copy})
-    retargeter = Retargeter(source.skeleton, target, args.mapping, args.target_mapping,
+    retargeter = Retargeter(source.skeleton, target, args.mapping, target_mapping,
                             settings=settings,
                             target_rest=None if avatar is None else avatar.rest_rotations,
-                            target_feet=avatar_feet(avatar, args.target_mapping))
+                            target_feet=avatar_feet(avatar, target_mapping))
     with tqdm(total=source.frame_count, unit="frame", disable=args.quiet,
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
@@ -85,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
         bvh.save(clip, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
-        save_animation(avatar, clip, output, joint_scales=retargeter.joint_scales(),
-                       root_scale=retargeter.avatar_scale)
+        save_motion(avatar, clip, output, joint_scales=retargeter.joint_scales(),
+                    root_scale=retargeter.avatar_scale)
     if args.preview:
         _preview(args.preview, source, clip, retargeter, avatar)
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "

@@ -32,31 +32,37 @@ MAX_DT = 0.05
 
 @dataclass
 class AvatarSpec:
-    """One ``--to`` target: its file, skeleton, glTF rest pose (or None) and loaded avatar."""
+    """One ``--to`` target: its file, skeleton, glTF rest pose (or None) and loaded avatar;
+    a VRM avatar's bone map (canonical → joint, every other bone None: nothing guessed) and
+    normalized humanoid (what VMC sends)."""
 
     path: Path
     skeleton: Skeleton
     rest: FloatArray | None = None
-    avatar: Any = None  # footfall.gltf.Avatar for .glb/.gltf targets
+    avatar: Any = None  # footfall.gltf.Avatar for .glb/.gltf/.vrm targets
+    mapping: dict[str, str | None] | None = None
+    humanoid: Any = None  # footfall.gltf.NormalizedHumanoid for .vrm targets
     feet: Any = None  # footfall.retarget.calibration.SolePoints of a skinned avatar's feet
 
 
 def load_target(path: str | Path) -> AvatarSpec:
-    """Read a ``--to`` file: a .glb/.gltf avatar or a .bvh skeleton."""
+    """Read a ``--to`` file: a .glb/.gltf/.vrm avatar or a .bvh skeleton."""
     from footfall import bvh
-    from footfall.gltf import load_avatar
+    from footfall.gltf import NormalizedHumanoid, is_avatar_file, load_avatar
 
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix in (".glb", ".gltf"):
+    if is_avatar_file(path):
         from footfall.skinning import avatar_feet
 
         avatar = load_avatar(path)
+        humanoid = NormalizedHumanoid.of(avatar) if avatar.vrm is not None else None
+        mapping = avatar.target_mapping()
         return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar,
-                          avatar_feet(avatar))
+                          mapping, humanoid, avatar_feet(avatar, mapping))
     if suffix == ".bvh":
         return AvatarSpec(path, bvh.load(path).skeleton)
-    raise FootfallError(f"--to {path}: expected a .glb, .gltf or .bvh file")
+    raise FootfallError(f"--to {path}: expected a .glb, .gltf, .vrm or .bvh file")
 
 
 def unique_names(paths: Sequence[Path]) -> list[str]:
@@ -195,14 +201,15 @@ class LiveLoop:
         mapping = {**(self.source.mapping or {}), **self.source_mapping}
         characters: dict[str, Character] = {}
         for name, spec in zip(self.names, self.targets, strict=True):
-            retargeter = Retargeter(skeleton, spec.skeleton, mapping or None,
+            retargeter = Retargeter(skeleton, spec.skeleton, mapping or None, spec.mapping,
                                     target_rest=spec.rest, target_feet=spec.feet)
             if has_settings(name, self.settings_folder):
                 retargeter.load(name, self.settings_folder)
             if self.overrides:
                 retargeter.settings.update(self.overrides)
-            characters[name] = Character(name, spec, retargeter,
-                                         VmcPose(spec.skeleton, retargeter.target_map))
+            characters[name] = Character(
+                name, spec, retargeter,
+                VmcPose(spec.skeleton, retargeter.target_map, humanoid=spec.humanoid))
         self._characters = characters
         self._generation = self.source.generation
         self._last_seconds = None

@@ -24,8 +24,9 @@ class Recorder:
 
     def __init__(self, out: str | Path) -> None:
         self.out = Path(out)
-        if self.out.suffix.lower() not in (".bvh", ".glb", ".gltf"):
-            raise FootfallError(f"--record {self.out}: write .bvh, .glb or .gltf")
+        if self.out.suffix.lower() not in (".bvh", ".glb", ".gltf", ".vrm", ".vrma"):
+            raise FootfallError(f"--record {self.out}: write .bvh, .glb or .gltf (.vrm or "
+                                ".vrma for VRM avatars)")
         self.frames: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
         self.times: list[float] = []
         self._characters: dict[str, Any] = {}
@@ -48,7 +49,7 @@ class Recorder:
         if not self.times:
             return []
         from footfall import bvh
-        from footfall.gltf import save_animation
+        from footfall.gltf import check_motion_output, save_motion
 
         steps = np.diff(self.times)
         steps = steps[steps > 0]
@@ -69,7 +70,8 @@ class Recorder:
                 if avatar is None:
                     raise FootfallError(f"--record {path}: a glTF recording needs a "
                                         f".glb/.gltf avatar, {name} is a BVH skeleton")
-                save_animation(avatar, clip, path, joint_scales=retargeter.joint_scales(),
-                               root_scale=retargeter.avatar_scale)
+                check_motion_output(path, avatar, "--record")
+                save_motion(avatar, clip, path, joint_scales=retargeter.joint_scales(),
+                            root_scale=retargeter.avatar_scale)
             written.append(path)
         return written

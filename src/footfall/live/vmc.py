@@ -5,6 +5,13 @@ Per frame: ``/VMC/Ext/OK 1``, ``/VMC/Ext/T seconds``, ``/VMC/Ext/Root/Pos "root"
 transforms (localPosition/localRotation), left-handed: z of positions and the x, y of quaternions
 negated, quaternions sent x, y, z, w. Bones go in bundles that stay under ``MAX_DATAGRAM`` bytes.
 
+A VRM avatar (``humanoid=``) is sent as VRM receivers hold it: exactly the bones of its humanoid,
+each bone's *normalized* local rotation (its turn from the T-pose relative to its humanoid
+parent's, :mod:`footfall.gltf.normalized`; the T-pose with every bone rotation the identity is
+the rest pose of the receiver's normalized model) and normalized local position, in the Unity
+frame UniVRM loads VRM files into: facing +Z, so x of positions and y, z of quaternions negated
+(:func:`vrm_to_unity`).
+
 The OSC bytes are written here, not with python-osc's per-message builders, so a whole pose is
 packed in one NumPy call; python-osc is the tests' independent decoder.
 """
@@ -14,6 +21,7 @@ from __future__ import annotations
 import socket
 import struct
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,6 +30,9 @@ from footfall.arrays import FloatArray
 from footfall.errors import SettingsError
 from footfall.humanoid import HUMAN_BONES
 from footfall.skeleton import Skeleton
+
+if TYPE_CHECKING:
+    from footfall.gltf.normalized import NormalizedHumanoid
 
 MAX_DATAGRAM = 1400
 RECEIVER_PORT = 39539
@@ -67,6 +78,19 @@ def to_unity(rotations: ArrayLike, positions: ArrayLike) -> FloatArray:
                            * [-1.0, -1.0, 1.0, 1.0]], axis=-1)
 
 
+def vrm_to_unity(rotations: ArrayLike, positions: ArrayLike) -> FloatArray:
+    """Right-handed Y-up rotations ``(..., 4)`` (wxyz) and positions ``(..., 3)`` of a model
+    facing +Z → Unity rows ``(..., 7)`` ``px py pz qx qy qz qw`` of the same model facing
+    Unity's +Z, as UniVRM loads VRM files (VRM 1.0 by negating x; VRM 0.x, facing −Z, by
+    negating z: from footfall's turned model, x negated either way)."""
+    q = np.asarray(rotations, dtype=np.float64)
+    p = np.asarray(positions, dtype=np.float64)
+    shape = np.broadcast_shapes(q.shape[:-1], p.shape[:-1])
+    return np.concatenate([np.broadcast_to(p, shape + (3,)) * [-1.0, 1.0, 1.0],
+                           np.broadcast_to(q, shape + (4,))[..., [1, 2, 3, 0]]
+                           * [1.0, -1.0, -1.0, 1.0]], axis=-1)
+
+
 def from_unity(rows: ArrayLike) -> tuple[FloatArray, FloatArray]:
     """The inverse of :func:`to_unity`: ``(..., 7)`` → (wxyz ``(..., 4)``, ``(..., 3)``)."""
     r = np.asarray(rows, dtype=np.float64)
@@ -82,14 +106,20 @@ class VmcPose:
         skeleton: the avatar's skeleton.
         mapping: ``{canonical bone: joint name}`` (a Retargeter's ``target_map``); every
             canonical bone is a HumanBodyBones name.
+        humanoid: a VRM avatar's normalized humanoid: then its bones are sent (whatever
+            ``mapping`` says), normalized, in UniVRM's frame (see the module docstring).
     """
 
-    def __init__(self, skeleton: Skeleton, mapping: Mapping[str, str]) -> None:
-        bones = [b for b in HUMAN_BONES if b in mapping]
+    def __init__(self, skeleton: Skeleton, mapping: Mapping[str, str],
+                 humanoid: NormalizedHumanoid | None = None) -> None:
+        self.humanoid = humanoid
+        bones = ([b for b in HUMAN_BONES if b in humanoid.bones] if humanoid is not None
+                 else [b for b in HUMAN_BONES if b in mapping])
         if not bones:
             raise SettingsError("VMC: the avatar has no humanoid bone to send")
         self.bones = bones
-        self.joints = np.array([skeleton.index(mapping[b]) for b in bones])
+        self.joints = (np.array([humanoid.bones.index(b) for b in bones]) if humanoid is not None
+                       else np.array([skeleton.index(mapping[b]) for b in bones]))
         prefix = _osc_string("/VMC/Ext/Bone/Pos") + _osc_string(",sfffffff")
         named = [prefix + _osc_string(b) for b in bones]
         self._headers = [_SIZE.pack(len(n) + 28) + n for n in named]
@@ -111,8 +141,13 @@ class VmcPose:
                   ) -> list[bytes]:
         """Datagrams for one pose: local ``rotations (J, 4)``, ``translations (J, 3)``; the
         model root is sent at the origin, unturned."""
-        rows = to_unity(np.asarray(rotations)[self.joints],
-                        np.asarray(translations)[self.joints]).astype(">f4")
+        if self.humanoid is not None:
+            normalized, positions = self.humanoid.normalize(rotations, translations)
+            rows = vrm_to_unity(normalized[self.joints],
+                                positions[self.joints]).astype(">f4")
+        else:
+            rows = to_unity(np.asarray(rotations)[self.joints],
+                            np.asarray(translations)[self.joints]).astype(">f4")
         head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)), self._root])
         return [head] + [_BUNDLE + b"".join(self._headers[i] + rows[i].tobytes()
                                             for i in range(start, stop))
