@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from footfall.errors import FootfallError
+from footfall.joints.cli import add_joint_arguments, load_motion, save_motion
 
 NAME = "ground"
 HELP = ("put a BVH clip's feet on a terrain, changing nothing but real stance defects on level "
@@ -36,7 +37,8 @@ KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.k
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
-    parser.add_argument("clip", help="the .bvh file to ground")
+    parser.add_argument("clip", help="the .bvh file to ground (or .glb/.gltf, or joint "
+                        "positions .npy: see --layout)")
     parser.add_argument("--terrain", required=True,
                         help="a built-in scene (stairs, hills, rocks, flat, …), 'level' (endless "
                         "level ground at the clip's own floor, never placed: the clean-up that "
@@ -51,7 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar=("BLACK_M", "WHITE_M"),
                         help="heightmap images: heights of black and white pixels, metres "
                         "(default 0 1)")
-    parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh")
+    parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh "
+                        "(or .glb/.gltf, or .npy joint positions in the input's layout)")
+    add_joint_arguments(parser)
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain (a "
@@ -124,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     """Ground the clip, write the BVH and the report."""
     from tqdm import tqdm
 
-    from footfall import bvh, quat
+    from footfall import quat
     from footfall.batch.atomic import replacing
     from footfall.grounding.placement import centring_shift, turned
     from footfall.grounding.postprocess import LevelGround, ground_clip
@@ -132,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.terrain == LevelGround.name and args.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
-    clip = bvh.load(args.clip)
+    motion = load_motion(args.clip, args.layout)
+    clip = motion.clip
     size = None if args.size is None else tuple(args.size)
     place = not args.no_place and args.terrain != LevelGround.name
     terrain = _terrain(args.terrain, size, tuple(args.height_range), clip, turn=place)
@@ -157,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     out = result.clip if shift is None else turned(result.clip, quat.identity(), -shift)
-    bvh.save(out, args.output)
-    report = result.report()
+    save_motion(out, args.output, motion, npy=args.npy, layout=args.layout)
+    report = motion.annotate(result.report(), out)
     report["clip"] = str(args.clip)
     report["terrain"] = args.terrain
     if shift is not None:
