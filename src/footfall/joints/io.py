@@ -31,6 +31,8 @@ AMASS_SUFFIXES = (".npz",)
 GLTF_SUFFIXES = (".glb", ".gltf")
 #: Largest coordinate accepted, metres (beyond it the file is not in metres, or is garbage).
 MAX_COORDINATE = 1e5
+#: The first bytes of every .npy file.
+NPY_MAGIC = b"\x93NUMPY"
 #: Frame rate glTF animations are sampled at when the file does not tell.
 GLTF_FPS = 30.0
 
@@ -130,15 +132,25 @@ def load_positions(path: str | Path, layout: str | None = None) -> FloatArray:
     """Joint positions ``(T, J, 3)`` of a ``.npy`` file, checked (:func:`check_positions`)."""
     where = str(path)
     try:
-        array = np.load(path, allow_pickle=False)
+        with open(path, "rb") as handle:
+            magic = handle.read(6)
     except FileNotFoundError:
         raise JointsError(f"{where}: no such file") from None
+    except OSError as error:
+        raise JointsError(f"{where}: cannot read ({error.strerror or error})") from None
+    if magic.startswith(b"\x80") or (magic != NPY_MAGIC and not magic.startswith(b"PK")):
+        what = ("a pickle" if magic.startswith(b"\x80") else "no .npy header: not a NumPy "
+                "array file")
+        raise JointsError(f"{where}: {what}; expected a .npy array of joint positions "
+                          "(T, J, 3)")
+    try:
+        array = np.load(path, allow_pickle=False)
     except ValueError as error:
-        if "allow_pickle" in str(error) or "pickle" in str(error).lower():
-            raise JointsError(f"{where}: holds a pickled object (e.g. MDM's results.npy "
+        if "pickle" in str(error).lower():
+            raise JointsError(f"{where}: holds pickled Python objects (e.g. MDM's results.npy "
                               "dictionary), which footfall does not unpickle; save the joint "
                               "positions as a plain float array (T, J, 3)") from None
-        raise JointsError(f"{where}: not a .npy array ({error})") from None
+        raise JointsError(f"{where}: not a readable .npy array ({error})") from None
     except (OSError, EOFError) as error:
         raise JointsError(f"{where}: cannot read as .npy ({error})") from None
     if not isinstance(array, np.ndarray):
