@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from joints_data import FPS, library, noisy, walker_joints
 
 from footfall import bvh
 from footfall.cli import main
 from footfall.joints import LAYOUTS
 from footfall.joints.io import gmd_ratio
+from joints_data import FPS, library, noisy, walker_joints
 
 HUMANML3D = LAYOUTS["humanml3d"]
 LEFT_ANKLE, LEFT_TOE, RIGHT_TOE = (HUMANML3D.index(n) for n in ("left_ankle", "left_foot",

@@ -12,7 +12,6 @@ import pickle
 
 import numpy as np
 import pytest
-from joints_data import FPS, NOISE, noisy, walker_joints
 
 from footfall import bvh, quat
 from footfall.cli import main
@@ -21,6 +20,7 @@ from footfall.humanoid import find_legs, map_skeleton
 from footfall.joints import LAYOUTS, solve_positions
 from footfall.joints.from_clip import positions_from_clip
 from footfall.joints.layouts import Z_UP_TO_Y_UP
+from joints_data import FPS, NOISE, noisy, walker_joints
 
 HUMANML3D = LAYOUTS["humanml3d"]
 

@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 import pytest
-from joints_data import noisy, walker_joints
 
 from footfall import metrics
 from footfall.cli import main
 from footfall.joints import LAYOUTS
 from footfall.joints.io import gmd_ratio
+from joints_data import noisy, walker_joints
 
 BVH = "tests/data/bvh/games105_walk60.bvh"
 
