@@ -91,9 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         clip, layout = motion.clip, motion.layout
         assert layout is not None  # joint and AMASS files have a layout
-        fit = "" if motion.fit is None else (
-            f"; joints within {motion.fit.mean_error_mm:.2f} mm mean, "
-            f"{motion.fit.max_error_mm:.2f} mm max of the input")
+        fit = ""
+        if motion.fit is not None:
+            worst = layout.joints[int(motion.fit.error_m.max(axis=0).argmax())]
+            fit = (f"; joints within {motion.fit.mean_error_mm:.2f} mm mean, "
+                   f"{motion.fit.max_error_mm:.2f} mm max ({worst}) of the input")
         print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, layout "
               f"{layout.name} ({layout.joint_count} joints, {motion.up.upper()} up){fit}")
     return 0
