@@ -58,8 +58,12 @@ def test_round_trip_through_bvh_within_2_mm(walk, clean, tmp_path, capsys) -> No
     back = positions_from_clip(clip, HUMANML3D)
     error = np.linalg.norm(back - positions, axis=-1)
     assert error.mean() < 0.002  # against the noisy input: ≈ 1.8 mm
-    # The noise itself is ≈ 1.6 mm a joint: the solved joints are no further from the truth.
-    assert np.linalg.norm(back - clean, axis=-1).mean() < 2 * NOISE * np.sqrt(3)
+    # The noise is ≈ 1.6 mm a joint; the fixed bones average part of it away: every joint but
+    # the head (a bone the walker stretches, see below) ends closer to the noise-free truth.
+    body = np.arange(HUMANML3D.joint_count) != HUMANML3D.index("head")
+    solved_off = np.linalg.norm(back - clean, axis=-1)[:, body].mean()
+    input_off = np.linalg.norm(positions - clean, axis=-1)[:, body].mean()
+    assert input_off > NOISE and solved_off < input_off
     assert f"{1000 * error.mean():.2f} mm mean" in printed
     lengths = _bone_lengths(clip)
     assert np.ptp(lengths, axis=0).max() < 1e-6  # fixed bone lengths in every frame

@@ -17,7 +17,7 @@ DESCRIPTION = (
     "--lengths) and per-frame rotations: two-bone IK on legs and arms with the knee/elbow plane "
     "from the positions, pelvis and chest frames from their joints, twist kept continuous "
     "(never flipping), the pelvis as root translation. The layout names the joints (SMPL's "
-    "names, which footfall's humanoid mapping and Blender's importers recognise), the up axis "
+    "names, which footfall's humanoid mapping recognises), the up axis "
     "and the default frame rate. AMASS-style .npz files (poses, trans, mocap_framerate) need "
     "the body model's rest joints (--skeleton) or joint positions (--joints): no body model is "
     "bundled. Prints how far the solved joints lie from the input (mean and max, mm)."

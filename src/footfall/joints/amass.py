@@ -25,7 +25,7 @@ import numpy as np
 
 from footfall import quat
 from footfall.errors import JointsError
-from footfall.joints.io import Motion, load_positions, solve_file_positions
+from footfall.joints.io import Motion, load_numpy, load_positions, solve_file_positions
 from footfall.joints.layouts import LAYOUTS, Layout, from_y_up, get_layout, up_turn
 from footfall.skeleton import Clip, Skeleton
 
@@ -65,12 +65,7 @@ def load_amass(
     """An AMASS-style ``.npz`` as a :class:`Motion` (see the module docstring); raises
     :class:`JointsError` naming the file and what is missing or malformed."""
     where = str(path)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise JointsError(f"{where}: no such file") from None
-    except (OSError, ValueError, EOFError) as error:
-        raise JointsError(f"{where}: cannot read as .npz ({error})") from None
+    data = load_numpy(path)
     if not isinstance(data, np.lib.npyio.NpzFile):
         raise JointsError(f"{where}: one array, not an .npz archive of named fields")
     with data:
@@ -113,12 +108,7 @@ def load_amass(
 def _rest_joints(path: str | Path, layout: Layout) -> np.ndarray:
     """The rest joint positions ``(J, 3)`` of ``layout``'s joints from a ``(≥J, 3)`` file."""
     where = str(path)
-    try:
-        rest = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise JointsError(f"{where}: no such file") from None
-    except (OSError, ValueError, EOFError) as error:
-        raise JointsError(f"{where}: cannot read as .npy ({error})") from None
+    rest = load_numpy(path)
     if not isinstance(rest, np.ndarray) or rest.ndim != 2 or rest.shape[1] != 3 or (
             rest.shape[0] < layout.joint_count):
         shape = getattr(rest, "shape", "an archive")

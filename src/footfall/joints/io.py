@@ -128,6 +128,24 @@ def check_positions(array: np.ndarray, where: str, layout: str | None = None) ->
     return positions
 
 
+def load_numpy(path: str | Path) -> Any:
+    """``np.load(path, allow_pickle=False)``: an array or an ``.npz`` archive; every failure a
+    :class:`JointsError` naming the file (a pickled object: said so, never unpickled)."""
+    where = str(path)
+    try:
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise JointsError(f"{where}: no such file") from None
+    except ValueError as error:
+        if "pickle" in str(error).lower():
+            raise JointsError(f"{where}: holds pickled Python objects (e.g. MDM's results.npy "
+                              "dictionary), which footfall does not unpickle; save the joint "
+                              "positions as a plain float array (T, J, 3)") from None
+        raise JointsError(f"{where}: not a readable NumPy file ({error})") from None
+    except (OSError, EOFError) as error:
+        raise JointsError(f"{where}: cannot read as a NumPy file ({error})") from None
+
+
 def load_positions(path: str | Path, layout: str | None = None) -> FloatArray:
     """Joint positions ``(T, J, 3)`` of a ``.npy`` file, checked (:func:`check_positions`)."""
     where = str(path)
@@ -143,16 +161,7 @@ def load_positions(path: str | Path, layout: str | None = None) -> FloatArray:
                 "array file")
         raise JointsError(f"{where}: {what}; expected a .npy array of joint positions "
                           "(T, J, 3)")
-    try:
-        array = np.load(path, allow_pickle=False)
-    except ValueError as error:
-        if "pickle" in str(error).lower():
-            raise JointsError(f"{where}: holds pickled Python objects (e.g. MDM's results.npy "
-                              "dictionary), which footfall does not unpickle; save the joint "
-                              "positions as a plain float array (T, J, 3)") from None
-        raise JointsError(f"{where}: not a readable .npy array ({error})") from None
-    except (OSError, EOFError) as error:
-        raise JointsError(f"{where}: cannot read as .npy ({error})") from None
+    array = load_numpy(path)
     if not isinstance(array, np.ndarray):
         raise JointsError(f"{where}: an .npz archive, not one array; AMASS-style parameters "
                           "belong in a .npz file")
