@@ -127,3 +127,11 @@ def test_batch_over_a_folder_of_npy(tmp_path, capsys) -> None:
         written = np.load(tmp_path / "g" / f"sample_{index}.npy")
         assert written.shape == clip.shape
         assert np.linalg.norm(written - clip, axis=-1).mean() < 0.003
+    # walk.bvh beside walk.npy would both become walk.bvh: refused before any work.
+    np.save(folder / "sample_0.npy", clips[0])
+    (folder / "sample_0.bvh").write_bytes(b"")
+    capsys.readouterr()
+    assert main(["batch", "ground", str(folder), "-o", str(tmp_path / "clash"), "--terrain",
+                 "level", "--jobs", "1", "--quiet"]) == 2
+    assert "would both write sample_0.bvh" in capsys.readouterr().err
+    assert not (tmp_path / "clash").exists()
