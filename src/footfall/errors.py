@@ -35,3 +35,8 @@ class SettingsError(FootfallError, ValueError):
 
 class GLTFError(FootfallError, ValueError):
     """A glTF/GLB file could not be read as a skinned avatar or written back."""
+
+
+class JointsError(FootfallError, ValueError):
+    """A joint-position file (.npy, AMASS .npz) or a joint layout is unusable; the message
+    names the file and the problem (shape, NaN, joint count, missing field)."""

@@ -1,4 +1,5 @@
-"""Which clips a batch reads: files, folders (searched recursively for ``.bvh``) and globs.
+"""Which clips a batch reads: files, folders (searched recursively for ``.bvh`` clips and ``.npy``
+joint-position files) and globs.
 
 Each input keeps a path *relative to where it was found* (the folder given, or a glob's fixed
 leading part), so the outputs mirror the library's layout under the output folder.
@@ -14,8 +15,9 @@ from pathlib import Path, PurePath
 
 from footfall.errors import FootfallError
 
-#: File suffix a folder or glob search picks up (compared case-insensitively).
-CLIP_SUFFIX = ".bvh"
+#: File suffixes a folder or glob search picks up (compared case-insensitively): BVH clips and
+#: joint-position arrays (``footfall ground``'s ``--layout``).
+CLIP_SUFFIXES = (".bvh", ".npy")
 _MAGIC = set("*?[")
 
 
@@ -38,16 +40,16 @@ def _glob_base(pattern: str) -> Path:
 
 
 def _is_clip(path: Path) -> bool:
-    return path.is_file() and path.suffix.lower() == CLIP_SUFFIX
+    return path.is_file() and path.suffix.lower() in CLIP_SUFFIXES
 
 
 def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipInput]:
     """The clips that ``inputs`` name, sorted by relative path, each once.
 
     Args:
-        inputs: file paths (any suffix: the user named them), folders (every ``.bvh`` below,
-            recursively) and glob patterns (``**`` recurses; matches that are folders are
-            searched like folders).
+        inputs: file paths (any suffix: the user named them), folders (every ``.bvh`` and
+            ``.npy`` below, recursively) and glob patterns (``**`` recurses; matches that are
+            folders are searched like folders).
         exclude: a folder whose contents never count as inputs (the batch's output folder).
 
     Raises:
@@ -94,7 +96,7 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
             before = len(found)
             add_folder(path)
             if len(found) == before and not any(_is_clip(p) for p in path.rglob("*")):
-                raise BatchError(f"{text}: the folder holds no {CLIP_SUFFIX} file")
+                raise BatchError(f"{text}: the folder holds no .bvh file or .npy joint file")
         elif path.exists():
             add(path, path.parent)
         else:

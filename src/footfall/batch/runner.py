@@ -63,6 +63,14 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     if ship_data and scheduler is None:
         raise BatchError("--ship-data sends files to Dask workers: it needs --scheduler")
     clips = expand_inputs(inputs, exclude=folder)
+    if spec.output_suffix is not None:  # walk.bvh and walk.npy side by side: one output each
+        written: dict[str, Path] = {}
+        for clip in clips:
+            name = clip.relative.with_suffix(spec.output_suffix).as_posix()
+            if name in written:
+                raise BatchError(f"{written[name]} and {clip.path} would both write {name} in "
+                                 "the output folder; rename one")
+            written[name] = clip.path
     options, option_files = absolute_options(spec.options)
     hashes = {name: file_sha256(name) for name in option_files}
     files = {name: Path(name).read_bytes() for name in option_files} if ship_data else {}

@@ -1,5 +1,6 @@
-"""The batch's summary: ``summary.csv`` and ``summary.json`` streamed as rows arrive, and
-``summary.png`` (histograms over the library, before vs after) at the end.
+"""The batch's summary: ``summary.csv`` and ``summary.json`` (with mean ± std per metric)
+streamed as rows arrive, and ``summary.png`` (histograms over the library, before vs after) at
+the end.
 
 Both tables are rewritten whole, atomically, at most once a second while the batch runs and
 once at the end (rows then sorted by input), so they are always complete files that trail the
@@ -12,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -65,7 +67,7 @@ class Summary:
             writer.writerow({key: _cell(row.get(key)) for key in self.columns})
         write_atomic(self.folder / "summary.csv", text.getvalue())
         document = {**self.header, "files": len(self.rows), "failed": self.failed,
-                    "rows": self.rows}
+                    "stats": metric_stats(self.rows, self.columns), "rows": self.rows}
         write_atomic(self.folder / "summary.json", json.dumps(document, indent=1) + "\n")
         self._written = time.monotonic()
         self._interval = max(REWRITE_INTERVAL_S, 10 * (self._written - start))
@@ -75,6 +77,35 @@ class Summary:
         self.rows.sort(key=lambda row: str(row.get("input")))
         self.write_tables()
         write_atomic(self.folder / "summary.png", histogram_png(self.rows, self.columns))
+
+
+def metric_stats(rows: list[dict[str, Any]], columns: list[str]) -> dict[str, dict[str, float]]:
+    """``{column: {"mean", "std", "n"}}`` over the successful rows, for every numeric column
+    that is no base column (a paper's table: mean ± standard deviation per metric; std is the
+    population's, ``ddof=0``)."""
+    good = [row for row in rows if row.get("status") == "ok"]
+    stats: dict[str, dict[str, float]] = {}
+    for column in columns:
+        if column in BASE_COLUMNS:
+            continue
+        values = [float(row[column]) for row in good
+                  if isinstance(row.get(column), (int, float)) and not isinstance(row[column], bool)
+                  and math.isfinite(row[column])]
+        if values:
+            mean = sum(values) / len(values)
+            spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+            stats[column] = {"mean": mean, "std": spread, "n": len(values)}
+    return stats
+
+
+def stats_table(stats: dict[str, dict[str, float]]) -> str:
+    """:func:`metric_stats` as text: one line per metric, ``mean ± std (n)``."""
+    width = max((len(name) for name in stats), default=6)
+    lines = [f"{'metric':<{width}}  {'mean':>12} ± {'std':<12} n"]
+    for name, value in stats.items():
+        lines.append(f"{name:<{width}}  {value['mean']:>12.5g} ± {value['std']:<12.5g} "
+                     f"{int(value['n'])}")
+    return "\n".join(lines)
 
 
 def _metric_pairs(columns: list[str]) -> list[tuple[str, str | None, str | None]]:

@@ -36,7 +36,8 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     from footfall.batch.local import default_jobs
 
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
-                        help="clip files, folders (every .bvh below) or glob patterns")
+                        help="clip files, folders (every .bvh and joint-position .npy below) "
+                        "or glob patterns")
     parser.add_argument("-o", "--output", dest="outdir", required=True, metavar="OUTDIR",
                         help="folder for the outputs, summary.csv/json/png and the manifest")
     parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",
@@ -110,6 +111,8 @@ def _output_suffix(kind: str, args: argparse.Namespace) -> str | None:
         return None
     if kind == "retarget" and Path(args.target).suffix.lower() == ".vrm":
         return ".vrm"  # the VRM avatar's own file, with the animation
+    if kind == "ground" and getattr(args, "npy", False):
+        return ".npy"  # joint positions in the input's layout (footfall ground --npy)
     if kind == "retarget" and Path(args.target).suffix.lower() in _GLTF:
         return ".glb"
     return ".bvh"
@@ -119,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the batch; 0 when every file succeeded, 1 when some failed."""
     from footfall.batch.jobs import JobSpec
     from footfall.batch.runner import run_batch
+    from footfall.batch.summary import metric_stats, stats_table
 
     if args.jobs < 1:
         raise BatchError(f"--jobs {args.jobs}: needs at least 1")
@@ -132,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
           + (f", {result.skipped} done before (resumed)" if result.skipped else "")
           + f"; {result.ran} run in {result.seconds:.1f} s ({rate:.2f} files/s)")
     folder = Path(args.outdir)
+    stats = metric_stats(result.rows, list(dict.fromkeys(k for row in result.rows for k in row)))
+    if stats:
+        print(stats_table(stats))
     print(f"wrote {folder / 'summary.csv'}, {folder / 'summary.json'}, {folder / 'summary.png'}")
     if result.failed:
         print(f"footfall batch: {result.failed} of {total} files failed "

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from footfall.errors import FootfallError
+from footfall.joints.cli import add_joint_arguments, load_motion, save_motion
 
 NAME = "ground"
 HELP = ("put a BVH clip's feet on a terrain, changing nothing but real stance defects on level "
@@ -35,7 +36,8 @@ KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.k
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
-    parser.add_argument("clip", help="the .bvh file to ground")
+    parser.add_argument("clip", help="the .bvh file to ground (or .glb/.gltf, or joint "
+                        "positions .npy: see --layout)")
     parser.add_argument("--terrain", required=True,
                         help="a built-in scene (stairs, hills, rocks, flat, …), 'level' (endless "
                         "level ground at the clip's own floor, never placed: the clean-up that "
@@ -50,7 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar=("BLACK_M", "WHITE_M"),
                         help="heightmap images: heights of black and white pixels, metres "
                         "(default 0 1)")
-    parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh")
+    parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh "
+                        "(or .glb/.gltf, or .npy joint positions in the input's layout)")
+    add_joint_arguments(parser)
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain (a "
@@ -89,7 +93,6 @@ def run(args: argparse.Namespace) -> int:
     """Ground the clip, write the BVH and the report."""
     from tqdm import tqdm
 
-    from footfall import bvh
     from footfall.batch.atomic import replacing
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
@@ -97,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.terrain == LevelGround.name and args.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
-    clip = bvh.load(args.clip)
+    motion = load_motion(args.clip, args.layout)
+    clip = motion.clip
     size = None if args.size is None else tuple(args.size)
     place = placement_for(args.terrain, args.no_place)
     terrain = terrain_for_clip(args.terrain, clip, size, tuple(args.height_range),
@@ -117,8 +121,9 @@ def run(args: argparse.Namespace) -> int:
                          contacts=contacts, ball_clearance=args.ball_clearance)
     if bar is not None:
         bar.close()
-    bvh.save(result.clip, args.output)
-    report = result.report(clip=str(args.clip), terrain=args.terrain)
+    out = result.clip
+    save_motion(out, args.output, motion, npy=args.npy, layout=args.layout)
+    report = motion.annotate(result.report(clip=str(args.clip), terrain=args.terrain), out)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{'metric':<26}{'before':>12}{'after':>12}")

@@ -162,15 +162,17 @@ def _centred_moving_average(values: FloatArray, window: int) -> FloatArray:
 
 
 def gmd_foot_skate_ratio(
-    positions: ArrayLike, fps: float, left_toe: int, right_toe: int
+    positions: ArrayLike, fps: float, left_toe: int, right_toe: int,
+    floor: float | None = None,
 ) -> float:
     """GMD's foot-skate ratio exactly as its released code computes it (rule: the GMD_*
     constants): skating pairs / pairs, 0 for fewer than 2.
 
     positions: ``(T, J, 3)`` world joint positions, metres, Y up, at ``fps``, resampled by
-    frame skipping (:func:`gmd_frame_step`); the floor is the lowest joint over the resampled
-    clip (HumanML3D's preprocessing); the feet are the toe-base joints (HumanML3D's 10 and 11);
-    the speed is displacement × 20.
+    frame skipping (:func:`gmd_frame_step`); the floor is ``floor`` when given (HumanML3D
+    joints: 0, the height GMD's code measures from), else the lowest joint over the resampled
+    clip (HumanML3D's preprocessing, for clips that never went through it); the feet are the
+    toe-base joints (HumanML3D's 10 and 11); the speed is displacement × 20.
     """
     positions = np.asarray(positions, dtype=np.float64)
     if positions.ndim != 3 or positions.shape[-1] != 3:
@@ -178,7 +180,8 @@ def gmd_foot_skate_ratio(
     sampled = positions[:: gmd_frame_step(fps)]
     if sampled.shape[0] < 2:
         return 0.0
-    floor = float(np.nanmin(sampled[..., 1]))
+    if floor is None:
+        floor = float(np.nanmin(sampled[..., 1]))
     feet = sampled[:, [left_toe, right_toe]]
     heights = feet[..., 1] - floor
     speed = np.linalg.norm(np.diff(feet[..., [0, 2]], axis=0), axis=-1) * GMD_FPS
