@@ -44,7 +44,12 @@ def test_info_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["info", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "footfall info: error:" in err and "line 5: OFFSET of 'Hips' must be a number" in err
-    assert main(["info", str(DATA / "avatars" / "CesiumMan.glb")]) == 2
-    assert "reads .bvh files" in capsys.readouterr().err
+    # An avatar is described (issue 27: VRM meta, facing, bones); other files are refused.
+    assert main(["info", str(DATA / "avatars" / "CesiumMan.glb")]) == 0
+    assert "19 (root: Skeleton_torso_joint_1)" in capsys.readouterr().out
+    text = tmp_path / "notes.txt"
+    text.write_text("hello")
+    assert main(["info", str(text)]) == 2
+    assert "notes.txt" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["info", str(CMU), "--scale", "big"])

@@ -24,7 +24,7 @@ from footfall.skeleton import Skeleton
 FOOT_WEIGHT = 0.5
 FEET = ("LeftFoot", "RightFoot")
 #: Largest foot tilt (radians) for which the sole points hold the lowest point of the foot.
-MAX_TILT = 1.2
+MAX_TILT = np.pi
 
 
 def rest_mesh(avatar: Avatar) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -90,7 +90,7 @@ def rest_mesh(avatar: Avatar) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
         return None
 
 
-def cap_directions(max_tilt: float = MAX_TILT, rings: int = 6, around: int = 12) -> FloatArray:
+def cap_directions(max_tilt: float = MAX_TILT, rings: int = 24, around: int = 48) -> FloatArray:
     """Unit directions ``(D, 3)`` within ``max_tilt`` radians of +Y (the up axis seen from a foot
     turned by up to that much), the pole included."""
     out = [np.array([0.0, 1.0, 0.0])]

@@ -48,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         default="rotation",
                         help="source fingers onto the avatar: bone by bone (default), as curl "
                              "and spread per finger (hands built differently), or not at all")
+    parser.add_argument("--calibrate-frame", default=None, metavar="N|auto",
+                        help="calibrate from this frame of the source (or 'auto': its most "
+                             "standing frame) instead of its rest pose; by default the rest "
+                             "pose when it is a standing T/A/I-pose, else 'auto'")
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
@@ -85,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
                             settings=settings,
                             target_rest=None if avatar is None else avatar.rest_rotations,
                             target_feet=avatar_feet(avatar, target_mapping))
+    calibrated = retargeter.calibrate_for(source, _frame(args.calibrate_frame))
     with tqdm(total=source.frame_count, unit="frame", disable=args.quiet,
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
@@ -98,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.preview:
         _preview(args.preview, source, clip, retargeter, avatar)
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
-          f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}")
+          f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}; {calibrated}")
     return 0
 
 
@@ -115,3 +120,14 @@ def _preview(path: str, source: object, clip: object, retargeter: object,
                   planted=retargeter.source_contacts(source),  # type: ignore[attr-defined]
                   title=f"{Path(str(getattr(source, 'name', '') or 'source'))}")
     print(f"wrote {path}")
+
+
+def _frame(text: str | None) -> int | str | None:
+    """``--calibrate-frame``: None, "auto" or a frame number."""
+    if text is None or text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise SettingsError(f"--calibrate-frame {text!r}: calibration frame must be a frame "
+                            f"number or 'auto'") from None

@@ -197,7 +197,7 @@ class Measures:
         metres each foot's sole lies below its lowest joint point (0 by default)."""
         grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
         heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in LEG_BONES if b in mapping}
-        toes = Toes.of(skeleton, mapping)
+        toes = Toes.of(skeleton, mapping, np.asarray(pose, dtype=np.float64))
         if toes is not None:  # toe joints, or the feet's End Sites on rigs without them
             heights.update(zip(("LeftToes", "RightToes"),
                                toes.positions(grot, gpos)[:, 1].tolist(), strict=True))
@@ -328,3 +328,81 @@ def sole_depth(skeleton: Skeleton, mapping: Mapping[str, str], rest: ArrayLike,
         if 0.0 <= lowest <= STANDING_CLEARANCE * max(hips - lowest, 1e-9):
             soles = np.zeros(2)
     return np.maximum(joints.sole - soles, 0.0)
+
+
+#: Largest angle (degrees) a standing leg bone, or the spine, may lean from the vertical.
+STANDING_LEAN_DEG = 35.0
+#: Highest an arm of a standing T/A/I-pose may point above the horizontal, degrees.
+ARM_RAISE_DEG = 30.0
+
+
+def standing_problem(skeleton: Skeleton, mapping: Mapping[str, str],
+                     pose: ArrayLike) -> str | None:
+    """Why ``pose (J, 4)`` (local rotations, stood upright by ``footfall.humanoid``) is not a
+    standing T-, A- or I-pose — legs not below the hips, a spine not upright, arms neither
+    level nor hanging — or None when it is one. Judged from joint positions only."""
+    from footfall.humanoid.upright import upright_pose
+
+    local = upright_pose(skeleton, mapping, np.asarray(pose, dtype=np.float64))
+    _, positions = forward_kinematics(skeleton.parents, local, skeleton.offsets)
+
+    def at(bone: str) -> FloatArray:
+        return positions[skeleton.index(mapping[bone])]
+
+    def lean(vector: FloatArray, axis: float) -> float:
+        length = float(np.linalg.norm(vector))
+        return 180.0 if length < 1e-9 else float(np.degrees(np.arccos(
+            np.clip(axis * vector[1] / length, -1.0, 1.0))))
+
+    for upper, lower, tip in (LIMBS["left_leg"], LIMBS["right_leg"]):
+        for start, end in ((upper, lower), (lower, tip)):
+            angle = lean(at(end) - at(start), -1.0)
+            if angle > STANDING_LEAN_DEG:
+                return (f"{start} → {end} ({mapping[start]!r}) points {angle:.0f}° away from "
+                        f"straight down")
+    top = next((b for b in ("Neck", "Head", "UpperChest", "Chest") if b in mapping), None)
+    if top is not None:
+        angle = lean(at(top) - at("Hips"), 1.0)
+        if angle > STANDING_LEAN_DEG:
+            return f"the spine (Hips → {top}) leans {angle:.0f}° from upright"
+    for upper, lower, _ in (LIMBS["left_arm"], LIMBS["right_arm"]):
+        if upper in mapping and lower in mapping:
+            raised = 90.0 - lean(at(lower) - at(upper), 1.0)
+            if raised > ARM_RAISE_DEG:
+                return f"{upper} ({mapping[upper]!r}) points {raised:.0f}° above level"
+    return None
+
+
+def most_standing_frame(skeleton: Skeleton, mapping: Mapping[str, str],
+                        positions: FloatArray) -> int:
+    """The frame of world joint positions ``(F, J, 3)`` that stands best: legs and spine
+    nearest the vertical, both feet at their lowest; the first of equals."""
+    def at(bone: str) -> FloatArray:
+        return positions[:, skeleton.index(mapping[bone])]
+
+    def lean(vector: FloatArray, axis: float) -> FloatArray:
+        length = np.maximum(np.linalg.norm(vector, axis=-1), 1e-9)
+        return np.arccos(np.clip(axis * vector[..., 1] / length, -1.0, 1.0))
+
+    score = np.zeros(len(positions))
+    for upper, lower, tip in (LIMBS["left_leg"], LIMBS["right_leg"]):
+        score += lean(at(lower) - at(upper), -1.0) + lean(at(tip) - at(lower), -1.0)
+        score += 10.0 * (at(tip)[:, 1] - at(tip)[:, 1].min())  # a radian per 10 cm of lift
+    top = next((b for b in ("Neck", "Head", "UpperChest", "Chest") if b in mapping), None)
+    if top is not None:
+        score += lean(at(top) - at("Hips"), 1.0)
+    return int(np.argmin(np.round(score, 9)))
+
+
+def facing_forward(skeleton: Skeleton, mapping: Mapping[str, str], pose: FloatArray) -> FloatArray:
+    """``pose (J, 4)`` with its roots turned about Y so the body faces +Z (its left hip on +X),
+    keeping how it stands: a clip frame made a calibration pose."""
+    _, positions = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+    lateral = (positions[skeleton.index(mapping["LeftUpperLeg"])]
+               - positions[skeleton.index(mapping["RightUpperLeg"])])
+    heading = np.arctan2(-lateral[2], lateral[0])  # the forward axis is lateral × up
+    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.array(-heading))
+    local = np.array(pose, dtype=np.float64, copy=True)
+    roots = np.nonzero(skeleton.parents < 0)[0]
+    local[roots] = quat.mul(turn, local[roots])
+    return local

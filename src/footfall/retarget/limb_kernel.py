@@ -37,11 +37,12 @@ from footfall.retarget.weights import ramp_s
 CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
 TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
+FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 
 # ``params`` columns (the current sizes and settings, see ``limbs.Sizes``).
-SIZE_RATIO, AVATAR_SCALE, CAPTURE_FLOOR, FLOOR_HEIGHT, FOOT_FRONT, FOOT_OUT = range(6)
+SIZE_RATIO, AVATAR_SCALE, CAPTURE_FLOOR, FLOOR_HEIGHT, FOOT_FRONT, FOOT_OUT, FK_GUARD = range(7)
 # ``heights`` rows: standing heights (2,) of the source ankles and toes, the target's.
 SOURCE_ANKLE, TARGET_ANKLE, SOURCE_TOE, TARGET_TOE = range(4)
 
@@ -73,6 +74,26 @@ def lifted(source_height: float, source_rest: float, target_rest: float,
     target's standing height. Metres."""
     lift = source_height - source_rest - params[CAPTURE_FLOOR]
     return standing(target_rest, params) + contact_lift(lift, params[SIZE_RATIO])
+
+
+@helper
+def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, sole_points: FloatArray,
+                 sole_joints: IntArray, toe_offsets: FloatArray, scale: float) -> float:
+    """Height of a foot's lowest sole point above its ankle, metres, with the joints turned as
+    ``world (J, F, 4)`` holds them in ``frame`` (see :func:`reach_stage`)."""
+    rotation = _quat(world[foot, frame])
+    toe_at = rotate_s(rotation, scale_s(_vec(toe_offsets[leg]), scale))
+    lowest = 0.0
+    for k in range(sole_points.shape[1]):
+        along = scale_s(_vec(sole_points[leg, k]), scale)
+        joint = sole_joints[leg, k]
+        if joint < 0:
+            point = rotate_s(rotation, along)
+        else:
+            point = add_s(toe_at, rotate_s(_quat(world[joint, frame]), along))
+        if k == 0 or point[1] < lowest:
+            lowest = point[1]
+    return lowest
 
 
 @helper
@@ -215,6 +236,7 @@ def reach_stage(
     toe: FloatArray, toe_target: FloatArray,
     foot_vector: FloatArray, pitch: FloatArray, pivot: FloatArray, toe_height: FloatArray,
     rows: FloatArray, weight: FloatArray, knee_input: FloatArray, knee_lengths: FloatArray,
+    sunk: FloatArray,
 ) -> None:
     """Stage 2 for every frame: the toe pivot and lowest-point rule on the feet, the hips
     lowered; updates ``world`` (the pitched feet), ``local`` (the joint the hips hang from),
@@ -248,23 +270,15 @@ def reach_stage(
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
-        # No sole point below the floor.
+        # No sole point below the floor: the IK target is raised until the lowest touches it,
+        # and a leg on FK whose foot would go through the floor is handed to IK.
         for leg in range(2):
-            rotation = _quat(world[t_chain[leg, 2], f])
-            toe_at = rotate_s(rotation, scale_s(_vec(toe_offsets[leg]), params[AVATAR_SCALE]))
-            lowest = 0.0
-            for k in range(sole_points.shape[1]):
-                along = scale_s(_vec(sole_points[leg, k]), params[AVATAR_SCALE])
-                joint = sole_joints[leg, k]
-                if joint < 0:
-                    point = rotate_s(rotation, along)
-                else:
-                    point = add_s(toe_at, rotate_s(_quat(world[joint, f]), along))
-                if k == 0 or point[1] < lowest:
-                    lowest = point[1]
+            lowest = _lowest_sole(world, f, t_chain[leg, 2], leg, sole_points, sole_joints,
+                                  toe_offsets, params[AVATAR_SCALE])
             below = params[FLOOR_HEIGHT] - (feet[f, leg, 1] + lowest)
             if below > 0.0:
                 feet[f, leg, 1] += below
+            sunk[f, leg] = params[FLOOR_HEIGHT] - (chain[f, 2, leg, 1] + lowest)
         # Lower (never raise) the hips where a foot on IK could not be reached.
         drop = 0.0
         for leg in range(2):
@@ -309,7 +323,8 @@ def reach_stage(
                     knee_input[4, leg, c] = target[c]
                 knee_lengths[0, leg] = norm_s(sub_s(mid, root))
                 knee_lengths[1, leg] = norm_s(sub_s(tip, mid))
-                share = leg_weights[f, k]
+                share = max(leg_weights[f, k],
+                            params[FK_GUARD] * ramp_s(sunk[f, k], 0.0, FK_SINK))
             else:
                 target = add_s(hips, scale_s(sub_s(_vec(spos[f, s_chain[k, 2]]), source_hips), s))
                 share = arm_weights[f, k - 2]

@@ -65,6 +65,8 @@ class Sizes:
         capture_floor: ``(2,)`` how high each of the capture's planted feet stands above its
             standing height (its stance level), metres.
         calibration_world: ``(J, 4)`` target world rotations in the calibration pose.
+        fk_guard: a leg on FK whose foot would sink into the floor is handed to IK (off when
+            the user asked for FK limbs).
     """
 
     size_ratio: float
@@ -76,6 +78,7 @@ class Sizes:
     foot_out: float
     capture_floor: FloatArray
     calibration_world: FloatArray
+    fk_guard: bool = True
 
 
 class _Scratch:
@@ -89,6 +92,7 @@ class _Scratch:
         self.pitch = np.empty((frames, 2, 4))
         self.down = np.zeros((frames, 2), dtype=bool)
         self.pivot, self.toe_height = np.empty((frames, 2)), np.empty((frames, 2))
+        self.sunk = np.empty((frames, 2))
         self.rows = np.empty((5, frames * count, 3))  # root, mid, tip, target, pole
         self.weight = np.empty(frames * count)
         self.knee_input = np.empty((5, frames * 2, 3))
@@ -166,8 +170,14 @@ class Limbs:
         return len(self._limb_names)
 
     def calibrate(self, source_positions: FloatArray, source_world: FloatArray,
-                  standing_world: FloatArray, standing_positions: FloatArray) -> None:
-        """Cache what depends on the calibration poses (``(J, ·)`` arrays of each skeleton)."""
+                  standing_world: FloatArray, standing_positions: FloatArray,
+                  source_toes: Toes | None = None) -> None:
+        """Cache what depends on the calibration poses (``(J, ·)`` arrays of each skeleton;
+        ``source_toes``: the source's toe points judged in its calibration pose)."""
+        if source_toes is not None and self._source_toes is not None:
+            self._source_toes = source_toes
+            self._toes = (self._toes[0], source_toes) if self._toes is not None else None
+            self._toe_table = (*self._toe_table[:2], *_kernel_toes(source_toes))
         lower, tip = self._t_chain[:, 1], self._t_chain[:, 2]
         self._tip_offsets = quat.inv_rotate(
             standing_world[lower], standing_positions[tip] - standing_positions[lower])
@@ -209,7 +219,8 @@ class Limbs:
         # Each source foot's stance level goes into its standing heights: a foot point's lift is
         # measured from where that foot stands when planted (the kernels' capture floor is 0).
         params = np.array([sizes.size_ratio, sizes.avatar_scale, 0.0,
-                           sizes.floor_height, sizes.foot_front, sizes.foot_out])
+                           sizes.floor_height, sizes.foot_front, sizes.foot_out,
+                           float(sizes.fk_guard)])
         heights = np.array([sizes.source.ankle_height + sizes.capture_floor,
                             sizes.target.ankle_height,
                             sizes.source.toe_height + sizes.capture_floor,
@@ -236,7 +247,7 @@ class Limbs:
                     self.soles.toe_offsets, m.chain, m.feet, m.toe,
                     m.toe_target,
                     m.foot_vector, m.pitch, m.pivot, m.toe_height, m.rows, m.weight,
-                    m.knee_input, m.knee_lengths)
+                    m.knee_input, m.knee_lengths, m.sunk)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
         m.rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
             *m.knee_input, *m.knee_lengths).reshape(frames, 2, 3)

@@ -16,6 +16,7 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -36,9 +37,12 @@ from footfall.retarget.calibration import (
     canonical_mapping,
     check_limb_lengths,
     correspond,
+    facing_forward,
     joint_sole_points,
     match_directions,
+    most_standing_frame,
     sole_depth,
+    standing_problem,
 )
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
 from footfall.retarget.floor import auto_floor_height, left_leg_length
@@ -55,6 +59,7 @@ from footfall.retarget.settings import (
     load_settings,
     save_settings,
 )
+from footfall.retarget.toes import Toes
 from footfall.retarget.weights import (
     LimbWeights,
     WeightSmoother,
@@ -185,7 +190,41 @@ class Retargeter:
             "match_directions": bool(match_directions_first),
         }
         self._smoother.reset()
-        self.limbs.calibrate(source_pos, source_world, standing_world, standing_positions)
+        self.limbs.calibrate(source_pos, source_world, standing_world, standing_positions,
+                             Toes.of(self.source, self.source_map, src))
+
+    def calibrate_for(self, clip: Clip, frame: int | str | None = None) -> str:
+        """Calibrate from the source's rest pose when it stands, else from a frame of ``clip``;
+        returns what was done, in words (for reports).
+
+        ``frame``: None — the rest pose if it is a standing T/A/I-pose
+        (:func:`~footfall.retarget.calibration.standing_problem`), else the clip's most standing
+        frame; ``"auto"`` — that frame in any case; an int — that frame. A frame is turned to
+        face +Z first. Judged from joint positions only, so a clip whose joint orients were
+        moved into its rotation channels calibrates to the same result."""
+        if clip.skeleton.names != self.source.names:
+            raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
+        problem = None
+        if frame is None:
+            problem = standing_problem(self.source, self.source_map,
+                                       quat.identity((self.source.joint_count,)))
+            if problem is None:
+                self.calibrate()
+                return "calibrated from the rest pose"
+            frame = "auto"
+        if clip.frame_count == 0:
+            raise SkeletonError("an empty clip has no frame to calibrate from")
+        if frame == "auto":
+            index = most_standing_frame(self.source, self.source_map, clip.global_positions())
+        elif isinstance(frame, int) and -clip.frame_count <= frame < clip.frame_count:
+            index = frame % clip.frame_count
+        else:
+            raise SettingsError(f"calibration frame {frame!r} is not a frame of the clip "
+                                f"(0…{clip.frame_count - 1}, or 'auto')")
+        pose = facing_forward(self.source, self.source_map, clip.rotations[index])
+        self.calibrate(source_pose=pose)
+        why = f"the rest pose does not stand ({problem}): " if problem else ""
+        return f"{why}calibrated from frame {index}"
 
     def calibrate_i_pose(self, source_rotations: ArrayLike,
                          source_positions: ArrayLike | None = None) -> None:
@@ -386,10 +425,7 @@ class Retargeter:
         ``clip``, as ``apply`` finds it: near that foot's own stance level and slow."""
         srot, spos = self._source_series(clip)
         floor = self.stance_level(clip)
-        sizes = self._sizes()
-        sizes = Sizes(sizes.size_ratio, sizes.avatar_scale, sizes.source, sizes.target,
-                      sizes.floor_height, sizes.foot_front, sizes.foot_out, floor,
-                      sizes.calibration_world)
+        sizes = dataclasses.replace(self._sizes(), capture_floor=floor)
         return self.limbs.planted_series(srot, spos, clip.fps, sizes)
 
     def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
@@ -487,7 +523,8 @@ class Retargeter:
         return Sizes(self.size_ratio, self.avatar_scale, self.source_measures,
                      self.target_measures, values["floor_height"],
                      values["foot_front_back_offset"], values["foot_in_out_offset"],
-                     self._capture_floor(), self._calibration_world)
+                     self._capture_floor(), self._calibration_world,
+                     values["ik_mode"] != "fk")
 
     def _goal_weights(self, spos: FloatArray, props: ArrayLike | None,
                       chairs: ArrayLike | None) -> LimbWeights:

@@ -7,9 +7,10 @@ its toe joint, or, for rigs that end each leg at the ankle, one from the foot's 
   :data:`BALL_FORWARD` of the leg's length ahead of the ankle (else the ankle would be the
   foot's lowest point, and a target would stand on its ankles).
 
-A foot with no End Site has no toe point. "Forward" and "down" are the world's, in the rest
-pose stood upright facing +Z (``footfall.humanoid.upright``). A toe joint's position is read as
-it is; an End Site's point is carried by the foot's world rotation.
+A foot with no End Site has no toe point. "Forward" and "down" are the world's, in the
+calibration pose (by default the rest pose) stood upright facing +Z
+(``footfall.humanoid.upright``). A toe joint's position is read as it is; an End Site's point is
+carried by the foot's world rotation.
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ class Toes:
     offsets: FloatArray
 
     @classmethod
-    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str]) -> Toes | None:
+    def of(cls, skeleton: Skeleton, mapping: Mapping[str, str],
+           pose: FloatArray | None = None) -> Toes | None:
         """The toe points of ``skeleton`` (canonical ``mapping``), or None when a foot has
-        neither a toe joint nor an End Site reaching forward or down (judged in the rest pose
-        stood upright)."""
+        neither a toe joint nor an End Site reaching forward or down (judged in the standing
+        pose ``pose (J, 4)`` — the calibration pose — by default the rest pose, each stood
+        upright)."""
         if not all(b in mapping for b in FEET):
             return None
         feet = np.array([skeleton.index(mapping[b]) for b in FEET], dtype=np.int64)
@@ -71,7 +74,9 @@ class Toes:
             if end is None:
                 return None
             if standing is None:
-                local = upright_pose(skeleton, mapping, quat.identity((skeleton.joint_count,)))
+                local = upright_pose(skeleton, mapping,
+                                     quat.identity((skeleton.joint_count,)) if pose is None
+                                     else pose)
                 standing, standing_at = forward_kinematics(skeleton.parents, local,
                                                            skeleton.offsets)
             frame = standing[foot]
