@@ -36,7 +36,7 @@ def reach(item: Skeleton | Clip) -> float:
         extreme = np.maximum(item.positions.max(axis=0), -item.positions.min(axis=0))
         lengths = np.linalg.norm(extreme, axis=-1)
     else:
-        lengths = np.linalg.norm(skeleton.offsets, axis=-1)
+        lengths = skeleton.bone_lengths()
     return float(_chain_lengths(skeleton, lengths).max())
 
 
