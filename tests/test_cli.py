@@ -56,6 +56,7 @@ def empty_clip(tmp_path: Path) -> Path:
 NEEDS_MOTION = {
     "ground-stairs": ["ground", "{clip}", "--terrain", "stairs", "-o", "{out}.bvh", "--quiet"],
     "ground-level": ["ground", "{clip}", "--terrain", "level", "-o", "{out}.bvh", "--quiet"],
+    "measure": ["measure", "{clip}", "--json", "{out}.json"],
     "retarget-bvh": ["retarget", "{clip}", "--to", str(CLIP), "-o", "{out}.bvh", "--quiet"],
     "retarget-glb": ["retarget", "{clip}", "--to", str(AVATAR), "-o", "{out}.glb", "--quiet"],
     "natnet-serve": ["natnet-serve", "{clip}", "--command-port", "0", "--duration", "0.2"],
