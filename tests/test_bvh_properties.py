@@ -113,7 +113,9 @@ def test_any_channel_layout_reads_as_written(data: st.DataObject, joints: int, f
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "layout.bvh"
         path.write_text("\n".join(lines) + "\n")
-        clip, info = bvh.load(path, scale=1.0, up="y", return_info=True)
+        # Read as centimetres: values of ±180 read as metres make a chain longer than
+        # footfall.sizes.MAX_REACH_METRES allows.
+        clip, info = bvh.load(path, scale=0.01, up="y", return_info=True)
     assert clip.fps == 60.0
     assert info.channels == tuple(tuple(c) for c in layouts)
     np.testing.assert_array_equal(clip.skeleton.parents, np.arange(joints) - 1)
@@ -127,7 +129,7 @@ def test_any_channel_layout_reads_as_written(data: st.DataObject, joints: int, f
             else:  # intrinsic: each later channel multiplies on the right
                 expected_rotation = expected_rotation @ _axis_matrix(name[0], values[:, column])
             column += 1
-        np.testing.assert_allclose(clip.positions[:, j], expected_position, atol=1e-12)
+        np.testing.assert_allclose(clip.positions[:, j], expected_position * 0.01, atol=1e-12)
         np.testing.assert_allclose(quat.to_matrix(clip.rotations[:, j]), expected_rotation,
                                    atol=1e-12)
 

@@ -463,6 +463,17 @@ def test_ground_command_bad_input(tmp_path, capsys) -> None:
     assert not (tmp_path / "o.bvh").exists()
 
 
+@pytest.mark.parametrize("terrain", ["level", "stairs"])
+def test_a_clip_without_legs_is_one_line_naming_the_file(tmp_path, capsys, terrain: str) -> None:
+    # Issue 26's fuzzing of the command: the library's "skeleton has no legs" named no file.
+    source = DATA / "bvh" / "pybvh_rotation_first_root.bvh"
+    assert main(["ground", str(source), "--terrain", terrain, "-o", str(tmp_path / "o.bvh"),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {source}: skeleton has no legs" in err, err
+    assert not (tmp_path / "o.bvh").exists()
+
+
 def _write_heightmap(path) -> None:  # noqa: ANN001
     from PIL import Image
 

@@ -62,7 +62,7 @@ def test_duplicates_and_out_of_order_frames_are_dropped() -> None:
         server.paused = True
         _drain(client, 0.2)
         before = client.status.dropped
-        last = client._last_number
+        last = client.sequence.last
         base = last + 100
         # … then a corrupt number 300 ahead, the real sequence continuing (followed at once),
         # and a restart back to 5 (followed on its fourth frame: a steady run).
@@ -242,4 +242,120 @@ def test_multicast_on_loopback() -> None:
     assert len(frames) >= 30
     numbers = [f.number for f in frames]
     assert numbers == sorted(set(numbers))
+    assert client.status.errors == {}
+
+
+# ---------------------------------------------------------------------------- clients as they are
+
+
+def _request(message: int, declared: int, body: bytes) -> bytes:
+    """A request as a client writes it: ``declared`` payload bytes in the header, then ``body``
+    (which may run past them, as OptiTrack's samples' string terminators do)."""
+    return message.to_bytes(2, "little") + declared.to_bytes(2, "little") + body
+
+
+def _answer(sock: socket.socket, wanted: int, seconds: float = 2.0) -> bytes | None:
+    """The payload of the next datagram with message id ``wanted`` (others skipped), or None
+    after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            data = sock.recv(65536)
+        except TimeoutError:
+            return None
+        message, payload = proto.split_packet(data)
+        if message == wanted:
+            return bytes(payload)
+    return None
+
+
+# What OptiTrack's sample clients send: CONNECT as "Ping" and a NUL (older samples), as the SDK's
+# 270-byte block (Ping, zero padding, subscribedDataOnly, version 4.1.0.0) and its NUL, or with no
+# payload at all (PacketClient.cpp); MODELDEF requests and KEEPALIVE with a size of 0 followed by
+# a NUL; REQUEST strings whose NUL is counted, or not.
+_BLOCK = b"Ping".ljust(264, b"\0") + bytes([0, 4, 1, 0, 0, 0])
+CONNECTS = {"ping": _request(0, 5, b"Ping\0"), "sdk-block": _request(0, 271, _BLOCK + b"\0"),
+            "empty": _request(0, 0, b""), "empty+nul": _request(0, 0, b"\0")}
+
+
+def test_natnet_serve_answers_requests_as_optitracks_samples_send_them() -> None:
+    clip = bvh.load(CLIP)
+    server = NatNetServer(clip, command_port=0, rate=60)
+    server.paused = True  # no frames in between: each answer is the next datagram
+    server.start()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    address = ("127.0.0.1", server.address[1])
+    try:
+        for name, data in CONNECTS.items():
+            sock.sendto(data, address)
+            info = _answer(sock, proto.NAT_SERVERINFO)
+            assert info is not None, name
+            assert proto.decode_server_info(info).version == (4, 1)
+        sock.sendto(_request(proto.NAT_REQUEST_MODELDEF, 0, b"\0"), address)
+        model = _answer(sock, proto.NAT_MODELDEF)
+        assert model is not None
+        (skeleton,) = proto.decode_model_definition(model, (4, 1)).skeletons
+        assert len(skeleton.bones) == clip.skeleton.joint_count
+        seen = server.clients[sock.getsockname()]
+        sock.sendto(_request(proto.NAT_KEEPALIVE, 0, b"\0"), address)
+        sock.sendto(_request(proto.NAT_ECHOREQUEST, 8, b"12345678\0"), address)
+        assert _answer(sock, proto.NAT_ECHORESPONSE) == b"12345678"
+        assert server.clients[sock.getsockname()] > seen  # the keep-alive counted
+        # REQUEST strings: the NUL counted in the size, or left after it, or junk after it.
+        for declared, body, version in ((14, b"Bitstream,3.1\0", (3, 1)),
+                                        (13, b"Bitstream,4.2\0", (4, 2)),
+                                        (16, b"Bitstream,4.0.0\0\0\0junk", (4, 0))):
+            sock.sendto(_request(proto.NAT_REQUEST, declared, body), address)
+            assert _answer(sock, proto.NAT_RESPONSE) == (0).to_bytes(4, "little"), body
+            assert server.version == version, body
+        sock.sendto(_request(proto.NAT_REQUEST, 9, b"FrameRate\0"), address)
+        assert _answer(sock, proto.NAT_RESPONSE) is not None
+        assert server.bad_requests == 0
+    finally:
+        sock.close()
+        server.stop()
+
+
+def test_natnet_serve_command_answers_a_modeldef_request_with_a_trailing_nul() -> None:
+    """``footfall natnet-serve`` itself, as a user runs it, asked as OptiTrack's samples ask."""
+    command = [sys.executable, "-c", "import sys; from footfall.cli import main; "
+               "sys.exit(main(sys.argv[1:]))", "natnet-serve", str(CLIP), "--command-port", "0",
+               "--duration", "20"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    try:
+        first = process.stdout.readline()  # "… Hz on 127.0.0.1:PORT"
+        port = int(first.rsplit(":", 1)[1])
+        sock.sendto(CONNECTS["sdk-block"], ("127.0.0.1", port))
+        assert _answer(sock, proto.NAT_SERVERINFO, 5.0) is not None
+        sock.sendto(_request(proto.NAT_REQUEST_MODELDEF, 0, b"\0"), ("127.0.0.1", port))
+        model = _answer(sock, proto.NAT_MODELDEF, 5.0)
+        assert model is not None
+        (skeleton,) = proto.decode_model_definition(model, (4, 1)).skeletons
+        assert skeleton.bones[0].name == "Skeleton_Hip"
+    finally:
+        sock.close()
+        process.terminate()
+        _, err = process.communicate(timeout=10)
+    assert "bad request" not in err, err
+
+
+def test_the_client_ignores_bytes_after_the_declared_size(tmp_path: Path) -> None:
+    """Everything a server sends with bytes after its declared size (server info, model
+    definition, frames) is read as if they were not there."""
+    server = NatNetServer(bvh.load(CLIP), command_port=0, rate=60)
+    send = server._reply
+    server._reply = lambda data, to: send(data + b"\0\0tail", to)  # type: ignore[method-assign]
+    server.start()
+    client = NatNetClient("127.0.0.1", command_port=server.address[1], data_port=0)
+    client.start()
+    try:
+        frames = _drain(client, 1.0)
+    finally:
+        client.stop()
+        server.stop()
+    assert client.skeleton is not None and len(frames) >= 20
     assert client.status.errors == {}

@@ -231,3 +231,27 @@ def test_mutated_recorded_frame_decodes_or_fails_cleanly(at: int, value: int) ->
         proto.decode_frame(bytes(data), (2, 10))
     except proto.PacketError as error:
         assert error.kind in ("truncated", "malformed")
+
+
+# ---------------------------------------------------------------------------- liberal acceptance
+
+
+def test_bytes_after_the_declared_size_are_ignored() -> None:
+    """OptiTrack's sample clients send REQUEST_MODELDEF and KEEPALIVE as a header of size 0 and
+    their string's NUL: Motive ignores bytes after the declared size, and so does footfall —
+    for requests and for everything a server sends."""
+    for message in (proto.NAT_REQUEST_MODELDEF, proto.NAT_KEEPALIVE):
+        got, payload = proto.split_packet(message.to_bytes(2, "little") + b"\0\0" + b"\0")
+        assert (got, bytes(payload)) == (message, b"")
+    tail = b"\0junk after the declared size"
+    _, payload = proto.split_packet((DATA / "mocapframe_packet_v2.bin").read_bytes() + tail)
+    assert proto.decode_frame(payload, (2, 10)).frame_number == 109238
+    _, payload = proto.split_packet((DATA / "modeldef_packet_v2.bin").read_bytes() + tail)
+    model = proto.decode_model_definition(payload, (2, 10))
+    assert [s.name for s in model.skeletons] == ["Karlie"]
+    _, payload = proto.split_packet((DATA / "serverinfo_packet_v3.bin").read_bytes() + b"\0")
+    assert proto.decode_server_info(payload).multicast_address == "239.255.42.99"
+    # Fewer bytes than the header declares is still an error of its kind.
+    with pytest.raises(proto.PacketError) as info:
+        proto.split_packet(proto.packet(proto.NAT_REQUEST, b"Bitstream,4.1\0")[:-3])
+    assert info.value.kind == "size"

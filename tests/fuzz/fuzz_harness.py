@@ -5,7 +5,8 @@ checks what came out. Each case runs in a forked child (so a hang or a runaway a
 touch the test run) with ``RLIMIT_AS`` and ``RLIMIT_CPU`` set, and is sorted into one outcome:
 
 - ``ok``: read without complaint, and the reader's checks of the result passed;
-- ``clean``: a :class:`footfall.errors.FootfallError` of one line naming the file;
+- ``clean``: a :class:`footfall.errors.FootfallError` of one line (at most
+  :data:`MAX_MESSAGE_CHARS`) naming the file;
 - ``defect``: anything else — another exception (a traceback at the command line), an error that
   names nothing, a result that fails the reader's checks (NaN, a broken written file), a warning
   from a library (numpy, trimesh, pygltflib), a crash or running out of memory;
@@ -38,6 +39,10 @@ CASE_SECONDS = 10.0
 WALL_FACTOR = 6.0
 #: Bytes of address space a case may use (a runaway allocation fails with MemoryError).
 CASE_MEMORY = 3 << 30
+
+#: Longest error message that counts as one line (an input's giant token echoed in full fills a
+#: terminal: the 50 MB number that once came back in a 50 MB message).
+MAX_MESSAGE_CHARS = 10_000
 
 OUTCOMES = ("ok", "clean", "defect", "hang")
 
@@ -120,6 +125,8 @@ def _child(read: Callable[[Path], None], path: Path, sender: Connection, memory:
         message = str(error)
         if "\n" in message:
             answer = ("defect", f"error of several lines: {message[:300]!r}")
+        elif len(message) > MAX_MESSAGE_CHARS:
+            answer = ("defect", f"error of {len(message):,} characters: {message[:300]!r}")
         elif path.name not in message:
             answer = ("defect", f"error names no file: {message[:300]}")
         else:

@@ -228,12 +228,24 @@ def join_glb(document: dict[str, Any] | bytes, blob: bytes) -> bytes:
     return struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body
 
 
+def scale_nodes(document: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A scale bomb: every node translation (or one node's) times a huge finite factor."""
+    factor = rng.choice([1e3, 1e4, 1e6])
+    nodes = [node for node in document.get("nodes", []) if "translation" in node]
+    for node in nodes if rng.random() < 0.5 else rng.sample(nodes, min(1, len(nodes))):
+        node["translation"] = [value * factor for value in node["translation"]]
+    return document
+
+
 def mutate_glb(data: bytes, rng: random.Random) -> bytes:
     """A GLB with its JSON mutated (lengths kept right), its BIN chunk cut, or its bytes hit."""
     choice = rng.random()
-    if choice < 0.7:
+    if choice < 0.6:
         document, blob = split_glb(data)
         return join_glb(mutate_tree(document, rng), blob)
+    if choice < 0.7:
+        document, blob = split_glb(data)
+        return join_glb(scale_nodes(document, rng), blob)
     if choice < 0.85:
         document, blob = split_glb(data)
         return join_glb(document, blob[: rng.randrange(len(blob) + 1)])
@@ -340,8 +352,50 @@ def motion_header(data: bytes, rng: random.Random) -> bytes:
     return re.sub(rb"Frame Time:\s*\S+", b"Frame Time: " + value, data, count=1)
 
 
+def empty_motion(data: bytes, rng: random.Random) -> bytes:
+    """No frames: ``Frames: 0`` and the frame lines gone (a skeleton-only file)."""
+    match = re.search(rb"Frames:\s*\S+[^\n]*\n([^\n]*Frame Time:[^\n]*\n?)", data, re.IGNORECASE)
+    if match is None:
+        return data
+    return data[: match.start()] + b"Frames: 0\n" + match.group(1)
+
+
+def giant_token(data: bytes, rng: random.Random) -> bytes:
+    """One word (a joint name, a keyword, a number of the hierarchy or of a frame line, the frame
+    count) replaced by a token of megabytes without whitespace."""
+    words = list(re.finditer(rb"\S+", data))
+    if not words:
+        return data
+    hit = rng.choice(words)
+    token = rng.choice([b"1", b"9", b"J", b"0.", b"-"]) * rng.choice([1 << 20, 3 << 20, 8 << 20])
+    return data[: hit.start()] + token + data[hit.end():]
+
+
+_OFFSET = re.compile(rb"(OFFSET[ \t]+)([^\r\n]*)", re.IGNORECASE)
+
+
+def scale_bomb(data: bytes, rng: random.Random) -> bytes:
+    """Every OFFSET (or one, often an End Site's) times a huge finite factor, the frame lines
+    left alone: a skeleton kilometres tall, or one bone that long."""
+    factor = rng.choice([1e3, 1e4, 1e6, 3e6])
+    offsets = list(_OFFSET.finditer(data))
+    if not offsets:
+        return data
+    chosen = offsets if rng.random() < 0.5 else [rng.choice(offsets)]
+
+    def scaled(match: re.Match[bytes]) -> bytes:
+        return repr(float(match.group()) * factor).encode()
+
+    out, at = [], 0
+    for match in chosen:
+        out += [data[at:match.start(2)], _NUMBER.sub(scaled, match.group(2))]
+        at = match.end(2)
+    return b"".join(out) + data[at:]
+
+
 BVH_MUTATORS: list[Mutator] = [valid_number, valid_number, nest_joints, shuffle_channels,
-                               rename_joint, motion_header]
+                               rename_joint, motion_header, empty_motion, giant_token,
+                               scale_bomb]
 
 
 def mutate_bvh(data: bytes, rng: random.Random) -> bytes:

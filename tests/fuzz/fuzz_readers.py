@@ -41,7 +41,7 @@ class Reader:
 
 READERS: dict[str, Reader] = {}
 #: Cases per reader in CI (a few hundred; glTF fewer, pygltflib takes ~0.3 s to parse one).
-CI_CASES = {"glb": 120, "bvh-cli": 100, "vrm": 60}
+CI_CASES = {"glb": 120, "bvh-cli": 100, "vrm": 60, "bvh-ground": 60}
 DEFAULT_CI_CASES = 200
 
 
@@ -87,7 +87,7 @@ def cases(name: str, count: int, seed: int) -> list[Case]:
 # --------------------------------------------------------------------------------------- BVH
 def _short_bvh(path: Path, frames: int = 6) -> bytes:
     """A shared capture cut to its first ``frames`` frames (fast to read, same hierarchy)."""
-    lines = path.read_bytes().split(b"\n")
+    lines = path.read_bytes().rstrip().split(b"\n")  # no blank line counted as a frame
     at = next(i for i, line in enumerate(lines) if line.strip().upper().startswith(b"FRAMES"))
     kept = lines[: at + 2 + frames]
     kept[at] = b"Frames: %d" % min(frames, len(lines) - at - 2)
@@ -103,6 +103,7 @@ def read_bvh(path: Path) -> None:
     """``footfall info``'s read: the clip, its info, and the text it prints."""
     from footfall import bvh
     from footfall.commands.info import describe
+    from footfall.sizes import MAX_REACH_METRES, reach
 
     clip, info = bvh.load(path, return_info=True)
     check_finite(clip.rotations, "rotations")
@@ -110,6 +111,7 @@ def read_bvh(path: Path) -> None:
     check_finite(clip.global_positions(), "global positions")
     check(np.isfinite(clip.fps) and clip.fps > 0, f"fps {clip.fps}")
     check(np.isfinite(info.standing_height), f"standing height {info.standing_height}")
+    check(reach(clip) <= MAX_REACH_METRES, f"a skeleton reaching {reach(clip):.3g} m was read")
     text = describe(clip, info)
     check("inf" not in text and "nan" not in text, "info prints inf or nan")
 
@@ -185,9 +187,12 @@ def read_glb(path: Path) -> None:
     """``footfall retarget --to``'s read, then a write of the rest pose that must read back."""
     from footfall.errors import FootfallError
     from footfall.gltf import load_animation, load_avatar, save_animation
+    from footfall.sizes import MAX_REACH_METRES, reach
 
     avatar = load_avatar(path)
     check_finite(avatar.skeleton.offsets, "offsets")
+    check(reach(avatar.skeleton) <= MAX_REACH_METRES, f"an avatar reaching "
+          f"{reach(avatar.skeleton):.3g} m was read")
     check_finite(avatar.rest_rotations, "rest rotations")
     try:
         clip = load_animation(path, avatar=avatar)
@@ -418,4 +423,41 @@ def read_bvh_cli(path: Path) -> None:
     lines = err.getvalue().splitlines()
     check(code == 2 and len(lines) == 1 and out.getvalue() == "",
           f"exit {code}, stdout {out.getvalue()[:100]!r}, stderr {err.getvalue()[:300]!r}")
+    raise FootfallError(lines[0])
+
+
+def bvh_ground_seeds() -> list[bytes]:
+    """The BVH seeds; first compiles (or loads) the grounding kernels and imports the commands
+    here in the parent, so that every forked child starts with them ready."""
+    from footfall import kernels
+    from footfall.cli import build_parser
+
+    kernels.prepare(groups=("grounding", "clip"))
+    build_parser()
+    return bvh_seeds()
+
+
+@reader("bvh-ground", suffix=".bvh", seeds=bvh_ground_seeds, mutate=mutate_lib.mutate_bvh)
+def read_bvh_ground(path: Path) -> None:
+    """``footfall ground FILE --terrain level``: a clip whose frames read back finite (as many
+    as went in), or exit 2 with one stderr line naming the file (re-raised here as that error).
+    Empty clips, giant tokens and scale bombs come from :func:`fuzz_mutate.mutate_bvh`."""
+    import contextlib
+
+    from footfall import bvh
+    from footfall.cli import main
+    from footfall.errors import FootfallError
+
+    out = path.with_name("grounded.bvh")
+    stdout, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(err):
+        code = main(["ground", str(path), "--terrain", "level", "-o", str(out), "--quiet"])
+    if code == 0:
+        clip, grounded = bvh.load(path), bvh.load(out)
+        check(grounded.frame_count == clip.frame_count > 0, "frames lost or made up")
+        check_finite(grounded.global_positions(), "grounded positions")
+        return
+    lines = err.getvalue().splitlines()
+    check(code == 2 and len(lines) == 1 and not out.exists(),
+          f"exit {code}, stderr {err.getvalue()[:300]!r}, written {out.exists()}")
     raise FootfallError(lines[0])

@@ -35,7 +35,8 @@ def test_cases_are_deterministic() -> None:
 
 def test_the_harness_sees_hangs_crashes_and_garbage(tmp_path) -> None:
     """A harness that cannot fail proves nothing: a hang, a traceback, an error naming no file,
-    garbage, a stray warning and a memory blow-up are each classified as such."""
+    garbage, a stray warning, a memory blow-up and a megabyte message are each classified as
+    such."""
     import time
     import warnings
 
@@ -66,14 +67,17 @@ def test_the_harness_sees_hangs_crashes_and_garbage(tmp_path) -> None:
     def greedy(path):
         np.ones(1 << 34)  # 128 GiB
 
+    def shouts(path):
+        raise BVHError(f"{path}, line 1: found {'1' * 1_000_000!r}")
+
     def clean(path):
         raise BVHError(f"{path}, line 1: bad")
 
     readers = {f.__name__: f
-               for f in (hang, spin, traceback, nameless, garbage, warns, greedy, clean)}
+               for f in (hang, spin, traceback, nameless, garbage, warns, greedy, shouts, clean)}
     cases = [Case(name, "x.bvh", b"") for name in readers]
     outcomes = {r.case.reader: r.outcome
                 for r in run_cases(cases, readers, seconds=1, wall_seconds=4)}
     assert outcomes == {"hang": "hang", "spin": "hang", "traceback": "defect", "nameless": "defect",
                         "garbage": "defect", "warns": "defect", "greedy": "defect",
-                        "clean": "clean"}
+                        "shouts": "defect", "clean": "clean"}

@@ -1,18 +1,21 @@
-"""Minimal reproducers of the BVH defects the hostile-input campaign found (issue 15), each a
-clear one-line error naming the file and line now, or a clip read as written."""
+"""Minimal reproducers of the BVH defects the hostile-input campaigns found (issues 15 and 26),
+each a clear one-line error naming the file and line now, or a clip read as written."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_harness import Case, run_cases
 
 from footfall import bvh
-from footfall.bvh.reader import MAX_DEPTH
+from footfall.bvh.reader import MAX_DEPTH, MAX_LINE_CHARS
 from footfall.cli import main
-from footfall.errors import BVHError
-from footfall.skeleton import Clip
+from footfall.errors import BVHError, SkeletonError
+from footfall.sizes import MAX_REACH_METRES, check_size, reach
+from footfall.skeleton import Clip, Skeleton
 
 
 def _chain(depth: int) -> str:
@@ -74,9 +77,11 @@ def test_deep_nesting_is_a_limit_not_a_recursion_error(tmp_path: Path) -> None:
 
 
 def test_nesting_up_to_the_limit_reads(tmp_path: Path) -> None:
-    clip = bvh.load(_write(tmp_path, _chain(MAX_DEPTH - 1)), scale=1.0)
+    # In centimetres: read as metres, a chain of 256 one-unit bones is longer than
+    # footfall.sizes.MAX_REACH_METRES allows (issue 26).
+    clip = bvh.load(_write(tmp_path, _chain(MAX_DEPTH - 1)), scale=0.01)
     assert clip.skeleton.joint_count == MAX_DEPTH
-    assert clip.global_positions()[0, -1, 1] == pytest.approx(MAX_DEPTH - 1)
+    assert clip.global_positions()[0, -1, 1] == pytest.approx(0.01 * (MAX_DEPTH - 1))
 
 
 @pytest.mark.parametrize("count", ["²", "٣", "7", "99999999999999999999999"])
@@ -156,3 +161,93 @@ def test_save_refuses_what_load_would_refuse(tmp_path: Path) -> None:
     with pytest.raises(BVHError, match="m from the origin"):
         bvh.save(far, tmp_path / "far.bvh")
     assert not (tmp_path / "fast.bvh").exists() and not (tmp_path / "far.bvh").exists()
+
+
+# ---------------------------------------------------------------------------- issue 26
+GAMES105 = Path(__file__).resolve().parent.parent / "data" / "bvh" / "games105_walk60.bvh"
+GIANT = 50_000_000  # characters: the issue's token
+
+
+def _giant(text: str, where: str, by: str) -> bytes:
+    """games105_walk60 with the first ``where`` replaced by ``by`` (a 50 MB token)."""
+    assert where in text
+    return text.replace(where, by, 1).encode()
+
+
+def _read_in_a_child(path: Path) -> None:
+    bvh.load(path)
+
+
+def test_a_50_mb_token_fails_fast_naming_its_line() -> None:
+    """A 50 MB joint name kept the reader busy 60 s (the name split into words letter by
+    letter) and was read; a 50 MB number came back in a 50 MB message. Each is now refused at
+    its line; run in a child under 5 s of CPU time, each case a hang before."""
+    text = GAMES105.read_text()
+    head, motion = text.split("MOTION", 1)
+    frame_line = motion.split("\n")[3]
+    cases = {
+        "name.bvh": (_giant(text, "JOINT lHip", "JOINT " + "J" * GIANT), "line 6:"),
+        "offset.bvh": (_giant(text, "OFFSET   0.100000", "OFFSET   " + "1" * GIANT), "line 8:"),
+        "keyword.bvh": (_giant(text, "ROOT RootJoint", "ROOT" + "T" * GIANT), "line 2:"),
+        "frames.bvh": (_giant(text, "Frames: 182", "Frames: " + "1" * GIANT), "line 123:"),
+        "frame.bvh": (_giant(text, frame_line, frame_line + "0" * GIANT), "line 125:"),
+    }
+    results = run_cases([Case("giant", name, data) for name, (data, _) in cases.items()],
+                        {"giant": _read_in_a_child}, seconds=5)
+    for result in results:
+        assert result.outcome == "clean", (result.case.name, result.outcome, result.detail)
+        assert cases[result.case.name][1] in result.detail, result.detail
+        assert len(result.detail) < 300  # the message, not the token
+
+
+@pytest.mark.parametrize("line", ["JOINT " + "x" * 5000, "OFFSET 0 1 " + "0" * 2000])
+def test_hierarchy_lines_and_words_have_limits(tmp_path: Path, line: str) -> None:
+    text = SMALL.replace("JOINT Chest" if line.startswith("JOINT") else "OFFSET 0 1 0", line)
+    message = _refused(_write(tmp_path, text), "line 6:" if line.startswith("JOINT") else "line 8:")
+    assert len(message) < 300
+    assert ("a line of" if len(line) > MAX_LINE_CHARS else "a word of") in message
+
+
+def test_a_skeleton_kilometres_tall_is_refused_naming_the_file_and_the_size(
+        tmp_path: Path) -> None:
+    """Offsets × 1e4 read in metres made a 11 km skeleton that grounding sampled every
+    centimetre (22.8 GiB at × 1e6): refused when read, with its size."""
+    text = GAMES105.read_text()
+    head, motion = text.split("MOTION", 1)
+    head = re.sub(r"(OFFSET\s+)(\S+)\s+(\S+)\s+(\S+)",
+                  lambda m: m.group(1) + " ".join(f"{float(v) * 1e4:.6f}" for v in m.groups()[1:]),
+                  head)
+    path = tmp_path / "tall.bvh"
+    path.write_text(head + "MOTION" + motion)
+    with pytest.raises(BVHError) as caught:
+        bvh.load(path, scale=1.0)
+    message = str(caught.value)
+    assert str(path) in message and "1.113e+04 m" in message
+    assert f"{MAX_REACH_METRES:g} m" in message
+    clip, info = bvh.load(path, return_info=True)  # its unit guessed: a person again
+    assert info.unit == "fitted" and reach(clip) == pytest.approx(1.2, abs=0.1)
+
+
+def test_check_size_refuses_what_grounding_would_choke_on() -> None:
+    """The campaign's clip built in code (no reader in between): offsets × 1e6 and no frames.
+    ``check_size(clip, source, min_frames=1)`` is the one call an entry makes."""
+    clip = bvh.load(GAMES105)
+    skeleton = clip.skeleton
+    tall = Clip(Skeleton(skeleton.names, skeleton.parents, skeleton.offsets * 1e6,
+                         {joint: site * 1e6 for joint, site in skeleton.end_sites.items()}),
+                clip.rotations[:1], clip.positions[:1] * 1e6, 1e6)
+    with pytest.raises(SkeletonError, match=r"ground_clip: the skeleton reaches 1\.113e\+06 m"):
+        check_size(tall, "ground_clip", min_frames=1)
+    with pytest.raises(SkeletonError, match="ground_clip: the clip has no frames"):
+        check_size(clip[:0], "ground_clip", min_frames=1)
+    check_size(clip, "ground_clip", min_frames=1)
+    assert reach(clip) == pytest.approx(reach(clip.skeleton))  # no position channel stretches
+
+
+def test_reach_bounds_every_pose() -> None:
+    """The reach (summed bone lengths) is no smaller than any frame's farthest joint from the
+    root, whatever the rotations."""
+    clip = bvh.load(GAMES105)
+    _, positions = clip.forward_kinematics()
+    farthest = np.linalg.norm(positions - positions[:, :1], axis=-1).max()
+    assert farthest <= reach(clip) + 1e-9

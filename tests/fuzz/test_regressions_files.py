@@ -296,3 +296,19 @@ def test_a_primitive_with_empty_attributes_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "empty.glb"
     path.write_bytes(join_glb(document, blob))
     _refused(GLTFError, load_avatar, path, "mesh 0 primitive 0", "'attributes'")
+
+
+def test_an_avatar_kilometres_tall_is_refused_naming_the_file_and_the_size(
+        tmp_path: Path) -> None:
+    """Issue 26: CesiumMan's node translations × 1e4 (glTF is in metres: no unit to guess) read
+    as a 9 km avatar, which live grounding would sample every centimetre; refused when read."""
+    document, blob = split_glb(CESIUM.read_bytes())
+    for node in document["nodes"]:
+        if "translation" in node:
+            node["translation"] = [value * 1e4 for value in node["translation"]]
+    path = tmp_path / "tall.glb"
+    path.write_bytes(join_glb(document, blob))
+    _refused(GLTFError, load_avatar, path, "the skeleton reaches 9167 m", "over 100 m")
+    assert main(["retarget", str(DATA / "bvh" / "games105_walk60.bvh"), "--to", str(path),
+                 "-o", str(tmp_path / "out.glb"), "--quiet"]) == 2
+    assert not (tmp_path / "out.glb").exists()

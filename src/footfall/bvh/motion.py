@@ -23,6 +23,12 @@ _MOTION_LINE = re.compile(rb"^[ \t]*MOTION(?=\s|$)", re.MULTILINE | re.IGNORECAS
 FRAME_TIME_RANGE = (1e-4, 3600.0)
 #: Most frames × joints a clip may hold (about 1.1 GB of rotations and positions).
 MAX_JOINT_FRAMES = 20_000_000
+#: Characters a frame line may hold per value it must hold (plus :data:`LINE_SLACK`): a frame
+#: line is refused by its length before it is parsed, however long a token it hides.
+MAX_VALUE_CHARS = 64
+LINE_SLACK = 1024
+#: Longest line of the MOTION header (MOTION, Frames, Frame Time), characters.
+MAX_HEADER_CHARS = 1024
 #: Largest magnitude of any number in a file (OFFSETs, channel values), in file units or degrees:
 #: far beyond any capture, far below where sums of them overflow.
 MAX_FILE_VALUE = 1e7
@@ -69,6 +75,10 @@ def _motion_header(lines: list[str], start: int, path: str) -> tuple[int, float,
     index = start + 1
     while index < len(lines) and not lines[index].strip():
         index += 1
+    for number in range(start, min(index + 2, len(lines))):
+        if len(lines[number]) > MAX_HEADER_CHARS:
+            raise BVHError(f"{path}, line {number + 1}: a line of {len(lines[number]):,} "
+                           f"characters in the MOTION header (at most {MAX_HEADER_CHARS:,})")
     match = _FRAMES.match(lines[index]) if index < len(lines) else None
     if match is None:
         raise BVHError(f"{path}, line {index + 1}: expected 'Frames: N' after MOTION")
@@ -111,6 +121,7 @@ def read_motion(
     data_lines = lines[index + 1 :]
     while data_lines and not data_lines[-1].strip():
         data_lines.pop()
+    _check_line_lengths(data_lines, first_line, width, path)
     if not data_lines:
         # No channels at all: frame lines are empty, so trust the frame count.
         data = np.zeros((frame_count if width == 0 else 0, width))
@@ -133,6 +144,16 @@ def read_motion(
     return data, frame_time, fps
 
 
+def _check_line_lengths(data_lines: list[str], first_line: int, width: int, path: str) -> None:
+    """Refuse a frame line longer than ``width`` values may need (before any is parsed)."""
+    limit = LINE_SLACK + MAX_VALUE_CHARS * width
+    lengths = np.fromiter(map(len, data_lines), dtype=np.int64, count=len(data_lines))
+    if lengths.size and lengths.max() > limit:
+        row = int(np.argmax(lengths > limit))
+        raise BVHError(f"{path}, line {first_line + row}: a frame line of {int(lengths[row]):,} "
+                       f"characters; {width} values may take at most {limit:,}")
+
+
 def check_size(frame_count: int, joints: int, path: str, line: int) -> None:
     """Refuse clips of more than :data:`MAX_JOINT_FRAMES` joint-frames (before reading them)."""
     if frame_count * max(joints, 1) > MAX_JOINT_FRAMES:
@@ -142,7 +163,7 @@ def check_size(frame_count: int, joints: int, path: str, line: int) -> None:
 
 def is_motion_line(line: str) -> bool:
     """Whether ``line`` is the MOTION keyword (any case, as HIERARCHY and JOINT are read)."""
-    words = line.split()
+    words = line.split(None, 1)  # the first word only: a line may be long
     return bool(words) and words[0].upper() == "MOTION"
 
 

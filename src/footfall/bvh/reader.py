@@ -18,6 +18,7 @@ import numpy as np
 from footfall import quat
 from footfall.bvh import motion, units
 from footfall.errors import BVHError, MappingError, SkeletonError
+from footfall.sizes import check_size
 from footfall.skeleton import Clip, Skeleton, forward_kinematics
 
 _CHANNELS = {name.lower(): name for name in (
@@ -60,45 +61,67 @@ class _Joint:
 
 
 class _Tokens:
-    """Whitespace-separated words of the hierarchy, each with its 1-based line number."""
+    """Whitespace-separated words of the hierarchy, each with its 1-based line number.
+
+    Lines are split only as the parser reaches them, so a file fails at its first bad word
+    however much follows; a line longer than :data:`MAX_LINE_CHARS` or a word longer than
+    :data:`MAX_WORD_CHARS` is refused when reached, naming its line.
+    """
 
     def __init__(self, lines: list[str], path: str) -> None:
-        self.words: list[tuple[str, int]] = [(word, number + 1) for number, line in enumerate(lines)
-                                             for word in line.split()]
-        self.position = 0
+        self.source_lines = lines
         self.path = path
         self.end_line = len(lines) + 1  # line where the hierarchy stops (MOTION), for EOF errors
+        self.next_line = 0  # index of the next line to split
+        self.pending: list[str] = []  # words of line ``pending_line`` not yet taken, reversed
+        self.pending_line = 0
+        self.taken_line = 0  # line of the last word taken (0: none yet)
+
+    def _fill(self) -> bool:
+        """Split lines until a word is pending; False at the end of the hierarchy."""
+        while not self.pending:
+            if self.next_line >= len(self.source_lines):
+                return False
+            text = self.source_lines[self.next_line]
+            self.next_line += 1
+            if len(text) > MAX_LINE_CHARS:
+                raise self.error(f"a line of {len(text):,} characters; a hierarchy line may "
+                                 f"hold {MAX_LINE_CHARS:,}", self.next_line)
+            words = text.split()
+            longest = max(words, key=len, default="")
+            if len(longest) > MAX_WORD_CHARS:
+                raise self.error(f"a word of {len(longest):,} characters ({shown(longest)}); "
+                                 f"a name or number may hold {MAX_WORD_CHARS:,}", self.next_line)
+            self.pending = words[::-1]
+            self.pending_line = self.next_line
+        return True
 
     def error(self, message: str, line: int | None = None) -> BVHError:
         return BVHError(f"{self.path}, line {self.line() if line is None else line}: {message}")
 
     def peek(self) -> str | None:
-        return self.words[self.position][0] if self.position < len(self.words) else None
+        return self.pending[-1] if self._fill() else None
 
     def line(self) -> int:
-        return self.words[self.position][1] if self.position < len(self.words) else self.end_line
+        return self.pending_line if self._fill() else self.end_line
 
     def take(self, what: str) -> tuple[str, int]:
-        if self.position >= len(self.words):
+        if not self._fill():
             raise self.error(f"file ends inside the hierarchy, expected {what}")
-        word = self.words[self.position]
-        self.position += 1
-        return word
+        self.taken_line = self.pending_line
+        return self.pending.pop(), self.pending_line
 
     def expect(self, keyword: str) -> None:
         word, line = self.take(repr(keyword))
         if word.upper() != keyword.upper():
-            raise self.error(f"expected {keyword!r}, found {word!r}", line)
+            raise self.error(f"expected {keyword!r}, found {shown(word)}", line)
 
     def rest_of_line(self) -> tuple[list[str], int]:
         """Words after the last word taken, to the end of its line (stopping before a '{')."""
-        line = self.words[self.position - 1][1] if self.position else self.line()
+        line = self.taken_line or self.line()
         out = []
-        while self.position < len(self.words) and self.words[self.position][1] == line:
-            if self.words[self.position][0] == "{":
-                break
-            out.append(self.words[self.position][0])
-            self.position += 1
+        while self.pending and self.pending_line == line and self.pending[-1] != "{":
+            out.append(self.pending.pop())
         return out, line
 
     def number(self, what: str) -> float:
@@ -106,12 +129,22 @@ class _Tokens:
         try:
             value = float(word)
         except ValueError:
-            raise self.error(f"{what} must be a number, found {word!r}", line) from None
+            raise self.error(f"{what} must be a number, found {shown(word)}", line) from None
         if not np.isfinite(value):
-            raise self.error(f"{what} is {word!r}; it must be finite", line)
+            raise self.error(f"{what} is {shown(word)}; it must be finite", line)
         return value
 
 
+def shown(word: str, limit: int = 40) -> str:
+    """``word`` quoted for a message, cut to ``limit`` characters (a message stays one short
+    line whatever a file holds)."""
+    return repr(word) if len(word) <= limit else f"{word[:limit]!r}… ({len(word):,} characters)"
+
+
+#: Longest line of the hierarchy, and longest word in it (a joint name or a number), in
+#: characters: far beyond any real file, small enough that nothing downstream slows down.
+MAX_LINE_CHARS = 4096
+MAX_WORD_CHARS = 1024
 #: Most joints a file may declare, and most levels of nesting (explicit limits, so a hostile
 #: file is refused with a message instead of exhausting memory; parsing itself never recurses).
 MAX_JOINTS = 10_000
@@ -181,7 +214,7 @@ class _Hierarchy(_Tokens):
                 joint.end_site = self.vector(f"End Site OFFSET of {joint.name!r}")
                 self.expect("}")
             else:
-                raise self.error(f"unexpected {word!r} in joint {joint.name!r}")
+                raise self.error(f"unexpected {shown(word)} in joint {joint.name!r}")
 
     def vector(self, what: str) -> np.ndarray:
         values = []
@@ -200,7 +233,7 @@ class _Hierarchy(_Tokens):
         # ASCII digits only: "²".isdigit() is true
         if not (count_word.isascii() and count_word.isdigit() and len(count_word) <= 18):
             raise self.error(f"CHANNELS count of {name!r} must be an integer, found "
-                             f"{count_word!r}", channel_line)
+                             f"{shown(count_word)}", channel_line)
         count = int(count_word)
         if count > len(_CHANNELS):
             raise self.error(f"CHANNELS count of {name!r} is {count}; a joint has at most "
@@ -209,7 +242,7 @@ class _Hierarchy(_Tokens):
         for _ in range(count):
             channel, ch_line = self.take(f"a channel name for {name!r}")
             if channel.lower() not in _CHANNELS:
-                raise self.error(f"unknown channel {channel!r} on joint {name!r}", ch_line)
+                raise self.error(f"unknown channel {shown(channel)} on joint {name!r}", ch_line)
             names.append(_CHANNELS[channel.lower()])
         if len(set(names)) != len(names):
             raise self.error(f"joint {name!r} repeats a channel", channel_line)
@@ -535,6 +568,7 @@ def load(
         unit, factor = "given", float(scale)
     clip = _convert(read, factor, up_axis == "z")
     _check_reach(clip, name, factor)
+    check_size(clip, name, error=BVHError)
     if not return_info:
         return clip
     info = BVHInfo(

@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from footfall.errors import FootfallError
+from footfall.errors import FootfallError, MappingError, SkeletonError
 from footfall.joints.cli import add_joint_arguments, load_motion, save_motion
 
 NAME = "ground"
@@ -90,18 +90,30 @@ def _read_contacts(path: str, frames: int):  # noqa: ANN202 - (F, 2) bool
 
 
 def run(args: argparse.Namespace) -> int:
-    """Ground the clip, write the BVH and the report."""
+    """Ground the clip, write the BVH and the report; an error about the clip's skeleton (no
+    legs, no sole) names the file."""
+    try:
+        return _run(args)
+    except (MappingError, SkeletonError) as error:
+        if str(args.clip) in str(error):
+            raise
+        raise type(error)(f"{args.clip}: {error}") from None
+
+
+def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.batch.atomic import replacing
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
+    from footfall.sizes import check_size
     from footfall.terrain import LevelGround
 
     if args.terrain == LevelGround.name and args.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
     motion = load_motion(args.clip, args.layout)
     clip = motion.clip
+    check_size(clip, args.clip, min_frames=1)  # a file may hold a skeleton only (Frames: 0)
     size = None if args.size is None else tuple(args.size)
     place = placement_for(args.terrain, args.no_place)
     terrain = terrain_for_clip(args.terrain, clip, size, tuple(args.height_range),

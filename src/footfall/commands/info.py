@@ -16,8 +16,10 @@ HELP = ("joints, frames, fps, duration, detected unit/up axis and standing heigh
 DESCRIPTION = (
     "Read a BVH file the way footfall does (unit and up axis detected unless given) and print "
     "its joint count and tree, frame count, frame rate, duration, the unit and up axis found, "
-    "and the standing height in metres. For an avatar (.vrm, .glb, .gltf): the VRM meta "
-    "(title, authors, licence), facing, joints and the humanoid bone map the file declares."
+    "and the standing height in metres. A file with 'Frames: 0' holds a skeleton only: it is "
+    "described with 0 frames (retarget --to and walk --skeleton take it; commands that need "
+    "motion refuse it). For an avatar (.vrm, .glb, .gltf): the VRM meta (title, authors, "
+    "licence), facing, joints and the humanoid bone map the file declares."
 )
 _AVATARS = (".glb", ".gltf", ".vrm")  # footfall.gltf.AVATAR_SUFFIXES
 

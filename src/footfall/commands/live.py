@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from footfall.live.natnet_client import NatNetClient
     from footfall.live.record import Recorder
     from footfall.live.sources import ReplaySource, Source
+    from footfall.sizes import check_size
 
     # The network thread and the loop share the GIL: hand it over every 1 ms instead of 5 ms,
     # so a frame waiting for the loop is not held up behind a burst of packets.
@@ -150,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
     source: Source
     if args.replay:
         clip, info = bvh.load(args.replay, up=args.up, return_info=True)
+        check_size(clip, args.replay, min_frames=1)
         source = ReplaySource(clip, up=info.up)
     else:
         source = NatNetClient(args.natnet, local_ip=args.local_ip, multicast=args.multicast,

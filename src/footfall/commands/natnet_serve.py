@@ -45,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or --duration."""
     from footfall import bvh
     from footfall.live.natnet_server import NatNetServer
+    from footfall.sizes import check_size
 
     clip = bvh.load(args.clip)
+    check_size(clip, args.clip, min_frames=1)
     server = NatNetServer(clip, host=args.host, command_port=args.command_port, rate=args.rate,
                           version=args.version, multicast=args.multicast, group=args.group,
                           data_port=args.data_port, name=args.name, bone_poses=args.bone_poses,

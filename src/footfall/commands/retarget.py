@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     from footfall.gltf import check_motion_output, load_avatar, save_motion
     from footfall.retarget import Retargeter, RetargetSettings
+    from footfall.sizes import check_size
     from footfall.skinning import avatar_feet
 
     output = Path(args.output)
@@ -77,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if target_path.suffix.lower() not in (".bvh", *_GLTF):
         raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
     source = bvh.load(args.source)
+    check_size(source, args.source, min_frames=1)  # the target may be a skeleton-only file
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
         check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar

@@ -28,6 +28,7 @@ from footfall.gltf.document import is_index, read_document
 from footfall.gltf.nodes import hierarchy_depths, split_transform, world_matrices
 from footfall.gltf.vrm import VrmInfo, read_vrm, vrm_bone_name
 from footfall.humanoid.bones import HUMAN_BONES
+from footfall.sizes import check_size
 from footfall.skeleton import Clip, Skeleton
 
 PathArg = str | PathLike[str]
@@ -188,5 +189,6 @@ def avatar_of_joints(gltf: pygltflib.GLTF2, joints: list[int], path: Path,
         name = node.name or f"joint{node_index}"
         names.append(name if name not in names else f"{name}_{node_index}")
     skeleton = Skeleton(names, np.array(parents), np.array(offsets))
+    check_size(skeleton, str(path), error=GLTFError)
     return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path, gltf)
 

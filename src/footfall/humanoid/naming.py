@@ -134,10 +134,15 @@ def split_words(name: str) -> list[str]:
     return words
 
 
+#: Longest glued token split into words (letters); a longer one is kept whole, so a hostile
+#: name costs time in proportion to its length only up to this (real ones have ≤ 30 letters).
+MAX_GLUED_LETTERS = 64
+
+
 @lru_cache(maxsize=4096)
 def _segment(token: str) -> tuple[str, ...]:
     """Split a glued lower-case token into the fewest vocabulary words, or keep it whole."""
-    if token in _VOCABULARY:
+    if token in _VOCABULARY or len(token) > MAX_GLUED_LETTERS:
         return (token,)
     count = len(token)
     best: list[tuple[str, ...] | None] = [None] * (count + 1)

@@ -4,7 +4,9 @@ Unicast: CONNECT from our command socket, which also receives frames (as OptiTra
 a data socket on the data port is read too, duplicates dropped by frame number. Multicast: the
 data socket joins the group. KEEPALIVE goes out every second and CONNECT again after 2 s without
 a packet, so a stream that stops resumes by itself. Bad packets are counted, reported once per
-kind and dropped.
+kind and dropped. Which frames are followed is decided by their numbers alone
+(:class:`~footfall.live.frame_sequence.FrameSequencer`); bytes after a packet's declared size
+are ignored, as Motive does.
 """
 
 from __future__ import annotations
@@ -19,15 +21,13 @@ from collections.abc import Callable
 from footfall.arrays import FloatArray
 from footfall.errors import FootfallError
 from footfall.live import natnet_protocol as proto
+from footfall.live.frame_sequence import FrameSequencer
 from footfall.live.motive import MotiveSkeleton, choose_skeleton
 from footfall.live.sources import LiveFrame, SourceStatus
 from footfall.skeleton import Skeleton
 
 KEEPALIVE_SECONDS = 1.0
 RECONNECT_SECONDS = 2.0
-JUMP = 1000  # frame numbers further than this from the last one need a second frame to follow
-RESYNC_RUN = 3  # this many increasing older frames in a row are followed …
-RESYNC_QUIET = 0.25  # … once the followed stream has been silent this long (seconds)
 
 
 class NatNetClient:
@@ -78,7 +78,7 @@ class NatNetClient:
         self._new = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._last_number: int | None = None
+        self.sequence = FrameSequencer()
         self._last_pose: tuple[FloatArray, FloatArray] | None = None
         self._mode = bone_poses
         self._last_packet = 0.0
@@ -86,9 +86,6 @@ class NatNetClient:
         self._last_connect = 0.0
         self._awaiting_info = True
         self._awaiting_model = 0.0  # when the model definition was last asked for (0: not)
-        self._candidate: int | None = None  # a frame number off the sequence, not yet followed
-        self._candidate_run = 0
-        self._jumped_from: int | None = None  # the number before the last forward jump
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -204,85 +201,85 @@ class NatNetClient:
         self._send(proto.packet(proto.NAT_REQUEST_MODELDEF))
 
     def _handle(self, data: bytes) -> None:
+        """One datagram: server info, a model definition or a frame (anything else: nothing
+        to do — RESPONSE, MESSAGESTRING, echo …)."""
         received = time.perf_counter()
         message, payload = proto.split_packet(data)
-        # Server info and model definitions are answers: one nobody asked for is dropped (a
-        # stray or corrupt one would otherwise change how every later frame is read).
         if message == proto.NAT_SERVERINFO:
-            if not self._awaiting_info:
-                self._problem("unrequested", "a server info nobody asked for was dropped")
-                return
-            info = proto.decode_server_info(payload)
-            version = proto.check_version(info.version)
-            changed = version != self.version
-            self.info, self.version = info, version
-            self._awaiting_info = False
-            self.status.connected = True
-            self.status.version = f"{version[0]}.{version[1]}"
-            self.status.server = f"{info.application} {self.server[0]}:{self.server[1]}"
-            if changed or self.motive is None:
-                self._request_model(time.monotonic())
+            self._on_server_info(payload)
+        elif message == proto.NAT_MODELDEF:
+            self._on_model_definition(payload)
+        elif message == proto.NAT_FRAMEOFDATA:
+            self._on_frame(payload, received)
+
+    # Server info and model definitions are answers: one nobody asked for is dropped (a stray
+    # or corrupt one would otherwise change how every later frame is read).
+
+    def _on_server_info(self, payload: memoryview) -> None:
+        """Take the stream version; ask for the model when it is new."""
+        if not self._awaiting_info:
+            self._problem("unrequested", "a server info nobody asked for was dropped")
             return
-        if message == proto.NAT_MODELDEF:
-            if self.version is None or not self._awaiting_model:
-                self._problem("unrequested", "a model definition nobody asked for was dropped")
-                return
-            model = proto.decode_model_definition(payload, self.version)
-            self._awaiting_model = 0.0
-            if not model.skeletons:
-                self._problem("no-skeleton", "the model definition has no skeleton")
-                return
-            description = choose_skeleton(model.skeletons, self.skeleton_name)
-            motive = MotiveSkeleton.from_description(description, self.up)
-            if self.motive is None or not _same(motive, self.motive):
-                if motive.up == "z" and (self.motive is None or self.motive.up != "z"):
-                    self.report("NatNet: stream is Z-up; turned to Y up"
-                                + (" (--up z)" if self.up == "z" else ""))
-                self.status.up = motive.up
-                self.motive = motive
-                self.skeleton, self.mapping = motive.skeleton, motive.mapping
-                self.generation += 1
-                self._last_pose = None
-                self._mode = self.bone_poses
+        info = proto.decode_server_info(payload)
+        version = proto.check_version(info.version)
+        changed = version != self.version
+        self.info, self.version = info, version
+        self._awaiting_info = False
+        self.status.connected = True
+        self.status.version = f"{version[0]}.{version[1]}"
+        self.status.server = f"{info.application} {self.server[0]}:{self.server[1]}"
+        if changed or self.motive is None:
+            self._request_model(time.monotonic())
+
+    def _on_model_definition(self, payload: memoryview) -> None:
+        """Take the followed skeleton; a new one starts a new generation."""
+        if self.version is None or not self._awaiting_model:
+            self._problem("unrequested", "a model definition nobody asked for was dropped")
             return
-        if message != proto.NAT_FRAMEOFDATA:
-            return  # RESPONSE, MESSAGESTRING, echo …: nothing to do
+        model = proto.decode_model_definition(payload, self.version)
+        self._awaiting_model = 0.0
+        if not model.skeletons:
+            self._problem("no-skeleton", "the model definition has no skeleton")
+            return
+        description = choose_skeleton(model.skeletons, self.skeleton_name)
+        motive = MotiveSkeleton.from_description(description, self.up)
+        if self.motive is not None and _same(motive, self.motive):
+            return
+        if motive.up == "z" and (self.motive is None or self.motive.up != "z"):
+            self.report("NatNet: stream is Z-up; turned to Y up"
+                        + (" (--up z)" if self.up == "z" else ""))
+        self.status.up = motive.up
+        self.motive = motive
+        self.skeleton, self.mapping = motive.skeleton, motive.mapping
+        self.generation += 1
+        self._last_pose = None
+        self._mode = self.bone_poses
+
+    def _on_frame(self, payload: memoryview, received: float) -> None:
+        """Decode a frame, follow its number, and hand its pose on."""
         if self.version is None:
             self._problem("no-server-info", "frames before the server info are dropped")
             if not self._awaiting_info:
                 self._connect(time.monotonic())
             return
         frame = proto.decode_frame(payload, self.version)
-        number, last = frame.frame_number, self._last_number
-        jumped_from = self._jumped_from
-        if last is not None and number <= last and jumped_from is not None \
-                and number == jumped_from + 1:
-            # The last frame had skipped ahead and this one continues from before it: that
-            # frame number was corrupt. Back to the real sequence, nothing lost.
-            self.status.dropped -= last - jumped_from - 1
-            last = jumped_from
-        if last is not None and not 0 < number - last <= JUMP:
-            # Behind: a duplicate (both sockets) or out of order, dropped. Far off: a restarted
-            # server or a corrupt frame number, followed once the next frame continues from it;
-            # a steady run of older frames is followed too (a server restarted early).
-            previous = self._candidate
-            run = (self._candidate_run + 1
-                   if previous is not None and 0 < number - previous <= JUMP else 0)
-            self._candidate, self._candidate_run = number, run
-            # (a run counts only while the stream we follow is silent: frames of one stream
-            # arriving late on a second socket must not pull it back.)
-            quiet = time.perf_counter() - self.status.last_frame_at >= RESYNC_QUIET
-            if not (abs(number - last) > JUMP and run >= 1 or run >= RESYNC_RUN and quiet):
-                return
-            self._problem("resync", f"frame numbers jumped from {last} to {number}; following")
-            last = None
-        self._candidate, self._candidate_run = None, 0
-        self._jumped_from = last if last is not None and number > last + 1 else None
-        if last is not None and number > last + 1:
-            self.status.dropped += number - last - 1
-        self._last_number = number
+        if not self._follow(frame.frame_number):
+            return
         if frame.models_changed:
             self._request_model(time.monotonic())
+        self._deliver(frame, received)
+
+    def _follow(self, number: int) -> bool:
+        """Whether frame ``number`` is followed (:class:`FrameSequencer`); counts the lost."""
+        verdict = self.sequence.step(number, time.perf_counter() - self.status.last_frame_at)
+        if verdict.resync:
+            self._problem("resync", f"frame numbers jumped from {verdict.resync_from} to "
+                                    f"{number}; following")
+        self.status.dropped += verdict.dropped
+        return verdict.keep
+
+    def _deliver(self, frame: proto.FrameOfData, received: float) -> None:
+        """The followed skeleton's pose of ``frame`` into the slot (the newest only)."""
         current = self.motive
         if current is None:
             return

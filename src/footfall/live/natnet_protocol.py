@@ -237,18 +237,23 @@ _THREE_U64 = struct.Struct("<QQQ")
 
 
 def split_packet(packet: bytes | memoryview) -> tuple[int, memoryview]:
-    """``(message id, payload)`` of one datagram; checks the header's byte count."""
+    """``(message id, payload)`` of one datagram: the payload is the header's byte count.
+
+    Bytes after it are ignored, as Motive does: OptiTrack's sample clients send
+    REQUEST_MODELDEF and KEEPALIVE with a count of 0 followed by their string's NUL. A datagram
+    shorter than its count is a ``size`` error.
+    """
     view = memoryview(packet)
     if len(view) < 4:
         raise PacketError("truncated", f"a packet needs a 4-byte header, got {len(view)} bytes")
     if len(view) > MAX_PACKET:
         raise PacketError("size", f"{len(view)} bytes is over NatNet's {MAX_PACKET}-byte limit")
     message, size = _HEADER.unpack_from(view)
-    if size != len(view) - 4:
+    if size > len(view) - 4:
         raise PacketError("size", f"header says {size} payload bytes, got {len(view) - 4}")
     if message not in KNOWN_MESSAGES:
         raise PacketError("unknown-message", f"message id {message}")
-    return message, view[4:]
+    return message, view[4 : 4 + size]
 
 
 def decode_server_info(payload: bytes | memoryview) -> ServerInfo:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from footfall.errors import FootfallError, SettingsError
 from footfall.live import natnet_protocol as proto
 from footfall.live.motive import ClipStream
+from footfall.sizes import check_size
 from footfall.skeleton import Clip
 
 CLIENT_TIMEOUT = 10.0
@@ -53,6 +54,7 @@ class NatNetServer:
             raise SettingsError(f"bone poses {bone_poses!r}: choose local or global")
         if up not in ("y", "z"):
             raise SettingsError(f"up axis {up!r}: choose y or z")
+        check_size(clip, "natnet-serve", min_frames=1)
         self.stream = ClipStream.build(clip, name, up=up)
         self.rate = float(rate if rate else clip.fps)
         if not self.rate > 0:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from footfall.arrays import FloatArray
+from footfall.sizes import check_size
 from footfall.skeleton import Clip, Skeleton
 
 
@@ -73,6 +74,7 @@ class ReplaySource:
 
     def __init__(self, clip: Clip, speed: float = 1.0, up: str = "y") -> None:
         """``up``: the file's own up axis, for the status (the clip is Y up already)."""
+        check_size(clip, "replay", min_frames=1)
         self.clip = clip
         self.skeleton: Skeleton | None = clip.skeleton
         self.mapping: dict[str, str] | None = None

@@ -1,6 +1,7 @@
 """VMC protocol out: an avatar's pose as OSC bundles over UDP (VSeeFace, Warudo, VMC4B …).
 
-Per frame: ``/VMC/Ext/OK 1``, ``/VMC/Ext/T seconds``, ``/VMC/Ext/Root/Pos "root" p q`` and one
+Per frame: ``/VMC/Ext/OK 1``, ``/VMC/Ext/T seconds`` (relative: the sender's own clock, see
+:meth:`VmcPose.clock_for`), ``/VMC/Ext/Root/Pos "root" p q`` and one
 ``/VMC/Ext/Bone/Pos <HumanBodyBones name> p q`` per humanoid bone the avatar has — Unity local
 transforms (localPosition/localRotation), left-handed: z of positions and the x, y of quaternions
 negated, quaternions sent x, y, z, w. Bones go in bundles that stay under ``MAX_DATAGRAM`` bytes.
@@ -18,6 +19,7 @@ packed in one NumPy call; python-osc is the tests' independent decoder.
 
 from __future__ import annotations
 
+import math
 import socket
 import struct
 from collections.abc import Mapping, Sequence
@@ -35,6 +37,9 @@ if TYPE_CHECKING:
     from footfall.gltf.normalized import NormalizedHumanoid
 
 MAX_DATAGRAM = 1400
+#: Most the ``/VMC/Ext/T`` clock advances between two poses, seconds (a paused stream resumes
+#: without a jump; an absurd time stamp cannot throw it far).
+MAX_CLOCK_STEP = 1.0
 RECEIVER_PORT = 39539
 _BUNDLE = b"#bundle\0" + struct.pack(">Q", 1)  # time tag 1 = "immediately"
 _SIZE = struct.Struct(">i")
@@ -136,11 +141,27 @@ class VmcPose:
         self._ok = osc_message("/VMC/Ext/OK", 1)
         origin = to_unity([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
         self._root = osc_message("/VMC/Ext/Root/Pos", "root", *(float(v) for v in origin))
+        self.clock = 0.0  # the last /VMC/Ext/T sent, seconds
+        self._stream_seconds: float | None = None
+
+    def clock_for(self, seconds: float) -> float:
+        """``/VMC/Ext/T`` for a pose at stream time ``seconds``: relative, 0 at the first pose,
+        moved on by each step forward of the stream's time stamps (at most
+        :data:`MAX_CLOCK_STEP`); a step back (a restarted server), NaN or inf holds it. Small
+        and rising, so a float32 keeps each step: Motive's own time stamps count from its start
+        (after 11 days a float32 of them moves in 1/16 s steps)."""
+        if not math.isfinite(seconds):
+            return self.clock
+        if self._stream_seconds is not None and seconds > self._stream_seconds:
+            self.clock += min(seconds - self._stream_seconds, MAX_CLOCK_STEP)
+        self._stream_seconds = seconds
+        return self.clock
 
     def datagrams(self, rotations: ArrayLike, translations: ArrayLike, seconds: float
                   ) -> list[bytes]:
-        """Datagrams for one pose: local ``rotations (J, 4)``, ``translations (J, 3)``; the
-        model root is sent at the origin, unturned."""
+        """Datagrams for one pose: local ``rotations (J, 4)``, ``translations (J, 3)`` at stream
+        time ``seconds`` (sent as :meth:`clock_for` it); the model root is sent at the origin,
+        unturned."""
         if self.humanoid is not None:
             normalized, positions = self.humanoid.normalize(rotations, translations)
             rows = vrm_to_unity(normalized[self.joints],
@@ -148,7 +169,8 @@ class VmcPose:
         else:
             rows = to_unity(np.asarray(rotations)[self.joints],
                             np.asarray(translations)[self.joints]).astype(">f4")
-        head = osc_bundle([self._ok, osc_message("/VMC/Ext/T", float(seconds)), self._root])
+        clock = osc_message("/VMC/Ext/T", self.clock_for(float(seconds)))
+        head = osc_bundle([self._ok, clock, self._root])
         return [head] + [_BUNDLE + b"".join(self._headers[i] + rows[i].tobytes()
                                             for i in range(start, stop))
                          for start, stop in self._groups]
