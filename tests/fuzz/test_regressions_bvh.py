@@ -242,6 +242,13 @@ def test_check_size_refuses_what_grounding_would_choke_on() -> None:
         check_size(clip[:0], "ground_clip", min_frames=1)
     check_size(clip, "ground_clip", min_frames=1)
     assert reach(clip) == pytest.approx(reach(clip.skeleton))  # no position channel stretches
+    # The library's entry makes that call: a clip built in code is refused at once (it asked
+    # for 196 GiB of sole samples before).
+    from footfall.grounding import ground_clip
+    from footfall.terrain import LevelGround
+
+    with pytest.raises(SkeletonError, match="ground_clip: the skeleton reaches"):
+        ground_clip(tall, LevelGround(0.0))
 
 
 def test_reach_bounds_every_pose() -> None:

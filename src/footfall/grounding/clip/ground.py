@@ -29,6 +29,7 @@ from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.clip import score
 from footfall.metrics.stance import planted_heights, support_heights
+from footfall.sizes import check_size
 from footfall.skeleton import Clip
 from footfall.terrain.level import LevelGround
 
@@ -92,8 +93,7 @@ def ground_clip(
     frame and joint.
     """
     clip.check_finite()
-    if clip.frame_count < 1:
-        raise SkeletonError("the clip has no frames")
+    check_size(clip, "ground_clip", min_frames=1)
     if not (np.isfinite(ball_clearance) and 0.0 <= ball_clearance <= 0.5):
         raise SkeletonError(f"ball_clearance must be in [0, 0.5] m, got {ball_clearance}")
     if contacts is not None:
