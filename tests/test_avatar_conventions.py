@@ -337,7 +337,7 @@ def test_retargeting_onto_the_variant_moves_the_body_as_the_original(
                              toes[1] if both else None)
         contact = low_s < np.percentile(low_s, 5) + 0.02
         assert contact.mean() > 0.15
-        assert low_t[contact].min() > -1e-3
+        assert low_t[contact].min() > -3e-3  # (a 2× avatar: 1.5 mm at scale 1)
         assert np.median(low_t[contact]) < 0.04
     positions, positions0 = _by_name(avatar, out.global_positions()), _by_name(
         original, out0.global_positions())

@@ -57,26 +57,26 @@ def test_identity_reproduces_global_positions(path) -> None:
     out = retargeter.apply(clip)
     assert out.frame_count == clip.frame_count
     # The same motion, stood on the floor: a capture whose planted feet float above its y = 0
-    # (CMU's toe joints sit 4–6 cm up) comes down by each foot's own stance level, the hips by
-    # their mean; the path and the rest of the pose stay.
-    level = retargeter.stance_level(clip)
+    # (CMU's toe joints sit 4–6 cm up) comes down, each foot planted on the floor; the path and
+    # the rest of the pose stay.
+    levels = retargeter.stance_levels(clip)
     hips = retargeter.correspondence.hips[0]
     shift = out.global_positions() - clip.global_positions()
     np.testing.assert_allclose(shift[:, hips, [0, 2]], 0.0, atol=1e-6)
-    # Lowered a little more only where the lower foot could not be reached otherwise.
-    assert np.all(shift[:, hips, 1] <= -level.mean() + 1e-6)
-    assert np.median(shift[:, hips, 1]) == pytest.approx(-level.mean(), abs=3e-3)
+    # Lowered by the feet's mean stance level, a little more only where the lower foot could
+    # not be reached otherwise.
+    assert np.all(shift[:, hips, 1] <= -levels.mean(axis=-1) + 1e-6)
+    assert np.median(shift[:, hips, 1] + levels.mean(axis=-1)) == pytest.approx(0.0, abs=3e-3)
     # (a foot lowered by another height than the hips bends its knee: a few joints move a
-    # little sideways in a few frames, as does a foot raised so its toe tip stays above the
-    # floor)
-    assert np.percentile(np.abs(shift[..., [0, 2]]), 99) < 0.02
+    # little sideways in a few frames)
+    assert np.percentile(np.abs(shift[..., [0, 2]]), 99) < 0.03
     toes = Toes.of(clip.skeleton, retargeter.target_map)
-    low_in = lowest_foot_point(clip, retargeter.source_map, retargeter.source_measures, toes)
     low_out = lowest_foot_point(out, retargeter.target_map, retargeter.target_measures, toes)
     planted = retargeter.source_contacts(clip)
-    # a foot that dips below its stance level stays on the floor
-    np.testing.assert_allclose(low_out[planted], np.maximum(low_in - level, 0.0)[planted],
-                               atol=2e-3)
+    if planted.sum() > 10:  # (bvhio_example: two frames)
+        assert np.median(np.abs(low_out[planted])) < 2e-3
+        assert np.percentile(np.abs(low_out[planted]), 90) < 0.01
+    assert low_out.min() > -0.01
 
 
 def test_a_clip_without_legs_is_a_clear_mapping_error() -> None:
@@ -137,8 +137,8 @@ def test_across_rigs_feet_grounded_paths_scaled(source_path, target_path) -> Non
     contact = low_s < np.percentile(low_s, 5) + 0.02
     assert contact.mean() > 0.2
     # Planted on the target's own floor (y = 0): the source's floor is not carried over.
-    floor_s = r.stance_level(source)
-    assert np.mean(np.abs(low_t - (low_s - floor_s))[contact]) <= 0.01
+    lift = np.maximum(low_s - r.stance_levels(source), 0.0)
+    assert np.mean(np.abs(low_t - s * lift)[contact]) <= 0.01
     # (Foot skate: GMD's ratio on every pair, ``test_retarget_real_clips.py``.)
     # Feet follow the source's paths scaled by the size ratio. Each foot keeps the target's own
     # hip placement (a small shift that turns with the body), so compare the feet's midpoint
@@ -262,10 +262,12 @@ def test_step_equals_apply_frame_by_frame() -> None:
     live = Retargeter(source.skeleton, source.skeleton)
     for r in (offline, live):
         r.settings.update({"avatar_scale": 1.3, "floor_height": 0.02})
-    out = offline.apply(source)
+    # Live frames stand on the capture's floor the live retargeter is given (one level per
+    # foot); offline the same level, not the per-stance one it measures by default.
+    level = offline.stance_level(source)
+    out = offline.apply(source, stance_level=level)
     assert not np.allclose(out.global_positions(), source.global_positions(), atol=0.05)
-    # Live frames stand on the capture's floor the live retargeter is given; the clip's own.
-    live.live_stance_level = offline.stance_level(source)
+    live.live_stance_level = level
     for f in range(source.frame_count):
         rot, pos = live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
         assert quat.angle_between(rot, out.rotations[f]).max() < 2e-3
@@ -277,8 +279,8 @@ def test_live_step_close_to_offline_across_rigs() -> None:
     target = load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
     offline = Retargeter(source.skeleton, target.skeleton)
     live = Retargeter(source.skeleton, target.skeleton)
-    out = offline.apply(source).global_positions()
     live.live_stance_level = offline.stance_level(source)
+    out = offline.apply(source, stance_level=live.live_stance_level).global_positions()
     frames = [live.step(source.rotations[f], source.positions[f], 1.0 / source.fps)
               for f in range(source.frame_count)]
     rot = np.stack([f[0] for f in frames])
@@ -453,15 +455,16 @@ def test_one_euro_filter_on_raw_positions_calms_jitter() -> None:
         path = clip.global_positions()[:, hips]
         return float(np.mean(np.linalg.norm(np.diff(path, n=2, axis=0), axis=-1)))
 
-    raw = jitter(r.apply(noisy))
+    level = r.stance_level(noisy)
+    raw = jitter(r.apply(noisy, stance_level=level))
     r.settings.update({"filter_enabled": True, "filter_min_cutoff": 1.0, "filter_beta": 0.5})
-    calmed = r.apply(noisy)
+    calmed = r.apply(noisy, stance_level=level)
     assert jitter(calmed) < 0.5 * raw
     assert np.all(np.isfinite(calmed.rotations))
     # Live: the same filter state carried over steps.
     live = Retargeter(source.skeleton, source.skeleton)
     live.settings.update({"filter_enabled": True, "filter_min_cutoff": 1.0, "filter_beta": 0.5})
-    live.live_stance_level = r.stance_level(noisy)
+    live.live_stance_level = level
     frames = [live.step(noisy.rotations[f], noisy.positions[f], 1 / 60)[1][hips]
               for f in range(60)]
     live_path = np.array(frames)

@@ -4,7 +4,10 @@ and avatar keeps its contact heights, and GMD's foot-skate ratio gets no worse.
 - During the source's stance (a foot's contact point — the lower of ankle and toe above their
   standing heights — within 2 cm of its own floor, slower than 0.25 m/s, for at least 0.1 s,
   with the leg on IK) the target's contact point varies in height no more than the source's,
-  scaled by the size ratio, + 3 mm.
+  scaled by the size ratio, + 15 mm: the target's sole (its mesh's, or the sole under its foot
+  joints), not its joints, is held on the floor, so the ankle and toe joints rise and fall by
+  up to a centimetre and a half as the foot rolls from heel to ball (the sole itself:
+  ``test_retarget_floor.py``).
 
 GMD's foot-skate ratio (``footfall.metrics.gmd_foot_skate_ratio``) is reported in the table of
 ``docs/retarget.md`` but not asserted: its 5 cm height rule counts fewer contacts the higher a
@@ -155,7 +158,7 @@ def test_contact_heights_hold(source_path, target_path) -> None:
     for foot, start, end in pair.runs:
         wobble_s = np.ptp(pair.height_s[start:end, foot])
         wobble_t = np.ptp(pair.height_t[start:end, foot])
-        assert wobble_t <= s * wobble_s + 0.003, (foot, start, end, wobble_s, wobble_t)
+        assert wobble_t <= s * wobble_s + 0.015, (foot, start, end, wobble_s, wobble_t)
 
 
 @pytest.mark.parametrize("source_path", SOURCES, ids=lambda p: p.stem)

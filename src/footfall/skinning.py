@@ -103,19 +103,11 @@ def cap_directions(max_tilt: float = MAX_TILT, rings: int = 24, around: int = 48
     return np.array(out)
 
 
-def support_points(points: FloatArray) -> FloatArray:
-    """The points ``(K, 3)`` of ``points (V, 3)`` that are lowest for some turn of up to
-    :data:`MAX_TILT` (a rigid foot pitched or rolled that much stands on one of them)."""
-    directions = cap_directions()
-    lowest = np.unique(np.argmin(points @ directions.T, axis=0))
-    return points[lowest]
-
-
 def foot_sole_points(avatar: Avatar, mapping: Mapping[str, str]) -> SolePoints | None:
     """Sole points of the avatar's feet from its mesh: the vertices of each foot (at least
     :data:`FOOT_WEIGHT` of their weight on the foot joint or the joints below it) that are
-    lowest for some tilt, those weighted to the toes riding on the toe joint. None when the
-    avatar has no mesh on its feet (armature-only files)."""
+    lowest for some turn of the foot or of the toes, with their skin weights on the toes. None
+    when the avatar has no mesh on its feet (armature-only files)."""
     if not all(bone in mapping for bone in FEET):
         return None
     mesh = rest_mesh(avatar)
@@ -123,25 +115,33 @@ def foot_sole_points(avatar: Avatar, mapping: Mapping[str, str]) -> SolePoints |
         return None
     vertices, _, weights = mesh
     skeleton = avatar.skeleton
-    points, riders = [], []
+    points, toe_weights = [], []
     for bone, toe_bone in zip(FEET, ("LeftToes", "RightToes"), strict=True):
         foot = skeleton.index(mapping[bone])
         on_foot = weights[:, _below(skeleton, foot)].sum(axis=1) >= FOOT_WEIGHT
         if not on_foot.any():
             return None
-        on_toe = np.zeros(len(vertices), dtype=bool)
+        on_toes = np.zeros(len(vertices))
         if toe_bone in mapping:
-            toe = skeleton.index(mapping[toe_bone])
-            on_toe = on_foot & (weights[:, _below(skeleton, toe)].sum(axis=1) >= FOOT_WEIGHT)
-        found, ride = [], []
-        for group, joint in ((on_foot & ~on_toe, foot), (on_toe, -1)):
-            if group.any():
-                chosen = support_points(vertices[group])
-                found.append(chosen)
-                ride.append(np.full(len(chosen), joint if joint >= 0 else toe))
-        points.append(np.concatenate(found))
-        riders.append(np.concatenate(ride).astype(np.int64))
-    return SolePoints.gather(skeleton, mapping, avatar.rest_rotations, points, riders, True)
+            on_toes = weights[:, _below(skeleton, skeleton.index(mapping[toe_bone]))].sum(axis=1)
+        share = on_toes / np.maximum(weights[:, _below(skeleton, foot)].sum(axis=1), 1e-12)
+        # Candidates: the lowest for some turn of the foot, and of the toes' part for some turn
+        # of the toes; in a pose each is placed as the mesh places it (blended).
+        chosen = set(_support_indices(vertices, on_foot).tolist())
+        chosen |= set(_support_indices(vertices, on_foot & (share >= 0.5)).tolist())
+        index = np.array(sorted(chosen), dtype=np.int64)
+        points.append(vertices[index])
+        toe_weights.append(share[index])
+    return SolePoints.gather(skeleton, mapping, avatar.rest_rotations, points, toe_weights, True)
+
+
+def _support_indices(vertices: FloatArray, mask: np.ndarray) -> np.ndarray:
+    """Indices of the vertices under ``mask`` that are lowest for some tilt (see
+    :data:`MAX_TILT`, see :func:`cap_directions`); empty for an empty mask."""
+    chosen = np.nonzero(mask)[0]
+    if len(chosen) == 0:
+        return chosen
+    return chosen[np.unique(np.argmin(vertices[chosen] @ cap_directions().T, axis=0))]
 
 
 def _below(skeleton: Skeleton, joint: int) -> np.ndarray:

@@ -228,49 +228,56 @@ FEET = ("LeftFoot", "RightFoot")
 
 @dataclass(frozen=True)
 class SolePoints:
-    """Points of each foot's sole, on the joint they ride on (a rigid foot and its toes).
+    """Points of each foot's sole, skinned to the foot and its toes as a mesh is (linear blend).
 
     Attributes:
-        points: ``(2, K, 3)`` left / right foot's points in their joint's rest frame, metres.
-        joints: ``(2, K)`` the toe joint a point rides on, −1 for the foot joint.
+        foot_points: ``(2, K, 3)`` left / right foot's points in the foot joint's rest frame.
+        toe_points: ``(2, K, 3)`` the same points in the toe joint's rest frame.
+        toe_weights: ``(2, K)`` each point's skin weight on the toes (the rest on the foot).
+        toe_joints: ``(2,)`` each foot's toe joint, −1 without one (weights all 0 then).
         toe_offsets: ``(2, 3)`` each foot's toe joint from the ankle in the foot's rest frame
             (zeros without toe joints), metres.
         from_mesh: the points are a skinned mesh's (else the rig's joints and End Sites).
+
+    A point in a pose is ``(1 − w) · (ankle + R_foot p_foot) + w · (toe + R_toe p_toe)``.
     """
 
-    points: FloatArray
-    joints: NDArray[np.int64]
+    foot_points: FloatArray
+    toe_points: FloatArray
+    toe_weights: FloatArray
+    toe_joints: NDArray[np.int64]
     toe_offsets: FloatArray
     from_mesh: bool = False
 
     @classmethod
     def gather(cls, skeleton: Skeleton, mapping: Mapping[str, str], rest: ArrayLike,
-               points: list[FloatArray], riders: list[NDArray[np.int64]],
+               points: list[FloatArray], toe_weights: list[FloatArray],
                from_mesh: bool = False) -> SolePoints:
-        """From each foot's world points ``(K_i, 3)`` in the ``rest (J, 4)`` pose and the joint
-        each rides on ``(K_i,)`` (a skeleton joint: the foot or a joint below it, taken as the
-        toe when it is the mapped toe joint)."""
+        """From each foot's world points ``(K_i, 3)`` in the ``rest (J, 4)`` pose and their
+        skin weights on the toes ``(K_i,)``."""
         world, positions = forward_kinematics(skeleton.parents, rest, skeleton.offsets)
-        local, joints, toe_offsets = [], [], np.zeros((2, 3))
+        on_foot, on_toe, weights = [], [], []
+        toe_joints, toe_offsets = np.full(2, -1, dtype=np.int64), np.zeros((2, 3))
         for side, (bone, toe_bone) in enumerate(zip(FEET, ("LeftToes", "RightToes"),
                                                     strict=True)):
             foot = skeleton.index(mapping[bone])
             toe = skeleton.index(mapping[toe_bone]) if toe_bone in mapping else -1
+            toe_joints[side] = toe
             if toe >= 0:
                 toe_offsets[side] = quat.inv_rotate(world[foot], positions[toe] - positions[foot])
-            on_toe = (riders[side] == toe) if toe >= 0 else np.zeros(len(points[side]), bool)
-            base = np.where(on_toe[:, None], positions[max(toe, 0)], positions[foot])
-            frame = np.where(on_toe[:, None], world[max(toe, 0)], world[foot])
-            local.append(quat.inv_rotate(frame, points[side] - base))
-            joints.append(np.where(on_toe, toe, -1).astype(np.int64))
-        count = max(len(p) for p in local)
-        pad = [count - len(p) for p in local]
-        return cls(
-            np.ascontiguousarray(np.stack([np.concatenate([p, np.repeat(p[-1:], n, axis=0)])
-                                           for p, n in zip(local, pad, strict=True)])),
-            np.ascontiguousarray(np.stack([np.concatenate([j, np.repeat(j[-1:], n)])
-                                           for j, n in zip(joints, pad, strict=True)])),
-            toe_offsets, from_mesh)
+            on_foot.append(quat.inv_rotate(world[foot], points[side] - positions[foot]))
+            on_toe.append(quat.inv_rotate(world[toe], points[side] - positions[toe])
+                          if toe >= 0 else np.zeros_like(points[side]))
+            weights.append(np.asarray(toe_weights[side], dtype=np.float64) if toe >= 0
+                           else np.zeros(len(points[side])))
+        count = max(len(p) for p in on_foot)
+
+        def padded(rows: list[FloatArray]) -> FloatArray:
+            return np.ascontiguousarray(np.stack([
+                np.concatenate([r, np.repeat(r[-1:], count - len(r), axis=0)]) for r in rows]))
+
+        return cls(padded(on_foot), padded(on_toe), padded(weights), toe_joints, toe_offsets,
+                   from_mesh)
 
     def lowest(self, skeleton: Skeleton, mapping: Mapping[str, str],
                rest: ArrayLike) -> FloatArray:
@@ -279,36 +286,57 @@ class SolePoints:
         out = np.empty(2)
         for side, bone in enumerate(FEET):
             foot = skeleton.index(mapping[bone])
-            on_toe = self.joints[side] >= 0
-            frame = np.where(on_toe[:, None], world[np.maximum(self.joints[side], 0)],
-                             world[foot])
-            base = positions[foot] + np.where(
-                on_toe[:, None], quat.rotate(world[foot], self.toe_offsets[side]), 0.0)
-            out[side] = float((base + quat.rotate(frame, self.points[side]))[:, 1].min())
+            toe = max(int(self.toe_joints[side]), 0)
+            by_foot = positions[foot] + quat.rotate(world[foot], self.foot_points[side])
+            by_toe = (positions[foot] + quat.rotate(world[foot], self.toe_offsets[side])
+                      + quat.rotate(world[toe], self.toe_points[side]))
+            weight = self.toe_weights[side][:, None]
+            out[side] = float(((1.0 - weight) * by_foot + weight * by_toe)[:, 1].min())
         return out
 
 
-def joint_sole_points(skeleton: Skeleton, mapping: Mapping[str, str]) -> SolePoints:
+def joint_sole_points(skeleton: Skeleton, mapping: Mapping[str, str],
+                      depth: ArrayLike | None = None,
+                      rest: ArrayLike | None = None) -> SolePoints:
     """Sole points of a rig without a mesh: each foot joint, the joints below it and, on a rig
-    without toe joints, the toe point its foot End Site gives (``toes.py``: the ball, or the
-    sole marker's), in the rest pose (identity rotations). The End Sites themselves are left
-    out: a capture's toe rotations wobble through a stance, and a tip that dips with them would
-    lift the planted foot."""
-    identity = quat.identity((skeleton.joint_count,))
-    world, positions = forward_kinematics(skeleton.parents, identity, skeleton.offsets)
-    points, riders = [], []
+    without toe joints, the toe point its End Site gives (``toes.py``: the ball, or the sole
+    marker's) and a sole marker itself, in the rest pose. End Sites reaching forward are left
+    out: a capture's toe rotations wobble through a stance, and a tip that dips with them
+    would lift the planted foot. Each point is taken down to the foot's lowest point in the
+    rest pose (``rest (J, 4)``, identity by default) stood upright, and ``depth (2,)`` metres
+    further (:func:`sole_depth`): the sole under the joints."""
+    from footfall.humanoid.upright import upright_pose
+
+    standing = upright_pose(skeleton, mapping, quat.identity((skeleton.joint_count,))
+                            if rest is None else np.asarray(rest, dtype=np.float64))
+    world, positions = forward_kinematics(skeleton.parents, standing, skeleton.offsets)
+    points, weights = [], []
     toes = Toes.of(skeleton, mapping)
-    for side, bone in enumerate(FEET):
+    for side, (bone, toe_bone) in enumerate(zip(FEET, ("LeftToes", "RightToes"), strict=True)):
         foot = skeleton.index(mapping[bone])
+        toe = skeleton.index(mapping[toe_bone]) if toe_bone in mapping else -1
         joints = [j for j in range(skeleton.joint_count) if foot in skeleton.chain(j)]
         found = [positions[j] for j in joints]
-        ride = [skeleton.parents[j] if j != foot else foot for j in joints]
+        # a joint's position rides on its parent: the toe joint on the foot, below it the toe
+        ride = [float(toe >= 0 and j != toe and toe in skeleton.chain(j)) for j in joints]
         if toes is not None and toes.joints[side] < 0:  # a rig without toe joints
             found.append(positions[foot] + quat.rotate(world[foot], toes.offsets[side]))
-            ride.append(foot)
-        points.append(np.array(found))
-        riders.append(np.array(ride, dtype=np.int64))
-    return SolePoints.gather(skeleton, mapping, identity, points, riders)
+            ride.append(0.0)
+            tip = quat.rotate(world[foot], np.asarray(skeleton.end_sites.get(foot, (0, 0, 0)),
+                                                      dtype=np.float64))
+            if tip[1] < -abs(np.hypot(tip[0], tip[2])):  # the End Site is a sole marker
+                found.append(positions[foot] + tip)
+                ride.append(0.0)
+        # A foot of joints has its sole under them: each point is taken down to the foot's
+        # lowest point (a heel under the ankle, a ball under the toe joint).
+        # (The joints themselves stay too: a foot turned far enough stands on one of them.)
+        found_at = np.array(found)
+        under = found_at.copy()
+        under[:, 1] = found_at[:, 1].min() - (0.0 if depth is None else float(
+            np.asarray(depth, dtype=np.float64)[side]))
+        points.append(np.concatenate([under, found_at]))
+        weights.append(np.concatenate([ride, ride]))
+    return SolePoints.gather(skeleton, mapping, standing, points, weights)
 
 
 def sole_depth(skeleton: Skeleton, mapping: Mapping[str, str], rest: ArrayLike,

@@ -77,22 +77,45 @@ def lifted(source_height: float, source_rest: float, target_rest: float,
 
 
 @helper
-def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, sole_points: FloatArray,
-                 sole_joints: IntArray, toe_offsets: FloatArray, scale: float) -> float:
+def _source_lift(spos: FloatArray, toe: FloatArray, heights: FloatArray, level: FloatArray,
+                 s_chain: IntArray, frame: int, leg: int, floor: float, has_toes: bool) -> float:
+    """How high a source foot's lowest point (ankle, or toe point with ``has_toes``) is above
+    its stance level in ``frame``, metres (see :func:`reach_stage`)."""
+    lift = spos[frame, s_chain[leg, 2], 1] - heights[SOURCE_ANKLE, leg] - level[frame, leg] - floor
+    if has_toes:
+        lift = min(lift, toe[frame, leg, 1] - heights[SOURCE_TOE, leg] - level[frame, leg] - floor)
+    return lift
+
+
+@helper
+def _near_floor(lift: float) -> float:
+    """1 for a source foot within :data:`CONTACT_BAND` of its stance level, 0 from twice that,
+    linear between: how much the foot is treated as standing."""
+    return 1.0 - ramp_s(lift, CONTACT_BAND, 2.0 * CONTACT_BAND)
+
+
+@helper
+def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, foot_points: FloatArray,
+                 toe_points: FloatArray, toe_weights: FloatArray, toe_joints: IntArray,
+                 toe_offsets: FloatArray, scale: float) -> float:
     """Height of a foot's lowest sole point above its ankle, metres, with the joints turned as
-    ``world (J, F, 4)`` holds them in ``frame`` (see :func:`reach_stage`)."""
+    ``world (J, F, 4)`` holds them in ``frame``: each point blended between the foot and the
+    toes by its skin weight, as the mesh is (``retarget.calibration.SolePoints``)."""
     rotation = _quat(world[foot, frame])
+    toe = toe_joints[leg]
+    toe_rotation = _quat(world[toe, frame]) if toe >= 0 else rotation
     toe_at = rotate_s(rotation, scale_s(_vec(toe_offsets[leg]), scale))
     lowest = 0.0
-    for k in range(sole_points.shape[1]):
-        along = scale_s(_vec(sole_points[leg, k]), scale)
-        joint = sole_joints[leg, k]
-        if joint < 0:
-            point = rotate_s(rotation, along)
-        else:
-            point = add_s(toe_at, rotate_s(_quat(world[joint, frame]), along))
-        if k == 0 or point[1] < lowest:
-            lowest = point[1]
+    for k in range(foot_points.shape[1]):
+        by_foot = rotate_s(rotation, scale_s(_vec(foot_points[leg, k]), scale))[1]
+        weight = toe_weights[leg, k]
+        height = by_foot
+        if weight > 0.0:
+            by_toe = toe_at[1] + rotate_s(toe_rotation,
+                                          scale_s(_vec(toe_points[leg, k]), scale))[1]
+            height = (1.0 - weight) * by_foot + weight * by_toe
+        if k == 0 or height < lowest:
+            lowest = height
     return lowest
 
 
@@ -154,7 +177,7 @@ def feet_stage(
     foot_shift: FloatArray, t_chain: IntArray, s_chain: IntArray, leg_sides: IntArray,
     detached: BoolArray, tip_offsets: FloatArray, outward: FloatArray, calibration_tips: FloatArray,
     has_toes: bool, t_toes: IntArray, t_toe_offsets: FloatArray, s_toes: IntArray,
-    s_toe_offsets: FloatArray, params: FloatArray, heights: FloatArray,
+    s_toe_offsets: FloatArray, params: FloatArray, heights: FloatArray, level: FloatArray,
     chain: FloatArray, feet: FloatArray, toe: FloatArray, toe_target: FloatArray,
     foot_vector: FloatArray, pitch: FloatArray, offset: FloatArray, down: BoolArray,
     pivot: FloatArray, toe_height: FloatArray,
@@ -167,7 +190,9 @@ def feet_stage(
     the target's ankle→toe after ``pitch (F, 2, 4)``, ``offset (F, 2, 3)`` the flat-foot toe
     offset (horizontal), ``down (F, 2)`` whether the toe pivots on the floor, ``pivot (F, 2)``
     how much the toes are the pivot, ``toe_height (F, 2)`` the source toe above its standing
-    height and the capture's floor. ``t_toes``/``s_toes`` are ``(2, 2)``: (foot, toe joint or
+    height and the capture's floor. ``level (F, 2)``: each source foot's stance level above its
+    standing height, frame by frame (a lift is measured from it). ``t_toes``/``s_toes`` are
+    ``(2, 2)``: (foot, toe joint or
     −1) per side, with End Site offsets ``(2, 3)``.
     """
     frames, limbs = gpos.shape[0], t_chain.shape[0]
@@ -188,7 +213,7 @@ def feet_stage(
             source_foot = _vec(spos[f, s_chain[leg, 2]])
             side = leg_sides[leg]
             target = (source_foot[0] * s + foot_shift[f, leg, 0],
-                      lifted(source_foot[1], heights[SOURCE_ANKLE, side],
+                      lifted(source_foot[1], heights[SOURCE_ANKLE, side] + level[f, side],
                              heights[TARGET_ANKLE, side], params),
                       source_foot[2] * s + foot_shift[f, leg, 2])
             if front != 0.0 or out != 0.0:
@@ -201,12 +226,12 @@ def feet_stage(
                 source_toe = _toe_point(srot, spos, f, True, s_toes[leg, 0], s_toes[leg, 1],
                                         s_toe_offsets[leg], 1.0)
                 _put(toe[f, leg], source_toe)
-                heel_up = source_foot[1] - heights[SOURCE_ANKLE, leg] - floor
-                height = source_toe[1] - heights[SOURCE_TOE, leg] - floor
+                heel_up = source_foot[1] - heights[SOURCE_ANKLE, leg] - level[f, leg] - floor
+                height = source_toe[1] - heights[SOURCE_TOE, leg] - level[f, leg] - floor
                 toe_up = ramp_s(height, TOE_DOWN, 0.06)
                 share = ramp_s(heel_up, 0.005, 0.012) * (1.0 - toe_up)
                 mapped = (source_toe[0] * s + foot_shift[f, leg, 0],
-                          lifted(source_toe[1], heights[SOURCE_TOE, leg],
+                          lifted(source_toe[1], heights[SOURCE_TOE, leg] + level[f, leg],
                                  heights[TARGET_TOE, leg], params),
                           source_toe[2] * s + foot_shift[f, leg, 2])
                 ankle = _vec(gpos[f, t_chain[leg, 2]])
@@ -231,8 +256,9 @@ def reach_stage(
     hips_pos: FloatArray, leg_weights: FloatArray, arm_weights: FloatArray,
     held: FloatArray, t_chain: IntArray, s_chain: IntArray, hips_source: int,
     source_leg_lengths: FloatArray, parents: IntArray, mover: int, under_mover: BoolArray,
-    has_toes: bool, params: FloatArray, heights: FloatArray, sole_points: FloatArray,
-    sole_joints: IntArray, toe_offsets: FloatArray, chain: FloatArray, feet: FloatArray,
+    has_toes: bool, params: FloatArray, heights: FloatArray, level: FloatArray,
+    foot_points: FloatArray, toe_points: FloatArray, toe_weights: FloatArray,
+    toe_joints: IntArray, toe_offsets: FloatArray, chain: FloatArray, feet: FloatArray,
     toe: FloatArray, toe_target: FloatArray,
     foot_vector: FloatArray, pitch: FloatArray, pivot: FloatArray, toe_height: FloatArray,
     rows: FloatArray, weight: FloatArray, knee_input: FloatArray, knee_lengths: FloatArray,
@@ -263,18 +289,25 @@ def reach_stage(
                 ankle_target = target[1] - standing(heights[TARGET_ANKLE, leg], params)
                 toe_end = target[1] + vector[1] - standing(heights[TARGET_TOE, leg], params)
                 lowest_source = min(spos[f, s_chain[leg, 2], 1] - heights[SOURCE_ANKLE, leg],
-                                    toe[f, leg, 1] - heights[SOURCE_TOE, leg]) - floor
+                                    toe[f, leg, 1] - heights[SOURCE_TOE, leg]) - floor \
+                    - level[f, leg]
                 y = target[1] + (contact_lift(lowest_source, s) - min(ankle_target, toe_end))
                 dip = mapped[1] - (y + vector[1])
                 y += min(max(dip, 0.0), MAX_TOE_RAISE) * ramp_s(toe_height[f, leg], 0.01, 0.03)
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
-        # No sole point below the floor: the IK target is raised until the lowest touches it,
-        # and a leg on FK whose foot would go through the floor is handed to IK.
+        # The sole, not the joints, on the floor: near the floor the foot's lowest sole point
+        # (as the foot is turned now) is put at the source's lift, so a planted foot rests on
+        # its sole however its joints sit; no sole point ever below the floor, and a leg on FK
+        # whose foot would go through the floor is handed to IK.
         for leg in range(2):
-            lowest = _lowest_sole(world, f, t_chain[leg, 2], leg, sole_points, sole_joints,
-                                  toe_offsets, params[AVATAR_SCALE])
+            lowest = _lowest_sole(world, f, t_chain[leg, 2], leg, foot_points, toe_points,
+                                  toe_weights, toe_joints, toe_offsets, params[AVATAR_SCALE])
+            lift = _source_lift(spos, toe, heights, level, s_chain, f, leg, floor, has_toes)
+            near = _near_floor(lift)
+            wanted = params[FLOOR_HEIGHT] + contact_lift(lift, s)
+            feet[f, leg, 1] += near * (wanted - (feet[f, leg, 1] + lowest))
             below = params[FLOOR_HEIGHT] - (feet[f, leg, 1] + lowest)
             if below > 0.0:
                 feet[f, leg, 1] += below
@@ -290,7 +323,10 @@ def reach_stage(
             reach = min(max(extension, REACH), 1.0) * length
             across = (root[0] - feet[f, leg, 0]) ** 2 + (root[2] - feet[f, leg, 2]) ** 2
             highest = feet[f, leg, 1] + math.sqrt(max(reach * reach - across, 0.0))
-            drop = max(drop, max(root[1] - highest, 0.0) * leg_weights[f, leg])
+            # a foot on (or near) the floor is reached in full, whatever its IK weight
+            share = max(leg_weights[f, leg], params[FK_GUARD] * _near_floor(
+                _source_lift(spos, toe, heights, level, s_chain, f, leg, floor, has_toes)))
+            drop = max(drop, max(root[1] - highest, 0.0) * share)
         if drop > 1e-9:
             for part in range(3):
                 for k in range(limbs):
@@ -323,8 +359,10 @@ def reach_stage(
                     knee_input[4, leg, c] = target[c]
                 knee_lengths[0, leg] = norm_s(sub_s(mid, root))
                 knee_lengths[1, leg] = norm_s(sub_s(tip, mid))
-                share = max(leg_weights[f, k],
-                            params[FK_GUARD] * ramp_s(sunk[f, k], 0.0, FK_SINK))
+                near = _near_floor(_source_lift(spos, toe, heights, level, s_chain, f, k, floor,
+                                                has_toes))
+                share = max(leg_weights[f, k], params[FK_GUARD]
+                            * max(ramp_s(sunk[f, k], 0.0, FK_SINK), near))
             else:
                 target = add_s(hips, scale_s(sub_s(_vec(spos[f, s_chain[k, 2]]), source_hips), s))
                 share = arm_weights[f, k - 2]

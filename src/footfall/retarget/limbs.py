@@ -50,6 +50,7 @@ from footfall.skeleton import FKPlan, Skeleton
 DEBOUNCE_SECONDS = 0.1  # offline: plants and swings shorter than this are no events
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
 STANCE_BAND = 0.03  # metres above a foot's lowest level within which it may be planted
+PLANTED_BLEND_SECONDS = 0.1  # offline: a planted foot's lift fades out and back over this
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ class Sizes:
         source, target: calibration-pose measures (target at scale 1).
         floor_height: world height added to the feet, metres.
         foot_front, foot_out: foot target offsets along the foot and outward, metres.
-        capture_floor: ``(2,)`` how high each of the capture's planted feet stands above its
-            standing height (its stance level), metres.
+        capture_floor: ``(2,)`` or ``(F, 2)`` (the frames being solved) how high each of the
+            capture's planted feet stands above its standing height (its stance level), metres.
         calibration_world: ``(J, 4)`` target world rotations in the calibration pose.
         fk_guard: a leg on FK whose foot would sink into the floor is handed to IK (off when
             the user asked for FK limbs).
@@ -156,8 +157,8 @@ class Limbs:
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
         #: Sole points of each target foot: set by the retargeter (``target_feet``); the
         #: ankles alone by default.
-        self.soles = SolePoints(np.zeros((2, 1, 3)), np.full((2, 1), -1, dtype=np.int64),
-                                np.zeros((2, 3)))
+        self.soles = SolePoints(np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((2, 1)),
+                                np.full(2, -1, dtype=np.int64), np.zeros((2, 3)))
         self._hold = PlantedHold()
         self._toe_hold_live = PlantedHold()
         self._last_ankles: FloatArray | None = None
@@ -221,16 +222,17 @@ class Limbs:
         params = np.array([sizes.size_ratio, sizes.avatar_scale, 0.0,
                            sizes.floor_height, sizes.foot_front, sizes.foot_out,
                            float(sizes.fk_guard)])
-        heights = np.array([sizes.source.ankle_height + sizes.capture_floor,
-                            sizes.target.ankle_height,
-                            sizes.source.toe_height + sizes.capture_floor,
-                            sizes.target.toe_height], dtype=np.float64)
+        heights = np.array([sizes.source.ankle_height, sizes.target.ankle_height,
+                            sizes.source.toe_height, sizes.target.toe_height], dtype=np.float64)
+        level = np.ascontiguousarray(np.broadcast_to(sizes.capture_floor, (*batch, 2)),
+                                     dtype=np.float64).reshape(frames, 2)
         has_toes = self._toes is not None
         m = self._scratch_for(frames)
         feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
                    self._leg_sides, self._detached, self._tip_offsets, self._outward,
                    np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,
-                   *self._toe_table, params, heights, m.chain, m.feet, m.toe, m.toe_target,
+                   *self._toe_table, params, heights, level, m.chain, m.feet, m.toe,
+                   m.toe_target,
                    m.foot_vector, m.pitch, m.offset, m.down, m.pivot, m.toe_height)
         held = m.offset
         if has_toes:
@@ -243,7 +245,8 @@ class Limbs:
         reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
                     arms, held, self._t_chain, self._s_chain, self.hips[1],
                     self._source_leg_lengths, self._parents, self.mover, self._under_mover,
-                    has_toes, params, heights, self.soles.points, self.soles.joints,
+                    has_toes, params, heights, level, self.soles.foot_points,
+                    self.soles.toe_points, self.soles.toe_weights, self.soles.toe_joints,
                     self.soles.toe_offsets, m.chain, m.feet, m.toe,
                     m.toe_target,
                     m.foot_vector, m.pitch, m.pivot, m.toe_height, m.rows, m.weight,
@@ -325,13 +328,54 @@ class Limbs:
             low = low & (speed < PLANTED_SPEED)
         return np.asarray(low.any(axis=-1))  # low is at least 2-D: an array, not a scalar
 
+    def stance_levels(self, srot: FloatArray, spos: FloatArray, fps: float,
+                      sizes: Sizes) -> FloatArray:
+        """Each source foot's stance level frame by frame ``(F, 2)``, metres: through each of
+        its stances the median height of its lowest point above its standing height, and
+        through the swing between two stances a blend from the one level to the next — a
+        capture whose floor drifts, or whose feet stand a little higher in one step than in
+        another, still has every planted foot on the target's floor; while planted the level
+        rises to the foot's lowest point (a foot that is down is on the floor). Frames before
+        the first and after the last stance keep their nearest level; a foot never planted
+        keeps ``sizes.capture_floor``."""
+        frames = len(spos)
+        constant = np.broadcast_to(np.asarray(sizes.capture_floor, dtype=np.float64), (2,))
+        out = np.tile(constant, (frames, 1))
+        if frames == 0:
+            return out
+        points, rest = self._contact_points(srot, spos, sizes)
+        lowest = np.min(points[..., 1] - rest, axis=-1)  # (F, 2) above standing
+        planted = self.planted_series(srot, spos, fps, sizes)
+        index = np.arange(frames)
+        for side in range(2):
+            edges = np.diff(np.r_[0, planted[:, side].astype(np.int8), 0])
+            starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+            if len(starts) == 0:
+                continue
+            levels = np.array([np.median(lowest[a:b, side]) for a, b in
+                               zip(starts, ends, strict=True)])
+            middles = 0.5 * (starts + ends - 1)
+            series = np.interp(index, middles, levels)
+            for a, b, value in zip(starts, ends, levels, strict=True):
+                series[a:b] = value  # flat through each stance
+            out[:, side] = series
+        # While planted the foot is on the floor, whatever the capture's joints wobble by: the
+        # level follows the foot's lowest point up (never down), blended in over a tenth of a
+        # second at each touch-down and lift-off.
+        width = max(round(PLANTED_BLEND_SECONDS * fps), 1)
+        kernel = np.ones(width) / width
+        start = (width - 1) // 2
+        weight = np.stack([np.convolve(planted[:, side].astype(float), kernel)[start:start + frames]
+                           for side in range(2)], axis=-1)
+        return out + weight * np.maximum(lowest - out, 0.0)
+
     def planted_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                        sizes: Sizes) -> NDArray[np.bool_]:
         """Whether each source foot is planted ``(F, 2)`` over a clip (source world rotations
         and positions ``(F, Js, ·)`` at ``fps``): low above its stance level and slow, with
         plants and swings shorter than ``DEBOUNCE_SECONDS`` ignored."""
         points, rest = self._contact_points(srot, spos, sizes)
-        rest = rest + np.asarray(sizes.capture_floor)[:, None]
+        rest = rest + np.asarray(sizes.capture_floor)[..., None]
         speed = np.zeros(points.shape[:-1])
         if len(points) > 1:
             step = np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1) * fps
@@ -345,7 +389,7 @@ class Limbs:
         planted = self.planted_series(srot, spos, fps, sizes)
         # The shift catches up while the foot is up (in proportion to its lift), not while it
         # still skims the floor at lift-off and touchdown, nor in a shuffle.
-        lift = np.min(points[..., 1] - rest, axis=-1) - sizes.capture_floor
+        lift = np.min(points[..., 1] - rest, axis=-1) - np.asarray(sizes.capture_floor)
         planted = keep_through_shuffles(planted, lift, SHUFFLE_CLEARANCE)
         return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
                                   np.maximum(lift, 0.0))

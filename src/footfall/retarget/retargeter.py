@@ -116,8 +116,14 @@ class Retargeter:
                 f"target_rest has shape {self.target_rest.shape}, expected "
                 f"({target.joint_count}, 4)"
             )
-        soles = joint_sole_points(target, self.target_map) if target_feet is None else target_feet
-        self.target_sole_depth = sole_depth(target, self.target_map, self.target_rest, soles)
+        soles = (joint_sole_points(target, self.target_map, rest=self.target_rest)
+                 if target_feet is None else target_feet)
+        standing_rest = upright_pose(target, self.target_map, self.target_rest)
+        self.target_sole_depth = sole_depth(target, self.target_map, standing_rest, soles)
+        if target_feet is None and np.any(self.target_sole_depth > 0.0):
+            # a rig whose rest pose stands on y = 0 has its soles there, under its joints
+            soles = joint_sole_points(target, self.target_map, self.target_sole_depth,
+                                      self.target_rest)
         self._source_fk = FKPlan(source.parents)
         self._target_fk = FKPlan(target.parents)
         self.limbs = Limbs(source, target, self.source_map, self.target_map,
@@ -390,14 +396,20 @@ class Retargeter:
             chunk: frames solved per batch (bounds memory).
             progress: called with the number of frames done after each batch.
             stance_level: ``(2,)`` how high each source foot stands when planted, metres
-                (default: measured from the clip, see :meth:`stance_level`).
+                (default: measured from the clip, stance by stance and blended through the
+                swings between them, see ``Limbs.stance_levels``).
         """
         srot_all, spos_all = self._source_series(clip, check_finite=True)
         # The capture's floor offset is known for a whole clip only (live frames assume 0).
-        self._clip_floor = (
-            self.limbs.estimate_capture_floor(srot_all, spos_all, clip.fps, self.source_measures)
-            if stance_level is None
-            else np.asarray(stance_level, dtype=np.float64).reshape(2))
+        if stance_level is None:
+            level = self.limbs.estimate_capture_floor(srot_all, spos_all, clip.fps,
+                                                      self.source_measures)
+            self._clip_floor = level
+            series = self.limbs.stance_levels(srot_all, spos_all, clip.fps, self._sizes())
+        else:
+            series = np.broadcast_to(np.asarray(stance_level, dtype=np.float64).reshape(2),
+                                     (clip.frame_count, 2))
+        self._clip_floor = series
         try:
             goals = self._goal_weights(spos_all, props, chairs)
             shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
@@ -407,6 +419,7 @@ class Retargeter:
             for start in range(0, clip.frame_count, chunk):
                 part = slice(start, start + chunk)
                 w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
+                self._clip_floor = series[part]
                 rot, pos = self._solve(clip.rotations[part], clip.positions[part], w, shift[part],
                                        (srot_all[part], spos_all[part]), "series")
                 parts_rot.append(rot)
@@ -505,8 +518,8 @@ class Retargeter:
         return srot, spos
 
     def _capture_floor(self) -> FloatArray:
-        """``(2,)`` each source foot's stance level: the clip's in ``apply``, else the live
-        one."""
+        """Each source foot's stance level, ``(2,)`` or ``(F, 2)`` for the frames being
+        solved: the clip's in ``apply``, else the live one."""
         return (self._clip_floor if self._clip_floor is not None
                 else np.asarray(self.live_stance_level, dtype=np.float64).reshape(2))
 
@@ -516,6 +529,14 @@ class Retargeter:
         target's planted feet stand on the target's floor."""
         srot, spos = self._source_series(clip)
         return self.limbs.estimate_capture_floor(srot, spos, clip.fps, self.source_measures)
+
+    def stance_levels(self, clip: Clip) -> FloatArray:
+        """``(F, 2)`` each source foot's stance level frame by frame, metres — what ``apply``
+        takes off ``clip``'s foot heights (``Limbs.stance_levels``: stance by stance, blended
+        through the swings, raised to a planted foot's lowest point)."""
+        srot, spos = self._source_series(clip)
+        sizes = dataclasses.replace(self._sizes(), capture_floor=self.stance_level(clip))
+        return self.limbs.stance_levels(srot, spos, clip.fps, sizes)
 
     def _sizes(self) -> Sizes:
         """The current sizes and settings the limbs solve with."""
@@ -578,7 +599,7 @@ class Retargeter:
         raise_by = (self.target_measures.hips_height * self.avatar_scale
                     - self.source_measures.hips_height)
         # The capture's floor (how high its planted feet stand) is taken off with the feet's.
-        y = (hips_source[..., 1] - float(np.mean(self._capture_floor())) + raise_by * hips_weight
+        y = (hips_source[..., 1] - np.mean(self._capture_floor(), axis=-1) + raise_by * hips_weight
              + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
