@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.errors import SkeletonError
-from footfall.grounding.clip.contacts import check_contacts, contact_segments, find_contacts
+from footfall.grounding.clip.contacts import check_contacts, contact_segments
 from footfall.grounding.clip.feet import ClipFeet, foot_points, prepare_clip
 from footfall.grounding.clip.followers import follow, followers
 from footfall.grounding.clip.placement import (
@@ -137,9 +137,8 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     """:func:`ground_clip` of a clip without calibration frames: placed, prepared, planned,
     scored, solved, scored again, its followers put back; the result and its solved feet."""
     source = place_clip(clip, terrain, legs) if place else clip.copy()
-    prepared = prepare_clip(source, legs)
-    found = find_contacts(prepared.feet, prepared.floor, clip.fps) if contacts is None \
-        else contacts
+    prepared = prepare_clip(source, legs, contacts)
+    found = prepared.contacts
     planned = plan(prepared, terrain, found, params, ball_clearance)
     before = score(source, prepared.feet, planned.contacts, terrain, legs, planned.rest,
                    prepared.floor)
@@ -162,10 +161,8 @@ def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any
     if contacts is not None:
         contacts = check_contacts(contacts, clip.frame_count)[motion]
     clip = clip[motion]
-    prepared = prepare_clip(clip, legs_of(clip.skeleton, legs))
-    feet, floor = prepared.feet, prepared.floor
-    if contacts is None:
-        contacts = find_contacts(feet, floor, clip.fps)
+    prepared = prepare_clip(clip, legs_of(clip.skeleton, legs), contacts)
+    feet, floor, contacts = prepared.feet, prepared.floor, prepared.contacts
     rest = planted_heights(support_heights(feet.ankle, feet.touch, LevelGround(floor)), contacts)
     return score(clip, feet, contacts, terrain, prepared.legs, rest, floor)
 
