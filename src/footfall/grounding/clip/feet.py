@@ -79,16 +79,13 @@ FLOOR_PERCENTILE = 5
 FLOOR_ROUNDS = 4
 
 
-def animation_floor(clip: Clip, legs: Any = None, contacts: Any = None) -> float:
+def animation_floor(clip: Clip, legs: Any = None) -> float:
     """Height (metres) of the floor a clip was animated on: the lowest point of its planted
     feet (:func:`planted_floor`) over its motion's frames (not a calibration frame,
-    :func:`~footfall.grounding.feet.calibration_frames`); ``legs`` as
-    :func:`~footfall.grounding.feet.legs_of` takes them, ``contacts`` ``(F, 2)`` over the whole
-    clip (found in the motion when None)."""
+    :func:`~footfall.grounding.feet.calibration_frames`) and the contacts found in them;
+    ``legs`` as :func:`~footfall.grounding.feet.legs_of` takes them."""
     motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)
-    if contacts is not None:
-        contacts = np.asarray(contacts, dtype=bool)[motion]
-    return prepare_clip(clip[motion], legs_of(clip.skeleton, legs), contacts).floor
+    return prepare_clip(clip[motion], legs_of(clip.skeleton, legs)).floor
 
 
 def lowest_body_point(clip: Clip, legs: tuple[Leg, Leg]) -> float:
@@ -129,7 +126,7 @@ class PreparedClip:
     floor: float
     models: tuple[FootModel, FootModel]
     feet: ClipFeet
-    #: ``(F, 2)`` the contacts the floor was measured on (given, or found in the motion).
+    #: ``(F, 2)`` the contacts found in the motion, which the floor was measured on.
     contacts: NDArray[np.bool_]
 
     @property
@@ -142,11 +139,13 @@ class PreparedClip:
         return clip_feet(clip.rotations, clip.positions, clip.skeleton, self.legs, self.models)
 
 
-def prepare_clip(clip: Clip, legs: tuple[Leg, Leg], contacts: Any = None) -> PreparedClip:
-    """``clip`` with its floor, soles measured on the motion and feet (:class:`PreparedClip`).
+def prepare_clip(clip: Clip, legs: tuple[Leg, Leg]) -> PreparedClip:
+    """``clip`` with its floor, soles measured on the motion, feet and contacts
+    (:class:`PreparedClip`).
 
-    The floor is :func:`planted_floor` over ``contacts (F, 2)`` (found in the motion when None,
-    on the first guess :func:`lowest_body_point`); the soles are measured standing on it."""
+    The floor is :func:`planted_floor` over the contacts found in the motion (contacts given
+    from outside plan the grounding, not the floor: a report's contacts read back ground the
+    clip as before); the soles are measured standing on it."""
     grot, gpos = clip.forward_kinematics()
     usable = ~calibration_frames(clip.rotations, clip.skeleton.parents)
 
@@ -157,8 +156,7 @@ def prepare_clip(clip: Clip, legs: tuple[Leg, Leg], contacts: Any = None) -> Pre
 
     floor = lowest_body_point(clip, legs)
     models, feet = feet_on(floor)
-    given = contacts is not None
-    found = np.asarray(contacts, dtype=bool) if given else find_contacts(feet, floor, clip.fps)
+    found = find_contacts(feet, floor, clip.fps)
     # Contacts are found by height over the floor and the floor is measured on the contacts:
     # settled in a few rounds (a floor a few millimetres lower loses or gains an edge frame).
     for _ in range(FLOOR_ROUNDS):
@@ -167,8 +165,6 @@ def prepare_clip(clip: Clip, legs: tuple[Leg, Leg], contacts: Any = None) -> Pre
             break
         floor = planted
         models, feet = feet_on(floor)
-        if given:
-            break
         again = find_contacts(feet, floor, clip.fps)
         if np.array_equal(again, found):
             break

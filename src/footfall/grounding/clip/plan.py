@@ -18,6 +18,7 @@ from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.stance import defect_over, planted_heights, stance_defect, support_heights
+from footfall.metrics.swing import blend_across_swings
 from footfall.terrain.base import RaySource
 from footfall.terrain.level import LevelGround
 
@@ -37,6 +38,8 @@ CONTACT_FLOAT = 0.015
 #: The ball is held only while it rests: within this of its planted height (metres); it is let
 #: go when the heel rises onto the toes.
 BALL_REST = 0.01
+#: A swing cut by the terrain by less than this (metres: rounding) is not lifted.
+NO_LIFT = 1e-9
 
 
 def blend_frames(fps: float) -> int:
@@ -68,6 +71,7 @@ class Plan:
     tilt: FloatArray
     off_terrain: NDArray[np.bool_]
     swing_clearance: FloatArray
+    swing_lift: FloatArray
 
 
 def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_],
@@ -79,10 +83,8 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     over_floor = support_heights(feet.ankle, feet.touch, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
     shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps)
-    # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
-    # smoothed from above (rise early before a stair nose, come down after it).
+    # Vertical: each foot offset by the ground under it relative to the clip's floor.
     need, off_terrain = _ground_offsets(foot_points(feet), shift, terrain, floor)
-    swing_need = smooth_above(need, blend)
     swing_clearance = np.zeros(contacts.shape)
     if ball_clearance > 0:
         ball_gap = feet.ball[..., 1] - floor  # the ball's animated height over its floor
@@ -95,17 +97,29 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     support = support_heights(feet.ankle, feet.touch, terrain, shift)
     standing = allowed - defect_over(support, rest, feet.ankle, floor)
     standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
-    ankle_offset = np.where(contacts, standing, swing_need + swing_clearance)
+    # The ground a planted foot stands on (relative to the floor; not the source's own defect
+    # corrections): a swing keeps its animated height over that ground blended from lift-off to
+    # touch-down (a foot that never touches down: over the ground under it, smoothed from
+    # above), and rises above it only where the terrain would cut it, by the least amount.
+    stance_ground = standing + (source_defect - allowed)
+    swing_ground = blend_across_swings(np.where(contacts, stance_ground, 0.0), contacts,
+                                       feet.ankle)
+    swing_ground = np.where(~contacts.any(axis=0), smooth_above(need, blend), swing_ground)
+    points = swing_points(feet)
+    points[..., [0, 2]] += shift[:, :, None, :]
+    swing_lift = least_lift(points, terrain, floor, swing_ground + swing_clearance, contacts,
+                            blend)
+    ankle_offset = np.where(contacts, standing, swing_ground + swing_clearance + swing_lift)
     # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
     # its own leg, not by lowering the body).
-    ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
+    ground_part = np.where(contacts, stance_ground, swing_ground)
     # Smoothed from below (moving minimum, then average): never above the lower foot's ground.
     pelvis_window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
     pelvis_offset = smooth(-smooth(-ground_part.min(axis=1), pelvis_window, np.max),
                            pelvis_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
     return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, pelvis_offset, tilt,
-                off_terrain, swing_clearance)
+                off_terrain, swing_clearance, swing_lift)
 
 
 def _plan_stances(over_floor: FloatArray, contacts: NDArray[np.bool_], blend: int
@@ -149,6 +163,27 @@ def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, f
         need = np.nanmax(np.where(np.isfinite(ground), ground - floor, -np.inf), axis=-1)
     need = np.where(np.isfinite(need), need, np.nan)
     return fill_missing(need), off
+
+
+def swing_points(feet: ClipFeet) -> FloatArray:
+    """Every point of each foot a swing must keep out of the terrain ``(F, 2, N, 3)``
+    (NaN-padded): the sole samples (every cm) and the touch points."""
+    return np.concatenate([feet.sole, feet.touch], axis=2)
+
+
+def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
+               contacts: NDArray[np.bool_], blend: int) -> FloatArray:
+    """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
+    of a swinging foot (:func:`swing_points`), moved up by ``offset (F, 2)``, out of the
+    terrain — or no deeper in it than it is under the clip's ``floor`` — smoothed from above
+    over ``blend`` frames (rising before a stair nose, coming down after it)."""
+    gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))  # (F, 2, N)
+    allowed_dip = np.minimum(points[..., 1] - floor, 0.0)
+    with np.errstate(invalid="ignore"):
+        cut = allowed_dip - (gaps + offset[..., None])
+    cut = np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
+    lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
+    return np.where(contacts, 0.0, smooth_above(lift, blend))
 
 
 def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> FloatArray:
