@@ -54,7 +54,8 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
                 correction, plan.contacts, feet.ankle)
             points = swing_points(solved)
             points[..., 1] -= offset[..., None]
-            lift = least_lift(points, terrain, prepared.floor, unlifted, plan.contacts, blend)
+            lift = least_lift(points, terrain, prepared.floor, unlifted,
+                              unlifted - plan.swing_clearance, plan.contacts, blend)
             offset = unlifted + lift
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
