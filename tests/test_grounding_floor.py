@@ -8,6 +8,7 @@ import pytest
 
 from conftest import ALL_BVH_FILES
 from footfall import bvh, quat
+from footfall.gait import ProceduralWalker
 from footfall.grounding.clip import animation_floor, ground_clip, prepare_clip
 from footfall.grounding.clip.placement import along_x, place_clip, terrain_for_clip
 from footfall.grounding.feet import calibration_frames, legs_of, toe_tips
@@ -204,3 +205,22 @@ def test_turning_and_backward_walks_keep_stance_feet_on_the_ground(
     offsets = _stance_offsets(placed, result, terrain_)
     assert np.abs(offsets).mean() <= 0.010, 1000 * np.abs(offsets).mean()
     assert result.after["stance_height_error_m"] <= 0.010
+
+
+@pytest.mark.parametrize("terrain", ["stairs", "rocks"])
+def test_a_procedural_walk_bent_and_reversed_keeps_stance_feet_on_the_ground(
+    whole: dict[str, Clip], terrain: str
+) -> None:
+    # `footfall walk` walks straight (and turns round at a scene's ends); its flat walk on the
+    # CMU skeleton, bent into a circle and an S and played backwards, keeps its planted feet
+    # within 10 mm over the steps and rocks.
+    skeleton = whole["cmu_131_01.bvh"].skeleton
+    walker = ProceduralWalker(skeleton)
+    flat = walker.to_clips(list(walker.iterate(4.0, None)))[0]
+    for walk in ("circle", "circle_right_backward", "eight"):
+        clip = WALKS[walk](flat)
+        terrain_ = terrain_for_clip(terrain, clip)
+        placed = place_clip(clip, terrain_)
+        result = ground_clip(placed, terrain_, place=False)
+        offsets = _stance_offsets(placed, result, terrain_)
+        assert np.abs(offsets).mean() <= 0.010, (walk, 1000 * np.abs(offsets).mean())
