@@ -81,7 +81,7 @@ def side_view(clip: Clip, title: str, out: Path) -> None:
         dense = np.arange(0.0, distance[-1], 0.005)
         xz = np.stack([np.interp(dense, distance, track[:, k]) for k in range(2)], axis=-1)
         ground = np.asarray(terrain.height(xz), dtype=float)
-        axis.fill_between(dense, ground, ground.min() - 0.05, color="0.85", step=None,
+        axis.fill_between(dense, ground, ground.min() - 0.05, color="0.85",
                           label="terrain under the foot's ball")
         axis.plot(dense, ground, color="0.35", lw=1.0)
         axis.plot(distance, stood[:, foot] + over_floor[:, foot], color="tab:orange", lw=1.4, ls="--",
