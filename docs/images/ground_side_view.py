@@ -84,7 +84,8 @@ def side_view(clip: Clip, title: str, out: Path) -> None:
         axis.fill_between(dense, ground, ground.min() - 0.05, color="0.85",
                           label="terrain under the foot's ball")
         axis.plot(dense, ground, color="0.35", lw=1.0)
-        axis.plot(distance, stood[:, foot] + over_floor[:, foot], color="tab:orange", lw=1.4, ls="--",
+        axis.plot(distance, stood[:, foot] + over_floor[:, foot], color="tab:orange", lw=1.4,
+                  ls="--",
                   label="source: lowest joint over its floor, on the blended ground")
         axis.plot(distance, stood[:, foot], color="tab:orange", lw=0.8, ls=":",
                   label="blended ground (lift-off → touch-down)")
