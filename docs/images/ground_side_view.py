@@ -18,36 +18,21 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from footfall import bvh, quat  # noqa: E402
+from footfall import bvh  # noqa: E402
 from footfall.grounding.clip import ground_clip, prepare_clip  # noqa: E402
 from footfall.grounding.clip.placement import along_x, place_clip, terrain_for_clip  # noqa: E402
 from footfall.grounding.feet import legs_of  # noqa: E402
-from footfall.humanoid.limbs import pelvis_joint  # noqa: E402
 from footfall.metrics import ground_gaps  # noqa: E402
 from footfall.metrics.swing import blend_across_swings  # noqa: E402
 from footfall.skeleton import Clip  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tests"))  # the turning walk is the tests' own
+
+from test_grounding_floor import _bent  # noqa: E402
+
 CLIP = ROOT / "tests" / "data" / "bvh" / "games105_walk60.bvh"
-
-
-def bent(clip: Clip, radius: float) -> Clip:
-    """The walk (along +X) bent into an arc of ``radius`` m: root path and heading rotated by
-    the pelvis's travel over the radius (as tests/test_grounding_floor.py makes them)."""
-    legs = legs_of(clip.skeleton)
-    _, gpos = clip.forward_kinematics()
-    pelvis = gpos[:, pelvis_joint(clip.skeleton, legs)]
-    travelled = pelvis[:, 0] - pelvis[0, 0]
-    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), travelled / radius)
-    base = np.stack([pelvis[:, 0], np.zeros(len(pelvis)), pelvis[:, 2]], axis=-1)
-    step = np.gradient(travelled)[:, None] * quat.rotate(turn, np.array([1.0, 0.0, 0.0]))
-    path = np.cumsum(step, axis=0) - step[0] + base[0]
-    rotations, positions = clip.rotations.copy(), clip.positions.copy()
-    for root in np.nonzero(clip.skeleton.parents < 0)[0]:
-        rotations[:, root] = quat.mul(turn, rotations[:, root])
-        positions[:, root] = quat.rotate(turn, positions[:, root] - base) + path
-    return Clip(clip.skeleton, rotations, positions, clip.fps)
 
 
 def side_view(clip: Clip, title: str, out: Path) -> None:
@@ -115,7 +100,7 @@ def side_view(clip: Clip, title: str, out: Path) -> None:
 def main() -> int:
     walk = along_x(bvh.load(CLIP))
     side_view(walk, "games105_walk60 on the stairs, straight", HERE / "ground_side_straight.png")
-    side_view(bent(walk, 1.2), "games105_walk60 bent into a 1.2 m circle, on the stairs",
+    side_view(_bent(walk, 1.2), "games105_walk60 bent into a 1.2 m circle, on the stairs",
               HERE / "ground_side_turning.png")
     return 0
 
