@@ -6,11 +6,17 @@ Run: ``.venv/bin/python tools/ground_table.py [FOLDER] [--only NAME ...]`` (defa
 ``tests/data/bvh``). Clips that are not humanoids (no legs) get a row saying so.
 
 Columns: *change* — the largest and mean displacement of any joint (mm; level ground only);
-*stance height* — mean |height of a planted foot's support joints above or below planted| over
-the real ground (mm); *swing change* — mean change of the swinging feet's lowest point height
-over the real ground against its animated height over the floor (mm); GMD's foot-skate ratio
-(GMD's released evaluation); PhysDiff's penetration / floating / sliding of the lowest joint
-(mm); frames in which a foot left the terrain.
+*flat offset* — the clip placed on flat ground 0.37 m up: median over the planted frames of
+(lowest support joint over the ground − over the clip's own floor in the source), mm (level
+rows; the same offset would sit on every terrain); *stance height* — mean |height of a planted
+foot's support joints above or below planted| over the real ground (mm, the report's figure);
+*stance offset* — mean |lowest support joint over the terrain − over the floor in the source|
+of the planted feet (mm, independent of the report's rule); *swing lift* — how far the swings
+rise above their animated height over the ground blended from lift-off to touch-down: mean
+over the swing frames away from contacts, measured on the solved feet / the largest reported
+for one swing (mm); GMD's foot-skate ratio (GMD's released evaluation); PhysDiff's
+penetration / floating / sliding of the lowest joint (mm); frames in which a foot left the
+terrain.
 """
 
 from __future__ import annotations
@@ -21,59 +27,90 @@ from pathlib import Path
 
 import numpy as np
 
-from footfall import bvh, metrics
+from footfall import bvh
 from footfall.errors import FootfallError
-from footfall.grounding.clip import animation_floor, clip_feet, ground_clip, prepare_clip
-from footfall.grounding.clip.placement import scene_size
+from footfall.grounding.clip import animation_floor, ground_clip, prepare_clip
+from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.grounding.contacts import segments
-from footfall.grounding.feet import legs_of
+from footfall.grounding.feet import calibration_frames, legs_of
+from footfall.metrics.stance import support_heights
+from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip
 from footfall.terrain import LevelGround, scene
 
 TERRAINS = ("level", "stairs", "hills", "rocks")
 
 
-def swing_change(source: Clip, result, terrain) -> float:  # noqa: ANN001
-    """Mean change (metres) of each swinging foot's lowest sole point over the real ground
-    against its animated height over the clip's floor, away from contacts (0.1 s)."""
+FLAT_HEIGHT = 0.37
+
+
+def _support_lowest(feet, terrain) -> np.ndarray:  # noqa: ANN001
+    """``(F, 2)`` each foot's lowest support joint (ankle, ball, toe tips) over ``terrain``."""
+    return np.nanmin(support_heights(feet.ankle, feet.touch, terrain), axis=-1)
+
+
+def swing_figures(source: Clip, result, terrain) -> tuple[float, float]:  # noqa: ANN001
+    """(mean lift over the blended ground measured on the solved feet, away from contacts
+    (0.1 s); the largest lift reported for one swing), metres."""
     prepared = prepare_clip(source, legs_of(source.skeleton))
-    legs, models, floor, feet = prepared.legs, prepared.models, prepared.floor, prepared.feet
-    out = clip_feet(result.clip.rotations, result.clip.positions, source.skeleton, legs, models)
+    out = prepared.feet_of(result.clip)
     blend = max(1, round(0.1 * source.fps))
     near = np.zeros_like(result.contacts)
     for foot in range(2):
         for start, stop in segments(result.contacts[:, foot]):
             near[max(0, start - blend):stop + blend, foot] = True
-    over = np.nanmin(metrics.ground_gaps(terrain, out.sole), axis=-1)
-    animated = np.nanmin(feet.sole[..., 1], axis=-1) - floor
-    change = (over - animated)[~near]
-    change = change[np.isfinite(change)]
-    return float(change.mean()) if change.size else 0.0
+    lift = swing_lift(prepared.feet.ankle, out.ankle, result.contacts)[~near]
+    biggest = max((swing["lift_m"] for swing in result.swings), default=0.0)
+    return (float(lift.mean()) if lift.size else 0.0), biggest
+
+
+def stance_offset(source: Clip, result, terrain) -> float:  # noqa: ANN001
+    """Mean |lowest support joint over the terrain − over the floor in the source| (metres)
+    of the planted feet."""
+    prepared = prepare_clip(source, legs_of(source.skeleton))
+    before = _support_lowest(prepared.feet, LevelGround(prepared.floor))
+    after = _support_lowest(prepared.feet_of(result.clip), terrain)
+    offset = (after - before)[result.contacts]
+    offset = offset[np.isfinite(offset)]
+    return float(np.abs(offset).mean()) if offset.size else 0.0
+
+
+def flat_offset(clip: Clip) -> float:
+    """Median over the planted frames of (lowest support joint over flat ground
+    :data:`FLAT_HEIGHT` m up, the clip placed on it − over its own floor in the source)."""
+    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
+    result = ground_clip(motion, LevelGround(FLAT_HEIGHT), place=True)
+    prepared = prepare_clip(motion, legs_of(motion.skeleton))
+    before = _support_lowest(prepared.feet, LevelGround(prepared.floor))
+    after = _support_lowest(prepared.feet_of(result.clip), LevelGround(FLAT_HEIGHT))
+    return float(np.median((after - before)[result.contacts]))
 
 
 def row(stem: str, clip: Clip, name: str) -> str:
     """One table row: ``clip`` grounded on terrain ``name``."""
+    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
     if name == "level":
         terrain = LevelGround(animation_floor(clip))
-        result = ground_clip(clip, terrain, place=False)
-        source = clip
-        _, a = clip.forward_kinematics()
+        result = ground_clip(motion, terrain, place=False)
+        source = motion
+        _, a = motion.forward_kinematics()
         _, b = result.clip.forward_kinematics()
         moved = np.linalg.norm(a - b, axis=-1)
         change = f"{1000 * moved.max():.1f} / {1000 * moved.mean():.2f}"
+        flat = f"{1000 * flat_offset(clip):.1f}"
     else:
         length, width = scene_size(clip)
         terrain = scene(name, length=length, width=width)
-        result = ground_clip(clip, terrain)
-        from footfall.grounding.clip.placement import place_clip
-
-        source = place_clip(clip, terrain)
-        change = "—"
+        source = place_clip(motion, terrain)
+        result = ground_clip(source, terrain, place=False)
+        change = flat = "—"
     b, a = result.before, result.after
+    lift_mean, lift_max = swing_figures(source, result, terrain)
     return (
-        f"| {stem} | {name} | {clip.frame_count} | {change} | "
+        f"| {stem} | {name} | {clip.frame_count} | {change} | {flat} | "
         f"{1000 * b['stance_height_error_m']:.1f} → {1000 * a['stance_height_error_m']:.1f} | "
-        f"{1000 * swing_change(source, result, terrain):.1f} | "
+        f"{1000 * stance_offset(source, result, terrain):.1f} | "
+        f"{1000 * lift_mean:.1f} / {1000 * lift_max:.0f} | "
         f"{b['gmd_foot_skate_ratio']:.3f} → {a['gmd_foot_skate_ratio']:.3f} | "
         f"{b['physdiff_penetration_mm']:.1f} → {a['physdiff_penetration_mm']:.1f} | "
         f"{b['physdiff_floating_mm']:.1f} → {a['physdiff_floating_mm']:.1f} | "
@@ -95,10 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
           f"(`.venv/bin/python tools/ground_table.py {args.folder}`):\n")
-    print("| clip | terrain | frames | change max / mean mm (level) | stance height mm before → "
-          "after | swing change mm | GMD foot-skate ratio before → after | PhysDiff penetration "
-          "mm | PhysDiff floating mm | PhysDiff sliding mm | frames off the terrain |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| clip | terrain | frames | change max / mean mm (level) | flat offset mm | stance "
+          "height mm before → after | stance offset mm | swing lift mm mean / max | GMD "
+          "foot-skate ratio before → after | PhysDiff penetration mm | PhysDiff floating mm | "
+          "PhysDiff sliding mm | frames off the terrain |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for path in paths:
         clip = bvh.load(path)
         for name in TERRAINS:
@@ -106,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(row(path.stem, clip, name), flush=True)
             except FootfallError as error:
                 print(f"| {path.stem} | {name} | {clip.frame_count} | not grounded: {error} "
-                      "|||||||")
+                      "|||||||||")
                 break
     print(f"\n({time.perf_counter() - started:.1f} s)")
     return 0

@@ -3,9 +3,12 @@
 Every change is a *correction of the source*, zero where nothing needs correcting:
 
 - each foot is offset by the ground under it relative to the clip's own floor (the engine
-  recipe's ``offset = hit − trace end``); on level ground at that floor the offset is zero;
-- a swinging foot keeps its animated height above the real ground under each of its points,
-  and rises above that only where the terrain would cut it (smoothed from above);
+  recipe's ``offset = hit − trace end``; the floor: the lowest point of the planted feet,
+  :func:`~footfall.grounding.clip.feet.planted_floor`); on level ground at that floor the
+  offset is zero;
+- a swinging foot keeps its animated height above the ground blended from where it lifted off
+  to where it touches down (:mod:`footfall.metrics.swing`), and rises above that only where the
+  terrain would cut it, by the least amount (smoothed from above; reported per swing);
 - the pelvis is lowered (or raised on a flight of stairs) with the lower foot, smoothed from
   below, so a leg never has to stretch further than the animation did;
 - a planted foot is corrected only by the source's own defect: its lowest point put on the

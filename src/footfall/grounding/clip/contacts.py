@@ -3,13 +3,12 @@ and read from the report's JSON (``{"left": [[start, stop], ...], "right": [...]
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from footfall.errors import SkeletonError
-from footfall.grounding.clip.feet import ClipFeet
 from footfall.grounding.contacts import (
     bridge_gaps,
     detect_contacts,
@@ -17,6 +16,9 @@ from footfall.grounding.contacts import (
     horizontal_speed,
     segments,
 )
+
+if TYPE_CHECKING:  # feet.py finds contacts to place its floor: no import back at run time
+    from footfall.grounding.clip.feet import ClipFeet
 
 
 def find_contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.grounding.clip.contacts import find_contacts
 from footfall.grounding.feet import (
     FootModel,
     Leg,
@@ -20,7 +22,9 @@ from footfall.grounding.feet import (
 )
 from footfall.humanoid.limbs import body_joints
 from footfall.metrics import sole_world
+from footfall.metrics.stance import support_heights
 from footfall.skeleton import Clip, Skeleton, forward_kinematics
+from footfall.terrain.level import LevelGround
 
 #: Sole samples taken every this many (of 1 cm) when finding the ground under a foot.
 SOLE_STRIDE = 3
@@ -68,32 +72,62 @@ def foot_points(feet: ClipFeet) -> FloatArray:
     return np.concatenate([sole, feet.sole[:, :, -1:], feet.touch], axis=2)
 
 
+#: A clip's floor is this percentile (over its contact frames) of its planted feet's lowest
+#: point: robust to a stray frame, and where the feet stand when flat.
+FLOOR_PERCENTILE = 5
+#: At most this many rounds of finding contacts over the floor and the floor on the contacts.
+FLOOR_ROUNDS = 4
+
+
 def animation_floor(clip: Clip, legs: Any = None) -> float:
-    """Height of the floor a clip was animated on: the 5th percentile over its motion's frames
-    (not a calibration frame, :func:`~footfall.grounding.feet.calibration_frames`) of its lowest
-    body joint or end site (:func:`footfall.humanoid.body_joints`), metres; ``legs`` as
-    :func:`~footfall.grounding.feet.legs_of` takes them."""
-    clip = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
+    """Height (metres) of the floor a clip was animated on: the lowest point of its planted
+    feet (:func:`planted_floor`) over its motion's frames (not a calibration frame,
+    :func:`~footfall.grounding.feet.calibration_frames`) and the contacts found in them;
+    ``legs`` as :func:`~footfall.grounding.feet.legs_of` takes them."""
+    motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)
+    return prepare_clip(clip[motion], legs_of(clip.skeleton, legs)).floor
+
+
+def lowest_body_point(clip: Clip, legs: tuple[Leg, Leg]) -> float:
+    """The 5th percentile over frames of a clip's lowest body joint or end site
+    (:func:`footfall.humanoid.body_joints`), metres: a first guess of its floor, good enough to
+    find the contacts that :func:`planted_floor` measures the floor on."""
     grot, gpos = clip.forward_kinematics()
-    body = body_joints(clip.skeleton, legs_of(clip.skeleton, legs))
+    body = body_joints(clip.skeleton, legs)
     lowest = gpos[:, body, 1].min(axis=1)
     for joint, offset in clip.skeleton.end_sites.items():
         if joint in body:
             tip = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
             lowest = np.minimum(lowest, tip[:, 1])
-    return float(np.percentile(lowest, 5))
+    return float(np.percentile(lowest, FLOOR_PERCENTILE))
+
+
+def planted_floor(feet: ClipFeet, contacts: NDArray[np.bool_]) -> float | None:
+    """A clip's floor, the one rule: the :data:`FLOOR_PERCENTILE` th percentile over the
+    ``contacts (F, 2)`` of the lowest support joint of each planted foot (ankle, ball, toe
+    tips: the rig's joints and foot End Sites, not the modelled heel;
+    :func:`~footfall.metrics.stance.support_heights`), metres; None without contacts.
+    Placement puts this height on the terrain, so a foot keeps its height above it."""
+    if not contacts.any():
+        return None
+    heights = support_heights(feet.ankle, feet.touch, LevelGround(0.0))  # world y (F, 2, P)
+    lowest = np.nanmin(heights, axis=-1)
+    return float(np.percentile(lowest[contacts], FLOOR_PERCENTILE))
 
 
 @dataclass(frozen=True)
 class PreparedClip:
     """A clip (calibration frames cut, placed) as grounding reads it, worked out once: its legs,
-    the floor it was animated on (metres), the soles measured on its motion and its feet."""
+    the floor it was animated on (metres, :func:`planted_floor`), the soles measured on its
+    motion, its feet and the contacts its floor was measured on."""
 
     clip: Clip
     legs: tuple[Leg, Leg]
     floor: float
     models: tuple[FootModel, FootModel]
     feet: ClipFeet
+    #: ``(F, 2)`` the contacts found in the motion, which the floor was measured on.
+    contacts: NDArray[np.bool_]
 
     @property
     def root(self) -> int:
@@ -106,11 +140,33 @@ class PreparedClip:
 
 
 def prepare_clip(clip: Clip, legs: tuple[Leg, Leg]) -> PreparedClip:
-    """``clip`` with its floor, soles measured on the motion and feet (:class:`PreparedClip`)."""
-    floor = animation_floor(clip, legs)
+    """``clip`` with its floor, soles measured on the motion, feet and contacts
+    (:class:`PreparedClip`).
+
+    The floor is :func:`planted_floor` over the contacts found in the motion (contacts given
+    from outside plan the grounding, not the floor: a report's contacts read back ground the
+    clip as before); the soles are measured standing on it."""
     grot, gpos = clip.forward_kinematics()
     usable = ~calibration_frames(clip.rotations, clip.skeleton.parents)
-    models = (foot_model_from_motion(clip.skeleton, legs[0], grot, gpos, floor, usable=usable),
-              foot_model_from_motion(clip.skeleton, legs[1], grot, gpos, floor, usable=usable))
-    feet = clip_feet(clip.rotations, clip.positions, clip.skeleton, legs, models)
-    return PreparedClip(clip, legs, floor, models, feet)
+
+    def feet_on(floor: float) -> tuple[tuple[FootModel, FootModel], ClipFeet]:
+        models = (foot_model_from_motion(clip.skeleton, legs[0], grot, gpos, floor, usable=usable),
+                  foot_model_from_motion(clip.skeleton, legs[1], grot, gpos, floor, usable=usable))
+        return models, clip_feet(clip.rotations, clip.positions, clip.skeleton, legs, models)
+
+    floor = lowest_body_point(clip, legs)
+    models, feet = feet_on(floor)
+    found = find_contacts(feet, floor, clip.fps)
+    # Contacts are found by height over the floor and the floor is measured on the contacts:
+    # settled in a few rounds (a floor a few millimetres lower loses or gains an edge frame).
+    for _ in range(FLOOR_ROUNDS):
+        planted = planted_floor(feet, found)
+        if planted is None or planted == floor:
+            break
+        floor = planted
+        models, feet = feet_on(floor)
+        again = find_contacts(feet, floor, clip.fps)
+        if np.array_equal(again, found):
+            break
+        found = again
+    return PreparedClip(clip, legs, floor, models, feet, found)

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.errors import SkeletonError
-from footfall.grounding.clip.contacts import check_contacts, contact_segments, find_contacts
+from footfall.grounding.clip.contacts import check_contacts, contact_segments
 from footfall.grounding.clip.feet import ClipFeet, foot_points, prepare_clip
 from footfall.grounding.clip.followers import follow, followers
 from footfall.grounding.clip.placement import (
@@ -29,6 +29,7 @@ from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.clip import score
 from footfall.metrics.stance import planted_heights, support_heights
+from footfall.metrics.swing import swing_spans
 from footfall.sizes import check_size
 from footfall.skeleton import Clip
 from footfall.terrain.level import LevelGround
@@ -47,6 +48,12 @@ class GroundResult:
     off_terrain_frames: int = 0
     warnings: list[str] = field(default_factory=list)
     swing_lift_max_m: float = 0.0
+    #: Every swing: ``{"foot": "left"|"right", "frames": [start, stop], "lift_m": …}`` — how far
+    #: it rose above its animated height over the ground blended from lift-off to touch-down
+    #: (where the terrain would cut the foot, plus any ``ball_clearance``), metres.
+    swings: list[dict[str, Any]] = field(default_factory=list)
+    #: ``(F, 2)`` that lift frame by frame (0 in contact), metres.
+    swing_lift: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
     #: With ``place="under"``: where the terrain's origin lies in the clip's coordinates (x, z).
     scene_offset_xz: tuple[float, float] | None = None
 
@@ -62,6 +69,7 @@ class GroundResult:
             "contacts": contact_segments(self.contacts),
             "off_terrain_frames": self.off_terrain_frames,
             "swing_lift_max_m": self.swing_lift_max_m,
+            "swings": self.swings,
             "warnings": self.warnings,
             **about,
         }
@@ -88,7 +96,9 @@ def ground_clip(
     :func:`~footfall.grounding.feet.legs_of` takes them (found when None); contacts: ``(F, 2)``
     bool to use instead of the ones found in the motion; ball_clearance: optional extra
     clearance (metres, default 0 = as animated) for swinging balls faster than
-    :data:`~footfall.grounding.clip.plan.SWING_SPEED`; how far it raised any swing is
+    :data:`~footfall.grounding.clip.plan.SWING_SPEED`. How far each swing rose above its
+    animated height over the ground blended from lift-off to touch-down (that clearance, and
+    where the terrain would cut the foot) is in ``swings``, the largest in
     ``swing_lift_max_m``. A clip holding NaN raises :class:`SkeletonError` naming the
     frame and joint.
     """
@@ -126,6 +136,9 @@ def _ground(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, plac
         result.clip = _with_frames_back(clip, start, stop, result.clip)
         result.contacts = np.pad(result.contacts,
                                  ((start, clip.frame_count - stop), (0, 0)))
+        result.swing_lift = np.pad(result.swing_lift, ((start, clip.frame_count - stop), (0, 0)))
+        for swing in result.swings:
+            swing["frames"] = [swing["frames"][0] + start, swing["frames"][1] + start]
     _off_terrain(result, solved, terrain, start)
     return result
 
@@ -138,18 +151,22 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     scored, solved, scored again, its followers put back; the result and its solved feet."""
     source = place_clip(clip, terrain, legs) if place else clip.copy()
     prepared = prepare_clip(source, legs)
-    found = find_contacts(prepared.feet, prepared.floor, clip.fps) if contacts is None \
-        else contacts
+    found = prepared.contacts if contacts is None else contacts
     planned = plan(prepared, terrain, found, params, ball_clearance)
     before = score(source, prepared.feet, planned.contacts, terrain, legs, planned.rest,
                    prepared.floor)
-    out, solved = solve(prepared, planned, terrain, progress)
+    out, solved, swing_lift = solve(prepared, planned, terrain, progress)
     after = score(out, solved, planned.contacts, terrain, legs, planned.rest)
     out = follow(out, followers(source, legs))
     if progress is not None:
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
+    lift = swing_lift + planned.swing_clearance
+    swings = [{"foot": ("left", "right")[foot], "frames": [start, stop],
+               "lift_m": float(lift[start:stop, foot].max())}
+              for foot, start, stop, _, _ in swing_spans(planned.contacts)]
     return GroundResult(out, before, after, planned.contacts,
-                        swing_lift_max_m=float(np.max(planned.swing_clearance, initial=0.0))), \
+                        swing_lift_max_m=float(np.max(lift, initial=0.0)), swings=swings,
+                        swing_lift=lift), \
         solved
 
 
@@ -165,7 +182,7 @@ def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any
     prepared = prepare_clip(clip, legs_of(clip.skeleton, legs))
     feet, floor = prepared.feet, prepared.floor
     if contacts is None:
-        contacts = find_contacts(feet, floor, clip.fps)
+        contacts = prepared.contacts
     rest = planted_heights(support_heights(feet.ankle, feet.touch, LevelGround(floor)), contacts)
     return score(clip, feet, contacts, terrain, prepared.legs, rest, floor)
 

@@ -10,14 +10,15 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
-from footfall.grounding.clip.feet import ClipFeet, PreparedClip, foot_points
+from footfall.grounding.clip.feet import SOLE_STRIDE, ClipFeet, PreparedClip, foot_points
 from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
-from footfall.grounding.contacts import horizontal_speed
+from footfall.grounding.contacts import horizontal_speed, segments
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.stance import defect_over, planted_heights, stance_defect, support_heights
+from footfall.metrics.swing import blend_across_swings
 from footfall.terrain.base import RaySource
 from footfall.terrain.level import LevelGround
 
@@ -37,6 +38,20 @@ CONTACT_FLOAT = 0.015
 #: The ball is held only while it rests: within this of its planted height (metres); it is let
 #: go when the heel rises onto the toes.
 BALL_REST = 0.01
+#: A jump of the ground between neighbouring sole samples (1 cm apart) higher than this (metres)
+#: is an edge under a planted foot: a riser, a rock's face.
+EDGE_JUMP = 0.02
+#: A planted foot over an edge is moved along its own heel-to-toe direction, by at most this
+#: share of its sole's length (in 1 cm steps, the least move first), until no edge is under it.
+TREAD_FIT_REACH = 0.6
+TREAD_FIT_STEP = 0.01
+#: Points of a planted foot lower than this over the floor (metres) are the ones it stands on.
+TOUCH_HEIGHT = 0.03
+#: How far either side of a sole's line (metres) an edge under it is looked for, to tell one
+#: across the foot from one beside it.
+EDGE_PROBE = 0.03
+#: A swing cut by the terrain by less than this (metres: rounding) is not lifted.
+NO_LIFT = 1e-9
 
 
 def blend_frames(fps: float) -> int:
@@ -68,6 +83,7 @@ class Plan:
     tilt: FloatArray
     off_terrain: NDArray[np.bool_]
     swing_clearance: FloatArray
+    swing_lift: FloatArray
 
 
 def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_],
@@ -79,10 +95,9 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     over_floor = support_heights(feet.ankle, feet.touch, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
     shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps)
-    # Vertical: each foot offset by the ground under it relative to the clip's floor; swings
-    # smoothed from above (rise early before a stair nose, come down after it).
+    shift = shift + _tread_fit(feet, shift, terrain, floor, contacts)
+    # Vertical: each foot offset by the ground under it relative to the clip's floor.
     need, off_terrain = _ground_offsets(foot_points(feet), shift, terrain, floor)
-    swing_need = smooth_above(need, blend)
     swing_clearance = np.zeros(contacts.shape)
     if ball_clearance > 0:
         ball_gap = feet.ball[..., 1] - floor  # the ball's animated height over its floor
@@ -95,17 +110,32 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     support = support_heights(feet.ankle, feet.touch, terrain, shift)
     standing = allowed - defect_over(support, rest, feet.ankle, floor)
     standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
-    ankle_offset = np.where(contacts, standing, swing_need + swing_clearance)
+    # The ground a planted foot stands on (relative to the floor; not the source's own defect
+    # corrections): a swing keeps its animated height over that ground blended from lift-off to
+    # touch-down (a foot that never touches down: over the ground under it, smoothed from
+    # above), and rises above it only where the terrain would cut it, by the least amount.
+    stance_ground = standing + (source_defect - allowed)
+    stance_lift = _stance_lift(feet, shift, terrain, floor, standing, stance_ground, contacts,
+                               blend)
+    standing, stance_ground = standing + stance_lift, stance_ground + stance_lift
+    swing_ground = blend_across_swings(np.where(contacts, stance_ground, 0.0), contacts,
+                                       feet.ankle)
+    swing_ground = np.where(~contacts.any(axis=0), smooth_above(need, blend), swing_ground)
+    points = swing_points(feet)
+    points[..., [0, 2]] += shift[:, :, None, :]
+    swing_lift = least_lift(points, terrain, floor, swing_ground + swing_clearance, swing_ground,
+                            contacts, blend)
+    ankle_offset = np.where(contacts, standing, swing_ground + swing_clearance + swing_lift)
     # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
     # its own leg, not by lowering the body).
-    ground_part = np.where(contacts, standing + (source_defect - allowed), swing_need)
+    ground_part = np.where(contacts, stance_ground, swing_ground)
     # Smoothed from below (moving minimum, then average): never above the lower foot's ground.
     pelvis_window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
     pelvis_offset = smooth(-smooth(-ground_part.min(axis=1), pelvis_window, np.max),
                            pelvis_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
     return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, pelvis_offset, tilt,
-                off_terrain, swing_clearance)
+                off_terrain, swing_clearance, swing_lift)
 
 
 def _plan_stances(over_floor: FloatArray, contacts: NDArray[np.bool_], blend: int
@@ -135,6 +165,76 @@ def _plan_slips(feet: ClipFeet, over_floor: FloatArray, contacts: NDArray[np.boo
     return shift, locked, size[..., 0]
 
 
+def _tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: float,
+               contacts: NDArray[np.bool_]) -> FloatArray:
+    """Horizontal shift ``(F, 2, 2)`` (x, z metres) that moves each planted foot standing over
+    an edge along its own heel-to-toe direction, by the least amount that puts it on one tread
+    (seed 002's tread snapping, for any clip), held over the contact and blended from one
+    contact to the next over the swing between (:func:`blend_across_swings`).
+
+    A frame stands over an edge when the ground jumps by more than :data:`EDGE_JUMP` between
+    neighbouring sole samples, heel to toe (a slope is no edge: the sole tilts to it), and
+    either the ground under the points that touch (sole samples and touch points within
+    :data:`TOUCH_HEIGHT` of the floor; the lowest where none is) differs by more than that, or
+    another point of the foot would be in the ground if the foot stood on the highest of it (a
+    toe tip in the riser of the next step). Only an edge across the foot moves it
+    (:func:`_edge_across`)."""
+    fit = np.zeros((*contacts.shape, 2))
+    spans = [(f, a, b) for f in range(contacts.shape[1]) for a, b in segments(contacts[:, f])]
+    for foot, start, stop in spans:
+        frames = slice(start, stop, SOLE_STRIDE)
+        points = np.concatenate([feet.sole[frames, foot], feet.touch[frames, foot]], axis=1)
+        points = points[:, np.isfinite(points).all(axis=(0, 2))]  # (n, N, 3)
+        sole = feet.sole[(start + stop) // 2, foot]
+        sole = sole[np.isfinite(sole[:, 0])]
+        heading = (sole[-1] - sole[0])[[0, 2]] if len(sole) > 1 else np.zeros(2)
+        length = float(np.hypot(*heading))
+        if points.shape[1] < 2 or length < 1e-6:
+            continue
+        heading /= length
+        steps = np.arange(1, int(TREAD_FIT_REACH * length / TREAD_FIT_STEP) + 1) * TREAD_FIT_STEP
+        moves = np.concatenate([[0.0], np.stack([-steps, steps], axis=1).ravel()])
+        ground_xz = points[..., [0, 2]] + shift[frames, foot][:, None]
+        ground = terrain.height(ground_xz[None] + moves[:, None, None, None] * heading)
+        over = points[..., 1] - floor  # (n, N) each point's height over the floor
+        touching = (over < TOUCH_HEIGHT) | (over == over.min(axis=1, keepdims=True))
+        samples = int(np.isfinite(feet.sole[start, foot, :, 0]).sum())  # heel to toe
+        with np.errstate(invalid="ignore"):
+            known = touching & np.isfinite(ground)
+            top = np.where(known, ground, -np.inf).max(axis=-1)  # (C, n)
+            bottom = np.where(known, ground, np.inf).min(axis=-1)
+            enters = np.any(ground - top[..., None] > over + EDGE_JUMP, axis=-1)
+            # a slope under the foot is no edge (the sole tilts to it): a jump between
+            # neighbouring sole samples is
+            rises = np.abs(np.diff(ground[..., :samples], axis=-1))
+            jump = np.where(np.isfinite(rises), rises, 0.0).max(axis=-1, initial=0.0) > EDGE_JUMP
+            on_edge = jump & ((top - bottom > EDGE_JUMP) | enters)
+        count = on_edge.sum(axis=-1)  # (C,) frames standing over an edge
+        middle = ground_xz[len(ground_xz) // 2, :samples]
+        if count[0] > 0 and _edge_across(terrain, middle, heading):
+            fit[start:stop, foot] = moves[int(np.argmin(count))] * heading
+    return np.stack([blend_across_swings(fit[..., k], contacts, feet.ankle) for k in range(2)],
+                    axis=-1)
+
+
+def _edge_across(terrain: RaySource, sole_xz: FloatArray, heading: FloatArray) -> bool:
+    """Whether the edge under a foot's sole samples ``sole_xz (S, 2)`` (heel to toe, one frame)
+    runs across the foot — a riser ahead of the toes or behind the heel, which moving the foot
+    along ``heading (2,)`` clears — rather than along it (an edge beside the foot: it stands on
+    its upper side, as it did). Found on three lines, the sole's and one either side
+    (:data:`EDGE_PROBE`): across when each crosses it, within 45° of square."""
+    side = np.array([-heading[1], heading[0]])
+    lines = sole_xz[None] + np.array([-EDGE_PROBE, 0.0, EDGE_PROBE])[:, None, None] * side
+    with np.errstate(invalid="ignore"):
+        jumps = np.abs(np.diff(terrain.height(lines), axis=-1))  # (3, S - 1)
+    crossed = np.nanmax(np.where(np.isfinite(jumps), jumps, 0.0), axis=-1) > EDGE_JUMP
+    if not crossed.all():
+        return False
+    where = (lines[:, :-1] + lines[:, 1:]) / 2 @ heading  # along the foot
+    at = where[np.arange(3), np.nanargmax(np.where(np.isfinite(jumps), jumps, -1.0), axis=-1)]
+    return bool(abs(at[2] - at[0]) <= 2 * EDGE_PROBE + 0.01)  # one sample spacing of slack
+
+
 def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, floor: float
                     ) -> tuple[FloatArray, NDArray[np.bool_]]:
     """How far each foot must move up ``(F, 2)`` so every point ``(F, 2, N, 3)`` (moved by the
@@ -149,6 +249,52 @@ def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, f
         need = np.nanmax(np.where(np.isfinite(ground), ground - floor, -np.inf), axis=-1)
     need = np.where(np.isfinite(need), need, np.nan)
     return fill_missing(need), off
+
+
+def swing_points(feet: ClipFeet) -> FloatArray:
+    """Every point of each foot a swing must keep out of the terrain ``(F, 2, N, 3)``
+    (NaN-padded): the sole samples (every cm) and the touch points."""
+    return np.concatenate([feet.sole, feet.touch], axis=2)
+
+
+def entry_depth(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
+                ground: FloatArray) -> FloatArray:
+    """How deep ``(F, 2)`` (metres, − when clear) the deepest of each foot's points
+    ``(F, 2, N, 3)``, moved up by ``offset (F, 2)``, is in the terrain, beyond how deep it would
+    be in level ground at the height the foot stands or swings over: the clip's ``floor``
+    raised by ``ground (F, 2)`` (a toe the source bends through its floor may stay as deep, no
+    deeper); −inf where no point is over the terrain."""
+    gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))  # (F, 2, N)
+    allowed_dip = np.minimum(points[..., 1] - floor + (offset - ground)[..., None], 0.0)
+    with np.errstate(invalid="ignore"):
+        cut = allowed_dip - (gaps + offset[..., None])
+    return np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
+
+
+def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
+               ground: FloatArray, contacts: NDArray[np.bool_], blend: int) -> FloatArray:
+    """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
+    of a swinging foot (:func:`swing_points`), moved up by ``offset (F, 2)`` over the blended
+    ``ground (F, 2)``, out of the terrain (:func:`entry_depth`), smoothed from above over
+    ``blend`` frames (rising before a stair nose, coming down after it)."""
+    cut = entry_depth(points, terrain, floor, offset, ground)
+    lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
+    return np.where(contacts, 0.0, smooth_above(lift, blend))
+
+
+def _stance_lift(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: float,
+                 standing: FloatArray, ground: FloatArray, contacts: NDArray[np.bool_],
+                 blend: int) -> FloatArray:
+    """The least lift ``(F, 2)`` (metres, 0 out of contact) that keeps a planted foot's joints
+    and toe tips and its heel (``touch``), moved up by ``standing (F, 2)`` over the ``ground
+    (F, 2)`` it stands on, out of the terrain (:func:`entry_depth`): where no tread fits the
+    whole foot (:func:`_tread_fit`), it stands on the upper tread by its toes or its heel
+    instead of putting them in the riser. Smoothed from above within each contact."""
+    points = np.concatenate([feet.ankle[:, :, None], feet.touch], axis=2)
+    points[..., [0, 2]] += shift[:, :, None, :]
+    cut = entry_depth(points, terrain, floor, standing, ground)
+    lift = np.where(contacts & (cut >= NO_LIFT), cut, 0.0)
+    return np.where(contacts, smooth_above(lift, blend), 0.0)
 
 
 def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> FloatArray:

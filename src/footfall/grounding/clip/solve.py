@@ -11,11 +11,17 @@ import numpy as np
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.grounding.clip.feet import ClipFeet, PreparedClip
-from footfall.grounding.clip.plan import STANCE_TOLERANCE, Plan, blend_frames
-from footfall.grounding.clip.smoothing import blend_out
+from footfall.grounding.clip.plan import (
+    STANCE_TOLERANCE,
+    Plan,
+    blend_frames,
+    least_lift,
+    swing_points,
+)
 from footfall.grounding.feet import Leg
 from footfall.ik import solve_two_bone
 from footfall.metrics.stance import defect_over, support_heights
+from footfall.metrics.swing import blend_across_swings
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 from footfall.terrain.base import RaySource
 
@@ -26,19 +32,34 @@ NO_CORRECTION = 1e-9
 
 
 def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
-          progress: Callable[[int, int], None] | None = None) -> tuple[Clip, ClipFeet]:
-    """The solved clip and its feet: legs solved to the plan's targets, then
-    :data:`CORRECTION_PASSES` more times removing the planted feet's measured defect and lock
-    drift; ``progress(done, total)`` after each solve."""
+          progress: Callable[[int, int], None] | None = None
+          ) -> tuple[Clip, ClipFeet, FloatArray]:
+    """The solved clip, its feet and the swings' lift ``(F, 2)`` (metres): legs solved to the
+    plan's targets, then :data:`CORRECTION_PASSES` more times removing the planted feet's
+    measured defect and lock drift. A planted foot's correction moves the ground its swings are
+    judged against (blended from lift-off to touch-down), and the swings are lifted again on
+    the solved feet wherever they would enter the terrain; ``progress(done, total)`` after
+    each solve."""
     source, feet = prepared.clip, prepared.feet
     blend = blend_frames(source.fps)
     total = 2 + CORRECTION_PASSES
     correction = np.zeros(plan.contacts.shape)  # stance height corrections found on the solved feet
     drift = np.zeros((*plan.contacts.shape, 2))
+    offset, lift, solved = plan.ankle_offset, plan.swing_lift, feet
     for step in range(1 + CORRECTION_PASSES):
+        if step > 0:
+            # Lifted again on the solved feet (turned by the sole tilt fading out, moved by a
+            # stance correction blended into the swing), taken back to no vertical offset.
+            unlifted = plan.ankle_offset - plan.swing_lift + blend_across_swings(
+                correction, plan.contacts, feet.ankle)
+            points = swing_points(solved)
+            points[..., 1] -= offset[..., None]
+            lift = least_lift(points, terrain, prepared.floor, unlifted,
+                              unlifted - plan.swing_clearance, plan.contacts, blend)
+            offset = unlifted + lift
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
-        targets[..., 1] += plan.ankle_offset + correction
+        targets[..., 1] += offset
         out = solve_legs(source, prepared.legs, plan.pelvis_offset, targets, plan.tilt,
                          prepared.root)
         solved = prepared.feet_of(out)
@@ -50,12 +71,12 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         # removes it.
         defect = defect_over(support_heights(solved.ankle, solved.touch, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off_terrain, defect - plan.allowed, 0.0)
-        correction = correction - blend_out(error, plan.contacts, blend)
+        correction = correction - error
         wanted = feet.ball[..., [0, 2]] + plan.shift
         moved = solved.ball[..., [0, 2]] - wanted
         held = plan.locked & (plan.slip > STANCE_TOLERANCE)
         drift = drift - np.where(held[..., None], moved, 0.0)
-    return out, solved
+    return out, solved, lift
 
 
 def solve_legs(clip: Clip, legs: tuple[Leg, Leg], pelvis_offset: FloatArray, targets: FloatArray,
