@@ -163,11 +163,10 @@ def skin(path: str | Path, feet: tuple[str, str], every: int = 1,
                        times[pick])
 
 
-def source_contacts(clip: object, every: int = 1) -> np.ndarray:
-    """``(F, 2)`` whether the source's left / right foot is planted, frame by frame: its lowest
-    point (the foot joint, the joints below it and their End Sites) within
-    :data:`CONTACT_BAND` of that foot's stance level (the 10th percentile of its lowest point)
-    and slower than :data:`CONTACT_SPEED` horizontally."""
+def source_soles(clip: object) -> tuple[np.ndarray, np.ndarray]:
+    """``(F, 2)`` height (metres, the source's own y) of the lowest point of the source's left /
+    right foot — the foot joint, the joints below it and their End Sites — and ``(F, 2, 3)``
+    where that point is, frame by frame."""
     from footfall import quat
     from footfall.humanoid import map_skeleton
     from footfall.skeleton import forward_kinematics
@@ -176,7 +175,7 @@ def source_contacts(clip: object, every: int = 1) -> np.ndarray:
     mapping = map_skeleton(skeleton).mapping
     world, positions = forward_kinematics(skeleton.parents, clip.rotations,  # type: ignore
                                           clip.positions)  # type: ignore[attr-defined]
-    result = []
+    heights, lows = [], []
     for bone in ("LeftFoot", "RightFoot"):
         foot = skeleton.index(mapping[bone])
         joints = [j for j in range(skeleton.joint_count) if foot in skeleton.chain(j)]
@@ -186,10 +185,21 @@ def source_contacts(clip: object, every: int = 1) -> np.ndarray:
                 end = np.asarray(skeleton.end_sites[j], dtype=float)
                 points.append((positions[:, j] + quat.rotate(world[:, j], end))[:, None])
         pts = np.concatenate(points, axis=1)  # (F, P, 3)
-        lowest = pts[..., 1].min(axis=1)
+        heights.append(pts[..., 1].min(axis=1))
+        lows.append(pts[np.arange(len(pts)), pts[..., 1].argmin(axis=1)])
+    return np.stack(heights, axis=-1), np.stack(lows, axis=1)
+
+
+def source_contacts(clip: object, every: int = 1) -> np.ndarray:
+    """``(F, 2)`` whether the source's left / right foot is planted, frame by frame: its lowest
+    point (:func:`source_soles`) within :data:`CONTACT_BAND` of that foot's stance level (the
+    10th percentile of its lowest point) and slower than :data:`CONTACT_SPEED` horizontally."""
+    heights, lows = source_soles(clip)
+    result = []
+    for side in range(2):
+        lowest, low = heights[:, side], lows[:, side]
         level = np.percentile(lowest, 10)
-        low = pts[np.arange(len(pts)), pts[..., 1].argmin(axis=1)]
-        speed = np.zeros(len(pts))
+        speed = np.zeros(len(lowest))
         speed[1:] = np.linalg.norm(np.diff(low[:, [0, 2]], axis=0), axis=-1) * clip.fps  # type: ignore
         speed[0] = speed[1] if len(speed) > 1 else 0.0
         result.append((lowest - level < CONTACT_BAND) & (speed < CONTACT_SPEED))
