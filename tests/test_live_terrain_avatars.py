@@ -1,0 +1,138 @@
+"""``footfall live --terrain`` grounds the skinned glTF avatars (issue 24, item 4).
+
+CesiumMan's bones do not say where its sole is, RobotExpressive's feet hang from the root (an
+IK rig): both used to be left ungrounded. Measured on what a viewer sees: the live poses are
+recorded to .glb and skinned from the file with pygltflib alone (``skinned_feet.py``), the
+source's contacts found from the source clip, and each foot vertex compared with the terrain
+height under it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from footfall import bvh, quat
+from footfall.live.ground import LiveGrounder
+from footfall.live.loop import LiveLoop, load_target
+from footfall.live.record import Recorder
+from footfall.live.sources import LiveFrame, ReplaySource
+from footfall.skeleton import Clip
+from footfall.terrain import Terrain, scene
+from skinned_feet import SkinnedClip, skin, source_contacts
+
+DATA = Path(__file__).parent / "data"
+CLIP = DATA / "bvh" / "cmu_131_01.bvh"
+GLB = ["CesiumMan", "RobotExpressive"]
+EVERY = 3  # source frames kept: 40 of the clip's 120 a second
+BAND = (-0.01, 0.015)  # metres of the planted sole about the terrain
+
+
+class EveryFrame(ReplaySource):
+    """Every frame of a clip once, as fast as the loop takes them, then stop."""
+
+    loop: LiveLoop
+
+    def wait(self, timeout: float) -> LiveFrame | None:
+        self._last += 1
+        if self._last >= self.clip.frame_count:
+            self.loop.stop()
+            return None
+        f = self._last
+        return LiveFrame(f, f / self.clip.fps, self.clip.rotations[f], self.clip.positions[f],
+                         time.perf_counter(), self.generation)
+
+
+def walk_up_the_stairs(clip: Clip) -> Clip:
+    """The clip turned a quarter about +Y and moved so its walk (along +Z) climbs the stairs
+    scene (risers along +X from x = 1): CesiumMan up four steps, RobotExpressive (1.7 times
+    the size) up all five onto the landing."""
+    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
+    rotations, positions = clip.rotations.copy(), clip.positions.copy()
+    rotations[:, 0] = quat.mul(turn, rotations[:, 0])
+    positions[:, 0] = quat.rotate(turn, positions[:, 0]) + np.array([1.3, 0.0, 0.65])
+    return Clip(clip.skeleton, rotations, positions, clip.fps)
+
+
+def test_live_command_grounds_every_avatar_on_the_stairs(tmp_path: Path) -> None:
+    avatars = [DATA / "avatars" / f"{name}.glb" for name in GLB]
+    avatars += sorted((DATA / "avatars").glob("*.vrm"))
+    cmd = [sys.executable, "-m", "footfall.cli", "live", "--replay", str(CLIP), "--terrain",
+           "stairs", "--no-view", "--no-control", "--duration", "1", "--settings-dir",
+           str(tmp_path)]
+    for avatar in avatars:
+        cmd += ["--to", str(avatar)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "not grounded" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_planted_glb_avatars_stand_on_the_stairs(tmp_path: Path) -> None:
+    source_clip = bvh.load(CLIP)
+    planted = source_contacts(source_clip)[::EVERY]  # (F, 2) the source's own contacts
+    clip = walk_up_the_stairs(source_clip[::EVERY])
+    clip = Clip(clip.skeleton, clip.rotations, clip.positions, source_clip.fps / EVERY)
+    terrain = scene("stairs", width=8.0)
+    source = EveryFrame(clip)
+    reports: list[str] = []
+    loop = LiveLoop(source, [load_target(DATA / "avatars" / f"{n}.glb") for n in GLB],
+                    settings={"filter_enabled": False}, settings_folder=tmp_path,
+                    report=reports.append)
+    source.loop = loop
+    loop.grounder = LiveGrounder(terrain)
+    recorder = Recorder(tmp_path / "live.glb")
+    loop.recorders.append(recorder)
+    loop.run(duration=60)
+    assert not any("not grounded" in r for r in reports), reports
+    assert loop.stats.frames == clip.frame_count
+    written = recorder.finish()
+    assert len(written) == 2
+    for name, path in zip(GLB, written, strict=True):
+        bones = loop.characters()[name].target_map
+        figures = stance_figures(skin(path, (bones["LeftFoot"], bones["RightFoot"])),
+                                 terrain, planted)
+        print(name, {key: round(value, 4) for key, value in figures.items()})
+        assert figures["frames"] == clip.frame_count
+        assert figures["stance_frames"] > 100  # the stance frames exist
+        # The planted foot's lowest vertex over the ground under it …
+        assert figures["lowest_in_band"] >= 0.9, (name, figures)
+        # … and its closest vertex to the ground under it (a foot resting on a stair's nose
+        # with its heel over the tread below is planted too).
+        assert figures["contact_in_band"] >= 0.9, (name, figures)
+        # No foot vertex ever more than a centimetre inside the terrain (risers included).
+        assert figures["deepest"] >= -0.01, (name, figures)
+
+
+def stance_figures(skinned: SkinnedClip, terrain: Terrain, planted: np.ndarray
+                   ) -> dict[str, float]:
+    """Figures of the skinned feet on ``terrain`` while the source's feet are ``planted``
+    ``(F, 2)``: the share of stance frames whose lowest foot vertex is within :data:`BAND` of
+    the terrain under it, the same for the foot's closest vertex to the terrain (the least
+    height above the ground under each vertex), their medians, and the deepest any foot vertex
+    ever is inside the terrain (metres, negative inside)."""
+    frames = len(skinned.vertices)
+    lowest_gaps, contact_gaps, deepest = [], [], np.inf
+    for side in range(2):
+        feet = skinned.vertices[:, skinned.foot[side]]  # (F, V, 3)
+        under = terrain.raycast_down(feet[..., [0, 2]])
+        assert under.hit.all(), "a foot left the terrain"
+        gap = feet[..., 1] - under.height  # (F, V)
+        lowest = feet[..., 1].argmin(axis=1)
+        on = planted[:frames, side]
+        lowest_gaps.append(gap[np.arange(frames), lowest][on])
+        contact_gaps.append(gap.min(axis=1)[on])
+        deepest = min(deepest, float(gap.min()))
+    lowest_gap, contact_gap = np.concatenate(lowest_gaps), np.concatenate(contact_gaps)
+
+    def in_band(gaps: np.ndarray) -> float:
+        return float(np.mean((gaps >= BAND[0]) & (gaps <= BAND[1])))
+
+    return {"frames": frames, "stance_frames": len(lowest_gap),
+            "lowest_in_band": in_band(lowest_gap), "lowest_median": float(np.median(lowest_gap)),
+            "contact_in_band": in_band(contact_gap),
+            "contact_median": float(np.median(contact_gap)), "deepest": deepest}
