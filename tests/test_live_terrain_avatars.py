@@ -27,8 +27,8 @@ from skinned_feet import SkinnedClip, skin, source_contacts
 
 DATA = Path(__file__).parent / "data"
 CLIP = DATA / "bvh" / "cmu_131_01.bvh"
+WALK = DATA / "bvh" / "games105_walk60.bvh"  # 3 s walking straight ahead (+Z), 60 fps
 GLB = ["CesiumMan", "RobotExpressive"]
-EVERY = 3  # source frames kept: 40 of the clip's 120 a second
 BAND = (-0.01, 0.015)  # metres of the planted sole about the terrain
 
 
@@ -47,14 +47,14 @@ class EveryFrame(ReplaySource):
                          time.perf_counter(), self.generation)
 
 
-def walk_up_the_stairs(clip: Clip) -> Clip:
-    """The clip turned a quarter about +Y and moved so its walk (along +Z) climbs the stairs
-    scene (risers along +X from x = 1): CesiumMan up four steps, RobotExpressive (1.7 times
-    the size) up all five onto the landing."""
+def across_the_stairs(clip: Clip) -> Clip:
+    """The clip turned a quarter about +Y so its walk along +Z runs along +X, across the
+    stairs scene (up from x = 1, landing 2.2–3.4, down to 4.6): CesiumMan up five steps and
+    down two, RobotExpressive (1.7 times the size) up, across and down."""
     turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
     rotations, positions = clip.rotations.copy(), clip.positions.copy()
     rotations[:, 0] = quat.mul(turn, rotations[:, 0])
-    positions[:, 0] = quat.rotate(turn, positions[:, 0]) + np.array([1.3, 0.0, 0.65])
+    positions[:, 0] = quat.rotate(turn, positions[:, 0])
     return Clip(clip.skeleton, rotations, positions, clip.fps)
 
 
@@ -73,11 +73,10 @@ def test_live_command_grounds_every_avatar_on_the_stairs(tmp_path: Path) -> None
 
 
 def test_planted_glb_avatars_stand_on_the_stairs(tmp_path: Path) -> None:
-    source_clip = bvh.load(CLIP)
-    planted = source_contacts(source_clip)[::EVERY]  # (F, 2) the source's own contacts
-    clip = walk_up_the_stairs(source_clip[::EVERY])
-    clip = Clip(clip.skeleton, clip.rotations, clip.positions, source_clip.fps / EVERY)
-    terrain = scene("stairs", width=8.0)
+    source_clip = bvh.load(WALK)
+    planted = source_contacts(source_clip)  # (F, 2) the source's own contacts
+    clip = across_the_stairs(source_clip)
+    terrain = scene("stairs")
     source = EveryFrame(clip)
     reports: list[str] = []
     loop = LiveLoop(source, [load_target(DATA / "avatars" / f"{n}.glb") for n in GLB],
@@ -98,11 +97,11 @@ def test_planted_glb_avatars_stand_on_the_stairs(tmp_path: Path) -> None:
                                  terrain, planted)
         print(name, {key: round(value, 4) for key, value in figures.items()})
         assert figures["frames"] == clip.frame_count
-        assert figures["stance_frames"] > 100  # the stance frames exist
-        # The planted foot's lowest vertex over the ground under it …
-        assert figures["lowest_in_band"] >= 0.9, (name, figures)
-        # … and its closest vertex to the ground under it (a foot resting on a stair's nose
-        # with its heel over the tread below is planted too).
+        assert figures["stance_frames"] > 60  # the stance frames exist …
+        assert figures["stance_on_treads"] > 20  # … many of them on the stairs
+        # The planted foot's closest vertex to the ground under it: on level ground its lowest
+        # vertex; on stairs a foot resting on a tread's nose with its heel over the tread below
+        # (its lowest vertex, a flat sole's any, may be the one over the lower tread).
         assert figures["contact_in_band"] >= 0.9, (name, figures)
         # No foot vertex ever more than a centimetre inside the terrain (risers included).
         assert figures["deepest"] >= -0.01, (name, figures)
@@ -113,10 +112,11 @@ def stance_figures(skinned: SkinnedClip, terrain: Terrain, planted: np.ndarray
     """Figures of the skinned feet on ``terrain`` while the source's feet are ``planted``
     ``(F, 2)``: the share of stance frames whose lowest foot vertex is within :data:`BAND` of
     the terrain under it, the same for the foot's closest vertex to the terrain (the least
-    height above the ground under each vertex), their medians, and the deepest any foot vertex
-    ever is inside the terrain (metres, negative inside)."""
+    height above the ground under each vertex), their medians, how many stance frames have a
+    tread under the foot (ground above 10 cm), and the deepest any foot vertex ever is inside
+    the terrain (metres, negative inside)."""
     frames = len(skinned.vertices)
-    lowest_gaps, contact_gaps, deepest = [], [], np.inf
+    lowest_gaps, contact_gaps, deepest, on_treads = [], [], np.inf, 0
     for side in range(2):
         feet = skinned.vertices[:, skinned.foot[side]]  # (F, V, 3)
         under = terrain.raycast_down(feet[..., [0, 2]])
@@ -126,13 +126,14 @@ def stance_figures(skinned: SkinnedClip, terrain: Terrain, planted: np.ndarray
         on = planted[:frames, side]
         lowest_gaps.append(gap[np.arange(frames), lowest][on])
         contact_gaps.append(gap.min(axis=1)[on])
+        on_treads += int(np.sum(under.height.max(axis=1)[on] > 0.1))
         deepest = min(deepest, float(gap.min()))
     lowest_gap, contact_gap = np.concatenate(lowest_gaps), np.concatenate(contact_gaps)
 
     def in_band(gaps: np.ndarray) -> float:
         return float(np.mean((gaps >= BAND[0]) & (gaps <= BAND[1])))
 
-    return {"frames": frames, "stance_frames": len(lowest_gap),
+    return {"frames": frames, "stance_frames": len(lowest_gap), "stance_on_treads": on_treads,
             "lowest_in_band": in_band(lowest_gap), "lowest_median": float(np.median(lowest_gap)),
             "contact_in_band": in_band(contact_gap),
             "contact_median": float(np.median(contact_gap)), "deepest": deepest}

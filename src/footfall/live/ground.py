@@ -2,14 +2,15 @@
 
 The live stream has no footstep plan, so each frame's plan comes from the pose itself: a foot
 is planted while its sole is within ``PLANT_HEIGHT`` of the animation's floor (y = 0) and moves
-slower than ``PLANT_SPEED`` (the low-and-slow rule of the offline contacts and the
-retargeter's), and its footstep is where it is now (the ground is read under the foot, not at a
-predicted landing, so footsteps are not snapped to treads). A planted sole stands on the ground
-wherever the retargeter's floor put it; a swinging foot keeps its lift above its last stance,
-never below the ground. Where the ground under the sole rises above the plane under the ankle
-(a stair's next tread under the toes) the foot is lifted onto it: it rests on the highest
-ground under it instead of sinking into a riser. The pipeline keeps its smoothing state between
-frames (pelvis, sole angles).
+slower than ``PLANT_SPEED`` times the avatar's size ratio to the source (the low-and-slow rule
+of the offline contacts and the retargeter's, on the source's scale); its footstep is where it
+is now (the ground is read under the foot, not at a predicted landing, so footsteps are not
+snapped to treads: a snap at touchdown would jump). A planted foot is set on the ground under
+its sole, wherever the retargeter's floor put it: moved straight up or down until its sole
+touches (on stairs, a foot whose toes reach over the next tread rests on it instead of sinking
+into the riser; toes over a drop rest on the edge). A swinging foot keeps its lift above its
+last stance, never below the ground. The pipeline keeps its smoothing state between frames
+(pelvis, sole angles).
 
 A skinned avatar's soles are its mesh's: the foot model from the sole points the retargeter
 stands on its floor (:func:`footfall.skinning.sole_foot_models`: the bones of a glTF avatar
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
 PLANT_HEIGHT = 0.05  # metres of the sole above the animation's floor (y = 0)
-PLANT_SPEED = 0.4  # metres a second, horizontal
+PLANT_SPEED = 0.4  # metres a second, horizontal, at the source's size (times the size ratio)
 SIDES = ("Left", "Right")
 LEG_PARTS = ("UpperLeg", "LowerLeg", "Foot")
 #: Live footsteps are where the feet are: nothing to snap to a tread ahead of time.
@@ -127,10 +128,10 @@ class LiveGrounder:
         avatar.last = ankles
         soles = avatar.soles(world, positions)
         sole = np.array([points[:, 1].min() for points in soles])  # above y = 0
-        stance = (sole < PLANT_HEIGHT) & (speed < PLANT_SPEED)
-        lift = np.where(stance, -sole, np.maximum(avatar.held, -sole))
+        stance = (sole < PLANT_HEIGHT) & (speed < PLANT_SPEED * character.retargeter.size_ratio)
+        touch = self._touch(soles, sole, ankles, float(pipe.params.steep_normal_y[0]))
+        lift = np.where(stance, touch, np.maximum(avatar.held, touch))
         avatar.held = np.where(stance, -sole, avatar.held)
-        lift += self._overhang(soles, sole, ankles, float(pipe.params.steep_normal_y[0]))
         plan = FootPlan(stance[None], np.where(stance, 0.0, 0.5)[None], ankles[None],
                         ankles[None])
         frame = pipe.step(rotations[None], translations[None], plan, dt, foot_lift=lift[None])
@@ -139,27 +140,27 @@ class LiveGrounder:
         return hung.unhang(frame.global_rotations[0], frame.global_positions[0],
                            frame.rotations[0], frame.positions[0])
 
-    def _overhang(self, soles: list[FloatArray], sole: FloatArray, ankles: FloatArray,
-                  steep_normal_y: float) -> FloatArray:
-        """How far ``(2,)`` each foot must rise to rest on the highest ground under its sole
-        points ``(K_i, 3)`` (lowest ``sole (2,)``), beyond the ground plane under its ankle
-        ``(2, 2)`` (x, z) that the pipeline stands and tilts it on (flat where the ground is
-        steeper than ``steep_normal_y``), metres ≥ 0."""
+    def _touch(self, soles: list[FloatArray], sole: FloatArray, ankles: FloatArray,
+               steep_normal_y: float) -> FloatArray:
+        """The lift ``(2,)`` (``GroundingPipeline.step``'s ``foot_lift``) that sets each foot,
+        moved straight up or down, on the ground under its sole points ``(K_i, 3)`` (lowest
+        ``sole (2,)``, above y = 0): on level ground ``−sole``; a stair's next tread under the
+        toes lifts it, toes over a drop lower it until another point touches. Measured from
+        the ground plane under its ankle ``(2, 2)`` (x, z) that the pipeline stands and tilts
+        it on (level where the ground is steeper than ``steep_normal_y``), metres."""
         counts = [len(points) for points in soles]
         hits = self.terrain.raycast_down(
             np.concatenate([ankles, *(points[:, [0, 2]] for points in soles)]))
         heights = hits.height
-        out = np.zeros(2)
+        out = -sole
         start = 2
         for side, points in enumerate(soles):
             under = heights[start:start + counts[side]]
             start += counts[side]
-            if not hits.hit[side]:
+            if not hits.hit[side] or not np.isfinite(under).any():
                 continue
             normal = hits.normal[side]
             tilt = (normal[[0, 2]] / normal[1] if normal[1] >= steep_normal_y else np.zeros(2))
             plane = heights[side] - (points[:, [0, 2]] - ankles[side]) @ tilt
-            excess = under - plane - (points[:, 1] - sole[side])
-            if np.isfinite(excess).any():
-                out[side] = max(float(np.nanmax(excess)), 0.0)
+            out[side] = float(np.nanmax(under - plane - points[:, 1]))
         return out
