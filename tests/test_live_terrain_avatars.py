@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from footfall import bvh, quat
 from footfall.live.ground import LiveGrounder
@@ -105,6 +106,29 @@ def test_planted_glb_avatars_stand_on_the_stairs(tmp_path: Path) -> None:
         assert figures["contact_in_band"] >= 0.9, (name, figures)
         # No foot vertex ever more than a centimetre inside the terrain (risers included).
         assert figures["deepest"] >= -0.01, (name, figures)
+
+
+def test_a_resized_avatar_is_grounded_at_its_new_size(tmp_path: Path) -> None:
+    clip = across_the_stairs(bvh.load(WALK)[:20])
+    source = EveryFrame(clip)
+    loop = LiveLoop(source, [load_target(DATA / "avatars" / "CesiumMan.glb")],
+                    settings={"filter_enabled": False}, settings_folder=tmp_path)
+    source.loop = loop
+    grounder = loop.grounder = LiveGrounder(scene("stairs"))
+
+    def resize(loop: LiveLoop) -> None:
+        if loop.stats.frames == 10:
+            loop.characters()["CesiumMan"].settings["avatar_scale"] = 0.8
+        else:
+            loop.add_between_frames(resize)
+
+    loop.add_between_frames(resize)
+    loop.run(duration=30)
+    assert loop.stats.frames == clip.frame_count
+    grounded = grounder._avatars["CesiumMan"]
+    assert grounded.scale == 0.8
+    full = load_target(DATA / "avatars" / "CesiumMan.glb").skeleton.bone_lengths().max()
+    assert grounded.pipe.skeleton.bone_lengths().max() == pytest.approx(0.8 * full)
 
 
 def stance_figures(skinned: SkinnedClip, terrain: Terrain, planted: np.ndarray

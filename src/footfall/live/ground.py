@@ -50,13 +50,14 @@ LIVE_PARAMS = DEFAULT_PARAMS.without("tread_snap")
 
 @dataclass
 class _Grounded:
-    """One avatar's grounding: its pipeline, hung feet (None: legs the pipeline found), its
-    skinned feet (None: the pipeline's foot models are its soles), and the state between
-    frames: the ankles' last (x, z) ``(2, 2)`` and each foot's lift at its last stance
-    ``(2,)``."""
+    """One avatar's grounding: its pipeline, hung feet (None: legs the pipeline found), the
+    avatar scale they were built at, its skinned feet (None: the pipeline's foot models are its
+    soles), and the state between frames: the ankles' last (x, z) ``(2, 2)`` and each foot's
+    lift at its last stance ``(2,)``."""
 
     pipe: GroundingPipeline
     hung: HungFeet | None
+    scale: float
     mesh: FootVertices | None = None
     last: FloatArray | None = None
     held: FloatArray = field(default_factory=lambda: np.zeros(2))
@@ -95,7 +96,8 @@ class LiveGrounder:
         skeleton = retargeter.output_skeleton()
         bones = retargeter.target_map
         if not all(f"{side}{part}" in bones for side in SIDES for part in LEG_PARTS):
-            return _Grounded(GroundingPipeline(skeleton, self.terrain, params=LIVE_PARAMS), None)
+            return _Grounded(GroundingPipeline(skeleton, self.terrain, params=LIVE_PARAMS), None,
+                             retargeter.avatar_scale)
         chains = [tuple(skeleton.index(bones[f"{side}{part}"]) for part in LEG_PARTS)
                   for side in SIDES]
         hung = HungFeet(skeleton, chains, retargeter.target_rest)
@@ -104,13 +106,13 @@ class LiveGrounder:
         sole, avatar = character.spec.feet, character.spec.avatar
         mesh = None
         feet = None
+        scale = retargeter.avatar_scale
         if sole is not None and sole.from_mesh and avatar is not None:
-            scale = retargeter.avatar_scale
             feet = sole_foot_models(retargeter.target, bones, retargeter.target_rest, sole, scale)
             mesh = FootVertices.of(avatar, bones, scale)
         pipe = GroundingPipeline(hung.skeleton, self.terrain, params=LIVE_PARAMS, legs=legs,
                                  feet=feet)
-        return _Grounded(pipe, hung, mesh)
+        return _Grounded(pipe, hung, scale, mesh)
 
     def ground(self, character: Any, rotations: np.ndarray, translations: np.ndarray,
                dt: float) -> tuple[np.ndarray, np.ndarray]:
@@ -118,6 +120,12 @@ class LiveGrounder:
         avatar = self._avatars.get(character.name)
         if avatar is None:
             return rotations, translations
+        if avatar.scale != character.retargeter.avatar_scale:  # resized: feet and legs anew
+            try:
+                avatar = self._avatars[character.name] = self._grounded(character)
+            except FootfallError:
+                del self._avatars[character.name]
+                return rotations, translations
         pipe, hung = avatar.pipe, avatar.hung
         if hung is not None:
             rotations, translations = hung.hang(rotations, translations)
