@@ -11,13 +11,17 @@ meshes are read here.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
+from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.gltf import Avatar, _accessor_values, _world_matrices
+from footfall.grounding.feet import FootModel, foot_model_from_points
 from footfall.retarget.calibration import SolePoints
-from footfall.skeleton import Skeleton
+from footfall.retarget.preview import skin_vertices
+from footfall.skeleton import Skeleton, forward_kinematics
 
 #: Share of a vertex's skin weight on a foot (its joint and the joints below it) that makes the
 #: vertex part of that foot.
@@ -158,3 +162,68 @@ def avatar_feet(avatar: Avatar | None,
     from footfall.humanoid import map_skeleton
 
     return foot_sole_points(avatar, map_skeleton(avatar.skeleton, mapping).mapping)
+
+
+def sole_foot_models(skeleton: Skeleton, mapping: Mapping[str, str], rest: FloatArray,
+                     feet: SolePoints, scale: float = 1.0) -> tuple[FootModel, FootModel]:
+    """The grounding's (left, right) :class:`~footfall.grounding.feet.FootModel` from the sole
+    points ``feet`` of an avatar (:func:`foot_sole_points`): the points placed on the rest
+    pose ``rest (J, 4)`` stood up (:func:`footfall.humanoid.upright_pose`), measured by
+    :func:`~footfall.grounding.feet.foot_model_from_points`, sizes times ``scale`` (the
+    retargeter's avatar scale)."""
+    from footfall.humanoid import upright_pose
+
+    pose = upright_pose(skeleton, mapping, rest)
+    world, positions = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+    models = []
+    for side, bone in enumerate(FEET):
+        foot = skeleton.index(mapping[bone])
+        riders = feet.joints[side]
+        joint = np.where(riders < 0, foot, riders)
+        offsets = (quat.rotate(world[joint], feet.points[side]) + positions[joint]
+                   - positions[foot])
+        models.append(foot_model_from_points(offsets * scale, world[foot]))
+    return models[0], models[1]
+
+
+@dataclass(frozen=True)
+class FootVertices:
+    """The skinned vertices of an avatar's two feet (at least :data:`FOOT_WEIGHT` of their
+    weight on the foot joint or the joints below it), to skin in any pose: where the feet's
+    lowest points are even where the toes bend (each sole point rides one joint).
+
+    Attributes:
+        feet: per foot, its rest vertices ``(V_i, 3)`` and their weights ``(V_i, J)``.
+        rest_world, rest_positions: ``(J, 4)``, ``(J, 3)`` the joints at rest.
+    """
+
+    feet: list[tuple[FloatArray, FloatArray]]
+    rest_world: FloatArray
+    rest_positions: FloatArray
+
+    @classmethod
+    def of(cls, avatar: Avatar, mapping: Mapping[str, str],
+           scale: float = 1.0) -> FootVertices | None:
+        """The feet of ``avatar`` (``mapping``: its canonical bone map) at the avatar
+        ``scale``, or None when it has no skinned mesh on them."""
+        mesh = rest_mesh(avatar)
+        if mesh is None or not all(bone in mapping for bone in FEET):
+            return None
+        vertices, _, weights = mesh
+        skeleton = avatar.skeleton
+        world, positions = forward_kinematics(skeleton.parents, avatar.rest_rotations,
+                                              skeleton.offsets)
+        feet = []
+        for bone in FEET:
+            below = _below(skeleton, skeleton.index(mapping[bone]))
+            on_foot = weights[:, below].sum(axis=1) >= FOOT_WEIGHT
+            if not on_foot.any():
+                return None
+            feet.append((vertices[on_foot] * scale, weights[on_foot]))
+        return cls(feet, world, positions * scale)
+
+    def posed(self, world: FloatArray, positions: FloatArray) -> list[FloatArray]:
+        """Each foot's vertices ``(V_i, 3)`` skinned for joint world rotations ``(J, 4)`` and
+        positions ``(J, 3)`` (the avatar's joint order, at its scale), metres."""
+        return [skin_vertices(vertices, weights, self.rest_world, self.rest_positions, world,
+                              positions) for vertices, weights in self.feet]

@@ -21,6 +21,7 @@ from footfall.grounding.feet import (
     Leg,
     foot_model,
     foot_model_from_motion,
+    foot_model_from_points,
     leg_lengths,
     legs_of,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "follow",
     "foot_model",
     "foot_model_from_motion",
+    "foot_model_from_points",
     "ground_clip",
     "hold_contacts",
     "leg_lengths",

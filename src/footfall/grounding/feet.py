@@ -169,13 +169,42 @@ def foot_model(skeleton: Skeleton, leg: Leg, spacing: float = 0.01,
                        lambda world: quat.rotate(into_foot, world))
 
 
+def foot_model_from_points(points: FloatArray, foot_rotation: FloatArray,
+                           spacing: float = 0.01) -> FootModel:
+    """The sole of a foot measured on points of its sole (a skinned mesh's: what its bones
+    cannot tell, a shoe's sole below the joints).
+
+    points: ``(P, 3)`` the sole points as world vectors from the ankle, metres, the foot
+    standing flat (Y up); foot_rotation: ``(4,)`` the foot joint's world rotation then. The
+    ankle stands above the lowest point; the foot's forward is the points' long horizontal
+    axis, towards the side that reaches farther from the ankle (the toes); heel_back and
+    toe_forward are the points' extent behind and ahead of the ankle along it.
+    """
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    ankle_height = float(-points[:, 1].min()) if len(points) else 0.0
+    if ankle_height <= 0:
+        raise SkeletonError("foot sole points: the sole is not below the ankle")
+    flat = points[:, [0, 2]]
+    spread = flat - flat.mean(axis=0)
+    axis = np.linalg.eigh(spread.T @ spread)[1][:, -1]  # the long horizontal axis
+    along = flat @ axis
+    if along.max() < -along.min():
+        axis, along = -axis, -along
+    forward = np.array([axis[0], 0.0, axis[1]])
+    into_foot = quat.inv(np.asarray(foot_rotation, dtype=np.float64))
+    return _sole_model(forward, float(max(along.max(), 0.0)), ankle_height, spacing,
+                       lambda world: quat.rotate(into_foot, world),
+                       heel_back=float(max(-along.min(), 0.0)))
+
+
 def _sole_model(forward: FloatArray, toe_forward: float, ankle_height: float, spacing: float,
-                into_foot: Callable[[FloatArray], FloatArray] | None = None) -> FootModel:
+                into_foot: Callable[[FloatArray], FloatArray] | None = None,
+                heel_back: float | None = None) -> FootModel:
     """The :class:`FootModel` of a sole ``ankle_height`` below the ankle along the unit
-    horizontal ``forward``, from ``HEEL_RATIO · toe_forward`` behind the ankle to
-    ``toe_forward`` ahead, sampled every ``spacing`` metres; ``into_foot`` turns world
-    vectors into the foot joint's frame (None: the joints are world-aligned)."""
-    heel_back = HEEL_RATIO * toe_forward
+    horizontal ``forward``, from ``heel_back`` (default ``HEEL_RATIO · toe_forward``) behind
+    the ankle to ``toe_forward`` ahead, sampled every ``spacing`` metres; ``into_foot`` turns
+    world vectors into the foot joint's frame (None: the joints are world-aligned)."""
+    heel_back = HEEL_RATIO * toe_forward if heel_back is None else heel_back
     count = int(np.floor((heel_back + toe_forward) / spacing + 1e-9)) + 1
     along = np.linspace(-heel_back, toe_forward, count)
     below = np.array([0.0, -ankle_height, 0.0])
