@@ -178,10 +178,8 @@ def sole_foot_models(skeleton: Skeleton, mapping: Mapping[str, str], rest: Float
     models = []
     for side, bone in enumerate(FEET):
         foot = skeleton.index(mapping[bone])
-        riders = feet.joints[side]
-        joint = np.where(riders < 0, foot, riders)
-        offsets = (quat.rotate(world[joint], feet.points[side]) + positions[joint]
-                   - positions[foot])
+        # at rest a point sits where the foot alone carries it (foot and toes agree there)
+        offsets = quat.rotate(world[foot], feet.foot_points[side])
         models.append(foot_model_from_points(offsets * scale, world[foot]))
     return models[0], models[1]
 
@@ -190,7 +188,7 @@ def sole_foot_models(skeleton: Skeleton, mapping: Mapping[str, str], rest: Float
 class FootVertices:
     """The skinned vertices of an avatar's two feet (at least :data:`FOOT_WEIGHT` of their
     weight on the foot joint or the joints below it), to skin in any pose: where the feet's
-    lowest points are even where the toes bend (each sole point rides one joint).
+    lowest points are even where the toes bend.
 
     Attributes:
         feet: per foot, its rest vertices ``(V_i, 3)`` and their weights ``(V_i, J)``.
