@@ -94,6 +94,7 @@ class _Scratch:
         self.down = np.zeros((frames, 2), dtype=bool)
         self.pivot, self.toe_height = np.empty((frames, 2)), np.empty((frames, 2))
         self.sunk = np.empty((frames, 2))
+        self.level = np.empty((frames, 2))
         self.rows = np.empty((5, frames * count, 3))  # root, mid, tip, target, pole
         self.weight = np.empty(frames * count)
         self.knee_input = np.empty((5, frames * 2, 3))
@@ -224,10 +225,15 @@ class Limbs:
                            float(sizes.fk_guard)])
         heights = np.array([sizes.source.ankle_height, sizes.target.ankle_height,
                             sizes.source.toe_height, sizes.target.toe_height], dtype=np.float64)
-        level = np.ascontiguousarray(np.broadcast_to(sizes.capture_floor, (*batch, 2)),
-                                     dtype=np.float64).reshape(frames, 2)
-        has_toes = self._toes is not None
         m = self._scratch_for(frames)
+        floor = sizes.capture_floor
+        if frames == 1 and floor.shape == (2,):  # a live frame: no broadcasting machinery
+            level = m.level
+            level[0, 0], level[0, 1] = floor[0], floor[1]
+        else:
+            level = np.ascontiguousarray(np.broadcast_to(floor, (*batch, 2)),
+                                         dtype=np.float64).reshape(frames, 2)
+        has_toes = self._toes is not None
         feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
                    self._leg_sides, self._detached, self._tip_offsets, self._outward,
                    np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,

@@ -520,8 +520,13 @@ class Retargeter:
     def _capture_floor(self) -> FloatArray:
         """Each source foot's stance level, ``(2,)`` or ``(F, 2)`` for the frames being
         solved: the clip's in ``apply``, else the live one."""
-        return (self._clip_floor if self._clip_floor is not None
-                else np.asarray(self.live_stance_level, dtype=np.float64).reshape(2))
+        if self._clip_floor is not None:
+            return self._clip_floor
+        level = self.live_stance_level
+        if not (isinstance(level, np.ndarray) and level.shape == (2,)
+                and level.dtype == np.float64):
+            level = self.live_stance_level = np.asarray(level, dtype=np.float64).reshape(2)
+        return level
 
     def stance_level(self, clip: Clip) -> FloatArray:
         """``(2,)`` how high each source foot of ``clip`` stands above its standing height when
@@ -599,7 +604,8 @@ class Retargeter:
         raise_by = (self.target_measures.hips_height * self.avatar_scale
                     - self.source_measures.hips_height)
         # The capture's floor (how high its planted feet stand) is taken off with the feet's.
-        y = (hips_source[..., 1] - np.mean(self._capture_floor(), axis=-1) + raise_by * hips_weight
+        floor = self._capture_floor()
+        y = (hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1]) + raise_by * hips_weight
              + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
