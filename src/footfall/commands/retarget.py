@@ -103,14 +103,15 @@ def run(args: argparse.Namespace) -> int:
         save_motion(avatar, clip, output, joint_scales=retargeter.joint_scales(),
                     root_scale=retargeter.avatar_scale)
     if args.preview:
-        _preview(args.preview, source, clip, retargeter, avatar)
+        _preview(args.preview, source, clip, retargeter, avatar,
+                 f"{Path(args.source).name} → {target_path.name}")
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
           f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}; {calibrated}")
     return 0
 
 
 def _preview(path: str, source: object, clip: object, retargeter: object,
-             avatar: object) -> None:
+             avatar: object, title: str) -> None:
     """Draw the contact sheet of ``--preview`` (the skinned mesh when the avatar has one)."""
     from footfall.retarget.preview import contact_sheet
     from footfall.skinning import rest_mesh
@@ -120,7 +121,7 @@ def _preview(path: str, source: object, clip: object, retargeter: object,
                   mesh=None if mesh is None else (mesh[0], mesh[2]),
                   target_rest=None if avatar is None else avatar.rest_rotations,  # type: ignore[attr-defined]
                   planted=retargeter.source_contacts(source),  # type: ignore[attr-defined]
-                  title=f"{Path(str(getattr(source, 'name', '') or 'source'))}")
+                  title=f"{title}: source (blue) → avatar, floor y = 0")
     print(f"wrote {path}")
 
 
