@@ -225,3 +225,28 @@ class FootVertices:
         positions ``(J, 3)`` (the avatar's joint order, at its scale), metres."""
         return [skin_vertices(vertices, weights, self.rest_world, self.rest_positions, world,
                               positions) for vertices, weights in self.feet]
+
+
+def avatar_hands(avatar: Avatar | None,
+                 mapping: Mapping[str, str | None] | str | None = None) -> FloatArray | None:
+    """How far ``(2,)`` each of the avatar's hands reaches from its wrist, metres: its farthest
+    vertex with at least :data:`FOOT_WEIGHT` of its weight on the hand or the joints below it,
+    in the rest pose. None without an avatar or a mesh on its hands."""
+    if avatar is None:
+        return None
+    from footfall.humanoid import map_skeleton
+
+    bones = map_skeleton(avatar.skeleton, mapping).mapping
+    mesh = rest_mesh(avatar)
+    if mesh is None or not all(b in bones for b in ("LeftHand", "RightHand")):
+        return None
+    vertices, _, weights = mesh
+    skeleton = avatar.skeleton
+    positions = avatar.rest_clip().global_positions()[0]
+    out = np.zeros(2)
+    for side, bone in enumerate(("LeftHand", "RightHand")):
+        hand = skeleton.index(bones[bone])
+        on_hand = weights[:, _below(skeleton, hand)].sum(axis=1) >= FOOT_WEIGHT
+        if on_hand.any():
+            out[side] = float(np.linalg.norm(vertices[on_hand] - positions[hand], axis=-1).max())
+    return out

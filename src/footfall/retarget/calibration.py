@@ -434,3 +434,26 @@ def facing_forward(skeleton: Skeleton, mapping: Mapping[str, str], pose: FloatAr
     roots = np.nonzero(skeleton.parents < 0)[0]
     local[roots] = quat.mul(turn, local[roots])
     return local
+
+
+HANDS = ("LeftHand", "RightHand")
+
+
+def joint_hand_reach(skeleton: Skeleton, mapping: Mapping[str, str],
+                     rest: ArrayLike | None = None) -> FloatArray:
+    """How far ``(2,)`` each hand reaches from its wrist, metres: its farthest joint or End Site
+    below the wrist in the ``rest (J, 4)`` pose (0 for a missing hand)."""
+    pose = (quat.identity((skeleton.joint_count,)) if rest is None
+            else np.asarray(rest, dtype=np.float64))
+    world, positions = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+    out = np.zeros(2)
+    for side, bone in enumerate(HANDS):
+        if bone not in mapping:
+            continue
+        hand = skeleton.index(mapping[bone])
+        below = [j for j in range(skeleton.joint_count) if hand in skeleton.chain(j)]
+        points = [positions[j] for j in below]
+        points += [positions[j] + quat.rotate(world[j], np.asarray(skeleton.end_sites[j]))
+                   for j in below if j in skeleton.end_sites]
+        out[side] = float(np.max(np.linalg.norm(np.array(points) - positions[hand], axis=-1)))
+    return out

@@ -262,7 +262,7 @@ def reach_stage(
     toe: FloatArray, toe_target: FloatArray,
     foot_vector: FloatArray, pitch: FloatArray, pivot: FloatArray, toe_height: FloatArray,
     rows: FloatArray, weight: FloatArray, knee_input: FloatArray, knee_lengths: FloatArray,
-    sunk: FloatArray,
+    sunk: FloatArray, hand_reach: FloatArray,
 ) -> None:
     """Stage 2 for every frame: the toe pivot and lowest-point rule on the feet, the hips
     lowered; updates ``world`` (the pitched feet), ``local`` (the joint the hips hang from),
@@ -366,6 +366,12 @@ def reach_stage(
             else:
                 target = add_s(hips, scale_s(sub_s(_vec(spos[f, s_chain[k, 2]]), source_hips), s))
                 share = arm_weights[f, k - 2]
+                # The hand (everything within its reach of the wrist) above the floor: the
+                # target raised, and an arm on FK whose hand would go through it handed to IK.
+                lowest = params[FLOOR_HEIGHT] + hand_reach[k - 2] * params[AVATAR_SCALE]
+                if target[1] < lowest:
+                    target = (target[0], lowest, target[2])
+                share = max(share, params[FK_GUARD] * ramp_s(lowest - tip[1], 0.0, FK_SINK))
             for c, point in enumerate((root, mid, tip, target, pole)):
                 _put(rows[c, row], point)
             weight[row] = 0.0 if norm_s(sub_s(tip, target)) < DO_NO_HARM else share

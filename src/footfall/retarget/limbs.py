@@ -156,6 +156,9 @@ class Limbs:
             source_needed |= set(source_toes.real.tolist())
         self.source_position_fk = FKPlan(
             source.parents, sorted({a for j in source_needed for a in source.chain(j)}))
+        #: ``(A,)`` how far each target arm's hand reaches from its wrist, metres (set by the
+        #: retargeter: ``target_hands``, or the hand's joints); 0 by default.
+        self.hand_reach = np.zeros(max(self.count - 2, 0))
         #: Sole points of each target foot: set by the retargeter (``target_feet``); the
         #: ankles alone by default.
         self.soles = SolePoints(np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((2, 1)),
@@ -170,6 +173,11 @@ class Limbs:
     def count(self) -> int:
         """Number of limbs (legs first, then arms)."""
         return len(self._limb_names)
+
+    def set_hand_reach(self, reach_by_side: FloatArray) -> None:
+        """Each arm's hand reach from ``(2,)`` left / right values, metres at scale 1."""
+        self.hand_reach = np.ascontiguousarray(
+            [float(reach_by_side[side]) for side in self.arm_sides], dtype=np.float64)
 
     def calibrate(self, source_positions: FloatArray, source_world: FloatArray,
                   standing_world: FloatArray, standing_positions: FloatArray,
@@ -256,7 +264,7 @@ class Limbs:
                     self.soles.toe_offsets, m.chain, m.feet, m.toe,
                     m.toe_target,
                     m.foot_vector, m.pitch, m.pivot, m.toe_height, m.rows, m.weight,
-                    m.knee_input, m.knee_lengths, m.sunk)
+                    m.knee_input, m.knee_lengths, m.sunk, self.hand_reach)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
         m.rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
             *m.knee_input, *m.knee_lengths).reshape(frames, 2, 3)

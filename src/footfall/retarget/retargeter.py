@@ -38,6 +38,7 @@ from footfall.retarget.calibration import (
     check_limb_lengths,
     correspond,
     facing_forward,
+    joint_hand_reach,
     joint_sole_points,
     match_directions,
     most_standing_frame,
@@ -86,6 +87,9 @@ class Retargeter:
             A planted foot stands its lowest sole point on the floor, and no sole point goes
             below it. By default the feet's joints (and End Sites) are all there is, and the
             sole is the rest pose's floor (y = 0) when the rest pose stands on it.
+        target_hands: ``(2,)`` how far each hand reaches from its wrist, metres — a skinned
+            avatar's (``footfall.skinning.avatar_hands``); by default its joints'. A hand is
+            kept that high above the floor.
 
     Raises :class:`MappingError` if a mapping names missing joints or a skeleton has no legs,
     and :class:`SkeletonError` if a limb bone of a calibration pose has zero length.
@@ -101,6 +105,7 @@ class Retargeter:
         settings: RetargetSettings | None = None,
         target_rest: ArrayLike | None = None,
         target_feet: SolePoints | None = None,
+        target_hands: ArrayLike | None = None,
     ) -> None:
         self.source = source
         self.target = target
@@ -129,6 +134,9 @@ class Retargeter:
         self.limbs = Limbs(source, target, self.source_map, self.target_map,
                            self.correspondence)
         self.limbs.soles = soles
+        self.limbs.set_hand_reach(
+            joint_hand_reach(target, self.target_map, self.target_rest) if target_hands is None
+            else np.asarray(target_hands, dtype=np.float64))
         self._smoother = WeightSmoother()
         self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
         #: ``(2,)`` how high each source foot stands above its standing height when planted in
