@@ -121,7 +121,7 @@ class FirstFrame:
 
 def test_natnet_serve_to_two_avatars_to_vmc(tmp_path: Path) -> None:
     clip = bvh.load(CLIP)
-    settings = {"ik_mode": "fk", "filter_enabled": False}
+    settings = {"ik_mode": "fk", "filter_enabled": False, "plant_feet": False}
     server = NatNetServer(clip, command_port=0, version="4.1", rate=30)
     receivers = [Receiver(), Receiver()]
     client = NatNetClient("127.0.0.1", command_port=server.address[1], data_port=0)

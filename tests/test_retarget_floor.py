@@ -147,3 +147,30 @@ def test_no_vertex_of_the_body_below_the_floor(clip_path: Path, avatar: Path,
     their reach above it)."""
     clip, skinned = _skinned(clip_path, avatar, folder)
     assert planted_sole(skinned, source_contacts(clip))["lowest_vertex"] >= -0.01
+
+
+@pytest.mark.parametrize("plant", [True, False], ids=["plant_feet", "fixed_level"])
+def test_live_steps_keep_the_planted_feet_on_the_floor(plant: bool) -> None:
+    """``Retargeter.step``, frame by frame as a live stream arrives, with the capture system's
+    floor taken as y = 0 (Motive's convention): a CMU capture's planted toes sit 4–6 cm above
+    that floor, and with ``plant_feet`` (the default) each planted foot is stood on the floor
+    all the same; with a fixed level alone it floats (the same test, failing by design)."""
+    from footfall.retarget import Retargeter
+
+    clip = bvh.load(next(p for p in CLIPS if p.stem == "cmu_131_01"))[:480]
+    rig = bvh.load(next(p for p in RIGS if p.stem == "mixamo_stepping"))
+    r = Retargeter(clip.skeleton, rig.skeleton)
+    r.settings.update({"plant_feet": plant})
+    frames = [r.step(clip.rotations[f], clip.positions[f], 1.0 / clip.fps)
+              for f in range(clip.frame_count)]
+    out = clip.__class__(rig.skeleton, np.stack([a for a, _ in frames]),
+                         np.stack([b for _, b in frames]), clip.fps)
+    low = _lowest_foot_point(out, map_skeleton(rig.skeleton).mapping)
+    planted = low[source_contacts(clip)]
+    assert len(planted) > 50
+    share = np.mean((planted >= -0.01) & (planted <= 0.015))
+    if plant:
+        assert share >= 0.9, (share, np.median(planted))
+        assert low.min() >= -0.01
+    else:
+        assert np.median(planted) > 0.02  # the capture's floor carried over

@@ -165,6 +165,9 @@ class Limbs:
                                 np.full(2, -1, dtype=np.int64), np.zeros((2, 3)))
         self._hold = PlantedHold()
         self._toe_hold_live = PlantedHold()
+        #: Each source foot's lowest point above its standing height in the last live frame
+        #: (one frame's ``held_shift_live``), metres.
+        self.live_lowest: list[float] = [0.0, 0.0]
         self._last_ankles: FloatArray | None = None
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self._scratch: dict[int, _Scratch] = {}
@@ -343,13 +346,14 @@ class Limbs:
         return np.asarray(low.any(axis=-1))  # low is at least 2-D: an array, not a scalar
 
     def stance_levels(self, srot: FloatArray, spos: FloatArray, fps: float,
-                      sizes: Sizes) -> FloatArray:
+                      sizes: Sizes, plant: bool = True) -> FloatArray:
         """Each source foot's stance level frame by frame ``(F, 2)``, metres: through each of
         its stances the median height of its lowest point above its standing height, and
         through the swing between two stances a blend from the one level to the next — a
         capture whose floor drifts, or whose feet stand a little higher in one step than in
         another, still has every planted foot on the target's floor; while planted the level
-        rises to the foot's lowest point (a foot that is down is on the floor). Frames before
+        rises to the foot's lowest point (a foot that is down is on the floor; not with
+        ``plant`` False). Frames before
         the first and after the last stance keep their nearest level; a foot never planted
         keeps ``sizes.capture_floor``."""
         frames = len(spos)
@@ -376,12 +380,25 @@ class Limbs:
         # While planted the foot is on the floor, whatever the capture's joints wobble by: the
         # level follows the foot's lowest point up (never down), blended in over a tenth of a
         # second at each touch-down and lift-off.
+        return self.planted_levels(out, srot, spos, fps, sizes) if plant else out
+
+    def planted_levels(self, levels: FloatArray, srot: FloatArray, spos: FloatArray, fps: float,
+                       sizes: Sizes) -> FloatArray:
+        """``levels (F, 2)`` raised, while each source foot is planted, to its lowest point
+        (never lowered), blended in over :data:`PLANTED_BLEND_SECONDS` at each touch-down and
+        lift-off: a foot that is down is on the floor, whatever its joints wobble by."""
+        frames = len(spos)
+        if frames == 0:
+            return levels
+        points, rest = self._contact_points(srot, spos, sizes)
+        lowest = np.min(points[..., 1] - rest, axis=-1)  # (F, 2) above standing
+        planted = self.planted_series(srot, spos, fps, sizes)
         width = max(round(PLANTED_BLEND_SECONDS * fps), 1)
         kernel = np.ones(width) / width
         start = (width - 1) // 2
         weight = np.stack([np.convolve(planted[:, side].astype(float), kernel)[start:start + frames]
                            for side in range(2)], axis=-1)
-        return out + weight * np.maximum(lowest - out, 0.0)
+        return levels + weight * np.maximum(lowest - levels, 0.0)
 
     def planted_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                        sizes: Sizes) -> NDArray[np.bool_]:
@@ -408,6 +425,15 @@ class Limbs:
         return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
                                   np.maximum(lift, 0.0))
 
+    def planted_now(self) -> list[bool]:
+        """Whether each source foot was planted in the last live frame (the stance hold's
+        state; both up before the first)."""
+        planted = self._hold.planted
+        if planted is None or planted.size < 2:
+            return [False, False]
+        flat = planted.reshape(-1)
+        return [bool(flat[0]), bool(flat[1])]
+
     def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:
         """Live stance-width shift ``(..., 2, 3)`` (state kept between calls)."""
@@ -421,6 +447,8 @@ class Limbs:
         if self._last_ankles is not None and self._last_ankles.shape == xz.shape:
             speed = np.linalg.norm(xz - self._last_ankles, axis=-1) / dt
         self._last_ankles = xz
+        lowest = np.min(points[..., 1] - rest, axis=-1).reshape(-1, 2)
+        self.live_lowest = lowest[0].tolist()  # (the first character of a batch)
         return self._hold(self.foot_shift(self.body_yaw(srot), sizes),
                           self._planted(points, rest, speed))
 
@@ -454,6 +482,8 @@ class Limbs:
         planted = [any(p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
                        for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True)))
                    for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True))]
+        self.live_lowest = [min(p[1] - h for p, h in zip(foot, foot_rest, strict=True))
+                            for foot, foot_rest in zip(points, rest, strict=True)]
         return self._hold(np.array(shifts), np.array(planted, dtype=bool))
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:

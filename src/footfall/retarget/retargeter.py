@@ -52,7 +52,7 @@ from footfall.retarget.head import (
     auto_avatar_scale,
     head_forward_offset_deg,
 )
-from footfall.retarget.limbs import Limbs, Sizes
+from footfall.retarget.limbs import PLANTED_BLEND_SECONDS, Limbs, Sizes
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
     HEAD_OFFSET_KEYS,
@@ -144,6 +144,9 @@ class Retargeter:
         #: ground plane is y = 0 (Motive's). ``apply`` measures it per clip (``stance_level``).
         self.live_stance_level = np.zeros(2)
         self._clip_floor: FloatArray | None = None
+        self._live_now: FloatArray | None = None  # this live frame's levels (plant_feet)
+        self._live_now_array = np.zeros(2)
+        self._plant_weight = [0.0, 0.0]
         self._filter: OneEuroFilter | None = None
         self.calibrate()
 
@@ -413,10 +416,15 @@ class Retargeter:
             level = self.limbs.estimate_capture_floor(srot_all, spos_all, clip.fps,
                                                       self.source_measures)
             self._clip_floor = level
-            series = self.limbs.stance_levels(srot_all, spos_all, clip.fps, self._sizes())
+            series = self.limbs.stance_levels(srot_all, spos_all, clip.fps, self._sizes(),
+                                              plant=bool(self.settings["plant_feet"]))
         else:
-            series = np.broadcast_to(np.asarray(stance_level, dtype=np.float64).reshape(2),
-                                     (clip.frame_count, 2))
+            series = np.tile(np.asarray(stance_level, dtype=np.float64).reshape(2),
+                             (clip.frame_count, 1))
+            self._clip_floor = series
+            if self.settings["plant_feet"]:
+                series = self.limbs.planted_levels(series, srot_all, spos_all, clip.fps,
+                                                   self._sizes())
         self._clip_floor = series
         try:
             goals = self._goal_weights(spos_all, props, chairs)
@@ -494,7 +502,12 @@ class Retargeter:
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(self._goal_weights(spos, props, chairs), dt)
         shift = self.limbs.held_shift_live(srot, spos, dt, self._sizes())
-        return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
+        if spos.ndim == 2 or spos.shape[:-2] == (1,):  # one character (a batch of one too)
+            self._plant_live(dt)
+        try:
+            return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
+        finally:
+            self._live_now = None
 
     # ------------------------------------------------------------------ internals
 
@@ -525,11 +538,30 @@ class Retargeter:
             spos[:, read] = filt.filter_series(spos[:, read])
         return srot, spos
 
+    def _plant_live(self, dt: float) -> None:
+        """This live frame's stance levels: the fixed ``live_stance_level`` raised, while a
+        foot is planted (the stance hold's state), to its lowest point, blended in and out over
+        ``PLANTED_BLEND_SECONDS`` as ``apply`` does (setting ``plant_feet``)."""
+        if not self.settings["plant_feet"]:
+            return
+        planted = self.limbs.planted_now()
+        step = dt / PLANTED_BLEND_SECONDS
+        base = self._capture_floor()
+        now = self._live_now_array
+        for side in range(2):
+            weight = self._plant_weight[side] + (step if planted[side] else -step)
+            weight = min(max(weight, 0.0), 1.0)
+            self._plant_weight[side] = weight
+            now[side] = base[side] + weight * max(self.limbs.live_lowest[side] - base[side], 0.0)
+        self._live_now = now
+
     def _capture_floor(self) -> FloatArray:
         """Each source foot's stance level, ``(2,)`` or ``(F, 2)`` for the frames being
         solved: the clip's in ``apply``, else the live one."""
         if self._clip_floor is not None:
             return self._clip_floor
+        if self._live_now is not None:
+            return self._live_now
         level = self.live_stance_level
         if not (isinstance(level, np.ndarray) and level.shape == (2,)
                 and level.dtype == np.float64):

@@ -154,6 +154,8 @@ _BASE = [
     _p("filter_enabled", bool, False, "One Euro filter on raw source positions (live)"),
     _p("filter_min_cutoff", float, 1.0, "One Euro minimum cutoff, Hz", 1e-3, 100.0),
     _p("filter_beta", float, 0.0, "One Euro speed coefficient", 0.0, 100.0),
+    _p("plant_feet", bool, True, "a planted source foot stands on the floor: its stance level "
+       "follows the foot's lowest point while it is planted (offline and live)"),
 ]
 _FINGER_PARAMS = [
     _p(f"{hand}_{finger}_{what}", float, 0.0,
