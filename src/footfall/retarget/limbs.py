@@ -431,8 +431,7 @@ class Limbs:
         planted = self._hold.planted
         if planted is None or planted.size < 2:
             return [False, False]
-        flat = planted.reshape(-1)
-        return [bool(flat[0]), bool(flat[1])]
+        return planted.ravel()[:2].tolist()
 
     def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
                         sizes: Sizes) -> FloatArray:

@@ -542,17 +542,21 @@ class Retargeter:
         """This live frame's stance levels: the fixed ``live_stance_level`` raised, while a
         foot is planted (the stance hold's state), to its lowest point, blended in and out over
         ``PLANTED_BLEND_SECONDS`` as ``apply`` does (setting ``plant_feet``)."""
-        if not self.settings["plant_feet"]:
+        if not self.settings.values["plant_feet"]:
             return
         planted = self.limbs.planted_now()
         step = dt / PLANTED_BLEND_SECONDS
-        base = self._capture_floor()
-        now = self._live_now_array
+        base = self._capture_floor().tolist()
+        lowest, weights = self.limbs.live_lowest, self._plant_weight
+        values = []
         for side in range(2):
-            weight = self._plant_weight[side] + (step if planted[side] else -step)
-            weight = min(max(weight, 0.0), 1.0)
-            self._plant_weight[side] = weight
-            now[side] = base[side] + weight * max(self.limbs.live_lowest[side] - base[side], 0.0)
+            weight = weights[side] + (step if planted[side] else -step)
+            weight = 0.0 if weight < 0.0 else (1.0 if weight > 1.0 else weight)
+            weights[side] = weight
+            rise = lowest[side] - base[side]
+            values.append(base[side] + (weight * rise if rise > 0.0 else 0.0))
+        now = self._live_now_array
+        now[0], now[1] = values
         self._live_now = now
 
     def _capture_floor(self) -> FloatArray:
