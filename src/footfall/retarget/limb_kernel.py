@@ -309,9 +309,12 @@ def reach_stage(
             wanted = params[FLOOR_HEIGHT] + contact_lift(lift, s)
             feet[f, leg, 1] += near * (wanted - (feet[f, leg, 1] + lowest))
             below = params[FLOOR_HEIGHT] - (feet[f, leg, 1] + lowest)
+            sunk[f, leg] = params[FLOOR_HEIGHT] - (chain[f, 2, leg, 1] + lowest)
             if below > 0.0:
                 feet[f, leg, 1] += below
-            sunk[f, leg] = params[FLOOR_HEIGHT] - (chain[f, 2, leg, 1] + lowest)
+                # raised off the floor: solved in full (a part-FK blend of the two leg
+                # rotations can swing the foot lower than either end)
+                sunk[f, leg] = max(sunk[f, leg], FK_SINK)
         # Lower (never raise) the hips where a foot on IK could not be reached.
         drop = 0.0
         for leg in range(2):
