@@ -80,3 +80,24 @@ def test_bad_scale_is_a_clear_error(tmp_path, capsys) -> None:
                  "--quiet", "--scale", "9"])
     assert code == 2
     assert "avatar_scale" in capsys.readouterr().err
+
+
+def test_preview_sheet_and_its_bad_paths(tmp_path, capsys) -> None:
+    """``--preview``: a PNG sheet next to the output; a path it cannot write is one line and
+    exit 2 before any work (no output file), an earlier sheet is kept whole."""
+    clip, avatar = GAMES, DATA / "avatars" / "CesiumMan.glb"
+    sheet, out = tmp_path / "sheet.png", tmp_path / "out.glb"
+    assert main(["retarget", str(clip), "--to", str(avatar), "-o", str(out), "--quiet",
+                 "--preview", str(sheet)]) == 0
+    assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    before = sheet.read_bytes()
+    capsys.readouterr()
+    for bad, why in ((tmp_path / "missing" / "s.png", "does not exist"),
+                     (tmp_path / "s.jpg", "written as .png")):
+        other = tmp_path / "other.glb"
+        assert main(["retarget", str(clip), "--to", str(avatar), "-o", str(other), "--quiet",
+                     "--preview", str(bad)]) == 2
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+        assert not other.exists()
+    assert sheet.read_bytes() == before

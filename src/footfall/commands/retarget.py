@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         check_motion_output(output, None)  # raises: glTF/VRM output needs such an avatar
     if target_path.suffix.lower() not in (".bvh", *_GLTF):
         raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
+    if args.preview is not None:
+        _check_preview(Path(args.preview))
     source = bvh.load(args.source)
     check_size(source, args.source, min_frames=1)  # the target may be a skeleton-only file
     avatar = load_avatar(target_path) if glb_target else None
@@ -135,3 +137,11 @@ def _frame(text: str | None) -> int | str | None:
     except ValueError:
         raise SettingsError(f"--calibrate-frame {text!r}: calibration frame must be a frame "
                             f"number or 'auto'") from None
+
+
+def _check_preview(path: Path) -> None:
+    """``--preview``: a .png in a folder that exists, checked before any work."""
+    if path.suffix.lower() != ".png":
+        raise SettingsError(f"--preview {path}: the contact sheet is written as .png")
+    if not path.parent.is_dir():
+        raise SettingsError(f"--preview {path}: folder {path.parent} does not exist")

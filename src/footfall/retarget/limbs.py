@@ -51,6 +51,7 @@ DEBOUNCE_SECONDS = 0.1  # offline: plants and swings shorter than this are no ev
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
 STANCE_BAND = 0.03  # metres above a foot's lowest level within which it may be planted
 PLANTED_BLEND_SECONDS = 0.1  # offline: a planted foot's lift fades out and back over this
+PLANT_RISE = 0.03  # metres of a planted foot's rise above its stance level taken as noise
 
 
 @dataclass(frozen=True)
@@ -361,9 +362,7 @@ class Limbs:
         out = np.tile(constant, (frames, 1))
         if frames == 0:
             return out
-        points, rest = self._contact_points(srot, spos, sizes)
-        lowest = np.min(points[..., 1] - rest, axis=-1)  # (F, 2) above standing
-        planted = self.planted_series(srot, spos, fps, sizes)
+        lowest, planted = self.stance_contacts(srot, spos, fps, sizes)
         index = np.arange(frames)
         for side in range(2):
             edges = np.diff(np.r_[0, planted[:, side].astype(np.int8), 0])
@@ -380,25 +379,16 @@ class Limbs:
         # While planted the foot is on the floor, whatever the capture's joints wobble by: the
         # level follows the foot's lowest point up (never down), blended in over a tenth of a
         # second at each touch-down and lift-off.
-        return self.planted_levels(out, srot, spos, fps, sizes) if plant else out
+        return planted_levels(out, lowest, planted, fps) if plant else out
 
-    def planted_levels(self, levels: FloatArray, srot: FloatArray, spos: FloatArray, fps: float,
-                       sizes: Sizes) -> FloatArray:
-        """``levels (F, 2)`` raised, while each source foot is planted, to its lowest point
-        (never lowered), blended in over :data:`PLANTED_BLEND_SECONDS` at each touch-down and
-        lift-off: a foot that is down is on the floor, whatever its joints wobble by."""
-        frames = len(spos)
-        if frames == 0:
-            return levels
+    def stance_contacts(self, srot: FloatArray, spos: FloatArray, fps: float,
+                        sizes: Sizes) -> tuple[FloatArray, NDArray[np.bool_]]:
+        """Each source foot's lowest point above its standing height ``(F, 2)``, metres, and
+        whether it is planted ``(F, 2)`` (:meth:`planted_series`), for a clip's frames."""
         points, rest = self._contact_points(srot, spos, sizes)
-        lowest = np.min(points[..., 1] - rest, axis=-1)  # (F, 2) above standing
-        planted = self.planted_series(srot, spos, fps, sizes)
-        width = max(round(PLANTED_BLEND_SECONDS * fps), 1)
-        kernel = np.ones(width) / width
-        start = (width - 1) // 2
-        weight = np.stack([np.convolve(planted[:, side].astype(float), kernel)[start:start + frames]
-                           for side in range(2)], axis=-1)
-        return levels + weight * np.maximum(lowest - levels, 0.0)
+        return (np.min(points[..., 1] - rest, axis=-1),
+                self.planted_series(srot, spos, fps, sizes))
+
 
     def planted_series(self, srot: FloatArray, spos: FloatArray, fps: float,
                        sizes: Sizes) -> NDArray[np.bool_]:
@@ -560,3 +550,30 @@ def _kernel_toes(toes: Toes | None) -> tuple[NDArray[np.int64], FloatArray]:
         return np.zeros((2, 2), dtype=np.int64), np.zeros((2, 3))
     return (np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64),
             np.ascontiguousarray(toes.offsets, dtype=float))
+
+
+def planted_levels(levels: FloatArray, lowest: FloatArray, planted: NDArray[np.bool_],
+                   fps: float) -> FloatArray:
+    """``levels (F, 2)`` raised, while each source foot is planted (``planted (F, 2)``), to its
+    lowest point ``lowest (F, 2)`` (never lowered; a rise beyond :func:`held_down`'s few
+    centimetres is kept as a lift), blended in over
+    :data:`PLANTED_BLEND_SECONDS` at each touch-down and lift-off: a foot that is down is on
+    the floor, whatever its joints wobble by."""
+    frames = len(levels)
+    if frames == 0:
+        return levels
+    width = max(round(PLANTED_BLEND_SECONDS * fps), 1)
+    kernel = np.ones(width) / width
+    start = (width - 1) // 2
+    weight = np.stack([np.convolve(planted[:, side].astype(float), kernel)[start:start + frames]
+                       for side in range(2)], axis=-1)
+    rise = np.maximum(lowest - levels, 0.0)
+    return levels + weight * rise * held_down(rise)
+
+
+def held_down(rise: FloatArray | float) -> FloatArray:
+    """How much of a planted foot's ``rise`` above its stance level (metres) is taken as
+    stance noise and put on the floor: all of it up to :data:`PLANT_RISE`, none from
+    ``PLANT_RISE + 0.02`` — a foot held still higher than that (raised slowly, resting on
+    something) is a lift, and keeps it."""
+    return 1.0 - np.clip((np.asarray(rise) - PLANT_RISE) / 0.02, 0.0, 1.0)

@@ -15,6 +15,8 @@ import numpy as np
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.batch.atomic import replacing
+from footfall.errors import SkeletonError
 from footfall.skeleton import Clip, Skeleton
 
 
@@ -74,8 +76,9 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if source.frame_count == 0:
-        raise ValueError("an empty clip has nothing to draw")
+    if source.frame_count == 0 or target.frame_count != source.frame_count:
+        raise SkeletonError(f"contact sheet: the source has {source.frame_count} frames and the "
+                            f"target {target.frame_count}; both need the same, at least one")
     planted = (np.zeros((source.frame_count, 2), dtype=bool) if planted is None
                else np.asarray(planted, dtype=bool))
     frames = pick_moments(planted, count)
@@ -116,6 +119,9 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
     fig.suptitle(title or "source (blue) → target (orange), floor y = 0", fontsize=9)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    try:
+        with replacing(path) as partial:  # an earlier sheet is kept whole if this one fails
+            fig.savefig(partial, dpi=90, format="png")
+    finally:
+        plt.close(fig)
     return frames

@@ -52,7 +52,13 @@ from footfall.retarget.head import (
     auto_avatar_scale,
     head_forward_offset_deg,
 )
-from footfall.retarget.limbs import PLANTED_BLEND_SECONDS, Limbs, Sizes
+from footfall.retarget.limbs import (
+    PLANT_RISE,
+    PLANTED_BLEND_SECONDS,
+    Limbs,
+    Sizes,
+    planted_levels,
+)
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
     HEAD_OFFSET_KEYS,
@@ -70,6 +76,9 @@ from footfall.retarget.weights import (
     source_goal_kernel,
 )
 from footfall.skeleton import Clip, FKPlan, Skeleton
+
+#: Live: seconds over which the learned capture floor follows the lower planted foot.
+FLOOR_FOLLOW_SECONDS = 0.5
 
 
 class Retargeter:
@@ -147,6 +156,7 @@ class Retargeter:
         self._live_now: FloatArray | None = None  # this live frame's levels (plant_feet)
         self._live_now_array = np.zeros(2)
         self._plant_weight = [0.0, 0.0]
+        self._learned_floor: float | None = None  # live: the capture's floor, as learned
         self._filter: OneEuroFilter | None = None
         self.calibrate()
 
@@ -423,8 +433,8 @@ class Retargeter:
                              (clip.frame_count, 1))
             self._clip_floor = series
             if self.settings["plant_feet"]:
-                series = self.limbs.planted_levels(series, srot_all, spos_all, clip.fps,
-                                                   self._sizes())
+                series = planted_levels(series, *self.limbs.stance_contacts(
+                    srot_all, spos_all, clip.fps, self._sizes()), clip.fps)
         self._clip_floor = series
         try:
             goals = self._goal_weights(spos_all, props, chairs)
@@ -539,22 +549,39 @@ class Retargeter:
         return srot, spos
 
     def _plant_live(self, dt: float) -> None:
-        """This live frame's stance levels: the fixed ``live_stance_level`` raised, while a
-        foot is planted (the stance hold's state), to its lowest point, blended in and out over
-        ``PLANTED_BLEND_SECONDS`` as ``apply`` does (setting ``plant_feet``)."""
+        """This live frame's stance levels (setting ``plant_feet``): the capture's floor is
+        learned as it goes — ``live_stance_level`` plus one offset shared by both feet that
+        follows the lower planted foot over :data:`FLOOR_FOLLOW_SECONDS` (the capture's floor
+        is one plane: a foot resting on something while the other stands does not move it) —
+        and a planted foot's few centimetres of noise above it are put on the floor, blended
+        in and out over ``PLANTED_BLEND_SECONDS``, as ``apply`` does."""
         if not self.settings.values["plant_feet"]:
             return
         planted = self.limbs.planted_now()
         step = dt / PLANTED_BLEND_SECONDS
-        base = self._capture_floor().tolist()
+        fixed = self._capture_floor().tolist()
         lowest, weights = self.limbs.live_lowest, self._plant_weight
+        down = [lowest[side] - fixed[side] for side in range(2) if planted[side]]
+        if down:
+            target = min(down)
+            if self._learned_floor is None:
+                self._learned_floor = target
+            else:
+                self._learned_floor += (target - self._learned_floor) * min(
+                    dt / FLOOR_FOLLOW_SECONDS, 1.0)
+        learned = self._learned_floor or 0.0
+        base = [fixed[0] + learned, fixed[1] + learned]
         values = []
         for side in range(2):
             weight = weights[side] + (step if planted[side] else -step)
             weight = 0.0 if weight < 0.0 else (1.0 if weight > 1.0 else weight)
             weights[side] = weight
             rise = lowest[side] - base[side]
-            values.append(base[side] + (weight * rise if rise > 0.0 else 0.0))
+            if rise > 0.0:  # (the same rule as ``limbs.held_down``, in floats)
+                kept = min(max((rise - PLANT_RISE) / 0.02, 0.0), 1.0)
+                values.append(base[side] + weight * rise * (1.0 - kept))
+            else:
+                values.append(base[side])
         now = self._live_now_array
         now[0], now[1] = values
         self._live_now = now
