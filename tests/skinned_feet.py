@@ -225,3 +225,17 @@ def planted_sole(skinned: SkinnedClip, contacts: np.ndarray) -> dict[str, float]
     out["lowest_foot"] = float(skinned.vertices[:, skinned.foot.any(0), 1].min())
     out["lowest_vertex"] = float(skinned.vertices[..., 1].min())
     return out
+
+
+#: Share of the clip's standing hips height above which the source counts as standing.
+STANDING_SHARE = 0.85
+
+
+def source_standing(clip: object) -> np.ndarray:
+    """``(F,)`` whether the source stands: its hips (the skeleton's root joint) at least
+    :data:`STANDING_SHARE` of their standing height above its lower foot's lowest point, the
+    standing height being the 90th percentile of that over the clip."""
+    heights, _ = source_soles(clip)
+    hips = clip.global_positions()[:, 0, 1]  # type: ignore[attr-defined]
+    above = hips - heights.min(axis=1)
+    return above >= STANDING_SHARE * np.percentile(above, 90)

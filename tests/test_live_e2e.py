@@ -26,7 +26,7 @@ from footfall.live.sources import LiveFrame, ReplaySource
 from footfall.live.vmc import VmcSender, from_unity
 from footfall.retarget import Retargeter, RetargetSettings
 from footfall.skeleton import Clip
-from footfall.skinning import avatar_feet
+from footfall.skinning import avatar_body, avatar_feet, avatar_hands
 
 DATA = Path(__file__).parent / "data"
 CLIP = DATA / "bvh" / "games105_walk60.bvh"
@@ -87,7 +87,8 @@ def _offline(clip: Clip, avatar_path: Path, settings: dict) -> tuple[Retargeter,
     s = RetargetSettings()
     s.update(settings)
     r = Retargeter(clip.skeleton, avatar.skeleton, settings=s, target_rest=avatar.rest_rotations,
-                   target_feet=avatar_feet(avatar))
+                   target_feet=avatar_feet(avatar), target_hands=avatar_hands(avatar),
+                   target_body=avatar_body(avatar))
     # Live frames stand on the capture system's floor (y = 0), not a floor measured per clip.
     return r, r.apply(clip, stance_level=np.zeros(2))
 
@@ -180,7 +181,8 @@ def test_loop_with_ik_equals_step_frame_by_frame(tmp_path: Path) -> None:
     receiver.close()
     assert loop.stats.frames == clip.frame_count
     reference = Retargeter(clip.skeleton, target.skeleton, target_rest=target.rest,
-                           target_feet=target.feet)
+                           target_feet=target.feet, target_hands=target.hands,
+                           target_body=target.body)
     reference.settings["filter_enabled"] = False
     retargeter = loop.characters()[AVATARS[1].stem]
     times = sorted(receiver.frames)

@@ -44,6 +44,7 @@ class AvatarSpec:
     humanoid: Any = None  # footfall.gltf.NormalizedHumanoid for .vrm targets
     feet: Any = None  # footfall.retarget.calibration.SolePoints of a skinned avatar's feet
     hands: FloatArray | None = None  # (2,) a skinned avatar's hands' reach from the wrists
+    body: Any = None  # footfall.retarget.body_floor.BodyPoints of a skinned avatar's arms, trunk
 
 
 def load_target(path: str | Path) -> AvatarSpec:
@@ -54,14 +55,14 @@ def load_target(path: str | Path) -> AvatarSpec:
     path = Path(path)
     suffix = path.suffix.lower()
     if is_avatar_file(path):
-        from footfall.skinning import avatar_feet, avatar_hands
+        from footfall.skinning import avatar_body, avatar_feet, avatar_hands
 
         avatar = load_avatar(path)
         humanoid = NormalizedHumanoid.of(avatar) if avatar.vrm is not None else None
         mapping = avatar.target_mapping()
         return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar,
                           mapping, humanoid, avatar_feet(avatar, mapping),
-                          avatar_hands(avatar, mapping))
+                          avatar_hands(avatar, mapping), avatar_body(avatar, mapping))
     if suffix == ".bvh":
         return AvatarSpec(path, bvh.load(path).skeleton)
     raise FootfallError(f"--to {path}: expected a .glb, .gltf, .vrm or .bvh file")
@@ -205,7 +206,7 @@ class LiveLoop:
         for name, spec in zip(self.names, self.targets, strict=True):
             retargeter = Retargeter(skeleton, spec.skeleton, mapping or None, spec.mapping,
                                     target_rest=spec.rest, target_feet=spec.feet,
-                                    target_hands=spec.hands)
+                                    target_hands=spec.hands, target_body=spec.body)
             if has_settings(name, self.settings_folder):
                 retargeter.load(name, self.settings_folder)
             if self.overrides:

@@ -85,6 +85,15 @@ def correspond(
     chains = match_chains(source, target, source_map, target_map)
     for chain in chains:
         pairs.update(zip(chain.target, chain.source_for_target, strict=True))
+    # Legs that hang beside the hips (from a joint above them, as RobotExpressive's hang from
+    # its "Body") turn with the pelvis too: their joint follows the source's hips.
+    hips = target.index(target_map["Hips"])
+    for bone in ("LeftUpperLeg", "RightUpperLeg"):
+        if bone in target_map and "Hips" in source_map:
+            leg = target.index(target_map[bone])
+            holder = int(target.parents[leg])
+            if holder >= 0 and hips not in target.chain(leg) and holder not in pairs:
+                pairs[holder] = source.index(source_map["Hips"])
     taken_sources = set(source_map.values())
     for t, name in enumerate(target.names):
         if t not in pairs and name in source.names and name not in taken_sources:

@@ -30,6 +30,7 @@ from footfall.arrays import FloatArray
 from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
 from footfall.humanoid.upright import upright_pose
+from footfall.retarget.body_floor import BodyPoints
 from footfall.retarget.calibration import (
     Correspondence,
     Measures,
@@ -99,6 +100,12 @@ class Retargeter:
         target_hands: ``(2,)`` how far each hand reaches from its wrist, metres — a skinned
             avatar's (``footfall.skinning.avatar_hands``); by default its joints'. A hand is
             kept that high above the floor.
+        target_body: the points of the trunk's and arms' surface — a skinned avatar's
+            (``footfall.skinning.avatar_body``). The hips rise where the trunk would go
+            through the floor, and an arm that would is swung up at the shoulder
+            (:mod:`footfall.retarget.body_floor`). By default a target without hand bones
+            (whose hands the arm IK cannot hold up) is guarded by its joints; one with hand
+            bones is not.
 
     Raises :class:`MappingError` if a mapping names missing joints or a skeleton has no legs,
     and :class:`SkeletonError` if a limb bone of a calibration pose has zero length.
@@ -115,6 +122,7 @@ class Retargeter:
         target_rest: ArrayLike | None = None,
         target_feet: SolePoints | None = None,
         target_hands: ArrayLike | None = None,
+        target_body: BodyPoints | None = None,
     ) -> None:
         self.source = source
         self.target = target
@@ -146,6 +154,11 @@ class Retargeter:
         self.limbs.set_hand_reach(
             joint_hand_reach(target, self.target_map, self.target_rest) if target_hands is None
             else np.asarray(target_hands, dtype=np.float64))
+        handless = not all(f"{side}Hand" in self.target_map for side in ("Left", "Right"))
+        self.body_points = (target_body if target_body is not None or not handless
+                           else BodyPoints.of_joints(target, self.target_map, self.target_rest))
+        self._body_fk = (None if self.body_points is None
+                        else self.body_points.plan(target.parents))
         self._smoother = WeightSmoother()
         self._thresholds: tuple[tuple[Any, ...], WeightThresholds] | None = None
         #: ``(2,)`` how high each source foot stands above its standing height when planted in
@@ -722,10 +735,26 @@ class Retargeter:
                 delta = quat.inv_rotate(world[..., parent, :], delta)
             lpos[..., mover, :] += delta
 
+        # The trunk above the floor: the hips rise where it would go through (the legs then
+        # reach down from there).
+        if self.body_points is not None and self._body_fk is not None:
+            rise = self.body_points.trunk_rise(world, self._body_fk.positions(world, lpos),
+                                               self.settings["floor_height"], scale)
+            if np.any(rise > 0.0):
+                up = np.zeros(rise.shape + (3,))
+                up[..., 1] = rise
+                hips_pos = hips_pos + up
+                if parent >= 0:
+                    up = quat.inv_rotate(world[..., parent, :], up)
+                lpos[..., mover, :] += up
+
         # Four-limb IK.
         if self.limbs.count:
             self.limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
                              self._sizes(), toe_hold)
+        if self.body_points is not None and self._body_fk is not None:
+            self.body_points.lift_arms(world, self._body_fk.positions(world, lpos),
+                                 self.settings["floor_height"], scale)
 
         local = self._target_fk.local_rotations(world)
         return self._finish(local, src_rot), lpos

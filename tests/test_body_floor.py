@@ -1,0 +1,134 @@
+"""The avatar's body above the floor (issue 24, item 3): ``footfall.retarget.body_floor``.
+
+RobotExpressive is the avatar that needs it: arms longer than its shoulders are high, ending in
+palms with no hand bone, and legs hung from a joint beside its hips."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import AVATAR_FILES, HUMANOID_BVH_FILES
+from footfall import bvh, quat
+from footfall.gltf import load_avatar
+from footfall.humanoid import map_skeleton
+from footfall.retarget import Retargeter
+from footfall.retarget.body_floor import CLEARANCE, TRUNK, BodyPoints
+from footfall.skeleton import FKPlan
+from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+
+ROBOT = next(p for p in AVATAR_FILES if p.stem == "RobotExpressive")
+
+
+@pytest.fixture(scope="module")
+def robot():  # noqa: ANN201
+    avatar = load_avatar(ROBOT)
+    mapping = map_skeleton(avatar.skeleton).mapping
+    body = avatar_body(avatar, mapping)
+    assert body is not None
+    return avatar, mapping, body
+
+
+def _hanging(avatar, mapping) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """World rotations and positions of the rest pose with both arms turned to hang down."""
+    skeleton = avatar.skeleton
+    local = avatar.rest_rotations.copy()
+    plan = FKPlan(skeleton.parents)
+    world, positions = plan(local, skeleton.offsets)
+    for bone, lower in (("LeftUpperArm", "LeftLowerArm"), ("RightUpperArm", "RightLowerArm")):
+        upper = skeleton.index(mapping[bone])
+        down = positions[skeleton.index(mapping[lower])] - positions[upper]
+        turn = quat.between(down, np.array([0.0, -1.0, 0.0]))
+        local[upper] = quat.mul(quat.inv(world[skeleton.parents[upper]]),
+                                quat.mul(turn, world[upper]))
+        world, positions = plan(local, skeleton.offsets)
+    return world, positions
+
+
+def test_hanging_arms_are_swung_up_by_the_least_angle(robot) -> None:  # noqa: ANN001
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    before = body.points(world, positions, 1.0)
+    # a floor 10 cm above the higher hand: both hanging arms reach through it (as they do
+    # through the robot's floor when it stands on bent legs, as people do)
+    floor = max(before[body.part == side, 1].min() for side in (0, 1)) + 0.1
+    lifted = world.copy()
+    angles = body.lift_arms(lifted, positions, floor)
+    after = body.points(lifted, _positions(avatar, lifted), 1.0)
+    for side in (0, 1):
+        assert after[body.part == side, 1].min() == pytest.approx(floor + CLEARANCE, abs=0.003)
+        assert 0.0 < angles[side] < 1.5
+        # a degree less would not clear: the least angle
+        less = world.copy()
+        _swing(body, less, positions, floor, side, angles[side] - np.radians(1.0))
+        assert body.points(less, _positions(avatar, less), 1.0)[body.part == side, 1].min() \
+            < floor + CLEARANCE - 0.005
+    # the trunk is not moved; a pose already clear is left as it is (the angle is refined
+    # linearly between 5° steps: a second pass adds well under a degree)
+    assert np.allclose(after[body.part == TRUNK], before[body.part == TRUNK])
+    again = lifted.copy()
+    assert np.all(body.lift_arms(again, _positions(avatar, lifted), floor) < np.radians(0.5))
+    clear = lifted.copy()
+    assert np.all(body.lift_arms(clear, _positions(avatar, lifted), floor - 0.01) == 0.0)
+    assert np.array_equal(clear, lifted)
+
+
+def _positions(avatar, world: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """Joint world positions for world rotations ``(J, 4)`` with the skeleton's offsets."""
+    skeleton = avatar.skeleton
+    parents = skeleton.parents
+    positions = np.zeros((skeleton.joint_count, 3))
+    for j in range(skeleton.joint_count):
+        p = parents[j]
+        positions[j] = (skeleton.offsets[j] if p < 0
+                        else positions[p] + quat.rotate(world[p], skeleton.offsets[j]))
+    return positions
+
+
+def _swing(body: BodyPoints, world: np.ndarray, positions: np.ndarray, floor: float,
+           side: int, angle: float) -> None:
+    """Swing arm ``side`` up by ``angle`` the way ``lift_arms`` does (its plane and axis)."""
+    target = world.copy()
+    full = body.lift_arms(target, positions, floor)
+    axis, done = quat.to_axis_angle(quat.mul(target[body.uppers[side]],
+                                             quat.inv(world[body.uppers[side]])))
+    assert done == pytest.approx(full[side])
+    turn = quat.from_axis_angle(axis, angle)
+    chosen = body.turned[side]
+    world[chosen] = quat.mul(turn, world[chosen])
+
+
+def test_the_trunk_rises_by_what_it_lacks(robot) -> None:  # noqa: ANN001
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    trunk = body.points(world, positions, 1.0)[body.part == TRUNK, 1].min()
+    assert body.trunk_rise(world, positions, 0.0) == 0.0
+    floor = trunk + 0.2  # the floor raised through the trunk
+    assert body.trunk_rise(world, positions, floor) == pytest.approx(0.2 + CLEARANCE)
+    assert body.trunk_rise(np.stack([world, world]), np.stack([positions, positions]),
+                           floor).shape == (2,)
+
+
+def test_legs_hung_beside_the_hips_turn_with_them(robot) -> None:  # noqa: ANN001
+    # RobotExpressive's legs hang from "Body", beside "Hips": they must turn with the source's
+    # pelvis. Before, they kept their rest heading while the source turned 110° (cmu_131_01),
+    # the feet could not be reached and the hips were dropped 1.3 m, through the floor.
+    avatar, mapping, body = robot
+    clip = bvh.load(next(p for p in HUMANOID_BVH_FILES if p.stem == "cmu_131_01"))[:600]
+    retargeter = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,
+                            target_rest=avatar.rest_rotations,
+                            target_feet=avatar_feet(avatar, mapping),
+                            target_hands=avatar_hands(avatar, mapping), target_body=body)
+    retargeter.calibrate_for(clip)
+    out = retargeter.apply(clip)
+    source, target = clip.global_positions(), out.global_positions()
+    s_names, t_names = clip.skeleton.names, out.skeleton.names
+    a = source[:, s_names.index("LeftHip")] - source[:, s_names.index("RightHip")]
+    b = target[:, t_names.index("UpperLegL")] - target[:, t_names.index("UpperLegR")]
+    turn = np.degrees(np.arctan2(b[:, 2], b[:, 0]) - np.arctan2(a[:, 2], a[:, 0]))
+    turn = (turn + 180.0) % 360.0 - 180.0
+    source_yaw = np.degrees(np.arctan2(a[:, 2], a[:, 0]))
+    assert np.ptp(source_yaw) > 90.0  # the source does turn
+    assert np.abs(turn - np.median(turn)).max() < 5.0
+    hips = target[:, t_names.index("Hips"), 1]
+    assert hips.min() > 0.3 * np.median(hips)
