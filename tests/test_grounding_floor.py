@@ -158,10 +158,12 @@ def test_swings_are_judged_against_the_ground_blended_from_lift_off_to_touch_dow
         lift = result.swing_lift[start:stop, foot]
         assert item["lift_m"] == pytest.approx(lift.max(initial=0.0))
         # measured on the solved feet, away from the contacts' blends: the source's height over
-        # the blended ground plus the reported lift
+        # the blended ground plus the reported lift, within 1 mm — the ground a swing is judged
+        # against is where its foot really stood (before: 1.5 mm off on the circle over rocks,
+        # a leg at full reach stopping short of a stance target lowered past it)
         inner = slice(start + blend, stop - blend)
         measured = swing_lift(source.ankle, out.ankle, result.contacts)[inner, foot]
-        assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.003
+        assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.001
         # lifted by the least amount: where the lift peaks inside the swing, the foot grazes the
         # terrain (at a lift-off the sole tilt fading out can dip a toe into a rock: there the
         # smoothed lift can start above the least, see the issue's closing note)
