@@ -188,8 +188,7 @@ def _stance_offsets(placed: Clip, result, terrain) -> np.ndarray:  # noqa: ANN00
 TURNING = ([("games105_walk60.bvh", walk, terrain) for walk in WALKS
             for terrain in ("stairs", "hills", "rocks")]
            + [("mixamo_stepping.bvh", walk, terrain) for walk in WALKS
-              for terrain in ("stairs", "hills")]
-           + [("mixamo_stepping.bvh", walk, "rocks") for walk in ("circle", "eight")])
+              for terrain in ("stairs", "hills", "rocks")])
 
 
 @pytest.mark.parametrize(("name", "walk", "terrain"), TURNING)
@@ -199,7 +198,10 @@ def test_turning_and_backward_walks_keep_stance_feet_on_the_ground(
     # Walks bent into circles and an S, and played backwards, over stairs, hills and rocks: the
     # planted feet keep their height over the ground (mean |lowest support joint over the
     # terrain − over the floor in the source| ≤ 10 mm). Before: mixamo_stepping on stairs
-    # 45–75 mm (a toe tip in a riser, a foot straddling a stair nose).
+    # 45–75 mm (a toe tip in a riser, a foot straddling a stair nose); on rocks, backward
+    # 21.4 mm and straight 9.4 mm (the sole tilted by the slope under the ankle alone: a rock
+    # under the arch turned the toes up off the ground they stand on, one under the heel left
+    # them in the air).
     clip = WALKS[walk](whole[name])
     terrain_ = terrain_for_clip(terrain, clip)
     placed = place_clip(clip, terrain_)
