@@ -158,10 +158,12 @@ def test_swings_are_judged_against_the_ground_blended_from_lift_off_to_touch_dow
         lift = result.swing_lift[start:stop, foot]
         assert item["lift_m"] == pytest.approx(lift.max(initial=0.0))
         # measured on the solved feet, away from the contacts' blends: the source's height over
-        # the blended ground plus the reported lift
+        # the blended ground plus the reported lift, within 1 mm — the ground a swing is judged
+        # against is where its foot really stood (before: 1.5 mm off on the circle over rocks,
+        # a leg at full reach stopping short of a stance target lowered past it)
         inner = slice(start + blend, stop - blend)
         measured = swing_lift(source.ankle, out.ankle, result.contacts)[inner, foot]
-        assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.003
+        assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.001
         # lifted by the least amount: where the lift peaks inside the swing, the foot grazes the
         # terrain (at a lift-off the sole tilt fading out can dip a toe into a rock: there the
         # smoothed lift can start above the least, see the issue's closing note)
@@ -186,8 +188,7 @@ def _stance_offsets(placed: Clip, result, terrain) -> np.ndarray:  # noqa: ANN00
 TURNING = ([("games105_walk60.bvh", walk, terrain) for walk in WALKS
             for terrain in ("stairs", "hills", "rocks")]
            + [("mixamo_stepping.bvh", walk, terrain) for walk in WALKS
-              for terrain in ("stairs", "hills")]
-           + [("mixamo_stepping.bvh", walk, "rocks") for walk in ("circle", "eight")])
+              for terrain in ("stairs", "hills", "rocks")])
 
 
 @pytest.mark.parametrize(("name", "walk", "terrain"), TURNING)
@@ -197,7 +198,10 @@ def test_turning_and_backward_walks_keep_stance_feet_on_the_ground(
     # Walks bent into circles and an S, and played backwards, over stairs, hills and rocks: the
     # planted feet keep their height over the ground (mean |lowest support joint over the
     # terrain − over the floor in the source| ≤ 10 mm). Before: mixamo_stepping on stairs
-    # 45–75 mm (a toe tip in a riser, a foot straddling a stair nose).
+    # 45–75 mm (a toe tip in a riser, a foot straddling a stair nose); on rocks, backward
+    # 21.4 mm and straight 9.4 mm (the sole tilted by the slope under the ankle alone: a rock
+    # under the arch turned the toes up off the ground they stand on, one under the heel left
+    # them in the air).
     clip = WALKS[walk](whole[name])
     terrain_ = terrain_for_clip(terrain, clip)
     placed = place_clip(clip, terrain_)

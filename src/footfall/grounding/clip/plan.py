@@ -50,6 +50,9 @@ TOUCH_HEIGHT = 0.03
 #: How far either side of a sole's line (metres) an edge under it is looked for, to tell one
 #: across the foot from one beside it.
 EDGE_PROBE = 0.03
+#: The weight of a planted foot is taken this far ahead of its ankle (metres) when finding the
+#: ground line it stands on (:func:`_standing_slope`).
+STANDING_AHEAD = 0.001
 #: A swing cut by the terrain by less than this (metres: rounding) is not lifted.
 NO_LIFT = 1e-9
 
@@ -310,13 +313,14 @@ def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> 
 
 def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: NDArray[np.bool_],
                params: GroundingParams, blend: int) -> FloatArray:
-    """World rotations ``(F, 2, 4)`` turning each planted sole by the slope under it (seed
-    004's NormalToRotator in 3D; steep faces ignored, clamped), faded in and out around
-    contacts and smoothed; the identity on level ground."""
-    hits = terrain.raycast_down(feet.ankle[..., [0, 2]] + shift)
+    """World rotations ``(F, 2, 4)`` turning each planted sole by the ground it stands on (seed
+    004's NormalToRotator in 3D): pitched along the line under the points it stands on, rolled
+    by the mean side slope from heel to ball (:func:`_standing_slope`; steep faces ignored,
+    clamped), faded in and out around contacts and smoothed; the identity on level ground."""
     forward = feet.ball - feet.ankle
-    normal = np.where(hits.hit[..., None], hits.normal, np.array([0.0, 1.0, 0.0]))
-    pitch, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
+    slope, normal = _standing_slope(feet, shift, terrain, params.steep_normal_y)
+    _, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
+    pitch = np.clip(np.arctan(slope), -params.max_slope, params.max_slope)
     angles = np.stack([pitch, roll], axis=-1) * blend_out(
         np.ones(contacts.shape), contacts, blend
     )[..., None]
@@ -324,3 +328,62 @@ def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: 
     tilt = align_rotation(angles[..., 0], angles[..., 1], forward)
     level = np.all(np.abs(angles) < 1e-12, axis=-1)
     return np.where(level[..., None], quat.identity(level.shape), tilt)
+
+
+def _standing_slope(feet: ClipFeet, shift: FloatArray, terrain: RaySource,
+                    steep_normal_y: float) -> tuple[FloatArray, FloatArray]:
+    """The ground each planted foot stands on, from its heel to its toes (moved by ``shift
+    (F, 2, 2)``): the slope ``(F, 2)`` (rise per metre towards the toes) of the line it stands
+    on, and the mean unit normal ``(F, 2, 3)`` of the ground from its heel to its ball (the side
+    slope).
+
+    The line is the edge, just ahead of the ankle where the weight is
+    (:data:`STANDING_AHEAD`), of the upper hull of the ground under the points it stands on
+    (ankle, heel, ball, toe tips): a rock under the heel tilts the toes down onto the ground
+    beyond it, one under the ball tilts them up onto it. It is kept within the slopes the ground
+    has between those points (the sole samples every 1 cm: on smooth ground a line between two
+    points of it always is), so a step between them (a riser, never met by a downward ray)
+    leaves a tread's own slope. Steep faces (normal.y below ``steep_normal_y``) and misses are
+    left out."""
+    ankle = feet.ankle[..., [0, 2]] + shift
+    forward = feet.ball[..., [0, 2]] + shift - ankle
+    forward /= np.maximum(np.linalg.norm(forward, axis=-1, keepdims=True), 1e-12)
+    stands = np.concatenate([ankle[:, :, None], feet.touch[..., [0, 2]] + shift[:, :, None]],
+                            axis=2)  # (F, 2, P) the points it stands on
+    xz = np.concatenate([stands, feet.sole[..., [0, 2]] + shift[:, :, None]], axis=2)
+    known = np.isfinite(xz).all(axis=-1)
+    hits = terrain.raycast_down(np.where(known[..., None], xz, ankle[:, :, None]))
+    usable = known & hits.hit & (hits.normal[..., 1] >= steep_normal_y)
+    along = np.einsum("fsnk,fsk->fsn", xz - ankle[:, :, None], forward)  # metres ahead
+    with np.errstate(invalid="ignore", divide="ignore"):
+        local = -np.einsum("fsnk,fsk->fsn", hits.normal[..., [0, 2]], forward) / hits.normal[
+            ..., 1]
+    count = stands.shape[2]
+    ground = np.where(usable, hits.point[..., 1], np.nan)[..., :count]
+    x, ok = along[..., :count], usable[..., :count]
+    low = np.where(ok, x, np.inf).min(axis=-1, keepdims=True)
+    high = np.where(ok, x, -np.inf).max(axis=-1, keepdims=True)
+    at = np.clip(STANDING_AHEAD, low + 1e-6, high - 1e-6)  # inside the points' span
+    pair = (ok & (x <= at))[..., :, None] & (ok & (x > at))[..., None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        slope = (ground[..., None, :] - ground[..., :, None]) / (x[..., None, :] - x[..., :, None])
+        height = np.where(pair, ground[..., :, None] + slope * (at[..., None] - x[..., :, None]),
+                          -np.inf)
+    flat = (*height.shape[:2], -1)
+    best = height.reshape(flat).argmax(axis=-1)[..., None]
+    slope = np.take_along_axis(slope.reshape(flat), best, axis=-1)[..., 0]
+    start = np.take_along_axis(np.broadcast_to(x[..., :, None], height.shape).reshape(flat),
+                               best, axis=-1)
+    stop = np.take_along_axis(np.broadcast_to(x[..., None, :], height.shape).reshape(flat),
+                              best, axis=-1)
+    found = pair.reshape(flat).any(axis=-1) & np.isfinite(slope)
+    inside = usable & (along >= start - 1e-6) & (along <= stop + 1e-6)
+    with np.errstate(invalid="ignore"):
+        lowest = np.where(inside, local, np.inf).min(axis=-1)
+        highest = np.where(inside, local, -np.inf).max(axis=-1)
+        slope = np.where(found & (lowest <= highest), np.clip(slope, lowest, highest), 0.0)
+    reach = np.linalg.norm(feet.ball[..., [0, 2]] + shift - ankle, axis=-1)
+    heel_to_ball = usable & (along <= reach[..., None] + 1e-6)
+    total = np.where(heel_to_ball[..., None], hits.normal, 0.0).sum(axis=2)
+    total = np.where(heel_to_ball.any(axis=2)[..., None], total, np.array([0.0, 1.0, 0.0]))
+    return slope, total / np.linalg.norm(total, axis=-1, keepdims=True)

@@ -27,6 +27,8 @@ from footfall.terrain.base import RaySource
 
 #: Solves after the first that measure the solved feet and correct what is left.
 CORRECTION_PASSES = 2
+#: A planted ankle this far (metres) above its target stopped short: its leg is at full reach.
+REACH_TOLERANCE = 1e-4
 #: A correction smaller than this (metres) is none: the leg keeps its animated rotations.
 NO_CORRECTION = 1e-9
 
@@ -36,7 +38,8 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
           ) -> tuple[Clip, ClipFeet, FloatArray]:
     """The solved clip, its feet and the swings' lift ``(F, 2)`` (metres): legs solved to the
     plan's targets, then :data:`CORRECTION_PASSES` more times removing the planted feet's
-    measured defect and lock drift. A planted foot's correction moves the ground its swings are
+    measured defect and lock drift (never lowering a planted target past where its leg, at full
+    reach, stopped short). A planted foot's correction moves the ground its swings are
     judged against (blended from lift-off to touch-down), and the swings are lifted again on
     the solved feet wherever they would enter the terrain; ``progress(done, total)`` after
     each solve."""
@@ -71,7 +74,12 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         # removes it.
         defect = defect_over(support_heights(solved.ankle, solved.touch, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off_terrain, defect - plan.allowed, 0.0)
-        correction = correction - error
+        # never below where the leg reached: a leg at full reach (the pelvis kept high by the
+        # other foot) stops short of a lower target, and a swing is judged against the ground
+        # its foot really stood on at lift-off and touch-down
+        reached = solved.ankle[..., 1] - feet.ankle[..., 1] - plan.ankle_offset
+        short = plan.contacts & (solved.ankle[..., 1] > targets[..., 1] + REACH_TOLERANCE)
+        correction = np.where(short, np.maximum(correction - error, reached), correction - error)
         wanted = feet.ball[..., [0, 2]] + plan.shift
         moved = solved.ball[..., [0, 2]] - wanted
         held = plan.locked & (plan.slip > STANCE_TOLERANCE)
