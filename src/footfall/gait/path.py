@@ -108,7 +108,7 @@ class WalkPath:
         is centred on the world point ``centre (3,)`` (:meth:`centre_offset`)."""
         start = np.asarray(centre, dtype=np.float64).copy()
         offset = self.centre_offset()
-        start[[0, 2]] -= _to_world(offset, heading)
+        start[[0, 2]] -= to_world(offset, heading)
         return start
 
     def bounds(self, start: ArrayLike, heading: float = math.pi / 2
@@ -119,15 +119,16 @@ class WalkPath:
             return (-math.inf, -math.inf), (math.inf, math.inf)
         start_xz = np.asarray(start, dtype=np.float64)[[0, 2]]
         sides = [self.side] if self.kind == "circle" else [self.side, -self.side]
-        centres = np.stack([start_xz + _to_world(np.array([s * self.radius, 0.0]), heading)
+        centres = np.stack([start_xz + to_world(np.array([s * self.radius, 0.0]), heading)
                             for s in sides])
         low, high = centres.min(axis=0) - self.radius, centres.max(axis=0) + self.radius
         return (float(low[0]), float(low[1])), (float(high[0]), float(high[1]))
 
 
-def _to_world(offset: FloatArray, heading: ArrayLike) -> FloatArray:
-    """Ground offsets ``(..., 2)`` (x, z) in a frame facing ``heading (...)`` turned into the
-    world's (yaw about +Y: +Z goes to (sin h, cos h))."""
+def to_world(offset: FloatArray, heading: ArrayLike) -> FloatArray:
+    """Ground offsets ``(..., 2)`` (x, z) in a frame facing ``heading (...)`` radians turned
+    into the world's (yaw about +Y: forward +Z goes to (sin h, cos h), left +X to (cos h,
+    −sin h))."""
     heading = np.asarray(heading, dtype=np.float64)
     cos, sin = np.cos(heading), np.sin(heading)
     return np.stack([offset[..., 0] * cos + offset[..., 1] * sin,
