@@ -24,14 +24,17 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from footfall import bvh, quat, terrain  # noqa: E402
+from footfall import bvh, terrain  # noqa: E402
 from footfall.cli import main  # noqa: E402
 from footfall.gait import GaitParams, ProceduralWalker, WalkPath  # noqa: E402
-from footfall.grounding.feet import legs_of, toe_tips  # noqa: E402
 from footfall.metrics import ground_gaps  # noqa: E402
 from footfall.skeleton import Clip  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "tests"))  # the feet are measured as the tests do
+
+from test_walk_paths import _support_points as feet_points  # noqa: E402
+
 COLOURS = ("tab:blue", "tab:orange")  # left, right foot
 
 
@@ -46,19 +49,6 @@ def walk(*args: str, say: bool = True) -> Clip:
             print(f"footfall walk {' '.join(args)}: "
                   f"{said.getvalue().split(': ', 1)[1].strip()}")
         return bvh.load(out)
-
-
-def feet_points(clip: Clip) -> np.ndarray:
-    """``(F, 2, P, 3)`` each foot's ankle and toe tips (joints and End Sites), world metres."""
-    legs = legs_of(clip.skeleton)
-    grot, gpos = clip.forward_kinematics()
-    tips = [toe_tips(clip.skeleton, leg) for leg in legs]
-    out = np.full((clip.frame_count, 2, 1 + max(len(t) for t in tips), 3), np.nan)
-    for side, leg in enumerate(legs):
-        out[:, side, 0] = gpos[:, leg.foot]
-        for i, (joint, offset) in enumerate(tips[side], start=1):
-            out[:, side, i] = gpos[:, joint] + quat.rotate(grot[:, joint], offset)
-    return out
 
 
 def planted(points: np.ndarray, ground: terrain.Terrain | None) -> np.ndarray:
