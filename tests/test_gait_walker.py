@@ -11,7 +11,7 @@ from conftest import HUMANOID_BVH_FILES, NOT_HUMANOID_BVH
 from footfall import quat, terrain
 from footfall.bvh import load
 from footfall.errors import FootfallError, MappingError, SettingsError
-from footfall.gait import GaitParams, ProceduralWalker, seam_jumps, swing
+from footfall.gait import GaitParams, ProceduralWalker, WalkPath, seam_jumps, swing
 from footfall.skeleton import Skeleton
 
 LEG = 0.37  # the bunny's leg
@@ -335,6 +335,25 @@ def test_bad_turn_and_patrol():
         walker.turn(0.0, at=float("inf"))
     with pytest.raises(SettingsError, match="x_min < x_max"):
         walker.patrol(5.0, 1.0)
+    with pytest.raises(SettingsError, match="straight path, not a circle"):
+        ProceduralWalker(path=WalkPath("circle", 1.0)).patrol(0.0, 5.0)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_on_a_curve_the_gaze_leads_the_body_by_where_the_path_turns(side):
+    # On a circle the body turns steadily; the head looks where the body will face 0.4 s on:
+    # (speed × 0.4 s) / radius further round, to the side of the turn.
+    path = WalkPath("circle", 0.8, side)
+    walker = ProceduralWalker(path=path, start=path.start_for((0.0, 0.0, 0.0)))
+    frames = walker.generate(2.0)
+    rig = walker.rig
+    head = quat.mul(np.stack([f.global_rotations[0, rig.head] for f in frames]), rig.facing)
+    forward = quat.rotate(head, [0.0, 0.0, 1.0])
+    root = np.stack([f.global_positions[0, rig.root] for f in frames])
+    moving = np.arctan2(np.gradient(root[:, 0]), np.gradient(root[:, 2]))
+    lead = np.mod(np.arctan2(forward[:, 0], forward[:, 2]) - moving + np.pi, 2 * np.pi) - np.pi
+    speed = walker.step_length * 1.6
+    assert lead[5:-5] == pytest.approx(side * speed * 0.4 / 0.8, abs=0.01)
 
 
 def test_skeleton_without_legs_is_a_clear_error():

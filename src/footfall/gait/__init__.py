@@ -2,7 +2,8 @@
 
 Pure functions per behaviour (:mod:`.phases`, :mod:`.stride`, :mod:`.body`, :mod:`.slope`,
 :mod:`.swing`) and the fixed-step clocks (:mod:`.clock`) drive :class:`ProceduralWalker`
-(:mod:`.walker`, the batched API) on any humanoid rig (:mod:`.rig`), posed by :mod:`.pose`.
+(:mod:`.walker`, the batched API) on any humanoid rig (:mod:`.rig`), posed by :mod:`.pose`,
+along a straight or curved path (:mod:`.path`).
 """
 
 from footfall.gait.body import (
@@ -16,6 +17,7 @@ from footfall.gait.body import (
 )
 from footfall.gait.clock import MAX_FRAME_S, STEP_S, WalkClock
 from footfall.gait.params import GaitParams
+from footfall.gait.path import PATHS, WalkPath
 from footfall.gait.phases import (
     PHASE_NAMES,
     StepTiming,
@@ -35,6 +37,7 @@ from footfall.gait.walker import ProceduralWalker, WalkFrame
 
 __all__ = [
     "MAX_FRAME_S",
+    "PATHS",
     "PHASE_NAMES",
     "STEP_S",
     "GaitParams",
@@ -42,6 +45,7 @@ __all__ = [
     "StepTiming",
     "WalkClock",
     "WalkFrame",
+    "WalkPath",
     "adapted_step_rate",
     "ankle_roll",
     "arc_min_height",

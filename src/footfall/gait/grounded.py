@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 from footfall.errors import SettingsError
 from footfall.gait.params import GaitParams
+from footfall.gait.path import WalkPath
 from footfall.gait.protocol import Walker
 from footfall.gait.walker import ProceduralWalker, WalkFrame
 from footfall.grounding import (
@@ -46,7 +47,7 @@ class GroundedWalker(Walker):
 
     Args:
         terrain: the ground.
-        skeleton, count, params, start, heading, cycle: as :class:`ProceduralWalker`.
+        skeleton, count, params, start, heading, cycle, path: as :class:`ProceduralWalker`.
         grounding: one :class:`GroundingParams` or one per character.
         ik: per-character leg IK switch (settable: ``walker.ik[k] = False``).
         speed: ground speed on level ground, m/s (None: the gait parameters' step rate); it sets
@@ -70,10 +71,11 @@ class GroundedWalker(Walker):
         cycle: ArrayLike = 0.0,
         ik: bool | ArrayLike = True,
         speed: float | None = None,
+        path: WalkPath | None = None,
     ) -> None:
         self.terrain = terrain
         self.walker = ProceduralWalker(skeleton, count, params, start=start, heading=heading,
-                                       cycle=cycle, flat_floor=True)
+                                       cycle=cycle, flat_floor=True, path=path)
         super().__init__(GroundingPipeline(self.walker.skeleton, terrain, count, grounding), ik)
         if speed is not None:
             self.speed = speed

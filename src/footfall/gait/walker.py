@@ -1,7 +1,9 @@
 """The procedural walker: K characters walking from one phase clock, batched.
 
 :class:`ProceduralWalker` advances in fixed 1/60 s ticks, turns with the gaze leading and can
-patrol a scene. On uneven ground planted feet sit on the ground under them and the body follows
+patrol a scene, or follows a curved path (:class:`~footfall.gait.path.WalkPath`: the distance
+walked each tick moves the body along it, and each landing foot is placed on it, beside where the
+body will be). On uneven ground planted feet sit on the ground under them and the body follows
 the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 for
 :mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`). Each
 tick runs seed 004's numbered behaviours in the order ``_tick``'s comments give.
@@ -25,6 +27,7 @@ from footfall.gait.clock import STEP_S, WalkClock
 from footfall.gait.ground import UP, GroundProbe
 from footfall.gait.locks import FootLocks, ankle_from_heel, foot_rotation
 from footfall.gait.params import GaitParams
+from footfall.gait.path import WalkPath, to_world
 from footfall.gait.pose import BodyPose, PoseResult, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.grounding.footsteps import smoothstep
@@ -95,12 +98,14 @@ class ProceduralWalker:
         heading: ``()`` or ``(K,)`` initial yaw, radians (π/2 walks along +X, the demo's way).
         cycle: ``()`` or ``(K,)`` initial step count (phase offset per character).
         flat_floor: a terrain only sets the slope; the pose stays on y = 0 (for grounding).
+        path: where the walk goes (:class:`WalkPath`; default straight ahead), its frame set by
+            ``start`` and ``heading``; :meth:`turn` turns that frame.
     """
 
     def __init__(self, skeleton: Skeleton | None = None, count: int = 1,
                  params: GaitParams | None = None, *, start: ArrayLike = (0.0, 0.0, 0.0),
                  heading: ArrayLike = math.pi / 2, cycle: ArrayLike = 0.0,
-                 flat_floor: bool = False) -> None:
+                 flat_floor: bool = False, path: WalkPath | None = None) -> None:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
             raise SettingsError(f"ProceduralWalker count must be a positive integer, got {count!r}")
         self.params = params if params is not None else GaitParams()
@@ -121,6 +126,7 @@ class ProceduralWalker:
         self.clock = WalkClock()
         self._patrol: tuple[float, float] | None = None
         self.flat_floor = bool(flat_floor)
+        self.path = path if path is not None else WalkPath()
         self.reset()
 
     # ----------------------------------------------------------------- public
@@ -142,6 +148,7 @@ class ProceduralWalker:
         self._turn_at = np.full(self.count, np.inf)
         self._heading_from = self._start_heading.copy()
         self._heading_to = self._start_heading.copy()
+        self._distance = np.zeros(self.count)  # walked along the path, metres (rig units)
 
     def turn(self, heading: ArrayLike, at: float | None = None,
              characters: ArrayLike | None = None) -> None:
@@ -162,7 +169,10 @@ class ProceduralWalker:
         self._turn_at = np.where(chosen, when, self._turn_at)
 
     def patrol(self, x_min: float, x_max: float) -> None:
-        """Walk to and fro along X, turning (gaze first) on passing ``x_max`` or ``x_min`` (m)."""
+        """Walk to and fro along X, turning (gaze first) on passing ``x_max`` or ``x_min`` (m);
+        a straight path only (a curved one stays where it is)."""
+        if not self.path.straight:
+            raise SettingsError(f"patrol walks a straight path, not a {self.path.kind}")
         if not (math.isfinite(x_min) and math.isfinite(x_max) and x_min < x_max):
             raise SettingsError(f"patrol needs x_min < x_max, got {x_min!r}, {x_max!r}")
         self._patrol = (float(x_min), float(x_max))
@@ -220,7 +230,7 @@ class ProceduralWalker:
         heading = self._start_heading
         ground = self._ground
         zeros = np.zeros((count, 2))
-        heel = self._heels(self._start, heading, zeros)
+        heel, _ = self._heels(self._start, heading, zeros)
         heel[..., 1], align = GroundProbe(terrain, self.flat_floor).footing(heel, ground[:, None])
         heads = np.broadcast_to(heading[:, None], (count, 2))
         ankle = ankle_from_heel(heel, align, heads, zeros, self.rig.heel, self.rig.ball)
@@ -254,9 +264,9 @@ class ProceduralWalker:
         # Feet as if the walk had been going on at this speed: each foot landed phase/rate ago.
         ph = phases.leg_phases(self._cycle)
         heading = self._start_heading
-        heels = self._heel_strikes(self._position, heading, -ph * self.step_length)
+        heels, heads = self._heel_strikes(self._position, heading, -ph * self.step_length)
         heels[..., 1], align = probe.footing(heels, self._ground[:, None])
-        heads = np.broadcast_to(heading[:, None], (count, 2)).copy()
+        self._landing_heading = heads.copy()
         stance = phases.in_stance(ph, self.params.stance_share)
         self._locks.plant(stance, heels, heads, align)
         push = np.full((count, 2), math.radians(phases.PUSH_OFF_DEG))
@@ -281,17 +291,22 @@ class ProceduralWalker:
         if advance:
             self.clock.tick()
         now = self.clock.scene_time
-        heading = body.body_heading(now, self._turn_at, self._heading_from, self._heading_to,
+        steered = body.body_heading(now, self._turn_at, self._heading_from, self._heading_to,
                                     self.params.turn_s)
+        travel = self._advance_body(steered, now, dt)
+        # The body faces along the path; the gaze leads it by where the path turns in
+        # ``gaze_lead_s`` at the current speed, as it leads a steered turn.
+        p = self.params
+        ahead = self.step_length * self._rate * p.gaze_lead_s
+        _, turning = self.path.relative(self._distance, ahead)
+        heading = steered + self._path_heading
         gaze = body.gaze_heading(now, self._turn_at, self._heading_from, self._heading_to,
-                                 self.params.gaze_lead_s)
-        travel = self._advance_body(heading, now, dt)
+                                 p.gaze_lead_s) + self._path_heading + turning
         probe = GroundProbe(terrain, self.flat_floor)
         lean, ph, stance = self._follow_ground(probe, heading, travel, dt)
-        heads = np.broadcast_to(heading[:, None], (self.count, 2))
-        self._lock_feet(stance, heads)
+        self._lock_feet(stance)
         planted = self._planted_feet(ph)
-        swinging, k = self._swing_feet(probe, ph, stance, heading, heads)
+        swinging, k = self._swing_feet(probe, ph, stance, heading)
         feet = _Feet(*(np.where(stance if on.ndim == 2 else stance[..., None], on, off)
                        for on, off in zip(planted, swinging, strict=True)))
         toes = foot_rotation(feet.align, feet.heading, np.minimum(feet.roll, 0.0))
@@ -299,21 +314,30 @@ class ProceduralWalker:
         heels = np.where(stance[..., None], self._locks.heel, np.nan)
         now_step = self._footstep(np.where(stance[..., None], self._locks.heel, self._lift_heel),
                                   np.where(stance, self._locks.heading, self._lift_heading))
-        next_step = np.where(stance[..., None], now_step, self._footstep(self._landing, heads))
+        next_step = np.where(stance[..., None], now_step,
+                             self._footstep(self._landing, self._landing_heading))
         if advance:
             self._turn_at_ends()
         return self._frame_from(pose, stance, heels, feet.roll, gaze, self._rate, lean,
                                 self._slope, ph, k, now_step, next_step)
 
-    def _advance_body(self, heading: FloatArray, now: float, dt: float) -> FloatArray:
-        """01, 03 — the body advances at step length × step rate (the rate from the last
-        tick's slope) with a slight speed wobble; returns each walker's travel ``(K,)``
-        metres."""
+    @property
+    def _path_heading(self) -> FloatArray:
+        """``(K,)`` how far the path has turned the body so far, radians."""
+        return self.path.pose(self._distance)[1]
+
+    def _advance_body(self, steered: FloatArray, now: float, dt: float) -> FloatArray:
+        """01, 03 — the body advances along its path at step length × step rate (the rate from
+        the last tick's slope) with a slight speed wobble; ``steered (K,)`` is the heading of
+        the path's frame (radians). Returns each walker's travel ``(K,)`` metres."""
         p = self.params
         wobble = 1.0 + p.speed_wobble * math.cos(p.wobble_rad_s * now)
         travel = self.step_length * self._rate * wobble * dt
-        direction = np.stack([np.sin(heading), np.zeros(self.count), np.cos(heading)], axis=-1)
-        self._position = self._position + direction * travel[:, None]
+        moved, _ = self.path.relative(self._distance, travel)
+        move = to_world(moved, steered + self._path_heading)
+        self._position = self._position + np.stack(
+            [move[:, 0], np.zeros(self.count), move[:, 1]], axis=-1)
+        self._distance = self._distance + travel
         return travel
 
     def _follow_ground(self, probe: GroundProbe, heading: FloatArray, travel: FloatArray,
@@ -331,12 +355,12 @@ class ProceduralWalker:
         ph = phases.leg_phases(self._cycle)
         return lean, ph, phases.in_stance(ph, self.params.stance_share)
 
-    def _lock_feet(self, stance: NDArray[np.bool_], heads: FloatArray) -> None:
-        """09 — landing feet locked where they were heading; lifting feet unlocked at push-off,
-        their swing starting from there."""
+    def _lock_feet(self, stance: NDArray[np.bool_]) -> None:
+        """09 — landing feet locked where they were heading (along the path there); lifting
+        feet unlocked at push-off, their swing starting from there."""
         landed = stance & ~self._stance
         lifted = ~stance & self._stance
-        self._locks.plant(landed, self._landing, heads, self._landing_align)
+        self._locks.plant(landed, self._landing, self._landing_heading, self._landing_align)
         if np.any(lifted):
             push = np.full((self.count, 2), math.radians(phases.PUSH_OFF_DEG))
             off = self._locks.ankle(push, self.rig.heel, self.rig.ball)
@@ -355,16 +379,18 @@ class ProceduralWalker:
         return _Feet(ankle, foot, roll, self._locks.align, self._locks.heading)
 
     def _swing_feet(self, probe: GroundProbe, ph: FloatArray, stance: NDArray[np.bool_],
-                    heading: FloatArray, heads: FloatArray) -> tuple[_Feet, FloatArray]:
-        """08 — swinging feet toward the predicted landing over the cleared arc; also the
-        swing progress ``k (K, 2)``."""
+                    heading: FloatArray) -> tuple[_Feet, FloatArray]:
+        """08 — swinging feet toward the predicted landing (on the path, facing along it) over
+        the cleared arc; also the swing progress ``k (K, 2)``."""
         p = self.params
         k = swing.swing_progress(ph, p.stance_share)
         ahead = (1.0 - ph) * self.step_length  # body travel until this foot lands (nominal)
-        landing = self._heel_strikes(self._position, heading, ahead)
+        landing, landing_heading = self._heel_strikes(self._position, heading, ahead)
         landing[..., 1], landing_align = probe.footing(landing, self._ground[:, None])
         self._landing = np.where(stance[..., None], self._landing, landing)
+        self._landing_heading = np.where(stance, self._landing_heading, landing_heading)
         self._landing_align = np.where(stance[..., None], self._landing_align, landing_align)
+        heads = self._landing_heading
         strike = np.full((self.count, 2), math.radians(phases.HEEL_STRIKE_DEG))
         land_ankle = ankle_from_heel(self._landing, self._landing_align, heads, strike,
                                      self.rig.heel, self.rig.ball)
@@ -421,22 +447,30 @@ class ProceduralWalker:
         )
 
     # ---------------------------------------------------------------- geometry
-    def _heels(self, root: FloatArray, heading: FloatArray, along: FloatArray) -> FloatArray:
-        """Heel points ``(K, 2, 3)`` of flat feet whose ankles stand ``along (K, 2)`` ahead of
-        the root ``(K, 3)``, under the hips, facing ``heading (K,)``."""
+    def _heels(self, root: FloatArray, heading: FloatArray,
+               along: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Heel points ``(K, 2, 3)`` and yaws ``(K, 2)`` radians of flat feet whose ankles stand
+        ``along (K, 2)`` further along the path than the root ``(K, 3)`` facing ``heading
+        (K,)``: beside the path there, under the hips, facing along it. On a curve the inside
+        foot's steps are so shorter than the outside one's."""
+        moved, turned = self.path.relative(self._distance[:, None], along)
+        move = to_world(moved, heading[:, None])
+        foot_heading = heading[:, None] + turned
         offset = np.zeros((self.count, 2, 3))
         offset[..., 0] = self.rig.foot_lateral
-        offset[..., 2] = along
-        return root[:, None] + quat.rotate(yaw(heading)[:, None], offset + self._heel_flat)
+        ground = root[:, None] + np.stack([move[..., 0], np.zeros_like(along), move[..., 1]],
+                                          axis=-1)
+        return ground + quat.rotate(yaw(foot_heading), offset + self._heel_flat), foot_heading
 
     def _footstep(self, heel: FloatArray, heading: FloatArray) -> FloatArray:
         """Ground point under the flat foot's ankle ``(K, 2, 3)`` from its heel and yaw."""
         return heel - quat.rotate(yaw(heading), self._heel_flat)
 
     def _heel_strikes(self, root: FloatArray, heading: FloatArray,
-                      ahead: FloatArray) -> FloatArray:
-        """Heel strike points ``(K, 2, 3)`` for a body that will be ``ahead (K, 2)`` further on:
-        half a stance sweep in front of the hip, so the hip passes over it at mid-stance."""
+                      ahead: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Heel strike points ``(K, 2, 3)`` and foot yaws ``(K, 2)`` for a body that will be
+        ``ahead (K, 2)`` further on: half a stance sweep in front of the hip, so the hip passes
+        over it at mid-stance."""
         sweep = 0.5 * self.params.stance_share * self.step_length
         return self._heels(root, heading, ahead + sweep)
 
