@@ -13,7 +13,7 @@ from footfall import bvh, quat
 from footfall.gltf import load_avatar
 from footfall.humanoid import map_skeleton
 from footfall.retarget import Retargeter
-from footfall.retarget.body_floor import CLEARANCE, TRUNK, BodyPoints
+from footfall.retarget.body_floor import CLEARANCE, FOOT_SINK, TRUNK, BodyPoints
 from footfall.skeleton import FKPlan
 from footfall.skinning import avatar_body, avatar_feet, avatar_hands
 
@@ -53,7 +53,7 @@ def test_hanging_arms_are_swung_up_by_the_least_angle(robot) -> None:  # noqa: A
     # through the robot's floor when it stands on bent legs, as people do)
     floor = max(before[body.part == side, 1].min() for side in (0, 1)) + 0.1
     lifted = world.copy()
-    angles = body.lift_arms(lifted, positions, floor)
+    angles = body.lift_limbs(lifted, positions, floor)
     after = body.points(lifted, _positions(avatar, lifted), 1.0)
     for side in (0, 1):
         assert after[body.part == side, 1].min() == pytest.approx(floor + CLEARANCE, abs=0.003)
@@ -67,10 +67,12 @@ def test_hanging_arms_are_swung_up_by_the_least_angle(robot) -> None:  # noqa: A
     # linearly between 5° steps: a second pass adds well under a degree)
     assert np.allclose(after[body.part == TRUNK], before[body.part == TRUNK])
     again = lifted.copy()
-    assert np.all(body.lift_arms(again, _positions(avatar, lifted), floor) < np.radians(0.5))
+    assert np.all(body.lift_limbs(again, _positions(avatar, lifted), floor)[:2]
+                  < np.radians(0.5))
     clear = lifted.copy()
-    assert np.all(body.lift_arms(clear, _positions(avatar, lifted), floor - 0.01) == 0.0)
-    assert np.array_equal(clear, lifted)
+    assert np.all(body.lift_limbs(clear, _positions(avatar, lifted), floor - 0.01)[:2] == 0.0)
+    arms = np.concatenate([body.turned[0], body.turned[1]])
+    assert np.array_equal(clear[arms], lifted[arms])
 
 
 def _positions(avatar, world: np.ndarray) -> np.ndarray:  # noqa: ANN001
@@ -87,11 +89,11 @@ def _positions(avatar, world: np.ndarray) -> np.ndarray:  # noqa: ANN001
 
 def _swing(body: BodyPoints, world: np.ndarray, positions: np.ndarray, floor: float,
            side: int, angle: float) -> None:
-    """Swing arm ``side`` up by ``angle`` the way ``lift_arms`` does (its plane and axis)."""
+    """Swing arm ``side`` up by ``angle`` the way ``lift_limbs`` does (its plane and axis)."""
     target = world.copy()
-    full = body.lift_arms(target, positions, floor)
-    axis, done = quat.to_axis_angle(quat.mul(target[body.uppers[side]],
-                                             quat.inv(world[body.uppers[side]])))
+    full = body.lift_limbs(target, positions, floor)
+    axis, done = quat.to_axis_angle(quat.mul(target[body.pivots[side]],
+                                             quat.inv(world[body.pivots[side]])))
     assert done == pytest.approx(full[side])
     turn = quat.from_axis_angle(axis, angle)
     chosen = body.turned[side]
@@ -132,3 +134,28 @@ def test_legs_hung_beside_the_hips_turn_with_them(robot) -> None:  # noqa: ANN00
     assert np.abs(turn - np.median(turn)).max() < 5.0
     hips = target[:, t_names.index("Hips"), 1]
     assert hips.min() > 0.3 * np.median(hips)
+
+
+def test_a_foot_through_the_floor_is_turned_up_at_the_ankle(robot) -> None:  # noqa: ANN001
+    # A foot pointed down through the floor (where a folded leg could not bring it as close to
+    # the hip as asked) is turned about its ankle until its lowest point is on the floor; one
+    # resting on the floor (within FOOT_SINK) is left as it is.
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    down = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.radians(70.0))  # toes down
+    for part in (3, 4):
+        world[body.turned[part]] = quat.mul(down, world[body.turned[part]])
+    positions = _positions(avatar, world)
+    for part in (3, 4):
+        points = body.points(world, positions, 1.0)[body.part == part]
+        low = points[:, 1].min()
+        resting = world.copy()
+        assert body.lift_limbs(resting, positions, low + FOOT_SINK * 0.8)[part] == 0.0
+        floor = low + 0.1  # 10 cm of the foot through the floor
+        turned = world.copy()
+        angle = body.lift_limbs(turned, positions, floor)[part]
+        assert angle > 0.0
+        after = body.points(turned, _positions(avatar, turned), 1.0)[body.part == part]
+        assert after[:, 1].min() == pytest.approx(floor, abs=0.003)
+        ankle = body.pivots[part]
+        assert np.allclose(_positions(avatar, turned)[ankle], positions[ankle])

@@ -19,7 +19,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.gltf import Avatar, _accessor_values, _world_matrices
 from footfall.grounding.feet import FootModel, foot_model_from_points
-from footfall.retarget.body_floor import ARMS, BodyPoints, limb_joints, trunk_joints
+from footfall.retarget.body_floor import ARMS, TRUNK, BodyPoints, limb_joints, trunk_joints
 from footfall.retarget.calibration import SolePoints
 from footfall.retarget.preview import skin_vertices
 from footfall.skeleton import Skeleton, forward_kinematics
@@ -256,12 +256,12 @@ def avatar_hands(avatar: Avatar | None,
 
 def avatar_body(avatar: Avatar | None,
                 mapping: Mapping[str, str | None] | str | None = None) -> BodyPoints | None:
-    """The surface points of the avatar's arms and trunk
+    """The surface points of the avatar's arms, trunk and feet
     (:class:`~footfall.retarget.body_floor.BodyPoints`) from its mesh: the vertices with at
     least :data:`FOOT_WEIGHT` of their weight on an upper arm and the joints below it (an arm),
-    or on the joints of neither arms nor legs (the trunk), each carried by the joint holding
-    most of its weight, kept where they are lowest for some turn of that joint. None without an
-    avatar or a mesh on its arms."""
+    on the joints of neither arms nor legs (the trunk), or on a foot and the joints below it,
+    each carried by the joint holding most of its weight, kept where they are lowest for some
+    turn of that joint. None without an avatar or a mesh on its arms."""
     if avatar is None:
         return None
     from footfall.humanoid import map_skeleton
@@ -274,10 +274,12 @@ def avatar_body(avatar: Avatar | None,
     skeleton = avatar.skeleton
     groups = [limb_joints(skeleton, skeleton.index(bones[b])) for b in ARMS]
     groups.append(trunk_joints(skeleton, bones))
+    if all(b in bones for b in FEET):
+        groups += [limb_joints(skeleton, skeleton.index(bones[b])) for b in FEET]
     points, carriers = [], []
     for k, joints in enumerate(groups):
         on_part = weights[:, joints].sum(axis=1) >= FOOT_WEIGHT
-        if k < 2 and not on_part.any():
+        if k != TRUNK and not on_part.any():
             return None
         carrier = joints[np.argmax(weights[:, joints], axis=1)]
         chosen = np.concatenate([_support_indices(vertices, on_part & (carrier == j))

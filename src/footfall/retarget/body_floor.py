@@ -1,5 +1,5 @@
 """The avatar's body kept above the floor: the trunk by raising the hips, the arms by swinging
-them up at the shoulders.
+them up at the shoulders, a foot by turning it up at the ankle.
 
 An avatar built unlike its performer can go through the floor where the performer does not:
 RobotExpressive's arms are longer than its shoulders are high (they reach 65 cm below its floor
@@ -8,14 +8,16 @@ and its wide trunk and head sink into the floor when it crouches as deep as a pe
 :class:`BodyPoints` holds points that stand for the surface of the trunk (everything not on a
 leg or an arm) and of each arm — a skinned mesh's support points (the vertices lowest for some
 turn of the bone carrying them), or the joints of a rig without a mesh — fixed in the frames of
-the bones that carry them.
+the bones that carry them; and of each foot (the mesh on the foot and toes).
 
 - :meth:`BodyPoints.trunk_rise`: how far the hips must rise for every trunk point to be at least
   :data:`CLEARANCE` above the floor (the legs then reach down to the feet from there).
-- :meth:`BodyPoints.lift_arms`: after the limbs are solved, each upper arm whose points go below
+- :meth:`BodyPoints.lift_limbs`: after the limbs are solved, each upper arm whose points go below
   that, with everything below it, is turned about a level axis through the shoulder — in the
   vertical plane of the arm's lowest point, leaning outward from the body — by the smallest
-  angle that lifts the arm out.
+  angle that lifts the arm out. A foot whose points go more than :data:`FOOT_SINK` below the
+  floor (a foot the leg could not bring where it was asked, its toes pointed down) is turned
+  the same way about its ankle, up to the floor.
 """
 
 from __future__ import annotations
@@ -31,8 +33,13 @@ from footfall.skeleton import FKPlan, Skeleton
 
 ARMS = ("LeftUpperArm", "RightUpperArm")
 LEGS = ("LeftUpperLeg", "RightUpperLeg")
-#: ``BodyPoints.part`` of a trunk point (arms are 0 and 1).
+FEET = ("LeftFoot", "RightFoot")
+#: ``BodyPoints.part`` of a trunk point (arms are 0 and 1, feet 3 and 4).
 TRUNK = 2
+#: Parts turned up out of the floor: the arms at the shoulders, the feet at the ankles.
+LIMBS = (0, 1, 3, 4)
+#: Metres a foot may go below the floor before it is turned up (a planted sole rests on it).
+FOOT_SINK = 0.005
 #: Metres above the floor the body's lowest point is kept (under the feet's −1 cm test band,
 #: over skinning's blend between the points' bones).
 CLEARANCE = 0.005
@@ -68,16 +75,18 @@ class BodyPoints:
     """Points of the body's surface, fixed in their bones.
 
     Attributes:
-        uppers: ``(2,)`` the upper arm joint of each arm (left first).
+        pivots: ``(5,)`` per part the joint it is turned at: the upper arms (parts 0, 1), −1
+            for the trunk (part 2), the feet (parts 3, 4).
         joints: ``(P,)`` the joint that carries each point.
         offsets: ``(P, 3)`` each point in its joint's frame, metres (the avatar's own size).
-        part: ``(P,)`` 0 / 1 a point of the left / right arm, :data:`TRUNK` of the trunk.
-        turned: per arm, ``(K,)`` the joints turned with its upper arm (it and all below).
-        body: ``(2,)`` the joint each arm hangs from the body at (its shoulder's parent), for
-            the outward direction.
+        part: ``(P,)`` 0 / 1 a point of the left / right arm, :data:`TRUNK` of the trunk, 3 / 4
+            of the left / right foot.
+        turned: per part, ``(K,)`` the joints turned with its pivot (it and all below).
+        body: ``(5,)`` per arm the joint it hangs from the body at (its shoulder's parent), for
+            the outward direction; −1 for the other parts.
     """
 
-    uppers: IntArray
+    pivots: IntArray
     joints: IntArray
     offsets: FloatArray
     part: IntArray
@@ -89,7 +98,8 @@ class BodyPoints:
                points: list[FloatArray], carriers: list[IntArray]) -> BodyPoints | None:
         """From points ``(P_k, 3)`` given in the world of the rest pose ``rest (J, 4)`` (the
         local rotations the points were measured in), metres, and the joint ``(P_k,)`` carrying
-        each, for the left arm, the right arm and the trunk. None without both arms mapped."""
+        each, for the left arm, the right arm, the trunk, the left foot and the right foot (the
+        feet may be left out). None without both arms mapped."""
         if not all(bone in mapping for bone in ARMS):
             return None
         world, positions = FKPlan(skeleton.parents)(rest, skeleton.offsets)
@@ -97,23 +107,27 @@ class BodyPoints:
         for k, (own, carried) in enumerate(zip(points, carriers, strict=True)):
             offsets.append(quat.inv_rotate(world[carried], own - positions[carried]))
             part.append(np.full(len(carried), k))
-        uppers = np.array([skeleton.index(mapping[bone]) for bone in ARMS])
+        pivots = [skeleton.index(mapping[bone]) for bone in ARMS] + [-1] + [
+            skeleton.index(mapping[bone]) if bone in mapping and len(points) > 3 else -1
+            for bone in FEET]
         body = []
-        for bone, upper in zip(ARMS, uppers.tolist(), strict=True):
+        for bone, upper in zip(ARMS, pivots, strict=False):
             clavicle = bone.replace("UpperArm", "Shoulder")
             shoulder = (skeleton.index(mapping[clavicle]) if clavicle in mapping
                         else int(skeleton.parents[upper]))
             parent = int(skeleton.parents[shoulder]) if shoulder >= 0 else -1
             body.append(parent if parent >= 0 else upper)
-        return cls(uppers, np.concatenate(carriers).astype(np.int64), np.concatenate(offsets),
-                   np.concatenate(part), [limb_joints(skeleton, u) for u in uppers.tolist()],
-                   np.array(body))
+        return cls(np.array(pivots), np.concatenate(carriers).astype(np.int64),
+                   np.concatenate(offsets), np.concatenate(part),
+                   [limb_joints(skeleton, j) if j >= 0 else np.zeros(0, dtype=np.int64)
+                    for j in pivots], np.array(body + [-1, -1, -1]))
 
     @classmethod
     def of_joints(cls, skeleton: Skeleton, mapping: Mapping[str, str],
                   rest: FloatArray) -> BodyPoints | None:
         """A rig without a mesh: the joints of each arm (the upper arm and all below it) and of
-        the trunk are the points. None without both arms mapped."""
+        the trunk are the points (its feet are its sole points' business). None without both
+        arms mapped."""
         if not all(bone in mapping for bone in ARMS):
             return None
         positions = FKPlan(skeleton.parents)(rest, skeleton.offsets)[1]
@@ -124,7 +138,8 @@ class BodyPoints:
     def plan(self, parents: IntArray) -> FKPlan:
         """The forward kinematics the body needs: the points' joints, the arms' body joints
         and their ancestors."""
-        return FKPlan(parents, np.concatenate([self.joints, self.uppers, self.body]))
+        return FKPlan(parents, np.concatenate([self.joints, self.pivots[self.pivots >= 0],
+                                               self.body[self.body >= 0]]))
 
     def points(self, world: FloatArray, positions: FloatArray, scale: float) -> FloatArray:
         """``(..., P, 3)`` the points for joint world rotations ``(..., J, 4)`` and positions
@@ -145,52 +160,69 @@ class BodyPoints:
                                  self.offsets[trunk] * scale)[..., 1])
         return np.maximum(floor + CLEARANCE - heights.min(axis=-1), 0.0)
 
-    def lift_arms(self, world: FloatArray, positions: FloatArray, floor: float,
-                  scale: float = 1.0) -> FloatArray:
-        """Swing up every arm whose points go below ``floor + CLEARANCE`` (see the module
-        docstring): ``world (..., J, 4)`` rotations are turned in place for the upper arm and
-        the joints below it (their local rotations below the upper arm stay as they are);
-        ``positions (..., J, 3)`` are the joints' world positions for that pose (read only).
-        Returns ``(..., 2)`` the angle each arm was swung by, radians."""
-        batch = world.shape[:-2]
-        angles = np.zeros(batch + (2,))
-        least = floor + CLEARANCE
-        for side, upper in enumerate(self.uppers.tolist()):
-            on_arm = self.part == side
-            own = (positions[..., self.joints[on_arm], :]
-                   + quat.rotate(world[..., self.joints[on_arm], :],
-                                 self.offsets[on_arm] * scale))  # (..., Pa, 3)
-            need = own[..., 1].min(axis=-1) < least
+    def lift_limbs(self, world: FloatArray, positions: FloatArray, floor: float,
+                   scale: float = 1.0) -> FloatArray:
+        """Turn up every arm whose points go below ``floor + CLEARANCE`` and every foot whose
+        points go below ``floor − FOOT_SINK`` (see the module docstring): ``world (..., J, 4)``
+        rotations are turned in place for the pivot joint and the joints below it (their local
+        rotations below the pivot stay as they are); ``positions (..., J, 3)`` are the joints'
+        world positions for that pose (read only). Returns ``(..., 5)`` the angle each part was
+        turned by, radians (0 for the trunk)."""
+        angles = np.zeros(world.shape[:-2] + (5,))
+        for part in LIMBS:
+            pivot = int(self.pivots[part])
+            mine = self.part == part
+            if pivot < 0 or not mine.any():
+                continue
+            own = (positions[..., self.joints[mine], :]
+                   + quat.rotate(world[..., self.joints[mine], :],
+                                 self.offsets[mine] * scale))  # (..., Pa, 3)
+            arm = part < TRUNK
+            least = floor + CLEARANCE if arm else floor
+            need = own[..., 1].min(axis=-1) < (least if arm else floor - FOOT_SINK)
             if not np.any(need):
                 continue
-            shoulder = positions[..., upper, :][need]  # (N, 3)
-            arm = own[need] - shoulder[:, None, :]  # (N, Pa, 3)
-            lowest = arm[np.arange(len(arm)), arm[..., 1].argmin(axis=-1)]
-            outward = shoulder - positions[..., self.body[side], :][need]
-            outward[:, 1] = 0.0
-            outward /= np.maximum(np.linalg.norm(outward, axis=-1, keepdims=True), 1e-9)
-            toward = lowest * [1.0, 0.0, 1.0] + OUTWARD * np.linalg.norm(
-                lowest, axis=-1, keepdims=True) * outward
-            toward /= np.maximum(np.linalg.norm(toward, axis=-1, keepdims=True), 1e-9)
-            # the level axis that swings straight down toward ``toward``
-            axis = np.stack([-toward[:, 2], np.zeros(len(toward)), toward[:, 0]], axis=-1)
-            turns = quat.from_axis_angle(axis[:, None, :], ANGLES[None, :])  # (N, T, 4)
-            heights = (quat.rotate(turns[:, :, None, :], arm[:, None, :, :])[..., 1].min(-1)
-                       + shoulder[:, None, 1])  # (N, T): the arm's lowest point per angle
-            clear = heights >= least
-            cleared = clear.any(axis=-1)
-            first = np.where(cleared, clear.argmax(axis=-1), heights.argmax(axis=-1))
-            before = np.maximum(first - 1, 0)
-            rows = np.arange(len(first))
-            h0, h1 = heights[rows, before], heights[rows, first]
-            share = np.where((first > 0) & (h1 > h0),
-                             np.clip((least - h0) / np.maximum(h1 - h0, 1e-12), 0.0, 1.0), 1.0)
-            angle = np.where(cleared, ANGLES[before] + share * (ANGLES[first] - ANGLES[before]),
-                             ANGLES[first])
-            turn = quat.from_axis_angle(axis, angle)  # (N, 4)
-            chosen = self.turned[side]
+            origin = positions[..., pivot, :][need]  # (N, 3)
+            limb = own[need] - origin[:, None, :]  # (N, Pa, 3)
+            lowest = limb[np.arange(len(limb)), limb[..., 1].argmin(axis=-1)]
+            if arm:  # leaning away from the body
+                lean = origin - positions[..., self.body[part], :][need]
+            else:  # leaning along the foot
+                lean = limb.mean(axis=1)
+            lean[:, 1] = 0.0
+            lean /= np.maximum(np.linalg.norm(lean, axis=-1, keepdims=True), 1e-9)
+            angle, turn = _least_turn(limb, lowest, lean, origin[:, 1], least)
+            chosen = self.turned[part]
             view = world[..., chosen, :]
             view[need] = quat.mul(turn[:, None, :], view[need])
             world[..., chosen, :] = view
-            angles[..., side][need] = angle
+            angles[..., part][need] = angle
         return angles
+
+
+def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height: FloatArray,
+                least: float) -> tuple[FloatArray, FloatArray]:
+    """The smallest turn ``(N,)`` radians, and its rotation ``(N, 4)``, about a level axis
+    through a pivot ``height (N,)`` metres high that puts every point ``(N, Pa, 3)`` (from the
+    pivot) at ``least`` metres or higher: in the vertical plane of the lowest point ``(N, 3)``
+    leaning by :data:`OUTWARD` of its reach toward ``lean (N, 3)`` (level, unit); the highest
+    the points can get where none clears."""
+    toward = lowest * [1.0, 0.0, 1.0] + OUTWARD * np.linalg.norm(
+        lowest, axis=-1, keepdims=True) * lean
+    toward /= np.maximum(np.linalg.norm(toward, axis=-1, keepdims=True), 1e-9)
+    # the level axis that swings straight down toward ``toward``
+    axis = np.stack([-toward[:, 2], np.zeros(len(toward)), toward[:, 0]], axis=-1)
+    turns = quat.from_axis_angle(axis[:, None, :], ANGLES[None, :])  # (N, T, 4)
+    heights = (quat.rotate(turns[:, :, None, :], points[:, None, :, :])[..., 1].min(-1)
+               + height[:, None])  # (N, T): the lowest point per angle tried
+    clear = heights >= least
+    cleared = clear.any(axis=-1)
+    first = np.where(cleared, clear.argmax(axis=-1), heights.argmax(axis=-1))
+    before = np.maximum(first - 1, 0)
+    rows = np.arange(len(first))
+    h0, h1 = heights[rows, before], heights[rows, first]
+    share = np.where((first > 0) & (h1 > h0),
+                     np.clip((least - h0) / np.maximum(h1 - h0, 1e-12), 0.0, 1.0), 1.0)
+    angle = np.where(cleared, ANGLES[before] + share * (ANGLES[first] - ANGLES[before]),
+                     ANGLES[first])
+    return angle, quat.from_axis_angle(axis, angle)

@@ -103,7 +103,8 @@ class Retargeter:
         target_body: the points of the trunk's and arms' surface — a skinned avatar's
             (``footfall.skinning.avatar_body``). The hips rise where the trunk would go
             through the floor, and an arm that would is swung up at the shoulder
-            (:mod:`footfall.retarget.body_floor`). By default a target without hand bones
+            (:mod:`footfall.retarget.body_floor`), as is a foot the leg left pointing down
+            through it. By default a target without hand bones
             (whose hands the arm IK cannot hold up) is guarded by its joints; one with hand
             bones is not.
 
@@ -753,7 +754,7 @@ class Retargeter:
             self.limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
                              self._sizes(), toe_hold)
         if self.body_points is not None and self._body_fk is not None:
-            self.body_points.lift_arms(world, self._body_fk.positions(world, lpos),
+            self.body_points.lift_limbs(world, self._body_fk.positions(world, lpos),
                                  self.settings["floor_height"], scale)
 
         local = self._target_fk.local_rotations(world)
