@@ -19,7 +19,14 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.gltf import Avatar, _accessor_values, _world_matrices
 from footfall.grounding.feet import FootModel, foot_model_from_points
-from footfall.retarget.body_floor import ARMS, TRUNK, BodyPoints, limb_joints, trunk_joints
+from footfall.retarget.body_floor import (
+    ARMS,
+    LEG_BONES,
+    TRUNK,
+    BodyPoints,
+    limb_joints,
+    trunk_joints,
+)
 from footfall.retarget.calibration import SolePoints
 from footfall.retarget.preview import skin_vertices
 from footfall.skeleton import Skeleton, forward_kinematics
@@ -259,9 +266,9 @@ def avatar_body(avatar: Avatar | None,
     """The surface points of the avatar's arms, trunk and feet
     (:class:`~footfall.retarget.body_floor.BodyPoints`) from its mesh: the vertices with at
     least :data:`FOOT_WEIGHT` of their weight on an upper arm and the joints below it (an arm),
-    on the joints of neither arms nor legs (the trunk), or on a foot and the joints below it,
-    each carried by the joint holding most of its weight, kept where they are lowest for some
-    turn of that joint. None without an avatar or a mesh on its arms."""
+    on the joints of neither arms nor legs (the trunk), on a foot and the joints below it, or on
+    a leg above its foot, each carried by the joint holding most of its weight, kept where they
+    are lowest for some turn of that joint. None without an avatar or a mesh on its arms."""
     if avatar is None:
         return None
     from footfall.humanoid import map_skeleton
@@ -276,6 +283,10 @@ def avatar_body(avatar: Avatar | None,
     groups.append(trunk_joints(skeleton, bones))
     if all(b in bones for b in FEET):
         groups += [limb_joints(skeleton, skeleton.index(bones[b])) for b in FEET]
+        if all(b in bones for leg in LEG_BONES for b in leg[:2]):
+            groups += [np.setdiff1d(limb_joints(skeleton, skeleton.index(bones[leg[0]])),
+                                    limb_joints(skeleton, skeleton.index(bones[leg[2]])))
+                       for leg in LEG_BONES]
     points, carriers = [], []
     for k, joints in enumerate(groups):
         on_part = weights[:, joints].sum(axis=1) >= FOOT_WEIGHT

@@ -8,10 +8,14 @@ and its wide trunk and head sink into the floor when it crouches as deep as a pe
 :class:`BodyPoints` holds points that stand for the surface of the trunk (everything not on a
 leg or an arm) and of each arm — a skinned mesh's support points (the vertices lowest for some
 turn of the bone carrying them), or the joints of a rig without a mesh — fixed in the frames of
-the bones that carry them; and of each foot (the mesh on the foot and toes).
+the bones that carry them; and of each foot (the mesh on the foot and toes) and each leg
+(thigh and shin).
 
 - :meth:`BodyPoints.trunk_rise`: how far the hips must rise for every trunk point to be at least
   :data:`CLEARANCE` above the floor (the legs then reach down to the feet from there).
+- :meth:`BodyPoints.leg_rise`: how far a leg's points are below that after the legs are
+  solved (a thick shin in a deep crouch or a kneel); the retargeter raises the hips by it and
+  solves the legs again to the same feet.
 - :meth:`BodyPoints.lift_limbs`: after the limbs are solved, each upper arm whose points go below
   that, with everything below it, is turned about a level axis through the shoulder — in the
   vertical plane of the arm's lowest point, leaning outward from the body — by the smallest
@@ -34,8 +38,13 @@ from footfall.skeleton import FKPlan, Skeleton
 ARMS = ("LeftUpperArm", "RightUpperArm")
 LEGS = ("LeftUpperLeg", "RightUpperLeg")
 FEET = ("LeftFoot", "RightFoot")
-#: ``BodyPoints.part`` of a trunk point (arms are 0 and 1, feet 3 and 4).
+#: ``BodyPoints.part`` of a trunk point (arms are 0 and 1, feet 3 and 4, legs 5 and 6: the
+#: thighs and shins).
 TRUNK = 2
+LEG_PARTS = (5, 6)
+#: Leg bones, per side: upper leg, lower leg, foot.
+LEG_BONES = (("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
+             ("RightUpperLeg", "RightLowerLeg", "RightFoot"))
 #: Parts turned up out of the floor: the arms at the shoulders, the feet at the ankles.
 LIMBS = (0, 1, 3, 4)
 #: Metres a foot may go below the floor before it is turned up (a planted sole rests on it).
@@ -75,15 +84,17 @@ class BodyPoints:
     """Points of the body's surface, fixed in their bones.
 
     Attributes:
-        pivots: ``(5,)`` per part the joint it is turned at: the upper arms (parts 0, 1), −1
-            for the trunk (part 2), the feet (parts 3, 4).
+        pivots: ``(7,)`` per part the joint it is turned at: the upper arms (parts 0, 1), −1
+            for the trunk (part 2), the feet (parts 3, 4), −1 for the legs (parts 5, 6).
         joints: ``(P,)`` the joint that carries each point.
         offsets: ``(P, 3)`` each point in its joint's frame, metres (the avatar's own size).
         part: ``(P,)`` 0 / 1 a point of the left / right arm, :data:`TRUNK` of the trunk, 3 / 4
-            of the left / right foot.
+            of the left / right foot, 5 / 6 of the left / right leg.
         turned: per part, ``(K,)`` the joints turned with its pivot (it and all below).
-        body: ``(5,)`` per arm the joint it hangs from the body at (its shoulder's parent), for
+        body: ``(7,)`` per arm the joint it hangs from the body at (its shoulder's parent), for
             the outward direction; −1 for the other parts.
+        legs: ``(2, 3)`` upper leg, lower leg and foot joints of the left and right leg (−1
+            where unmapped).
     """
 
     pivots: IntArray
@@ -92,14 +103,16 @@ class BodyPoints:
     part: IntArray
     turned: list[IntArray]
     body: IntArray
+    legs: IntArray
 
     @classmethod
     def gather(cls, skeleton: Skeleton, mapping: Mapping[str, str], rest: FloatArray,
                points: list[FloatArray], carriers: list[IntArray]) -> BodyPoints | None:
         """From points ``(P_k, 3)`` given in the world of the rest pose ``rest (J, 4)`` (the
         local rotations the points were measured in), metres, and the joint ``(P_k,)`` carrying
-        each, for the left arm, the right arm, the trunk, the left foot and the right foot (the
-        feet may be left out). None without both arms mapped."""
+        each, for the left arm, the right arm, the trunk, the left foot, the right foot, the
+        left leg and the right leg (feet and legs may be left out). None without both arms
+        mapped."""
         if not all(bone in mapping for bone in ARMS):
             return None
         world, positions = FKPlan(skeleton.parents)(rest, skeleton.offsets)
@@ -109,7 +122,7 @@ class BodyPoints:
             part.append(np.full(len(carried), k))
         pivots = [skeleton.index(mapping[bone]) for bone in ARMS] + [-1] + [
             skeleton.index(mapping[bone]) if bone in mapping and len(points) > 3 else -1
-            for bone in FEET]
+            for bone in FEET] + [-1, -1]
         body = []
         for bone, upper in zip(ARMS, pivots, strict=False):
             clavicle = bone.replace("UpperArm", "Shoulder")
@@ -120,7 +133,9 @@ class BodyPoints:
         return cls(np.array(pivots), np.concatenate(carriers).astype(np.int64),
                    np.concatenate(offsets), np.concatenate(part),
                    [limb_joints(skeleton, j) if j >= 0 else np.zeros(0, dtype=np.int64)
-                    for j in pivots], np.array(body + [-1, -1, -1]))
+                    for j in pivots], np.array(body + [-1] * 5),
+                   np.array([[skeleton.index(mapping[b]) if b in mapping else -1 for b in leg]
+                             for leg in LEG_BONES]))
 
     @classmethod
     def of_joints(cls, skeleton: Skeleton, mapping: Mapping[str, str],
@@ -139,7 +154,8 @@ class BodyPoints:
         """The forward kinematics the body needs: the points' joints, the arms' body joints
         and their ancestors."""
         return FKPlan(parents, np.concatenate([self.joints, self.pivots[self.pivots >= 0],
-                                               self.body[self.body >= 0]]))
+                                               self.body[self.body >= 0],
+                                               self.legs[self.legs >= 0]]))
 
     def points(self, world: FloatArray, positions: FloatArray, scale: float) -> FloatArray:
         """``(..., P, 3)`` the points for joint world rotations ``(..., J, 4)`` and positions
@@ -160,15 +176,28 @@ class BodyPoints:
                                  self.offsets[trunk] * scale)[..., 1])
         return np.maximum(floor + CLEARANCE - heights.min(axis=-1), 0.0)
 
+    def leg_rise(self, world: FloatArray, positions: FloatArray, floor: float,
+                 scale: float = 1.0) -> FloatArray:
+        """``(...)`` metres the lower leg's points (thigh or shin, feet apart) are under
+        ``floor + CLEARANCE`` (0 where none is), for joint world rotations ``(..., J, 4)`` and
+        positions ``(..., J, 3)``."""
+        legs = np.isin(self.part, LEG_PARTS)
+        if not legs.any():
+            return np.zeros(world.shape[:-2])
+        heights = (positions[..., self.joints[legs], 1]
+                   + quat.rotate(world[..., self.joints[legs], :],
+                                 self.offsets[legs] * scale)[..., 1])
+        return np.maximum(floor + CLEARANCE - heights.min(axis=-1), 0.0)
+
     def lift_limbs(self, world: FloatArray, positions: FloatArray, floor: float,
                    scale: float = 1.0) -> FloatArray:
         """Turn up every arm whose points go below ``floor + CLEARANCE`` and every foot whose
         points go below ``floor − FOOT_SINK`` (see the module docstring): ``world (..., J, 4)``
         rotations are turned in place for the pivot joint and the joints below it (their local
         rotations below the pivot stay as they are); ``positions (..., J, 3)`` are the joints'
-        world positions for that pose (read only). Returns ``(..., 5)`` the angle each part was
-        turned by, radians (0 for the trunk)."""
-        angles = np.zeros(world.shape[:-2] + (5,))
+        world positions for that pose (read only). Returns ``(..., 7)`` the angle each part was
+        turned by, radians (0 for the trunk and legs)."""
+        angles = np.zeros(world.shape[:-2] + (len(self.pivots),))
         for part in LIMBS:
             pivot = int(self.pivots[part])
             mine = self.part == part

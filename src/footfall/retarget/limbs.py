@@ -280,6 +280,29 @@ class Limbs:
                    result.upper_rotation.reshape(n, 4), result.lower_rotation.reshape(n, 4),
                    result.tip.reshape(n, 3))
 
+    def reach_again(self, world: FloatArray, local: FloatArray, feet: FloatArray) -> None:
+        """Solve the legs' two-bone IK again, in place on joint-major ``world (J, ..., 4)`` and
+        ``local (J, ..., 3)`` (C-ordered, as :meth:`solve` takes them), for ankle targets
+        ``feet (..., 2, 3)`` in their current bend planes: after the hips were moved, the feet
+        put back where they were. The arms are left as they are."""
+        joints, batch = world.shape[0], world.shape[1:-1]
+        frames, count = math.prod(batch), self.count
+        world_f = world.reshape(joints, frames, 4)
+        local_f = local.reshape(joints, frames, 3)
+        gpos = self.position_fk.positions(world_f.transpose(1, 0, 2), local_f.transpose(1, 0, 2))
+        chain = gpos[:, self._t_chain]  # (F, L, 3, 3): root, mid, tip of every limb
+        legs = solve_two_bone(chain[:, :2, 0], chain[:, :2, 1], chain[:, :2, 2],
+                              feet.reshape(frames, 2, 3))
+        upper = quat.identity((frames, count))
+        lower = quat.identity((frames, count))
+        tip = chain[:, :, 2].copy()
+        upper[:, :2], lower[:, :2], tip[:, :2] = (legs.upper_rotation, legs.lower_rotation,
+                                                  legs.tip)
+        n = frames * count
+        turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
+                   self._turned_rows, self._group_ends, self._detached_rows,
+                   upper.reshape(n, 4), lower.reshape(n, 4), tip.reshape(n, 3))
+
     def _scratch_for(self, frames: int) -> _Scratch:
         """The kernels' working memory for ``frames`` (kept for the last few batch sizes)."""
         scratch = self._scratch.get(frames)
