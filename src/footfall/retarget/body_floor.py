@@ -19,17 +19,21 @@ the bones that carry them; and of each foot (the mesh on the foot and toes) and 
 - :meth:`BodyPoints.lift_limbs`: after the limbs are solved, each upper arm whose points go below
   that, with everything below it, is turned about a level axis through the shoulder — in the
   vertical plane of the arm's lowest point, leaning outward from the body — by the smallest
-  angle that lifts the arm out. A foot whose points go more than :data:`FOOT_SINK` below the
-  floor (a foot the leg could not bring where it was asked, its toes pointed down) is turned
-  the same way about its ankle, up to the floor.
+  angle that lifts the arm out. A foot pointed down (its sole turned more than
+  :data:`FOOT_POINTED` from standing) whose points go more than :data:`FOOT_SINK` below the
+  floor — a foot the leg could not bring where it was asked — is turned the same way about its
+  ankle, up to the floor. A foot nearly flat is the leg IK's business: turning it would not
+  lift it, or would tip it over.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray, IntArray
@@ -49,6 +53,8 @@ LEG_BONES = (("LeftUpperLeg", "LeftLowerLeg", "LeftFoot"),
 LIMBS = (0, 1, 3, 4)
 #: Metres a foot may go below the floor before it is turned up (a planted sole rests on it).
 FOOT_SINK = 0.005
+#: Radians a foot's sole must be turned from standing before it is turned up out of the floor.
+FOOT_POINTED = np.radians(40.0)
 #: Metres above the floor the body's lowest point is kept (under the feet's −1 cm test band,
 #: over skinning's blend between the points' bones).
 CLEARANCE = 0.005
@@ -95,6 +101,8 @@ class BodyPoints:
             the outward direction; −1 for the other parts.
         legs: ``(2, 3)`` upper leg, lower leg and foot joints of the left and right leg (−1
             where unmapped).
+        foot_up: ``(2, 3)`` the up direction of each foot standing (in the rest pose), in the
+            foot joint's frame.
     """
 
     pivots: IntArray
@@ -104,6 +112,7 @@ class BodyPoints:
     turned: list[IntArray]
     body: IntArray
     legs: IntArray
+    foot_up: FloatArray
 
     @classmethod
     def gather(cls, skeleton: Skeleton, mapping: Mapping[str, str], rest: FloatArray,
@@ -135,7 +144,9 @@ class BodyPoints:
                    [limb_joints(skeleton, j) if j >= 0 else np.zeros(0, dtype=np.int64)
                     for j in pivots], np.array(body + [-1] * 5),
                    np.array([[skeleton.index(mapping[b]) if b in mapping else -1 for b in leg]
-                             for leg in LEG_BONES]))
+                             for leg in LEG_BONES]),
+                   np.array([quat.inv_rotate(world[skeleton.index(mapping[b])], [0.0, 1.0, 0.0])
+                             if b in mapping else [0.0, 1.0, 0.0] for b in FEET]))
 
     @classmethod
     def of_joints(cls, skeleton: Skeleton, mapping: Mapping[str, str],
@@ -163,31 +174,71 @@ class BodyPoints:
         return (positions[..., self.joints, :]
                 + quat.rotate(world[..., self.joints, :], self.offsets * scale))
 
+    @cached_property
+    def _groups(self) -> dict[tuple[int, ...], tuple[IntArray, FloatArray, IntArray]]:
+        """Per tuple of parts asked for by :meth:`lowest` (filled as asked): the joints carrying
+        their points ``(K,)``, how far the farthest point lies from each ``(K,)`` (metres, the
+        avatar's own size), and the points' indices ``(P_k,)``."""
+        return {}
+
+    @cached_property
+    def _limb_spheres(self) -> tuple[IntArray, FloatArray, IntArray]:
+        """Per (part, carrier joint) pair of the parts turned up out of the floor
+        (:data:`LIMBS`): the joint ``(K,)``, its farthest point's reach ``(K,)`` (metres, the
+        avatar's own size) and the part ``(K,)``."""
+        joints, reach, parts = [], [], []
+        for part in LIMBS:
+            carriers, far, _ = self._group((part,))
+            joints.append(carriers)
+            reach.append(far)
+            parts.append(np.full(len(carriers), part))
+        return (np.concatenate(joints).astype(np.int64), np.concatenate(reach),
+                np.concatenate(parts).astype(np.int64))
+
+    def _group(self, parts: tuple[int, ...]) -> tuple[IntArray, FloatArray, IntArray]:
+        group = self._groups.get(parts)
+        if group is None:
+            mine = np.isin(self.part, parts)
+            joints = np.unique(self.joints[mine])
+            reach = np.linalg.norm(self.offsets, axis=-1)
+            group = (joints, np.array([reach[mine & (self.joints == j)].max()
+                                       for j in joints.tolist()]), np.nonzero(mine)[0])
+            self._groups[parts] = group
+        return group
+
+    def lowest(self, world: FloatArray, positions: FloatArray, parts: tuple[int, ...],
+               scale: float = 1.0, enough: float = np.inf) -> FloatArray:
+        """``(...)`` the height of the lowest point of ``parts`` (metres; +inf without any), for
+        joint world rotations ``(..., J, 4)`` and positions ``(..., J, 3)`` of the avatar at
+        ``scale``. Where every frame's points are surely at ``enough`` or higher (each joint's
+        height less its farthest point's reach), that bound is returned instead: the points
+        are not turned (a live frame far from the floor costs a few joint heights)."""
+        joints, reach, points = self._group(parts)
+        if len(points) == 0:
+            return np.full(world.shape[:-2], np.inf)
+        bound = (positions[..., joints, 1] - reach * scale).min(axis=-1)
+        if bound.min() >= enough:
+            return bound
+        carriers = self.joints[points]
+        return (positions[..., carriers, 1]
+                + quat.rotate(world[..., carriers, :],
+                              self.offsets[points] * scale)[..., 1]).min(axis=-1)
+
     def trunk_rise(self, world: FloatArray, positions: FloatArray, floor: float,
                    scale: float = 1.0) -> FloatArray:
         """``(...)`` metres the hips must rise for the trunk's points to be :data:`CLEARANCE`
         above ``floor`` (0 where they are), for joint world rotations ``(..., J, 4)`` and
         positions ``(..., J, 3)``."""
-        trunk = self.part == TRUNK
-        if not trunk.any():
-            return np.zeros(world.shape[:-2])
-        heights = (positions[..., self.joints[trunk], 1]
-                   + quat.rotate(world[..., self.joints[trunk], :],
-                                 self.offsets[trunk] * scale)[..., 1])
-        return np.maximum(floor + CLEARANCE - heights.min(axis=-1), 0.0)
+        least = floor + CLEARANCE
+        return np.maximum(least - self.lowest(world, positions, (TRUNK,), scale, least), 0.0)
 
     def leg_rise(self, world: FloatArray, positions: FloatArray, floor: float,
                  scale: float = 1.0) -> FloatArray:
-        """``(...)`` metres the lower leg's points (thigh or shin, feet apart) are under
+        """``(...)`` metres the legs' points (thigh or shin, feet apart) are under
         ``floor + CLEARANCE`` (0 where none is), for joint world rotations ``(..., J, 4)`` and
         positions ``(..., J, 3)``."""
-        legs = np.isin(self.part, LEG_PARTS)
-        if not legs.any():
-            return np.zeros(world.shape[:-2])
-        heights = (positions[..., self.joints[legs], 1]
-                   + quat.rotate(world[..., self.joints[legs], :],
-                                 self.offsets[legs] * scale)[..., 1])
-        return np.maximum(floor + CLEARANCE - heights.min(axis=-1), 0.0)
+        least = floor + CLEARANCE
+        return np.maximum(least - self.lowest(world, positions, LEG_PARTS, scale, least), 0.0)
 
     def lift_limbs(self, world: FloatArray, positions: FloatArray, floor: float,
                    scale: float = 1.0) -> FloatArray:
@@ -198,17 +249,28 @@ class BodyPoints:
         world positions for that pose (read only). Returns ``(..., 7)`` the angle each part was
         turned by, radians (0 for the trunk and legs)."""
         angles = np.zeros(world.shape[:-2] + (len(self.pivots),))
-        for part in LIMBS:
+        # which parts may be under: each carrier joint's height less its farthest point's reach
+        joints, reach, part_of = self._limb_spheres
+        sinks = np.where(part_of < TRUNK, floor + CLEARANCE, floor - FOOT_SINK)
+        near = (positions[..., joints, 1] - reach * scale < sinks).reshape(-1, len(joints))
+        for part in np.unique(part_of[near.any(axis=0)]).tolist():
             pivot = int(self.pivots[part])
             mine = self.part == part
-            if pivot < 0 or not mine.any():
-                continue
+            arm = part < TRUNK
+            least = floor + CLEARANCE if arm else floor
+            sink = least if arm else floor - FOOT_SINK
+            pointed = None
+            if not arm:  # only a foot pointed down
+                up = quat.rotate(world[..., pivot, :], self.foot_up[part - 3])
+                pointed = up[..., 1] < np.cos(FOOT_POINTED)
+                if not np.any(pointed):
+                    continue
             own = (positions[..., self.joints[mine], :]
                    + quat.rotate(world[..., self.joints[mine], :],
                                  self.offsets[mine] * scale))  # (..., Pa, 3)
-            arm = part < TRUNK
-            least = floor + CLEARANCE if arm else floor
-            need = own[..., 1].min(axis=-1) < (least if arm else floor - FOOT_SINK)
+            need = own[..., 1].min(axis=-1) < sink
+            if pointed is not None:
+                need &= pointed
             if not np.any(need):
                 continue
             origin = positions[..., pivot, :][need]  # (N, 3)
@@ -220,7 +282,10 @@ class BodyPoints:
                 lean = limb.mean(axis=1)
             lean[:, 1] = 0.0
             lean /= np.maximum(np.linalg.norm(lean, axis=-1, keepdims=True), 1e-9)
-            angle, turn = _least_turn(limb, lowest, lean, origin[:, 1], least)
+            angle, turn, cleared = _least_turn(limb, lowest, lean, origin[:, 1], least)
+            if not arm:  # a foot that no turn lifts out (a flat one) is left as it is
+                angle = np.where(cleared, angle, 0.0)
+                turn = np.where(cleared[:, None], turn, quat.identity((len(angle),)))
             chosen = self.turned[part]
             view = world[..., chosen, :]
             view[need] = quat.mul(turn[:, None, :], view[need])
@@ -230,8 +295,9 @@ class BodyPoints:
 
 
 def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height: FloatArray,
-                least: float) -> tuple[FloatArray, FloatArray]:
-    """The smallest turn ``(N,)`` radians, and its rotation ``(N, 4)``, about a level axis
+                least: float) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+    """The smallest turn ``(N,)`` radians, its rotation ``(N, 4)`` and whether it clears
+    ``(N,)``, about a level axis
     through a pivot ``height (N,)`` metres high that puts every point ``(N, Pa, 3)`` (from the
     pivot) at ``least`` metres or higher: in the vertical plane of the lowest point ``(N, 3)``
     leaning by :data:`OUTWARD` of its reach toward ``lean (N, 3)`` (level, unit); the highest
@@ -254,4 +320,4 @@ def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height
                      np.clip((least - h0) / np.maximum(h1 - h0, 1e-12), 0.0, 1.0), 1.0)
     angle = np.where(cleared, ANGLES[before] + share * (ANGLES[first] - ANGLES[before]),
                      ANGLES[first])
-    return angle, quat.from_axis_angle(axis, angle)
+    return angle, quat.from_axis_angle(axis, angle), cleared

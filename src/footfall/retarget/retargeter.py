@@ -758,26 +758,26 @@ class Retargeter:
             self.limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
                              self._sizes(), toe_hold)
         if self.body_points is not None and self._body_fk is not None:
-            self._legs_above_floor(world_jm, lpos_jm, world, lpos, scale)
-            self.body_points.lift_limbs(world, self._body_fk.positions(world, lpos),
-                                 self.settings["floor_height"], scale)
+            positions = self._legs_above_floor(world_jm, lpos_jm, world, lpos, scale)
+            self.body_points.lift_limbs(world, positions, self.settings["floor_height"], scale)
 
         local = self._target_fk.local_rotations(world)
         return self._finish(local, src_rot), lpos
 
     def _legs_above_floor(self, world_jm: FloatArray, lpos_jm: FloatArray, world: FloatArray,
-                          lpos: FloatArray, scale: float) -> None:
+                          lpos: FloatArray, scale: float) -> FloatArray:
         """Where a solved leg's thigh or shin is under the floor (a thick shin in a deep crouch
         or a kneel), raise the hips by what it lacks and solve the legs again to the same feet,
         up to :data:`LEG_PASSES` times (the knee rises less than the hips). ``world_jm`` /
         ``lpos_jm``: the joint-major memory behind the ``(..., J, ·)`` views ``world``, ``lpos``.
+        Returns the body's joint positions ``(..., J, 3)`` after (those the body points need).
         """
         assert self.body_points is not None and self._body_fk is not None
         body, floor = self.body_points, self.settings["floor_height"]
         positions = self._body_fk.positions(world, lpos)
         rise = body.leg_rise(world, positions, floor, scale)
         if not np.any(rise > 0.0) or np.any(body.legs < 0):
-            return
+            return positions
         feet = positions[..., body.legs[:, 2], :].copy()  # (..., 2, 3) where the feet are
         mover = self.limbs.mover
         parent = int(self.target.parents[mover])
@@ -792,6 +792,7 @@ class Retargeter:
             rise = body.leg_rise(world, positions, floor, scale)
             if not np.any(rise > LEG_TOLERANCE):
                 break
+        return positions
 
     def _finish(self, local: FloatArray, source_local: FloatArray) -> FloatArray:
         """Head offset and finger pose on the local rotations (``source_local``: the source's
