@@ -5,8 +5,13 @@ two VRM 1.0 samples rewritten as VRM 0.x stores a model: the bone map as a list 
 ``{"bone", "node"}`` under ``extensions.VRM``, VRM 0.x's bone names (the thumb's three bones
 are ``Proximal, Intermediate, Distal`` where VRM 1.0 says ``Metacarpal, Proximal, Distal``),
 VRM 0.x's meta fields, and the model facing −Z: the whole scene turned 180° about Y under a new
-root node. Everything here reads and writes GLB with ``struct`` and ``json`` alone, so the
-tests see the files independently of ``footfall.gltf``.
+root node, or (``baked=True``) the turn written into the geometry itself as UniVRM's VRM 0.x
+exporter leaves it — vertex positions, normals and tangents, node transforms and inverse bind
+matrices all turned, no turning node. No shared VRM sample has a skinned mesh, so CesiumMan (a
+plain skinned glTF facing +Z) is also written as a VRM 1.0 file (:func:`vrm1_from_gltf`, its
+bones named in :data:`CESIUM_BONES`) to turn into VRM 0.x. Everything here reads and writes GLB
+with ``struct`` and ``json`` alone, so the tests see the files independently of
+``footfall.gltf``.
 """
 
 from __future__ import annotations
@@ -78,8 +83,9 @@ def rewrite(source: Path, target: Path, change: Callable[[dict[str, Any]], None]
     return target
 
 
-def vrm0_from_vrm1(source: Path, target: Path) -> Path:
-    """Write ``source`` (VRM 1.0) as a VRM 0.x file ``target`` (see the module docstring)."""
+def vrm0_from_vrm1(source: Path, target: Path, baked: bool = False) -> Path:
+    """Write ``source`` (VRM 1.0) as a VRM 0.x file ``target`` (see the module docstring):
+    turned by a new root node, or with the turn written into the geometry (``baked``)."""
 
     def to_vrm0(document: dict[str, Any]) -> None:
         vrm1 = document["extensions"].pop("VRMC_vrm")
@@ -98,12 +104,119 @@ def vrm0_from_vrm1(source: Path, target: Path) -> Path:
         }
         document["extensionsUsed"] = ["VRM" if e == "VRMC_vrm" else e
                                       for e in document["extensionsUsed"]]
+        if baked:
+            return
         scene = document["scenes"][document.get("scene", 0)]
         document["nodes"].append({"name": "vrm0_facing_minus_z", "rotation": [0.0, 1.0, 0.0, 0.0],
                                   "children": scene["nodes"]})
         scene["nodes"] = [len(document["nodes"]) - 1]
 
-    return rewrite(source, target, to_vrm0)
+    if not baked:
+        return rewrite(source, target, to_vrm0)
+    document, blob = read_glb(source)
+    to_vrm0(document)
+    write_glb(target, document, turn_about_y(document, blob))
+    return target
+
+
+#: The 180° turn about Y as a sign per axis: (x, y, z) → (−x, y, −z).
+TURN = np.array([-1.0, 1.0, -1.0])
+
+
+def turn_about_y(document: dict[str, Any], blob: bytes) -> bytes:
+    """Turn the scene of ``document`` 180° about Y in the geometry itself, as a VRM 0.x
+    exporter writes a model facing −Z: every node's transform ``M → T M T`` (T the turn),
+    vertex positions, normals, tangents and morph target deltas ``v → T v``, inverse bind
+    matrices ``B → T B T``, so that every world matrix becomes ``T W T`` and every skinned
+    vertex ``T x``. The turned values are appended to ``blob`` (returned) in new buffer views;
+    ``document`` is changed in place. Files with animations are refused."""
+    assert not document.get("animations"), "animations are not turned"
+    for node in document["nodes"]:
+        if "matrix" in node:
+            sign = np.append(TURN, 1.0)
+            matrix = np.array(node["matrix"]).reshape(4, 4).T * np.outer(sign, sign)
+            node["matrix"] = matrix.T.ravel().tolist()
+        if "translation" in node:
+            node["translation"] = (np.array(node["translation"]) * TURN).tolist()
+        if "rotation" in node:  # (x, y, z, w): the axis turned, the angle kept
+            node["rotation"] = (np.array(node["rotation"]) * np.append(TURN, 1.0)).tolist()
+    vectors: set[int] = set()
+    for mesh in document.get("meshes", []):
+        for primitive in mesh["primitives"]:
+            for attributes in (primitive["attributes"], *primitive.get("targets", [])):
+                vectors |= {attributes[key] for key in ("POSITION", "NORMAL", "TANGENT")
+                            if key in attributes}
+    matrices = {skin["inverseBindMatrices"] for skin in document.get("skins", [])
+                if "inverseBindMatrices" in skin}
+    out = bytearray(blob)
+    for index in sorted(vectors | matrices):
+        values = _strided_floats(document, blob, index)
+        if index in matrices:  # column-major T B T: the same signs on rows and columns
+            sign = np.append(TURN, 1.0)
+            values = values * np.outer(sign, sign).T.ravel()
+        else:  # VEC3, or a VEC4 tangent whose w (handedness) is kept
+            values = values * np.append(TURN, 1.0)[: values.shape[1]]
+        out += b"\0" * (-len(out) % 4)
+        accessor = document["accessors"][index]
+        document["bufferViews"].append({"buffer": 0, "byteOffset": len(out),
+                                        "byteLength": values.size * 4})
+        out += values.astype("<f4").tobytes()
+        accessor["bufferView"] = len(document["bufferViews"]) - 1
+        accessor.pop("byteOffset", None)
+        if "min" in accessor and "max" in accessor:
+            ends = values.astype("<f4").astype(float)
+            accessor["min"], accessor["max"] = ends.min(0).tolist(), ends.max(0).tolist()
+    out += b"\0" * (-len(out) % 4)
+    document["buffers"][0]["byteLength"] = len(out)
+    return bytes(out)
+
+
+def _strided_floats(document: dict[str, Any], blob: bytes, index: int) -> np.ndarray:
+    """``(count, width)`` float values of accessor ``index``, interleaved views included."""
+    accessor = document["accessors"][index]
+    assert accessor["componentType"] == 5126 and "sparse" not in accessor
+    view = document["bufferViews"][accessor["bufferView"]]
+    width = {"VEC3": 3, "VEC4": 4, "MAT4": 16}[accessor["type"]]
+    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    stride = view.get("byteStride", 4 * width)
+    rows = np.ndarray((accessor["count"], width), dtype="<f4", buffer=blob, offset=start,
+                      strides=(stride, 4))
+    return rows.astype(np.float64)
+
+
+#: CesiumMan's joints (node names) by VRM 1.0 bone name.
+CESIUM_BONES = {
+    "hips": "Skeleton_torso_joint_1", "spine": "Skeleton_torso_joint_2",
+    "chest": "torso_joint_3", "neck": "Skeleton_neck_joint_1", "head": "Skeleton_neck_joint_2",
+    "leftUpperLeg": "leg_joint_L_1", "leftLowerLeg": "leg_joint_L_2",
+    "leftFoot": "leg_joint_L_3", "leftToes": "leg_joint_L_5",
+    "rightUpperLeg": "leg_joint_R_1", "rightLowerLeg": "leg_joint_R_2",
+    "rightFoot": "leg_joint_R_3", "rightToes": "leg_joint_R_5",
+    "leftUpperArm": "Skeleton_arm_joint_L__4_", "leftLowerArm": "Skeleton_arm_joint_L__3_",
+    "leftHand": "Skeleton_arm_joint_L__2_",
+    "rightUpperArm": "Skeleton_arm_joint_R", "rightLowerArm": "Skeleton_arm_joint_R__2_",
+    "rightHand": "Skeleton_arm_joint_R__3_",
+}
+
+
+def vrm1_from_gltf(source: Path, target: Path, bones: dict[str, str]) -> Path:
+    """Write the plain glTF ``source`` (a model facing +Z, as VRM 1.0's) as a VRM 1.0 file
+    ``target``: ``bones`` ``{VRM 1.0 bone: node name}`` as its humanoid, a meta naming the
+    source, its animations left out (an avatar file holds none)."""
+
+    def to_vrm1(document: dict[str, Any]) -> None:
+        node_of = {node.get("name"): index for index, node in enumerate(document["nodes"])}
+        document.pop("animations", None)
+        document.setdefault("extensions", {})["VRMC_vrm"] = {
+            "specVersion": "1.0",
+            "meta": {"name": source.stem, "authors": ["footfall tests"],
+                     "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+            "humanoid": {"humanBones": {bone: {"node": node_of[name]}
+                                        for bone, name in bones.items()}},
+        }
+        document["extensionsUsed"] = [*document.get("extensionsUsed", []), "VRMC_vrm"]
+
+    return rewrite(source, target, to_vrm1)
 
 
 def avatar_files(folder: Path) -> dict[str, Path]:

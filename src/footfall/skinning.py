@@ -41,7 +41,11 @@ MAX_TILT = np.pi
 
 def rest_mesh(avatar: Avatar) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(vertices (V, 3) world metres at rest, faces (F, 3), weights (V, J))`` of the meshes
-    skinned to the avatar's skin, or None when there is none (or it cannot be read)."""
+    skinned to the avatar's skin, or None when there is none (or it cannot be read).
+
+    The vertices are in footfall's world, as the skeleton is: the file's node matrices are taken
+    through :attr:`~footfall.gltf.Avatar.file_to_world` (a VRM 0.x model faces −Z in its file
+    and is turned 180° about Y with its bones)."""
     gltf = avatar.document
     if gltf is None or not gltf.skins:
         return None
@@ -50,7 +54,11 @@ def rest_mesh(avatar: Avatar) -> tuple[np.ndarray, np.ndarray, np.ndarray] | Non
         if blob is None:
             return None
         parent = {c: i for i, n in enumerate(gltf.nodes) for c in (n.children or [])}
-        world = _world_matrices(gltf.nodes, parent, "glTF")
+        file_world = _world_matrices(gltf.nodes, parent, "glTF")
+
+        def world(node: int) -> FloatArray:
+            return avatar.file_to_world @ file_world(node)
+
         joints = avatar.skeleton.joint_count
         vertices, faces, weights, base = [], [], [], 0
         for index, node in enumerate(gltf.nodes):

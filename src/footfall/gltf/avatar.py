@@ -50,6 +50,10 @@ class Avatar:
         humanoid: ``{canonical bone: joint name}`` a VRM file declares (None for plain glTF,
             whose bones are guessed from names and shape).
         vrm: the VRM file's humanoid and meta (None for plain glTF).
+        file_to_world: ``(4, 4)`` the transform put above the file's scene to bring it into
+            footfall's world: VRM 0.x's 180° turn about Y (:data:`TURN_TO_PLUS_Z`), else the
+            identity. Whatever else is read from the file in its own space (the mesh,
+            :func:`footfall.skinning.rest_mesh`) goes through it to stay with the skeleton.
     """
 
     skeleton: Skeleton
@@ -61,6 +65,7 @@ class Avatar:
     document: pygltflib.GLTF2 | None = field(default=None, repr=False)
     humanoid: dict[str, str] | None = None
     vrm: VrmInfo | None = field(default=None, repr=False)
+    file_to_world: FloatArray = field(default_factory=lambda: np.eye(4), repr=False)
 
     def rest_clip(self, frames: int = 1, fps: float = 30.0) -> Clip:
         """The rest (bind) pose as a clip."""
@@ -190,5 +195,6 @@ def avatar_of_joints(gltf: pygltflib.GLTF2, joints: list[int], path: Path,
         names.append(name if name not in names else f"{name}_{node_index}")
     skeleton = Skeleton(names, np.array(parents), np.array(offsets))
     check_size(skeleton, str(path), error=GLTFError)
-    return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path, gltf)
+    return Avatar(skeleton, np.array(rest), order, np.array(frames), np.array(scales), path, gltf,
+                  file_to_world=np.array(scene, dtype=np.float64))
 
