@@ -142,6 +142,8 @@ def main() -> None:
             print(f"step vs bone-by-bone:   {per_frame_wall / step_wall:7.1f}× (wall)  "
                   f"{per_frame_cpu / step_cpu:7.1f}× (CPU)")
 
+    skinned_avatars(clip)
+
     # Same work: on this identity retarget both must reproduce the source.
     fast = r.apply(frames).global_positions()
     reference = np.array([baseline_frame(r, frames.rotations[f], frames.positions[f])[0]
@@ -152,6 +154,37 @@ def main() -> None:
     agree = np.abs(quat.angle_between(r.apply(frames).rotations, reference)).max()
     print(f"check: fast vs source {np.abs(fast - frames.global_positions()).max():.1e} m, "
           f"fast vs bone-by-bone rotations {agree:.1e} rad ({slow[0].shape[0]} frames)")
+
+
+def skinned_avatars(clip: object) -> None:
+    """Onto the shared skinned avatars: the body kept above the floor
+    (``footfall.retarget.body_floor``, ``target_body``) against the same retargeter without it,
+    same run — the live step median and the offline apply, default settings."""
+    from footfall.gltf import load_avatar
+    from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+
+    for name in ("CesiumMan", "RobotExpressive"):
+        avatar = load_avatar(ROOT / "tests" / "data" / "avatars" / f"{name}.glb")
+        mapping = avatar.target_mapping()
+        figures = {}
+        for label, body in (("without", None), ("with", avatar_body(avatar, mapping))):
+            r = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,  # type: ignore
+                           target_rest=avatar.rest_rotations,
+                           target_feet=avatar_feet(avatar, mapping),
+                           target_hands=avatar_hands(avatar, mapping), target_body=body)
+            r.calibrate_for(clip)  # type: ignore[arg-type]
+            times = []
+            for f in range(min(600, clip.frame_count)):  # type: ignore[attr-defined]
+                wall0 = time.perf_counter()
+                r.step(clip.rotations[f % clip.frame_count],  # type: ignore[attr-defined]
+                       clip.positions[f % clip.frame_count], 1 / 60)  # type: ignore
+                times.append(time.perf_counter() - wall0)
+            wall, _ = best(lambda r=r: r.apply(clip), 5)  # type: ignore[misc]
+            figures[label] = (statistics.median(times[20:]), wall)
+        (step0, apply0), (step1, apply1) = figures["without"], figures["with"]
+        print(f"{name}: body above the floor: step {step0 * 1e3:.3f} → {step1 * 1e3:.3f} ms "
+              f"({step1 / step0:.2f}×), apply {apply0 * 1e3:.1f} → {apply1 * 1e3:.1f} ms "
+              f"({apply1 / apply0:.2f}×, {clip.duration / apply1:.0f}× real time)")  # type: ignore
 
 
 if __name__ == "__main__":
