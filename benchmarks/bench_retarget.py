@@ -161,17 +161,17 @@ def skinned_avatars(clip: object) -> None:
     (``footfall.retarget.body_floor``, ``target_body``) against the same retargeter without it,
     same run — the live step median and the offline apply, default settings."""
     from footfall.gltf import load_avatar
-    from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+    from footfall.skinning import avatar_targets
 
     for name in ("CesiumMan", "RobotExpressive"):
         avatar = load_avatar(ROOT / "tests" / "data" / "avatars" / f"{name}.glb")
         mapping = avatar.target_mapping()
         figures = {}
-        for label, body in (("without", None), ("with", avatar_body(avatar, mapping))):
+        measured = avatar_targets(avatar, mapping)
+        for label, body in (("without", None), ("with", measured["target_body"])):
             r = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,  # type: ignore
                            target_rest=avatar.rest_rotations,
-                           target_feet=avatar_feet(avatar, mapping),
-                           target_hands=avatar_hands(avatar, mapping), target_body=body)
+                           **{**measured, "target_body": body})
             r.calibrate_for(clip)  # type: ignore[arg-type]
             times = []
             for f in range(min(600, clip.frame_count)):  # type: ignore[attr-defined]

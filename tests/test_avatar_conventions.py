@@ -36,7 +36,7 @@ from footfall.gltf import Avatar, _node_matrix, load_animation, load_avatar
 from footfall.retarget import Retargeter, RetargetSettings
 from footfall.retarget.toes import Toes
 from footfall.skeleton import Clip
-from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+from footfall.skinning import avatar_targets
 from test_retarget_avatars import lowest_point
 
 AVATARS = ("CesiumMan", "RobotExpressive")
@@ -271,8 +271,7 @@ def retargeted(path: Path, scale: float = 1.0) -> tuple[Avatar, Retargeter, Clip
     settings = RetargetSettings()
     settings.update({"avatar_scale": scale})
     retargeter = Retargeter(walk().skeleton, avatar.skeleton, settings=settings,
-                            target_rest=avatar.rest_rotations, target_feet=avatar_feet(avatar),
-                            target_hands=avatar_hands(avatar), target_body=avatar_body(avatar))
+                            target_rest=avatar.rest_rotations, **avatar_targets(avatar))
     return avatar, retargeter, retargeter.apply(walk())
 
 

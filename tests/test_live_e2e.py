@@ -26,7 +26,7 @@ from footfall.live.sources import LiveFrame, ReplaySource
 from footfall.live.vmc import VmcSender, from_unity
 from footfall.retarget import Retargeter, RetargetSettings
 from footfall.skeleton import Clip
-from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+from footfall.skinning import avatar_targets
 
 DATA = Path(__file__).parent / "data"
 CLIP = DATA / "bvh" / "games105_walk60.bvh"
@@ -87,8 +87,7 @@ def _offline(clip: Clip, avatar_path: Path, settings: dict) -> tuple[Retargeter,
     s = RetargetSettings()
     s.update(settings)
     r = Retargeter(clip.skeleton, avatar.skeleton, settings=s, target_rest=avatar.rest_rotations,
-                   target_feet=avatar_feet(avatar), target_hands=avatar_hands(avatar),
-                   target_body=avatar_body(avatar))
+                   **avatar_targets(avatar))
     # Live frames stand on the capture system's floor (y = 0), not a floor measured per clip.
     return r, r.apply(clip, stance_level=np.zeros(2))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -306,3 +307,14 @@ def avatar_body(avatar: Avatar | None,
         points.append(vertices[chosen])
         carriers.append(carrier[chosen])
     return BodyPoints.gather(skeleton, bones, avatar.rest_rotations, points, carriers)
+
+
+def avatar_targets(avatar: Avatar | None,
+                   mapping: Mapping[str, str | None] | str | None = None) -> dict[str, Any]:
+    """What ``Retargeter`` measures of an avatar's mesh, as its keyword arguments:
+    ``target_feet`` (:func:`avatar_feet`), ``target_hands`` (:func:`avatar_hands`) and
+    ``target_body`` (:func:`avatar_body`), each None where the avatar has no mesh there (or no
+    avatar is given)."""
+    return {"target_feet": avatar_feet(avatar, mapping),
+            "target_hands": avatar_hands(avatar, mapping),
+            "target_body": avatar_body(avatar, mapping)}

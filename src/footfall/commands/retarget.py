@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from footfall.gltf import check_motion_output, load_avatar, save_motion
     from footfall.retarget import Retargeter, RetargetSettings
     from footfall.sizes import check_size
-    from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+    from footfall.skinning import avatar_targets
 
     output = Path(args.output)
     target_path = Path(args.target)
@@ -92,9 +92,7 @@ def run(args: argparse.Namespace) -> int:
     retargeter = Retargeter(source.skeleton, target, args.mapping, target_mapping,
                             settings=settings,
                             target_rest=None if avatar is None else avatar.rest_rotations,
-                            target_feet=avatar_feet(avatar, target_mapping),
-                            target_hands=avatar_hands(avatar, target_mapping),
-                            target_body=avatar_body(avatar, target_mapping))
+                            **avatar_targets(avatar, target_mapping))
     calibrated = retargeter.calibrate_for(source, _frame(args.calibrate_frame))
     with tqdm(total=source.frame_count, unit="frame", disable=args.quiet,
               desc=f"retarget {Path(args.source).name}") as bar:

@@ -55,14 +55,15 @@ def load_target(path: str | Path) -> AvatarSpec:
     path = Path(path)
     suffix = path.suffix.lower()
     if is_avatar_file(path):
-        from footfall.skinning import avatar_body, avatar_feet, avatar_hands
+        from footfall.skinning import avatar_targets
 
         avatar = load_avatar(path)
         humanoid = NormalizedHumanoid.of(avatar) if avatar.vrm is not None else None
         mapping = avatar.target_mapping()
-        return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar,
-                          mapping, humanoid, avatar_feet(avatar, mapping),
-                          avatar_hands(avatar, mapping), avatar_body(avatar, mapping))
+        measured = avatar_targets(avatar, mapping)
+        return AvatarSpec(path, avatar.skeleton, avatar.rest_rotations, avatar, mapping, humanoid,
+                          feet=measured["target_feet"], hands=measured["target_hands"],
+                          body=measured["target_body"])
     if suffix == ".bvh":
         return AvatarSpec(path, bvh.load(path).skeleton)
     raise FootfallError(f"--to {path}: expected a .glb, .gltf, .vrm or .bvh file")
