@@ -164,9 +164,16 @@ def test_swings_are_judged_against_the_ground_blended_from_lift_off_to_touch_dow
         inner = slice(start + blend, stop - blend)
         measured = swing_lift(source.ankle, out.ankle, result.contacts)[inner, foot]
         assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.001
+        # next to a contact the lift is the least that frame needs: in a swing's first and last
+        # frames a lifted foot grazes the terrain (smoothing from above has no before or after
+        # there). Before: on the stairs circle a cut later in the swing was spread back to the
+        # lift-off frame, 89 mm of lift with the foot 109 mm clear (and 11 mm with it 17 mm
+        # clear on the straight walk).
+        for frame in (start, stop - 1):
+            if result.swing_lift[frame, foot] > 0.001:
+                assert lowest[frame, foot] < 0.005, (item, frame, 1000 * lowest[frame, foot])
         # lifted by the least amount: where the lift peaks inside the swing, the foot grazes the
-        # terrain (at a lift-off the sole tilt fading out can dip a toe into a rock: there the
-        # smoothed lift can start above the least, see the closing note)
+        # terrain
         inside = result.swing_lift[inner, foot]
         top = int(np.argmax(inside)) if inside.size else 0
         if inside.max(initial=0.0) > 0.005 and 0 < top < inside.size - 1:
