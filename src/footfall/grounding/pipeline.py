@@ -34,6 +34,7 @@ from footfall.grounding.params import (
     stack_params,
 )
 from footfall.grounding.stage_kernels import NONE1, NONE2, NONE3
+from footfall.grounding.standing import sole_offsets, standing_ground
 from footfall.humanoid.limbs import pelvis_joint
 from footfall.ik import solve_two_bone
 from footfall.skeleton import FKPlan, Skeleton
@@ -147,7 +148,9 @@ class _Targets:
     (current/next: shift xz, ground height, hit, snapped) and the rays ``(N, 3)`` under the
     body and each target; then, from the sole stage, the ground under the body ``(N,)``, each
     foot's vertical ``offset``, the ``fallback`` feet and the sole ``angles`` ``(N, 2, 2)``
-    (pitch, roll) as applied."""
+    (pitch, roll) as applied; ``standing (N, 2, 2 + S)``: the ground each planted foot stands
+    on, from rays along its sole (pitch, found, the heights under its samples;
+    :func:`~footfall.grounding.standing.standing_ground`)."""
 
     ankle: FloatArray
     steps: FloatArray
@@ -156,6 +159,7 @@ class _Targets:
     offset: FloatArray
     fallback: BoolArray
     angles: FloatArray
+    standing: FloatArray
 
 
 #: ``ik_on`` of :func:`write_leg_rotations`: the legs of every row are solved.
@@ -225,6 +229,7 @@ class GroundingPipeline:
         self._ankle_height, self._heel, self._toe = np.array(
             [(f.ankle_height, f.heel_back, f.toe_forward) for f in self.feet]).T.copy()
         self._foot_forward = np.stack([f.forward for f in self.feet])  # (2, 3)
+        self._sole_along = sole_offsets(self._heel, self._toe)  # (2, S) rays along each sole
         self._below_ankle = np.stack([f.below_ankle for f in self.feet])
         self.params = params
 
@@ -372,9 +377,19 @@ class GroundingPipeline:
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
             batch.lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
         hits = self.terrain.raycast_down(ray_xz)
+        standing = np.zeros((count, 2, 2 + self._sole_along.shape[1]))
+        planted = batch.stance & (batch.ik_on & batch.p.foot_align)[np.arange(count) % batch.k,
+                                                                     None]
+        if planted.any():
+            rows = np.nonzero(planted)
+            k = rows[0] % batch.k
+            _, pitch, hit, heights = standing_ground(
+                self.terrain, target[rows][:, [0, 2]], batch.forward[rows][:, [0, 2]],
+                self._sole_along[rows[1]], batch.p.steep_normal_y[k], batch.p.max_slope[k])
+            standing[rows] = np.concatenate([pitch[:, None], hit[:, None], heights], axis=-1)
         return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
                         offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
-                        angles=np.empty((count, 2, 2)))
+                        angles=np.empty((count, 2, 2)), standing=standing)
 
     def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None,
                      foot_lift: ArrayLike | None) -> None:
@@ -390,7 +405,8 @@ class GroundingPipeline:
             batch.ik_on, p.max_step_ratio, self.leg_length, p.foot_align, p.steep_normal_y,
             p.max_slope, p.smoothing, p.align_rate, batch.dt, state, given is not None,
             NONE3 if given is None else given, self._ankle_height, lift is not None,
-            NONE2 if lift is None else lift, targets.ankle, targets.body_ground,
+            NONE2 if lift is None else lift, targets.standing, self._sole_along, targets.ankle,
+            targets.body_ground,
             targets.offset, targets.fallback, targets.angles)
         self._angles = state
 
@@ -512,8 +528,18 @@ class GroundingPipeline:
                     p.tread_tolerance[rows], float(p.tread_spacing.min()),
                 )
             hits = self.terrain.raycast_down(plant + shift)
-            computed = np.column_stack(
-                [shift, np.where(hits.hit, hits.height, 0.0), hits.hit, snapping])
+            height = np.where(hits.hit, hits.height, 0.0)
+            # where its sole is aligned, a planted foot stands on the line along its sole
+            # (as the stance frames do: the swing starts and ends where they stand)
+            rows = index[0] % k
+            aligned = p.foot_align[rows] & p.ik[rows]
+            if np.any(aligned):
+                ground, _, hit, _ = standing_ground(
+                    self.terrain, (plant + shift)[aligned], direction[aligned],
+                    self._sole_along[index[1][aligned]], p.steep_normal_y[rows[aligned]],
+                    p.max_slope[rows[aligned]])
+                height[aligned] = np.where(hit, ground, height[aligned])
+            computed = np.column_stack([shift, height, hits.hit, snapping])
             values[full_index] = computed[inverse.reshape(-1)]
         if count:  # (a batch of no frames keeps the cache as it was)
             # This call's own arrays: one frame's are kept whole, a batch's last frame copied
