@@ -60,9 +60,9 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                     values: FloatArray, known: BoolArray) -> None:  # pragma: no cover
     """The footsteps ``plant_xz``, ``next_xz (N, 2, 2)`` as ``keys (N, 2, 2, 2)`` (foot,
     plant/next, xz) and which of them the last call's cache holds (``(K, 2, 2, 2)`` keys,
-    ``(K, 2, 2, 5)`` values: shift xz, height, hit, snapped) with the same snap switch
-    ``snap (K,)``: their cached ``values (N, 2, 2, 5)``, ``known (N, 2, 2)`` (the current
-    plant slot tried first)."""
+    ``(K, 2, 2, V)`` values: shift xz, height, hit, snapped, then what the footstep stands on)
+    with the same snap switch ``snap (K,)``: their cached ``values (N, 2, 2, V)``, ``known
+    (N, 2, 2)`` (the current plant slot tried first)."""
     k = cache_keys.shape[0]
     for n in range(keys.shape[0]):
         c = n % k
@@ -73,13 +73,13 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                 keys[n, f, 1, a] = next_xz[n, f, a]
             for w in range(2):
                 known[n, f, w] = False
-                for v in range(5):
+                for v in range(values.shape[3]):
                     values[n, f, w, v] = 0.0
                 for slot in range(2):
                     if (keys[n, f, w, 0] == cache_keys[c, f, slot, 0]
                             and keys[n, f, w, 1] == cache_keys[c, f, slot, 1]
                             and cache_values[c, f, slot, 4] == flag):
-                        for v in range(5):
+                        for v in range(values.shape[3]):
                             values[n, f, w, v] = cache_values[c, f, slot, v]
                         known[n, f, w] = True
                         break
@@ -135,7 +135,7 @@ def ground_and_soles(
     aligned) frame by frame from ``angle_state (K, 2, 2)`` (updated in place), or are the given
     ones; the target heights become ankle + offset + the tilt's lift (+ ``foot_lift``). A
     planted foot whose sole is aligned stands on ``standing (N, 2, 2 + S)`` (pitch, found, the
-    ground under its sole samples at ``sole_along (2, S)`` metres ahead of the ankle:
+    ground under its sole samples at ``sole_along (N, 2, S)`` metres ahead of the ankle:
     :func:`footfall.grounding.standing.standing_ground`) instead of the ray under its ankle and
     that ray's slope: pitched towards that pitch, it rests on the highest of them."""
     k = angle_state.shape[0]
@@ -182,7 +182,7 @@ def ground_and_soles(
                         state = given_angles[n, f, a] if aligned else 0.0
                     angles[n, f, a] = state
                 if stands and on:  # resting at the pitch it has, on the ground along its sole
-                    offset[n, f] = rest_height_s(standing[n, f, 2:], sole_along[f],
+                    offset[n, f] = rest_height_s(standing[n, f, 2:], sole_along[n, f],
                                                  angles[n, f, 0], ground)
                 lift = 0.0  # level soles: ankle_lift_s gives exactly 0
                 if angles[n, f, 0] != 0.0 or angles[n, f, 1] != 0.0:
