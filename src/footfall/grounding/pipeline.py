@@ -34,6 +34,7 @@ from footfall.grounding.params import (
     stack_params,
 )
 from footfall.grounding.stage_kernels import NONE1, NONE2, NONE3
+from footfall.grounding.standing import sole_offsets, standing_ground
 from footfall.humanoid.limbs import pelvis_joint
 from footfall.ik import solve_two_bone
 from footfall.skeleton import FKPlan, Skeleton
@@ -41,6 +42,15 @@ from footfall.terrain.hits import RayHits
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
+
+#: Values per cached footstep before what it stands on: shift xz, height, hit, snapped (5),
+#: then its pitch and whether it stands on the line along its sole (the heights follow).
+STEP_VALUES = 7
+#: A planted ankle within these (metres) of its footstep, aside and along the foot, stands on
+#: the footstep's rays; further (held by a lock elsewhere) on the ray under it.
+ON_STEP_ASIDE = 0.005
+ON_STEP_AHEAD = 0.06
+
 
 @dataclass(frozen=True)
 class FootPlan:
@@ -143,11 +153,14 @@ class _Batch:
 @dataclass
 class _Targets:
     """What the footstep and ray stage found per row and foot: ankle targets ``(N, 2, 3)``
-    (heights completed by the sole stage), the snapped footsteps ``steps (N, 2, 2, 5)``
+    (heights completed by the sole stage), the snapped footsteps ``steps (N, 2, 2, V)``
     (current/next: shift xz, ground height, hit, snapped) and the rays ``(N, 3)`` under the
     body and each target; then, from the sole stage, the ground under the body ``(N,)``, each
     foot's vertical ``offset``, the ``fallback`` feet and the sole ``angles`` ``(N, 2, 2)``
-    (pitch, roll) as applied."""
+    (pitch, roll) as applied; ``standing (N, 2, 2 + S)``: the ground each planted foot stands
+    on, from its footstep's rays along its sole (pitch, found, the heights under its samples;
+    :func:`~footfall.grounding.standing.standing_ground`), those samples ``sole_along
+    (N, 2, S)`` metres ahead of its ankle."""
 
     ankle: FloatArray
     steps: FloatArray
@@ -156,6 +169,8 @@ class _Targets:
     offset: FloatArray
     fallback: BoolArray
     angles: FloatArray
+    standing: FloatArray
+    sole_along: FloatArray
 
 
 #: ``ik_on`` of :func:`write_leg_rotations`: the legs of every row are solved.
@@ -225,6 +240,7 @@ class GroundingPipeline:
         self._ankle_height, self._heel, self._toe = np.array(
             [(f.ankle_height, f.heel_back, f.toe_forward) for f in self.feet]).T.copy()
         self._foot_forward = np.stack([f.forward for f in self.feet])  # (2, 3)
+        self._sole_along = sole_offsets(self._heel, self._toe)  # (2, S) rays along each sole
         self._below_ankle = np.stack([f.below_ankle for f in self.feet])
         self.params = params
 
@@ -252,7 +268,8 @@ class GroundingPipeline:
     def reset_footsteps(self) -> None:
         """Forget the cached footsteps (their snap shift and ground are cast again)."""
         self._cache_keys = np.full((self.count, 2, 2, 2), np.nan)  # (K, foot, plant/next, xz)
-        self._cache_values = np.zeros((self.count, 2, 2, 5))  # shift xz, height, hit, snapped
+        # shift xz, height, hit, snapped, then what it stands on (pitch, found, heights (S,))
+        self._cache_values = np.zeros((self.count, 2, 2, STEP_VALUES + self._sole_along.shape[1]))
 
     def step(
         self,
@@ -361,8 +378,9 @@ class GroundingPipeline:
         swing curve, foot locks, and one batch of rays ``(N, 1 + 2)`` under the body (where it
         goes when a foot cannot be grounded) and under each foot target."""
         count = batch.count
+        plant_xz = batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz")
         steps = self._footsteps(
-            batch.rows(plan.plant_xz, (2, 2), np.float64, "plan.plant_xz"),
+            plant_xz,
             batch.rows(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
             batch.forward, batch.ik_on & batch.p.tread_snap)
         has_lock = plan.lock_xz is not None and batch.lock_weight is not None
@@ -372,9 +390,22 @@ class GroundingPipeline:
             batch.rows(plan.lock_xz, (2, 2), np.float64, "plan.lock_xz") if has_lock else NONE3,
             batch.lock_weight if has_lock else NONE2, batch.gpos, self.pelvis, target, ray_xz)
         hits = self.terrain.raycast_down(ray_xz)
+        # A planted foot on its footstep stands on what the footstep's rays found along its
+        # sole, however it rolls over it (the ankle moves a few cm from heel strike to toe-off:
+        # the samples stay where they were cast); a foot moved off it sideways (a lock) stands
+        # on the ray under its ankle.
+        moved = target[..., [0, 2]] - plant_xz - steps[:, :, 0, :2]  # (N, 2, 2)
+        heading = batch.forward[..., [0, 2]]
+        ahead = np.einsum("nfk,nfk->nf", moved, heading)
+        aside = np.abs(moved[..., 0] * heading[..., 1] - moved[..., 1] * heading[..., 0])
+        on_step = (aside <= ON_STEP_ASIDE) & (np.abs(ahead) <= ON_STEP_AHEAD)
+        standing = np.ascontiguousarray(steps[:, :, 0, 5:])
+        standing[..., 1] *= batch.stance & on_step
+        sole_along = np.ascontiguousarray(self._sole_along - ahead[..., None])  # (N, 2, S)
         return _Targets(ankle=target, steps=steps, hits=hits, body_ground=np.empty(count),
                         offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
-                        angles=np.empty((count, 2, 2)))
+                        angles=np.empty((count, 2, 2)), standing=standing,
+                        sole_along=sole_along)
 
     def _sole_angles(self, batch: _Batch, targets: _Targets, sole_angles: ArrayLike | None,
                      foot_lift: ArrayLike | None) -> None:
@@ -390,7 +421,8 @@ class GroundingPipeline:
             batch.ik_on, p.max_step_ratio, self.leg_length, p.foot_align, p.steep_normal_y,
             p.max_slope, p.smoothing, p.align_rate, batch.dt, state, given is not None,
             NONE3 if given is None else given, self._ankle_height, lift is not None,
-            NONE2 if lift is None else lift, targets.ankle, targets.body_ground,
+            NONE2 if lift is None else lift, targets.standing, targets.sole_along, targets.ankle,
+            targets.body_ground,
             targets.offset, targets.fallback, targets.angles)
         self._angles = state
 
@@ -480,8 +512,10 @@ class GroundingPipeline:
 
     def _footsteps(self, plant_xz: FloatArray, next_xz: FloatArray, forward: FloatArray,
                    snap: BoolArray) -> FloatArray:
-        """Snapped footsteps ``(N, 2, 2, 5)``: per foot, (current plant, next plant) × (snap
-        shift xz, ground height, hit, snapped); N = T·K rows (frame-major), ``snap (K,)``.
+        """Snapped footsteps ``(N, 2, 2, V)``: per foot, (current plant, next plant) × (snap
+        shift xz, ground height, hit, snapped, then the ground it stands on: pitch, found and the
+        heights under its sole samples, :func:`~footfall.grounding.standing.standing_ground`);
+        N = T·K rows (frame-major), ``snap (K,)``.
 
         Each footstep costs its rays once: within a batch identical footsteps are cast once (the
         earliest frame's direction and parameters stand for all), and the last frame's
@@ -489,7 +523,7 @@ class GroundingPipeline:
         """
         count, k, p = plant_xz.shape[0], self.count, self._params
         keys = np.empty((count, 2, 2, 2))  # (N, foot, which, xz)
-        values = np.empty((count, 2, 2, 5))
+        values = np.empty((count, 2, 2, self._cache_values.shape[-1]))
         known = np.empty((count, 2, 2), dtype=bool)
         stage_kernels.footstep_lookup(plant_xz, next_xz, self._cache_keys, self._cache_values,
                                       snap, keys, values, known)
@@ -512,8 +546,21 @@ class GroundingPipeline:
                     p.tread_tolerance[rows], float(p.tread_spacing.min()),
                 )
             hits = self.terrain.raycast_down(plant + shift)
-            computed = np.column_stack(
-                [shift, np.where(hits.hit, hits.height, 0.0), hits.hit, snapping])
+            height = np.where(hits.hit, hits.height, 0.0)
+            # where its sole is aligned, a planted foot stands on the line along its sole: the
+            # rays are cast once per footstep, the stance frames rest on them and the swings
+            # start and end there
+            stands = np.zeros((len(plant), STEP_VALUES - 5 + self._sole_along.shape[1]))
+            rows = index[0] % k
+            aligned = p.foot_align[rows] & p.ik[rows]
+            if np.any(aligned):
+                ground, pitch, on_line, heights = standing_ground(
+                    self.terrain, (plant + shift)[aligned], direction[aligned],
+                    self._sole_along[index[1][aligned]], p.steep_normal_y[rows[aligned]],
+                    p.max_slope[rows[aligned]])
+                height[aligned] = np.where(on_line, ground, height[aligned])
+                stands[aligned] = np.column_stack([pitch, on_line, heights])
+            computed = np.column_stack([shift, height, hits.hit, snapping, stands])
             values[full_index] = computed[inverse.reshape(-1)]
         if count:  # (a batch of no frames keeps the cache as it was)
             # This call's own arrays: one frame's are kept whole, a batch's last frame copied

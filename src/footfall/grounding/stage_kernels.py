@@ -17,6 +17,7 @@ from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.grounding.foot_align import align_rotation_s, ankle_lift_s, heading_s, slope_angles_s
 from footfall.grounding.footsteps import smoothstep_s, swing_height_s
 from footfall.grounding.pelvis import follow_s, reach_limit_s
+from footfall.grounding.standing import rest_height_s
 from footfall.jit import kernel
 from footfall.quat import inv_s, max_nan, min_nan, mul_s, rotate_s
 
@@ -59,9 +60,9 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                     values: FloatArray, known: BoolArray) -> None:  # pragma: no cover
     """The footsteps ``plant_xz``, ``next_xz (N, 2, 2)`` as ``keys (N, 2, 2, 2)`` (foot,
     plant/next, xz) and which of them the last call's cache holds (``(K, 2, 2, 2)`` keys,
-    ``(K, 2, 2, 5)`` values: shift xz, height, hit, snapped) with the same snap switch
-    ``snap (K,)``: their cached ``values (N, 2, 2, 5)``, ``known (N, 2, 2)`` (the current
-    plant slot tried first)."""
+    ``(K, 2, 2, V)`` values: shift xz, height, hit, snapped, then what the footstep stands on)
+    with the same snap switch ``snap (K,)``: their cached ``values (N, 2, 2, V)``, ``known
+    (N, 2, 2)`` (the current plant slot tried first)."""
     k = cache_keys.shape[0]
     for n in range(keys.shape[0]):
         c = n % k
@@ -72,13 +73,13 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                 keys[n, f, 1, a] = next_xz[n, f, a]
             for w in range(2):
                 known[n, f, w] = False
-                for v in range(5):
+                for v in range(values.shape[3]):
                     values[n, f, w, v] = 0.0
                 for slot in range(2):
                     if (keys[n, f, w, 0] == cache_keys[c, f, slot, 0]
                             and keys[n, f, w, 1] == cache_keys[c, f, slot, 1]
                             and cache_values[c, f, slot, 4] == flag):
-                        for v in range(5):
+                        for v in range(values.shape[3]):
                             values[n, f, w, v] = cache_values[c, f, slot, v]
                         known[n, f, w] = True
                         break
@@ -119,8 +120,9 @@ def ground_and_soles(
     foot_align: BoolArray, steep_normal_y: FloatArray, max_slope: FloatArray,
     smoothing: BoolArray, align_rate: FloatArray, dt: float, angle_state: FloatArray,
     has_angles: bool, given_angles: FloatArray, ankle_height: FloatArray, has_lift: bool,
-    foot_lift: FloatArray, target: FloatArray, body_ground: FloatArray, offset: FloatArray,
-    fallback: BoolArray, angles: FloatArray,
+    foot_lift: FloatArray, standing: FloatArray, sole_along: FloatArray, target: FloatArray,
+    body_ground: FloatArray,
+    offset: FloatArray, fallback: BoolArray, angles: FloatArray,
 ) -> None:  # pragma: no cover - compiled
     """Which feet are grounded, their vertical offset and sole angles; completes the targets.
 
@@ -131,7 +133,11 @@ def ground_and_soles(
     of the body's; else (with IK) it falls back to the animated foot. The sole (pitch, roll)
     ``angles (N, 2, 2)`` follow their goal (slope under the foot, faded over the swing, where
     aligned) frame by frame from ``angle_state (K, 2, 2)`` (updated in place), or are the given
-    ones; the target heights become ankle + offset + the tilt's lift (+ ``foot_lift``)."""
+    ones; the target heights become ankle + offset + the tilt's lift (+ ``foot_lift``). A
+    planted foot whose sole is aligned stands on ``standing (N, 2, 2 + S)`` (pitch, found, the
+    ground under its sole samples at ``sole_along (N, 2, S)`` metres ahead of the ankle:
+    :func:`footfall.grounding.standing.standing_ground`) instead of the ray under its ankle and
+    that ray's slope: pitched towards that pitch, it rests on the highest of them."""
     k = angle_state.shape[0]
     frames = ankle.shape[0] // k
     for t in range(frames):
@@ -143,6 +149,7 @@ def ground_and_soles(
             blend = -math.expm1(-rate * dt)
             for f in range(2):
                 start, end = steps[n, f, 0, 2], steps[n, f, 1, 2]
+                stands = stance[n, f] and foot_align[c] and standing[n, f, 1] > 0.5
                 if stance[n, f]:
                     ground = point[n, 1 + f, 1]
                     found = hit[n, 1 + f]
@@ -162,6 +169,8 @@ def ground_and_soles(
                     (normal[n, 1 + f, 0], normal[n, 1 + f, 1], normal[n, 1 + f, 2]),
                     (forward[n, f, 0], forward[n, f, 1], forward[n, f, 2]),
                     steep_normal_y[c], max_slope[c])
+                if stands:
+                    pitch = standing[n, f, 0]
                 fade = 1.0 if stance[n, f] else abs(math.cos(math.pi * swing[n, f]))
                 aligned = on and foot_align[c] and hit[n, 1 + f]
                 scale = fade if aligned else 0.0
@@ -172,6 +181,9 @@ def ground_and_soles(
                     if has_angles:
                         state = given_angles[n, f, a] if aligned else 0.0
                     angles[n, f, a] = state
+                if stands and on:  # resting at the pitch it has, on the ground along its sole
+                    offset[n, f] = rest_height_s(standing[n, f, 2:], sole_along[n, f],
+                                                 angles[n, f, 0], ground)
                 lift = 0.0  # level soles: ankle_lift_s gives exactly 0
                 if angles[n, f, 0] != 0.0 or angles[n, f, 1] != 0.0:
                     lift = ankle_lift_s(angles[n, f, 0], angles[n, f, 1], ankle_height[f])

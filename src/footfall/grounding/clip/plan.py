@@ -18,7 +18,7 @@ from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.stance import defect_over, planted_heights, stance_defect, support_heights
-from footfall.metrics.swing import blend_across_swings
+from footfall.metrics.swing import blend_across_swings, swing_spans
 from footfall.terrain.base import RaySource
 from footfall.terrain.level import LevelGround
 
@@ -279,10 +279,36 @@ def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: Flo
     """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
     of a swinging foot (:func:`swing_points`), moved up by ``offset (F, 2)`` over the blended
     ``ground (F, 2)``, out of the terrain (:func:`entry_depth`), smoothed from above over
-    ``blend`` frames (rising before a stair nose, coming down after it)."""
+    ``blend`` frames (rising before a stair nose, coming down after it) — but not next to a
+    contact, where there is no before or after (:func:`_near_contacts`)."""
     cut = entry_depth(points, terrain, floor, offset, ground)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
-    return np.where(contacts, 0.0, smooth_above(lift, blend))
+    return np.where(contacts, 0.0, _near_contacts(lift, smooth_above(lift, blend), contacts,
+                                                  blend))
+
+
+def _near_contacts(least: FloatArray, smoothed: FloatArray, contacts: NDArray[np.bool_],
+                   blend: int) -> FloatArray:
+    """The swing lift ``(F, 2)`` (metres): ``smoothed`` (from above) ``blend`` frames or more
+    from a contact; nearer, blended down to the most the ``least (F, 2)`` lift needs between the
+    frame and the contact (none at all in its first and last swing frames, exactly the least).
+    Smoothing from above spreads a cut later in the swing back to the lift-off frame (and one
+    earlier forward to touch-down): the foot jumped from its planted height to a lift that
+    frame did not need (games105's circle on the stairs: 89 mm at lift-off, 109 mm clear)."""
+    out = smoothed.copy()
+    for foot, start, stop, lift_off, touch_down in swing_spans(contacts):
+        frames = np.arange(start, stop)
+        since = np.full(frames.shape, np.inf)  # frames from the nearest contact (0 next to it)
+        held = smoothed[start:stop, foot].copy()
+        if lift_off is not None:
+            since = np.minimum(since, frames - start)
+            held = np.minimum(held, np.maximum.accumulate(least[start:stop, foot]))
+        if touch_down is not None:
+            since = np.minimum(since, stop - 1 - frames)
+            held = np.minimum(held, np.maximum.accumulate(least[start:stop, foot][::-1])[::-1])
+        share = np.clip(since / blend, 0.0, 1.0)
+        out[start:stop, foot] = held + (smoothed[start:stop, foot] - held) * share
+    return out
 
 
 def _stance_lift(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: float,
