@@ -6,6 +6,12 @@ import argparse
 from pathlib import Path
 
 from footfall import bvh
+from footfall.commands._motion_out import (
+    add_motion_out_arguments,
+    check_motion_out,
+    root_motion_for,
+    write_motion_extras,
+)
 from footfall.errors import SettingsError
 
 NAME = "retarget"
@@ -55,6 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
+    add_motion_out_arguments(parser, "--floor-height")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -62,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     """Load, retarget, write; prints one summary line."""
     from tqdm import tqdm
 
+    from footfall.contact_curves import retarget_contacts
     from footfall.gltf import check_motion_output, load_avatar, save_motion
     from footfall.retarget import Retargeter, RetargetSettings
     from footfall.sizes import check_size
@@ -79,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
     if args.preview is not None:
         _check_preview(Path(args.preview))
+    check_motion_out(args, output, into_avatar=output.suffix.lower() != ".bvh")
     source = bvh.load(args.source)
     check_size(source, args.source, min_frames=1)  # the target may be a skeleton-only file
     avatar = load_avatar(target_path) if glb_target else None
@@ -98,17 +107,21 @@ def run(args: argparse.Namespace) -> int:
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
                                 progress=lambda done: bar.update(done - bar.n))
+    moved = root_motion_for(args, clip, floor=args.floor_height,
+                            rest_rotations=None if avatar is None else avatar.rest_rotations)
     if output.suffix.lower() == ".bvh":
-        bvh.save(clip, output)
+        bvh.save(moved.clip, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
-        save_motion(avatar, clip, output, joint_scales=retargeter.joint_scales(),
+        save_motion(avatar, moved.clip, output, joint_scales=retargeter.joint_scales(),
                     root_scale=retargeter.avatar_scale)
     if args.preview:
         _preview(args.preview, source, clip, retargeter, avatar,
                  f"{Path(args.source).name} → {target_path.name}")
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
           f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}; {calibrated}")
+    contacts = retarget_contacts(retargeter, source) if args.contacts_out else None
+    write_motion_extras(args, output, moved, contacts, clip.fps)
     return 0
 
 
