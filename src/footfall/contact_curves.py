@@ -87,17 +87,16 @@ def contact_weights(contacts: ArrayLike, fps: float,
     so a weight rises from 0 to 1 across each touch-down and falls across each lift-off, is
     ≥ 0.5 exactly on planted frames, and 1 (0) deep inside a contact (a swing)."""
     planted = np.asarray(contacts, dtype=bool)
-    frames = planted.shape[0]
-    index = np.arange(frames)[:, None]
+    index = np.arange(planted.shape[0], dtype=np.float64)[:, None]
     # Distance in frames to the nearest frame of the other state, per column: the last and
     # the next frame where the state differs, found with running maxima / minima.
     change = np.zeros_like(planted)
     change[1:] = planted[1:] != planted[:-1]
-    big = 2 * frames + 1
-    last = np.maximum.accumulate(np.where(change, index, -big), axis=0)  # first frame of a run
+    # No edge before (after) a frame: infinitely far (the clip's ends are not edges).
+    last = np.maximum.accumulate(np.where(change, index, -np.inf), axis=0)  # a run's first
     following = np.zeros_like(planted)
     following[:-1] = change[1:]
-    after = np.minimum.accumulate(np.where(following, index, big)[::-1], axis=0)[::-1]
+    after = np.minimum.accumulate(np.where(following, index, np.inf)[::-1], axis=0)[::-1]
     # Frames from this one to the run's edges (half a frame beyond the last of the run).
     inside = np.minimum(index - last, after - index) + 0.5
     signed = np.where(planted, inside, -inside) / fps
@@ -222,6 +221,12 @@ def add_to_gltf(path: str | Path, curves: ContactCurves) -> None:
     gltf = read_document(path)
     if any(node.name == NODE_NAME for node in gltf.nodes):
         raise ContactCurveError(f"{path}: already holds a {NODE_NAME} node")
+    for animation in gltf.animations[:1]:
+        for sampler in animation.samplers[:1]:
+            keys = gltf.accessors[sampler.input].count
+            if keys != curves.frame_count:
+                raise ContactCurveError(f"{path}: the animation has {keys} keys, the contact "
+                                        f"curves {curves.frame_count} frames")
     gltf.convert_buffers(pygltflib.BufferFormat.BINARYBLOB)
     blob = bytearray(gltf.binary_blob() or b"")
     # One triangle a centimetre across, and four targets that do not move it: shape keys need
