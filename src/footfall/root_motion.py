@@ -97,32 +97,43 @@ def motion_joint(clip: Clip, joint: str | int | None = None) -> int:
     return int(np.nonzero(skeleton.parents < 0)[0][0])
 
 
+def ground_track(world_rotation: ArrayLike, world_position: ArrayLike, *, floor: float = 0.0,
+                 rest_world: ArrayLike | None = None) -> tuple[FloatArray, FloatArray]:
+    """A joint's ground-plane placement: ``(positions (..., 3), heading (...))`` from its world
+    ``world_rotation (..., 4)`` and ``world_position (..., 3)`` (metres): its x and z at height
+    ``floor``, and the twist about +Y (radians in (−π, π], 0 facing +Z) of its rotation
+    relative to its rest world rotation ``rest_world (4,)`` (default the identity)."""
+    rotation = np.asarray(world_rotation, dtype=np.float64)
+    if rest_world is not None:
+        rotation = quat.mul_inv(rotation, rest_world)
+    _, twist = quat.swing_twist(rotation, _UP)
+    # A turn of 180° about a horizontal axis has no twist: its w and y are both ~0; atan2 of
+    # two zeros gives 0 there, the same as the identity, which is as good as any heading.
+    heading = 2.0 * np.arctan2(twist[..., 2], twist[..., 0])
+    positions = np.array(world_position, dtype=np.float64)
+    positions[..., 1] = floor
+    return positions, np.angle(np.exp(1j * heading))
+
+
 def root_track(clip: Clip, *, floor: float = 0.0, joint: str | int | None = None,
                rest_rotations: ArrayLike | None = None) -> RootTrack:
-    """The ground-plane path of the clip's motion joint (:func:`motion_joint`).
-
-    Positions: the joint's world x and z at height ``floor`` (metres). Heading: the twist about
-    +Y of the joint's world rotation relative to its rest one — its world rotation under
-    ``rest_rotations`` (``(J, 4)`` local rest rotations, e.g. a glTF avatar's; default the
-    identity, as in BVH) — unwrapped over frames.
-    """
+    """The ground-plane path of the clip's motion joint (:func:`motion_joint`) as
+    :func:`ground_track` measures it, the heading unwrapped over frames; the heading is
+    relative to the joint's world rotation under ``rest_rotations`` (``(J, 4)`` local rest
+    rotations, e.g. a glTF avatar's; default the identity, as in BVH)."""
     index = motion_joint(clip, joint)
     plan = FKPlan(clip.skeleton.parents, [index])
     world_rotation, world_position = plan(clip.rotations, clip.positions)
-    rotation = world_rotation[:, index]
+    rest_world = None
     if rest_rotations is not None:
         rest = np.asarray(rest_rotations, dtype=np.float64)
         if rest.shape != (clip.skeleton.joint_count, 4):
             raise SkeletonError(f"rest rotations have shape {rest.shape}, expected "
                                 f"({clip.skeleton.joint_count}, 4)")
-        rotation = quat.mul_inv(rotation, plan.rotations(rest)[index])
-    _, twist = quat.swing_twist(rotation, _UP)
-    # A turn of 180° about a horizontal axis has no twist: its w and y are both ~0; atan2 of
-    # two zeros gives 0 there, the same as the identity, which is as good as any heading.
-    heading = np.unwrap(2.0 * np.arctan2(twist[:, 2], twist[:, 0]))
-    positions = world_position[:, index].copy()
-    positions[:, 1] = floor
-    return RootTrack(positions, heading, clip.fps)
+        rest_world = plan.rotations(rest)[index]
+    positions, heading = ground_track(world_rotation[:, index], world_position[:, index],
+                                      floor=floor, rest_world=rest_world)
+    return RootTrack(positions, np.unwrap(heading), clip.fps)
 
 
 def _check_track(clip: Clip, track: RootTrack) -> None:
@@ -132,23 +143,33 @@ def _check_track(clip: Clip, track: RootTrack) -> None:
                             f"{clip.frame_count}")
 
 
+def move_roots(parents: ArrayLike, rotations: ArrayLike, translations: ArrayLike,
+               turn: ArrayLike, shift: ArrayLike, *, inverse: bool
+               ) -> tuple[FloatArray, FloatArray]:
+    """Local ``rotations (..., J, 4)`` and ``translations (..., J, 3)`` with every root joint
+    of ``parents (J,)`` put under the transform ``turn (..., 4)``, ``shift (..., 3)`` (metres)
+    — or, with ``inverse``, taken out from under it. Other joints are copied unchanged."""
+    roots = np.nonzero(np.asarray(parents) < 0)[0]
+    rotations = np.asarray(rotations, dtype=np.float64)
+    translations = np.asarray(translations, dtype=np.float64)
+    out_rot = rotations.copy()
+    out_pos = translations.copy()
+    turn = np.asarray(turn, dtype=np.float64)[..., None, :]
+    shift = np.asarray(shift, dtype=np.float64)[..., None, :]
+    if inverse:
+        out_rot[..., roots, :] = quat.inv_mul(turn, rotations[..., roots, :])
+        out_pos[..., roots, :] = quat.inv_rotate(turn, translations[..., roots, :] - shift)
+    else:
+        out_rot[..., roots, :] = quat.mul(turn, rotations[..., roots, :])
+        out_pos[..., roots, :] = quat.rotate(turn, translations[..., roots, :]) + shift
+    return out_rot, out_pos
+
+
 def _move_roots(clip: Clip, rotations: FloatArray, positions: FloatArray, *,
                 inverse: bool) -> tuple[FloatArray, FloatArray]:
-    """The clip's local rotations and translations with every root joint put under (or, with
-    ``inverse``, taken out from under) the per-frame transform ``rotations (F, 4)``,
-    ``positions (F, 3)``."""
-    roots = np.nonzero(clip.skeleton.parents < 0)[0]
-    out_rot = clip.rotations.copy()
-    out_pos = clip.positions.copy()
-    turn = rotations[:, None, :]
-    shift = positions[:, None, :]
-    if inverse:
-        out_rot[:, roots] = quat.inv_mul(turn, clip.rotations[:, roots])
-        out_pos[:, roots] = quat.inv_rotate(turn, clip.positions[:, roots] - shift)
-    else:
-        out_rot[:, roots] = quat.mul(turn, clip.rotations[:, roots])
-        out_pos[:, roots] = quat.rotate(turn, clip.positions[:, roots]) + shift
-    return out_rot, out_pos
+    """:func:`move_roots` of a clip under a per-frame transform ``(F, 4)``, ``(F, 3)``."""
+    return move_roots(clip.skeleton.parents, clip.rotations, clip.positions, rotations,
+                      positions, inverse=inverse)
 
 
 def apply_track(clip: Clip, track: RootTrack) -> Clip:

@@ -40,7 +40,7 @@ for fcurve in action.fcurves:
         "values": [round(v, 6) for _, v in points],
     }
 # The curves as Blender plays them: evaluated at each key's time.
-for name, curve in curves.items():
+for curve in curves.values():
     fcurve = action.fcurves.find(curve["data_path"])
     curve["evaluated"] = [round(fcurve.evaluate(t * fps), 6) for t in curve["times"]]
 properties = {}
