@@ -217,3 +217,11 @@ def test_retarget_extract_and_in_place_on_the_command_line(tmp_path: Path) -> No
                  "--remove-heading", cwd=tmp_path)
     assert alone.returncode == 2 and "--remove-heading goes with" in alone.stderr
     assert not (tmp_path / "x.glb").exists() and not (tmp_path / "y.bvh").exists()
+
+
+def test_ground_refuses_extract_into_an_avatars_file_before_any_work(tmp_path: Path) -> None:
+    out = tmp_path / "g.glb"
+    done = _cli("ground", str(DATA / "avatars" / "CesiumMan.glb"), "--terrain", "level",
+                "-o", str(out), "--root-motion", "extract", cwd=tmp_path)
+    assert done.returncode == 2 and "cannot take" in done.stderr
+    assert done.stderr.count("\n") == 1 and not out.exists()

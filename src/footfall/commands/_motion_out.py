@@ -61,10 +61,10 @@ def root_motion_for(args: argparse.Namespace, clip: Clip, *, floor: float = 0.0,
 
 
 def write_motion_extras(args: argparse.Namespace, output: str | Path, moved: RootMotion,
-                        contacts: Any, fps: float) -> list[Path]:
+                        contacts: Any, fps: float, *, quiet: bool = False) -> list[Path]:
     """After the motion is saved to ``output``: the in-place track (``OUT.root.csv``) and,
     with ``--contacts-out``, the contact curves of ``contacts (F, 2)``; returns the files
-    written (each printed "wrote …")."""
+    written (each printed "wrote …" unless ``quiet``)."""
     from footfall.contact_curves import contact_curves, write_contacts
     from footfall.root_motion import write_track_csv
 
@@ -75,7 +75,7 @@ def write_motion_extras(args: argparse.Namespace, output: str | Path, moved: Roo
         written.append(path)
     if args.contacts_out:
         written.append(write_contacts(output, contact_curves(contacts, fps)))
-    for path in written:
+    for path in [] if quiet else written:
         if Path(path) != Path(output):
             print(f"wrote {path}")
         else:

@@ -111,6 +111,6 @@ def run(args: argparse.Namespace) -> int:
         from footfall.contact_curves import clip_contacts
 
         contacts = clip_contacts(motion.clip) if args.contacts_out else None
-        write_motion_extras(args, output, moved, contacts, motion.clip.fps)
+        write_motion_extras(args, output, moved, contacts, motion.clip.fps, quiet=args.quiet)
     return 0
 
