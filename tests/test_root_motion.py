@@ -210,18 +210,48 @@ def test_retarget_extract_and_in_place_on_the_command_line(tmp_path: Path) -> No
     track = read_track_csv(tmp_path / "in-place.root.csv")
     np.testing.assert_allclose(apply_track(outs["in-place"], track).global_positions(),
                                keep.global_positions(), atol=1e-4)
-    refused = _cli("retarget", str(source), "--to", str(DATA / "avatars" / "CesiumMan.glb"),
-                   "-o", str(tmp_path / "x.glb"), "--root-motion", "extract", cwd=tmp_path)
-    assert refused.returncode == 2 and "cannot take" in refused.stderr
+    refused = _cli("retarget", str(source), "--to", str(DATA / "avatars" / "vrm1_debug_robot.vrm"),
+                   "-o", str(tmp_path / "x.vrm"), "--root-motion", "extract", cwd=tmp_path)
+    assert refused.returncode == 2 and "VRM humanoid cannot take" in refused.stderr
     alone = _cli("retarget", str(source), "--to", str(target), "-o", str(tmp_path / "y.bvh"),
                  "--remove-heading", cwd=tmp_path)
     assert alone.returncode == 2 and "--remove-heading goes with" in alone.stderr
-    assert not (tmp_path / "x.glb").exists() and not (tmp_path / "y.bvh").exists()
+    assert not (tmp_path / "x.vrm").exists() and not (tmp_path / "y.bvh").exists()
 
 
-def test_ground_refuses_extract_into_an_avatars_file_before_any_work(tmp_path: Path) -> None:
+@pytest.mark.parametrize("avatar", ["CesiumMan", "RobotExpressive"])
+def test_extract_into_an_avatars_glb_adds_a_root_bone(avatar: str, tmp_path: Path) -> None:
+    """``retarget --to AVATAR.glb --root-motion extract``: the written file's skin has a bone
+    ``root`` above the old root joint, the avatar's rest pose is where it was, and every joint
+    plays (read back from the file) where ``keep`` puts it; the root stays on the floor."""
+    from footfall.gltf import load_animation, load_avatar
+
+    source = DATA / "bvh" / "games105_walk60.bvh"
+    target = DATA / "avatars" / f"{avatar}.glb"
+    read = {}
+    for mode in ("keep", "extract"):
+        out = tmp_path / f"{mode}.glb"
+        done = _cli("retarget", str(source), "--to", str(target), "-o", str(out), "--quiet",
+                    "--root-motion", mode, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        read[mode] = load_avatar(out)
+        read[mode + "_clip"] = load_animation(out, fps=60.0, avatar=read[mode])
+    original = load_avatar(target)
+    rooted = read["extract"]
+    assert rooted.skeleton.names == [ROOT_NAME, *original.skeleton.names]
+    np.testing.assert_allclose(rooted.rest_clip().global_positions()[0, 1:],
+                               original.rest_clip().global_positions()[0], atol=1e-6)
+    keep, extracted = read["keep_clip"], read["extract_clip"]
+    np.testing.assert_allclose(extracted.global_positions()[:, 1:], keep.global_positions(),
+                               atol=1e-5)
+    root = extracted.global_positions()[:, 0]
+    np.testing.assert_allclose(root[:, 1], 0.0, atol=1e-6)
+    assert np.ptp(root[:, [0, 2]], axis=0).max() > 0.5  # the walk's travel is on the root
+
+
+def test_ground_refuses_remove_heading_without_in_place_before_any_work(tmp_path: Path) -> None:
     out = tmp_path / "g.glb"
     done = _cli("ground", str(DATA / "avatars" / "CesiumMan.glb"), "--terrain", "level",
-                "-o", str(out), "--root-motion", "extract", cwd=tmp_path)
-    assert done.returncode == 2 and "cannot take" in done.stderr
+                "-o", str(out), "--root-motion", "extract", "--remove-heading", cwd=tmp_path)
+    assert done.returncode == 2 and "--remove-heading goes with" in done.stderr
     assert done.stderr.count("\n") == 1 and not out.exists()

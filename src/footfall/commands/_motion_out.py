@@ -38,17 +38,39 @@ def add_motion_out_arguments(parser: argparse.ArgumentParser, floor: str) -> Non
              "(frame,time,contact_l,contact_r,weight_l,weight_r)")
 
 
-def check_motion_out(args: argparse.Namespace, output: str | Path, *,
-                     into_avatar: bool) -> None:
+def check_motion_out(args: argparse.Namespace, output: str | Path,
+                     avatar: Any = None) -> None:
     """Refuse, before any work, what the options cannot do: ``--remove-heading`` without
-    in-place; ``extract`` into an avatar's own glTF file (its node hierarchy is kept as it is:
-    no bone can be added to it)."""
+    in-place; ``extract`` into a VRM file or VRM Animation (a VRM humanoid starts at its hips:
+    no bone above them). ``avatar``: the glTF avatar the output is written into, if any."""
     if args.remove_heading and args.root_motion != "in-place":
         raise SettingsError("--remove-heading goes with --root-motion in-place")
-    if args.root_motion == "extract" and into_avatar:
-        raise SettingsError(f"-o {output}: --root-motion extract adds a root bone, which an "
-                            "avatar's own glTF/VRM file cannot take; write .bvh, or use "
-                            "--root-motion in-place")
+    vrm = Path(output).suffix.lower() in (".vrm", ".vrma") or (
+        avatar is not None and getattr(avatar, "vrm", None) is not None)
+    if args.root_motion == "extract" and vrm:
+        raise SettingsError(f"-o {output}: --root-motion extract adds a root bone above the "
+                            "hips, which a VRM humanoid cannot take; write .bvh or .glb, or "
+                            "use --root-motion in-place")
+
+
+def avatar_for(args: argparse.Namespace, avatar: Any) -> Any:
+    """The avatar to write an ``extract`` clip into: ``avatar`` with the root bone added
+    (:func:`footfall.gltf.root_bone.with_root_bone`); otherwise ``avatar`` itself."""
+    if avatar is None or args.root_motion != "extract":
+        return avatar
+    from footfall.gltf.root_bone import with_root_bone
+    from footfall.root_motion import root_name
+
+    return with_root_bone(avatar, root_name(avatar.skeleton))
+
+
+def joint_scales_for(args: argparse.Namespace, scales: Any) -> Any:
+    """Per-joint scales ``(J,)`` for the written skeleton (the added root: 1)."""
+    if scales is None or args.root_motion != "extract":
+        return scales
+    import numpy as np
+
+    return np.concatenate([[1.0], np.asarray(scales, dtype=np.float64)])
 
 
 def root_motion_for(args: argparse.Namespace, clip: Clip, *, floor: float = 0.0,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from footfall.commands._motion_out import (
     add_motion_out_arguments,
+    avatar_for,
     check_motion_out,
     root_motion_for,
     write_motion_extras,
@@ -121,8 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
     motion = load_motion(args.clip, args.layout)
     avatar = motion.avatar  # a glTF input: written back into its own file
-    check_motion_out(args, args.output, into_avatar=avatar is not None
-                     and Path(args.output).suffix.lower() in (".glb", ".gltf"))
+    check_motion_out(args, args.output, avatar)
     clip = motion.clip
     check_size(clip, args.clip, min_frames=1)  # a file may hold a skeleton only (Frames: 0)
     size = None if args.size is None else tuple(args.size)
@@ -147,6 +147,7 @@ def _run(args: argparse.Namespace) -> int:
     out = result.clip
     moved = root_motion_for(args, out, rest_rotations=None if avatar is None
                             else avatar.rest_rotations)
+    motion.avatar = avatar_for(args, avatar)  # extract: with the root bone
     save_motion(moved.clip, args.output, motion, npy=args.npy, layout=args.layout)
     report = motion.annotate(result.report(clip=str(args.clip), terrain=args.terrain), out)
     for warning in result.warnings:

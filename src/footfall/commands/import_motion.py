@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                           "parameters (.npz)")
     if suffix == ".npy" and (args.skeleton or args.joints):
         raise JointsError("--skeleton and --joints go with an AMASS .npz input")
-    check_motion_out(args, output, into_avatar=False)
+    check_motion_out(args, output)
     motion = load_motion(args.motion, args.layout, fps=args.fps, up=args.up,
                          lengths=_lengths(args.lengths), skeleton=args.skeleton,
                          joints=args.joints)

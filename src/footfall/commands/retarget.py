@@ -8,7 +8,9 @@ from pathlib import Path
 from footfall import bvh
 from footfall.commands._motion_out import (
     add_motion_out_arguments,
+    avatar_for,
     check_motion_out,
+    joint_scales_for,
     root_motion_for,
     write_motion_extras,
 )
@@ -87,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
         raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
     if args.preview is not None:
         _check_preview(Path(args.preview))
-    check_motion_out(args, output, into_avatar=output.suffix.lower() != ".bvh")
     source = bvh.load(args.source)
     check_size(source, args.source, min_frames=1)  # the target may be a skeleton-only file
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
         check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
+    check_motion_out(args, output, avatar)
     target_mapping = args.target_mapping or (avatar.target_mapping() if avatar else None)
     target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
     settings = RetargetSettings()
@@ -113,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         bvh.save(moved.clip, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
-        save_motion(avatar, moved.clip, output, joint_scales=retargeter.joint_scales(),
+        save_motion(avatar_for(args, avatar), moved.clip, output,
+                    joint_scales=joint_scales_for(args, retargeter.joint_scales()),
                     root_scale=retargeter.avatar_scale)
     if args.preview:
         _preview(args.preview, source, clip, retargeter, avatar,
