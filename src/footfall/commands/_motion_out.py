@@ -25,8 +25,8 @@ def add_motion_out_arguments(parser: argparse.ArgumentParser, floor: str) -> Non
              "out (the hips stay over the origin; with --remove-heading they also face +Z) and "
              "write it beside -o as OUT.root.csv (frame,time,x,y,z,heading); extract: add a "
              f"bone 'root' above the hips at {floor} carrying the hips' x, z and heading about "
-             "Y, as Unreal and Unity expect (the hips keep the rest). World poses, and so the "
-             "planted feet, do not change")
+             "Y, as Unreal and Unity expect (the hips keep the rest; not into a VRM). World "
+             "poses, and so the planted feet, do not change")
     parser.add_argument("--remove-heading", action="store_true",
                         help="with --root-motion in-place: take the heading out too")
     parser.add_argument(
