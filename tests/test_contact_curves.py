@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import runpy
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -155,7 +156,7 @@ def _glb_json(path: Path) -> bytes:
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "footfall.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=900,
-                          env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
 
 
 def test_ground_writes_the_contacts_it_planted(tmp_path: Path) -> None:

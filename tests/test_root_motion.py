@@ -3,6 +3,7 @@ the root bone or taken out, planted feet as planted in world space as before."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -184,7 +185,7 @@ def test_unknown_mode_and_wrong_track() -> None:
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "footfall.cli", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=600,
-                          env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+                          env={**os.environ, "PYTHONPATH": str(SRC)})
 
 
 def test_retarget_extract_and_in_place_on_the_command_line(tmp_path: Path) -> None:

@@ -119,3 +119,44 @@ def test_a_vrm_avatar_sends_its_root_in_univrms_frame(turn: float) -> None:
     np.testing.assert_allclose(bones["Hips"][3:], [0.0, 0.0, 0.0, 1.0], atol=1e-6)
     np.testing.assert_allclose(np.array(bones["Hips"])[[0, 2]], 0.0, atol=1e-5)
     assert bones["Hips"][1] == pytest.approx(world[0, hips, 1], abs=1e-5)
+
+
+def test_live_vmc_root_motion_sends_the_walking_root(tmp_path: Path) -> None:
+    """``footfall live --replay walk.bvh --vmc … --vmc-root-motion``: every pose a strict
+    receiver reads has its root on the floor, turned only about Y, and the root walks."""
+    import socket
+    import subprocess
+    import sys
+
+    receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    receiver.bind(("127.0.0.1", 0))
+    port = receiver.getsockname()[1]
+    cmd = [sys.executable, "-m", "footfall.cli", "live", "--replay",
+           str(DATA / "bvh" / "games105_walk60.bvh"), "--to", str(DATA / "avatars" /
+                                                               "CesiumMan.glb"),
+           "--vmc", f"127.0.0.1:{port}", "--vmc-root-motion", "--no-view", "--no-control",
+           "--settings-dir", str(tmp_path / "s"), "--duration", "1.5"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        receiver.settimeout(0.5)
+        datagrams = []
+        try:
+            while len(datagrams) < 100_000:
+                datagrams.append(receiver.recv(65536))
+        except TimeoutError:
+            pass
+    finally:
+        receiver.close()
+    roots = []
+    for datagram in datagrams:
+        for address, tags, args in _strict_bundle(datagram):
+            assert tags == STRICT_TAGS[address], (address, tags)
+            if address == "/VMC/Ext/Root/Pos":
+                roots.append(args[1:])
+    assert len(roots) >= 30
+    rows = np.array(roots)
+    np.testing.assert_allclose(rows[:, 1], 0.0)  # on the floor
+    np.testing.assert_allclose(rows[:, [3, 5]], 0.0, atol=1e-6)  # turned about Y only
+    assert np.ptp(rows[:, [0, 2]], axis=0).max() > 0.3  # metres walked in 1.5 s
