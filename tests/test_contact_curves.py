@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
-import runpy
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
