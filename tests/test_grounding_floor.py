@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from conftest import ALL_BVH_FILES
+from conventions import VARIANTS
 from footfall import bvh, quat
 from footfall.gait import ProceduralWalker
 from footfall.grounding.clip import animation_floor, ground_clip, prepare_clip
-from footfall.grounding.clip.placement import along_x, place_clip, terrain_for_clip
+from footfall.grounding.clip.placement import place_clip, terrain_for_clip
 from footfall.grounding.feet import calibration_frames, legs_of, toe_tips
-from footfall.humanoid.limbs import pelvis_joint
 from footfall.metrics import ground_gaps
 from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip
@@ -73,59 +73,8 @@ def test_flat_ground_keeps_every_stance_foot_over_its_own_floor(whole: dict[str,
         assert result.after[key] == pytest.approx(value, abs=1e-3), key
 
 
-def _bent(clip: Clip, radius: float, sign: float = 1.0) -> Clip:
-    """A walk (turned along +X) bent into an arc of ``radius`` metres: its root path and heading
-    rotated about +Y progressively, by the distance the pelvis has travelled over the radius
-    (to the left with ``sign`` +1, to the right with −1)."""
-    clip = along_x(clip)
-    legs = legs_of(clip.skeleton)
-    _, gpos = clip.forward_kinematics()
-    pelvis = gpos[:, pelvis_joint(clip.skeleton, legs)]
-    travelled = pelvis[:, 0] - pelvis[0, 0]
-    turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), sign * travelled / radius)
-    base = np.stack([pelvis[:, 0], np.zeros(len(pelvis)), pelvis[:, 2]], axis=-1)
-    step = np.gradient(travelled)[:, None] * quat.rotate(turn, np.array([1.0, 0.0, 0.0]))
-    path = np.cumsum(step, axis=0) - step[0] + base[0]
-    rotations, positions = clip.rotations.copy(), clip.positions.copy()
-    for root in np.nonzero(clip.skeleton.parents < 0)[0]:
-        rotations[:, root] = quat.mul(turn, rotations[:, root])
-        positions[:, root] = quat.rotate(turn, positions[:, root] - base) + path
-    return Clip(clip.skeleton, rotations, positions, clip.fps)
-
-
-def _reversed(clip: Clip) -> Clip:
-    """The clip played backwards: a walk becomes a backward walk."""
-    return Clip(clip.skeleton, clip.rotations[::-1].copy(), clip.positions[::-1].copy(), clip.fps)
-
-
-def _eight(clip: Clip, radius: float) -> Clip:
-    """First half of the walk bent left, the second half right: an S, half a figure eight."""
-    half = clip.frame_count // 2
-    left = _bent(clip[:half], radius)
-    right = _bent(clip[half:], radius, -1.0)
-    # the second half continues where the first ends, heading where it heads
-    _, a = left.forward_kinematics()
-    _, b = right.forward_kinematics()
-    legs = legs_of(clip.skeleton)
-    pelvis = pelvis_joint(clip.skeleton, legs)
-    end, start = a[-1, pelvis] * [1, 0, 1], b[0, pelvis] * [1, 0, 1]  # joined on the floor
-    heading = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]),
-                                   np.arctan2(*(a[-1, pelvis] - a[-2, pelvis])[[0, 2]])
-                                   - np.arctan2(*(b[1, pelvis] - b[0, pelvis])[[0, 2]]))
-    rotations, positions = right.rotations.copy(), right.positions.copy()
-    for root in np.nonzero(clip.skeleton.parents < 0)[0]:
-        rotations[:, root] = quat.mul(heading, rotations[:, root])
-        positions[:, root] = quat.rotate(heading, positions[:, root] - start) + end
-    return Clip(clip.skeleton, np.concatenate([left.rotations, rotations]),
-                np.concatenate([left.positions, positions]), clip.fps)
-
-
-WALKS = {
-    "straight": lambda clip: along_x(clip),
-    "circle": lambda clip: _bent(clip, 1.2),
-    "circle_right_backward": lambda clip: _reversed(_bent(clip, 1.2, -1.0)),
-    "eight": lambda clip: _eight(clip, 1.0),
-}
+WALKS = {name: VARIANTS[name] for name in ("straight", "circle", "circle_right_backward",
+                                            "eight")}
 
 
 @pytest.mark.parametrize("terrain", ["stairs", "rocks"])

@@ -1,0 +1,51 @@
+"""The clip variants of ``tests/conventions.py`` (issue 36 item 6) are what they say they are:
+the same motion mirrored, backwards, resampled, or read back from a Z-up / inches file."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conftest import DATA
+from conventions import VARIANTS, mirrored
+from footfall import bvh
+from footfall.grounding.feet import legs_of
+
+WALK = DATA / "bvh" / "games105_walk60.bvh"
+
+
+@pytest.mark.parametrize("name", ["games105_walk60.bvh", "mixamo_stepping.bvh", "cmu_131_01.bvh",
+                                  "pybvh_test1_zup_inches.bvh"])
+def test_a_mirrored_clip_is_the_reflection_with_its_sides_swapped(name: str) -> None:
+    clip = bvh.load(DATA / "bvh" / name)
+    mirror = mirrored(clip)
+    _, a = clip.forward_kinematics()
+    _, b = mirror.forward_kinematics()
+    assert np.allclose(b, a * [-1.0, 1.0, 1.0], atol=1e-9)  # every joint reflected through x = 0
+    legs, swapped = legs_of(clip.skeleton), legs_of(mirror.skeleton)
+    # the leg the mapping calls left is the reflection of the source's right leg
+    assert np.allclose(b[:, swapped[0].foot], a[:, legs[1].foot] * [-1.0, 1.0, 1.0], atol=1e-9)
+    twice = mirrored(mirror)
+    assert twice.skeleton.names == clip.skeleton.names
+    assert np.allclose(twice.forward_kinematics()[1], a, atol=1e-9)
+
+
+def test_files_of_other_conventions_read_back_as_the_same_motion() -> None:
+    clip = bvh.load(WALK)
+    _, source = clip.forward_kinematics()
+    for name in ("z_up", "inches"):
+        _, read = VARIANTS[name](clip).forward_kinematics()
+        assert np.abs(read - source).max() < 1e-6, name
+
+
+def test_backward_and_resampled_walks() -> None:
+    clip = bvh.load(WALK)
+    _, source = clip.forward_kinematics()
+    _, back = VARIANTS["backward"](clip).forward_kinematics()
+    assert np.allclose(back, source[::-1])
+    for fps in (30, 60, 120):
+        made = VARIANTS[f"fps{fps}"](clip)
+        assert made.fps == fps
+        assert made.duration == pytest.approx(clip.duration, abs=1.0 / fps)
+    _, half = VARIANTS["fps30"](clip).forward_kinematics()
+    assert np.allclose(half, source[::2][: len(half)], atol=1e-9)  # 60 → 30 fps: every other
