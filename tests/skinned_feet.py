@@ -163,10 +163,10 @@ def skin(path: str | Path, feet: tuple[str, str], every: int = 1,
                        times[pick])
 
 
-def source_soles(clip: object) -> tuple[np.ndarray, np.ndarray]:
-    """``(F, 2)`` height (metres, the source's own y) of the lowest point of the source's left /
-    right foot — the foot joint, the joints below it and their End Sites — and ``(F, 2, 3)``
-    where that point is, frame by frame."""
+def source_foot_points(clip: object) -> np.ndarray:
+    """``(F, 2, P, 3)`` every point of the source's left / right foot — the foot joint, the
+    joints below it and their End Sites — frame by frame (NaN padding where one foot has fewer
+    points), metres, the source's own coordinates."""
     from footfall import quat
     from footfall.humanoid import map_skeleton
     from footfall.skeleton import forward_kinematics
@@ -175,7 +175,7 @@ def source_soles(clip: object) -> tuple[np.ndarray, np.ndarray]:
     mapping = map_skeleton(skeleton).mapping
     world, positions = forward_kinematics(skeleton.parents, clip.rotations,  # type: ignore
                                           clip.positions)  # type: ignore[attr-defined]
-    heights, lows = [], []
+    feet = []
     for bone in ("LeftFoot", "RightFoot"):
         foot = skeleton.index(mapping[bone])
         joints = [j for j in range(skeleton.joint_count) if foot in skeleton.chain(j)]
@@ -184,10 +184,23 @@ def source_soles(clip: object) -> tuple[np.ndarray, np.ndarray]:
             if j in skeleton.end_sites:
                 end = np.asarray(skeleton.end_sites[j], dtype=float)
                 points.append((positions[:, j] + quat.rotate(world[:, j], end))[:, None])
-        pts = np.concatenate(points, axis=1)  # (F, P, 3)
-        heights.append(pts[..., 1].min(axis=1))
-        lows.append(pts[np.arange(len(pts)), pts[..., 1].argmin(axis=1)])
-    return np.stack(heights, axis=-1), np.stack(lows, axis=1)
+        feet.append(np.concatenate(points, axis=1))  # (F, P, 3)
+    width = max(f.shape[1] for f in feet)
+    out = np.full((len(positions), 2, width, 3), np.nan)
+    for side, pts in enumerate(feet):
+        out[:, side, : pts.shape[1]] = pts
+    return out
+
+
+def source_soles(clip: object) -> tuple[np.ndarray, np.ndarray]:
+    """``(F, 2)`` height (metres, the source's own y) of the lowest point of the source's left /
+    right foot (:func:`source_foot_points`) and ``(F, 2, 3)`` where that point is, frame by
+    frame."""
+    points = source_foot_points(clip)
+    y = np.where(np.isfinite(points[..., 1]), points[..., 1], np.inf)
+    lowest = y.argmin(axis=-1)  # (F, 2)
+    lows = np.take_along_axis(points, lowest[..., None, None], axis=2)[:, :, 0]
+    return lows[..., 1], lows
 
 
 def source_contacts(clip: object, every: int = 1) -> np.ndarray:

@@ -49,3 +49,41 @@ def test_backward_and_resampled_walks() -> None:
         assert made.duration == pytest.approx(clip.duration, abs=1.0 / fps)
     _, half = VARIANTS["fps30"](clip).forward_kinematics()
     assert np.allclose(half, source[::2][: len(half)], atol=1e-9)  # 60 → 30 fps: every other
+
+
+def _tool():  # noqa: ANN202 - tools/ground_table.py as a module
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_independent_scorer_reads_a_known_offset() -> None:
+    # The source scored against itself on level ground at its own (independent) floor reads
+    # zero; the same clip raised 10 mm reads 10 mm of stance and swing and no depth; lowered
+    # 10 mm, 10 mm deeper than the source's own dip.
+    from footfall.terrain import LevelGround
+
+    tool = _tool()
+    clip = bvh.load(WALK)
+    floor = tool.independent_scores(clip, clip, LevelGround(0.0))["floor"]
+    level = LevelGround(floor)
+    same = tool.independent_scores(clip, clip, level)
+    assert same["stance"] == pytest.approx(0.0, abs=1e-9)
+    assert same["swing"] == pytest.approx(0.0, abs=1e-9)
+    assert same["beyond_dip"] == pytest.approx(0.0, abs=1e-9)
+    for dy in (0.01, -0.01):
+        moved = clip.copy()
+        moved.positions[:, 0, 1] += dy
+        got = tool.independent_scores(clip, moved, level)
+        assert got["stance"] == pytest.approx(0.01, abs=1e-6)
+        assert got["floor_out"] - got["floor"] == pytest.approx(dy, abs=1e-6)
+        assert got["beyond_dip"] == pytest.approx(max(0.0, -dy), abs=1e-6)
+        # the ground a swing is judged against (the level ground under the feet at lift-off
+        # and touch-down) did not move with the clip: its swings are 10 mm off too
+        assert got["swing"] == pytest.approx(0.01, abs=1e-6)
+    assert tool.level_change(clip, moved)[:2] == pytest.approx((0.0, 0.0), abs=1e-9)

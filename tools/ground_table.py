@@ -17,11 +17,21 @@ over the swing frames away from contacts, measured on the solved feet / the larg
 for one swing (mm); GMD's foot-skate ratio (GMD's released evaluation); PhysDiff's
 penetration / floating / sliding of the lowest joint (mm); frames in which a foot left the
 terrain.
+
+``--conventions`` prints the independent table of issue 36 instead: every clip and its variants
+of other conventions (``tests/conventions.py``: mirrored, backward, circling, resampled, Z-up,
+inches) on level ground and the stairs, hills and rocks, scored by :func:`independent_scores`
+— test-side arithmetic that shares nothing with the code under test but the terrain's ray cast:
+the source's contacts and feet from ``tests/skinned_feet.py`` (foot joint, joints below it and
+their End Sites), its floor the 2nd percentile of the planted feet's lowest points.
+Run: ``PYTHONPATH=src .venv/bin/python tools/ground_table.py --conventions [--variants ...]
+[--terrains ...] [--only NAME ...] [--frames N]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -37,6 +47,10 @@ from footfall.metrics.stance import support_heights
 from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip
 from footfall.terrain import LevelGround, scene
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from conventions import VARIANTS  # noqa: E402  (tests/conventions.py: the clips' variants)
+from skinned_feet import source_contacts, source_foot_points  # noqa: E402  (independent feet)
 
 TERRAINS = ("level", "stairs", "hills", "rocks")
 
@@ -119,10 +133,200 @@ def row(stem: str, clip: Clip, name: str) -> str:
     )
 
 
+#: The independent floor: this percentile of the planted feet's lowest points (issue 36).
+SCORE_FLOOR_PERCENTILE = 2
+
+
+def _gaps(terrain, points: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """Height of ``points (..., 3)`` over the ground straight under them (NaN off the terrain or
+    for NaN points): the terrain's own ray cast, nothing else of footfall's."""
+    valid = np.all(np.isfinite(points), axis=-1)
+    hits = terrain.raycast_down(np.where(valid[..., None], points[..., [0, 2]], 0.0))
+    return np.where(hits.hit & valid, points[..., 1] - hits.height, np.nan)
+
+
+def _lowest(values: np.ndarray) -> np.ndarray:
+    """Minimum over the last axis ignoring NaN (NaN where all are)."""
+    filled = np.where(np.isfinite(values), values, np.inf)
+    low = filled.min(axis=-1)
+    return np.where(np.isfinite(low), low, np.nan)
+
+
+def source_floor(points: np.ndarray, contacts: np.ndarray) -> float:
+    """The source's floor (metres): the :data:`SCORE_FLOOR_PERCENTILE` th percentile of the
+    lowest point of each planted foot ``points (F, 2, P, 3)`` over ``contacts (F, 2)`` (over
+    every frame when no foot is planted)."""
+    lowest = _lowest(points[..., 1])
+    chosen = lowest[contacts] if contacts.any() else lowest.ravel()
+    return float(np.nanpercentile(chosen, SCORE_FLOOR_PERCENTILE))
+
+
+def _swings(planted: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, stop)`` of every run of False in ``planted (F,)``."""
+    edges = np.diff(np.r_[0, (~planted).astype(int), 0])
+    return list(zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0], strict=True))
+
+
+def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | None = None
+                       ) -> dict[str, float]:  # noqa: ANN001
+    """Issue 36's figures of ``out`` (``source`` grounded on ``terrain``), metres, computed from
+    the source's own feet and contacts (``tests/skinned_feet.py``) only:
+
+    - ``stance``: mean over the source's planted frames of |the output foot's lowest point over
+      the terrain − the source foot's lowest point over the source's floor|;
+    - ``swing``: mean over the swing frames of |the output foot's lowest point over the ground
+      blended from lift-off to touch-down (the terrain under the foot's lowest point at the two
+      contact frames, by the foot's horizontal progress) − the source's over its floor|, frames
+      where the terrain forces a lift (the foot at its source height over the blended ground
+      would cut the terrain) left out; ``forced``: the share of swing frames left out;
+    - ``depth``: the deepest foot point inside the terrain, any frame; ``dip``: the source's own
+      deepest foot point below its floor; ``beyond_dip``: depth − dip;
+    - ``floor`` / ``floor_out``: the source's floor and the output's, measured the same way
+      over the source's contacts (level ground: they should agree).
+
+    ``floor_source``: the floor the source stands on when it is not the source's own (a clip
+    placed on a terrain: the terrain's height there is unknown to the scorer, so the caller
+    passes the placed source's own floor, which this computes when None).
+    """
+    contacts = source_contacts(source)
+    src = source_foot_points(source)
+    dst = source_foot_points(out)
+    floor = source_floor(src, contacts) if floor_source is None else floor_source
+    src_h = _lowest(src[..., 1]) - floor  # (F, 2)
+    gaps = _gaps(terrain, dst)  # (F, 2, P)
+    out_h = _lowest(gaps)
+    low_y = _lowest(dst[..., 1])
+    ground = low_y - out_h  # terrain height under the output's lowest point
+    stance = np.abs(out_h - src_h)[contacts]
+    swing, forced, count = [], 0, 0
+    for foot in range(2):
+        planted = contacts[:, foot]
+        if not planted.any():
+            continue
+        path = dst[:, foot, 0, [0, 2]]
+        for start, stop in _swings(planted):
+            lift_off, touch_down = start - 1, stop
+            if lift_off < 0 or touch_down >= len(planted):
+                continue  # before the first contact / after the last: no blended ground
+            steps = np.linalg.norm(np.diff(path[lift_off:touch_down + 1], axis=0), axis=-1)
+            travelled = np.r_[0.0, np.cumsum(steps)]
+            share = (travelled / travelled[-1] if travelled[-1] > 1e-9
+                     else np.linspace(0.0, 1.0, len(travelled)))[1:-1]
+            blended = ground[lift_off, foot] + share * (ground[touch_down, foot]
+                                                       - ground[lift_off, foot])
+            frames = np.arange(start, stop)
+            height = low_y[frames, foot] - blended
+            # the output foot moved so its lowest point sits at the source's height over the
+            # blended ground: does any of its points go into the terrain?
+            shift = blended + src_h[frames, foot] - low_y[frames, foot]
+            cut = _lowest(gaps[frames, foot] + shift[:, None]) < 0.0
+            count += len(frames)
+            forced += int(cut.sum())
+            keep = ~cut & np.isfinite(height)
+            swing.extend(np.abs(height - src_h[frames, foot])[keep])
+    depth = max(0.0, -float(np.nanmin(gaps))) if np.isfinite(gaps).any() else 0.0
+    dip = max(0.0, floor - float(np.nanmin(src[..., 1])))
+    floor_out = source_floor(dst, contacts)
+    return {
+        "stance": float(np.nanmean(stance)) if np.isfinite(stance).any() else 0.0,
+        "swing": float(np.mean(swing)) if swing else 0.0,
+        "forced": forced / count if count else 0.0,
+        "depth": depth,
+        "dip": dip,
+        "beyond_dip": depth - dip,
+        "floor": floor,
+        "floor_out": floor_out,
+    }
+
+
+def level_change(source: Clip, out: Clip) -> tuple[float, float, float]:
+    """How far ``out`` is from ``source`` moved rigidly: (largest, mean) distance of any joint
+    from where the median translation of all joints over all frames puts it, and that
+    translation's vertical part (metres)."""
+    _, a = source.forward_kinematics()
+    _, b = out.forward_kinematics()
+    moved = b - a
+    shift = np.median(moved.reshape(-1, 3), axis=0)
+    residual = np.linalg.norm(moved - shift, axis=-1)
+    return float(residual.max()), float(residual.mean()), float(shift[1])
+
+
+def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
+    """One row of the ``--conventions`` table: ``clip`` (variant ``made``) on terrain ``name``,
+    scored independently."""
+    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
+    if name == "level":
+        terrain = LevelGround(animation_floor(motion))
+        source = motion
+    else:
+        length, width = scene_size(motion)
+        terrain = scene(name, length=length, width=width)
+        source = place_clip(motion, terrain)
+    result = ground_clip(source, terrain, place=False)
+    got = independent_scores(source, result.clip, terrain)
+    if name == "level":
+        largest, mean, _ = level_change(source, result.clip)
+        change = (f"{1000 * largest:.1f} / {1000 * mean:.2f} | "
+                  f"{1000 * (got['floor_out'] - got['floor']):+.1f}")
+    else:
+        change = "— | —"
+    b, a = result.before, result.after
+    return (
+        f"| {stem} | {made} | {name} | {motion.frame_count} | {1000 * got['stance']:.1f} | "
+        f"{1000 * got['swing']:.1f} ({100 * got['forced']:.0f} %) | "
+        f"{1000 * got['depth']:.1f} − {1000 * got['dip']:.1f} = {1000 * got['beyond_dip']:+.1f} | "
+        f"{change} | "
+        f"{b['gmd_foot_skate_ratio']:.3f} → {a['gmd_foot_skate_ratio']:.3f} | "
+        f"{b['physdiff_penetration_mm']:.2f} → {a['physdiff_penetration_mm']:.2f} | "
+        f"{1000 * a['stance_height_error_m']:.1f} |"
+    )
+
+
+CONVENTIONS_HEADER = (
+    "| clip | variant | terrain | frames | stance mm | swing mm (forced lift, share) | foot "
+    "depth − source dip mm | level change max / mean mm | level floor change mm | GMD ratio "
+    "before → after | PhysDiff penetration mm before → after | reported stance_height_error "
+    "mm |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def conventions_table(paths: list[Path], variants: list[str], terrains: list[str],
+                      frames: int | None) -> None:
+    """Print the ``--conventions`` table (one row per clip × variant × terrain)."""
+    print(CONVENTIONS_HEADER)
+    for path in paths:
+        clip = bvh.load(path)
+        if frames is not None:
+            clip = clip[:frames]
+        for made in variants:
+            try:
+                variant = VARIANTS[made](clip)
+            except (FootfallError, ValueError) as error:  # a 2-frame clip bends no arc
+                print(f"| {path.stem} | {made} | — | {clip.frame_count} | not made: {error} "
+                      "|||||||||")
+                continue
+            for name in terrains:
+                try:
+                    print(conventions_row(path.stem, made, variant, name), flush=True)
+                except FootfallError as error:
+                    print(f"| {path.stem} | {made} | {name} | {clip.frame_count} | not "
+                          f"grounded: {error} |||||||||")
+                    break
+
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", nargs="?", default="tests/data/bvh")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="clip file names to include")
+    parser.add_argument("--conventions", action="store_true",
+                        help="the independent table of issue 36: every clip and its variants")
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS),
+                        help="with --conventions: the variants (default all)")
+    parser.add_argument("--terrains", nargs="+", default=list(TERRAINS), choices=TERRAINS,
+                        help="with --conventions: the terrains (default all)")
+    parser.add_argument("--frames", type=int, default=None,
+                        help="with --conventions: only each clip's first N frames")
     args = parser.parse_args(argv)
     paths = sorted(Path(args.folder).glob("*.bvh"))
     if args.only:
@@ -130,6 +334,13 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         raise SystemExit(f"no .bvh files in {args.folder}")
     started = time.perf_counter()
+    if args.conventions:
+        print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (`PYTHONPATH=src "
+              f".venv/bin/python tools/ground_table.py {args.folder} --conventions`):\n")
+        conventions_table([p for p in paths if p.name != "pybvh_rotation_first_root.bvh"],
+                          args.variants, args.terrains, args.frames)
+        print(f"\n({time.perf_counter() - started:.1f} s)")
+        return 0
     print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
           f"(`.venv/bin/python tools/ground_table.py {args.folder}`):\n")
     print("| clip | terrain | frames | change max / mean mm (level) | flat offset mm | stance "
