@@ -32,8 +32,9 @@ from footfall.errors import FootfallError
 
 #: The batch kinds and the command module each runs.
 KINDS = {"ground": "ground", "retarget": "retarget", "measure": "ground"}
-#: The terrain ``measure`` scores on unless told (the clip's own flat floor).
-MEASURE_TERRAIN = "flat"
+#: The terrain ``measure`` scores on unless told: level ground at the clip's own floor (what
+#: ``footfall ground --terrain level`` cleans up on, so both report the same figures).
+MEASURE_TERRAIN = "level"
 #: Marker in the names of temporary outputs (hidden files in the output folder).
 PART_MARKER = ".footfall-part-"
 #: The row columns every kind has, first in the summary, in this order.

@@ -71,7 +71,8 @@ def _copy_command_options(parser: argparse.ArgumentParser, kind: str) -> list[ar
         vars(action)["always"] = action.required
         if kind == "measure" and "--terrain" in flags:
             action.required, action.default = False, MEASURE_TERRAIN
-            action.help = "terrain to measure on (default flat); see footfall ground --help"
+            action.help = ("terrain to measure on (default level: the clip's own floor); "
+                           "see footfall ground --help")
         parser._add_action(action)
         copied.append(action)
     return copied

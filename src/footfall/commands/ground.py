@@ -71,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ball-clearance", type=float, default=0.0, metavar="M",
         help="extra clearance, off by default: a swinging foot moving faster than 0.5 m/s keeps "
              "its ball this high over the ground (metres; 0 = swings as animated). It changes "
-             "the motion and the report says by how much (swing_lift_max_m)",
+             "the motion and the report says by how much (swing_lift_max_m; a lift the terrain "
+             "forces is terrain_lift_max_m)",
     )
     parser.add_argument(
         "--contacts", metavar="JSON",
@@ -155,9 +156,12 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{'metric':<26}{'before':>12}{'after':>12}")
     for key in SHOWN:
         print(f"{key:<26}{report['before'][key]:>12.4f}{report['after'][key]:>12.4f}")
-    if result.swing_lift_max_m > 0:
+    if result.swing_lift_max_m > 0:  # only ever with --ball-clearance
         print("--ball-clearance raised swinging feet by up to "
               f"{100 * result.swing_lift_max_m:.1f} cm")
+    if result.terrain_lift_max_m > 0.0005:
+        print("the terrain lifted swinging feet by up to "
+              f"{100 * result.terrain_lift_max_m:.1f} cm where it would cut them")
     print(f"wrote {args.output}")
     write_motion_extras(args, args.output, moved, ground_contacts(result), out.fps)
     if args.report:

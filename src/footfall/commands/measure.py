@@ -17,9 +17,10 @@ HELP = ("contact metrics of one clip (BVH, glTF or joint positions): GMD's foot-
         "PhysDiff's penetration/floating/sliding, footfall's own; table and JSON")
 DESCRIPTION = (
     "Measure one motion file exactly as 'footfall batch measure' measures each file of a "
-    "library (the same code: footfall ground on the clip's own flat floor, its report kept and "
-    "the grounded clip thrown away): GMD's foot-skate ratio (on joint-position files exactly as "
-    "GMD's released code computes it: toe joints, the file's own floor at height 0, 20 fps), "
+    "library (the same code: footfall ground --terrain level, level ground at the clip's own "
+    "floor, its report kept and the grounded clip thrown away): GMD's foot-skate ratio (on "
+    "joint-position files exactly as GMD's released code computes it: toe joints, the file's "
+    "own floor at height 0, 20 fps), "
     "PhysDiff's penetration, floating and sliding (mm), and footfall's contact metrics, for "
     "the clip as it is and after the level clean-up. Prints a table; --json writes the same "
     "row 'footfall batch measure' writes into its summary.json (the same keys)."
@@ -34,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("clip", help="a .bvh, .glb/.gltf or joint-position .npy file")
     add_joint_arguments(parser, npy=False)
     parser.add_argument("--terrain", default=None,
-                        help="terrain to measure on (default flat, the clip's own floor; see "
-                        "footfall ground --help)")
+                        help="terrain to measure on (default level: level ground at the clip's "
+                        "own floor, as footfall ground --terrain level; see footfall ground "
+                        "--help)")
     parser.add_argument("--json", metavar="OUT", default=None,
                         help="write the metrics here (batch measure's row: the same keys)")
 

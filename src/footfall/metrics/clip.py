@@ -18,8 +18,9 @@ from footfall.metrics.measures import (
     physdiff_metrics,
     stance_slip,
 )
-from footfall.metrics.stance import defect_over, support_heights
+from footfall.metrics.stance import foot_joint_points, lowest_over, stance_height_error
 from footfall.skeleton import Clip
+from footfall.terrain.level import LevelGround
 
 if TYPE_CHECKING:
     from footfall.grounding.clip.feet import ClipFeet
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 
 
 def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
-          legs: tuple[Leg, Leg], rest: FloatArray, floor: float | None = None
-          ) -> dict[str, float]:
+          legs: tuple[Leg, Leg], source_heights: FloatArray) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
     Over the body's joints (:func:`footfall.humanoid.body_joints`): ``gmd_foot_skate_ratio``
@@ -38,13 +38,13 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     ``contact_error_m`` and ``support_defect_ratio`` (seed 002, sole samples),
     ``stance_sink_m`` and ``stance_float_m`` (lowest sole sample below / above the ground),
     ``stance_slip_m`` (ankle travel per frame), ``contact_skate_ratio`` (pairs of contact frames
-    faster than 0.5 m/s) and, from the feet's planted support-joint heights ``rest (2, P)``,
-    ``stance_height_error_m`` (mean |height above or below planted| of the planted feet's
-    support joints: ankle, ball, toe tips, over the terrain:
-    :func:`~footfall.metrics.stance.defect_over`; ``floor`` is the clip's floor height while its
-    feet are still as animated, None once they stand on the terrain).
+    faster than 0.5 m/s) and ``stance_height_error_m``: mean |lowest foot point (the foot joint,
+    the joints below it, their End Sites) over the terrain − the source's over its own floor,
+    ``source_heights (F, 2)``| of the planted feet
+    (:func:`~footfall.metrics.stance.stance_height_error`).
     """
-    _, gpos = clip.forward_kinematics()
+    grot, gpos = clip.forward_kinematics()
+    foot_points = foot_joint_points(clip.skeleton, (legs[0].foot, legs[1].foot), grot, gpos)
     body = body_joints(clip.skeleton, legs)  # a still node above the pelvis is no body part
     # The (left, right) toe-base joints GMD's ratio follows (the foot where there is none).
     toes = np.searchsorted(body, [leg.foot if leg.toes is None else leg.toes for leg in legs])
@@ -58,11 +58,17 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     out.update({renamed.get(key, key): value for key, value in stance.items()})
     out["stance_slip_m"] = stance_slip(feet.ankle, contacts)
     out["contact_skate_ratio"] = contact_skate_ratio(feet.ball, contacts, clip.fps)
-    defect = defect_over(support_heights(feet.ankle, feet.touch, terrain), rest, feet.ankle,
-                         floor)
-    out["stance_height_error_m"] = float(np.abs(defect[contacts]).mean()) if contacts.any() \
-        else 0.0
+    out["stance_height_error_m"] = stance_height_error(lowest_over(foot_points, terrain),
+                                                       source_heights, contacts)
     return out
+
+
+def source_heights(clip: Clip, legs: tuple[Leg, Leg], floor: float) -> FloatArray:
+    """Each foot's lowest point (the foot joint, the joints below it, their End Sites) over the
+    clip's own ``floor`` ``(F, 2)``, metres: what :func:`score` holds a planted foot to."""
+    grot, gpos = clip.forward_kinematics()
+    points = foot_joint_points(clip.skeleton, (legs[0].foot, legs[1].foot), grot, gpos)
+    return lowest_over(points, LevelGround(floor))
 
 
 def joint_heights(positions: FloatArray, terrain: RaySource) -> FloatArray:

@@ -4,6 +4,11 @@ The *support joints* of a foot ``(P,)`` are its ankle (standing on the heel), it
 toe tips (pushing off): measured joints, not a modelled sole. A foot's *planted heights*
 ``(2, P)`` are where those joints are when it is planted; its *stance defect* ``(F, 2)`` is how
 far it is above (+, floating) or below (−, sinking) that.
+
+What ``footfall ground`` reports as ``stance_height_error_m`` is simpler and measured on the rig
+alone (:func:`stance_height_error`): each planted foot's lowest point — the foot joint, the
+joints below it and their End Sites (:func:`foot_joint_points`) — over the terrain, against the
+source's lowest point over its own floor in the same frame.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.metrics.measures import ground_gaps
 
 if TYPE_CHECKING:
+    from footfall.skeleton import Skeleton
     from footfall.terrain.base import RaySource
 
 #: A foot's planted height is the low percentile of its support joints' heights in stance.
@@ -77,3 +84,45 @@ def defect_over(over: FloatArray, rest: FloatArray, ankle: FloatArray | None = N
     ankle_ground = ankle[..., 1] - over[..., 0] - floor
     lift = np.where(np.isfinite(ankle_ground), ankle_ground, 0.0)
     return stance_defect(over + lift[..., None], rest) - lift
+
+
+def foot_joint_points(skeleton: Skeleton, feet: tuple[int, int], world_rotations: FloatArray,
+                      world_positions: FloatArray) -> FloatArray:
+    """Every point of each foot ``(F, 2, P, 3)`` (NaN padding), world metres: the foot joint
+    (``feet``: the left and right foot joint indices), every joint below it and their End
+    Sites — the rig's own points, no modelled sole — from the clip's world rotations
+    ``(F, J, 4)`` and positions ``(F, J, 3)``."""
+    per_foot = []
+    for foot in feet:
+        joints = [j for j in range(skeleton.joint_count) if foot in skeleton.chain(j)]
+        points = [world_positions[:, joints]]
+        for j in joints:
+            if j in skeleton.end_sites:
+                end = np.asarray(skeleton.end_sites[j], dtype=np.float64)
+                points.append((world_positions[:, j]
+                               + quat.rotate(world_rotations[:, j], end))[:, None])
+        per_foot.append(np.concatenate(points, axis=1))
+    width = max(p.shape[1] for p in per_foot)
+    out = np.full((world_positions.shape[0], 2, width, 3), np.nan)
+    for side, found in enumerate(per_foot):
+        out[:, side, : found.shape[1]] = found
+    return out
+
+
+def lowest_over(points: FloatArray, terrain: RaySource) -> FloatArray:
+    """Each foot's lowest point over the ground straight under it ``(F, 2)`` (metres; NaN where
+    none of its points ``(F, 2, P, 3)`` is over the terrain)."""
+    gaps = ground_gaps(terrain, points)
+    low = np.min(np.where(np.isfinite(gaps), gaps, np.inf), axis=-1)
+    return np.where(np.isfinite(low), low, np.nan)
+
+
+def stance_height_error(over: FloatArray, source: FloatArray, contacts: NDArray[np.bool_]
+                        ) -> float:
+    """Mean over the planted frames ``contacts (F, 2)`` of |each foot's lowest point over the
+    terrain ``over (F, 2)`` − the source foot's lowest point over its own floor ``source (F, 2)``|
+    (metres; 0 without a planted frame over the terrain): how far a planted foot stands off the
+    ground, beyond what it did in the source (a heel raised at push-off stays raised)."""
+    error = np.abs(over - source)[contacts]
+    error = error[np.isfinite(error)]
+    return float(error.mean()) if error.size else 0.0

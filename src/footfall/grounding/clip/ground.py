@@ -27,12 +27,10 @@ from footfall.grounding.clip.solve import CORRECTION_PASSES, solve
 from footfall.grounding.feet import Leg, calibration_frames, legs_of
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.metrics import ground_gaps
-from footfall.metrics.clip import score
-from footfall.metrics.stance import planted_heights, support_heights
+from footfall.metrics.clip import score, source_heights
 from footfall.metrics.swing import swing_spans
 from footfall.sizes import check_size
 from footfall.skeleton import Clip
-from footfall.terrain.level import LevelGround
 
 if TYPE_CHECKING:
     from footfall.terrain.base import BoundedRaySource, RaySource
@@ -47,13 +45,21 @@ class GroundResult:
     contacts: NDArray[np.bool_]
     off_terrain_frames: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: The largest lift ``ball_clearance`` gave a swing (0 without it), metres.
     swing_lift_max_m: float = 0.0
-    #: Every swing: ``{"foot": "left"|"right", "frames": [start, stop], "lift_m": …}`` — how far
-    #: it rose above its animated height over the ground blended from lift-off to touch-down
-    #: (where the terrain would cut the foot, plus any ``ball_clearance``), metres.
+    #: The largest lift the terrain forced on a swing (where it would cut the foot), metres.
+    terrain_lift_max_m: float = 0.0
+    #: Every swing: ``{"foot": "left"|"right", "frames": [start, stop], "lift_m": …,
+    #: "terrain_lift_m": …, "clearance_lift_m": …}`` — how far it rose above its animated height
+    #: over the ground blended from lift-off to touch-down, and of that how much where the
+    #: terrain would cut the foot and how much for ``ball_clearance`` (largest over the swing,
+    #: metres).
     swings: list[dict[str, Any]] = field(default_factory=list)
     #: ``(F, 2)`` that lift frame by frame (0 in contact), metres.
     swing_lift: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))
+    #: The floor the source was animated on (metres, its own coordinates: placing turns and
+    #: moves a clip horizontally only), what ``stance_height_error_m`` measures it against.
+    floor: float = 0.0
     #: With ``place="under"``: where the terrain's origin lies in the clip's coordinates (x, z).
     scene_offset_xz: tuple[float, float] | None = None
 
@@ -69,6 +75,8 @@ class GroundResult:
             "contacts": contact_segments(self.contacts),
             "off_terrain_frames": self.off_terrain_frames,
             "swing_lift_max_m": self.swing_lift_max_m,
+            "terrain_lift_max_m": self.terrain_lift_max_m,
+            "floor_m": self.floor,
             "swings": self.swings,
             "warnings": self.warnings,
             **about,
@@ -98,9 +106,9 @@ def ground_clip(
     clearance (metres, default 0 = as animated) for swinging balls faster than
     :data:`~footfall.grounding.clip.plan.SWING_SPEED`. How far each swing rose above its
     animated height over the ground blended from lift-off to touch-down (that clearance, and
-    where the terrain would cut the foot) is in ``swings``, the largest in
-    ``swing_lift_max_m``. A clip holding NaN raises :class:`SkeletonError` naming the
-    frame and joint.
+    where the terrain would cut the foot) is in ``swings``; the largest lift the clearance gave
+    in ``swing_lift_max_m``, the largest the terrain forced in ``terrain_lift_max_m``. A clip
+    holding NaN raises :class:`SkeletonError` naming the frame and joint.
     """
     clip.check_finite()
     check_size(clip, "ground_clip", min_frames=1)
@@ -153,21 +161,25 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     prepared = prepare_clip(source, legs)
     found = prepared.contacts if contacts is None else contacts
     planned = plan(prepared, terrain, found, params, ball_clearance)
-    before = score(source, prepared.feet, planned.contacts, terrain, legs, planned.rest,
-                   prepared.floor)
+    heights = source_heights(source, legs, prepared.floor)
+    before = score(source, prepared.feet, planned.contacts, terrain, legs, heights)
     out, solved, swing_lift = solve(prepared, planned, terrain, progress)
-    after = score(out, solved, planned.contacts, terrain, legs, planned.rest)
     out = follow(out, followers(source, legs))
+    # measured on what is written: the solved clip with its followers, its feet read off it
+    after = score(out, prepared.feet_of(out), planned.contacts, terrain, legs, heights)
     if progress is not None:
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
-    lift = swing_lift + planned.swing_clearance
+    clearance = planned.swing_clearance
+    lift = swing_lift + clearance
     swings = [{"foot": ("left", "right")[foot], "frames": [start, stop],
-               "lift_m": float(lift[start:stop, foot].max())}
+               "lift_m": float(lift[start:stop, foot].max()),
+               "terrain_lift_m": float(swing_lift[start:stop, foot].max()),
+               "clearance_lift_m": float(clearance[start:stop, foot].max())}
               for foot, start, stop, _, _ in swing_spans(planned.contacts)]
     return GroundResult(out, before, after, planned.contacts,
-                        swing_lift_max_m=float(np.max(lift, initial=0.0)), swings=swings,
-                        swing_lift=lift), \
-        solved
+                        swing_lift_max_m=float(np.max(clearance, initial=0.0)),
+                        terrain_lift_max_m=float(np.max(swing_lift, initial=0.0)),
+                        swings=swings, swing_lift=lift, floor=prepared.floor), solved
 
 
 def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
@@ -180,11 +192,10 @@ def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any
         contacts = check_contacts(contacts, clip.frame_count)[motion]
     clip = clip[motion]
     prepared = prepare_clip(clip, legs_of(clip.skeleton, legs))
-    feet, floor = prepared.feet, prepared.floor
     if contacts is None:
         contacts = prepared.contacts
-    rest = planted_heights(support_heights(feet.ankle, feet.touch, LevelGround(floor)), contacts)
-    return score(clip, feet, contacts, terrain, prepared.legs, rest, floor)
+    return score(clip, prepared.feet, contacts, terrain, prepared.legs,
+                 source_heights(clip, prepared.legs, prepared.floor))
 
 
 def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,
