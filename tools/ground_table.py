@@ -50,7 +50,12 @@ from footfall.terrain import LevelGround, scene
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from conventions import VARIANTS  # noqa: E402  (tests/conventions.py: the clips' variants)
-from skinned_feet import source_contacts, source_foot_points  # noqa: E402  (independent feet)
+from skinned_feet import (  # noqa: E402  (independent feet)
+    CONTACT_BAND,
+    CONTACT_SPEED,
+    source_contacts,
+    source_foot_points,
+)
 
 TERRAINS = ("level", "stairs", "hills", "rocks")
 
@@ -251,6 +256,65 @@ def level_change(source: Clip, out: Clip) -> tuple[float, float, float]:
     return float(residual.max()), float(residual.mean()), float(shift[1])
 
 
+def level_harm(source: Clip, out: Clip) -> float:
+    """What a clean-up on level ground changed beyond the source's own stance defects (metres):
+    the largest over frames of (a) any joint above the knees moved, (b) a foot joint moved more
+    than its source's defect in the stance it is in (or within 0.1 s of): how far the lowest
+    point sank under the floor plus the horizontal travel of the foot point that slid most
+    (joint or End Site: a lock holds the ball, which can slide more than the ankle), over that
+    stance
+    (the source's own contacts and floor, ``tests/skinned_feet.py``, and its heel stances,
+    :func:`heel_contacts`; contacts broken for less than 0.1 s are one stance: a foot does not
+    land again in a frame)."""
+    contacts = source_contacts(source)
+    points = source_foot_points(source)
+    floor = source_floor(points, contacts)
+    lowest = _lowest(points[..., 1])
+    contacts = contacts | heel_contacts(points, source.fps)
+    _, a = source.forward_kinematics()
+    _, b = out.forward_kinematics()
+    moved = np.linalg.norm(b - a, axis=-1)  # (F, J)
+    skeleton = source.skeleton
+    legs = legs_of(skeleton)
+    knees = {leg.lower for leg in legs}
+    body = [j for j in range(skeleton.joint_count) if not knees & set(skeleton.chain(j))]
+    harm = float(moved[:, body].max(initial=0.0))
+    blend = max(1, round(0.1 * source.fps))
+    for foot, leg in enumerate(legs):
+        bound = np.zeros(source.frame_count)
+        planted = contacts[:, foot].copy()
+        for start, stop in _swings(planted):
+            if 0 < start and stop < len(planted) and stop - start <= blend:
+                planted[start:stop] = True
+        for start, stop in _runs(planted):
+            sink = max(0.0, floor - float(np.nanmin(lowest[start:stop, foot])))
+            travel = points[start:stop, foot][..., [0, 2]]  # (n, P, 2) every foot point
+            slide = float(np.nanmax(np.linalg.norm(np.ptp(travel, axis=0), axis=-1)))
+            lo, hi = max(0, start - blend), stop + blend
+            bound[lo:hi] = np.maximum(bound[lo:hi], sink + slide)
+        harm = max(harm, float(np.max(moved[:, leg.foot] - bound, initial=0.0)))
+    return harm
+
+
+def heel_contacts(points: np.ndarray, fps: float) -> np.ndarray:
+    """``(F, 2)`` feet standing on the heel with the toes raised, which the lowest rig point
+    does not show (a rig has no heel joint): the foot joint within ``CONTACT_BAND`` of its own
+    stance level (its 10th percentile) and slower than ``CONTACT_SPEED`` horizontally — the
+    rule of ``tests/skinned_feet.py``'s :func:`source_contacts` applied to the foot joint."""
+    ankle = points[:, :, 0]  # (F, 2, 3) the foot joint
+    level = np.percentile(ankle[..., 1], 10, axis=0)
+    speed = np.zeros(ankle.shape[:2])
+    if len(ankle) > 1:
+        speed[1:] = np.linalg.norm(np.diff(ankle[..., [0, 2]], axis=0), axis=-1) * fps
+        speed[0] = speed[1]
+    return (ankle[..., 1] - level < CONTACT_BAND) & (speed < CONTACT_SPEED)
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, stop)`` of every run of True in ``flags (F,)``."""
+    return _swings(~flags)
+
+
 def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
     """One row of the ``--conventions`` table: ``clip`` (variant ``made``) on terrain ``name``,
     scored independently."""
@@ -267,9 +331,10 @@ def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
     if name == "level":
         largest, mean, _ = level_change(source, result.clip)
         change = (f"{1000 * largest:.1f} / {1000 * mean:.2f} | "
+                  f"{1000 * level_harm(source, result.clip):.1f} | "
                   f"{1000 * (got['floor_out'] - got['floor']):+.1f}")
     else:
-        change = "— | —"
+        change = "— | — | —"
     b, a = result.before, result.after
     return (
         f"| {stem} | {made} | {name} | {motion.frame_count} | {1000 * got['stance']:.1f} | "
@@ -284,9 +349,10 @@ def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
 
 CONVENTIONS_HEADER = (
     "| clip | variant | terrain | frames | stance mm | swing mm (forced lift, share) | foot "
-    "depth − source dip mm | level change max / mean mm | level floor change mm | GMD ratio "
-    "before → after | PhysDiff penetration mm before → after | reported stance_height_error "
-    "mm |\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "depth − source dip mm | level change max / mean mm | level change beyond the source's "
+    "defects mm | level floor change mm | GMD ratio before → after | PhysDiff penetration mm "
+    "before → after | reported stance_height_error mm |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -303,14 +369,14 @@ def conventions_table(paths: list[Path], variants: list[str], terrains: list[str
                 variant = VARIANTS[made](clip)
             except (FootfallError, ValueError) as error:  # a 2-frame clip bends no arc
                 print(f"| {path.stem} | {made} | — | {clip.frame_count} | not made: {error} "
-                      "|||||||||")
+                      "||||||||||")
                 continue
             for name in terrains:
                 try:
                     print(conventions_row(path.stem, made, variant, name), flush=True)
                 except FootfallError as error:
                     print(f"| {path.stem} | {made} | {name} | {clip.frame_count} | not "
-                          f"grounded: {error} |||||||||")
+                          f"grounded: {error} ||||||||||")
                     break
 
 

@@ -153,7 +153,10 @@ def _plan_stances(over_floor: FloatArray, contacts: NDArray[np.bool_], blend: in
     contacts = contacts & (source_defect <= CONTACT_FLOAT)
     rest = planted_heights(over_floor, contacts)
     source_defect = stance_defect(over_floor, rest)
-    allowed = source_defect - _sustained(source_defect, contacts, blend)
+    # Only a planted foot sunk under its planted height is the source's defect to correct; one
+    # held higher stands on something (a lift keeps its height: the contact rule's too), and
+    # on any ground it keeps that height over the ground under it.
+    allowed = source_defect - np.minimum(_sustained(source_defect, contacts, blend), 0.0)
     return contacts, rest, source_defect, allowed
 
 
