@@ -84,3 +84,47 @@ def test_level_ground_changes_only_the_sources_own_stance_defects(name: str,
     if variant in EXACT:
         harm = tool.level_harm(source, out)
         assert harm <= 0.001, f"changed {1000 * harm:.1f} mm beyond the source's own defects"
+
+
+#: The shared clips HumanML3D's layout describes (mocapbank has no toe joints; bvhio_example,
+#: two frames, has no motion at 20 fps).
+JOINT_CLIPS = [path.name for path in HUMANOID_BVH_FILES
+               if path.name not in ("mocapbank_zxy_cm.bvh", "bvhio_example.bvh")]
+
+
+@pytest.mark.parametrize("name", JOINT_CLIPS)
+def test_joint_positions_cleaned_on_level_ground_keep_every_untouched_joint(tmp_path, capsys,
+                                                                            name: str) -> None:
+    # Joint positions (HumanML3D's 22 joints at 20 fps, 3 mm of capture noise) cleaned up on
+    # level ground: joints above the knees come back exactly as given, GMD's ratio and PhysDiff's
+    # penetration are no worse, and `measure` reports what `ground` did. Before: the file was
+    # written back from the skeleton fitted to it, every joint moved by the fit's error (up to
+    # 26 mm on cmu_01_01) and GMD's ratio went 0.050 -> 0.060.
+    import json
+
+    from footfall.cli import main
+    from footfall.joints import LAYOUTS
+    from footfall.joints.from_clip import positions_from_clip
+    from joints_data import noisy
+
+    clip = _clip(name, "as_is")[:1200].resample(20.0)
+    layout = LAYOUTS["humanml3d"]
+    joints = positions_from_clip(clip, layout)
+    joints[..., 1] -= joints[..., 1].min()  # HumanML3D's floor at 0
+    source = tmp_path / "walk.npy"
+    np.save(source, noisy(joints, seed=1, noise=0.003))
+    cleaned, report = tmp_path / "cleaned.npy", tmp_path / "report.json"
+    assert main(["ground", str(source), "--terrain", "level", "-o", str(cleaned), "--report",
+                 str(report), "--quiet"]) == 0
+    measured = tmp_path / "measured.json"
+    assert main(["measure", str(source), "--json", str(measured)]) == 0
+    capsys.readouterr()
+    given, written = np.load(source), np.load(cleaned)
+    legs = [layout.joints.index(j) for j in ("left_knee", "right_knee", "left_ankle",
+                                             "right_ankle", "left_foot", "right_foot")]
+    rest = [j for j in range(layout.joint_count) if j not in legs]
+    assert np.abs(written[:, rest] - given[:, rest]).max() < 1e-6
+    data, row = json.loads(report.read_text()), json.loads(measured.read_text())
+    for key in ("gmd_foot_skate_ratio", "physdiff_penetration_mm"):
+        assert data["after"][key] <= data["before"][key] + (0.005 if "gmd" in key else 0.01)
+        assert row[f"after.{key}"] == pytest.approx(data["after"][key], abs=1e-9), key
