@@ -14,7 +14,7 @@ NAME = "batch"
 HELP = "ground, retarget or measure a whole library of clips (process pool or Dask cluster)"
 DESCRIPTION = (
     "Run ground, retarget or measure over every clip the inputs name (files, folders searched "
-    "recursively for .bvh, or globs), writing each output at the input's relative path under "
+    "recursively for motion files: .bvh, .npy, .npz, .glb, .gltf, .vrma, .fbx; or globs), writing each output at the input's relative path under "
     "OUTDIR, atomically, plus OUTDIR/summary.csv, summary.json (one row per file: frames, "
     "seconds, every metric before/after, warnings, error) and summary.png. A file that fails "
     "is an error row and the batch goes on: exit status 0 when all succeeded, 1 when some "
@@ -36,8 +36,8 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     from footfall.batch.local import default_jobs
 
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
-                        help="clip files, folders (every .bvh and joint-position .npy below) "
-                        "or glob patterns")
+                        help="clip files, folders (every .bvh, .npy, .npz, .glb, .gltf, .vrma "
+                        "and .fbx below) or glob patterns")
     parser.add_argument("-o", "--output", dest="outdir", required=True, metavar="OUTDIR",
                         help="folder for the outputs, summary.csv/json/png and the manifest")
     parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",

@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 from footfall.errors import FootfallError, MappingError, SkeletonError
-from footfall.joints.cli import add_joint_arguments, load_motion, save_motion
+from footfall.motion_io.cli import (
+    add_joint_arguments,
+    add_motion_arguments,
+    check_outputs,
+    motion_from_args,
+    save_motion,
+)
 
 NAME = "ground"
 HELP = ("put a BVH clip's feet on a terrain, changing nothing but real stance defects on level "
@@ -36,8 +42,9 @@ KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.k
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
-    parser.add_argument("clip", help="the .bvh file to ground (or .glb/.gltf, or joint "
-                        "positions .npy: see --layout)")
+    parser.add_argument("clip", help="the motion to ground: .bvh, .glb/.gltf, .vrm, .vrma, "
+                        ".fbx, joint positions .npy (see --layout), AMASS .npz or MDM's "
+                        "results.npy (see --sample)")
     parser.add_argument("--terrain", required=True,
                         help="a built-in scene (stairs, hills, rocks, flat, …), 'level' (endless "
                         "level ground at the clip's own floor, never placed: the clean-up that "
@@ -53,8 +60,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="heightmap images: heights of black and white pixels, metres "
                         "(default 0 1)")
     parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh "
-                        "(or .glb/.gltf, or .npy joint positions in the input's layout)")
+                        "(or .glb/.gltf, .vrm/.vrma for a VRM source, or .npy joint positions "
+                        "in the input's layout)")
     add_joint_arguments(parser)
+    add_motion_arguments(parser)
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain (a "
@@ -111,7 +120,12 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.terrain == LevelGround.name and args.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
-    motion = load_motion(args.clip, args.layout)
+    check_outputs(args.output, npy=args.npy)  # suffix and folder, before any work
+    if args.report and not Path(args.report).absolute().parent.is_dir():
+        raise FootfallError(f"--report {args.report}: folder {Path(args.report).parent} "
+                            "does not exist")
+    motion = motion_from_args(args.clip, args)
+    check_outputs(args.output, motion, npy=args.npy, layout=args.layout)
     clip = motion.clip
     check_size(clip, args.clip, min_frames=1)  # a file may hold a skeleton only (Frames: 0)
     size = None if args.size is None else tuple(args.size)
@@ -134,8 +148,8 @@ def _run(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     out = result.clip
-    save_motion(out, args.output, motion, npy=args.npy, layout=args.layout)
     report = motion.annotate(result.report(clip=str(args.clip), terrain=args.terrain), out)
+    written = save_motion(out, args.output, motion, npy=args.npy, layout=args.layout)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{'metric':<26}{'before':>12}{'after':>12}")
@@ -144,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     if result.swing_lift_max_m > 0:
         print("--ball-clearance raised swinging feet by up to "
               f"{100 * result.swing_lift_max_m:.1f} cm")
-    print(f"wrote {args.output}")
+    print(f"wrote {', '.join(str(path) for path in written)}")
     if args.report:
         with replacing(Path(args.report)) as partial:  # a reader never sees half a report
             partial.write_text(json.dumps(report, indent=1) + "\n")

@@ -20,7 +20,10 @@ DESCRIPTION = (
     "names, which footfall's humanoid mapping recognises), the up axis "
     "and the default frame rate. AMASS-style .npz files (poses, trans, mocap_framerate) need "
     "the body model's rest joints (--skeleton) or joint positions (--joints): no body model is "
-    "bundled. Prints how far the solved joints lie from the input (mean and max, mm)."
+    "bundled. MDM's results.npy (a pickled dictionary, read without running any code it "
+    "names) gives sample --sample. Any other motion file footfall reads (BVH, glTF, VRMA, FBX) "
+    "is converted as it is. Prints how far the solved joints lie from the input (mean and max, "
+    "mm). Nothing is written when anything fails."
 )
 KERNELS = ("clip",)  # compiled kernels made ready first (footfall.kernels)
 
@@ -28,11 +31,14 @@ KERNELS = ("clip",)  # compiled kernels made ready first (footfall.kernels)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall import``."""
     from footfall.joints.layouts import LAYOUTS
+    from footfall.motion_io.cli import add_motion_arguments
 
-    parser.add_argument("motion", help="joint positions (.npy, (T, J, 3)) or an AMASS-style "
-                        ".npz (poses, trans, mocap_framerate)")
+    parser.add_argument("motion", help="joint positions (.npy, (T, J, 3)), an AMASS-style "
+                        ".npz (poses, trans, mocap_framerate), MDM's results.npy, or any "
+                        "motion file footfall reads")
     parser.add_argument("-o", "--output", required=True,
-                        help="the file to write: .bvh, .glb or .gltf (a skeleton-only glTF)")
+                        help="the file to write: .bvh, .glb or .gltf (a skeleton-only glTF), "
+                        "or .npy joint positions")
     parser.add_argument("--layout", choices=sorted(LAYOUTS), default=None,
                         help="which joint each row is: " + "; ".join(
                             f"{name}: {layout.description}" for name, layout in LAYOUTS.items())
@@ -51,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--joints", metavar="JOINTS.npy", default=None,
                         help=".npz input: the body model's joint positions per frame, "
                         "(T, J, 3)")
+    add_motion_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
@@ -73,24 +80,22 @@ def _lengths(path: str | None) -> dict[str, float] | None:
 
 def run(args: argparse.Namespace) -> int:
     """Solve the motion and write it; prints one summary line."""
-    from footfall.joints.io import load_motion, save_motion
+    from footfall.motion_io.cli import check_outputs, motion_from_args, save_motion
 
     output = Path(args.output)
-    if output.suffix.lower() not in (".bvh", ".glb", ".gltf"):
-        raise JointsError(f"-o {output}: write .bvh, .glb or .gltf")
-    suffix = Path(args.motion).suffix.lower()
-    if suffix not in (".npy", ".npz"):
-        raise JointsError(f"{args.motion}: expected joint positions (.npy) or AMASS "
-                          "parameters (.npz)")
-    if suffix == ".npy" and (args.skeleton or args.joints):
+    check_outputs(output)  # its suffix and folder, before any work
+    if (args.skeleton or args.joints) and Path(args.motion).suffix.lower() != ".npz":
         raise JointsError("--skeleton and --joints go with an AMASS .npz input")
-    motion = load_motion(args.motion, args.layout, fps=args.fps, up=args.up,
-                         lengths=_lengths(args.lengths), skeleton=args.skeleton,
-                         joints=args.joints)
+    motion = motion_from_args(args.motion, args, fps=args.fps, up=args.up,
+                              lengths=_lengths(args.lengths), skeleton=args.skeleton,
+                              joints=args.joints)
     save_motion(motion.clip, output, motion)
     if not args.quiet:
         clip, layout = motion.clip, motion.layout
-        assert layout is not None  # joint and AMASS files have a layout
+        if layout is None:
+            print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
+                  f"{clip.skeleton.joint_count} joints ({motion.format})")
+            return 0
         fit = ""
         if motion.fit is not None:
             worst = layout.joints[int(motion.fit.error_m.max(axis=0).argmax())]
@@ -99,4 +104,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, layout "
               f"{layout.name} ({layout.joint_count} joints, {motion.up.upper()} up){fit}")
     return 0
-

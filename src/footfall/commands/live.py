@@ -37,8 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     source = parser.add_argument_group("source (one of)")
     given = source.add_mutually_exclusive_group(required=True)
     given.add_argument("--natnet", metavar="SERVER_IP", help="Motive's (NatNet server's) address")
-    given.add_argument("--replay", metavar="CLIP.bvh",
-                       help="play a BVH clip at its own rate, looping (no capture system needed)")
+    given.add_argument("--replay", metavar="CLIP",
+                       help="play a motion file (BVH, glTF, VRMA, FBX, joints; --take picks an "
+                       "animation) at its own rate, looping (no capture system needed)")
+    source.add_argument("--take", default=None, metavar="NAME|INDEX",
+                        help="--replay: which animation of a file holding several")
+    source.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="--replay of MDM's results.npy: which sample")
     source.add_argument("--multicast", action="store_true",
                         help="receive frames from the multicast group instead of unicast")
     source.add_argument("--group", default="239.255.42.99", help="multicast group address")
@@ -127,7 +132,7 @@ def _start_control(loop: Any, args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Build the source, the avatars and the outputs; run the loop."""
-    from footfall import bvh, kernels
+    from footfall import kernels
     from footfall.live.loop import LiveLoop, load_target, unique_names
     from footfall.live.natnet_client import NatNetClient
     from footfall.live.record import Recorder
@@ -150,9 +155,12 @@ def run(args: argparse.Namespace) -> int:
         mapping = {k: v for k, v in load_mapping(args.mapping).items() if v is not None}
     source: Source
     if args.replay:
-        clip, info = bvh.load(args.replay, up=args.up, return_info=True)
-        check_size(clip, args.replay, min_frames=1)
-        source = ReplaySource(clip, up=info.up)
+        from footfall.motion_io.cli import motion_from_args
+
+        motion = motion_from_args(args.replay, args,
+                                  up=None if args.up == "auto" else args.up)
+        check_size(motion.clip, args.replay, min_frames=1)
+        source = ReplaySource(motion.clip, up=motion.up)
     else:
         source = NatNetClient(args.natnet, local_ip=args.local_ip, multicast=args.multicast,
                               group=args.group, command_port=args.command_port,

@@ -9,9 +9,12 @@ from footfall import bvh
 from footfall.errors import SettingsError
 
 NAME = "retarget"
-HELP = "retarget a BVH motion onto another BVH skeleton or a glTF/GLB/VRM avatar"
+HELP = ("retarget a motion (BVH, glTF, VRMA, FBX, joint positions) onto a BVH skeleton or a "
+        "glTF/GLB/VRM avatar")
 DESCRIPTION = (
-    "Map the motion of SOURCE.bvh onto the skeleton of --to (a .bvh file, a skinned "
+    "Map the motion of SOURCE (any motion file footfall reads: BVH, glTF/GLB animations with "
+    "--take, VRM Animation, FBX, joint positions, MDM results with --sample) onto the "
+    "skeleton of --to (a .bvh file, a skinned "
     ".glb/.gltf avatar or a VRM 0.x/1.0 .vrm avatar) with seed 001's method: calibrated rotation "
     "offsets, spine and neck redistribution, hips from the leg-length difference, four-limb IK "
     "with automatic weights. Writes -o as BVH, or as GLB/glTF/VRM (the avatar's file with the "
@@ -20,14 +23,16 @@ DESCRIPTION = (
     "--mapping / --target-mapping give a JSON file {canonical bone: joint} that overrides the "
     "guess. Nothing is written when anything fails."
 )
-_GLTF = (".glb", ".gltf", ".vrm")  # footfall.gltf.AVATAR_SUFFIXES
 _MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
 KERNELS = ("retarget",)  # compiled kernels made ready first (footfall.kernels): FK, IK, limbs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall retarget``."""
-    parser.add_argument("source", help="the motion to retarget (.bvh)")
+    from footfall.motion_io.cli import add_motion_arguments
+
+    parser.add_argument("source", help="the motion to retarget: .bvh, .glb/.gltf, .vrm, .vrma, "
+                        ".fbx, joint positions .npy, AMASS .npz or MDM's results.npy")
     parser.add_argument("--to", required=True, dest="target",
                         help="the target skeleton: a .bvh file, a skinned .glb/.gltf avatar "
                              "or a .vrm avatar")
@@ -55,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
+    add_motion_arguments(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -62,24 +68,30 @@ def run(args: argparse.Namespace) -> int:
     """Load, retarget, write; prints one summary line."""
     from tqdm import tqdm
 
+    from footfall.commands._progress import show_progress
     from footfall.gltf import check_motion_output, load_avatar, save_motion
+    from footfall.motion_io import detect
+    from footfall.motion_io.cli import check_outputs, motion_from_args
     from footfall.retarget import Retargeter, RetargetSettings
     from footfall.sizes import check_size
     from footfall.skinning import avatar_targets
 
     output = Path(args.output)
     target_path = Path(args.target)
-    glb_target = target_path.suffix.lower() in _GLTF
+    target_format = detect(target_path)
+    glb_target = target_format in ("glb", "gltf", "vrm")
     if output.suffix.lower() not in _MOTIONS:
         raise SettingsError(f"-o {output}: write .bvh, .glb or .gltf (.vrm or .vrma for a VRM "
                             "avatar)")
     if output.suffix.lower() != ".bvh" and not glb_target:
         check_motion_output(output, None)  # raises: glTF/VRM output needs such an avatar
-    if target_path.suffix.lower() not in (".bvh", *_GLTF):
-        raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
+    if target_format not in ("bvh", "glb", "gltf", "vrm"):
+        raise SettingsError(f"--to {target_path}: a {target_format} file; the target is a "
+                            ".bvh skeleton or a .glb, .gltf or .vrm avatar")
+    check_outputs(output)  # its folder exists
     if args.preview is not None:
         _check_preview(Path(args.preview))
-    source = bvh.load(args.source)
+    source = motion_from_args(args.source, args).clip
     check_size(source, args.source, min_frames=1)  # the target may be a skeleton-only file
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
@@ -94,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                             target_rest=None if avatar is None else avatar.rest_rotations,
                             **avatar_targets(avatar, target_mapping))
     calibrated = retargeter.calibrate_for(source, _frame(args.calibrate_frame))
-    with tqdm(total=source.frame_count, unit="frame", disable=args.quiet,
+    with tqdm(total=source.frame_count, unit="frame", disable=not show_progress(args.quiet),
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
                                 progress=lambda done: bar.update(done - bar.n))
