@@ -49,8 +49,8 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
 
     Args:
         inputs: file paths (any suffix: the user named them), folders (every file of
-            :data:`CLIP_SUFFIXES` below, recursively) and glob patterns (``**`` recurses; matches that are
-            folders are searched like folders).
+            :data:`CLIP_SUFFIXES` below, recursively) and glob patterns (``**`` recurses;
+            matches that are folders are searched like folders).
         exclude: a folder whose contents never count as inputs (the batch's output folder).
 
     Raises:
