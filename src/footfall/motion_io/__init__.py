@@ -60,6 +60,8 @@ def load_motion(
         raise _with_format(error, path, fmt) from None
     if fmt in ("glb", "gltf", "vrm"):
         motion.format = fmt
+    if not motion.takes:  # a single-take format: the take is the file
+        motion.takes = [path.stem]
     return motion
 
 

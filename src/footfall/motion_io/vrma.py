@@ -93,7 +93,7 @@ def load_vrma_clip(path: str | Path, animation: int = 0, fps: float | None = Non
     rotations[:, has_parent] = quat.inv_mul(global_rot[:, parents[has_parent]],
                                             global_rot[:, has_parent])
     positions = np.broadcast_to(offsets, (frames, len(nodes), 3)).copy()
-    world_at = world[:, nodes, :3, 3]
+    world_at = world[:, nodes][..., :3, 3]  # (F, B, 3)
     for j, node in enumerate(nodes):
         if parents[j] < 0:
             positions[:, j] = world_at[:, j]
