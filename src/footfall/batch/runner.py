@@ -56,6 +56,8 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     """
     from tqdm import tqdm
 
+    from footfall.commands._progress import show_progress
+
     start = time.perf_counter()
     folder = Path(os.path.abspath(folder))  # workers run elsewhere: every path absolute
     if folder.exists() and not folder.is_dir():
@@ -116,7 +118,7 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
 
         results = run_local(to_run, jobs)
     bar = tqdm(total=len(to_run), unit="file", desc=f"batch {spec.kind}", file=sys.stderr,
-               disable=quiet, dynamic_ncols=True)
+               disable=not show_progress(quiet), dynamic_ncols=True)
     try:
         for job, result in results:
             row = result["row"]

@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the experiment and print the table."""
     from tqdm import tqdm
 
+    from footfall.commands._progress import show_progress
     from footfall.gait import experiment
 
     if args.humanoid is not None and not Path(args.humanoid).is_file():
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[str, tqdm] = {}
 
     def progress(name: str, done: int, total: int) -> None:
-        if args.quiet:
+        if not show_progress(args.quiet):
             return
         if name not in bars:
             bars[name] = tqdm(total=total, desc=name, unit="frame", file=sys.stderr, leave=False)

@@ -113,6 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.batch.atomic import replacing
+    from footfall.commands._progress import show_progress
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
     from footfall.sizes import check_size
@@ -137,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if args.quiet:
+        if not show_progress(args.quiet):
             return
         if bar is None:
             bar = tqdm(total=total, desc="grounding", unit="pass", file=sys.stderr, leave=False)

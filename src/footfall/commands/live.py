@@ -220,10 +220,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         status = source.status
         latency = sorted(loop.stats.latency)
-        median = latency[len(latency) // 2] * 1000 if latency else float("nan")
+        median = (f"{latency[len(latency) // 2] * 1000:.2f} ms" if latency else
+                  "n/a (no frames)")
         turned = "; stream is Z-up; turned to Y up" if status.up == "z" else ""
         print(f"live: {loop.stats.frames} frames, {status.dropped} dropped, "
               f"{status.overwritten} skipped by the loop, errors {dict(status.errors) or 0}, "
-              f"latency median {median:.2f} ms; settings saved for {len(saved)} avatar(s)"
+              f"latency median {median}; settings saved for {len(saved)} avatar(s)"
               + turned)
+    if loop.stats.frames == 0 and not args.replay:
+        print(f"footfall live: warning: no frames came from the NatNet server {args.natnet} "
+              f"(command port {args.command_port}): is Motive streaming to this machine, and "
+              "is --local-ip this machine's address on that network?", file=sys.stderr)
+        return 1
     return 0
