@@ -226,3 +226,34 @@ def test_joint_files_read_through_the_front_door(tmp_path: Path) -> None:
     np.save(tmp_path / "turned.npy", quat.rotate(turn, joints))
     turned = load_motion(tmp_path / "turned.npy")
     assert np.abs(positions_from_clip(turned.clip, turned.layout) - joints).max() > 0.1
+
+
+def test_written_bvh_files_carry_end_sites(tmp_path: Path) -> None:
+    from footfall.skeleton import forward_kinematics
+    from footfall.skinning import rest_mesh
+
+    # A joint import: every leaf gets an End Site; a toe's tip lies ahead at the toe's height.
+    np.save(tmp_path / "walk.npy", real_joints(40))
+    assert main(["import", str(tmp_path / "walk.npy"), "-o", str(tmp_path / "walk.bvh"),
+                 "--quiet"]) == 0
+    text = (tmp_path / "walk.bvh").read_text()
+    skeleton = load_motion(tmp_path / "walk.bvh").clip.skeleton
+    leaves = [j for j in range(skeleton.joint_count) if not skeleton.children(j)]
+    assert text.count("End Site") == len(leaves) == len(skeleton.end_sites) == 5
+    for toe in ("left_foot", "right_foot"):
+        site = skeleton.end_sites[skeleton.index(toe)]
+        assert abs(site[1]) < 1e-9 and np.linalg.norm(site) > 0.03
+    # A skinned avatar's clip: End Sites at the skin's toe tips (sole height, ahead of the toes)
+    cesium = load_motion(CESIUM)
+    save_motion(cesium.clip, tmp_path / "cesium.bvh", cesium)
+    back = load_motion(tmp_path / "cesium.bvh").clip.skeleton
+    assert len(back.end_sites) == 2
+    avatar = cesium.avatar
+    world, at = forward_kinematics(avatar.skeleton.parents, avatar.rest_rotations,
+                                   avatar.skeleton.offsets)
+    vertices = rest_mesh(avatar)[0]
+    for joint, site in back.end_sites.items():
+        j = avatar.skeleton.index(back.names[joint])
+        tip = at[j] + quat.rotate(world[j], site)
+        assert tip[1] < vertices[:, 1].min() + 0.02  # on the sole
+        assert tip[2] > at[j, 2] + 0.02  # ahead of the last foot joint

@@ -111,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         clip = retargeter.apply(source, chunk=1024,
                                 progress=lambda done: bar.update(done - bar.n))
     if output.suffix.lower() == ".bvh":
+        from footfall.motion_io.end_sites import avatar_toe_sites, with_end_sites
+
+        if avatar is not None:  # the skin's toe tips, which a BVH reader cannot see
+            clip = with_end_sites(clip, avatar_toe_sites(avatar, retargeter.avatar_scale))
         bvh.save(clip, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above

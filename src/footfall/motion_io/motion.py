@@ -83,6 +83,10 @@ def solve_file_positions(positions: FloatArray, layout: Layout, fps: float, up: 
                          where: str, lengths: Mapping[str, float] | None = None
                          ) -> LoadedMotion:
     """A :class:`LoadedMotion` from checked joint positions ``(T, J, 3)`` in file axes
-    ``up`` (:func:`footfall.joints.solve_positions`)."""
+    ``up`` (:func:`footfall.joints.solve_positions`), End Sites on its leaves
+    (:func:`footfall.motion_io.end_sites.leaf_sites`)."""
+    from footfall.motion_io.end_sites import leaf_sites, with_end_sites
+
     fit = solve_positions(to_y_up(positions, up), layout, fps, lengths=lengths, where=where)
-    return LoadedMotion(fit.clip, where, layout, up, positions, fit, format="npy")
+    clip = with_end_sites(fit.clip, leaf_sites(fit.clip.skeleton, layout.toes))
+    return LoadedMotion(clip, where, layout, up, positions, fit, format="npy")

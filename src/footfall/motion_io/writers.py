@@ -53,9 +53,14 @@ def write_npy(clip: Clip, path: Path, motion: LoadedMotion, layout: Layout | Non
 
 
 def write_bvh(clip: Clip, path: Path, motion: LoadedMotion, layout: Layout | None) -> None:
-    """A BVH file (:func:`footfall.bvh.save`)."""
+    """A BVH file (:func:`footfall.bvh.save`); a clip of a skinned avatar gets End Sites at
+    its toe tips (:func:`~footfall.motion_io.end_sites.avatar_toe_sites`)."""
     from footfall import bvh
+    from footfall.motion_io.end_sites import avatar_toe_sites, with_end_sites
 
+    avatar = _avatar_for(clip, motion)
+    if avatar is not None:
+        clip = with_end_sites(clip, avatar_toe_sites(avatar))
     bvh.save(clip, path)
 
 
