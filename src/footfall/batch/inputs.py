@@ -18,7 +18,7 @@ from footfall.errors import FootfallError
 #: File suffixes a folder or glob search picks up (compared case-insensitively): motion files
 #: :func:`footfall.motion_io.load_motion` reads (not ``.vrm``: a VRM file is an avatar, a
 #: ``--to`` target).
-CLIP_SUFFIXES = (".bvh", ".npy")
+CLIP_SUFFIXES = (".bvh", ".npy", ".npz", ".glb", ".gltf", ".vrma", ".fbx")
 _MAGIC = set("*?[")
 
 
@@ -97,7 +97,8 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
             before = len(found)
             add_folder(path)
             if len(found) == before and not any(_is_clip(p) for p in path.rglob("*")):
-                raise BatchError(f"{text}: the folder holds no .bvh file or .npy joint file")
+                raise BatchError(f"{text}: the folder holds no motion file "
+                                 f"({', '.join(CLIP_SUFFIXES)})")
         elif path.exists():
             add(path, path.parent)
         else:
