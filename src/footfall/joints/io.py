@@ -1,5 +1,6 @@
-"""Joint-position files (``.npy`` arrays ``(T, J, 3)``): read, checked and solved into a clip
-(:func:`solve_file_positions`); :mod:`footfall.motion_io` is the front door that dispatches here.
+"""Joint-position files (``.npy`` arrays ``(T, J, 3)``): read and checked here, solved into a
+clip by :func:`footfall.motion_io.motion.solve_file_positions`; :mod:`footfall.motion_io` is the
+front door that dispatches here.
 
 ``.npy`` files are read with ``allow_pickle=False``: a pickled object (MDM's ``results.npy``
 dictionary) is refused with a message, never unpickled. Every problem is one

@@ -52,8 +52,9 @@ def motion_from_args(path: str | Path, args: argparse.Namespace, **options: Any
                      ) -> LoadedMotion:
     """:func:`load_motion` of ``path`` with the options ``args`` holds (``take``, ``sample``,
     ``unit``, ``layout``, where the command has them) and ``options``."""
-    given = {"take": getattr(args, "take", None), "sample": getattr(args, "sample", None),
-             "unit": getattr(args, "unit", "auto"), "layout": getattr(args, "layout", None)}
+    given: dict[str, Any] = {
+        "take": getattr(args, "take", None), "sample": getattr(args, "sample", None),
+        "unit": getattr(args, "unit", "auto"), "layout": getattr(args, "layout", None)}
     given.update(options)
     return load_motion(path, **given)
 

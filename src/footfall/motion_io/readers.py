@@ -90,8 +90,8 @@ def read_bvh(path: Path, options: ReadOptions) -> LoadedMotion:
 
     unit = options.unit
     scale: Any = UNIT_SCALES[unit] if isinstance(unit, str) and unit in UNIT_SCALES else unit
-    up = options.up if options.up in ("y", "z") else "auto"
-    clip, info = bvh.load(path, scale=scale, up=up, return_info=True)  # type: ignore[arg-type]
+    up: Any = options.up if options.up in ("y", "z") else "auto"
+    clip, info = bvh.load(path, scale=scale, up=up, return_info=True)
     named = unit if isinstance(unit, str) and unit in UNIT_SCALES else info.unit
     motion = LoadedMotion(clip, str(path), up=info.up, format="bvh", takes=[path.stem],
                           unit=named, scale=info.scale)
@@ -122,6 +122,7 @@ def read_gltf(path: Path, options: ReadOptions) -> LoadedMotion:
 
     avatar = load_avatar(path)
     document = avatar.document
+    assert document is not None  # load_avatar keeps the document
     takes = [a.name or f"animation {i}" for i, a in enumerate(document.animations or [])]
     index = choose_take(takes, options.take, str(path))
     rate = check_fps(options.fps or gltf_fps(document, index), str(path))
