@@ -6,6 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from footfall.commands._motion_out import (
+    add_motion_out_arguments,
+    check_motion_out,
+    root_motion_for,
+    write_motion_extras,
+)
 from footfall.errors import JointsError
 
 NAME = "import"
@@ -58,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=".npz input: the body model's joint positions per frame, "
                         "(T, J, 3)")
     add_motion_arguments(parser)
+    add_motion_out_arguments(parser, "y = 0")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
@@ -86,21 +93,28 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(output)  # its suffix and folder, before any work
     if (args.skeleton or args.joints) and Path(args.motion).suffix.lower() != ".npz":
         raise JointsError("--skeleton and --joints go with an AMASS .npz input")
+    check_motion_out(args, output)
     motion = motion_from_args(args.motion, args, fps=args.fps, up=args.up,
                               lengths=_lengths(args.lengths), skeleton=args.skeleton,
                               joints=args.joints)
-    save_motion(motion.clip, output, motion)
+    moved = root_motion_for(args, motion.clip)
+    save_motion(moved.clip, output, motion)
     if not args.quiet:
         clip, layout = motion.clip, motion.layout
-        if layout is None:
+        if layout is None:  # a skeleton file (BVH, glTF, VRMA, FBX) converted as it is
             print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
                   f"{clip.skeleton.joint_count} joints ({motion.format})")
-            return 0
-        fit = ""
-        if motion.fit is not None:
-            worst = layout.joints[int(motion.fit.error_m.max(axis=0).argmax())]
-            fit = (f"; joints within {motion.fit.mean_error_mm:.2f} mm mean, "
-                   f"{motion.fit.max_error_mm:.2f} mm max ({worst}) of the input")
-        print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, layout "
-              f"{layout.name} ({layout.joint_count} joints, {motion.up.upper()} up){fit}")
+        else:
+            fit = ""
+            if motion.fit is not None:
+                worst = layout.joints[int(motion.fit.error_m.max(axis=0).argmax())]
+                fit = (f"; joints within {motion.fit.mean_error_mm:.2f} mm mean, "
+                       f"{motion.fit.max_error_mm:.2f} mm max ({worst}) of the input")
+            print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, layout "
+                  f"{layout.name} ({layout.joint_count} joints, {motion.up.upper()} up){fit}")
+    if args.root_motion != "keep" or args.contacts_out:
+        from footfall.contact_curves import clip_contacts
+
+        contacts = clip_contacts(motion.clip) if args.contacts_out else None
+        write_motion_extras(args, output, moved, contacts, motion.clip.fps, quiet=args.quiet)
     return 0

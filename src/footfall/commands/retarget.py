@@ -6,6 +6,14 @@ import argparse
 from pathlib import Path
 
 from footfall import bvh
+from footfall.commands._motion_out import (
+    add_motion_out_arguments,
+    avatar_for,
+    check_motion_out,
+    joint_scales_for,
+    root_motion_for,
+    write_motion_extras,
+)
 from footfall.errors import SettingsError
 
 NAME = "retarget"
@@ -61,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
     add_motion_arguments(parser)
+    add_motion_out_arguments(parser, "--floor-height")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -69,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.commands._progress import show_progress
+    from footfall.contact_curves import retarget_contacts
     from footfall.gltf import check_motion_output, load_avatar, save_motion
     from footfall.motion_io import detect
     from footfall.motion_io.cli import check_outputs, motion_from_args
@@ -96,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
         check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
+    check_motion_out(args, output, avatar)
     target_mapping = args.target_mapping or (avatar.target_mapping() if avatar else None)
     target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
     settings = RetargetSettings()
@@ -110,21 +121,29 @@ def run(args: argparse.Namespace) -> int:
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
                                 progress=lambda done: bar.update(done - bar.n))
+    moved = root_motion_for(args, clip, floor=args.floor_height,
+                            rest_rotations=None if avatar is None else avatar.rest_rotations)
     if output.suffix.lower() == ".bvh":
         from footfall.motion_io.end_sites import avatar_toe_sites, with_end_sites
 
+        written = moved.clip
         if avatar is not None:  # the skin's toe tips, which a BVH reader cannot see
-            clip = with_end_sites(clip, avatar_toe_sites(avatar, retargeter.avatar_scale))
-        bvh.save(clip, output)
+            sites = avatar_toe_sites(avatar, retargeter.avatar_scale)
+            written = with_end_sites(written, {
+                written.skeleton.index(avatar.skeleton.names[j]): v for j, v in sites.items()})
+        bvh.save(written, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
-        save_motion(avatar, clip, output, joint_scales=retargeter.joint_scales(),
+        save_motion(avatar_for(args, avatar), moved.clip, output,
+                    joint_scales=joint_scales_for(args, retargeter.joint_scales()),
                     root_scale=retargeter.avatar_scale)
     if args.preview:
         _preview(args.preview, source, clip, retargeter, avatar,
                  f"{Path(args.source).name} → {target_path.name}")
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
           f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}; {calibrated}")
+    contacts = retarget_contacts(retargeter, source) if args.contacts_out else None
+    write_motion_extras(args, output, moved, contacts, clip.fps)
     return 0
 
 
