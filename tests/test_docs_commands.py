@@ -191,7 +191,8 @@ def test_documented_command_runs(doc: str, line: str, scratch: Path, monkeypatch
     code = main(argv)
     captured = capsys.readouterr()
     if any(word in line for word in REFUSED):
-        lines = captured.err.strip().splitlines()
+        lines = [line for line in captured.err.splitlines()
+                 if line.strip() and "compiling footfall's numeric kernels" not in line]
         assert code == 2 and len(lines) == 1 and "error:" in lines[0], captured.err
         assert not (scratch / "unpickled").exists()
         return

@@ -178,7 +178,8 @@ def test_malicious_mdm_pickle_is_refused_without_running(tmp_path: Path, capsys,
         path.write_bytes(pickle.dumps(payload))
     out = tmp_path / "out.bvh"
     assert main(["import", str(path), "-o", str(out)]) == 2
-    lines = capsys.readouterr().err.strip().splitlines()
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.strip() and "compiling footfall's numeric kernels" not in line]
     assert len(lines) == 1 and "results.npy" in lines[0] and "refused posix.system" in lines[0]
     assert not marker.exists() and not out.exists()
 

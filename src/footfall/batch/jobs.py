@@ -31,7 +31,8 @@ from footfall import __version__
 from footfall.errors import FootfallError
 
 #: The batch kinds and the command module each runs.
-KINDS = {"ground": "ground", "retarget": "retarget", "measure": "ground"}
+KINDS = {"ground": "ground", "retarget": "retarget", "measure": "ground",
+         "import": "import_motion"}
 #: The terrain ``measure`` scores on unless told (the clip's own flat floor).
 MEASURE_TERRAIN = "flat"
 #: Marker in the names of temporary outputs (hidden files in the output folder).

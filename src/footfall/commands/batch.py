@@ -1,5 +1,5 @@
-"""``footfall batch ground|retarget|measure INPUTS… -o OUTDIR``: a whole motion library at once,
-on a local process pool or (``--scheduler``) a Dask distributed cluster."""
+"""``footfall batch ground|retarget|measure|import INPUTS… -o OUTDIR``: a whole motion library at
+once, on a local process pool or (``--scheduler``) a Dask distributed cluster."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from pathlib import Path
 from footfall.batch.inputs import BatchError
 
 NAME = "batch"
-HELP = "ground, retarget or measure a whole library of clips (process pool or Dask cluster)"
+HELP = ("ground, retarget, measure or import a whole library of clips (process pool or Dask "
+        "cluster)")
 DESCRIPTION = (
-    "Run ground, retarget or measure over every clip the inputs name (files, folders searched "
-    "recursively for motion files: .bvh, .npy, .npz, .glb, .gltf, .vrma, .fbx; or globs), "
+    "Run ground, retarget, measure or import over every clip the inputs name (files, folders "
+    "searched recursively for motion files: .bvh, .npy, .npz, .glb, .gltf, .vrma, .fbx; or globs), "
     "writing each output at the input's relative path under "
     "OUTDIR, atomically, plus OUTDIR/summary.csv, summary.json (one row per file: frames, "
     "seconds, every metric before/after, warnings, error) and summary.png. A file that fails "
@@ -26,6 +27,8 @@ _KIND_HELP = {
     "ground": "ground every clip on a terrain (footfall ground's options)",
     "retarget": "retarget every clip onto one skeleton or avatar (footfall retarget's options)",
     "measure": "only the contact metrics on a terrain (default flat), no clip written",
+    "import": "turn every motion file (joint positions, AMASS, MDM results, glTF …) into a BVH "
+              "(footfall import's options)",
 }
 #: Options of the per-file command that the batch sets itself.
 _OWN = {"-o", "--output", "--report", "--quiet", "-h", "--help"}
