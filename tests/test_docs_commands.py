@@ -43,6 +43,7 @@ DATA = ROOT / "tests" / "data"
 PLACEHOLDERS = {
     "NAME": "stairs", "OUTDIR": "out_batch", "INPUTS…": "mocap/cmu", "M": "0", "S": "1",
     "ground|retarget|measure": "measure",  # batch's synopsis: the kind needing no options
+    "keep|in-place|extract": "in-place",  # a synopsis's [--remove-heading] goes with in-place
     "/shared/mocap": "shared/mocap", "/shared/grounded": "shared/grounded",
 }
 #: Options appended to bound a command's time (argparse takes the last of a repeated option).
@@ -129,9 +130,10 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "tests").symlink_to(ROOT / "tests")
     walk = bvh.load(WALK)
     short = Clip(walk.skeleton, walk.rotations[:90].copy(), walk.positions[:90].copy(), walk.fps)
-    for name in ("CLIP.bvh", "SRC.bvh", "SRC", "TARGET.bvh", "cmu_131_01.bvh"):
+    for name in ("CLIP.bvh", "SRC.bvh", "SRC", "TARGET.bvh", "cmu_131_01.bvh", "walk.bvh",
+                 "cmu.bvh"):
         bvh.save(short, folder / name)
-    for name in ("AVATAR.glb", "AVATAR", "avatars/alice.glb"):
+    for name in ("AVATAR.glb", "AVATAR", "avatars/alice.glb", "CesiumMan.glb"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(CESIUM.read_bytes())
     (folder / "RobotExpressive.glb").write_bytes(ROBOT.read_bytes())
