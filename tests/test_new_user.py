@@ -123,3 +123,19 @@ def test_batch_import_takes_a_folder(tmp_path: Path, capsys) -> None:
 
     assert load_motion(tmp_path / "bvh" / "a.bvh").clip.frame_count == 40
     assert load_motion(tmp_path / "bvh" / "b.bvh").clip.frame_count == 30
+
+
+def test_the_issue_commands_read_gltf_and_vrma_sources(tmp_path: Path, capsys) -> None:
+    # "footfall retarget CesiumMan.glb --to RobotExpressive.glb" read the GLB as BVH ("line
+    # 18152: no MOTION section"); "footfall info x.vrma" said it reads .bvh files.
+    out = tmp_path / "out.glb"
+    assert main(["retarget", str(CESIUM), "--to", str(ROBOT), "-o", str(out), "--quiet"]) == 0
+    assert "49 frames at 24 fps" in capsys.readouterr().out
+    from footfall.gltf import load_animation, save_vrm_animation
+    from motion_files import vrm_clip
+
+    assert load_animation(out, fps=24.0).frame_count == 49
+    avatar, clip = vrm_clip()
+    save_vrm_animation(avatar, clip, tmp_path / "x.vrma")
+    assert main(["info", str(tmp_path / "x.vrma"), "--no-tree"]) == 0
+    assert "VRM Animation" in capsys.readouterr().out
