@@ -258,3 +258,81 @@ def test_written_bvh_files_carry_end_sites(tmp_path: Path) -> None:
         tip = at[j] + quat.rotate(world[j], site)
         assert tip[1] < vertices[:, 1].min() + 0.02  # on the sole
         assert tip[2] > at[j, 2] + 0.02  # ahead of the last foot joint
+
+
+def _vrma_bytes(tmp_path: Path) -> bytes:
+    avatar, clip = vrm_clip(frames=8)
+    save_vrm_animation(avatar, clip, tmp_path / "seed.vrma")
+    return (tmp_path / "seed.vrma").read_bytes()
+
+
+def _with_json(data: bytes, change) -> bytes:  # noqa: ANN001
+    """A GLB with its JSON chunk changed by ``change(document)``."""
+    import json
+    import struct
+
+    length = struct.unpack_from("<I", data, 12)[0]
+    document = json.loads(data[20:20 + length])
+    change(document)
+    text = json.dumps(document).encode()
+    text += b" " * (-len(text) % 4)
+    rest = data[20 + length:]
+    return (b"glTF" + struct.pack("<II", 2, 12 + 8 + len(text) + len(rest))
+            + struct.pack("<II", len(text), 0x4E4F534A) + text + rest)
+
+
+def _mdm_bytes(tmp_path: Path) -> bytes:
+    mdm_results(tmp_path / "seed.npy", samples=2, frames=20)
+    return (tmp_path / "seed.npy").read_bytes()
+
+
+def _huge_vrma(data: bytes) -> bytes:
+    def change(document: dict) -> None:
+        document["accessors"][0]["count"] = 10**12
+
+    return _with_json(data, change)
+
+
+def _huge_mdm(tmp_path: Path) -> bytes:
+    """An MDM file whose pickled motion array claims (1, 22, 3, 40,000,000) frames (its shape
+    written as BININT1 77, rewritten as BININT 4·10⁷) over the bytes of 77."""
+    import struct
+
+    np.save(tmp_path / "huge.npy", {"motion": np.zeros((1, 22, 3, 77), np.float32),
+                                     "lengths": np.array([2**62])}, allow_pickle=True)
+    data = (tmp_path / "huge.npy").read_bytes()
+    shape = b"K\x16K\x03KM"  # 22, 3, 77
+    assert data.count(shape) == 1
+    return data.replace(shape, b"K\x16K\x03J" + struct.pack("<i", 40_000_000))
+
+
+@pytest.mark.parametrize("reader", ["vrma", "mdm"])
+@pytest.mark.parametrize("damage", ["truncated", "mutated", "wrong magic", "huge count"])
+def test_malformed_vrma_and_mdm_files_are_one_line_and_write_nothing(
+        tmp_path: Path, capsys, reader: str, damage: str) -> None:
+    seed = _vrma_bytes(tmp_path) if reader == "vrma" else _mdm_bytes(tmp_path)
+    if damage == "truncated":
+        data = seed[: len(seed) // 2]
+    elif damage == "mutated":
+        rng = np.random.default_rng(3)
+        data = bytearray(seed)
+        for at in rng.integers(20, len(seed), 40):
+            data[at] = int(rng.integers(256))
+        data = bytes(data)
+    elif damage == "wrong magic":
+        data = b"XXXX" + seed[4:]
+    else:
+        data = _huge_vrma(seed) if reader == "vrma" else _huge_mdm(tmp_path)
+        assert data != seed
+    path = tmp_path / ("broken.vrma" if reader == "vrma" else "results.npy")
+    path.write_bytes(data)
+    out = tmp_path / "out.bvh"
+    code = main(["import", str(path), "-o", str(out), "--quiet"])
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.strip() and "compiling footfall's numeric kernels" not in line]
+    if damage == "mutated" and code == 0:  # bytes in a number may still read: then finite
+        assert np.isfinite(load_motion(out).clip.global_positions()).all()
+        return
+    assert code == 2 and len(lines) == 1, lines
+    assert path.name in lines[0] and "Traceback" not in lines[0]
+    assert not out.exists()
