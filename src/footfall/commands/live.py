@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--replay: which animation of a file holding several")
     source.add_argument("--sample", type=int, default=None, metavar="N",
                         help="--replay of MDM's results.npy: which sample")
+    source.add_argument("--unit", choices=("auto", "m", "cm", "inch", "cmu", "mm"),
+                        default="auto", help="--replay of a BVH: its length unit (default: "
+                        "by the body's height)")
     source.add_argument("--multicast", action="store_true",
                         help="receive frames from the multicast group instead of unicast")
     source.add_argument("--group", default="239.255.42.99", help="multicast group address")
