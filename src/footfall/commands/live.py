@@ -34,6 +34,8 @@ SWITCH_INTERVAL = 0.001
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall live``."""
+    from footfall.motion_io.cli import UNITS
+
     source = parser.add_argument_group("source (one of)")
     given = source.add_mutually_exclusive_group(required=True)
     given.add_argument("--natnet", metavar="SERVER_IP", help="Motive's (NatNet server's) address")
@@ -44,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="--replay: which animation of a file holding several")
     source.add_argument("--sample", type=int, default=None, metavar="N",
                         help="--replay of MDM's results.npy: which sample")
-    source.add_argument("--unit", choices=("auto", "m", "cm", "inch", "cmu", "mm"),
+    source.add_argument("--unit", choices=UNITS,
                         default="auto", help="--replay of a BVH: its length unit (default: "
                         "by the body's height)")
     source.add_argument("--multicast", action="store_true",
