@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from footfall.commands._motion_out import add_motion_out_arguments, extras_lines
 from footfall.joints.cli import add_joint_arguments
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ def add_options(parser: argparse.ArgumentParser, terrain_required: bool = True) 
         help='use these foot contacts instead of finding them: {"left": [[start, stop], ...], '
              '"right": [...]} (frames, stop exclusive; a --report file works too)',
     )
+    add_motion_out_arguments(parser, "y = 0")
 
 
 def options_from_args(args: argparse.Namespace) -> GroundOptions:
@@ -99,7 +101,9 @@ def options_from_args(args: argparse.Namespace) -> GroundOptions:
         size=None if args.size is None else (args.size[0], args.size[1]),
         height_range=(args.height_range[0], args.height_range[1]), layout=args.layout,
         npy=getattr(args, "npy", False), no_place=args.no_place,
-        ball_clearance=args.ball_clearance, contacts=args.contacts)
+        ball_clearance=args.ball_clearance, contacts=args.contacts,
+        root_motion=args.root_motion, remove_heading=args.remove_heading,
+        contacts_out=args.contacts_out)
 
 
 #: What the command prints, before → after (every figure is in the report).
@@ -139,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
         print("--ball-clearance raised swinging feet by up to "
               f"{100 * result.swing_lift_max_m:.1f} cm")
     print(f"wrote {args.output}")
+    for line in extras_lines(args.output, [Path(path) for path in result.extras]):
+        print(line)
     if args.report:
         with replacing(Path(args.report)) as partial:  # a reader never sees half a report
             partial.write_text(json.dumps(report, indent=1) + "\n")

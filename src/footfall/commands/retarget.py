@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from footfall.commands._motion_out import add_motion_out_arguments, extras_lines
+
 if TYPE_CHECKING:
     from footfall.retarget.files import RetargetOptions
 
@@ -61,6 +63,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
+    add_motion_out_arguments(parser, "--floor-height")
 
 
 def options_from_args(args: argparse.Namespace) -> RetargetOptions:
@@ -71,7 +74,8 @@ def options_from_args(args: argparse.Namespace) -> RetargetOptions:
         target=args.target, mapping=args.mapping, target_mapping=args.target_mapping,
         ik=args.ik, floor_height=args.floor_height, scale=args.scale,
         finger_copy=args.finger_copy, calibrate_frame=args.calibrate_frame,
-        preview=args.preview)
+        preview=args.preview, root_motion=args.root_motion,
+        remove_heading=args.remove_heading, contacts_out=args.contacts_out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,4 +104,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {report.output}: {report.frames} frames at {report.fps:g} fps, "
           f"{report.joint_count} joints, size ratio {report.size_ratio:.3f}; "
           f"{report.calibration}")
+    for line in extras_lines(report.output, [Path(path) for path in report.extras]):
+        print(line)
     return 0

@@ -30,6 +30,11 @@ class RetargetOptions:
     finger_copy: str = "rotation"  #: "rotation", "curl" or "none"
     calibrate_frame: str | None = None  #: a frame number, "auto" or None (rest pose if standing)
     preview: str | None = None  #: also draw a contact sheet to this .png
+    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (a root bone at
+    #: ``floor_height``; :mod:`footfall.root_motion`); the world poses do not change
+    root_motion: str = "keep"
+    remove_heading: bool = False  #: with ``in-place``: take the heading out too
+    contacts_out: bool = False  #: also write the foot contacts as curves
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,9 @@ class RetargetReport:
     calibration: str  #: how it calibrated (rest pose or which frame)
     preview: str | None = None  #: the contact sheet written, if asked for
     warnings: tuple[str, ...] = ()
+    #: files written beside the output: the in-place root track, the contact curves (or the
+    #: output itself when the curves went into it)
+    extras: tuple[str, ...] = ()
 
 
 #: ``progress(done, total)``: source frames retargeted of ``total``.
@@ -61,7 +69,15 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
         FootfallError: an unreadable file, an output the target cannot take, a bad option.
     """
     from footfall import bvh
+    from footfall.contact_curves import retarget_contacts
     from footfall.gltf import check_motion_output, load_avatar, save_motion
+    from footfall.motion_out import (
+        avatar_for,
+        check_motion_out,
+        joint_scales_for,
+        root_motion_for,
+        write_motion_extras,
+    )
     from footfall.retarget import Retargeter, RetargetSettings
     from footfall.sizes import check_size
     from footfall.skinning import avatar_targets
@@ -83,6 +99,7 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
         check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
+    check_motion_out(options, output, avatar)
     target_mapping = options.target_mapping or (avatar.target_mapping() if avatar else None)
     target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
     settings = RetargetSettings()
@@ -98,19 +115,25 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
         progress(0, total)
     clip = retargeter.apply(source, chunk=1024, progress=None if progress is None else (
         lambda done: progress(done, total)))
+    moved = root_motion_for(options, clip, floor=options.floor_height,
+                            rest_rotations=None if avatar is None else avatar.rest_rotations)
     if output.suffix.lower() == ".bvh":
-        bvh.save(clip, output)
+        bvh.save(moved.clip, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
-        save_motion(avatar, clip, output, joint_scales=retargeter.joint_scales(),
+        save_motion(avatar_for(options, avatar), moved.clip, output,
+                    joint_scales=joint_scales_for(options, retargeter.joint_scales()),
                     root_scale=retargeter.avatar_scale)
     if options.preview:
         _preview(options.preview, source, clip, retargeter, avatar,
                  f"{Path(source_path).name} → {target_path.name}")
+    contacts = retarget_contacts(retargeter, source) if options.contacts_out else None
+    extras = write_motion_extras(options, output, moved, contacts, clip.fps, quiet=True)
     return RetargetReport(source=str(source_path), output=str(output),
                           frames=clip.frame_count, fps=clip.fps,
                           joint_count=target.joint_count, size_ratio=retargeter.size_ratio,
-                          calibration=str(calibrated), preview=options.preview)
+                          calibration=str(calibrated), preview=options.preview,
+                          extras=tuple(str(path) for path in extras))
 
 
 def _preview(path: str, source: object, clip: object, retargeter: object,

@@ -33,6 +33,11 @@ class GroundOptions:
     no_place: bool = False  #: use the clip where it is instead of placing it on the terrain
     ball_clearance: float = 0.0  #: metres a fast swinging ball keeps over the ground
     contacts: str | None = None  #: JSON file of foot contacts to use instead of finding them
+    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (:mod:`footfall.
+    #: root_motion`); the world poses do not change
+    root_motion: str = "keep"
+    remove_heading: bool = False  #: with ``in-place``: take the heading out too
+    contacts_out: bool = False  #: also write the foot contacts as curves
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,9 @@ class GroundReport:
     metrics: dict[str, Any]
     warnings: tuple[str, ...] = ()
     swing_lift_max_m: float = 0.0  #: the most ``ball_clearance`` raised a swinging foot, metres
+    #: files written beside the output: the in-place root track, the contact curves (or the
+    #: output itself when the curves went into it)
+    extras: tuple[str, ...] = ()
 
 
 #: ``progress(done, total)``: grounding passes done of ``total``.
@@ -91,15 +99,25 @@ def read_contacts(path: str, frames: int):  # noqa: ANN201 - (F, 2) bool
 
 def _ground_file(clip_path: str | Path, output: str | Path | None, options: GroundOptions,
                  progress: Progress | None) -> GroundReport:
+    from footfall.contact_curves import ground_contacts
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
     from footfall.joints.cli import load_motion, npy_path, save_motion
+    from footfall.motion_out import (
+        avatar_for,
+        check_motion_out,
+        root_motion_for,
+        write_motion_extras,
+    )
     from footfall.sizes import check_size
     from footfall.terrain import LevelGround
 
     if options.terrain == LevelGround.name and options.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
     motion = load_motion(clip_path, options.layout)
+    avatar = motion.avatar  # a glTF input: written back into its own file
+    if output is not None:
+        check_motion_out(options, output, avatar)
     clip = motion.clip
     check_size(clip, str(clip_path), min_frames=1)  # a file may hold a skeleton only (Frames: 0)
     place = placement_for(options.terrain, options.no_place)
@@ -111,15 +129,22 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
                          contacts=contacts, ball_clearance=options.ball_clearance)
     out = result.clip
     written: tuple[str, ...] = ()
+    extras: list[Path] = []
     if output is not None:
-        save_motion(out, output, motion, npy=options.npy, layout=options.layout)
+        moved = root_motion_for(options, out, rest_rotations=None if avatar is None
+                                else avatar.rest_rotations)
+        motion.avatar = avatar_for(options, avatar)  # extract: with the root bone
+        save_motion(moved.clip, output, motion, npy=options.npy, layout=options.layout)
         extra = options.npy and Path(output).suffix.lower() != ".npy"
         written = (str(output), *([str(npy_path(output))] if extra else []))
+        extras = write_motion_extras(options, output, moved, ground_contacts(result), out.fps,
+                                     quiet=True)
     report = motion.annotate(result.report(clip=str(clip_path), terrain=options.terrain), out)
     return GroundReport(clip=str(clip_path), output=None if output is None else str(output),
                         written=written, frames=out.frame_count, fps=out.fps, metrics=report,
                         warnings=tuple(result.warnings),
-                        swing_lift_max_m=result.swing_lift_max_m)
+                        swing_lift_max_m=result.swing_lift_max_m,
+                        extras=tuple(str(path) for path in extras))
 
 
 __all__ = ["MEASURE_TERRAIN", "GroundOptions", "GroundReport", "ground_file", "measure_file",
