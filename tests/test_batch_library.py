@@ -82,6 +82,32 @@ def test_retarget_file_reports_what_the_command_prints(tmp_path: Path,
     assert report.output == str(out) and report.preview is None
 
 
+def test_import_file_reports_what_the_command_prints(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    import numpy as np
+
+    from footfall.joints.files import ImportOptions, import_file
+    from joints_data import walker_joints
+
+    positions = walker_joints(seconds=2.0)
+    np.save(tmp_path / "walk.npy", positions)
+    command = tmp_path / "command.bvh"
+    assert main(["import", str(tmp_path / "walk.npy"), "-o", str(command), "--fps", "30"]) == 0
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    out = tmp_path / "library.bvh"
+    report = import_file(tmp_path / "walk.npy", out, ImportOptions(fps=30.0))
+    assert out.read_bytes() == command.read_bytes()
+    clip = bvh.load(out)
+    assert (report.frames, report.fps) == (clip.frame_count, clip.fps) == (len(positions), 30.0)
+    assert report.fit_mean_error_mm is not None and report.fit_max_error_mm is not None
+    assert 0 < report.fit_mean_error_mm <= report.fit_max_error_mm
+    for figure in (f"{report.frames} frames at 30 fps", f"layout {report.layout} "
+                   f"({report.joint_count} joints, Y up)",
+                   f"{report.fit_mean_error_mm:.2f} mm mean",
+                   f"{report.fit_max_error_mm:.2f} mm max ({report.worst_joint})"):
+        assert figure in line, (figure, line)
+
+
 def test_a_library_error_names_the_file_and_writes_nothing(tmp_path: Path) -> None:
     from footfall.errors import FootfallError
 
