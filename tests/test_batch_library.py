@@ -120,6 +120,24 @@ def test_a_library_error_names_the_file_and_writes_nothing(tmp_path: Path) -> No
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.bvh"]
 
 
+def test_batch_puts_the_files_beside_a_clip_beside_its_output(tmp_path: Path) -> None:
+    library = tmp_path / "lib" / "walks"
+    library.mkdir(parents=True)
+    (library / "walk.bvh").write_bytes(WALK.read_bytes())
+    out = tmp_path / "out"
+    assert main(["batch", "ground", str(tmp_path / "lib"), "-o", str(out), "--terrain", "flat",
+                 "--root-motion", "in-place", "--contacts-out", "--jobs", "1", "--quiet"]) == 0
+    direct = tmp_path / "direct.bvh"
+    report = ground_file(WALK, direct, GroundOptions("flat", root_motion="in-place",
+                                                     contacts_out=True))
+    assert sorted(Path(p).name for p in report.extras) == ["direct.contacts.csv",
+                                                           "direct.root.csv"]
+    for name in ("walk.bvh", "walk.root.csv", "walk.contacts.csv"):
+        made = (out / "walks" / name).read_bytes()
+        assert made == (tmp_path / name.replace("walk", "direct")).read_bytes()
+    assert not [p for p in out.rglob("*") if p.name.startswith(".")]
+
+
 def test_batch_runs_without_any_command_module(tmp_path: Path) -> None:
     """A batch (a job of each kind) in a fresh interpreter never imports ``footfall.commands``
     nor ``footfall.cli``."""

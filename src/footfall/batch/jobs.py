@@ -183,6 +183,10 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
                 row["frames"] = report.frames
             row["warnings"] = list(dict.fromkeys(report.warnings))
             if part is not None:
+                for extra in map(Path, report.extras):  # sidecars beside the temporary name
+                    if extra != part and extra.name.startswith(part.stem):
+                        os.replace(extra, final.with_name(
+                            final.stem + extra.name[len(part.stem):]))
                 os.replace(part, final)
                 part = None
             elif job.output is None and written is not None:
