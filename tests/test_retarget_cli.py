@@ -31,9 +31,9 @@ def test_bvh_onto_glb_with_progress(tmp_path, capsys, monkeypatch) -> None:
     out = tmp_path / "walk.glb"
     assert main(["retarget", str(GAMES), "--to", str(CESIUM), "-o", str(out)]) == 0
     assert "frame" not in capsys.readouterr().err  # no bar into a pipe or a log (issue 37)
-    from footfall.commands import _progress
+    from footfall import terminal
 
-    monkeypatch.setattr(_progress, "_is_terminal", lambda stream: True)  # a person watching
+    monkeypatch.setattr(terminal, "_is_terminal", lambda stream: True)  # a person watching
     assert main(["retarget", str(GAMES), "--to", str(CESIUM), "-o", str(out)]) == 0
     captured = capsys.readouterr()
     assert "frame" in captured.err  # the progress bar

@@ -68,7 +68,7 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     """
     from tqdm import tqdm
 
-    from footfall.commands._progress import show_progress
+    from footfall.terminal import show_progress
 
     start = time.perf_counter()
     if spec.kind not in KINDS:

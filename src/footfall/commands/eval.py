@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the experiment and print the table."""
     from tqdm import tqdm
 
-    from footfall.commands._progress import show_progress
     from footfall.gait import experiment
+    from footfall.terminal import show_progress
 
     if args.humanoid is not None and not Path(args.humanoid).is_file():
         raise FootfallError(f"--humanoid: no such file {args.humanoid!r}")

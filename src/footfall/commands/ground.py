@@ -119,9 +119,9 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.batch.atomic import replacing
-    from footfall.commands._progress import show_progress
     from footfall.errors import FootfallError
     from footfall.grounding.clip.files import ground_file
+    from footfall.terminal import show_progress
 
     if args.report and not Path(args.report).absolute().parent.is_dir():
         raise FootfallError(f"--report {args.report}: folder {Path(args.report).parent} "

@@ -89,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
     """Load, retarget, write; prints one summary line."""
     from tqdm import tqdm
 
-    from footfall.commands._progress import show_progress
     from footfall.retarget.files import retarget_file
+    from footfall.terminal import show_progress
 
     bar = None
 

@@ -1,4 +1,5 @@
-"""Whether a command draws a progress bar: only for a person watching a terminal."""
+"""Whether a command draws a progress bar: only for a person watching a terminal (the batch
+runner and the commands ask here)."""
 
 from __future__ import annotations
 
