@@ -8,9 +8,12 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from footfall.errors import FootfallError
+
+if TYPE_CHECKING:
+    from footfall.grounding.clip.files import GroundOptions
 
 NAME = "measure"
 HELP = ("contact metrics of one clip (BVH, glTF or joint positions): GMD's foot-skate ratio, "
@@ -30,10 +33,12 @@ KERNELS = ("grounding", "clip")  # what footfall ground compiles (footfall.kerne
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall measure``."""
-    from footfall.joints.cli import add_joint_arguments
+    from footfall.motion_io.cli import add_joint_arguments, add_motion_arguments
 
-    parser.add_argument("clip", help="a .bvh, .glb/.gltf or joint-position .npy file")
+    parser.add_argument("clip", help="a motion file: .bvh, .glb/.gltf, .vrm, .vrma, .fbx, "
+                        "joint-position .npy, AMASS .npz or MDM's results.npy")
     add_joint_arguments(parser, npy=False)
+    add_motion_arguments(parser)
     parser.add_argument("--terrain", default=None,
                         help="terrain to measure on (default level: level ground at the clip's "
                         "own floor, as footfall ground --terrain level; see footfall ground "
@@ -42,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the metrics here (batch measure's row: the same keys)")
 
 
-def measure_row(clip: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
+def measure_row(clip: str, options: GroundOptions | None = None) -> dict[str, Any]:
     """``footfall batch measure``'s summary row for one file (its job, run here); raises
     :class:`FootfallError` with the row's error when the file cannot be measured."""
     from footfall.batch.jobs import Job, JobSpec, run_job
@@ -85,12 +90,16 @@ def table(row: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Measure the file, print the table, write the JSON."""
     from footfall.batch.atomic import write_atomic
+    from footfall.grounding.clip.files import MEASURE_TERRAIN, GroundOptions
+    from footfall.motion_io import detect
 
-    options: tuple[str, ...] = ()
-    if args.layout is not None:
-        options += ("--layout", args.layout)
-    if args.terrain is not None:
-        options += ("--terrain", args.terrain)
+    detect(args.clip)  # a missing file or an unknown format: said before the job starts
+    if args.json and not Path(args.json).absolute().parent.is_dir():
+        raise FootfallError(f"--json {args.json}: folder {Path(args.json).parent} does not "
+                            "exist")
+    terrain = MEASURE_TERRAIN if args.terrain is None else args.terrain
+    options = GroundOptions(terrain, layout=args.layout, take=args.take, sample=args.sample,
+                            unit=args.unit)
     row = measure_row(args.clip, options)
     for warning in row.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)
