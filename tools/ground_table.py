@@ -34,6 +34,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -157,6 +158,34 @@ def _lowest(values: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(low), low, np.nan)
 
 
+#: How far sideways (metres) the way out of the terrain is looked for, and in how many steps
+#: and directions: a point just inside a riser is not a riser's height deep.
+EXIT_REACH, EXIT_STEPS, EXIT_DIRECTIONS = 0.2, 100, 16
+
+
+def shortest_depth(terrain, points: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """How deep points ``(..., 3)`` are inside the terrain (metres, 0 outside or off it): the
+    shortest of the way straight up and the way sideways to where the ground is below the
+    point (up to :data:`EXIT_REACH`) — a toe tip 1 mm into a riser is 1 mm deep, not the
+    step's height."""
+    gaps = _gaps(terrain, points)
+    depth = np.where(np.isfinite(gaps), np.maximum(-gaps, 0.0), 0.0)
+    inside = np.nonzero(depth > 0.0)
+    if not inside[0].size:
+        return depth
+    where = points[inside]  # (K, 3)
+    best = depth[inside].copy()
+    angles = np.linspace(0.0, 2 * np.pi, EXIT_DIRECTIONS, endpoint=False)
+    ways = np.stack([np.cos(angles), np.sin(angles)], axis=-1)  # (D, 2)
+    radii = np.linspace(EXIT_REACH / EXIT_STEPS, EXIT_REACH, EXIT_STEPS)  # (R,)
+    xz = where[:, None, None, [0, 2]] + radii[None, :, None, None] * ways[None, None]
+    ground = np.asarray(terrain.height(xz), dtype=np.float64)  # (K, R, D)
+    out = np.isfinite(ground) & (ground <= where[:, 1, None, None])
+    reach = np.where(out, radii[None, :, None], np.inf).min(axis=(1, 2))
+    depth[inside] = np.minimum(best, reach)
+    return depth
+
+
 def source_floor(points: np.ndarray, contacts: np.ndarray) -> float:
     """The source's floor (metres): the :data:`SCORE_FLOOR_PERCENTILE` th percentile of the
     lowest point of each planted foot ``points (F, 2, P, 3)`` over ``contacts (F, 2)`` (over
@@ -184,8 +213,10 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
       contact frames, by the foot's horizontal progress) − the source's over its floor|, frames
       where the terrain forces a lift (the foot at its source height over the blended ground
       would cut the terrain) left out; ``forced``: the share of swing frames left out;
-    - ``depth``: the deepest foot point inside the terrain, any frame; ``dip``: the source's own
-      deepest foot point below its floor; ``beyond_dip``: depth − dip;
+    - ``depth``: the deepest foot point inside the terrain, any frame, by its shortest way out
+      (:func:`shortest_depth`; ``vertical_depth``: straight up, which counts a toe tip 1 mm
+      into a riser as the riser's height); ``dip``: the source's own deepest foot point below
+      its floor; ``beyond_dip``: depth − dip;
     - ``floor`` / ``floor_out``: the source's floor and the output's, measured the same way
       over the source's contacts (level ground: they should agree).
 
@@ -229,7 +260,8 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
             forced += int(cut.sum())
             keep = ~cut & np.isfinite(height)
             swing.extend(np.abs(height - src_h[frames, foot])[keep])
-    depth = max(0.0, -float(np.nanmin(gaps))) if np.isfinite(gaps).any() else 0.0
+    vertical = max(0.0, -float(np.nanmin(gaps))) if np.isfinite(gaps).any() else 0.0
+    depth = float(shortest_depth(terrain, dst).max(initial=0.0))
     dip = max(0.0, floor - float(np.nanmin(src[..., 1])))
     floor_out = source_floor(dst, contacts)
     return {
@@ -237,6 +269,7 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
         "swing": float(np.mean(swing)) if swing else 0.0,
         "forced": forced / count if count else 0.0,
         "depth": depth,
+        "vertical_depth": vertical,
         "dip": dip,
         "beyond_dip": depth - dip,
         "floor": floor,
@@ -318,6 +351,13 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
 def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
     """One row of the ``--conventions`` table: ``clip`` (variant ``made``) on terrain ``name``,
     scored independently."""
+    return scored_row(stem, made, clip, name)[0]
+
+
+def scored_row(stem: str, made: str, clip: Clip, name: str
+               ) -> tuple[str, float, tuple[Clip, Clip, Any]]:
+    """:func:`conventions_row`'s text, how bad the run is (the deepest foot point beyond the
+    source's dip, else the stance figure, metres) and (source, output, terrain)."""
     motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
     if name == "level":
         terrain = LevelGround(animation_floor(motion))
@@ -336,30 +376,83 @@ def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
     else:
         change = "— | — | —"
     b, a = result.before, result.after
+    badness = max(got["beyond_dip"], got["stance"])
     return (
         f"| {stem} | {made} | {name} | {motion.frame_count} | {1000 * got['stance']:.1f} | "
         f"{1000 * got['swing']:.1f} ({100 * got['forced']:.0f} %) | "
-        f"{1000 * got['depth']:.1f} − {1000 * got['dip']:.1f} = {1000 * got['beyond_dip']:+.1f} | "
+        f"{1000 * got['depth']:.1f} ({1000 * got['vertical_depth']:.0f} straight up) − "
+        f"{1000 * got['dip']:.1f} = {1000 * got['beyond_dip']:+.1f} | "
         f"{change} | "
         f"{b['gmd_foot_skate_ratio']:.3f} → {a['gmd_foot_skate_ratio']:.3f} | "
         f"{b['physdiff_penetration_mm']:.2f} → {a['physdiff_penetration_mm']:.2f} | "
         f"{1000 * a['stance_height_error_m']:.1f} |"
-    )
+    ), badness, (source, result.clip, terrain)
 
 
 CONVENTIONS_HEADER = (
     "| clip | variant | terrain | frames | stance mm | swing mm (forced lift, share) | foot "
-    "depth − source dip mm | level change max / mean mm | level change beyond the source's "
-    "defects mm | level floor change mm | GMD ratio before → after | PhysDiff penetration mm "
-    "before → after | reported stance_height_error mm |\n"
+    "depth (shortest way out) − source dip mm | level change max / mean mm | level change "
+    "beyond the source's defects mm | level floor change mm | GMD ratio before → after | "
+    "PhysDiff penetration mm before → after | reported stance_height_error mm |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
+def side_view(source: Clip, out: Clip, terrain, path: Path, title: str) -> int:  # noqa: ANN001
+    """Draw ``out`` from the side (x along the walk, y up) at its worst frame for the
+    independent scorer — the deepest foot point in the terrain, else the planted foot farthest
+    off the ground it stood on in the source — over the terrain's profile under that foot,
+    with the foot's lowest point over the whole clip and the source's pose (moved as the
+    output's pelvis moved) in grey; saved to ``path`` (PNG). Returns the frame drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    contacts = source_contacts(source)
+    src, dst = source_foot_points(source), source_foot_points(out)
+    floor = source_floor(src, contacts)
+    gaps = _gaps(terrain, dst)
+    over = _lowest(gaps)
+    error = np.where(contacts, np.abs(over - (_lowest(src[..., 1]) - floor)), 0.0)
+    error = np.where(np.isfinite(error), error, 0.0)
+    if np.nanmin(gaps) < -0.005:
+        frame, foot = np.unravel_index(np.nanargmin(_lowest(gaps)), over.shape)
+        why = f"deepest foot point {-1000 * np.nanmin(gaps):.0f} mm inside"
+    else:
+        frame, foot = np.unravel_index(np.argmax(error), error.shape)
+        why = f"planted foot {1000 * error[frame, foot]:.0f} mm off its source height"
+    _, a = source.forward_kinematics()
+    _, b = out.forward_kinematics()
+    parents = out.skeleton.parents
+    shift = b[frame, 0] - a[frame, 0]
+    figure, axis = plt.subplots(figsize=(9, 5))
+    z = float(dst[frame, foot, 0, 2])
+    xs = np.linspace(b[frame, :, 0].min() - 0.8, b[frame, :, 0].max() + 0.8, 600)
+    profile = terrain.height(np.stack([xs, np.full_like(xs, z)], axis=-1))
+    axis.fill_between(xs, np.nanmin(profile) - 0.2, profile, color="#c8b89a", label="terrain")
+    for j, parent in enumerate(parents):
+        if parent >= 0:
+            axis.plot(*(a[frame, [parent, j]] + shift)[:, [0, 1]].T, color="0.7", lw=1)
+            axis.plot(*b[frame, [parent, j]][:, [0, 1]].T, color="C0", lw=1.5)
+    axis.plot(dst[:, foot, :, 0].ravel(), dst[:, foot, :, 1].ravel(), ",", color="C3", alpha=0.3)
+    axis.plot(dst[frame, foot, :, 0], dst[frame, foot, :, 1], "o", color="C3", ms=4,
+              label="foot points (this frame; all frames: dots)")
+    axis.set_aspect("equal")
+    axis.set_xlim(xs[0], xs[-1])
+    axis.set_title(f"{title}, frame {frame}, {('left', 'right')[foot]} foot: {why}", fontsize=9)
+    axis.legend(loc="upper right", fontsize=8)
+    figure.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return int(frame)
+
+
 def conventions_table(paths: list[Path], variants: list[str], terrains: list[str],
-                      frames: int | None) -> None:
-    """Print the ``--conventions`` table (one row per clip × variant × terrain)."""
+                      frames: int | None, views: Path | None = None) -> None:
+    """Print the ``--conventions`` table (one row per clip × variant × terrain); with
+    ``views``, draw the worst run of each terrain there from the side (:func:`side_view`)."""
     print(CONVENTIONS_HEADER)
+    worst: dict[str, tuple[float, str, tuple[Clip, Clip, Any]]] = {}
     for path in paths:
         clip = bvh.load(path)
         if frames is not None:
@@ -373,11 +466,20 @@ def conventions_table(paths: list[Path], variants: list[str], terrains: list[str
                 continue
             for name in terrains:
                 try:
-                    print(conventions_row(path.stem, made, variant, name), flush=True)
+                    text, badness, run = scored_row(path.stem, made, variant, name)
+                    print(text, flush=True)
+                    if views is not None and badness > worst.get(name, (-1.0,))[0]:
+                        worst[name] = (badness, f"{path.stem} {made} on {name}", run)
                 except FootfallError as error:
                     print(f"| {path.stem} | {made} | {name} | {clip.frame_count} | not "
                           f"grounded: {error} ||||||||||")
                     break
+    if views is not None:
+        views.mkdir(parents=True, exist_ok=True)
+        for name, (_, title, (source, out, terrain)) in worst.items():
+            image = views / f"ground_worst_{name}.png"
+            frame = side_view(source, out, terrain, image, title)
+            print(f"\nworst on {name}: {title}, frame {frame} → {image}")
 
 
 
@@ -393,6 +495,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --conventions: the terrains (default all)")
     parser.add_argument("--frames", type=int, default=None,
                         help="with --conventions: only each clip's first N frames")
+    parser.add_argument("--side-views", type=Path, default=None, metavar="FOLDER",
+                        help="with --conventions: draw each terrain's worst run from the side")
     args = parser.parse_args(argv)
     paths = sorted(Path(args.folder).glob("*.bvh"))
     if args.only:
@@ -404,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (`PYTHONPATH=src "
               f".venv/bin/python tools/ground_table.py {args.folder} --conventions`):\n")
         conventions_table([p for p in paths if p.name != "pybvh_rotation_first_root.bvh"],
-                          args.variants, args.terrains, args.frames)
+                          args.variants, args.terrains, args.frames, args.side_views)
         print(f"\n({time.perf_counter() - started:.1f} s)")
         return 0
     print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
