@@ -416,9 +416,10 @@ def side_view(source: Clip, out: Clip, terrain, path: Path, title: str) -> int: 
     over = _lowest(gaps)
     error = np.where(contacts, np.abs(over - (_lowest(src[..., 1]) - floor)), 0.0)
     error = np.where(np.isfinite(error), error, 0.0)
-    if np.nanmin(gaps) < -0.005:
-        frame, foot = np.unravel_index(np.nanargmin(_lowest(gaps)), over.shape)
-        why = f"deepest foot point {-1000 * np.nanmin(gaps):.0f} mm inside"
+    depth = shortest_depth(terrain, dst).max(axis=-1)  # (F, 2)
+    if depth.max() > 0.005:
+        frame, foot = np.unravel_index(np.argmax(depth), depth.shape)
+        why = f"deepest foot point {1000 * depth[frame, foot]:.0f} mm inside"
     else:
         frame, foot = np.unravel_index(np.argmax(error), error.shape)
         why = f"planted foot {1000 * error[frame, foot]:.0f} mm off its source height"
