@@ -62,9 +62,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="source fingers onto the avatar: bone by bone (default), as curl "
                              "and spread per finger (hands built differently), or not at all")
     parser.add_argument("--calibrate-frame", default=None, metavar="N|auto",
-                        help="calibrate from this frame of the source (or 'auto': its most "
-                             "standing frame) instead of its rest pose; by default the rest "
-                             "pose when it is a standing T/A/I-pose, else 'auto'")
+                        help="calibrate from this frame of the source as it is; by default "
+                             "('auto') from the pose its motion stands in: its most standing "
+                             "frame with each foot set flat as it stands in its stances (never "
+                             "the file's rest rotations, which exporters define as they like)")
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
