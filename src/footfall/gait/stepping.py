@@ -145,7 +145,6 @@ class StepWalker(Walker):
         self._foot_z = hip_side[:, 2]  # (2,)
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
         self._extras = _sway(skeleton, style.sway)
-        self._hip_parent = skeleton.parents[self._upper]
         # The flat walk poses only the root (heading) and the sway joints, none of them on a
         # leg: the legs' world rotations before the IK are the rest pose's, and their joints
         # sit at the root plus fixed steps. One FK of that pose, here, stands for every frame.
@@ -214,9 +213,8 @@ class StepWalker(Walker):
         solved = solve_two_bone(hip, knee, foot, ankle, pole=pole)
         if self._flat_feet.shape[0] != count:  # soles flat, toes forward: (N, 2, 4), kept
             self._flat_feet = kernel_array(np.broadcast_to(HEADING, (count, 2, 4)), (count, 2, 4))
-        write_leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
-                            self._hip_parent, solved.upper_rotation, solved.lower_rotation,
-                            self._flat_feet)
+        write_leg_rotations(self.pipeline.rig, self._rest_world, rotations,
+                            solved.upper_rotation, solved.lower_rotation, self._flat_feet)
 
         def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])
