@@ -175,6 +175,9 @@ def main() -> None:
             split = figures["crowd"]
             print(f"  crowd   : {split * 1e3:9.1f} ms/frame  ({args.threads} walkers on "
                   f"{args.threads} threads; {fast / split:.2f}x the one walker)")
+            if "crowd" in base:
+                print(f"  base    : {base['crowd'] * 1e3:9.1f} ms/frame  ({args.base}'s crowd; "
+                      f"{base['crowd'] / split:.2f}x this tree's time)")
 
 
 if __name__ == "__main__":

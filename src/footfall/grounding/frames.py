@@ -74,7 +74,8 @@ def with_frame_axis(frame: Any) -> Any:
 
 
 def frame_at(frames: Any, index: int) -> Any:
-    """Frame ``index`` of a batch from :meth:`GroundingPipeline.step_frames`: every array field
-    of the (GroundedFrame or subclass) dataclass indexed on its leading frame axis."""
+    """Frame ``index`` of a batch from
+    :meth:`~footfall.grounding.pipeline.GroundingPipeline.step_frames`: every array field of the
+    (GroundedFrame or subclass) dataclass indexed on its leading frame axis."""
     return type(frames)(**{name: value[index] if isinstance(value, np.ndarray) else value
                            for name, value in vars(frames).items()})

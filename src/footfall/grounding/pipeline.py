@@ -409,10 +409,9 @@ class GroundingPipeline:
         sole, sole_xz = np.empty((count, 2, 3)), np.empty((count, 2, 2))
         stage_kernels.sole_points(self.rig, grot, gpos, sole, sole_xz)
         hits = self.terrain.raycast_down(sole_xz)
-        report = SoleReport(
-            under=np.empty((count, 2)), sole_gap=np.empty((count, 2)),
-            ray_origin=np.empty((count, 2, 3)), ray_hit=np.empty((count, 2, 3)),
-            pitch=np.empty((count, 2)), roll=np.empty((count, 2)))
+        under, sole_gap, pitch, roll = (np.empty((count, 2)) for _ in range(4))
+        report = SoleReport(under=under, sole_gap=sole_gap, ray_origin=np.empty((count, 2, 3)),
+                            ray_hit=np.empty((count, 2, 3)), pitch=pitch, roll=roll)
         stage_kernels.sole_report(self.rig, batch.params, targets, sole, hits.hit, hits.point,
                                   report)
 
