@@ -154,11 +154,12 @@ class Limbs:
         #: The live stream's contacts and floor (``footfall.footing``; a clip gets a fresh one).
         self.feet = FootTracker()
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
-        self._scratch: dict[int, tuple[LimbWork, FloatArray]] = {}
+        self._scratch: dict[int, tuple[LimbWork, tuple[object, ...], FloatArray]] = {}
         # What the kernels read, made again only when what it is made of changed.
-        self._rig: tuple[tuple[object, ...], LimbRig] | None = None
-        self._limb_sizes: tuple[tuple[object, ...], tuple[object, ...], LimbSizes] | None = None
-        self._soles: tuple[SolePoints, Soles] | None = None
+        # (what it was made of, the bundle as a plain tuple)
+        self._rig: tuple[tuple[object, ...], tuple[object, ...]] | None = None
+        self._limb_sizes: tuple[tuple[object, ...], ...] | None = None
+        self._soles: tuple[SolePoints, tuple[object, ...]] | None = None
 
     @property
     def count(self) -> int:
@@ -217,8 +218,10 @@ class Limbs:
         srot_f = np.ascontiguousarray(srot.reshape(frames, -1, 4))
         spos_f = np.ascontiguousarray(spos.reshape(frames, -1, 3))
         shift = np.ascontiguousarray(foot_shift.reshape(frames, 2, 3))
+        # The bundles go to the kernels as plain tuples (``bundle_kernel.plain``): the ones a
+        # live stream passes unchanged frame after frame are kept as such.
         limb_sizes = self._kernel_sizes(sizes)
-        m, level = self._scratch_for(frames)
+        m, work, level = self._scratch_for(frames)
         floor = sizes.capture_floor
         if frames == 1 and floor.shape == (2,):  # a live frame: no broadcasting machinery
             level[0, 0], level[0, 1] = floor[0], floor[1]
@@ -226,19 +229,19 @@ class Limbs:
             level = np.ascontiguousarray(np.broadcast_to(floor, (*batch, 2)),
                                          dtype=np.float64).reshape(frames, 2)
         rig = self._kernel_rig()
-        limb_frames = LimbFrames(
+        limb_frames = tuple(LimbFrames(
             world=world_f, local=local_f, gpos=gpos, srot=srot_f, spos=spos_f, foot_shift=shift,
             hips=np.array(hips_pos.reshape(frames, 3)),
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
-            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level)
-        feet_stage(limb_frames, rig, limb_sizes, m)
+            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level))
+        feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
-        if rig.has_toes:
+        if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
                                          m.down.reshape(*batch, 2),
                                          m.toe_target.reshape(*batch, 2, 3), toe_hold)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
-        reach_stage(limb_frames, rig, limb_sizes, self._kernel_soles(), m, held)
+        reach_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
         m.rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
             *m.knee_input, *m.knee_lengths).reshape(frames, 2, 3)
@@ -273,26 +276,28 @@ class Limbs:
                    self._turned_rows, self._group_ends, self._detached_rows,
                    upper.reshape(n, 4), lower.reshape(n, 4), tip.reshape(n, 3))
 
-    def _scratch_for(self, frames: int) -> tuple[LimbWork, FloatArray]:
-        """The kernels' working memory for ``frames`` and a ``(frames, 2)`` buffer for the
-        stance levels (kept for the last few batch sizes)."""
+    def _scratch_for(self, frames: int) -> tuple[LimbWork, tuple[object, ...], FloatArray]:
+        """The kernels' working memory for ``frames`` (and as the plain tuple the kernels take)
+        and a ``(frames, 2)`` buffer for the stance levels (kept for the last few batch
+        sizes)."""
         scratch = self._scratch.get(frames)
         if scratch is None:
             if len(self._scratch) >= 4:
                 self._scratch.clear()
-            scratch = self._scratch[frames] = (limb_work(frames, self.count),
-                                               np.empty((frames, 2)))
+            work = limb_work(frames, self.count)
+            scratch = self._scratch[frames] = (work, tuple(work), np.empty((frames, 2)))
         return scratch
 
-    def _kernel_sizes(self, sizes: Sizes) -> LimbSizes:
-        """``sizes`` as the kernels read them, made again when a value changed (a live stream
-        passes the same measures every frame: the standing heights are stacked once)."""
+    def _kernel_sizes(self, sizes: Sizes) -> tuple[object, ...]:
+        """``sizes`` as the kernels read them (:class:`LimbSizes` as a plain tuple), made again
+        when a value changed (a live stream passes the same measures every frame: the standing
+        heights are stacked once)."""
         values = (sizes.size_ratio, sizes.avatar_scale, sizes.floor_height, sizes.foot_front,
                   sizes.foot_out, sizes.fk_guard)
         parts = (sizes.source, sizes.target, sizes.calibration_world)
         cached = self._limb_sizes
-        if cached is not None and cached[0] == values and all(
-                a is b for a, b in zip(parts, cached[1], strict=True)):
+        if (cached is not None and cached[0] == values and cached[1][0] is parts[0]
+                and cached[1][1] is parts[1] and cached[1][2] is parts[2]):
             return cached[2]
         # Each source foot's stance level goes into its standing heights: a foot point's lift
         # is measured from where that foot stands when planted (the kernels' capture floor is
@@ -306,34 +311,38 @@ class Limbs:
                                        sizes.source.toe_height, sizes.target.toe_height],
                                       dtype=np.float64),
             calibration_tips=np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]))
-        self._limb_sizes = (values, parts, limb_sizes)
-        return limb_sizes
+        self._limb_sizes = (values, parts, tuple(limb_sizes))
+        return self._limb_sizes[2]
 
-    def _kernel_soles(self) -> Soles:
-        """The target feet's sole points (``self.soles``) as :func:`reach_stage` reads them."""
+    def _kernel_soles(self) -> tuple[object, ...]:
+        """The target feet's sole points (``self.soles``) as :func:`reach_stage` reads them
+        (:class:`Soles` as a plain tuple)."""
         soles = self.soles
         if self._soles is None or self._soles[0] is not soles:
-            self._soles = (soles, Soles(
+            self._soles = (soles, tuple(Soles(
                 foot_points=soles.foot_points, toe_points=soles.toe_points,
                 toe_weights=soles.toe_weights, toe_joints=soles.toe_joints,
-                toe_offsets=soles.toe_offsets))
+                toe_offsets=soles.toe_offsets)))
         return self._soles[1]
 
-    def _kernel_rig(self) -> LimbRig:
-        """Both rigs' limbs as the kernels read them, made again when the calibration or the
-        hand reach changed them."""
+    def _kernel_rig(self) -> tuple[object, ...]:
+        """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
+        again when the calibration or the hand reach changed them."""
         parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table)
-        if self._rig is None or any(a is not b for a, b in zip(parts, self._rig[0], strict=True)):
-            target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
-            self._rig = (parts, LimbRig(
-                target_chain=self._t_chain, source_chain=self._s_chain,
-                leg_sides=self._leg_sides, detached=self._detached,
-                tip_offsets=self._tip_offsets, outward=self._outward, parents=self._parents,
-                mover=self.mover, under_mover=self._under_mover, source_hips=self.hips[1],
-                source_leg_lengths=self._source_leg_lengths, hand_reach=self.hand_reach,
-                has_toes=self._toes is not None, target_toes=target_toes,
-                target_toe_offsets=target_toe_offsets, source_toes=source_toes,
-                source_toe_offsets=source_toe_offsets))
+        cached = self._rig
+        if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
+                and cached[0][2] is parts[2] and cached[0][3] is parts[3]):
+            return cached[1]
+        target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
+        self._rig = (parts, tuple(LimbRig(
+            target_chain=self._t_chain, source_chain=self._s_chain,
+            leg_sides=self._leg_sides, detached=self._detached,
+            tip_offsets=self._tip_offsets, outward=self._outward, parents=self._parents,
+            mover=self.mover, under_mover=self._under_mover, source_hips=self.hips[1],
+            source_leg_lengths=self._source_leg_lengths, hand_reach=self.hand_reach,
+            has_toes=self._toes is not None, target_toes=target_toes,
+            target_toe_offsets=target_toe_offsets, source_toes=source_toes,
+            source_toe_offsets=source_toe_offsets)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
