@@ -16,13 +16,12 @@ With ``ik`` off the body follows the ground under it and the legs keep the anima
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from footfall.arrays import BoolArray, FloatArray, kernel_array
+from footfall.arrays import BoolArray, FloatArray
 from footfall.errors import SkeletonError
 from footfall.grounding import stage_kernels
 from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
@@ -43,10 +42,11 @@ from footfall.grounding.stage_rows import (
     FootTargets,
     Given,
     LegRig,
-    LiftedLegs,
     PoseRows,
     SoleReport,
+    StageBatch,
     StageParams,
+    batch_rows,
     lifted_legs,
 )
 from footfall.grounding.standing import sole_offsets
@@ -64,49 +64,6 @@ __all__ = ["FootPlan", "GroundedFrame", "GroundingPipeline", "frame_at", "with_f
 #: the footstep's rays; further (held by a lock elsewhere) on the ray under it.
 ON_STEP_ASIDE = 0.005
 ON_STEP_AHEAD = 0.06
-
-
-def _rows(value: ArrayLike | None, frames: int, k: int, tail: tuple[int, ...], dtype: type,
-          name: str = "input") -> Any:
-    """``value`` broadcast to ``(T, K, *tail)`` as C-ordered, writable rows ``(T·K, *tail)``
-    (None stays None); a :class:`SkeletonError` naming ``name`` if it does not fit (the kernels
-    index these rows unchecked)."""
-    if value is None:
-        return None
-    array: np.ndarray = np.asarray(value, dtype=dtype)
-    try:
-        full = np.broadcast_to(array, (frames, k, *tail))
-    except ValueError:
-        raise SkeletonError(
-            f"{name} has shape {array.shape}; expected (T, K{''.join(f', {n}' for n in tail)})"
-            f" = {(frames, k, *tail)} or a shape that broadcasts to it") from None
-    return kernel_array(full, (frames * k, *tail))
-
-
-@dataclass
-class _Batch:
-    """The N = T·K rows (frame-major; row n is character ``n mod K``) one
-    :meth:`GroundingPipeline.step_frames` call grounds: their pose and feet as the stages read
-    and update them, their parameters (``p``: the characters' own, ``params``: as the stages
-    read them), the foot locks and, after the pelvis stage, the lifted legs."""
-
-    frames: int
-    k: int
-    p: ParamArrays
-    params: StageParams
-    rows: PoseRows
-    locks: FootLocks
-    lifted: LiftedLegs | None = None
-
-    @property
-    def count(self) -> int:
-        """N = T·K."""
-        return self.frames * self.k
-
-    def rows_of(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type,
-                name: str = "input") -> Any:
-        """``value`` as this batch's rows ``(N, *tail)`` (:func:`_rows`)."""
-        return _rows(value, self.frames, self.k, tail, dtype, name)
 
 
 #: ``ik_on`` of :func:`write_leg_rotations`: the legs of every row are solved.
@@ -179,6 +136,7 @@ class GroundingPipeline:
             hip_parent=skeleton.parents[upper], leg_length=self.leg_length,
             ankle_height=ankle_height, foot_forward=np.stack([f.forward for f in self.feet]),
             below_ankle=np.stack([f.below_ankle for f in self.feet]))
+        self._bare_rig = tuple(self.rig)
         self._sole_along = sole_offsets(heel, toe)  # (2, S) rays along each sole
         #: The snapped footsteps, kept between frames.
         self.footsteps = FootstepCache(terrain, count, heel, toe, self._sole_along)
@@ -264,14 +222,14 @@ class GroundingPipeline:
         """
         batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
-        given = self._given(batch, sole_angles, foot_lift, pelvis_offset)
-        self._sole_angles(batch, targets, given)
-        offset = self._pelvis(batch, targets, given)
+        batch.bare["given"] = tuple(self._given(batch, sole_angles, foot_lift, pelvis_offset))
+        self._sole_angles(batch)
+        offset = self._pelvis(batch, targets)
         clamped = self._legs(batch, targets)
         return self._result(batch, targets, clamped, offset)
 
     def _batch(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
-               ik: ArrayLike | None, copy: bool = True) -> _Batch:
+               ik: ArrayLike | None, copy: bool = True) -> StageBatch:
         """Stage 0: the N = T·K rows (frame-major), their parameters, plan rows, the legs' FK
         and the feet's world rotations and heading."""
         rotations = np.array(rotations, dtype=np.float64, copy=copy or None, order="C")
@@ -300,29 +258,29 @@ class GroundingPipeline:
             rotations=rotations, positions=positions, grot=grot, gpos=gpos,
             foot_rot=np.empty((count, 2, 4)), ankle=np.empty((count, 2, 3)),
             forward=np.empty((count, 2, 3)),
-            stance=_rows(plan.stance, frames, k, (2,), bool, "plan.stance"),
-            swing=_rows(plan.swing, frames, k, (2,), np.float64, "plan.swing"))
+            stance=batch_rows(plan.stance, frames, k, (2,), bool, "plan.stance"),
+            swing=batch_rows(plan.swing, frames, k, (2,), np.float64, "plan.swing"))
         params = StageParams(
             ik_on=ik_on, lowering=ik_on & p.pelvis, max_step_ratio=p.max_step_ratio,
             foot_align=p.foot_align, steep_normal_y=p.steep_normal_y, max_slope=p.max_slope,
             smoothing=p.smoothing, align_rate=p.align_rate, reach_ratio=p.reach_ratio,
             max_reach=p.max_reach, pelvis_rate=p.pelvis_rate, pelvis_snap=p.pelvis_snap,
             dt=float(min(max(dt, 0.0), 0.05)))
-        lock_weight = _rows(plan.lock_weight, frames, k, (2,), np.float64, "plan.lock_weight")
-        lock_turn = _rows(plan.lock_turn, frames, k, (2,), np.float64, "plan.lock_turn")
+        lock_weight = batch_rows(plan.lock_weight, frames, k, (2,), np.float64, "plan.lock_weight")
+        lock_turn = batch_rows(plan.lock_turn, frames, k, (2,), np.float64, "plan.lock_turn")
         has_turn = lock_turn is not None and lock_weight is not None
         has_lock = plan.lock_xz is not None and lock_weight is not None
         locks = FootLocks(
             has_lock=has_lock,
-            xz=(_rows(plan.lock_xz, frames, k, (2, 2), np.float64, "plan.lock_xz") if has_lock
+            xz=(batch_rows(plan.lock_xz, frames, k, (2, 2), np.float64, "plan.lock_xz") if has_lock
                 else NONE3),
             weight=lock_weight if lock_weight is not None else NONE2,
             has_turn=has_turn, turn=lock_turn if has_turn else NONE2)
-        rig = self.rig
-        stage_kernels.feet_frame(rows, rig, locks)
-        return _Batch(frames=frames, k=k, p=p, params=params, rows=rows, locks=locks)
+        bare = {"rows": tuple(rows), "params": tuple(params), "locks": tuple(locks)}
+        stage_kernels.feet_frame.plain(bare["rows"], self._bare_rig, bare["locks"])
+        return StageBatch(frames=frames, k=k, p=p, params=params, rows=rows, locks=locks, bare=bare)
 
-    def _targets(self, batch: _Batch, plan: FootPlan) -> FootTargets:
+    def _targets(self, batch: StageBatch, plan: FootPlan) -> FootTargets:
         """Stages 1–2: footsteps (snapped shift and plant heights, cached per footstep), the
         swing curve, foot locks, and one batch of rays ``(N, 1 + 2)`` under the body (where it
         goes when a foot cannot be grounded) and under each foot target."""
@@ -332,7 +290,8 @@ class GroundingPipeline:
             plant_xz, batch.rows_of(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
             rows.forward, batch.params.ik_on & batch.p.tread_snap, self._params)
         target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
-        stage_kernels.foot_targets(rows, self.rig, batch.locks, steps, target, ray_xz)
+        stage_kernels.foot_targets.plain(batch.bare["rows"], self._bare_rig, batch.bare["locks"],
+                                         steps, target, ray_xz)
         hits = self.terrain.raycast_down(ray_xz)
         # A planted foot on its footstep stands on what the footstep's rays found along its
         # sole, however it rolls over it (the ankle moves a few cm from heel strike to toe-off:
@@ -346,13 +305,15 @@ class GroundingPipeline:
         standing = np.ascontiguousarray(steps[:, :, 0, 5:])
         standing[..., 1] *= rows.stance & on_step
         sole_along = np.ascontiguousarray(self._sole_along - ahead[..., None])  # (N, 2, S)
-        return FootTargets(ankle=target, steps=steps, hit=hits.hit, point=hits.point,
-                           normal=hits.normal, body_ground=np.empty(count),
-                           offset=np.empty((count, 2)), fallback=np.empty((count, 2), bool),
-                           angles=np.empty((count, 2, 2)), standing=standing,
-                           sole_along=sole_along)
+        targets = FootTargets(
+            ankle=target, steps=steps, hit=hits.hit, point=hits.point, normal=hits.normal,
+            body_ground=np.empty(count), offset=np.empty((count, 2)),
+            fallback=np.empty((count, 2), bool), angles=np.empty((count, 2, 2)),
+            standing=standing, sole_along=sole_along)
+        batch.bare["targets"] = tuple(targets)
+        return targets
 
-    def _given(self, batch: _Batch, sole_angles: ArrayLike | None, foot_lift: ArrayLike | None,
+    def _given(self, batch: StageBatch, sole_angles: ArrayLike | None, foot_lift: ArrayLike | None,
                pelvis_offset: ArrayLike | None) -> Given:
         """The values an offline caller gives, as rows (stand-ins where absent)."""
         angles = batch.rows_of(sole_angles, (2, 2), np.float64, "sole_angles")
@@ -364,27 +325,31 @@ class GroundingPipeline:
                      has_pelvis_offset=offset is not None,
                      pelvis_offset=NONE1 if offset is None else offset)
 
-    def _sole_angles(self, batch: _Batch, targets: FootTargets, given: Given) -> None:
+    def _sole_angles(self, batch: StageBatch) -> None:
         """Stage 5 (first: the angles lift the ankle) with the end of stage 2: grounded feet,
         offsets, sole angles, target heights (:func:`stage_kernels.ground_and_soles`)."""
         state = FollowState(pelvis=NONE1, angles=self._angles.copy())
-        stage_kernels.ground_and_soles(batch.rows, targets, self.rig, batch.params, given, state)
+        bare = batch.bare
+        stage_kernels.ground_and_soles.plain(bare["rows"], bare["targets"], self._bare_rig,
+                                             bare["params"], bare["given"], tuple(state))
         self._angles = state.angles
 
-    def _pelvis(self, batch: _Batch, targets: FootTargets, given: Given) -> FloatArray:
+    def _pelvis(self, batch: StageBatch, targets: FootTargets) -> FloatArray:
         """Stage 3: the pelvis offset ``(N,)`` (:func:`stage_kernels.pelvis_follow`), applied
         to the batch's root; the legs lifted with it for the IK (``batch.lifted``)."""
         state = FollowState(pelvis=self._pelvis_offset.copy(), angles=NONE3)
         batch.lifted = lifted_legs(batch.count)
-        stage_kernels.pelvis_follow(batch.rows, targets, self.rig, batch.params, given, state,
-                                    batch.lifted)
+        bare = batch.bare
+        stage_kernels.pelvis_follow.plain(bare["rows"], bare["targets"], self._bare_rig,
+                                          bare["params"], bare["given"], tuple(state),
+                                          tuple(batch.lifted))
         self._pelvis_offset = state.pelvis
         out = batch.lifted.pelvis_offset
         self._history = (out.reshape(batch.frames, batch.k),
                          targets.angles.reshape(batch.frames, batch.k, 2, 2))
         return out
 
-    def _legs(self, batch: _Batch, targets: FootTargets) -> BoolArray:
+    def _legs(self, batch: StageBatch, targets: FootTargets) -> BoolArray:
         """Stage 4: leg IK to the ankle targets; the foot keeps its animated world rotation,
         tilted (skipped when no character has IK on: the legs keep the animation). Writes the
         batch's local rotations; returns which legs were clamped ``(N, 2)``."""
@@ -395,25 +360,26 @@ class GroundingPipeline:
         assert lifted is not None  # the pelvis stage ran
         solved = solve_two_bone(lifted.hip, lifted.knee, lifted.ankle, targets.ankle,
                                 max_reach=lifted.max_reach)
-        stage_kernels.leg_rotations(self.rig, rows.grot, rows.rotations, solved.upper_rotation,
-                                    solved.lower_rotation, rows.foot_rot, True, targets.angles,
-                                    rows.forward, ik_on)
+        stage_kernels.leg_rotations.plain(
+            self._bare_rig, rows.grot, rows.rotations, solved.upper_rotation,
+            solved.lower_rotation, rows.foot_rot, True, targets.angles, rows.forward, ik_on)
         every_frame = np.broadcast_to(ik_on, (batch.frames, batch.k)).reshape(-1, 1)
         return solved.clamped & every_frame
 
-    def _result(self, batch: _Batch, targets: FootTargets, clamped: BoolArray,
+    def _result(self, batch: StageBatch, targets: FootTargets, clamped: BoolArray,
                 pelvis_offset: FloatArray) -> GroundedFrame:
         """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
         count, rows = batch.count, batch.rows
         grot, gpos = self._fk(rows.rotations, rows.positions, out=(rows.grot, rows.gpos))
         sole, sole_xz = np.empty((count, 2, 3)), np.empty((count, 2, 2))
-        stage_kernels.sole_points(self.rig, grot, gpos, sole, sole_xz)
+        stage_kernels.sole_points.plain(self._bare_rig, grot, gpos, sole, sole_xz)
         hits = self.terrain.raycast_down(sole_xz)
         under, sole_gap, pitch, roll = (np.empty((count, 2)) for _ in range(4))
         report = SoleReport(under=under, sole_gap=sole_gap, ray_origin=np.empty((count, 2, 3)),
                             ray_hit=np.empty((count, 2, 3)), pitch=pitch, roll=roll)
-        stage_kernels.sole_report(self.rig, batch.params, targets, sole, hits.hit, hits.point,
-                                  report)
+        stage_kernels.sole_report.plain(self._bare_rig, batch.bare["params"],
+                                        batch.bare["targets"], sole, hits.hit, hits.point,
+                                        tuple(report))
 
         def out(array: np.ndarray) -> np.ndarray:
             return array.reshape(batch.frames, batch.k, *array.shape[1:])

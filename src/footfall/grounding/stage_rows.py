@@ -8,16 +8,21 @@ legs (:class:`LegRig`), the per-character parameters (:class:`StageParams`), the
 feet (:class:`PoseRows`), the foot locks (:class:`FootLocks`), the ankle targets and what the
 rays found (:class:`FootTargets`), the values an offline caller gives (:class:`Given`), the
 smoothing state (:class:`FollowState`) and the legs lifted with the pelvis (:class:`LiftedLegs`).
-Per-character arrays are ``(K,)``, read at ``k = n mod K``.
+Per-character arrays are ``(K,)``, read at ``k = n mod K``. :class:`StageBatch` holds one
+call's rows and bundles on the Python side.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.arrays import BoolArray, FloatArray, IntArray, kernel_array
+from footfall.errors import SkeletonError
+from footfall.grounding.params import ParamArrays
 
 # One-element stand-ins of the same dimensions for absent optional inputs, which come with a
 # flag (one compiled version for all calls; writable: read-only arrays compile another).
@@ -178,3 +183,50 @@ def lifted_legs(count: int) -> LiftedLegs:
     return LiftedLegs(pelvis_offset=np.empty(count), hip=np.empty((count, 2, 3)),
                       knee=np.empty((count, 2, 3)), ankle=np.empty((count, 2, 3)),
                       max_reach=np.empty((count, 2)))
+
+
+def batch_rows(value: ArrayLike | None, frames: int, k: int, tail: tuple[int, ...], dtype: type,
+          name: str = "input") -> Any:
+    """``value`` broadcast to ``(T, K, *tail)`` as C-ordered, writable rows ``(T·K, *tail)``
+    (None stays None); a :class:`SkeletonError` naming ``name`` if it does not fit (the kernels
+    index these rows unchecked)."""
+    if value is None:
+        return None
+    array: np.ndarray = np.asarray(value, dtype=dtype)
+    try:
+        full = np.broadcast_to(array, (frames, k, *tail))
+    except ValueError:
+        raise SkeletonError(
+            f"{name} has shape {array.shape}; expected (T, K{''.join(f', {n}' for n in tail)})"
+            f" = {(frames, k, *tail)} or a shape that broadcasts to it") from None
+    return kernel_array(full, (frames * k, *tail))
+
+
+@dataclass
+class StageBatch:
+    """The N = T·K rows (frame-major; row n is character ``n mod K``) one
+    :meth:`~footfall.grounding.pipeline.GroundingPipeline.step_frames` call grounds: their pose
+    and feet as the stages read and update them, their parameters (``p``: the characters' own,
+    ``params``: as the stages read them), the foot locks and, after the pelvis stage, the lifted
+    legs. ``bare``: the bundles as the plain tuples the stage kernels take
+    (``bundle_kernel.plain``), made once per batch (a one-character frame calls seven stages).
+    """
+
+    frames: int
+    k: int
+    p: ParamArrays
+    params: StageParams
+    rows: PoseRows
+    locks: FootLocks
+    bare: dict[str, tuple[Any, ...]]
+    lifted: LiftedLegs | None = None
+
+    @property
+    def count(self) -> int:
+        """N = T·K."""
+        return self.frames * self.k
+
+    def rows_of(self, value: ArrayLike | None, tail: tuple[int, ...], dtype: type,
+                name: str = "input") -> Any:
+        """``value`` as this batch's rows ``(N, *tail)`` (:func:`batch_rows`)."""
+        return batch_rows(value, self.frames, self.k, tail, dtype, name)
