@@ -61,9 +61,11 @@ class _BundleKernel(CPUDispatcher):  # type: ignore[misc]
     Frames(*frames)``: the field order is the class's own, whoever built the bundle).
 
     Why: numba's dispatcher types a named tuple by encoding its class and field names on every
-    call (measured 2–3.5 µs per bundle of 10–17 fields, 11–13 µs for a live retarget frame's
-    four or five bundles, against ~0.1 µs per plain tuple), where a live frame's whole step
-    takes ~250 µs."""
+    call (measured 2–3.5 µs per bundle of 10–17 fields: 11–13 µs for a live retarget frame's
+    four or five bundles, whose whole step takes ~250 µs); a plain tuple of arrays costs about
+    what the same arrays as positional arguments cost. Every array of a bundle is unboxed on
+    each call, read or not (~0.1 µs each): what a one-character frame pays for bundles by
+    concept rather than by stage (docs/benchmarks.md, "Issue 34: named bundles")."""
 
     def __call__(self, *args: Any) -> Any:
         return _dispatch(self, *[tuple(a) if isinstance(a, tuple) else a for a in args])
