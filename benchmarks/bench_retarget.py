@@ -7,7 +7,7 @@ Against another commit: ``.venv/bin/python benchmarks/bench_retarget.py --base 5
 CesiumMan with its skinned soles) of that commit's package (``git archive`` of its ``src`` in a
 temporary folder, as ``bench_grounding.py`` does) and of this tree, each in a fresh subprocess,
 alternating for ``--rounds`` rounds; it prints each side's best round and the ratios base ÷
-this tree (≥ 1: this tree is as fast).
+this tree (≥ 1: this tree is as fast) of the best rounds and the median of the rounds' pairs.
 
 Clip: tests/data/bvh/mixamo_stepping.bvh (55 joints, Mixamo rig with fingers) resampled to
 60 fps and repeated to 60 s (3,600 frames), retargeted onto the same 55-joint rig with all four
@@ -173,12 +173,15 @@ def compare(commit: str, rounds: int) -> None:
         for name, source in sides.items():
             runs[name].append(_measured(source))
     print(f"{rounds} rounds, base {commit} and this tree alternating; load average "
-          f"{os.getloadavg()[0]:.2f}; best round of each (ms); ratio = base ÷ this tree")
+          f"{os.getloadavg()[0]:.2f}; best round of each (ms); ratio = base ÷ this tree, of the "
+          "best rounds and the median of each round's pair (the machine's load drifts)")
     for key in runs[commit][0]:
         base = min(run[key] for run in runs[commit])
         this = min(run[key] for run in runs["this tree"])
+        paired = statistics.median(b[key] / t[key]
+                                   for b, t in zip(runs[commit], runs["this tree"], strict=True))
         print(f"  {key:15s} base {base * 1e3:8.3f}  this {this * 1e3:8.3f}  "
-              f"ratio {base / this:.3f}")
+              f"ratio {base / this:.3f}  paired {paired:.3f}")
 
 
 def main() -> None:
