@@ -40,3 +40,9 @@ class GLTFError(FootfallError, ValueError):
 class JointsError(FootfallError, ValueError):
     """A joint-position file (.npy, AMASS .npz) or a joint layout is unusable; the message
     names the file and the problem (shape, NaN, joint count, missing field)."""
+
+
+class MotionFileError(FootfallError, ValueError):
+    """A motion file is of no format footfall reads (or writes), or holds what its format's
+    reader cannot take (an unsafe pickle, a missing take); the message names the file, the
+    format and the reason."""
