@@ -40,3 +40,8 @@ class GLTFError(FootfallError, ValueError):
 class JointsError(FootfallError, ValueError):
     """A joint-position file (.npy, AMASS .npz) or a joint layout is unusable; the message
     names the file and the problem (shape, NaN, joint count, missing field)."""
+
+
+class FBXError(FootfallError, ValueError):
+    """An FBX file could not be read (damaged, truncated, no skeleton, no such take, or the
+    native reader crashed on it); the message names the file and the problem in one line."""
