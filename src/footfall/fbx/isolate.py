@@ -1,14 +1,15 @@
 """Running the FBX reader in a child process, so that a crash of the native library becomes an
 :class:`~footfall.errors.FBXError` naming the file instead of taking footfall down.
 
-The child (:mod:`footfall.fbx.worker`, run as a script) writes its arrays to an ``.npz`` in a
-temporary folder; they are read back without unpickling. Its exit status says what happened:
-0 read, 3 refused (its one stderr line is the reason), killed by a signal: crashed.
+The child (``python -m footfall.fbx.worker``, footfall found where this process found it)
+writes its arrays to an ``.npz`` in a temporary folder; they are read back without unpickling.
+Its exit status says what happened: 0 read, 3 refused (its one stderr line is the reason), killed by a signal: crashed.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import subprocess
 import sys
@@ -22,8 +23,9 @@ from footfall.errors import FBXError
 
 PathArg = str | PathLike[str]
 
-#: The child script.
-WORKER = Path(__file__).with_name("worker.py")
+#: The child's module, and the folder footfall is imported from (put on the child's path).
+WORKER = "footfall.fbx.worker"
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 #: Longest a read may take, seconds (a 60 s take at 120 fps reads in about a second).
 TIMEOUT_SECONDS = 300.0
 #: Largest FBX file read, bytes.
@@ -53,9 +55,9 @@ def read_arrays(path: PathArg, mode: str, take: str = "") -> dict[str, np.ndarra
         out = Path(folder) / "read.npz"
         try:
             done = subprocess.run(
-                [sys.executable, str(WORKER), mode, str(path.resolve()), str(out), take],
+                [sys.executable, "-m", WORKER, mode, str(path.resolve()), str(out), take],
                 capture_output=True, timeout=TIMEOUT_SECONDS, stdin=subprocess.DEVNULL,
-                check=False)
+                env=_child_environment(), check=False)
         except subprocess.TimeoutExpired:
             raise FBXError(f"{path}: the FBX reader took longer than {TIMEOUT_SECONDS:g} s "
                            "(damaged file?)") from None
@@ -66,6 +68,14 @@ def read_arrays(path: PathArg, mode: str, take: str = "") -> dict[str, np.ndarra
                 return {name: arrays[name] for name in arrays.files}
         except (OSError, ValueError) as error:  # pragma: no cover - the child wrote it
             raise FBXError(f"{path}: the FBX reader's output is unreadable ({error})") from None
+
+
+def _child_environment() -> dict[str, str]:
+    """This process's environment with footfall's folder first on ``PYTHONPATH``."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    return env
 
 
 def _failure(code: int, stderr: bytes) -> str:
