@@ -3,7 +3,8 @@
 
 The child (``python -m footfall.fbx.worker``, footfall found where this process found it)
 writes its arrays to an ``.npz`` in a temporary folder; they are read back without unpickling.
-Its exit status says what happened: 0 read, 3 refused (its one stderr line is the reason), killed by a signal: crashed.
+Its exit status says what happened: 0 read, 3 refused (its one stderr line is the reason),
+killed by a signal: crashed.
 """
 
 from __future__ import annotations
