@@ -2,8 +2,8 @@
 pose, and the skinned meshes, from ufbx's objects (imported by :mod:`footfall.fbx.worker` in the
 child process only; numpy and ufbx alone, so the child starts fast).
 
-Every ufbx wrapper read is kept alive in :data:`HOLD` until the child exits: the binding's object
-cache otherwise hands back freed wrappers and crashes the interpreter.
+Every ufbx wrapper read is kept alive (:func:`footfall.fbx.child_state.held`) until the child
+exits: the binding's object cache otherwise hands back freed wrappers and crashes the interpreter.
 """
 
 from __future__ import annotations
@@ -12,18 +12,7 @@ from typing import Any
 
 import numpy as np
 
-#: Every ufbx wrapper this process touched, kept alive until it exits (see the docstring).
-HOLD: list[Any] = []
-
-
-class Refused(Exception):
-    """A file this reader cannot use; the message is printed as the child's one line."""
-
-
-def held(value: Any) -> Any:
-    """``value``, kept alive for the rest of the process."""
-    HOLD.append(value)
-    return value
+from footfall.fbx.child_state import Refused, held
 
 
 def matrix(m: Any) -> np.ndarray:

@@ -4,10 +4,9 @@ Run as ``python -m footfall.fbx.worker MODE FILE OUT [TAKE]`` (MODE ``takes``,
 ``clip`` or ``avatar``) writes ``OUT`` (an ``.npz`` without pickles) or prints one line to
 stderr and exits 3. The ufbx binding can crash the interpreter (a use-after-free in its object
 cache, see :mod:`footfall.fbx.scene_graph`), so :mod:`footfall.fbx.isolate` runs this module in
-a child process and turns a crash into an :class:`~footfall.errors.FBXError`. Only numpy, ufbx
-and the light :mod:`footfall.fbx.scene_graph` are imported (``footfall.fbx`` loads its modules
-lazily), so the child starts fast; that is also why local transforms are turned into matrices
-here (:func:`_trs_matrices`) rather than with :mod:`footfall.quat`, which loads numba.
+a child process and turns a crash into an :class:`~footfall.errors.FBXError`. The child starts
+fast: ``footfall.fbx`` loads its modules lazily, and numpy (with :mod:`footfall.fbx.sampling`)
+is imported only once ufbx has parsed the file — most damaged files are refused before.
 
 What comes back, in footfall's space (metres, Y up, +Z front, as ufbx converts the file's unit
 and axes into the root node's transform):
@@ -28,29 +27,13 @@ import resource
 import sys
 from typing import Any
 
-import numpy as np
 import ufbx
 
-from footfall.fbx.scene_graph import (
-    Refused,
-    depth_of,
-    held,
-    matrix,
-    rest_pose,
-    select_skeleton,
-    skinned_meshes,
-)
+from footfall.fbx.child_state import Refused, held
 
 #: Address-space limit of the child, bytes: a hostile file fails with "out of memory" here
 #: instead of taking the machine's memory.
 MEMORY_LIMIT = 8 << 30
-#: Most frames a take is sampled at (a day at 120 fps would be 10 million).
-MAX_FRAMES = 2_000_000
-#: Largest disagreement (metres) between the fast composition of local transforms and ufbx's
-#: own world matrices before the slow, exact per-frame evaluation is used instead.
-COMPOSE_TOLERANCE = 1e-6
-#: Environment variable that, set to 1, makes every frame take the exact path (tests compare).
-EXACT_VARIABLE = "FOOTFALL_FBX_EXACT"
 
 
 def load(path: str) -> Any:
@@ -62,175 +45,14 @@ def load(path: str) -> Any:
                                space_conversion=ufbx.SpaceConversion.TRANSFORM_ROOT,
                                ignore_embedded=True, load_external_files=False)
     except ufbx.UfbxError as error:
-        raise Refused(_ufbx_message(error)) from None
+        raise Refused(ufbx_message(error)) from None
     return held(scene)
 
 
-def _ufbx_message(error: Exception) -> str:
+def ufbx_message(error: Exception) -> str:
+    """One line for ufbx's error."""
     text = " ".join(str(error).split()) or type(error).__name__
-    return f"not a readable FBX file ({text})"
-
-
-def takes(scene: Any) -> tuple[list[str], np.ndarray]:
-    """Names and ``(T, 2)`` [begin, end] seconds of the animation stacks."""
-    stacks = [held(stack) for stack in scene.anim_stacks]
-    names = [stack.name for stack in stacks]
-    ranges = np.array([[stack.time_begin, stack.time_end]
-                       for stack in stacks], dtype=np.float64).reshape(-1, 2)
-    return names, ranges
-
-
-def find_take(scene: Any, take: str) -> Any:
-    """The animation stack named or numbered by ``take`` ('' = the first)."""
-    stacks = [held(stack) for stack in scene.anim_stacks]
-    names = [stack.name for stack in stacks]
-    if not stacks:
-        raise Refused("no animation take")
-    if take == "":
-        return stacks[0]
-    if take in names:
-        return stacks[names.index(take)]
-    if take.lstrip("-").isdigit():
-        number = int(take)
-        if 0 <= number < len(stacks):
-            return stacks[number]
-        raise Refused(f"take {number} does not exist ({len(stacks)} takes: {names})")
-    raise Refused(f"no take named {take!r} (takes: {names})")
-
-
-def sample_take(scene: Any, joints: list[Any], stack: Any, fps: float
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """``times (F,)`` and ``world (F, J, 4, 4)`` of the joints at each frame of ``stack``.
-
-    Fast path: each node's local transform (ufbx evaluates pre/post rotations, pivots and
-    offsets) composed down the hierarchy here; checked against ufbx's own world matrices on
-    the first, middle and last frames, and replaced by a whole-scene evaluation per frame
-    (exact for every inheritance mode, slower) when they disagree.
-    """
-    begin, end = float(stack.time_begin), float(stack.time_end)
-    if not (np.isfinite(begin) and np.isfinite(end) and fps > 0 and np.isfinite(fps)):
-        raise Refused(f"take has an unusable time range ({begin} to {end} s at {fps} fps)")
-    count = int(np.floor((end - begin) * fps + 1e-6)) + 1
-    if count > MAX_FRAMES or count < 1:
-        raise Refused(f"take of {end - begin:g} s at {fps:g} fps is too many frames to sample")
-    times = begin + np.arange(max(count, 1)) / fps
-    anim = held(stack.anim)
-    chain_nodes, chain_parent = _chains(joints)
-    local = np.empty((count, len(chain_nodes), 4, 4))
-    for n, node in enumerate(chain_nodes):
-        evaluate = node.evaluate_transform
-        rows = [evaluate(anim, t) for t in times.tolist()]
-        translation = np.array([row.translation for row in rows], dtype=np.float64)
-        rotation = np.array([row.rotation for row in rows], dtype=np.float64)  # x, y, z, w
-        scale = np.array([row.scale for row in rows], dtype=np.float64)
-        local[:, n] = _trs_matrices(translation, rotation, scale)
-    world = np.empty_like(local)
-    for n in range(len(chain_nodes)):
-        p = chain_parent[n]
-        world[:, n] = local[:, n] if p < 0 else world[:, p] @ local[:, n]
-    picked = world[:, :len(joints)]
-    checks = sorted({0, count // 2, count - 1})
-    exact = np.stack([_evaluated_world(scene, anim, joints, times[k]) for k in checks])
-    if os.environ.get(EXACT_VARIABLE) == "1" or not np.allclose(
-            picked[checks], exact, rtol=0.0, atol=COMPOSE_TOLERANCE):
-        picked = np.stack([_evaluated_world(scene, anim, joints, t) for t in times])
-    return times, picked
-
-
-def _chains(joints: list[Any]) -> tuple[list[Any], list[int]]:
-    """The joints, then every other node above them, with each one's parent in that list
-    (−1 above the scene root); parents may come after children, so composition follows
-    :func:`_compose_order`."""
-    out = list(joints)
-    ids = {node.element_id: k for k, node in enumerate(out)}
-    parent_ids: list[int | None] = []
-    k = 0
-    while k < len(out):
-        up = out[k].parent
-        if up is None:
-            parent_ids.append(None)
-        else:
-            held(up)
-            if up.element_id not in ids:
-                ids[up.element_id] = len(out)
-                out.append(up)
-            parent_ids.append(up.element_id)
-        k += 1
-    parents = [-1 if pid is None else ids[pid] for pid in parent_ids]
-    order = _compose_order(parents)
-    position = {old: new for new, old in enumerate(order)}
-    return ([out[k] for k in order],
-            [position[parents[k]] if parents[k] >= 0 else -1 for k in order])
-
-
-def _compose_order(parents: list[int]) -> list[int]:
-    """An order with every parent before its children, the original joints' order kept first
-    where it already is (the joints are parents-first among themselves, their ancestors come
-    first)."""
-    depth = [depth_of(k, parents) for k in range(len(parents))]
-    return sorted(range(len(parents)), key=lambda k: (depth[k], k))
-
-
-def _trs_matrices(translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray
-                  ) -> np.ndarray:
-    """``(F, 4, 4)`` matrices T·R·S from translations, x-y-z-w quaternions and scales."""
-    x, y, z, w = (rotation[:, i] for i in range(4))
-    out = np.zeros((len(translation), 4, 4))
-    out[:, 0, 0] = 1 - 2 * (y * y + z * z)
-    out[:, 0, 1] = 2 * (x * y - z * w)
-    out[:, 0, 2] = 2 * (x * z + y * w)
-    out[:, 1, 0] = 2 * (x * y + z * w)
-    out[:, 1, 1] = 1 - 2 * (x * x + z * z)
-    out[:, 1, 2] = 2 * (y * z - x * w)
-    out[:, 2, 0] = 2 * (x * z - y * w)
-    out[:, 2, 1] = 2 * (y * z + x * w)
-    out[:, 2, 2] = 1 - 2 * (x * x + y * y)
-    out[:, :3, :3] *= scale[:, None, :]
-    out[:, :3, 3] = translation
-    out[:, 3, 3] = 1.0
-    return out
-
-
-def _evaluated_world(scene: Any, anim: Any, joints: list[Any], time: float
-                     ) -> np.ndarray:
-    """``(J, 4, 4)`` ufbx's world matrices of the joints with the scene evaluated at ``time``."""
-    evaluated = held(ufbx.evaluate_scene(scene, anim, float(time)))
-    nodes = held(evaluated.nodes)
-    return np.stack([matrix(held(nodes[node.typed_id]).node_to_world)
-                     for node in joints])
-
-
-def _axis_name(axis: Any) -> str:
-    """``+Y`` for ufbx's POSITIVE_Y, and so on."""
-    name = str(getattr(axis, "name", axis))
-    sign = "-" if name.startswith("NEGATIVE") else "+"
-    return sign + name.rsplit("_", 1)[-1] if "_" in name else name
-
-
-def run(mode: str, path: str, out: str, take: str) -> None:
-    """Read ``path`` for ``mode`` and save the arrays to ``out``."""
-    scene = load(path)
-    settings = held(scene.settings)
-    names, ranges = takes(scene)
-    fps = float(settings.frames_per_second)
-    result: dict[str, np.ndarray] = {
-        "takes": np.array(names, dtype=str), "take_ranges": ranges,
-        "fps": np.array(fps), "unit": np.array(float(settings.original_unit_meters)),
-        "up": np.array(_axis_name(settings.original_axis_up)),
-        "version": np.array(int(held(scene.metadata).version)),
-    }
-    if mode != "takes":
-        joints, parents = select_skeleton(scene)
-        result["names"] = np.array([node.name for node in joints], dtype=str)
-        result["parents"] = np.array(parents, dtype=np.int64)
-        result["rest"] = rest_pose(scene, joints, parents)
-        if mode == "clip":
-            stack = find_take(scene, take)
-            result["take"] = np.array(stack.name)
-            result["times"], result["world"] = sample_take(scene, joints, stack, fps)
-        else:
-            result.update(skinned_meshes(scene, joints))
-    np.savez(out, **result)  # type: ignore[arg-type]
+    return f"not a readable FBX file (ufbx: {text})"
 
 
 def main(argv: list[str]) -> int:
@@ -242,7 +64,10 @@ def main(argv: list[str]) -> int:
     mode, path, out = argv[1], argv[2], argv[3]
     take = argv[4] if len(argv) > 4 else ""
     try:
-        run(mode, path, out, take)
+        scene = load(path)
+        from footfall.fbx.sampling import run_scene
+
+        run_scene(scene, mode, out, take)
     except Refused as refusal:
         print(refusal, file=sys.stderr)
         return 3
@@ -250,7 +75,7 @@ def main(argv: list[str]) -> int:
         print("out of memory reading it", file=sys.stderr)
         return 3
     except ufbx.UfbxError as error:
-        print(_ufbx_message(error), file=sys.stderr)
+        print(ufbx_message(error), file=sys.stderr)
         return 3
     return 0
 
