@@ -158,3 +158,23 @@ def test_a_skeleton_only_file_is_an_avatar_without_a_mesh() -> None:
     avatar = load_fbx_avatar(HUMANIK)
     assert avatar.skeleton.joint_count == 62
     assert rest_mesh(avatar) is None
+
+
+def test_a_z_up_file_in_metres_gives_the_same_joints() -> None:
+    """``kenney_zup_metres.fbx``: Blender 3.4 wrote Kenney's armature and take Z up in metres
+    (``blender_export.py zup``); read, it is Y up in metres with the joints where the Y-up
+    centimetre original has them. (Blender's exporter writes its frame f at f/fps and its
+    importer had put the original's time t at frame t·fps + 1: the takes match frame by frame,
+    one frame apart in time.)"""
+    zup = FBX / "kenney_zup_metres.fbx"
+    info = fbx_info(zup)
+    assert (info.up_axis, info.unit_metres) == ("+Z", 1.0)
+    original, turned = load_fbx(KENNEY), load_fbx(zup)
+    names = original.skeleton.names
+    assert set(names) <= set(turned.skeleton.names)
+    frames = turned.frame_count
+    assert frames >= 15
+    ours = original.global_positions()[:frames]
+    theirs = turned.global_positions()[:, [turned.skeleton.index(n) for n in names]]
+    assert np.abs(ours - theirs).max() < 1e-4
+    assert theirs[:, 0, 1].min() > 1.1  # the hips stand 1.1 m up: Y is up

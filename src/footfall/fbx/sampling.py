@@ -176,8 +176,8 @@ def run_scene(scene: Any, mode: str, out: str, take: str) -> None:
     fps = float(settings.frames_per_second)
     result: dict[str, np.ndarray] = {
         "takes": np.array(names, dtype=str), "take_ranges": ranges,
-        "fps": np.array(fps), "unit": np.array(float(settings.original_unit_meters)),
-        "up": np.array(_axis_name(settings.original_axis_up)),
+        "fps": np.array(fps), "unit": np.array(float(settings.unit_meters)),
+        "up": np.array(_axis_name(held(settings.axes).up)),
         "version": np.array(int(held(scene.metadata).version)),
     }
     if mode != "takes":
