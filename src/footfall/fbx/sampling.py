@@ -60,13 +60,14 @@ def find_take(scene: Any, take: str) -> Any:
 
 
 def sample_take(scene: Any, joints: list[Any], stack: Any, fps: float
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """``times (F,)`` and ``world (F, J, 4, 4)`` of the joints at each frame of ``stack``.
+                ) -> tuple[np.ndarray, np.ndarray, str]:
+    """``times (F,)`` and ``world (F, J, 4, 4)`` of the joints at each frame of ``stack``, and
+    the path taken (``composed`` or ``evaluated``).
 
-    Fast path: each node's local transform (ufbx evaluates pre/post rotations, pivots and
-    offsets) composed down the hierarchy here; checked against ufbx's own world matrices on
-    the first, middle and last frames, and replaced by a whole-scene evaluation per frame
-    (exact for every inheritance mode, slower) when they disagree.
+    Fast path (``composed``): each node's local transform (ufbx evaluates pre/post rotations,
+    pivots and offsets) composed down the hierarchy here; checked against ufbx's own world
+    matrices on the first, middle and last frames, and replaced by a whole-scene evaluation per
+    frame (``evaluated``: exact for every inheritance mode, about 8× slower) when they disagree.
     """
     begin, end = float(stack.time_begin), float(stack.time_end)
     if not (np.isfinite(begin) and np.isfinite(end) and fps > 0 and np.isfinite(fps)):
@@ -76,7 +77,7 @@ def sample_take(scene: Any, joints: list[Any], stack: Any, fps: float
         raise Refused(f"take of {end - begin:g} s at {fps:g} fps is too many frames to sample")
     times = begin + np.arange(max(count, 1)) / fps
     anim = held(stack.anim)
-    chain_nodes, chain_parent = _chains(joints)
+    chain_nodes, chain_parent, rows_of_joints = _chains(joints)
     local = np.empty((count, len(chain_nodes), 4, 4))
     for n, node in enumerate(chain_nodes):
         evaluate = node.evaluate_transform
@@ -89,19 +90,19 @@ def sample_take(scene: Any, joints: list[Any], stack: Any, fps: float
     for n in range(len(chain_nodes)):
         p = chain_parent[n]
         world[:, n] = local[:, n] if p < 0 else world[:, p] @ local[:, n]
-    picked = world[:, :len(joints)]
+    picked = world[:, rows_of_joints]
     checks = sorted({0, count // 2, count - 1})
     exact = np.stack([_evaluated_world(scene, anim, joints, times[k]) for k in checks])
-    if os.environ.get(EXACT_VARIABLE) == "1" or not np.allclose(
+    if os.environ.get(EXACT_VARIABLE) != "1" and np.allclose(
             picked[checks], exact, rtol=0.0, atol=COMPOSE_TOLERANCE):
-        picked = np.stack([_evaluated_world(scene, anim, joints, t) for t in times])
-    return times, picked
+        return times, picked, "composed"
+    return times, np.stack([_evaluated_world(scene, anim, joints, t) for t in times]), \
+        "evaluated"
 
 
-def _chains(joints: list[Any]) -> tuple[list[Any], list[int]]:
-    """The joints, then every other node above them, with each one's parent in that list
-    (−1 above the scene root); parents may come after children, so composition follows
-    :func:`_compose_order`."""
+def _chains(joints: list[Any]) -> tuple[list[Any], list[int], list[int]]:
+    """The joints and every other node above them, parents first, with each one's parent in
+    that list (−1 above the scene root), and the row of each joint."""
     out = list(joints)
     ids = {node.element_id: k for k, node in enumerate(out)}
     parent_ids: list[int | None] = []
@@ -118,18 +119,12 @@ def _chains(joints: list[Any]) -> tuple[list[Any], list[int]]:
             parent_ids.append(up.element_id)
         k += 1
     parents = [-1 if pid is None else ids[pid] for pid in parent_ids]
-    order = _compose_order(parents)
+    depth = [depth_of(k, parents) for k in range(len(parents))]
+    order = sorted(range(len(parents)), key=lambda k: (depth[k], k))
     position = {old: new for new, old in enumerate(order)}
     return ([out[k] for k in order],
-            [position[parents[k]] if parents[k] >= 0 else -1 for k in order])
-
-
-def _compose_order(parents: list[int]) -> list[int]:
-    """An order with every parent before its children, the original joints' order kept first
-    where it already is (the joints are parents-first among themselves, their ancestors come
-    first)."""
-    depth = [depth_of(k, parents) for k in range(len(parents))]
-    return sorted(range(len(parents)), key=lambda k: (depth[k], k))
+            [position[parents[k]] if parents[k] >= 0 else -1 for k in order],
+            [position[j] for j in range(len(joints))])
 
 
 def _trs_matrices(translation: np.ndarray, rotation: np.ndarray, scale: np.ndarray
@@ -188,7 +183,8 @@ def run_scene(scene: Any, mode: str, out: str, take: str) -> None:
         if mode == "clip":
             stack = find_take(scene, take)
             result["take"] = np.array(stack.name)
-            result["times"], result["world"] = sample_take(scene, joints, stack, fps)
+            result["times"], result["world"], path = sample_take(scene, joints, stack, fps)
+            result["path"] = np.array(path)
         else:
             result.update(skinned_meshes(scene, joints))
     np.savez(out, **result)  # type: ignore[arg-type]
