@@ -180,17 +180,19 @@ def test_live_steps_keep_the_planted_feet_on_the_floor(plant: bool) -> None:
 
 
 def test_a_planted_foot_is_pulled_down_by_its_noise_not_by_a_lift() -> None:
-    """``planted_levels``: while planted, a foot standing 1 cm above its stance level (capture
-    noise) is put on the floor; one held still 8 cm up (raised slowly, resting on something)
-    keeps its lift — the floor rule must not flatten motion."""
-    from footfall.retarget.limbs import planted_levels
+    """The one contact rule (``footfall.footing``): while planted, a foot standing 1 cm above
+    the floor (capture noise) is put on the floor; one raised slowly to 8 cm (resting on
+    something) keeps its lift — the floor rule must not flatten motion."""
+    from footfall.footing import track_feet
 
     frames = 120
-    levels = np.zeros((frames, 2))
-    planted = np.ones((frames, 2), dtype=bool)
-    lowest = np.stack([np.full(frames, 0.01), np.linspace(0.0, 0.08, frames)], axis=-1)
-    out = planted_levels(levels, lowest, planted, 60.0)
+    # the right foot stands at 0 for a second first: the floor is learned under it
+    lowest = np.stack([np.full(2 * frames, 0.01),
+                       np.r_[np.zeros(frames), np.linspace(0.0, 0.08, frames)]], axis=-1)
+    still = np.zeros((2 * frames, 2, 1, 3))
+    planted, out, low = track_feet(lowest[..., None], still, 60.0, np.zeros(2))
+    assert planted.all() and np.array_equal(low, lowest)
     lift = lowest - out  # what the target keeps above its floor
-    assert np.abs(lift[10:-10, 0]).max() < 1e-9  # the noise is gone
+    assert np.abs(lift[10:, 0]).max() < 1e-9  # the noise is gone
     assert lift[-10:, 1].min() > 0.05  # the held lift is kept (8 cm → more than 5)
     assert np.all(lift >= -1e-12)  # never pushed below the source's own height

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from conftest import DATA
 from footfall import bvh, quat
 from footfall.humanoid import map_skeleton, upright_pose, upright_turn
-from footfall.retarget.stance import debounce, hold_while_planted, keep_through_shuffles
+from footfall.retarget.stance import hold_while_planted, keep_through_shuffles
 from footfall.retarget.toes import BALL_FORWARD, BALL_SHARE, LEGS, Toes
 from footfall.skeleton import Skeleton, forward_kinematics
 
@@ -20,14 +20,6 @@ def runs(text: str) -> np.ndarray:
 
 def text(mask: np.ndarray) -> str:
     return "".join("P" if m else "." for m in mask)
-
-
-def test_debounce_drops_short_plants_then_short_swings() -> None:
-    # A 2-frame "touchdown" at the top of a step and a 1-frame flicker inside a stance.
-    assert text(debounce(runs("PPPPP...PP.....PPPP.PPPP"), 3)) == "PPPPP..........PPPPPPPPP"
-    # Swings at the ends of the clip stay (they are not between two plants).
-    assert text(debounce(runs("..PPPPPP.."), 3)) == "..PPPPPP.."
-    assert text(debounce(runs("PP.P"), 1)) == "PP.P"  # 1 frame: nothing to remove
 
 
 def test_shuffles_keep_the_plant() -> None:

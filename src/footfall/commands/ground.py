@@ -9,6 +9,13 @@ import json
 import sys
 from pathlib import Path
 
+from footfall.commands._motion_out import (
+    add_motion_out_arguments,
+    avatar_for,
+    check_motion_out,
+    root_motion_for,
+    write_motion_extras,
+)
 from footfall.errors import FootfallError, MappingError, SkeletonError
 from footfall.joints.cli import add_joint_arguments, load_motion, save_motion
 
@@ -71,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='use these foot contacts instead of finding them: {"left": [[start, stop], ...], '
              '"right": [...]} (frames, stop exclusive; a --report file works too)',
     )
+    add_motion_out_arguments(parser, "y = 0")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -104,6 +112,7 @@ def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.batch.atomic import replacing
+    from footfall.contact_curves import ground_contacts
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
     from footfall.sizes import check_size
@@ -112,6 +121,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.terrain == LevelGround.name and args.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
     motion = load_motion(args.clip, args.layout)
+    avatar = motion.avatar  # a glTF input: written back into its own file
+    check_motion_out(args, args.output, avatar)
     clip = motion.clip
     check_size(clip, args.clip, min_frames=1)  # a file may hold a skeleton only (Frames: 0)
     size = None if args.size is None else tuple(args.size)
@@ -134,7 +145,10 @@ def _run(args: argparse.Namespace) -> int:
     if bar is not None:
         bar.close()
     out = result.clip
-    save_motion(out, args.output, motion, npy=args.npy, layout=args.layout)
+    moved = root_motion_for(args, out, rest_rotations=None if avatar is None
+                            else avatar.rest_rotations)
+    motion.avatar = avatar_for(args, avatar)  # extract: with the root bone
+    save_motion(moved.clip, args.output, motion, npy=args.npy, layout=args.layout)
     report = motion.annotate(result.report(clip=str(args.clip), terrain=args.terrain), out)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -145,6 +159,7 @@ def _run(args: argparse.Namespace) -> int:
         print("--ball-clearance raised swinging feet by up to "
               f"{100 * result.swing_lift_max_m:.1f} cm")
     print(f"wrote {args.output}")
+    write_motion_extras(args, args.output, moved, ground_contacts(result), out.fps)
     if args.report:
         with replacing(Path(args.report)) as partial:  # a reader never sees half a report
             partial.write_text(json.dumps(report, indent=1) + "\n")

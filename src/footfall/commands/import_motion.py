@@ -6,6 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from footfall.commands._motion_out import (
+    add_motion_out_arguments,
+    check_motion_out,
+    root_motion_for,
+    write_motion_extras,
+)
 from footfall.errors import JointsError
 
 NAME = "import"
@@ -51,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--joints", metavar="JOINTS.npy", default=None,
                         help=".npz input: the body model's joint positions per frame, "
                         "(T, J, 3)")
+    add_motion_out_arguments(parser, "y = 0")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
@@ -84,10 +91,12 @@ def run(args: argparse.Namespace) -> int:
                           "parameters (.npz)")
     if suffix == ".npy" and (args.skeleton or args.joints):
         raise JointsError("--skeleton and --joints go with an AMASS .npz input")
+    check_motion_out(args, output)
     motion = load_motion(args.motion, args.layout, fps=args.fps, up=args.up,
                          lengths=_lengths(args.lengths), skeleton=args.skeleton,
                          joints=args.joints)
-    save_motion(motion.clip, output, motion)
+    moved = root_motion_for(args, motion.clip)
+    save_motion(moved.clip, output, motion)
     if not args.quiet:
         clip, layout = motion.clip, motion.layout
         assert layout is not None  # joint and AMASS files have a layout
@@ -98,5 +107,10 @@ def run(args: argparse.Namespace) -> int:
                    f"{motion.fit.max_error_mm:.2f} mm max ({worst}) of the input")
         print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, layout "
               f"{layout.name} ({layout.joint_count} joints, {motion.up.upper()} up){fit}")
+    if args.root_motion != "keep" or args.contacts_out:
+        from footfall.contact_curves import clip_contacts
+
+        contacts = clip_contacts(motion.clip) if args.contacts_out else None
+        write_motion_extras(args, output, moved, contacts, motion.clip.fps, quiet=args.quiet)
     return 0
 

@@ -79,6 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "n-th avatar unless AVATAR= names one")
     out.add_argument("--vmc-rate", type=float, default=0.0,
                      help="at most this many VMC poses a second (default: every frame)")
+    out.add_argument("--vmc-root-motion", action="store_true",
+                     help="send the avatar's root each frame as /VMC/Ext/Root/Pos (the hips' "
+                          "x, z on the floor and heading about Y; the bones relative to it), "
+                          "for receivers that move the model by its root (default: the root at "
+                          "the origin, the hips carry the travel)")
     out.add_argument("--record", default=None, metavar="OUT.bvh|.glb",
                      help="record every avatar (one file each, written when recording stops)")
     out.add_argument("--no-view", action="store_true", help="run without the browser view")
@@ -163,7 +168,8 @@ def run(args: argparse.Namespace) -> int:
     overrides = {key: value for key, value in given.items() if value is not None}
     loop = LiveLoop(source, targets, vmc=vmc, settings=overrides,
                     settings_folder=Path(args.settings_dir) if args.settings_dir else None,
-                    source_mapping=mapping, report=report)
+                    source_mapping=mapping, report=report,
+                    vmc_root_motion=args.vmc_root_motion)
     recorder = None
     if args.record:
         recorder = Recorder(args.record)

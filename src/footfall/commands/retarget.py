@@ -6,6 +6,14 @@ import argparse
 from pathlib import Path
 
 from footfall import bvh
+from footfall.commands._motion_out import (
+    add_motion_out_arguments,
+    avatar_for,
+    check_motion_out,
+    joint_scales_for,
+    root_motion_for,
+    write_motion_extras,
+)
 from footfall.errors import SettingsError
 
 NAME = "retarget"
@@ -55,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
+    add_motion_out_arguments(parser, "--floor-height")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -62,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     """Load, retarget, write; prints one summary line."""
     from tqdm import tqdm
 
+    from footfall.contact_curves import retarget_contacts
     from footfall.gltf import check_motion_output, load_avatar, save_motion
     from footfall.retarget import Retargeter, RetargetSettings
     from footfall.sizes import check_size
@@ -84,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
         check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
+    check_motion_out(args, output, avatar)
     target_mapping = args.target_mapping or (avatar.target_mapping() if avatar else None)
     target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
     settings = RetargetSettings()
@@ -98,17 +109,22 @@ def run(args: argparse.Namespace) -> int:
               desc=f"retarget {Path(args.source).name}") as bar:
         clip = retargeter.apply(source, chunk=1024,
                                 progress=lambda done: bar.update(done - bar.n))
+    moved = root_motion_for(args, clip, floor=args.floor_height,
+                            rest_rotations=None if avatar is None else avatar.rest_rotations)
     if output.suffix.lower() == ".bvh":
-        bvh.save(clip, output)
+        bvh.save(moved.clip, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
-        save_motion(avatar, clip, output, joint_scales=retargeter.joint_scales(),
+        save_motion(avatar_for(args, avatar), moved.clip, output,
+                    joint_scales=joint_scales_for(args, retargeter.joint_scales()),
                     root_scale=retargeter.avatar_scale)
     if args.preview:
         _preview(args.preview, source, clip, retargeter, avatar,
                  f"{Path(args.source).name} → {target_path.name}")
     print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, "
           f"{target.joint_count} joints, size ratio {retargeter.size_ratio:.3f}; {calibrated}")
+    contacts = retarget_contacts(retargeter, source) if args.contacts_out else None
+    write_motion_extras(args, output, moved, contacts, clip.fps)
     return 0
 
 

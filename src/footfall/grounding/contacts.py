@@ -15,6 +15,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike, NDArray
 
+from footfall.footing.runs import segments
+
 #: Defaults (metres, m/s, seconds: a 5-frame median filter at 60 fps, scaled with the frame rate).
 CONTACT_HEIGHT = 0.04
 CONTACT_SPEED = 0.3
@@ -109,11 +111,3 @@ def bridge_gaps(
             if start - stop <= longest and moved < distance:
                 out[stop:start, foot] = True
     return out
-
-
-def segments(flags: ArrayLike) -> list[tuple[int, int]]:
-    """``[(start, stop), ...]`` frame ranges (stop exclusive) where a 1-D bool array is True."""
-    flags = np.asarray(flags, dtype=bool).astype(np.int8)
-    edges = np.diff(np.concatenate([[0], flags, [0]]))
-    return list(zip(np.nonzero(edges == 1)[0].tolist(), np.nonzero(edges == -1)[0].tolist(),
-                    strict=True))

@@ -131,8 +131,10 @@ class LiveLoop:
                  settings: Mapping[str, Any] | None = None,
                  settings_folder: Path | None = None,
                  source_mapping: Mapping[str, str] | None = None,
-                 report: Callable[[str], None] | None = None) -> None:
+                 report: Callable[[str], None] | None = None,
+                 vmc_root_motion: bool = False) -> None:
         self.source = source
+        self.vmc_root_motion = vmc_root_motion  # VmcPose(root_motion=…)
         self.targets = list(targets)
         self.names = unique_names([t.path for t in self.targets])
         self.vmc = list(vmc)
@@ -214,7 +216,8 @@ class LiveLoop:
                 retargeter.settings.update(self.overrides)
             characters[name] = Character(
                 name, spec, retargeter,
-                VmcPose(spec.skeleton, retargeter.target_map, humanoid=spec.humanoid))
+                VmcPose(spec.skeleton, retargeter.target_map, humanoid=spec.humanoid,
+                        root_motion=self.vmc_root_motion, rest_rotations=spec.rest))
         self._characters = characters
         self._generation = self.source.generation
         self._last_seconds = None

@@ -1,7 +1,9 @@
 """VMC protocol out: an avatar's pose as OSC bundles over UDP (VSeeFace, Warudo, VMC4B …).
 
 Per frame: ``/VMC/Ext/OK 1``, ``/VMC/Ext/T seconds`` (relative: the sender's own clock, see
-:meth:`VmcPose.clock_for`), ``/VMC/Ext/Root/Pos "root" p q`` and one
+:meth:`VmcPose.clock_for`), ``/VMC/Ext/Root/Pos "root" p q`` (the model root: at the origin, or
+with ``root_motion`` the avatar's root — the hips' ground-plane position and heading, the hips
+then sent relative to it, :func:`footfall.root_motion.ground_track`) and one
 ``/VMC/Ext/Bone/Pos <HumanBodyBones name> p q`` per humanoid bone the avatar has — Unity local
 transforms (localPosition/localRotation), left-handed: z of positions and the x, y of quaternions
 negated, quaternions sent x, y, z, w. Bones go in bundles that stay under ``MAX_DATAGRAM`` bytes.
@@ -31,7 +33,7 @@ from numpy.typing import ArrayLike
 from footfall.arrays import FloatArray
 from footfall.errors import SettingsError
 from footfall.humanoid import HUMAN_BONES
-from footfall.skeleton import Skeleton
+from footfall.skeleton import FKPlan, Skeleton
 
 if TYPE_CHECKING:
     from footfall.gltf.normalized import NormalizedHumanoid
@@ -113,10 +115,17 @@ class VmcPose:
             canonical bone is a HumanBodyBones name.
         humanoid: a VRM avatar's normalized humanoid: then its bones are sent (whatever
             ``mapping`` says), normalized, in UniVRM's frame (see the module docstring).
+        root_motion: send the avatar's root each frame (the hips' x, z on the floor y = 0 and
+            their heading about Y) as ``/VMC/Ext/Root/Pos``, and the bones relative to it, for
+            receivers that move the model by its root; else the root stays at the origin and
+            the hips carry the travel.
+        rest_rotations: ``(J, 4)`` the skeleton's local rest rotations, the heading's zero
+            (default: the humanoid's rest, else the identity).
     """
 
     def __init__(self, skeleton: Skeleton, mapping: Mapping[str, str],
-                 humanoid: NormalizedHumanoid | None = None) -> None:
+                 humanoid: NormalizedHumanoid | None = None, *, root_motion: bool = False,
+                 rest_rotations: ArrayLike | None = None) -> None:
         self.humanoid = humanoid
         bones = ([b for b in HUMAN_BONES if b in humanoid.bones] if humanoid is not None
                  else [b for b in HUMAN_BONES if b in mapping])
@@ -143,6 +152,30 @@ class VmcPose:
         self._root = osc_message("/VMC/Ext/Root/Pos", "root", *(float(v) for v in origin))
         self.clock = 0.0  # the last /VMC/Ext/T sent, seconds
         self._stream_seconds: float | None = None
+        self.root_motion = root_motion
+        self.parents = skeleton.parents
+        hips_name = mapping.get("Hips")
+        self._hips = (int(humanoid.joints[humanoid.hips]) if humanoid is not None
+                      else skeleton.index(hips_name) if hips_name is not None
+                      else int(np.nonzero(skeleton.parents < 0)[0][0]))
+        self._hips_plan = FKPlan(skeleton.parents, [self._hips])
+        rest = (humanoid.rest_rotations if humanoid is not None and rest_rotations is None
+                else rest_rotations)
+        self._rest_world = (None if rest is None
+                            else self._hips_plan.rotations(rest)[self._hips])
+
+    def root(self, rotations: ArrayLike, translations: ArrayLike
+             ) -> tuple[FloatArray, FloatArray]:
+        """The avatar's root for a pose (local ``rotations (J, 4)``, ``translations (J, 3)``):
+        ``(rotation (4,), position (3,))``, the hips' heading about Y and their x, z at y = 0
+        (:func:`footfall.root_motion.ground_track`)."""
+        from footfall import quat
+        from footfall.root_motion import ground_track
+
+        world_rotation, world_position = self._hips_plan(rotations, translations)
+        position, heading = ground_track(world_rotation[self._hips], world_position[self._hips],
+                                         rest_world=self._rest_world)
+        return quat.from_axis_angle([0.0, 1.0, 0.0], heading), position
 
     def clock_for(self, seconds: float) -> float:
         """``/VMC/Ext/T`` for a pose at stream time ``seconds``: relative, 0 at the first pose,
@@ -161,7 +194,18 @@ class VmcPose:
                   ) -> list[bytes]:
         """Datagrams for one pose: local ``rotations (J, 4)``, ``translations (J, 3)`` at stream
         time ``seconds`` (sent as :meth:`clock_for` it); the model root is sent at the origin,
-        unturned."""
+        unturned, or with ``root_motion`` as :meth:`root` finds it (the bones then relative
+        to it), converted to Unity as the bones are."""
+        root = self._root
+        if self.root_motion:
+            from footfall.root_motion import move_roots
+
+            turn, shift = self.root(rotations, translations)
+            rotations, translations = move_roots(self.parents, rotations, translations, turn,
+                                                 shift, inverse=True)
+            convert = vrm_to_unity if self.humanoid is not None else to_unity
+            root = osc_message("/VMC/Ext/Root/Pos", "root",
+                               *(float(v) for v in convert(turn, shift)))
         if self.humanoid is not None:
             normalized, positions = self.humanoid.normalize(rotations, translations)
             rows = vrm_to_unity(normalized[self.joints],
@@ -170,7 +214,7 @@ class VmcPose:
             rows = to_unity(np.asarray(rotations)[self.joints],
                             np.asarray(translations)[self.joints]).astype(">f4")
         clock = osc_message("/VMC/Ext/T", self.clock_for(float(seconds)))
-        head = osc_bundle([self._ok, clock, self._root])
+        head = osc_bundle([self._ok, clock, root])
         return [head] + [_BUNDLE + b"".join(self._headers[i] + rows[i].tobytes()
                                             for i in range(start, stop))
                          for start, stop in self._groups]

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.footing.runs import runs
 
 
 def swing_spans(contacts: NDArray[np.bool_]) -> list[tuple[int, int, int, int | None, int | None]]:
@@ -29,9 +30,7 @@ def swing_spans(contacts: NDArray[np.bool_]) -> list[tuple[int, int, int, int | 
         planted = contacts[:, foot]
         if not planted.any():
             continue
-        edges = np.diff(np.concatenate([[1], planted.astype(np.int8), [1]]))
-        for start, stop in zip(np.nonzero(edges == -1)[0], np.nonzero(edges == 1)[0],
-                               strict=True):
+        for start, stop in zip(*runs(~planted), strict=True):
             spans.append((foot, int(start), int(stop), int(start) - 1 if start > 0 else None,
                           int(stop) if stop < frames else None))
     return spans

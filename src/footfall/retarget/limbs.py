@@ -30,16 +30,14 @@ from numpy.typing import NDArray
 from footfall import quat
 from footfall.arrays import FloatArray, kernel_rows
 from footfall.errors import MappingError
+from footfall.footing import FootTracker, track_feet
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures, SolePoints
 from footfall.retarget.limb_kernel import feet_stage, reach_stage, turn_stage
 from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
-    PLANTED_LIFT,
-    PLANTED_SPEED,
     RELEASE_SECONDS,
     PlantedHold,
-    debounce,
     hold_while_planted,
     keep_through_shuffles,
 )
@@ -47,11 +45,7 @@ from footfall.retarget.toes import Toes
 from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import FKPlan, Skeleton
 
-DEBOUNCE_SECONDS = 0.1  # offline: plants and swings shorter than this are no events
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
-STANCE_BAND = 0.03  # metres above a foot's lowest level within which it may be planted
-PLANTED_BLEND_SECONDS = 0.1  # offline: a planted foot's lift fades out and back over this
-PLANT_RISE = 0.03  # metres of a planted foot's rise above its stance level taken as noise
 
 
 @dataclass(frozen=True)
@@ -166,10 +160,8 @@ class Limbs:
                                 np.full(2, -1, dtype=np.int64), np.zeros((2, 3)))
         self._hold = PlantedHold()
         self._toe_hold_live = PlantedHold()
-        #: Each source foot's lowest point above its standing height in the last live frame
-        #: (one frame's ``held_shift_live``), metres.
-        self.live_lowest: list[float] = [0.0, 0.0]
-        self._last_ankles: FloatArray | None = None
+        #: The live stream's contacts and floor (``footfall.footing``; a clip gets a fresh one).
+        self.feet = FootTracker()
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self._scratch: dict[int, _Scratch] = {}
 
@@ -207,7 +199,7 @@ class Limbs:
         # The live holds start again.
         self._hold.reset()
         self._toe_hold_live.reset()
-        self._last_ankles = None
+        self.feet.reset()
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
@@ -319,35 +311,6 @@ class Limbs:
         forward = quat.rotate(turn, np.array([0.0, 0.0, 1.0]))
         return np.arctan2(forward[..., 0], forward[..., 2])
 
-    def estimate_capture_floor(self, srot: FloatArray, spos: FloatArray, fps: float,
-                               source: Measures) -> FloatArray:
-        """Each source foot's stance level ``(2,)``: the median height of its lowest point
-        (ankle or toe point) above its standing height over the frames it is planted (within
-        :data:`STANCE_BAND` of its own low level and slower than ``PLANTED_SPEED``), metres,
-        from source world rotations and positions ``(F, J, ·)`` at ``fps``. Live frames and
-        clips under 10 frames assume 0. Negative where the calibration pose stands the foot
-        higher than the capture ever puts it."""
-        if len(spos) < 10:
-            return np.zeros(2)
-        lowest = spos[:, self._s_leg_tips, 1] - source.ankle_height
-        points = spos[:, self._s_leg_tips][:, :, None]
-        if self._source_toes is not None:
-            toe_points = self._source_toes.positions(srot, spos)
-            toes = toe_points[..., 1] - source.toe_height
-            points = np.concatenate([points, toe_points[:, :, None]], axis=2)
-            lowest = np.minimum(lowest, toes)
-        low = np.percentile(lowest, 5, axis=0)
-        speed = np.zeros(lowest.shape)
-        speed[1:] = np.min(np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1),
-                           axis=-1) * fps
-        speed[0] = speed[1]
-        planted = (lowest < low + STANCE_BAND) & (speed < PLANTED_SPEED)
-        level = low.copy()
-        for side in range(2):
-            if planted[:, side].sum() >= 5:
-                level[side] = np.median(lowest[planted[:, side], side])
-        return level
-
     def _contact_points(self, srot: FloatArray, spos: FloatArray, sizes: Sizes
                         ) -> tuple[FloatArray, FloatArray]:
         """The source points a foot stands on ``(..., 2, P, 3)`` — its ankle, and its toe
@@ -359,129 +322,52 @@ class Limbs:
         toes = self._toes[1].positions(srot, spos)[..., None, :]
         return np.concatenate([ankles, toes], axis=-2), rest
 
-    def _planted(self, points: FloatArray, rest: FloatArray,
-                 speed: FloatArray | None) -> NDArray[np.bool_]:
-        """Whether each source foot is planted ``(..., 2)``: one of its contact points
-        ``(..., 2, P, 3)`` low and slow (``speed (..., 2, P)``, see ``stance``) — a foot rolling
-        over its toes stays planted until the toes leave."""
-        low = points[..., 1] - rest < PLANTED_LIFT
-        if speed is not None:
-            low = low & (speed < PLANTED_SPEED)
-        return np.asarray(low.any(axis=-1))  # low is at least 2-D: an array, not a scalar
-
-    def stance_levels(self, srot: FloatArray, spos: FloatArray, fps: float,
-                      sizes: Sizes, plant: bool = True) -> FloatArray:
-        """Each source foot's stance level frame by frame ``(F, 2)``, metres: through each of
-        its stances the median height of its lowest point above its standing height, and
-        through the swing between two stances a blend from the one level to the next — a
-        capture whose floor drifts, or whose feet stand a little higher in one step than in
-        another, still has every planted foot on the target's floor; while planted the level
-        rises to the foot's lowest point (a foot that is down is on the floor; not with
-        ``plant`` False). Frames before
-        the first and after the last stance keep their nearest level; a foot never planted
-        keeps ``sizes.capture_floor``."""
-        frames = len(spos)
-        constant = np.broadcast_to(np.asarray(sizes.capture_floor, dtype=np.float64), (2,))
-        out = np.tile(constant, (frames, 1))
-        if frames == 0:
-            return out
-        lowest, planted = self.stance_contacts(srot, spos, fps, sizes)
-        index = np.arange(frames)
-        for side in range(2):
-            edges = np.diff(np.r_[0, planted[:, side].astype(np.int8), 0])
-            starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-            if len(starts) == 0:
-                continue
-            levels = np.array([np.median(lowest[a:b, side]) for a, b in
-                               zip(starts, ends, strict=True)])
-            middles = 0.5 * (starts + ends - 1)
-            series = np.interp(index, middles, levels)
-            for a, b, value in zip(starts, ends, levels, strict=True):
-                series[a:b] = value  # flat through each stance
-            out[:, side] = series
-        # While planted the foot is on the floor, whatever the capture's joints wobble by: the
-        # level follows the foot's lowest point up (never down), blended in over a tenth of a
-        # second at each touch-down and lift-off.
-        return planted_levels(out, lowest, planted, fps) if plant else out
-
-    def stance_contacts(self, srot: FloatArray, spos: FloatArray, fps: float,
-                        sizes: Sizes) -> tuple[FloatArray, NDArray[np.bool_]]:
-        """Each source foot's lowest point above its standing height ``(F, 2)``, metres, and
-        whether it is planted ``(F, 2)`` (:meth:`planted_series`), for a clip's frames."""
+    def track_series(self, srot: FloatArray, spos: FloatArray, fps: float, sizes: Sizes,
+                     fixed: FloatArray, plant: bool = True
+                     ) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
+        """The source feet's contacts, stance levels and lowest points ``(F, 2)`` over a clip
+        (source world rotations and positions ``(F, Js, ·)`` at ``fps``), by the one contact
+        rule (``footfall.footing``) from a fresh state: what a live stream of the clip gives
+        frame by frame. ``fixed (2,)``: a known floor above the standing heights, metres."""
         points, rest = self._contact_points(srot, spos, sizes)
-        return (np.min(points[..., 1] - rest, axis=-1),
-                self.planted_series(srot, spos, fps, sizes))
+        return track_feet(points[..., 1] - rest, points, fps, fixed, plant)
 
-
-    def planted_series(self, srot: FloatArray, spos: FloatArray, fps: float,
-                       sizes: Sizes) -> NDArray[np.bool_]:
-        """Whether each source foot is planted ``(F, 2)`` over a clip (source world rotations
-        and positions ``(F, Js, ·)`` at ``fps``): low above its stance level and slow, with
-        plants and swings shorter than ``DEBOUNCE_SECONDS`` ignored."""
+    def track_live(self, srot: FloatArray, spos: FloatArray, dt: float, sizes: Sizes,
+                   fixed: FloatArray, plant: bool = True
+                   ) -> tuple[NDArray[np.bool_], FloatArray]:
+        """This live frame's contacts and stance levels ``(..., 2)`` (source arrays
+        ``(..., Js, ·)``), the state kept between calls (:attr:`feet`)."""
         points, rest = self._contact_points(srot, spos, sizes)
-        rest = rest + np.asarray(sizes.capture_floor)[..., None]
-        speed = np.zeros(points.shape[:-1])
-        if len(points) > 1:
-            step = np.linalg.norm(np.diff(points[..., [0, 2]], axis=0), axis=-1) * fps
-            speed = np.concatenate([step[:1], step], axis=0)
-        return debounce(self._planted(points, rest, speed), round(DEBOUNCE_SECONDS * fps))
+        planted, levels, _ = self.feet.track((points[..., 1] - rest)[None], points[None], dt,
+                                             fixed, plant)
+        return planted[0], levels[0]
 
-    def held_shift_series(self, srot: FloatArray, spos: FloatArray, fps: float,
-                          sizes: Sizes) -> FloatArray:
-        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted."""
-        points, rest = self._contact_points(srot, spos, sizes)
-        planted = self.planted_series(srot, spos, fps, sizes)
+    def held_shift_series(self, srot: FloatArray, fps: float, sizes: Sizes,
+                          planted: NDArray[np.bool_], lift: FloatArray) -> FloatArray:
+        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted
+        (``planted (F, 2)``); ``lift (F, 2)``: each foot's lowest point above its stance
+        level, metres."""
+        del fps  # the swing's catch-up is paced by the lift, not by time
         # The shift catches up while the foot is up (in proportion to its lift), not while it
         # still skims the floor at lift-off and touchdown, nor in a shuffle.
-        lift = np.min(points[..., 1] - rest, axis=-1) - np.asarray(sizes.capture_floor)
         planted = keep_through_shuffles(planted, lift, SHUFFLE_CLEARANCE)
         return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
                                   np.maximum(lift, 0.0))
 
-    def planted_now(self) -> list[bool]:
-        """Whether each source foot was planted in the last live frame (the stance hold's
-        state; both up before the first)."""
-        planted = self._hold.planted
-        if planted is None or planted.size < 2:
-            return [False, False]
-        return planted.ravel()[:2].tolist()
-
-    def held_shift_live(self, srot: FloatArray, spos: FloatArray, dt: float,
-                        sizes: Sizes) -> FloatArray:
-        """Live stance-width shift ``(..., 2, 3)`` (state kept between calls)."""
+    def held_shift_live(self, srot: FloatArray, dt: float, sizes: Sizes,
+                        planted: NDArray[np.bool_]) -> FloatArray:
+        """Live stance-width shift ``(..., 2, 3)`` (state kept between calls) for this frame's
+        contacts ``planted (..., 2)``."""
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
         self._toe_hold_live.fade = self._hold.fade
-        if spos.ndim == 2:
-            return self._held_shift_one(srot, spos, dt, sizes)
-        points, rest = self._contact_points(srot, spos, sizes)
-        xz = points[..., [0, 2]]
-        speed = None
-        if self._last_ankles is not None and self._last_ankles.shape == xz.shape:
-            speed = np.linalg.norm(xz - self._last_ankles, axis=-1) / dt
-        self._last_ankles = xz
-        lowest = np.min(points[..., 1] - rest, axis=-1).reshape(-1, 2)
-        self.live_lowest = lowest[0].tolist()  # (the first character of a batch)
-        return self._hold(self.foot_shift(self.body_yaw(srot), sizes),
-                          self._planted(points, rest, speed))
+        if srot.ndim == 2:
+            return self._hold(self._shift_one(srot, sizes), planted)
+        return self._hold(self.foot_shift(self.body_yaw(srot), sizes), planted)
 
-    def _held_shift_one(self, srot: FloatArray, spos: FloatArray, dt: float,
-                        sizes: Sizes) -> FloatArray:
-        """:meth:`held_shift_live` for one frame (``(J, ·)`` arrays), in Python floats: a dozen
-        NumPy calls on two-element arrays cost more than the arithmetic."""
-        if self._toes is None:
-            points = [[p] for p in spos[self._s_leg_tips].tolist()]
-            rest = [[h] for h in sizes.source.ankle_height.tolist()]
-        else:
-            found, heights = self._contact_points(srot, spos, sizes)
-            points, rest = found.tolist(), heights.tolist()
-        xz = [[[p[0], p[2]] for p in foot] for foot in points]
-        last = self._last_ankles
-        speed = None
-        if last is not None and last.shape == np.shape(xz):
-            speed = [[math.sqrt((x - lx) ** 2 + (z - lz) ** 2) / dt
-                      for (x, z), (lx, lz) in zip(foot, last_foot, strict=True)]
-                     for foot, last_foot in zip(xz, last.tolist(), strict=True)]
-        self._last_ankles = np.array(xz)
+    def _shift_one(self, srot: FloatArray, sizes: Sizes) -> FloatArray:
+        """:meth:`foot_shift` of one frame's body yaw (``(J, 4)`` source world rotations), in
+        Python floats: a dozen NumPy calls on two-element arrays cost more than the
+        arithmetic."""
         # Body yaw: the source hips' turn from calibration applied to +Z (as ``body_yaw``).
         hips = tuple(srot[self.hips[1]].tolist())
         fx, _, fz = quat.rotate_s(quat.mul_s(hips, self._source_hips_inverse), (0.0, 0.0, 1.0))
@@ -489,14 +375,8 @@ class Limbs:
         sin_half = math.sin(half)
         turn = (math.cos(half), sin_half * 0.0, sin_half * 1.0, sin_half * 0.0)
         scale, ratio = sizes.avatar_scale, sizes.size_ratio
-        shifts = [quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))
-                  for t, s in zip(*self._hip_offset_lists, strict=True)]
-        planted = [any(p[1] - h < PLANTED_LIFT and (speed is None or speed[k][i] < PLANTED_SPEED)
-                       for i, (p, h) in enumerate(zip(foot, foot_rest, strict=True)))
-                   for k, (foot, foot_rest) in enumerate(zip(points, rest, strict=True))]
-        self.live_lowest = [min(p[1] - h for p, h in zip(foot, foot_rest, strict=True))
-                            for foot, foot_rest in zip(points, rest, strict=True)]
-        return self._hold(np.array(shifts), np.array(planted, dtype=bool))
+        return np.array([quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))
+                         for t, s in zip(*self._hip_offset_lists, strict=True)])
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
         """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``, radians:
@@ -573,30 +453,3 @@ def _kernel_toes(toes: Toes | None) -> tuple[NDArray[np.int64], FloatArray]:
         return np.zeros((2, 2), dtype=np.int64), np.zeros((2, 3))
     return (np.ascontiguousarray(np.stack([toes.feet, toes.joints], axis=-1), dtype=np.int64),
             np.ascontiguousarray(toes.offsets, dtype=float))
-
-
-def planted_levels(levels: FloatArray, lowest: FloatArray, planted: NDArray[np.bool_],
-                   fps: float) -> FloatArray:
-    """``levels (F, 2)`` raised, while each source foot is planted (``planted (F, 2)``), to its
-    lowest point ``lowest (F, 2)`` (never lowered; a rise beyond :func:`held_down`'s few
-    centimetres is kept as a lift), blended in over
-    :data:`PLANTED_BLEND_SECONDS` at each touch-down and lift-off: a foot that is down is on
-    the floor, whatever its joints wobble by."""
-    frames = len(levels)
-    if frames == 0:
-        return levels
-    width = max(round(PLANTED_BLEND_SECONDS * fps), 1)
-    kernel = np.ones(width) / width
-    start = (width - 1) // 2
-    weight = np.stack([np.convolve(planted[:, side].astype(float), kernel)[start:start + frames]
-                       for side in range(2)], axis=-1)
-    rise = np.maximum(lowest - levels, 0.0)
-    return levels + weight * rise * held_down(rise)
-
-
-def held_down(rise: FloatArray | float) -> FloatArray:
-    """How much of a planted foot's ``rise`` above its stance level (metres) is taken as
-    stance noise and put on the floor: all of it up to :data:`PLANT_RISE`, none from
-    ``PLANT_RISE + 0.02`` — a foot held still higher than that (raised slowly, resting on
-    something) is a lift, and keeps it."""
-    return 1.0 - np.clip((np.asarray(rise) - PLANT_RISE) / 0.02, 0.0, 1.0)

@@ -16,14 +16,13 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
@@ -53,13 +52,7 @@ from footfall.retarget.head import (
     auto_avatar_scale,
     head_forward_offset_deg,
 )
-from footfall.retarget.limbs import (
-    PLANT_RISE,
-    PLANTED_BLEND_SECONDS,
-    Limbs,
-    Sizes,
-    planted_levels,
-)
+from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.props import PropAttachments
 from footfall.retarget.settings import (
     HEAD_OFFSET_KEYS,
@@ -78,8 +71,6 @@ from footfall.retarget.weights import (
 )
 from footfall.skeleton import Clip, FKPlan, Skeleton
 
-#: Live: seconds over which the learned capture floor follows the lower planted foot.
-FLOOR_FOLLOW_SECONDS = 0.5
 #: Times the hips are raised (and the legs solved again) for a thigh or shin under the floor,
 #: and the metres of it left under the floor that end the passes early.
 LEG_PASSES = 4
@@ -171,10 +162,7 @@ class Retargeter:
         #: ground plane is y = 0 (Motive's). ``apply`` measures it per clip (``stance_level``).
         self.live_stance_level = np.zeros(2)
         self._clip_floor: FloatArray | None = None
-        self._live_now: FloatArray | None = None  # this live frame's levels (plant_feet)
-        self._live_now_array = np.zeros(2)
-        self._plant_weight = [0.0, 0.0]
-        self._learned_floor: float | None = None  # live: the capture's floor, as learned
+        self._live_now: FloatArray | None = None  # this live frame's stance levels
         self._filter: OneEuroFilter | None = None
         self.calibrate()
 
@@ -439,24 +427,18 @@ class Retargeter:
                 swings between them, see ``Limbs.stance_levels``).
         """
         srot_all, spos_all = self._source_series(clip, check_finite=True)
-        # The capture's floor offset is known for a whole clip only (live frames assume 0).
-        if stance_level is None:
-            level = self.limbs.estimate_capture_floor(srot_all, spos_all, clip.fps,
-                                                      self.source_measures)
-            self._clip_floor = level
-            series = self.limbs.stance_levels(srot_all, spos_all, clip.fps, self._sizes(),
-                                              plant=bool(self.settings["plant_feet"]))
-        else:
-            series = np.tile(np.asarray(stance_level, dtype=np.float64).reshape(2),
-                             (clip.frame_count, 1))
-            self._clip_floor = series
-            if self.settings["plant_feet"]:
-                series = planted_levels(series, *self.limbs.stance_contacts(
-                    srot_all, spos_all, clip.fps, self._sizes()), clip.fps)
+        # The source's contacts and stance levels by the one rule, frame after frame as a live
+        # stream of the clip would have them (``footfall.footing``).
+        fixed = (np.zeros(2) if stance_level is None
+                 else np.asarray(stance_level, dtype=np.float64).reshape(2))
+        planted, series, lowest = self.limbs.track_series(
+            srot_all, spos_all, clip.fps, self._sizes(), fixed,
+            plant=bool(self.settings["plant_feet"]))
         self._clip_floor = series
         try:
             goals = self._goal_weights(spos_all, props, chairs)
-            shift = self.limbs.held_shift_series(srot_all, spos_all, clip.fps, self._sizes())
+            shift = self.limbs.held_shift_series(srot_all, clip.fps, self._sizes(), planted,
+                                                 lowest - series)
             weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
             parts_rot, parts_pos = [], []
             self.limbs.reset_series()
@@ -479,11 +461,16 @@ class Retargeter:
 
     def source_contacts(self, clip: Clip) -> np.ndarray:
         """``(F, 2)`` whether the source's left / right foot is planted in each frame of
-        ``clip``, as ``apply`` finds it: near that foot's own stance level and slow."""
+        ``clip``, as ``apply`` (and ``step`` fed the clip) finds it: the one contact rule of
+        ``footfall.footing``."""
+        return self._track(clip)[0]
+
+    def _track(self, clip: Clip) -> tuple[NDArray[np.bool_], FloatArray, FloatArray]:
+        """``clip``'s source contacts, stance levels and lowest points ``(F, 2)``, as ``apply``
+        tracks them with its default stance level."""
         srot, spos = self._source_series(clip)
-        floor = self.stance_level(clip)
-        sizes = dataclasses.replace(self._sizes(), capture_floor=floor)
-        return self.limbs.planted_series(srot, spos, clip.fps, sizes)
+        return self.limbs.track_series(srot, spos, clip.fps, self._sizes(), np.zeros(2),
+                                       plant=bool(self.settings["plant_feet"]))
 
     def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
                      chairs: ArrayLike | None = None) -> LimbWeights:
@@ -529,9 +516,11 @@ class Retargeter:
             spos[..., read, :] = self._live_filter(dt)(spos[..., read, :], timestamp)
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(self._goal_weights(spos, props, chairs), dt)
-        shift = self.limbs.held_shift_live(srot, spos, dt, self._sizes())
-        if spos.ndim == 2 or spos.shape[:-2] == (1,):  # one character (a batch of one too)
-            self._plant_live(dt)
+        planted, levels = self.limbs.track_live(
+            srot, spos, dt, self._sizes(), self._live_fixed(),
+            plant=bool(self.settings.values["plant_feet"]))
+        shift = self.limbs.held_shift_live(srot, dt, self._sizes(), planted)
+        self._live_now = levels
         try:
             return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
         finally:
@@ -566,71 +555,38 @@ class Retargeter:
             spos[:, read] = filt.filter_series(spos[:, read])
         return srot, spos
 
-    def _plant_live(self, dt: float) -> None:
-        """This live frame's stance levels (setting ``plant_feet``): the capture's floor is
-        learned as it goes — ``live_stance_level`` plus one offset shared by both feet that
-        follows the lower planted foot over :data:`FLOOR_FOLLOW_SECONDS` (the capture's floor
-        is one plane: a foot resting on something while the other stands does not move it) —
-        and a planted foot's few centimetres of noise above it are put on the floor, blended
-        in and out over ``PLANTED_BLEND_SECONDS``, as ``apply`` does."""
-        if not self.settings.values["plant_feet"]:
-            return
-        planted = self.limbs.planted_now()
-        step = dt / PLANTED_BLEND_SECONDS
-        fixed = self._capture_floor().tolist()
-        lowest, weights = self.limbs.live_lowest, self._plant_weight
-        down = [lowest[side] - fixed[side] for side in range(2) if planted[side]]
-        if down:
-            target = min(down)
-            if self._learned_floor is None:
-                self._learned_floor = target
-            else:
-                self._learned_floor += (target - self._learned_floor) * min(
-                    dt / FLOOR_FOLLOW_SECONDS, 1.0)
-        learned = self._learned_floor or 0.0
-        base = [fixed[0] + learned, fixed[1] + learned]
-        values = []
-        for side in range(2):
-            weight = weights[side] + (step if planted[side] else -step)
-            weight = 0.0 if weight < 0.0 else (1.0 if weight > 1.0 else weight)
-            weights[side] = weight
-            rise = lowest[side] - base[side]
-            if rise > 0.0:  # (the same rule as ``limbs.held_down``, in floats)
-                kept = min(max((rise - PLANT_RISE) / 0.02, 0.0), 1.0)
-                values.append(base[side] + weight * rise * (1.0 - kept))
-            else:
-                values.append(base[side])
-        now = self._live_now_array
-        now[0], now[1] = values
-        self._live_now = now
-
-    def _capture_floor(self) -> FloatArray:
-        """Each source foot's stance level, ``(2,)`` or ``(F, 2)`` for the frames being
-        solved: the clip's in ``apply``, else the live one."""
-        if self._clip_floor is not None:
-            return self._clip_floor
-        if self._live_now is not None:
-            return self._live_now
+    def _live_fixed(self) -> FloatArray:
+        """``live_stance_level`` as a ``(2,)`` float array (a user may set any sequence)."""
         level = self.live_stance_level
         if not (isinstance(level, np.ndarray) and level.shape == (2,)
                 and level.dtype == np.float64):
             level = self.live_stance_level = np.asarray(level, dtype=np.float64).reshape(2)
         return level
 
+    def _capture_floor(self) -> FloatArray:
+        """Each source foot's stance level, ``(2,)``, ``(..., 2)`` or ``(F, 2)`` for the frames
+        being solved: the clip's in ``apply``, this live frame's in ``step``."""
+        if self._clip_floor is not None:
+            return self._clip_floor
+        if self._live_now is not None:
+            return self._live_now
+        return self._live_fixed()
+
     def stance_level(self, clip: Clip) -> FloatArray:
         """``(2,)`` how high each source foot of ``clip`` stands above its standing height when
-        planted (the median over its planted frames), metres — what ``apply`` takes off so the
-        target's planted feet stand on the target's floor."""
-        srot, spos = self._source_series(clip)
-        return self.limbs.estimate_capture_floor(srot, spos, clip.fps, self.source_measures)
+        planted (the median of its stance level over its planted frames), metres."""
+        planted, levels, _ = self._track(clip)
+        out = np.zeros(2)
+        for side in range(2):
+            if planted[:, side].any():
+                out[side] = float(np.median(levels[planted[:, side], side]))
+        return out
 
     def stance_levels(self, clip: Clip) -> FloatArray:
         """``(F, 2)`` each source foot's stance level frame by frame, metres — what ``apply``
-        takes off ``clip``'s foot heights (``Limbs.stance_levels``: stance by stance, blended
-        through the swings, raised to a planted foot's lowest point)."""
-        srot, spos = self._source_series(clip)
-        sizes = dataclasses.replace(self._sizes(), capture_floor=self.stance_level(clip))
-        return self.limbs.stance_levels(srot, spos, clip.fps, sizes)
+        takes off ``clip``'s foot heights (``footfall.footing``: the learned floor, raised to
+        a planted foot's lowest point)."""
+        return self._track(clip)[1]
 
     def _sizes(self) -> Sizes:
         """The current sizes and settings the limbs solve with."""

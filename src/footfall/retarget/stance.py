@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.footing.runs import value_runs
 from footfall.jit import helper, kernel
 
 #: A source foot counts as planted while its ankle is less than PLANTED_LIFT (m) above its
@@ -76,31 +77,6 @@ def hold_while_planted(values: ArrayLike, planted: ArrayLike,
     return np.where(planted[..., None], held, swinging)
 
 
-def _runs(column: NDArray[np.bool_]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Start and end (exclusive) frames of the runs of equal values in ``column (F,)``."""
-    edges = np.flatnonzero(np.diff(column.astype(np.int8))) + 1
-    return np.r_[0, edges], np.r_[edges, len(column)]
-
-
-def debounce(planted: ArrayLike, frames: int) -> NDArray[np.bool_]:
-    """``planted (F, ...)`` with runs shorter than ``frames`` removed: first short planted runs
-    (a slow instant at the top of a step is no touchdown), then short swings between two
-    plants (a stance flickering in a noisy capture is no lift-off)."""
-    planted = np.asarray(planted, dtype=bool)
-    if frames <= 1 or planted.shape[0] == 0:
-        return planted.copy()
-    out = planted.reshape(planted.shape[0], -1).copy()
-    for value in (True, False):
-        for column in out.T:  # the feet: a handful of columns
-            starts, ends = _runs(column)
-            short = (column[starts] == value) & (ends - starts < frames)
-            if not value:  # a swing at either end of the clip is not between two plants
-                short &= (starts > 0) & (ends < len(column))
-            for start, end in zip(starts[short], ends[short], strict=True):
-                column[start:end] = not value
-    return out.reshape(planted.shape)
-
-
 def keep_through_shuffles(planted: ArrayLike, lift: ArrayLike,
                           clearance: float) -> NDArray[np.bool_]:
     """``planted (F, ...)`` with the swings whose foot never rises ``clearance`` (m, ``lift
@@ -111,7 +87,7 @@ def keep_through_shuffles(planted: ArrayLike, lift: ArrayLike,
     out = planted.reshape(planted.shape[0], -1).copy()
     heights = lift.reshape(lift.shape[0], -1)
     for column, height in zip(out.T, heights.T, strict=True):
-        for start, end in zip(*_runs(column), strict=True):
+        for start, end in zip(*value_runs(column), strict=True):
             if not column[start] and height[start:end].max() < clearance:
                 column[start:end] = True
     return out.reshape(planted.shape)

@@ -9,12 +9,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.errors import SkeletonError
+from footfall.footing.runs import segments
 from footfall.grounding.contacts import (
     bridge_gaps,
     detect_contacts,
     hold_contacts,
     horizontal_speed,
-    segments,
 )
 
 if TYPE_CHECKING:  # feet.py finds contacts to place its floor: no import back at run time

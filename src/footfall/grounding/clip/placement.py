@@ -15,8 +15,8 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing.runs import segments
 from footfall.grounding.clip.feet import animation_floor
-from footfall.grounding.contacts import segments
 from footfall.grounding.feet import Leg, legs_of
 from footfall.humanoid.limbs import body_joints, pelvis_joint
 from footfall.skeleton import Clip

@@ -10,9 +10,10 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing.runs import segments
 from footfall.grounding.clip.feet import SOLE_STRIDE, ClipFeet, PreparedClip, foot_points
 from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
-from footfall.grounding.contacts import horizontal_speed, segments
+from footfall.grounding.contacts import horizontal_speed
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import GroundingParams

@@ -1,0 +1,218 @@
+"""When a foot is planted and where the floor under it is: one rule, for a clip and a live stream.
+
+A foot is *planted* when one of its support points (ankle, toe) is low — within
+``ContactRule.lift`` above the floor — and slow — slower than ``ContactRule.speed``
+horizontally; once planted it stays planted while a point is still low and slower than
+``ContactRule.release_speed`` (hysteresis: a planted toe rolling at push-off is not released and
+re-planted frame by frame).
+
+The *floor* under each foot is learned from its stances (a capture's feet often stand a little
+higher one than the other: a marker set, a shoe; a floor drifts): through each stance it is the
+mean height of the foot's lowest point over the stance so far, and between stances the last
+stance's (before a foot's first stance, the other foot's floor). A dip or a slow raise within a
+stance moves it by its share of the stance only: a foot raised slowly onto something keeps most
+of its lift. Each foot's *stance level*
+is the floor, raised while the foot is planted to its lowest point when that is a few
+centimetres of noise above the floor (all of ``rise`` and none from ``rise + rise_fade``: a foot
+held still higher is a lift, and keeps it), blended in and out over ``blend_seconds``.
+
+Everything is decided from the frames so far, one frame after the other, by one compiled step
+(:func:`_track`): a clip is tracked by running it over the clip's frames (:func:`track_feet`),
+a live stream by feeding a :class:`FootTracker` frame by frame — the same arithmetic, so a
+clip retargeted offline and the same clip streamed live plant the same feet at the same heights.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.jit import helper, kernel
+
+
+@dataclass(frozen=True)
+class ContactRule:
+    """The contact rule's parameters (metres, m/s, seconds), stated once.
+
+    Attributes:
+        lift: a support point lower than this above the floor may be planted.
+        speed: ... and planted when it is slower than this (horizontal).
+        release_speed: a planted foot stays planted while a low point is slower than this.
+        blend_seconds: a stance level's rise is blended in and out over this.
+        rise: a planted foot's rise above the floor taken as stance noise, all of it ...
+        rise_fade: ... fading to none of it over this much more.
+    """
+
+    lift: float = 0.12
+    speed: float = 0.3
+    release_speed: float = 0.5
+    blend_seconds: float = 0.1
+    rise: float = 0.03
+    rise_fade: float = 0.02
+
+    def as_array(self) -> FloatArray:
+        """The parameters in field order, for the compiled step."""
+        return np.array(astuple(self), dtype=np.float64)
+
+
+#: The rule every part of footfall plants feet by.
+CONTACT_RULE = ContactRule()
+
+
+def horizontal_speeds(points: ArrayLike, fps: float) -> FloatArray:
+    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)`` from each frame to the one
+    before (0 in the first frame: what a live stream knows of it)."""
+    xz = np.asarray(points, dtype=np.float64)[..., [0, 2]]
+    speed = np.zeros(xz.shape[:-1])
+    if len(xz) > 1:
+        speed[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) * fps
+    return speed
+
+
+class FootTracker:
+    """The contact rule's state for the two feet of ``C`` characters, fed one frame (live) or
+    many (a clip) at a time.
+
+    ``planted (C, 2)``: whether each foot was planted in the last frame; ``weight (C, 2)``:
+    each stance level's blend; ``floor (C, 2)``: the floor learned so far under each foot above
+    ``fixed`` (NaN before its first plant); ``last (C, 2, P, 2)``: the support points' last
+    (x, z) for their speeds. The state is made for the batch of the first frames tracked, and
+    made anew when the batch changes."""
+
+    def __init__(self, rule: ContactRule = CONTACT_RULE) -> None:
+        self.rule = rule
+        self._params = rule.as_array()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the state: no foot planted, no floor learned."""
+        self.planted = np.zeros((1, 2), dtype=bool)
+        self.weight = np.zeros((1, 2))
+        self.floor = np.full((1, 2), np.nan)
+        self.count = np.zeros((1, 2), dtype=np.int64)
+        self.last: FloatArray | None = None
+
+    def track(self, heights: ArrayLike, points: ArrayLike, dt: float, fixed: ArrayLike,
+              plant: bool = True) -> tuple[BoolArray, FloatArray, FloatArray]:
+        """Contacts, stance levels and lowest points of frames in order.
+
+        Args:
+            heights: ``(F, ..., 2, P)`` how high each foot's support points are above where
+                they stand when the foot is flat on the floor (their standing heights), metres;
+                the axes between frames and feet are characters.
+            points: ``(F, ..., 2, P, 3)`` the same points in the world (their horizontal
+                speeds).
+            dt: seconds per frame.
+            fixed: ``(2,)`` a known floor under each foot (metres above the standing heights;
+                the learned floor is added to it).
+            plant: learn the floor and raise a planted foot's level to its lowest point (the
+                rules above); without, every level is ``fixed``.
+
+        Returns ``planted (F, ..., 2)``, ``levels (F, ..., 2)`` (each foot's stance level above
+        its standing height, metres) and ``lowest (F, ..., 2)`` (each foot's lowest point,
+        likewise).
+        """
+        heights = np.asarray(heights, dtype=np.float64)
+        batch = heights.shape[:-1]
+        frames, support = heights.shape[0], heights.shape[-1]
+        characters = int(np.prod(batch[1:-1], dtype=np.int64))
+        rows = np.ascontiguousarray(heights.reshape(frames, characters, 2, support))
+        xz = np.ascontiguousarray(np.asarray(points, dtype=np.float64)[..., [0, 2]]).reshape(
+            frames, characters, 2, support, 2)
+        if self.planted.shape[0] != characters:
+            self.planted = np.zeros((characters, 2), dtype=bool)
+            self.weight = np.zeros((characters, 2))
+            self.floor = np.full((characters, 2), np.nan)
+            self.count = np.zeros((characters, 2), dtype=np.int64)
+            self.last = None
+        speeds = np.zeros(rows.shape)
+        if frames:
+            if self.last is not None and self.last.shape == xz.shape[1:]:
+                speeds[0] = np.linalg.norm(xz[0] - self.last, axis=-1) / dt
+            if frames > 1:
+                speeds[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) / dt
+            self.last = xz[-1].copy()
+        planted = np.empty((frames, characters, 2), dtype=bool)
+        levels, lowest = np.empty((frames, characters, 2)), np.empty((frames, characters, 2))
+        _track(rows, speeds, float(dt), np.ascontiguousarray(fixed, dtype=np.float64).reshape(2),
+               self._params, bool(plant), self.planted, self.weight, self.floor, self.count,
+               planted, levels, lowest)
+        return planted.reshape(batch), levels.reshape(batch), lowest.reshape(batch)
+
+
+def track_feet(heights: ArrayLike, points: ArrayLike, fps: float, fixed: ArrayLike,
+               plant: bool = True, rule: ContactRule = CONTACT_RULE
+               ) -> tuple[BoolArray, FloatArray, FloatArray]:
+    """:meth:`FootTracker.track` over a whole clip at ``fps`` from a fresh state: the contacts,
+    stance levels and lowest points ``(F, ..., 2)`` a live stream of the clip would have."""
+    return FootTracker(rule).track(heights, points, 1.0 / fps, fixed, plant)
+
+
+@kernel(error_model="numpy")
+def _track(heights: FloatArray, speeds: FloatArray, dt: float, fixed: FloatArray,
+           params: FloatArray, plant: bool, was: BoolArray, weight: FloatArray,
+           floor: FloatArray, count: IntArray, planted: BoolArray, levels: FloatArray,
+           lowest: FloatArray) -> None:  # pragma: no cover (compiled)
+    """The rule of the module docstring over frames ``heights``, ``speeds (F, C, 2, P)`` of
+    ``C`` characters; the state ``was``, ``weight``, ``floor``, ``count (C, 2)`` (frames of the
+    current stance) updated in place; writes ``planted``, ``levels`` and ``lowest (F, C, 2)``."""
+    lift, speed, release, blend, rise_all, rise_fade = (
+        params[0], params[1], params[2], params[3], params[4], params[5])
+    step = dt / blend
+    for f in range(heights.shape[0]):
+        for c in range(heights.shape[1]):
+            for side in range(2):
+                learned = _learned(floor, c, side)
+                base = fixed[side] + learned
+                limit = release if was[c, side] else speed
+                low = np.inf
+                down = False
+                for p in range(heights.shape[3]):
+                    h = heights[f, c, side, p]
+                    low = min(low, h)
+                    if h - base < lift and speeds[f, c, side, p] < limit:
+                        down = True
+                if down and plant:  # the mean of this stance so far
+                    count[c, side] = 1 if not was[c, side] else count[c, side] + 1
+                    target = low - fixed[side]
+                    now = floor[c, side]
+                    floor[c, side] = (target if count[c, side] == 1 or now != now
+                                      else now + (target - now) / count[c, side])
+                was[c, side] = down
+                planted[f, c, side] = down
+                lowest[f, c, side] = low
+            for side in range(2):
+                w = weight[c, side] + (step if was[c, side] else -step)
+                w = 0.0 if w < 0.0 else (1.0 if w > 1.0 else w)
+                weight[c, side] = w
+                base = fixed[side] + _learned(floor, c, side)
+                rise = lowest[f, c, side] - base
+                value = base
+                if plant and rise > 0.0:
+                    kept = min(max((rise - rise_all) / rise_fade, 0.0), 1.0)
+                    value = base + w * rise * (1.0 - kept)
+                levels[f, c, side] = value
+
+
+@helper
+def _learned(floor: FloatArray, c: int, side: int) -> float:
+    """The floor learned under foot ``side`` of character ``c`` (``floor (C, 2)``): its own
+    once it has been planted, else the other foot's, else 0."""
+    own, other = floor[c, side], floor[c, 1 - side]
+    if own == own:
+        return float(own)
+    return float(other) if other == other else 0.0
+
+
+def planted_runs_median(values: FloatArray, planted: NDArray[np.bool_],
+                        default: FloatArray) -> FloatArray:
+    """``(2,)`` the median of ``values (F, 2)`` over each foot's planted frames
+    (``planted (F, 2)``); ``default (2,)`` for a foot never planted."""
+    out = np.array(default, dtype=np.float64).reshape(2)
+    for side in range(2):
+        if planted[:, side].any():
+            out[side] = float(np.median(values[planted[:, side], side]))
+    return out
