@@ -183,3 +183,20 @@ def test_a_z_up_file_in_metres_gives_the_same_joints() -> None:
     theirs = turned.global_positions()[:, [turned.skeleton.index(n) for n in names]]
     assert np.abs(ours - theirs).max() < 1e-4
     assert theirs[:, 0, 1].min() > 1.1  # the hips stand 1.1 m up: Y is up
+
+
+def test_an_ascii_file_of_null_nodes_without_a_take_reads_as_its_pose() -> None:
+    """``humanik_ascii_assimp.fbx``: assimp 5.2 wrote the HumanIK file as ASCII FBX, its joints
+    as Null nodes (no LimbNode, no skin) and without the take. Read, it is the HumanIK pose:
+    one frame, every joint where the binary original has it."""
+    path = FBX / "humanik_ascii_assimp.fbx"
+    assert list_takes(path) == []
+    clip = load_fbx(path)
+    original = load_fbx(HUMANIK)
+    names = original.skeleton.names
+    assert clip.frame_count == 1
+    assert set(clip.skeleton.names) == {*names, "Character1_Reference"}
+    ours = clip.global_positions()[0, [clip.skeleton.index(n) for n in names]]
+    assert np.abs(ours - original.global_positions()[0]).max() < 1e-5
+    assert "the file has no animation take" in str(pytest.raises(
+        FBXError, load_fbx, path, take="Take 001").value)

@@ -61,7 +61,8 @@ def _info(arrays: dict[str, np.ndarray]) -> FBXInfo:
 
 def load_fbx(path: PathArg, take: str | int | None = None) -> Clip:
     """The take ``take`` of an FBX file (its name or index; None: the first) as a clip on the
-    file's skeleton at the file's frame rate, metres, Y up, facing +Z as the file does.
+    file's skeleton at the file's frame rate, metres, Y up, facing +Z as the file does; a file
+    without takes gives its pose as one frame.
 
     The skeleton is the skin's bones (with the bones between and below them) when the file
     has a skinned mesh, else its bone nodes (a control rig's nodes are not skinned). Raises

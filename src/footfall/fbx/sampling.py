@@ -42,11 +42,14 @@ def takes(scene: Any) -> tuple[list[str], np.ndarray]:
 
 
 def find_take(scene: Any, take: str) -> Any:
-    """The animation stack named or numbered by ``take`` ('' = the first)."""
+    """The animation stack named or numbered by ``take`` ('' = the first; None when the file
+    has no take and none was asked for)."""
     stacks = [held(stack) for stack in scene.anim_stacks]
     names = [stack.name for stack in stacks]
     if not stacks:
-        raise Refused("no animation take")
+        if take == "":
+            return None
+        raise Refused(f"no take {take!r}: the file has no animation take")
     if take == "":
         return stacks[0]
     if take in names:
@@ -182,9 +185,14 @@ def run_scene(scene: Any, mode: str, out: str, take: str) -> None:
         result["rest"] = rest_pose(scene, joints, parents)
         if mode == "clip":
             stack = find_take(scene, take)
-            result["take"] = np.array(stack.name)
-            result["times"], result["world"], path = sample_take(scene, joints, stack, fps)
-            result["path"] = np.array(path)
+            if stack is None:  # no take: the file's pose, one frame
+                result["take"], result["path"] = np.array(""), np.array("static")
+                result["times"] = np.zeros(1)
+                result["world"] = _evaluated_world(scene, held(scene.anim), joints, 0.0)[None]
+            else:
+                result["take"] = np.array(stack.name)
+                result["times"], result["world"], path = sample_take(scene, joints, stack, fps)
+                result["path"] = np.array(path)
         else:
             result.update(skinned_meshes(scene, joints))
     np.savez(out, **result)  # type: ignore[arg-type]

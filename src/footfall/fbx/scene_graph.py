@@ -27,7 +27,8 @@ def select_skeleton(scene: Any) -> tuple[list[Any], list[int]]:
 
     The bones are the nodes skin clusters bind with weights (a rig's controls bind none), the
     nodes between them, and the bone nodes (FBX LimbNodes) below them; a file without a skin
-    gives its bone nodes. Of several separate trees the largest is kept.
+    gives its bone nodes, one without bone nodes its empty (Null) nodes. Of several separate
+    trees the largest is kept.
     """
     nodes = [held(node) for node in scene.nodes]
     index = {node.element_id: k for k, node in enumerate(nodes)}
@@ -58,8 +59,11 @@ def select_skeleton(scene: Any) -> tuple[list[Any], list[int]]:
                 chosen.add(k)
     else:
         chosen = {k for k in range(len(nodes)) if is_bone[k]}
+    if not chosen:  # joints written as empty (Null) nodes, as some exporters do
+        chosen = {k for k, node in enumerate(nodes)
+                  if parent[k] >= 0 and (node.attrib is None or node.attrib_type.name == "EMPTY")}
     if not chosen:
-        raise Refused("no skeleton (no bone nodes and no skin)")
+        raise Refused("no skeleton (no bone or empty nodes, no skin)")
     depth = [depth_of(k, parent) for k in range(len(nodes))]
     order = sorted(chosen, key=lambda k: (depth[k], k))
     position = {k: n for n, k in enumerate(order)}
