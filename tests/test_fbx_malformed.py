@@ -9,6 +9,7 @@ each read or refused cleanly within a time bound.
 from __future__ import annotations
 
 import random
+import re
 import signal
 import struct
 import subprocess
@@ -26,6 +27,10 @@ from footfall.fbx import isolate, list_takes, load_fbx, load_fbx_avatar
 FBX = Path(__file__).parent / "data" / "fbx"
 HUMANIK = FBX / "maya_character_7500_binary.fbx"
 KENNEY = FBX / "maya_kenney_character_7700_binary.fbx"
+ASCII = FBX / "humanik_ascii_assimp.fbx"
+#: Numbers an ASCII file's values and array counts are replaced with.
+ODD_NUMBERS = [b"1e309", b"-1e308", b"nan", b"inf", b"99999999999999999999", b"-1", b"0",
+               b"4294967295", b"1e-320", b"."]
 #: Damaged files the campaign reads (each in its own child process, two at a time).
 FUZZ_CASES = 240
 #: The campaign's time bound, seconds (about 35 s on an idle 2-core machine).
@@ -135,10 +140,18 @@ def test_a_huge_array_length_is_refused(tmp_path: Path, node: bytes) -> None:
 
 
 def _damaged(index: int) -> bytes:
-    """Damaged file ``index`` of the campaign (deterministic)."""
+    """Damaged file ``index`` of the campaign (deterministic): binary and ASCII seeds in turn."""
     rng = random.Random(index)
-    data = bytearray((HUMANIK, KENNEY)[index % 2].read_bytes())
-    kind = index // 2 % 4
+    seed = (HUMANIK, KENNEY, ASCII)[index % 3]
+    data = bytearray(seed.read_bytes())
+    kind = index // 3 % 4
+    if seed == ASCII and kind == 2:  # numbers and array counts (*N) made odd
+        found = list(re.finditer(rb"\*?-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", data))
+        chosen = rng.sample(found, rng.randint(1, 6))
+        for match in sorted(chosen, key=lambda m: -m.start()):  # from the end: offsets hold
+            star = b"*" if match.group().startswith(b"*") else b""
+            data[match.start():match.end()] = star + rng.choice(ODD_NUMBERS)
+        return bytes(data)
     if kind == 0:  # truncated anywhere
         return bytes(data[:rng.randrange(len(data))])
     if kind == 1:  # bytes changed
@@ -160,7 +173,7 @@ def test_a_few_hundred_damaged_files_are_read_or_refused_cleanly(tmp_path: Path)
         path = tmp_path / f"case{index}.fbx"
         path.write_bytes(_damaged(index))
         try:
-            return _read_or_refused(path, load_fbx_avatar if index % 3 == 0 else load_fbx)
+            return _read_or_refused(path, load_fbx_avatar if index % 5 == 0 else load_fbx)
         except FootfallError as error:  # another domain's error: the failure looked for
             raise AssertionError(f"case {index}: {type(error).__name__}: {error}") from None
 
