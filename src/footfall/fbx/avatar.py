@@ -11,12 +11,14 @@ mesh, and ``save_motion``, which writes the character with its new animation as 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pygltflib
 
 from footfall import quat
 from footfall.errors import FBXError, GLTFError
-from footfall.fbx.clip import _split, _unique, rest_skeleton
+from footfall.fbx.clip import rest_skeleton, split_world, unique_names
 from footfall.fbx.isolate import PathArg, read_arrays
 from footfall.gltf import Avatar
 from footfall.gltf.avatar import avatar_of_joints
@@ -27,8 +29,6 @@ def load_fbx_avatar(path: PathArg) -> Avatar:
     """The skinned character of an FBX file as an :class:`~footfall.gltf.Avatar` (joints: the
     skin's bones and the bones between and below them; a file without a mesh gives its
     skeleton alone). Raises :class:`FBXError` naming the file for anything unreadable."""
-    from pathlib import Path
-
     arrays = read_arrays(path, "avatar")
     rest_skeleton(arrays, path)  # checks names, parents and offsets as a clip's would be
     gltf = fbx_document(arrays, path)
@@ -40,9 +40,9 @@ def load_fbx_avatar(path: PathArg) -> Avatar:
 
 def fbx_document(arrays: dict[str, np.ndarray], path: PathArg) -> pygltflib.GLTF2:
     """The glTF document of the worker's avatar arrays (see the module docstring)."""
-    names = _unique([str(name) for name in arrays["names"]])
+    names = unique_names([str(name) for name in arrays["names"]])
     parents = np.asarray(arrays["parents"], dtype=np.int64)
-    positions, rotations = _split(arrays["rest"][None], path, "bind pose")
+    positions, rotations = split_world(arrays["rest"][None], path, "bind pose")
     positions, rotations = positions[0], rotations[0]
     world = np.zeros((len(names), 4, 4))
     world[:, :3, :3] = quat.to_matrix(rotations)

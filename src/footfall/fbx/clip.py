@@ -73,7 +73,7 @@ def load_fbx(path: PathArg, take: str | int | None = None) -> Clip:
         raise FBXError(f"{path}: take must be a name or an index, got {take!r}")
     arrays = read_arrays(path, "clip", "" if take is None else str(take))
     skeleton, rest_rotations = rest_skeleton(arrays, path)
-    positions, rotations = _split(arrays["world"], path, "frame")
+    positions, rotations = split_world(arrays["world"], path, "frame")
     turned = quat.mul(rotations, quat.inv(rest_rotations))  # each joint's turn away from rest
     local_rotations, local_positions = local_from_global(skeleton.parents, turned, positions)
     clip = Clip(skeleton, local_rotations, local_positions, float(arrays["fps"]))
@@ -87,17 +87,17 @@ def rest_skeleton(arrays: dict[str, np.ndarray], path: PathArg
     world axes), and the rest pose's ``(J, 4)`` world rotations."""
     names = [str(name) for name in arrays["names"]]
     parents = np.asarray(arrays["parents"], dtype=np.int64)
-    rest_positions, rest_rotations = _split(arrays["rest"][None], path, "rest pose")
+    rest_positions, rest_rotations = split_world(arrays["rest"][None], path, "rest pose")
     rest_positions, rest_rotations = rest_positions[0], rest_rotations[0]
     offsets = rest_positions - np.where(parents[:, None] >= 0, rest_positions[parents], 0.0)
     try:
-        skeleton = Skeleton(_unique(names), parents, offsets)
+        skeleton = Skeleton(unique_names(names), parents, offsets)
     except ValueError as error:
         raise FBXError(f"{path}: unusable skeleton ({error})") from None
     return skeleton, rest_rotations
 
 
-def _unique(names: list[str]) -> list[str]:
+def unique_names(names: list[str]) -> list[str]:
     """Names made unique (a repeated name gets ``_2``, ``_3``…; FBX allows repeats)."""
     seen: dict[str, int] = {}
     out = []
@@ -109,7 +109,7 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _split(world: np.ndarray, path: PathArg, what: str) -> tuple[FloatArray, FloatArray]:
+def split_world(world: np.ndarray, path: PathArg, what: str) -> tuple[FloatArray, FloatArray]:
     """``(positions (..., 3), rotations (..., 4))`` of world matrices ``(..., 4, 4)`` whose
     linear part is a rotation times a uniform scale (the unit); refuses NaN, degenerate,
     mirrored and non-uniformly scaled joints."""
