@@ -71,6 +71,7 @@ def _retarget(path: Path) -> tuple[Clip, Retargeter]:
     retargeter = Retargeter(source.skeleton, avatar.skeleton,
                             target_mapping=avatar.target_mapping(),
                             target_rest=avatar.rest_rotations)
+    retargeter.calibrate_for(source)  # as the command does
     return retargeter.apply(source), retargeter
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.footing.sole import resting_edge
 from footfall.jit import helper
 
 if TYPE_CHECKING:
@@ -65,29 +66,11 @@ def standing_ground(terrain: RaySource, ankle_xz: FloatArray, heading: FloatArra
         local = -np.einsum("...sk,...k->...s", hits.normal[..., [0, 2]], heading) / up
     height = np.where(usable, hits.point[..., 1], np.nan)
     x = np.broadcast_to(along, height.shape)
-    # the upper hull's edge over the weight: the pair (behind, ahead) highest there
-    pair = ((usable & (x <= WEIGHT_AHEAD))[..., :, None]
-            & (usable & (x > WEIGHT_AHEAD))[..., None, :])  # (..., S, S)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = (height[..., None, :] - height[..., :, None]) / (x[..., None, :] - x[..., :, None])
-        at = np.where(pair, height[..., :, None] + slope * (WEIGHT_AHEAD - x[..., :, None]),
-                      -np.inf)
-    flat = (*at.shape[:-2], -1)
-    best = at.reshape(flat).argmax(axis=-1)[..., None]
-    slope = np.take_along_axis(slope.reshape(flat), best, axis=-1)[..., 0]
-    back, ahead = np.divmod(best, x.shape[-1])
-    found = pair.reshape(flat).any(axis=-1)
-    # kept within the ground's own slopes between the pair's two points
-    between = usable & (x >= np.take_along_axis(x, back, -1)) & (
-        x <= np.take_along_axis(x, ahead, -1))
-    with np.errstate(invalid="ignore"):
-        lowest = np.where(between, local, np.inf).min(axis=-1)
-        highest = np.where(between, local, -np.inf).max(axis=-1)
-        kept = np.clip(slope, lowest, highest)
-        # a line the ground's own slopes do not allow crosses a step (a riser under the foot,
-        # which no downward ray meets): tread snapping's case, the foot stands as it did
-        step = found & ~(np.abs(kept - slope) <= 1e-9)
-        slope = np.where(found & ~step, kept, 0.0)
+    # the upper hull's edge over the weight, kept within the ground's slopes (footing.sole);
+    # over a step (a riser under the foot, which no downward ray meets) tread snapping's case:
+    # the foot stands as it did
+    _, kept, found, step = resting_edge(height, x, local, usable, WEIGHT_AHEAD)
+    slope = np.where(found & ~step, kept, 0.0)
     pitch = np.clip(np.arctan(slope), -np.asarray(max_slope), np.asarray(max_slope))
     # rested on the highest sample under the pitched sole, never below the ground at the ankle
     centre = np.argmin(np.abs(x), axis=-1)[..., None]

@@ -1,9 +1,8 @@
 """``--terrain``: each avatar's retargeted pose grounded live with the grounding pipeline.
 
 The live stream has no footstep plan, so each frame's plan comes from the pose itself: a foot
-is planted while its sole is within ``PLANT_HEIGHT`` of the animation's floor (y = 0) and moves
-slower than ``PLANT_SPEED`` times the avatar's size ratio to the source (the low-and-slow rule
-of the offline contacts and the retargeter's, on the source's scale); its footstep is where it
+is planted when the retargeter found the source's foot planted in this frame (the one contact
+rule, :mod:`footfall.footing`: the same contacts offline and live); its footstep is where it
 is now (the ground is read under the foot, not at a predicted landing, so footsteps are not
 snapped to treads: a snap at touchdown would jump). A planted foot is set on the ground under
 its sole, wherever the retargeter's floor put it: moved straight up or down until its sole
@@ -40,8 +39,6 @@ from footfall.skinning import FootVertices, sole_foot_models
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
 
-PLANT_HEIGHT = 0.05  # metres of the sole above the animation's floor (y = 0)
-PLANT_SPEED = 0.4  # metres a second, horizontal, at the source's size (times the size ratio)
 SIDES = ("Left", "Right")
 LEG_PARTS = ("UpperLeg", "LowerLeg", "Foot")
 #: Live footsteps are where the feet are: nothing to snap to a tread ahead of time.
@@ -52,14 +49,12 @@ LIVE_PARAMS = DEFAULT_PARAMS.without("tread_snap")
 class _Grounded:
     """One avatar's grounding: its pipeline, hung feet (None: legs the pipeline found), the
     avatar scale they were built at, its skinned feet (None: the pipeline's foot models are its
-    soles), and the state between frames: the ankles' last (x, z) ``(2, 2)`` and each foot's
-    lift at its last stance ``(2,)``."""
+    soles), and the state between frames: each foot's lift at its last stance ``(2,)``."""
 
     pipe: GroundingPipeline
     hung: HungFeet | None
     scale: float
     mesh: FootVertices | None = None
-    last: FloatArray | None = None
     held: FloatArray = field(default_factory=lambda: np.zeros(2))
 
     def soles(self, world: FloatArray, positions: FloatArray) -> list[FloatArray]:
@@ -131,12 +126,9 @@ class LiveGrounder:
             rotations, translations = hung.hang(rotations, translations)
         world, positions = forward_kinematics(pipe.skeleton.parents, rotations, translations)
         ankles = positions[[leg.foot for leg in pipe.legs]][:, [0, 2]]  # (2, 2)
-        speed = (np.zeros(2) if avatar.last is None
-                 else np.linalg.norm(ankles - avatar.last, axis=-1) / max(dt, 1e-6))
-        avatar.last = ankles
         soles = avatar.soles(world, positions)
         sole = np.array([points[:, 1].min() for points in soles])  # above y = 0
-        stance = (sole < PLANT_HEIGHT) & (speed < PLANT_SPEED * character.retargeter.size_ratio)
+        stance = np.array(character.retargeter.limbs.feet.planted[0], dtype=bool)
         touch = self._touch(soles, sole, ankles, float(pipe.params.steep_normal_y[0]))
         lift = np.where(stance, touch, np.maximum(avatar.held, touch))
         avatar.held = np.where(stance, -sole, avatar.held)

@@ -41,9 +41,7 @@ from footfall.retarget.calibration import (
     joint_hand_reach,
     joint_sole_points,
     match_directions,
-    most_standing_frame,
     sole_depth,
-    standing_problem,
 )
 from footfall.retarget.fingers import FINGERS, HANDS, FingerRig, preset
 from footfall.retarget.floor import auto_floor_height, left_leg_length
@@ -60,6 +58,7 @@ from footfall.retarget.settings import (
     load_settings,
     save_settings,
 )
+from footfall.retarget.standing_pose import standing_pose
 from footfall.retarget.toes import Toes
 from footfall.retarget.weights import (
     LimbWeights,
@@ -227,37 +226,31 @@ class Retargeter:
                              Toes.of(self.source, self.source_map, src))
 
     def calibrate_for(self, clip: Clip, frame: int | str | None = None) -> str:
-        """Calibrate from the source's rest pose when it stands, else from a frame of ``clip``;
-        returns what was done, in words (for reports).
+        """Calibrate from the motion of ``clip``; returns what was done, in words (reports).
 
-        ``frame``: None — the rest pose if it is a standing T/A/I-pose
-        (:func:`~footfall.retarget.calibration.standing_problem`), else the clip's most standing
-        frame; ``"auto"`` — that frame in any case; an int — that frame. A frame is turned to
-        face +Z first. Judged from joint positions only, so a clip whose joint orients were
-        moved into its rotation channels calibrates to the same result."""
+        ``frame``: None or ``"auto"`` — the pose the motion stands in
+        (:func:`~footfall.retarget.standing_pose.standing_pose`: the most standing frame, each
+        foot flat as it stands in its stances); an int — that frame as it is. Either is turned
+        to face +Z. The pose is chosen by what the motion is in the world, never by how the
+        file defines its rest rotations: the same animation written with other joint orients
+        (a Maya-style export baking them into the channels) calibrates, and retargets, to the
+        same joint positions."""
         if clip.skeleton.names != self.source.names:
             raise SkeletonError("clip skeleton does not match the retargeter's source skeleton")
-        problem = None
-        if frame is None:
-            problem = standing_problem(self.source, self.source_map,
-                                       quat.identity((self.source.joint_count,)))
-            if problem is None:
-                self.calibrate()
-                return "calibrated from the rest pose"
-            frame = "auto"
         if clip.frame_count == 0:
             raise SkeletonError("an empty clip has no frame to calibrate from")
-        if frame == "auto":
-            index = most_standing_frame(self.source, self.source_map, clip.global_positions())
-        elif isinstance(frame, int) and -clip.frame_count <= frame < clip.frame_count:
-            index = frame % clip.frame_count
-        else:
+        if frame is None or frame == "auto":
+            index, pose = standing_pose(self.source, self.source_map, clip)
+            self.calibrate(source_pose=pose)
+            return f"calibrated from frame {index} (the most standing, feet flat)"
+        if not (isinstance(frame, int) and not isinstance(frame, bool)
+                and -clip.frame_count <= frame < clip.frame_count):
             raise SettingsError(f"calibration frame {frame!r} is not a frame of the clip "
                                 f"(0…{clip.frame_count - 1}, or 'auto')")
-        pose = facing_forward(self.source, self.source_map, clip.rotations[index])
-        self.calibrate(source_pose=pose)
-        why = f"the rest pose does not stand ({problem}): " if problem else ""
-        return f"{why}calibrated from frame {index}"
+        index = frame % clip.frame_count
+        self.calibrate(source_pose=facing_forward(self.source, self.source_map,
+                                                  clip.rotations[index]))
+        return f"calibrated from frame {index}"
 
     def calibrate_i_pose(self, source_rotations: ArrayLike,
                          source_positions: ArrayLike | None = None) -> None:

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.footing.runs import segments
+from footfall.footing.sole import resting_edge
 from footfall.grounding.clip.feet import SOLE_STRIDE, ClipFeet, PreparedClip, foot_points
 from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
 from footfall.grounding.contacts import horizontal_speed
@@ -386,29 +387,15 @@ def _standing_slope(feet: ClipFeet, shift: FloatArray, terrain: RaySource,
         local = -np.einsum("fsnk,fsk->fsn", hits.normal[..., [0, 2]], forward) / hits.normal[
             ..., 1]
     count = stands.shape[2]
-    ground = np.where(usable, hits.point[..., 1], np.nan)[..., :count]
+    points = np.arange(along.shape[-1]) < count  # the sole samples after them bound the slope
+    ground = np.where(usable, hits.point[..., 1], np.nan)
     x, ok = along[..., :count], usable[..., :count]
-    low = np.where(ok, x, np.inf).min(axis=-1, keepdims=True)
-    high = np.where(ok, x, -np.inf).max(axis=-1, keepdims=True)
+    low = np.where(ok, x, np.inf).min(axis=-1)
+    high = np.where(ok, x, -np.inf).max(axis=-1)
     at = np.clip(STANDING_AHEAD, low + 1e-6, high - 1e-6)  # inside the points' span
-    pair = (ok & (x <= at))[..., :, None] & (ok & (x > at))[..., None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        slope = (ground[..., None, :] - ground[..., :, None]) / (x[..., None, :] - x[..., :, None])
-        height = np.where(pair, ground[..., :, None] + slope * (at[..., None] - x[..., :, None]),
-                          -np.inf)
-    flat = (*height.shape[:2], -1)
-    best = height.reshape(flat).argmax(axis=-1)[..., None]
-    slope = np.take_along_axis(slope.reshape(flat), best, axis=-1)[..., 0]
-    start = np.take_along_axis(np.broadcast_to(x[..., :, None], height.shape).reshape(flat),
-                               best, axis=-1)
-    stop = np.take_along_axis(np.broadcast_to(x[..., None, :], height.shape).reshape(flat),
-                              best, axis=-1)
-    found = pair.reshape(flat).any(axis=-1) & np.isfinite(slope)
-    inside = usable & (along >= start - 1e-6) & (along <= stop + 1e-6)
-    with np.errstate(invalid="ignore"):
-        lowest = np.where(inside, local, np.inf).min(axis=-1)
-        highest = np.where(inside, local, -np.inf).max(axis=-1)
-        slope = np.where(found & (lowest <= highest), np.clip(slope, lowest, highest), 0.0)
+    # the upper hull's edge over the weight, kept within the ground's slopes (footing.sole);
+    # over a step between the points the tread's own slope
+    _, slope, _, _ = resting_edge(ground, along, local, usable, at, hull=points)
     reach = np.linalg.norm(feet.ball[..., [0, 2]] + shift - ankle, axis=-1)
     heel_to_ball = usable & (along <= reach[..., None] + 1e-6)
     total = np.where(heel_to_ball[..., None], hits.normal, 0.0).sum(axis=2)
