@@ -9,6 +9,7 @@ Local transforms are turned into matrices here (:func:`_trs_matrices`) rather th
 from __future__ import annotations
 
 import os
+from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -82,13 +83,13 @@ def sample_take(scene: Any, joints: list[Any], stack: Any, fps: float
     anim = held(stack.anim)
     chain_nodes, chain_parent, rows_of_joints = _chains(joints)
     local = np.empty((count, len(chain_nodes), 4, 4))
+    clock = times.tolist()
     for n, node in enumerate(chain_nodes):
-        evaluate = node.evaluate_transform
-        rows = [evaluate(anim, t) for t in times.tolist()]
-        translation = np.array([row.translation for row in rows], dtype=np.float64)
-        rotation = np.array([row.rotation for row in rows], dtype=np.float64)  # x, y, z, w
-        scale = np.array([row.scale for row in rows], dtype=np.float64)
-        local[:, n] = _trs_matrices(translation, rotation, scale)
+        # one row per frame: translation, rotation (x, y, z, w), scale (a transform is the
+        # tuple of those three tuples)
+        rows = np.array([t + r + s for t, r, s in map(node.evaluate_transform, repeat(anim),
+                                                      clock)], dtype=np.float64)
+        local[:, n] = _trs_matrices(rows[:, :3], rows[:, 3:7], rows[:, 7:])
     world = np.empty_like(local)
     for n in range(len(chain_nodes)):
         p = chain_parent[n]
