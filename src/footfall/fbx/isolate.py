@@ -58,7 +58,7 @@ def read_arrays(path: PathArg, mode: str, take: str = "") -> dict[str, np.ndarra
             done = subprocess.run(
                 [sys.executable, "-m", WORKER, mode, str(path.resolve()), str(out), take],
                 capture_output=True, timeout=TIMEOUT_SECONDS, stdin=subprocess.DEVNULL,
-                env=_child_environment(), check=False)
+                env=_child_environment(), cwd=folder, check=False)  # -m puts cwd on the path
         except subprocess.TimeoutExpired:
             raise FBXError(f"{path}: the FBX reader took longer than {TIMEOUT_SECONDS:g} s "
                            "(damaged file?)") from None
