@@ -185,3 +185,29 @@ def test_a_few_hundred_damaged_files_are_read_or_refused_cleanly(tmp_path: Path)
     assert elapsed < FUZZ_SECONDS, elapsed
     # both sides are exercised: some damage leaves a readable file, most is refused
     assert outcomes.count("read") > 0 and outcomes.count("refused") > FUZZ_CASES // 2
+
+
+def _ascii_chain(joints: int) -> str:
+    """A minimal ASCII FBX: a chain of ``joints`` Null nodes, each 10 units (cm: the default
+    unit) above its parent, no take."""
+    lines = ["; FBX 7.4.0 project file", "FBXHeaderExtension:  {", "\tFBXHeaderVersion: 1003",
+             "\tFBXVersion: 7400", "}", "Objects:  {"]
+    for k in range(joints):
+        lines += [f'\tModel: {1000 + k}, "Model::joint{k}", "Null" {{', "\t\tVersion: 232",
+                  "\t\tProperties70:  {",
+                  '\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,10,0', "\t\t}", "\t}"]
+    lines += ["}", "Connections:  {"]
+    lines += [f'\tC: "OO",{1000 + k},{999 + k if k else 0}' for k in range(joints)]
+    return "\n".join([*lines, "}", ""])
+
+
+def test_a_chain_deeper_than_any_skeleton_is_refused(tmp_path: Path) -> None:
+    """A hierarchy 3,000 nodes deep (a hostile file: walking it from every node would take
+    long) is refused by the reader's depth limit; 30 deep reads, each node 10 cm up."""
+    shallow, deep = tmp_path / "shallow.fbx", tmp_path / "deep.fbx"
+    shallow.write_text(_ascii_chain(30))
+    deep.write_text(_ascii_chain(3000))
+    clip = load_fbx(shallow)
+    assert clip.skeleton.joint_count == 30 and clip.frame_count == 1
+    assert clip.global_positions()[0, -1] == pytest.approx([0.0, 3.0, 0.0])
+    assert "depth limit" in _refused(deep)

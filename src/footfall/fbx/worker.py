@@ -34,6 +34,9 @@ from footfall.fbx.child_state import Refused, held
 #: Address-space limit of the child, bytes: a hostile file fails with "out of memory" here
 #: instead of taking the machine's memory.
 MEMORY_LIMIT = 8 << 30
+#: Deepest node hierarchy read (a humanoid with fingers is about 15 deep): walking up from
+#: every node stays cheap, and a hostile file's endless chain is refused by ufbx.
+MAX_NODE_DEPTH = 1024
 
 
 def load(path: str) -> Any:
@@ -43,7 +46,8 @@ def load(path: str) -> Any:
     try:
         scene = ufbx.load_file(path, target_axes=axes, target_unit_meters=1.0,
                                space_conversion=ufbx.SpaceConversion.TRANSFORM_ROOT,
-                               ignore_embedded=True, load_external_files=False)
+                               ignore_embedded=True, load_external_files=False,
+                               node_depth_limit=MAX_NODE_DEPTH)
     except ufbx.UfbxError as error:
         raise Refused(ufbx_message(error)) from None
     return held(scene)
