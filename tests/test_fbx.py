@@ -16,6 +16,7 @@ import pytest
 from footfall.errors import FBXError
 from footfall.fbx import fbx_info, list_takes, load_fbx, load_fbx_avatar
 from footfall.fbx.isolate import read_arrays
+from footfall.gltf import load_avatar
 from footfall.humanoid import map_skeleton
 from footfall.skinning import avatar_feet, rest_mesh
 
@@ -200,3 +201,24 @@ def test_an_ascii_file_of_null_nodes_without_a_take_reads_as_its_pose() -> None:
     assert np.abs(ours - original.global_positions()[0]).max() < 1e-5
     assert "the file has no animation take" in str(pytest.raises(
         FBXError, load_fbx, path, take="Take 001").value)
+
+
+def test_the_fbx_avatar_is_the_character_blender_imports() -> None:
+    """``kenney_blender.glb``: Blender 3.4 imported Kenney's FBX and wrote it as GLB
+    (``blender_export.py glb``). footfall's FBX avatar has the same joints at rest and the same
+    skinned mesh as footfall's glTF reader finds in Blender's file (which also keeps the control
+    rig's bones and their end bones as joints: a glTF skin lists every bone)."""
+    ours = load_fbx_avatar(KENNEY)
+    blender = load_avatar(FBX / "kenney_blender.glb")
+    names = ours.skeleton.names
+    assert set(names) < set(blender.skeleton.names)
+    rig = set(blender.skeleton.names) - set(names)
+    assert KENNEY_RIG <= rig and all(name.removesuffix("_end") in KENNEY_RIG for name in rig)
+    at_rest = ours.rest_clip().global_positions()[0]
+    theirs = blender.rest_clip().global_positions()[0, [blender.skeleton.index(n) for n in names]]
+    assert np.linalg.norm(at_rest - theirs, axis=1).max() < 1e-4
+    mesh, other = rest_mesh(ours), rest_mesh(blender)
+    assert mesh is not None and other is not None
+    # Blender splits vertices along UV seams: compare the point sets both ways
+    gaps = np.linalg.norm(mesh[0][:, None] - other[0][None], axis=-1)
+    assert gaps.min(axis=1).max() < 1e-4 and gaps.min(axis=0).max() < 1e-4

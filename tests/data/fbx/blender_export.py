@@ -4,12 +4,15 @@ Run with Debian's Blender 3.4 from the repository root:
 
     blender -b --factory-startup -P tests/data/fbx/blender_export.py -- zup SOURCE.fbx OUT.fbx
     blender -b --factory-startup -P tests/data/fbx/blender_export.py -- long SOURCE.fbx OUT.fbx
+    blender -b --factory-startup -P tests/data/fbx/blender_export.py -- glb SOURCE.fbx OUT.glb
 
 ``zup``: SOURCE's armature and take written Z up (``axis_forward="-Y"``) in metres
 (``kenney_zup_metres.fbx`` in this folder; the test expects the same joint positions as SOURCE).
 ``long``: SOURCE's armature and mesh with its take played at 120 fps and repeated for 60 s,
 every frame keyed (``benchmarks/bench_fbx.py`` makes it when Blender is there; about 10 MB,
 kept out of git).
+``glb``: SOURCE's skinned character as Blender imports it, written as GLB without animation
+(``kenney_blender.glb``: the test expects footfall's FBX avatar to have its joints and mesh).
 """
 
 import sys
@@ -23,6 +26,9 @@ def main():
     bpy.ops.import_scene.fbx(filepath=source)
     scene = bpy.context.scene
     armatures = [o for o in scene.objects if o.type == "ARMATURE"]
+    if mode == "glb":
+        bpy.ops.export_scene.gltf(filepath=target, export_format="GLB", export_animations=False)
+        return
     if mode == "zup":
         first, last = armatures[0].animation_data.action.frame_range
         scene.frame_start, scene.frame_end = int(first), int(last)
