@@ -65,9 +65,10 @@ def load_fbx(path: PathArg, take: str | int | None = None) -> Clip:
     without takes gives its pose as one frame.
 
     The skeleton is the skin's bones (with the bones between and below them) when the file
-    has a skinned mesh, else its bone nodes (a control rig's nodes are not skinned). Raises
-    :class:`FBXError` naming the file for unreadable or damaged files, files without a
-    skeleton or a take, a take that is not there, and a reader crash.
+    has a skinned mesh (a control rig's nodes bind no vertex), else its bone nodes, else its
+    empty (Null) nodes; of separate trees the largest. Raises :class:`FBXError` naming the
+    file for unreadable or damaged files, files without a skeleton, a take that is not there,
+    and a crash or hang of the reader.
     """
     if take is not None and not isinstance(take, str | int):
         raise FBXError(f"{path}: take must be a name or an index, got {take!r}")
