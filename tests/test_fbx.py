@@ -222,3 +222,57 @@ def test_the_fbx_avatar_is_the_character_blender_imports() -> None:
     # Blender splits vertices along UV seams: compare the point sets both ways
     gaps = np.linalg.norm(mesh[0][:, None] - other[0][None], axis=-1)
     assert gaps.min(axis=1).max() < 1e-4 and gaps.min(axis=0).max() < 1e-4
+
+
+#: FBX time units per second.
+KTIME = 46186158000
+
+
+def _two_takes(tmp_path: Path) -> Path:
+    """An ASCII FBX written here: a hips bone 100 units (cm) up with a foot below it, and two
+    takes of 1 s, "walk" moving the hips 100 units along X and "run" 300."""
+    objects = ['\tModel: 1000, "Model::Hips", "LimbNode" {', "\t\tVersion: 232",
+               "\t\tProperties70:  {",
+               '\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,100,0', "\t\t}", "\t}",
+               '\tModel: 1001, "Model::Foot", "LimbNode" {', "\t\tVersion: 232",
+               "\t\tProperties70:  {",
+               '\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,-90,0', "\t\t}", "\t}"]
+    links = ['\tC: "OO",1000,0', '\tC: "OO",1001,1000']
+    for k, (name, x) in enumerate({"walk": 100, "run": 300}.items()):
+        stack = 2000 + 10 * k
+        objects += [
+            f'\tAnimationStack: {stack}, "AnimStack::{name}", "" {{', "\t\tProperties70:  {",
+            '\t\t\tP: "LocalStart", "KTime", "Time", "",0',
+            f'\t\t\tP: "LocalStop", "KTime", "Time", "",{KTIME}', "\t\t}", "\t}",
+            f'\tAnimationLayer: {stack + 1}, "AnimLayer::BaseLayer", "" {{', "\t}",
+            f'\tAnimationCurveNode: {stack + 2}, "AnimCurveNode::T", "" {{', "\t\tProperties70:  {",
+            '\t\t\tP: "d|X", "Number", "", "A",0', '\t\t\tP: "d|Y", "Number", "", "A",100',
+            '\t\t\tP: "d|Z", "Number", "", "A",0', "\t\t}", "\t}",
+            f'\tAnimationCurve: {stack + 3}, "AnimCurve::", "" {{', "\t\tDefault: 0",
+            "\t\tKeyVer: 4009", "\t\tKeyTime: *2 {", f"\t\t\ta: 0,{KTIME}", "\t\t}",
+            "\t\tKeyValueFloat: *2 {", f"\t\t\ta: 0,{x}", "\t\t}", "\t\tKeyAttrFlags: *1 {",
+            "\t\t\ta: 24836", "\t\t}", "\t\tKeyAttrDataFloat: *4 {", "\t\t\ta: 0,0,0,0", "\t\t}",
+            "\t\tKeyAttrRefCount: *1 {", "\t\t\ta: 2", "\t\t}", "\t}"]
+        links += [f'\tC: "OO",{stack + 1},{stack}', f'\tC: "OO",{stack + 2},{stack + 1}',
+                  f'\tC: "OP",{stack + 2},1000, "Lcl Translation"',
+                  f'\tC: "OP",{stack + 3},{stack + 2}, "d|X"']
+    path = tmp_path / "two_takes.fbx"
+    path.write_text("\n".join(["; FBX 7.4.0 project file", "FBXHeaderExtension:  {",
+                               "\tFBXHeaderVersion: 1003", "\tFBXVersion: 7400", "}",
+                               "Objects:  {", *objects, "}", "Connections:  {", *links, "}",
+                               ""]))
+    return path
+
+
+def test_each_take_by_name_and_by_index(tmp_path: Path) -> None:
+    path = _two_takes(tmp_path)
+    assert list_takes(path) == ["walk", "run"]
+    for takes, reach in ((("walk", 0, None), 1.0), (("run", 1), 3.0)):
+        for take in takes:
+            clip = load_fbx(path, take=take)
+            hips = clip.global_positions()[:, 0]
+            assert clip.frame_count == 25 and clip.fps == 24.0  # 0 to 1 s, the default rate
+            assert hips[0] == pytest.approx([0.0, 1.0, 0.0])
+            assert hips[-1] == pytest.approx([reach, 1.0, 0.0]), take
+            # the foot hangs 0.9 m below the hips throughout
+            assert clip.global_positions()[:, 1] == pytest.approx(hips - [0.0, 0.9, 0.0])
