@@ -32,10 +32,11 @@ import time
 from pathlib import Path
 
 from footfall.batch import JobSpec, run_batch
+from footfall.grounding.clip.files import GroundOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ("games105_walk60.bvh", "mixamo_stepping.bvh", "mocapbank_zxy_cm.bvh")
-SPEC = JobSpec("ground", ("--terrain", "stairs"))
+SPEC = JobSpec("ground", GroundOptions("stairs"))
 
 
 def library(folder: Path, files: int) -> Path:

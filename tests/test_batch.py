@@ -21,6 +21,7 @@ from footfall.batch import BatchError, JobSpec, expand_inputs, run_batch
 from footfall.batch.jobs import Job, flatten_numbers, run_job
 from footfall.batch.manifest import MANIFEST_NAME
 from footfall.cli import main
+from footfall.grounding.clip.files import GroundOptions
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 WALK, STEPS, ZXY = "games105_walk60.bvh", "mixamo_stepping.bvh", "mocapbank_zxy_cm.bvh"
@@ -86,7 +87,7 @@ def test_job_row_carries_every_number_of_the_commands_report(tmp_path: Path) -> 
     report = tmp_path / "direct.json"
     assert main(["ground", str(DATA / "bvh" / STEPS), "--terrain", "hills", "-o",
                  str(tmp_path / "direct.bvh"), "--report", str(report), "--quiet"]) == 0
-    spec = JobSpec("ground", ("--terrain", "hills"))
+    spec = JobSpec("ground", GroundOptions("hills"))
     out = tmp_path / "via_job.bvh"
     result = run_job(Job(str(DATA / "bvh" / STEPS), STEPS, out.name, str(out), spec))
     row = result["row"]
@@ -117,7 +118,7 @@ def test_a_malformed_file_is_an_error_row_naming_it(tmp_path: Path, content: byt
     clip.write_bytes(content)
     out = tmp_path / "o.bvh"
     row = run_job(Job(str(clip), clip.name, out.name, str(out),
-                      JobSpec("ground", ("--terrain", "flat"))))["row"]
+                      JobSpec("ground", GroundOptions("flat"))))["row"]
     assert row["status"] == "error" and "broken.bvh" in row["error"]
     assert problem.lower() in row["error"].lower()
     assert not out.exists() and not _hidden(tmp_path)
@@ -126,7 +127,7 @@ def test_a_malformed_file_is_an_error_row_naming_it(tmp_path: Path, content: byt
 def test_a_bad_option_value_is_an_error_row_not_an_exit(tmp_path: Path) -> None:
     out = tmp_path / "o.bvh"
     row = run_job(Job(str(DATA / "bvh" / STEPS), STEPS, out.name, str(out),
-                      JobSpec("ground", ("--terrain", "no_such_scene"))))["row"]
+                      JobSpec("ground", GroundOptions("no_such_scene"))))["row"]
     assert row["status"] == "error" and "no_such_scene" in row["error"]
 
 
@@ -162,7 +163,7 @@ def test_ground_batch_writes_outputs_summaries_and_error_rows(tmp_path: Path,
 
 def test_measure_writes_only_metrics_and_retarget_writes_clips(tmp_path: Path) -> None:
     library = _library(tmp_path, broken=False)
-    measured = run_batch([str(library / "walks")], tmp_path / "m", JobSpec("measure", (), None),
+    measured = run_batch([str(library / "walks")], tmp_path / "m", JobSpec("measure", None, None),
                          quiet=True)
     assert measured.failed == 0 and len(measured.rows) == 2
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [
@@ -205,7 +206,7 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture, argv
 def test_resume_skips_matching_entries_and_redoes_changed_ones(tmp_path: Path) -> None:
     library = _library(tmp_path, broken=False, other=False)
     out = tmp_path / "out"
-    spec = JobSpec("ground", ("--terrain", "stairs"))
+    spec = JobSpec("ground", GroundOptions("stairs"))
     first = run_batch([str(library)], out, spec, quiet=True)
     assert (first.ran, first.skipped, first.failed) == (2, 0, 0)
     stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.bvh")}
@@ -223,7 +224,7 @@ def test_resume_skips_matching_entries_and_redoes_changed_ones(tmp_path: Path) -
     fourth = run_batch([str(library)], out, spec, resume=True, quiet=True)
     assert (fourth.ran, fourth.skipped) == (1, 1)
     # other options: nothing matches
-    fifth = run_batch([str(library)], out, JobSpec("ground", ("--terrain", "hills")),
+    fifth = run_batch([str(library)], out, JobSpec("ground", GroundOptions("hills")),
                       resume=True, quiet=True)
     assert (fifth.ran, fifth.skipped) == (2, 0)
     # a manifest that is not JSON at all is ignored, not fatal
@@ -259,7 +260,7 @@ def test_sigkill_mid_run_then_resume_finishes_without_partial_files_or_repeats(
         assert bvh.load(path).frame_count > 0
     stamps = {entry["output"]: (out / entry["output"]).stat().st_mtime_ns for entry in done}
 
-    resumed = run_batch([str(library)], out, JobSpec("ground", ("--terrain", "stairs")),
+    resumed = run_batch([str(library)], out, JobSpec("ground", GroundOptions("stairs")),
                         jobs=2, resume=True, quiet=True)
     assert resumed.failed == 0 and len(resumed.rows) == 12
     assert resumed.skipped == len(done) and resumed.ran == 12 - len(done)  # nothing twice
@@ -281,8 +282,8 @@ def test_a_pool_worker_killed_mid_run_costs_no_file(tmp_path: Path) -> None:
     outcome: dict = {}
 
     def batch() -> None:
-        outcome["result"] = run_batch([str(library)], out, JobSpec("ground", ("--terrain",
-                                      "stairs")), jobs=2, quiet=True)
+        outcome["result"] = run_batch([str(library)], out, JobSpec("ground", GroundOptions(
+            "stairs")), jobs=2, quiet=True)
 
     runner = threading.Thread(target=batch)
     runner.start()
@@ -307,35 +308,6 @@ def test_a_pool_worker_killed_mid_run_costs_no_file(tmp_path: Path) -> None:
     assert len(list(out.rglob("*.bvh"))) == 6
 
 
-def test_each_thread_captures_only_its_own_output() -> None:
-    import threading
-
-    from footfall.batch.jobs import _captured
-
-    seen: dict[int, str] = {}
-    barrier = threading.Barrier(4)
-
-    def talk(index: int) -> None:
-        with _captured() as printed:
-            barrier.wait(timeout=10)
-            for line in range(50):
-                print(f"thread {index} line {line}")
-                print(f"warning: thread {index}", file=sys.stderr)
-            barrier.wait(timeout=10)
-        seen[index] = printed.getvalue()
-
-    threads = [threading.Thread(target=talk, args=(i,)) for i in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    for index, text in seen.items():
-        assert text.count(f"thread {index} line") == 50
-        assert text.count(f"warning: thread {index}") == 50
-        assert all(f"thread {other}" not in text for other in range(4) if other != index)
-    assert len(seen) == 4
-
-
 def test_option_files_are_absolute_and_their_bytes_part_of_the_resume_key(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import trimesh
@@ -346,11 +318,11 @@ def test_option_files_are_absolute_and_their_bytes_part_of_the_resume_key(
     ground.export(tmp_path / "slab.obj")
     monkeypatch.chdir(tmp_path)  # the option names the mesh relative to here
     out = tmp_path / "out"
-    spec = JobSpec("ground", ("--terrain", "slab.obj"))
+    spec = JobSpec("ground", GroundOptions("slab.obj"))
     first = run_batch([str(library / "walks")], out, spec, quiet=True)
     assert first.failed == 0, [row["error"] for row in first.rows]
     options = json.loads((out / "summary.json").read_text())["options"]
-    assert options == ["--terrain", str(tmp_path / "slab.obj")]
+    assert options == {"terrain": str(tmp_path / "slab.obj")}
     assert run_batch([str(library / "walks")], out, spec, resume=True, quiet=True).skipped == 2
     ground.apply_translation((0.0, 0.05, 0.0))  # the same name, other ground: all again
     ground.export(tmp_path / "slab.obj")
@@ -369,7 +341,7 @@ def test_a_shipped_job_needs_no_shared_file(tmp_path: Path) -> None:
                  "-o", str(local), "--quiet"]) == 0
     # names that exist nowhere on this machine: only the shipped bytes can be used
     missing = "/nonexistent/cluster/share"
-    spec = JobSpec("ground", ("--terrain", f"{missing}/slab.obj"),
+    spec = JobSpec("ground", GroundOptions(f"{missing}/slab.obj"),
                    files={f"{missing}/slab.obj": (tmp_path / "slab.obj").read_bytes()})
     job = Job(STEPS, STEPS, STEPS, None, spec, data=(DATA / "bvh" / STEPS).read_bytes())
     result = run_job(job)

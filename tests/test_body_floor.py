@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import AVATAR_FILES, HUMANOID_BVH_FILES
+from conftest import AVATAR_FILES, DATA, HUMANOID_BVH_FILES
 from footfall import bvh, quat
 from footfall.gltf import load_avatar
 from footfall.humanoid import map_skeleton
 from footfall.retarget import Retargeter
 from footfall.retarget.body_floor import CLEARANCE, FOOT_SINK, TRUNK, BodyPoints
-from footfall.skeleton import FKPlan
+from footfall.skeleton import Clip, FKPlan
 from footfall.skinning import avatar_body, avatar_feet, avatar_hands
 
 ROBOT = next(p for p in AVATAR_FILES if p.stem == "RobotExpressive")
@@ -159,3 +159,39 @@ def test_a_foot_through_the_floor_is_turned_up_at_the_ankle(robot) -> None:  # n
         assert after[:, 1].min() == pytest.approx(floor, abs=0.003)
         ankle = body.pivots[part]
         assert np.allclose(_positions(avatar, turned)[ankle], positions[ankle])
+
+
+def _live_foot_turn(clip_name: str, monkeypatch: pytest.MonkeyPatch | None = None,
+                    pointed: float | None = None) -> float:
+    """Largest turn (degrees) of CesiumMan's feet between two live frames of ``clip_name``'s
+    first 4 s fed to ``Retargeter.step`` (with ``FOOT_POINTED`` set to ``pointed``)."""
+    from footfall.retarget import body_floor
+    from footfall.skinning import avatar_targets
+
+    if monkeypatch is not None and pointed is not None:
+        monkeypatch.setattr(body_floor, "FOOT_POINTED", pointed)
+    clip = bvh.load(DATA / "bvh" / f"{clip_name}.bvh")
+    clip = clip[: int(4 * clip.fps)]
+    avatar = load_avatar(DATA / "avatars" / "CesiumMan.glb")
+    mapping = avatar.target_mapping()
+    r = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,
+                   target_rest=avatar.rest_rotations, **avatar_targets(avatar, mapping))
+    r.calibrate_for(clip)
+    joints = avatar.skeleton.joint_count
+    rot, pos = np.empty((clip.frame_count, joints, 4)), np.empty((clip.frame_count, joints, 3))
+    for f in range(clip.frame_count):
+        rot[f], pos[f] = r.step(clip.rotations[f], clip.positions[f], 1 / clip.fps)
+    world = Clip(r.output_skeleton(), rot, pos, clip.fps).global_rotations()
+    feet = [avatar.skeleton.index(r.target_map[b]) for b in ("LeftFoot", "RightFoot")]
+    return float(np.degrees(quat.angle_between(world[1:, feet], world[:-1, feet])).max())
+
+
+@pytest.mark.parametrize("clip_name", ["cmu_131_01", "mixamo_stepping"])
+def test_the_foot_guard_keeps_live_feet_from_flipping(clip_name: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35 item 4: the foot guard (``body_floor.FOOT_POINTED``: only a foot pointed more
+    than 40° down is turned up out of the floor) defended by a test. CesiumMan fed live steps
+    turns its feet at most 18–34° between two frames; with the guard set to 0 (every foot a
+    millimetre into the floor turned up) they flip 126–138° from one frame to the next."""
+    assert _live_foot_turn(clip_name) <= 45.0
+    assert _live_foot_turn(clip_name, monkeypatch, 0.0) > 90.0  # the guard removed

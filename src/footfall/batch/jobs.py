@@ -1,39 +1,40 @@
-"""One file's work in a batch: run ``footfall ground`` / ``retarget`` on it through the command's
-own ``add_arguments`` and ``run(args)`` and turn what it reports into one summary row.
+"""One file's work in a batch: call the library function of the batch's kind on it —
+:func:`footfall.grounding.clip.files.ground_file` (``ground``),
+:func:`~footfall.grounding.clip.files.measure_file` (``measure``: ground, keep only the report)
+or :func:`footfall.retarget.files.retarget_file` (``retarget``) — with the batch's typed options,
+and turn the report it returns into one summary row.
 
-Every number of the command's ``--report`` is flattened into the row, so metrics the command
-adds later flow through untouched; ``measure`` is ``ground`` whose clip is thrown away. A job
-never raises: a malformed file, a bad option or a bug becomes the row's ``error``. Its printed
-output is captured per thread (a Dask worker runs several tasks at once) and its ``warning:``
-lines become the row's warnings.
+Every number of the report's metrics (``footfall ground --report``'s document) is flattened into
+the row, so metrics the library adds later flow through untouched. A job never raises: a
+malformed file, a bad option or a bug becomes the row's ``error``; the report's warnings become
+the row's warnings.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import importlib
-import io
-import json
 import os
-import re
-import sys
 import tempfile
-import threading
 import time
 import traceback
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from footfall import __version__
 from footfall.errors import FootfallError
 
-#: The batch kinds and the command module each runs.
-KINDS = {"ground": "ground", "retarget": "retarget", "measure": "ground"}
-#: The terrain ``measure`` scores on unless told (the clip's own flat floor).
-MEASURE_TERRAIN = "flat"
+if TYPE_CHECKING:
+    from footfall.grounding.clip.files import GroundOptions, GroundReport
+    from footfall.retarget.files import RetargetOptions, RetargetReport
+
+    Options = GroundOptions | RetargetOptions
+    Report = GroundReport | RetargetReport
+
+_Options = TypeVar("_Options")
+
+#: The batch kinds: what each job does (:func:`run_kind`).
+KINDS = ("ground", "retarget", "measure")
 #: Marker in the names of temporary outputs (hidden files in the output folder).
 PART_MARKER = ".footfall-part-"
 #: The row columns every kind has, first in the summary, in this order.
@@ -43,15 +44,17 @@ BASE_COLUMNS = ("input", "output", "status", "frames", "seconds", "cpu_seconds",
 
 @dataclass(frozen=True)
 class JobSpec:
-    """What every file of a batch gets done: the kind and the command's options.
+    """What every file of a batch gets done: the kind and its options.
 
-    ``options`` is the argv passed through to the command (``--terrain stairs``, …) with file
-    names made absolute; ``files`` maps such a file name to its bytes when the data are
-    shipped to workers that do not share the filesystem.
+    ``options`` is the kind's options dataclass (:class:`~footfall.grounding.clip.files.
+    GroundOptions` for ``ground`` and ``measure``, :class:`~footfall.retarget.files.
+    RetargetOptions` for ``retarget``; None: ``measure``'s defaults) with file names made
+    absolute; ``files`` maps such a file name to its bytes when the data are shipped to workers
+    that do not share the filesystem.
     """
 
     kind: str
-    options: tuple[str, ...] = ()
+    options: Options | None = None
     output_suffix: str | None = ".bvh"  #: None: no clip is kept (measure)
     files: dict[str, bytes] = field(default_factory=dict)
 
@@ -72,51 +75,39 @@ class Job:
     data: bytes | None = None
 
 
-class _ThreadStreams(io.TextIOBase):
-    """A text stream that writes to this thread's capture buffer if it has one, else through."""
+def run_kind(kind: str, source: str, output: Path | None, options: Options | None) -> Report:
+    """Run the library function of ``kind`` on the file ``source``, writing ``output``."""
+    if kind == "retarget":
+        from footfall.retarget.files import RetargetOptions, retarget_file
 
-    def __init__(self, fallback: TextIO) -> None:
-        self.fallback = fallback
-        self.local = threading.local()
+        assert isinstance(options, RetargetOptions) and output is not None, "retarget's options"
+        return retarget_file(source, output, options)
+    from footfall.grounding.clip.files import GroundOptions, ground_file, measure_file
 
-    def write(self, text: str) -> int:
-        return (getattr(self.local, "buffer", None) or self.fallback).write(text)
-
-    def flush(self) -> None:
-        (getattr(self.local, "buffer", None) or self.fallback).flush()
-
-    def isatty(self) -> bool:
-        return False if getattr(self.local, "buffer", None) else self.fallback.isatty()
-
-    def fileno(self) -> int:
-        return self.fallback.fileno()
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return getattr(self.fallback, "encoding", "utf-8")
+    assert options is None or isinstance(options, GroundOptions), f"{kind}'s options"
+    if kind == "measure":
+        return measure_file(source, options)
+    if kind == "ground":
+        assert options is not None, "ground's options (its terrain)"
+        return ground_file(source, output, options)
+    raise FootfallError(f"batch: no such kind {kind!r} (one of {', '.join(KINDS)})")
 
 
-_install_lock = threading.Lock()
+def replace_fields(options: _Options, values: dict[str, Any]) -> _Options:
+    """``options`` (a frozen dataclass) with ``values`` for some of its fields."""
+    frozen: Any = options  # dataclasses.replace over a union of dataclasses, field by name
+    return cast("_Options", replace(frozen, **values))
 
 
-@contextlib.contextmanager
-def _captured() -> Any:
-    """Capture what this thread prints to stdout and stderr into one buffer."""
-    with _install_lock:
-        for name in ("stdout", "stderr"):
-            if not isinstance(getattr(sys, name), _ThreadStreams):
-                setattr(sys, name, _ThreadStreams(getattr(sys, name)))
-    buffer = io.StringIO()
-    streams = (sys.stdout, sys.stderr)
-    for stream in streams:
-        assert isinstance(stream, _ThreadStreams)  # installed just above
-        stream.local.buffer = buffer
-    try:
-        yield buffer
-    finally:
-        for stream in streams:
-            assert isinstance(stream, _ThreadStreams)
-            stream.local.buffer = None
+def option_values(options: Options | None) -> dict[str, Any]:
+    """The fields of ``options`` that differ from their defaults (required ones always), as
+    JSON values: the summary's ``options`` and part of the resume key."""
+    values: dict[str, Any] = {}
+    for item in fields(options) if options is not None else ():
+        value = getattr(options, item.name)
+        if item.default is MISSING or value != item.default:
+            values[item.name] = list(value) if isinstance(value, tuple) else value
+    return values
 
 
 def flatten_numbers(report: dict[str, Any], prefix: str = "") -> dict[str, float]:
@@ -138,23 +129,15 @@ def part_path(output: Path) -> Path:
     return output.with_name(f".{output.stem}{PART_MARKER}{uuid.uuid4().hex[:12]}{output.suffix}")
 
 
-def _warnings(printed: str, report: dict[str, Any]) -> list[str]:
-    found = [str(w) for w in report.get("warnings", []) if isinstance(w, str)]
-    for line in printed.splitlines():
-        if line.lower().startswith("warning:"):
-            text = line.split(":", 1)[1].strip()
-            if text not in found:
-                found.append(text)
-    return found
-
-
-def _shipped_options(spec: JobSpec, scratch: Path) -> list[str]:
+def _shipped_options(spec: JobSpec, scratch: Path) -> Options | None:
     """The options with each shipped file written into ``scratch`` and its name replaced."""
-    options = list(spec.options)
+    options = spec.options
+    assert options is not None  # files come only from options
     for index, (name, data) in enumerate(sorted(spec.files.items())):
         local = scratch / f"option{index}-{Path(name).name}"
         local.write_bytes(data)
-        options = [str(local) if token == name else token for token in options]
+        options = replace_fields(options, {item.name: str(local) for item in fields(options)
+                                           if getattr(options, item.name) == name})
     return options
 
 
@@ -165,9 +148,11 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
 
     Returns:
         ``{"row": {...}, "output_bytes": bytes | None, "version": str}``: the summary row
-        (``BASE_COLUMNS`` plus every number the command reported), the output's bytes when
+        (``BASE_COLUMNS`` plus every number of the report's metrics), the output's bytes when
         the worker does not share the output folder, and the footfall version that ran it.
     """
+    from footfall.grounding.clip.files import GroundReport
+
     start, cpu_start = time.perf_counter(), time.thread_time()
     spec = spec or job.spec
     row = _row(job, "ok", "")
@@ -181,46 +166,30 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             if job.data is not None:
                 source = str(scratch / Path(job.input).name)
                 Path(source).write_bytes(job.data)
-            options = _shipped_options(spec, scratch) if spec.files else list(spec.options)
-            if spec.kind == "measure" and "--terrain" not in options:
-                options = ["--terrain", MEASURE_TERRAIN, *options]
+            options = _shipped_options(spec, scratch) if spec.files else spec.options
+            written: Path | None = None
             if job.output is not None and spec.output_suffix is not None:
                 final = Path(job.output)
                 final.parent.mkdir(parents=True, exist_ok=True)
                 written = part = part_path(final)
-            else:
-                written = scratch / f"output{spec.output_suffix or '.bvh'}"
-            argv = [source, *options, "-o", str(written), "--quiet"]
-            report_path = scratch / "report.json"
-            if KINDS[spec.kind] == "ground":
-                argv += ["--report", str(report_path)]
-            command = importlib.import_module(f"footfall.commands.{KINDS[spec.kind]}")
-            parser = argparse.ArgumentParser(prog=f"footfall {KINDS[spec.kind]}",
-                                             exit_on_error=False)
-            command.add_arguments(parser)
-            with _captured() as printed:
-                try:
-                    args = parser.parse_args(argv)
-                    status = int(command.run(args) or 0)
-                except SystemExit as stop:  # argparse on a bad value
-                    status = stop.code if isinstance(stop.code, int) else 2
-                    print(stop.code if isinstance(stop.code, str) else "", file=sys.stderr)
-            text = printed.getvalue()
-            if status != 0:
-                lines = [line.strip() for line in text.splitlines() if line.strip()]
-                raise FootfallError(lines[-1] if lines else "the command failed without a message")
-            report = json.loads(report_path.read_text()) if report_path.exists() else {}
-            for key, value in flatten_numbers(report).items():
+            elif spec.output_suffix is not None:
+                written = scratch / f"output{spec.output_suffix}"
+            report = run_kind(spec.kind, source, written, options)
+            metrics = report.metrics if isinstance(report, GroundReport) else {}
+            for key, value in flatten_numbers(metrics).items():
                 clash = key in BASE_COLUMNS and key != "frames"
                 row[f"report.{key}" if clash else key] = value
             if row["frames"] is None:
-                match = re.search(r": (\d+) frames", text)
-                row["frames"] = int(match.group(1)) if match else None
-            row["warnings"] = _warnings(text, report)
+                row["frames"] = report.frames
+            row["warnings"] = list(dict.fromkeys(report.warnings))
             if part is not None:
+                for extra in map(Path, report.extras):  # sidecars beside the temporary name
+                    if extra != part and extra.name.startswith(part.stem):
+                        os.replace(extra, final.with_name(
+                            final.stem + extra.name[len(part.stem):]))
                 os.replace(part, final)
                 part = None
-            elif job.output is None and spec.output_suffix is not None:
+            elif job.output is None and written is not None:
                 output_bytes = written.read_bytes()
             row["output"] = job.output_relative or ""
         except FootfallError as error:
@@ -228,9 +197,7 @@ def run_job(job: Job, spec: JobSpec | None = None) -> dict[str, Any]:
             if job.data is not None:  # name the file, not its scratch copy
                 message = message.replace(source, job.relative)
             row.update(status="error", error=message)
-        except argparse.ArgumentError as error:
-            row.update(status="error", error=f"bad option: {error}")
-        except Exception as error:  # noqa: BLE001 - a bug in one file's command stays one row
+        except Exception as error:  # noqa: BLE001 - a bug in one file's job stays one row
             where = traceback.extract_tb(error.__traceback__)[-1]
             row.update(status="error", error=f"{type(error).__name__}: {error} "
                        f"({Path(where.filename).name}:{where.lineno})")

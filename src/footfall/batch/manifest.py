@@ -1,8 +1,9 @@
 """The resume manifest: one JSON line per finished input, appended as each one finishes.
 
-An entry holds the input's relative path, its SHA-256, the options key (kind, pass-through
-options, hashes of the files they name) and the footfall version, plus the summary row. With
-``--resume`` an input is skipped when its entry matches all three and its output file exists.
+An entry holds the input's relative path, its SHA-256, the options key (kind, the options that
+differ from their defaults, hashes of the files they name) and the footfall version, plus the
+summary row. With ``--resume`` an input is skipped when its entry matches all three and its
+output file exists.
 
 The file is append-only (a line written and fsynced after the output was renamed into place),
 so a batch killed at any moment loses at most the lines of jobs still running; a torn last line
@@ -29,10 +30,11 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def options_key(kind: str, options: tuple[str, ...], file_hashes: dict[str, str]) -> str:
-    """One string naming everything besides the input that decides a job's output."""
-    return json.dumps({"kind": kind, "options": list(options), "files": file_hashes},
-                      sort_keys=True)
+def options_key(kind: str, options: dict[str, Any], file_hashes: dict[str, str]) -> str:
+    """One string naming everything besides the input that decides a job's output
+    (``options``: the options that differ from their defaults, :func:`~footfall.batch.jobs.
+    option_values`)."""
+    return json.dumps({"kind": kind, "options": options, "files": file_hashes}, sort_keys=True)
 
 
 class Manifest:

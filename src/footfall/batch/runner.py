@@ -7,16 +7,26 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from footfall import __version__
 from footfall.batch.atomic import remove_parts, write_atomic
 from footfall.batch.inputs import BatchError, expand_inputs
-from footfall.batch.jobs import Job, JobSpec, error_result
+from footfall.batch.jobs import (
+    KINDS,
+    Job,
+    JobSpec,
+    error_result,
+    option_values,
+    replace_fields,
+)
 from footfall.batch.manifest import Manifest, file_sha256, options_key
 from footfall.batch.summary import Summary
+
+if TYPE_CHECKING:
+    from footfall.batch.jobs import Options
 
 
 @dataclass
@@ -30,20 +40,22 @@ class BatchResult:
     failed: int  #: error rows
 
 
-def absolute_options(options: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
-    """The options with every existing file made absolute, and those files.
+def absolute_options(options: Options | None) -> tuple[Options | None, list[str]]:
+    """The options with every field that names an existing file made absolute, and those files.
 
-    Workers run in other folders (or on other machines), so a relative ``--terrain
-    steps.obj`` or ``--to avatar.glb`` must name the same file there.
+    Workers run in other folders (or on other machines), so a relative ``terrain="steps.obj"``
+    or ``target="avatar.glb"`` must name the same file there.
     """
-    out, files = [], []
-    for token in options:  # built-in names (a terrain scene) hold no separator and no suffix
-        if (not token.startswith("-") and (os.sep in token or "." in Path(token).name)
+    if options is None:
+        return None, []
+    changed, files = {}, []
+    for item in fields(options):  # built-in names (a terrain scene) hold no separator, no suffix
+        token = getattr(options, item.name)
+        if (isinstance(token, str) and (os.sep in token or "." in Path(token).name)
                 and Path(token).is_file()):
-            token = os.path.abspath(token)
+            changed[item.name] = token = os.path.abspath(token)
             files.append(token)
-        out.append(token)
-    return tuple(out), files
+    return replace_fields(options, changed), files
 
 
 def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, *,
@@ -57,6 +69,10 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     from tqdm import tqdm
 
     start = time.perf_counter()
+    if spec.kind not in KINDS:
+        raise BatchError(f"batch {spec.kind}: no such kind (one of {', '.join(KINDS)})")
+    if spec.options is None and spec.kind != "measure":
+        raise BatchError(f"batch {spec.kind}: needs its options")
     folder = Path(os.path.abspath(folder))  # workers run elsewhere: every path absolute
     if folder.exists() and not folder.is_dir():
         raise BatchError(f"-o {folder}: exists and is not a folder")
@@ -75,14 +91,14 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     hashes = {name: file_sha256(name) for name in option_files}
     files = {name: Path(name).read_bytes() for name in option_files} if ship_data else {}
     spec = replace(spec, options=options, files=files)
-    key = options_key(spec.kind, options, hashes)
+    key = options_key(spec.kind, option_values(options), hashes)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise BatchError(f"-o {folder}: cannot make the folder ({error.strerror})") from None
     remove_parts(folder)
     summary = Summary(folder, {"footfall_version": __version__, "kind": spec.kind,
-                               "options": list(options), "scheduler": scheduler})
+                               "options": option_values(options), "scheduler": scheduler})
     manifest = Manifest(folder, resume=resume)
     to_run: list[Job] = []
     hashes_of: dict[str, str] = {}

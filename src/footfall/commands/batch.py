@@ -4,11 +4,15 @@ on a local process pool or (``--scheduler``) a Dask distributed cluster."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from footfall.batch.inputs import BatchError
+
+if TYPE_CHECKING:
+    from footfall.grounding.clip.files import GroundOptions
+    from footfall.retarget.files import RetargetOptions
 
 NAME = "batch"
 HELP = "ground, retarget or measure a whole library of clips (process pool or Dask cluster)"
@@ -26,8 +30,6 @@ _KIND_HELP = {
     "retarget": "retarget every clip onto one skeleton or avatar (footfall retarget's options)",
     "measure": "only the contact metrics on a terrain (default flat), no clip written",
 }
-#: Options of the per-file command that the batch sets itself.
-_OWN = {"-o", "--output", "--report", "--quiet", "-h", "--help"}
 _GLTF = (".glb", ".gltf")
 KERNELS = ("grounding", "clip", "retarget")  # compiled kernels made ready first (footfall.kernels)
 
@@ -54,56 +56,28 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _copy_command_options(parser: argparse.ArgumentParser, kind: str) -> list[argparse.Action]:
-    """Give ``parser`` the per-file command's own options; returns the copied actions."""
-    from footfall.batch.jobs import KINDS, MEASURE_TERRAIN
-
-    module = importlib.import_module(f"footfall.commands.{KINDS[kind]}")
-    scratch = argparse.ArgumentParser(add_help=False)
-    module.add_arguments(scratch)
-    taken = {flag for action in parser._actions for flag in action.option_strings}
-    copied = []
-    for action in scratch._actions:  # argparse has no public way to list a parser's options
-        flags = set(action.option_strings)
-        if not flags or flags & (_OWN | taken):
-            continue
-        # a required option is passed even at its default (argparse.Action has no such field)
-        vars(action)["always"] = action.required
-        if kind == "measure" and "--terrain" in flags:
-            action.required, action.default = False, MEASURE_TERRAIN
-            action.help = "terrain to measure on (default flat); see footfall ground --help"
-        parser._add_action(action)
-        copied.append(action)
-    return copied
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``footfall batch``: a sub-command per kind of job."""
+    """Options of ``footfall batch``: a sub-command per kind of job, each with the options of
+    the command that does one file (``footfall ground --help``, ``footfall retarget --help``)."""
+    from footfall.commands import ground, retarget
+
     kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
     for kind, text in _KIND_HELP.items():
         sub = kinds.add_parser(kind, help=text, description=f"{DESCRIPTION} This one: {text}.")
         _add_batch_options(sub)
-        sub.set_defaults(_passthrough=_copy_command_options(sub, kind))
+        if kind == "retarget":
+            retarget.add_options(sub)
+        else:
+            ground.add_options(sub, terrain_required=kind != "measure")
 
 
-def passthrough_argv(args: argparse.Namespace, actions: list[argparse.Action]) -> tuple[str, ...]:
-    """The per-file command's options as given, rebuilt from ``args`` (defaults left out)."""
-    argv: list[str] = []
-    for action in actions:
-        value = getattr(args, action.dest)
-        flag = action.option_strings[-1]
-        if action.nargs == 0:  # store_true / store_false / store_const
-            if value == action.const and value != action.default:
-                argv.append(flag)
-            continue
-        same = (list(value) == list(action.default)
-                if isinstance(value, (list, tuple)) and isinstance(action.default, (list, tuple))
-                else value == action.default)
-        if value is None or (same and not vars(action)["always"]):
-            continue
-        values = value if isinstance(value, (list, tuple)) else [value]
-        argv += [flag, *(str(v) for v in values)]
-    return tuple(argv)
+def options_from_args(args: argparse.Namespace) -> GroundOptions | RetargetOptions:
+    """The options every file of the batch gets, from the batch's own arguments."""
+    from footfall.commands import ground, retarget
+
+    if args.kind == "retarget":
+        return retarget.options_from_args(args)
+    return ground.options_from_args(args)
 
 
 def _output_suffix(kind: str, args: argparse.Namespace) -> str | None:
@@ -126,8 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.jobs < 1:
         raise BatchError(f"--jobs {args.jobs}: needs at least 1")
-    spec = JobSpec(args.kind, passthrough_argv(args, args._passthrough),
-                   _output_suffix(args.kind, args))
+    spec = JobSpec(args.kind, options_from_args(args), _output_suffix(args.kind, args))
     result = run_batch(args.inputs, args.outdir, spec, jobs=args.jobs, scheduler=args.scheduler,
                        ship_data=args.ship_data, resume=args.resume, quiet=args.quiet)
     total = len(result.rows)

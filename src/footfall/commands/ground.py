@@ -8,16 +8,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from footfall.commands._motion_out import (
-    add_motion_out_arguments,
-    avatar_for,
-    check_motion_out,
-    root_motion_for,
-    write_motion_extras,
-)
-from footfall.errors import FootfallError, MappingError, SkeletonError
-from footfall.joints.cli import add_joint_arguments, load_motion, save_motion
+from footfall.commands._motion_out import add_motion_out_arguments, extras_lines
+from footfall.joints.cli import add_joint_arguments
+
+if TYPE_CHECKING:
+    from footfall.grounding.clip.files import GroundOptions
 
 NAME = "ground"
 HELP = ("put a BVH clip's feet on a terrain, changing nothing but real stance defects on level "
@@ -45,11 +42,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
     parser.add_argument("clip", help="the .bvh file to ground (or .glb/.gltf, or joint "
                         "positions .npy: see --layout)")
-    parser.add_argument("--terrain", required=True,
-                        help="a built-in scene (stairs, hills, rocks, flat, …), 'level' (endless "
-                        "level ground at the clip's own floor, never placed: the clean-up that "
-                        "changes only stance defects), a mesh file (.obj, .stl, .ply, .glb, …) or "
-                        "a greyscale heightmap image (.png, .jpg, .tif…)")
+    parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh "
+                        "(or .glb/.gltf, or .npy joint positions in the input's layout)")
+    add_options(parser)
+    parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_options(parser: argparse.ArgumentParser, terrain_required: bool = True) -> None:
+    """The options of :class:`~footfall.grounding.clip.files.GroundOptions` (what ``footfall
+    batch ground|measure`` passes to every file too); ``terrain_required`` False (``measure``):
+    ``--terrain`` defaults to the clip's own flat floor."""
+    if terrain_required:
+        parser.add_argument("--terrain", required=True,
+                            help="a built-in scene (stairs, hills, rocks, flat, …), 'level' "
+                            "(endless level ground at the clip's own floor, never placed: the "
+                            "clean-up that changes only stance defects), a mesh file (.obj, "
+                            ".stl, .ply, .glb, …) or a greyscale heightmap image (.png, .jpg, "
+                            ".tif…)")
+    else:
+        parser.add_argument("--terrain", default=None,
+                            help="terrain to measure on (default flat, the clip's own floor); "
+                            "see footfall ground --help")
     parser.add_argument("--size", type=float, nargs=2, default=None,
                         metavar=("X_M", "Z_M"),
                         help="metres along x and z: for a built-in scene its length and width "
@@ -59,10 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar=("BLACK_M", "WHITE_M"),
                         help="heightmap images: heights of black and white pixels, metres "
                         "(default 0 1)")
-    parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh "
-                        "(or .glb/.gltf, or .npy joint positions in the input's layout)")
     add_joint_arguments(parser)
-    parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain (a "
                         "built-in scene is then laid under it: the report's scene_offset_xz is "
@@ -79,7 +90,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              '"right": [...]} (frames, stop exclusive; a --report file works too)',
     )
     add_motion_out_arguments(parser, "y = 0")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def options_from_args(args: argparse.Namespace) -> GroundOptions:
+    """The :class:`GroundOptions` that parsed :func:`add_options` arguments say."""
+    from footfall.grounding.clip.files import MEASURE_TERRAIN, GroundOptions
+
+    return GroundOptions(
+        terrain=MEASURE_TERRAIN if args.terrain is None else args.terrain,
+        size=None if args.size is None else (args.size[0], args.size[1]),
+        height_range=(args.height_range[0], args.height_range[1]), layout=args.layout,
+        npy=getattr(args, "npy", False), no_place=args.no_place,
+        ball_clearance=args.ball_clearance, contacts=args.contacts,
+        root_motion=args.root_motion, remove_heading=args.remove_heading,
+        contacts_out=args.contacts_out)
 
 
 #: What the command prints, before → after (every figure is in the report).
@@ -87,49 +111,13 @@ SHOWN = ("gmd_foot_skate_ratio", "physdiff_penetration_mm", "physdiff_floating_m
          "physdiff_sliding_mm", "contact_error_m", "stance_slip_m")
 
 
-def _read_contacts(path: str, frames: int):  # noqa: ANN202 - (F, 2) bool
-    from footfall.grounding.clip import contacts_from_segments
-
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise FootfallError(f"--contacts {path}: cannot read JSON: {error}") from None
-    return contacts_from_segments(data, frames, where=f"--contacts {path}")
-
-
 def run(args: argparse.Namespace) -> int:
-    """Ground the clip, write the BVH and the report; an error about the clip's skeleton (no
-    legs, no sole) names the file."""
-    try:
-        return _run(args)
-    except (MappingError, SkeletonError) as error:
-        if str(args.clip) in str(error):
-            raise
-        raise type(error)(f"{args.clip}: {error}") from None
-
-
-def _run(args: argparse.Namespace) -> int:
+    """Ground the clip, write it and the report; prints the metrics before → after."""
     from tqdm import tqdm
 
     from footfall.batch.atomic import replacing
-    from footfall.contact_curves import ground_contacts
-    from footfall.grounding.clip import ground_clip
-    from footfall.grounding.clip.placement import placement_for, terrain_for_clip
-    from footfall.sizes import check_size
-    from footfall.terrain import LevelGround
+    from footfall.grounding.clip.files import ground_file
 
-    if args.terrain == LevelGround.name and args.size is not None:
-        raise FootfallError("--size does not apply to --terrain level (endless level ground)")
-    motion = load_motion(args.clip, args.layout)
-    avatar = motion.avatar  # a glTF input: written back into its own file
-    check_motion_out(args, args.output, avatar)
-    clip = motion.clip
-    check_size(clip, args.clip, min_frames=1)  # a file may hold a skeleton only (Frames: 0)
-    size = None if args.size is None else tuple(args.size)
-    place = placement_for(args.terrain, args.no_place)
-    terrain = terrain_for_clip(args.terrain, clip, size, tuple(args.height_range),
-                               turn=place is True)
-    contacts = None if args.contacts is None else _read_contacts(args.contacts, clip.frame_count)
     bar = None
 
     def progress(done: int, total: int) -> None:
@@ -140,16 +128,12 @@ def _run(args: argparse.Namespace) -> int:
             bar = tqdm(total=total, desc="grounding", unit="pass", file=sys.stderr, leave=False)
         bar.update(done - bar.n)
 
-    result = ground_clip(clip, terrain, place=place, progress=progress,
-                         contacts=contacts, ball_clearance=args.ball_clearance)
-    if bar is not None:
-        bar.close()
-    out = result.clip
-    moved = root_motion_for(args, out, rest_rotations=None if avatar is None
-                            else avatar.rest_rotations)
-    motion.avatar = avatar_for(args, avatar)  # extract: with the root bone
-    save_motion(moved.clip, args.output, motion, npy=args.npy, layout=args.layout)
-    report = motion.annotate(result.report(clip=str(args.clip), terrain=args.terrain), out)
+    try:
+        result = ground_file(args.clip, args.output, options_from_args(args), progress=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    report = result.metrics
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{'metric':<26}{'before':>12}{'after':>12}")
@@ -159,7 +143,8 @@ def _run(args: argparse.Namespace) -> int:
         print("--ball-clearance raised swinging feet by up to "
               f"{100 * result.swing_lift_max_m:.1f} cm")
     print(f"wrote {args.output}")
-    write_motion_extras(args, args.output, moved, ground_contacts(result), out.fps)
+    for line in extras_lines(args.output, [Path(path) for path in result.extras]):
+        print(line)
     if args.report:
         with replacing(Path(args.report)) as partial:  # a reader never sees half a report
             partial.write_text(json.dumps(report, indent=1) + "\n")

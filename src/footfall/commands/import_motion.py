@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from footfall.commands._motion_out import (
-    add_motion_out_arguments,
-    check_motion_out,
-    root_motion_for,
-    write_motion_extras,
-)
-from footfall.errors import JointsError
+from footfall.commands._motion_out import add_motion_out_arguments, extras_lines
+
+if TYPE_CHECKING:
+    from footfall.joints.files import ImportOptions
 
 NAME = "import"
 HELP = ("turn joint positions (.npy, HumanML3D/SMPL layouts) or AMASS .npz into a BVH or glTF "
@@ -61,56 +59,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
-def _lengths(path: str | None) -> dict[str, float] | None:
-    if path is None:
-        return None
-    from footfall.json_input import parse_json
+def options_from_args(args: argparse.Namespace) -> ImportOptions:
+    """The :class:`ImportOptions` that parsed arguments say."""
+    from footfall.joints.files import ImportOptions
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise JointsError(f"--lengths {path}: cannot read ({error.strerror or error})") from None
-    except UnicodeDecodeError:
-        raise JointsError(f"--lengths {path}: not UTF-8 text") from None
-    data = parse_json(text, f"--lengths {path}", JointsError)
-    if not isinstance(data, dict):
-        raise JointsError(f'--lengths {path}: expected {{"joint": metres, …}}')
-    return data
+    return ImportOptions(layout=args.layout, fps=args.fps, up=args.up, lengths=args.lengths,
+                         skeleton=args.skeleton, joints=args.joints,
+                         root_motion=args.root_motion, remove_heading=args.remove_heading,
+                         contacts_out=args.contacts_out)
 
 
 def run(args: argparse.Namespace) -> int:
     """Solve the motion and write it; prints one summary line."""
-    from footfall.joints.io import load_motion, save_motion
+    from footfall.joints.files import import_file
 
-    output = Path(args.output)
-    if output.suffix.lower() not in (".bvh", ".glb", ".gltf"):
-        raise JointsError(f"-o {output}: write .bvh, .glb or .gltf")
-    suffix = Path(args.motion).suffix.lower()
-    if suffix not in (".npy", ".npz"):
-        raise JointsError(f"{args.motion}: expected joint positions (.npy) or AMASS "
-                          "parameters (.npz)")
-    if suffix == ".npy" and (args.skeleton or args.joints):
-        raise JointsError("--skeleton and --joints go with an AMASS .npz input")
-    check_motion_out(args, output)
-    motion = load_motion(args.motion, args.layout, fps=args.fps, up=args.up,
-                         lengths=_lengths(args.lengths), skeleton=args.skeleton,
-                         joints=args.joints)
-    moved = root_motion_for(args, motion.clip)
-    save_motion(moved.clip, output, motion)
+    report = import_file(args.motion, args.output, options_from_args(args))
     if not args.quiet:
-        clip, layout = motion.clip, motion.layout
-        assert layout is not None  # joint and AMASS files have a layout
         fit = ""
-        if motion.fit is not None:
-            worst = layout.joints[int(motion.fit.error_m.max(axis=0).argmax())]
-            fit = (f"; joints within {motion.fit.mean_error_mm:.2f} mm mean, "
-                   f"{motion.fit.max_error_mm:.2f} mm max ({worst}) of the input")
-        print(f"wrote {output}: {clip.frame_count} frames at {clip.fps:g} fps, layout "
-              f"{layout.name} ({layout.joint_count} joints, {motion.up.upper()} up){fit}")
-    if args.root_motion != "keep" or args.contacts_out:
-        from footfall.contact_curves import clip_contacts
-
-        contacts = clip_contacts(motion.clip) if args.contacts_out else None
-        write_motion_extras(args, output, moved, contacts, motion.clip.fps, quiet=args.quiet)
+        if report.fit_mean_error_mm is not None:
+            fit = (f"; joints within {report.fit_mean_error_mm:.2f} mm mean, "
+                   f"{report.fit_max_error_mm:.2f} mm max ({report.worst_joint}) of the input")
+        print(f"wrote {report.output}: {report.frames} frames at {report.fps:g} fps, layout "
+              f"{report.layout} ({report.joint_count} joints, {report.up.upper()} up){fit}")
+        for line in extras_lines(report.output, [Path(path) for path in report.extras]):
+            print(line)
     return 0
-

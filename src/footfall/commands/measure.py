@@ -8,9 +8,12 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from footfall.errors import FootfallError
+
+if TYPE_CHECKING:
+    from footfall.grounding.clip.files import GroundOptions
 
 NAME = "measure"
 HELP = ("contact metrics of one clip (BVH, glTF or joint positions): GMD's foot-skate ratio, "
@@ -40,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="write the metrics here (batch measure's row: the same keys)")
 
 
-def measure_row(clip: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
+def measure_row(clip: str, options: GroundOptions | None = None) -> dict[str, Any]:
     """``footfall batch measure``'s summary row for one file (its job, run here); raises
     :class:`FootfallError` with the row's error when the file cannot be measured."""
     from footfall.batch.jobs import Job, JobSpec, run_job
@@ -83,12 +86,10 @@ def table(row: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     """Measure the file, print the table, write the JSON."""
     from footfall.batch.atomic import write_atomic
+    from footfall.grounding.clip.files import MEASURE_TERRAIN, GroundOptions
 
-    options: tuple[str, ...] = ()
-    if args.layout is not None:
-        options += ("--layout", args.layout)
-    if args.terrain is not None:
-        options += ("--terrain", args.terrain)
+    terrain = MEASURE_TERRAIN if args.terrain is None else args.terrain
+    options = GroundOptions(terrain, layout=args.layout)
     row = measure_row(args.clip, options)
     for warning in row.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)

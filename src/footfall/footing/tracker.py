@@ -94,6 +94,7 @@ class FootTracker:
         self.floor = np.full((1, 2), np.nan)
         self.count = np.zeros((1, 2), dtype=np.int64)
         self.last: FloatArray | None = None
+        self._frame: tuple[FloatArray, FloatArray, BoolArray, FloatArray, FloatArray] | None = None
 
     def track(self, heights: ArrayLike, points: ArrayLike, dt: float, fixed: ArrayLike,
               plant: bool = True) -> tuple[BoolArray, FloatArray, FloatArray]:
@@ -141,6 +142,37 @@ class FootTracker:
                self._params, bool(plant), self.planted, self.weight, self.floor, self.count,
                planted, levels, lowest)
         return planted.reshape(batch), levels.reshape(batch), lowest.reshape(batch)
+
+
+    def track_frame(self, heights: FloatArray, points: FloatArray, dt: float,
+                    fixed: FloatArray, plant: bool = True) -> tuple[BoolArray, FloatArray]:
+        """:meth:`track` for one character's one frame — ``heights (2, P)``, ``points (2, P,
+        3)`` — without the batch machinery (a live frame's budget is a fraction of a
+        millisecond); returns ``planted (2,)`` and ``levels (2,)``, views of buffers reused by
+        the next call. The same state as :meth:`track`, and the same arithmetic."""
+        support = heights.shape[-1]
+        buffers = self._frame
+        if (self.planted.shape[0] != 1 or buffers is None
+                or buffers[0].shape[-1] != support):
+            if self.planted.shape[0] != 1:
+                self.reset()
+            buffers = self._frame = (np.empty((1, 1, 2, support)),
+                                     np.zeros((1, 1, 2, support)),
+                                     np.empty((1, 1, 2), dtype=bool), np.empty((1, 1, 2)),
+                                     np.empty((1, 1, 2)))
+            self.last = None
+        rows, speeds, planted, levels, lowest = buffers
+        rows[0, 0] = heights
+        xz = points[..., ::2]  # (x, z)
+        last = self.last
+        if last is not None and last.shape == (1, 2, support, 2):
+            speeds[0, 0] = np.hypot(xz[..., 0] - last[0, ..., 0], xz[..., 1] - last[0, ..., 1]) / dt
+        else:
+            speeds.fill(0.0)
+        self.last = xz[None].copy()
+        _track(rows, speeds, float(dt), fixed, self._params, plant, self.planted, self.weight,
+               self.floor, self.count, planted, levels, lowest)
+        return planted[0, 0], levels[0, 0]
 
 
 def track_feet(heights: ArrayLike, points: ArrayLike, fps: float, fixed: ArrayLike,

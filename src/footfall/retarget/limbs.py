@@ -338,6 +338,8 @@ class Limbs:
         """This live frame's contacts and stance levels ``(..., 2)`` (source arrays
         ``(..., Js, ·)``), the state kept between calls (:attr:`feet`)."""
         points, rest = self._contact_points(srot, spos, sizes)
+        if points.ndim == 3:  # one character's frame
+            return self.feet.track_frame(points[..., 1] - rest, points, dt, fixed, plant)
         planted, levels, _ = self.feet.track((points[..., 1] - rest)[None], points[None], dt,
                                              fixed, plant)
         return planted[0], levels[0]

@@ -160,8 +160,6 @@ class Retargeter:
         #: live frames (``step``), metres: the capture's floor; 0 for a capture system whose
         #: ground plane is y = 0 (Motive's). ``apply`` measures it per clip (``stance_level``).
         self.live_stance_level = np.zeros(2)
-        self._clip_floor: FloatArray | None = None
-        self._live_now: FloatArray | None = None  # this live frame's stance levels
         self._filter: OneEuroFilter | None = None
         self.calibrate()
 
@@ -288,11 +286,12 @@ class Retargeter:
         self.settings.update(dict.fromkeys(HEAD_OFFSET_KEYS, 0.0))
         source = (np.asarray(source_rotations, dtype=np.float64)[None],
                   np.asarray(source_positions, dtype=np.float64)[None])
+        levels = self._live_fixed()
         shift = self.limbs.foot_shift(self.limbs.body_yaw(self._source_fk(*source)[0]),
-                                      self._sizes())
+                                      self._sizes(levels))
         # The legs on IK, the arms on FK.
         fixed = LimbWeights(np.zeros((1, self.limbs.count - 2)), np.ones((1, 2)), np.ones(1))
-        rotations, positions = self._solve(*source, fixed, shift)
+        rotations, positions = self._solve(*source, fixed, shift, levels)
         world = self._target_fk(rotations, positions)[0][0]
         head = self.target.index(self.target_map["Head"])
         hips = self.correspondence.hips[0]
@@ -425,28 +424,24 @@ class Retargeter:
         fixed = (np.zeros(2) if stance_level is None
                  else np.asarray(stance_level, dtype=np.float64).reshape(2))
         planted, series, lowest = self.limbs.track_series(
-            srot_all, spos_all, clip.fps, self._sizes(), fixed,
+            srot_all, spos_all, clip.fps, self._sizes(fixed), fixed,
             plant=bool(self.settings["plant_feet"]))
-        self._clip_floor = series
-        try:
-            goals = self._goal_weights(spos_all, props, chairs)
-            shift = self.limbs.held_shift_series(srot_all, clip.fps, self._sizes(), planted,
-                                                 lowest - series)
-            weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
-            parts_rot, parts_pos = [], []
-            self.limbs.reset_series()
-            for start in range(0, clip.frame_count, chunk):
-                part = slice(start, start + chunk)
-                w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
-                self._clip_floor = series[part]
-                rot, pos = self._solve(clip.rotations[part], clip.positions[part], w, shift[part],
-                                       (srot_all[part], spos_all[part]), "series")
-                parts_rot.append(rot)
-                parts_pos.append(pos)
-                if progress is not None:
-                    progress(min(start + chunk, clip.frame_count))
-        finally:
-            self._clip_floor = None
+        goals = self._goal_weights(spos_all, props, chairs)
+        shift = self.limbs.held_shift_series(srot_all, clip.fps, self._sizes(fixed), planted,
+                                             lowest - series)
+        weights = smooth_weights(goals, self.settings["weight_smooth_speed"], 1.0 / clip.fps)
+        parts_rot, parts_pos = [], []
+        self.limbs.reset_series()
+        for start in range(0, clip.frame_count, chunk):
+            part = slice(start, start + chunk)
+            w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
+            rot, pos = self._solve(clip.rotations[part], clip.positions[part], w, shift[part],
+                                   series[part],
+                                   (srot_all[part], spos_all[part]), "series")
+            parts_rot.append(rot)
+            parts_pos.append(pos)
+            if progress is not None:
+                progress(min(start + chunk, clip.frame_count))
         # One chunk: keep the solver's (joint-major) arrays as they are, no copy.
         out_rot = parts_rot[0] if len(parts_rot) == 1 else np.concatenate(parts_rot)
         out_pos = parts_pos[0] if len(parts_pos) == 1 else np.concatenate(parts_pos)
@@ -462,7 +457,8 @@ class Retargeter:
         """``clip``'s source contacts, stance levels and lowest points ``(F, 2)``, as ``apply``
         tracks them with its default stance level."""
         srot, spos = self._source_series(clip)
-        return self.limbs.track_series(srot, spos, clip.fps, self._sizes(), np.zeros(2),
+        return self.limbs.track_series(srot, spos, clip.fps, self._sizes(np.zeros(2)),
+                                       np.zeros(2),
                                        plant=bool(self.settings["plant_feet"]))
 
     def limb_weights(self, clip: Clip, *, props: ArrayLike | None = None,
@@ -510,14 +506,10 @@ class Retargeter:
         self._smoother.speed = self.settings["weight_smooth_speed"]
         weights = self._smoother(self._goal_weights(spos, props, chairs), dt)
         planted, levels = self.limbs.track_live(
-            srot, spos, dt, self._sizes(), self._live_fixed(),
+            srot, spos, dt, self._sizes(self._live_fixed()), self._live_fixed(),
             plant=bool(self.settings.values["plant_feet"]))
-        shift = self.limbs.held_shift_live(srot, dt, self._sizes(), planted)
-        self._live_now = levels
-        try:
-            return self._solve(rotations, positions, weights, shift, (srot, spos), "live")
-        finally:
-            self._live_now = None
+        shift = self.limbs.held_shift_live(srot, dt, self._sizes(levels), planted)
+        return self._solve(rotations, positions, weights, shift, levels, (srot, spos), "live")
 
     # ------------------------------------------------------------------ internals
 
@@ -556,15 +548,6 @@ class Retargeter:
             level = self.live_stance_level = np.asarray(level, dtype=np.float64).reshape(2)
         return level
 
-    def _capture_floor(self) -> FloatArray:
-        """Each source foot's stance level, ``(2,)``, ``(..., 2)`` or ``(F, 2)`` for the frames
-        being solved: the clip's in ``apply``, this live frame's in ``step``."""
-        if self._clip_floor is not None:
-            return self._clip_floor
-        if self._live_now is not None:
-            return self._live_now
-        return self._live_fixed()
-
     def stance_level(self, clip: Clip) -> FloatArray:
         """``(2,)`` how high each source foot of ``clip`` stands above its standing height when
         planted (the median of its stance level over its planted frames), metres."""
@@ -581,13 +564,14 @@ class Retargeter:
         a planted foot's lowest point)."""
         return self._track(clip)[1]
 
-    def _sizes(self) -> Sizes:
-        """The current sizes and settings the limbs solve with."""
+    def _sizes(self, levels: FloatArray) -> Sizes:
+        """The current sizes and settings the limbs solve with, for the source feet's stance
+        ``levels`` ``(2,)`` or ``(..., 2)`` (the frames being solved)."""
         values = self.settings.values
         return Sizes(self.size_ratio, self.avatar_scale, self.source_measures,
                      self.target_measures, values["floor_height"],
                      values["foot_front_back_offset"], values["foot_in_out_offset"],
-                     self._capture_floor(), self._calibration_world,
+                     levels, self._calibration_world,
                      values["ik_mode"] != "fk")
 
     def _goal_weights(self, spos: FloatArray, props: ArrayLike | None,
@@ -635,25 +619,27 @@ class Retargeter:
             self._thresholds = (key, WeightThresholds.from_settings(values))
         return self._thresholds[1]
 
-    def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray) -> FloatArray:
+    def _hips_target(self, hips_source: FloatArray, hips_weight: FloatArray,
+                     levels: FloatArray) -> FloatArray:
         """Target hips world position ``(..., 3)`` from the source hips ``(..., 3)`` and the
         hips weight ``(...)`` (0: seated)."""
         s = self.size_ratio
         raise_by = (self.target_measures.hips_height * self.avatar_scale
                     - self.source_measures.hips_height)
         # The capture's floor (how high its planted feet stand) is taken off with the feet's.
-        floor = self._capture_floor()
+        floor = levels
         y = (hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1]) + raise_by * hips_weight
              + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
 
     def _solve(self, src_rot: FloatArray, src_lpos: FloatArray, weights: LimbWeights,
-               foot_shift: FloatArray,
+               foot_shift: FloatArray, levels: FloatArray,
                source_global: tuple[FloatArray, FloatArray] | None = None,
                toe_hold: str = "none") -> tuple[FloatArray, FloatArray]:
         """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``
-        (``source_global``: their FK when already known; ``toe_hold``: see ``Limbs.solve``)."""
+        with the source feet's stance ``levels`` ``(2,)`` / ``(..., 2)`` (``source_global``:
+        their FK when already known; ``toe_hold``: see ``Limbs.solve``)."""
         c = self.correspondence
         scale = self.avatar_scale
         srot, spos = (self._source_fk(src_rot, src_lpos) if source_global is None
@@ -673,7 +659,7 @@ class Retargeter:
 
         # Hips.
         hips_t, hips_s = c.hips
-        hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips)
+        hips_pos = self._hips_target(spos[..., hips_s, :], weights.hips, levels)
         lpos_jm = np.empty((joints, *batch, 3))
         lpos = lpos_jm if not batch else np.moveaxis(lpos_jm, 0, -2)
         lpos[...] = self.target.offsets * scale
@@ -705,7 +691,7 @@ class Retargeter:
         # Four-limb IK.
         if self.limbs.count:
             self.limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
-                             self._sizes(), toe_hold)
+                             self._sizes(levels), toe_hold)
         if self.body_points is not None and self._body_fk is not None:
             positions = self._legs_above_floor(world_jm, lpos_jm, world, lpos, scale)
             self.body_points.lift_limbs(world, positions, self.settings["floor_height"], scale)

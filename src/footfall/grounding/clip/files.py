@@ -1,0 +1,151 @@
+"""Grounding one motion file: the library form of ``footfall ground`` and ``footfall measure``.
+
+:func:`ground_file` reads a clip (BVH, glTF or joint positions), grounds it on a terrain, writes
+the result and returns a :class:`GroundReport`; :func:`measure_file` does the same work and
+keeps only the report. ``footfall ground``, ``footfall measure`` and ``footfall batch`` all call
+these with a :class:`GroundOptions`, so the three can never drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from footfall.errors import FootfallError, MappingError, SkeletonError
+
+#: The terrain ``measure`` scores on unless told (the clip's own flat floor).
+MEASURE_TERRAIN = "flat"
+
+
+@dataclass(frozen=True)
+class GroundOptions:
+    """What ``footfall ground`` is told besides its input and output (its defaults)."""
+
+    terrain: str  #: a built-in scene, ``level``, a mesh file or a heightmap image
+    #: metres along x and z: a scene's length and width, or the area a heightmap covers
+    size: tuple[float, float] | None = None
+    height_range: tuple[float, float] = (0.0, 1.0)  #: heightmap black and white, metres
+    layout: str | None = None  #: joint-position input's layout (default: by joint count)
+    npy: bool = False  #: also write the result's joint positions beside the output
+    no_place: bool = False  #: use the clip where it is instead of placing it on the terrain
+    ball_clearance: float = 0.0  #: metres a fast swinging ball keeps over the ground
+    contacts: str | None = None  #: JSON file of foot contacts to use instead of finding them
+    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (:mod:`footfall.
+    #: root_motion`); the world poses do not change
+    root_motion: str = "keep"
+    remove_heading: bool = False  #: with ``in-place``: take the heading out too
+    contacts_out: bool = False  #: also write the foot contacts as curves
+
+
+@dataclass(frozen=True)
+class GroundReport:
+    """What grounding one file did: the figures ``footfall ground`` prints and writes."""
+
+    clip: str  #: the input file
+    output: str | None  #: the file written (None: :func:`measure_file`, nothing written)
+    written: tuple[str, ...]  #: every file written (the output, and with ``npy`` the .npy)
+    frames: int
+    fps: float
+    #: ``footfall ground --report``'s document: ``before`` / ``after`` metrics, contacts,
+    #: swings, ``warnings``, the clip's and terrain's names (and ``joints`` for joint files)
+    metrics: dict[str, Any]
+    warnings: tuple[str, ...] = ()
+    swing_lift_max_m: float = 0.0  #: the most ``ball_clearance`` raised a swinging foot, metres
+    #: files written beside the output: the in-place root track, the contact curves (or the
+    #: output itself when the curves went into it)
+    extras: tuple[str, ...] = ()
+
+
+#: ``progress(done, total)``: grounding passes done of ``total``.
+Progress = Callable[[int, int], None]
+
+
+def ground_file(clip: str | Path, output: str | Path | None, options: GroundOptions, *,
+                progress: Progress | None = None) -> GroundReport:
+    """Ground the clip in the file ``clip`` and write it to ``output`` (by its suffix: .bvh,
+    .glb/.gltf, .npy); ``output`` None grounds and writes nothing.
+
+    Raises:
+        FootfallError: an unreadable or unusable file or option; an error about the clip's
+            skeleton (no legs, no sole) names the file.
+    """
+    try:
+        return _ground_file(clip, output, options, progress)
+    except (MappingError, SkeletonError) as error:
+        if str(clip) in str(error):
+            raise
+        raise type(error)(f"{clip}: {error}") from None
+
+
+def measure_file(clip: str | Path, options: GroundOptions | None = None) -> GroundReport:
+    """``footfall measure``: :func:`ground_file` with no output, on :data:`MEASURE_TERRAIN`
+    unless ``options`` say otherwise; the report is the point."""
+    return ground_file(clip, None, options or GroundOptions(MEASURE_TERRAIN))
+
+
+def read_contacts(path: str, frames: int):  # noqa: ANN201 - (F, 2) bool
+    """The foot contacts of the JSON file ``path`` (``{"left": [[start, stop], …], …}``)."""
+    from footfall.grounding.clip import contacts_from_segments
+
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise FootfallError(f"--contacts {path}: cannot read JSON: {error}") from None
+    return contacts_from_segments(data, frames, where=f"--contacts {path}")
+
+
+def _ground_file(clip_path: str | Path, output: str | Path | None, options: GroundOptions,
+                 progress: Progress | None) -> GroundReport:
+    from footfall.contact_curves import ground_contacts
+    from footfall.grounding.clip import ground_clip
+    from footfall.grounding.clip.placement import placement_for, terrain_for_clip
+    from footfall.joints.cli import load_motion, npy_path, save_motion
+    from footfall.motion_out import (
+        avatar_for,
+        check_motion_out,
+        root_motion_for,
+        write_motion_extras,
+    )
+    from footfall.sizes import check_size
+    from footfall.terrain import LevelGround
+
+    if options.terrain == LevelGround.name and options.size is not None:
+        raise FootfallError("--size does not apply to --terrain level (endless level ground)")
+    motion = load_motion(clip_path, options.layout)
+    avatar = motion.avatar  # a glTF input: written back into its own file
+    if output is not None:
+        check_motion_out(options, output, avatar)
+    clip = motion.clip
+    check_size(clip, str(clip_path), min_frames=1)  # a file may hold a skeleton only (Frames: 0)
+    place = placement_for(options.terrain, options.no_place)
+    terrain = terrain_for_clip(options.terrain, clip, options.size, options.height_range,
+                               turn=place is True)
+    contacts = (None if options.contacts is None
+                else read_contacts(options.contacts, clip.frame_count))
+    result = ground_clip(clip, terrain, place=place, progress=progress,
+                         contacts=contacts, ball_clearance=options.ball_clearance)
+    out = result.clip
+    written: tuple[str, ...] = ()
+    extras: list[Path] = []
+    if output is not None:
+        moved = root_motion_for(options, out, rest_rotations=None if avatar is None
+                                else avatar.rest_rotations)
+        motion.avatar = avatar_for(options, avatar)  # extract: with the root bone
+        save_motion(moved.clip, output, motion, npy=options.npy, layout=options.layout)
+        extra = options.npy and Path(output).suffix.lower() != ".npy"
+        written = (str(output), *([str(npy_path(output))] if extra else []))
+        extras = write_motion_extras(options, output, moved, ground_contacts(result), out.fps,
+                                     quiet=True)
+    report = motion.annotate(result.report(clip=str(clip_path), terrain=options.terrain), out)
+    return GroundReport(clip=str(clip_path), output=None if output is None else str(output),
+                        written=written, frames=out.frame_count, fps=out.fps, metrics=report,
+                        warnings=tuple(result.warnings),
+                        swing_lift_max_m=result.swing_lift_max_m,
+                        extras=tuple(str(path) for path in extras))
+
+
+__all__ = ["MEASURE_TERRAIN", "GroundOptions", "GroundReport", "ground_file", "measure_file",
+           "read_contacts"]

@@ -1,0 +1,115 @@
+"""Importing one joint-position file: the library form of ``footfall import``.
+
+:func:`import_file` reads joint positions (``.npy``) or AMASS parameters (``.npz``), solves a
+skeleton with fixed bone lengths and rotations, writes it (.bvh, .glb or .gltf) and returns an
+:class:`ImportReport` with how far the solved joints lie from the input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from footfall.errors import JointsError
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """What ``footfall import`` is told besides its input and output (its defaults)."""
+
+    layout: str | None = None  #: which joint each row is (default: by the file's joint count)
+    fps: float | None = None  #: frame rate (default: the layout's, or the .npz's)
+    up: str | None = None  #: the file's up axis, "y" or "z" (default: the layout's; .npz: z)
+    lengths: str | None = None  #: JSON file of bone lengths, metres, over the measured medians
+    skeleton: str | None = None  #: .npz input: the body model's rest joints (J, 3)
+    joints: str | None = None  #: .npz input: the body model's joint positions (T, J, 3)
+    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (:mod:`footfall.
+    #: root_motion`); the world poses do not change
+    root_motion: str = "keep"
+    remove_heading: bool = False  #: with ``in-place``: take the heading out too
+    contacts_out: bool = False  #: also write the foot contacts as curves
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What importing one file did: the figures ``footfall import`` prints."""
+
+    motion: str  #: the input file
+    output: str  #: the file written
+    frames: int
+    fps: float
+    layout: str  #: the layout's name
+    joint_count: int  #: the layout's joints
+    up: str  #: the input's up axis
+    #: how far the solved joints lie from the input, mm (None: nothing was solved)
+    fit_mean_error_mm: float | None = None
+    fit_max_error_mm: float | None = None
+    worst_joint: str | None = None  #: the joint with the largest error
+    #: files written beside the output: the in-place root track, the contact curves (or the
+    #: output itself when the curves went into it)
+    extras: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def read_lengths(path: str | None) -> dict[str, float] | None:
+    """``--lengths``: ``{"joint": metres, …}`` from the JSON file ``path`` (None: none)."""
+    if path is None:
+        return None
+    from footfall.json_input import parse_json
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise JointsError(f"--lengths {path}: cannot read ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise JointsError(f"--lengths {path}: not UTF-8 text") from None
+    data = parse_json(text, f"--lengths {path}", JointsError)
+    if not isinstance(data, dict):
+        raise JointsError(f'--lengths {path}: expected {{"joint": metres, …}}')
+    return data
+
+
+def import_file(motion_path: str | Path, output: str | Path,
+                options: ImportOptions | None = None) -> ImportReport:
+    """Solve the joint positions in ``motion_path`` into a clip and write it to ``output``.
+
+    Raises:
+        JointsError: an output or input that is no such file, options that do not go with
+            the input, an unreadable or malformed file.
+    """
+    from footfall.joints.io import load_motion, save_motion
+    from footfall.motion_out import check_motion_out, root_motion_for, write_motion_extras
+
+    options = options or ImportOptions()
+    output = Path(output)
+    if output.suffix.lower() not in (".bvh", ".glb", ".gltf"):
+        raise JointsError(f"-o {output}: write .bvh, .glb or .gltf")
+    suffix = Path(motion_path).suffix.lower()
+    if suffix not in (".npy", ".npz"):
+        raise JointsError(f"{motion_path}: expected joint positions (.npy) or AMASS "
+                          "parameters (.npz)")
+    if suffix == ".npy" and (options.skeleton or options.joints):
+        raise JointsError("--skeleton and --joints go with an AMASS .npz input")
+    check_motion_out(options, output)
+    motion = load_motion(motion_path, options.layout, fps=options.fps, up=options.up,
+                         lengths=read_lengths(options.lengths), skeleton=options.skeleton,
+                         joints=options.joints)
+    moved = root_motion_for(options, motion.clip)
+    save_motion(moved.clip, output, motion)
+    extras: list[Path] = []
+    if options.root_motion != "keep" or options.contacts_out:
+        from footfall.contact_curves import clip_contacts
+
+        contacts = clip_contacts(motion.clip) if options.contacts_out else None
+        extras = write_motion_extras(options, output, moved, contacts, motion.clip.fps,
+                                     quiet=True)
+    clip, layout = motion.clip, motion.layout
+    assert layout is not None  # joint and AMASS files have a layout
+    fit = motion.fit
+    return ImportReport(
+        motion=str(motion_path), output=str(output), frames=clip.frame_count, fps=clip.fps,
+        layout=layout.name, joint_count=layout.joint_count, up=motion.up,
+        fit_mean_error_mm=None if fit is None else fit.mean_error_mm,
+        fit_max_error_mm=None if fit is None else fit.max_error_mm,
+        worst_joint=None if fit is None else layout.joints[int(fit.error_m.max(axis=0).argmax())],
+        extras=tuple(str(path) for path in extras))

@@ -1,0 +1,169 @@
+"""Retargeting one motion file: the library form of ``footfall retarget``.
+
+:func:`retarget_file` reads a BVH clip, maps it onto a BVH skeleton or a glTF/GLB/VRM avatar,
+writes the result and returns a :class:`RetargetReport`; ``footfall retarget`` and ``footfall
+batch retarget`` both call it with a :class:`RetargetOptions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from footfall.errors import SettingsError
+
+_GLTF = (".glb", ".gltf", ".vrm")  # footfall.gltf.AVATAR_SUFFIXES
+_MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
+
+
+@dataclass(frozen=True)
+class RetargetOptions:
+    """What ``footfall retarget`` is told besides its input and output (its defaults)."""
+
+    target: str  #: the target skeleton: a .bvh file, a skinned .glb/.gltf or a .vrm avatar
+    mapping: str | None = None  #: JSON {canonical bone: source joint} over the guess
+    target_mapping: str | None = None  #: JSON {canonical bone: target joint} for the target
+    ik: str = "auto"  #: limb IK weights: "auto", "ik" or "fk"
+    floor_height: float = 0.0  #: world height added to the hips and feet, metres
+    scale: float = 1.0  #: avatar scale, 0.1–3
+    finger_copy: str = "rotation"  #: "rotation", "curl" or "none"
+    calibrate_frame: str | None = None  #: a frame number, "auto" or None (rest pose if standing)
+    preview: str | None = None  #: also draw a contact sheet to this .png
+    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (a root bone at
+    #: ``floor_height``; :mod:`footfall.root_motion`); the world poses do not change
+    root_motion: str = "keep"
+    remove_heading: bool = False  #: with ``in-place``: take the heading out too
+    contacts_out: bool = False  #: also write the foot contacts as curves
+
+
+@dataclass(frozen=True)
+class RetargetReport:
+    """What retargeting one file did: the figures ``footfall retarget`` prints."""
+
+    source: str  #: the input file
+    output: str  #: the file written
+    frames: int
+    fps: float
+    joint_count: int  #: joints of the target skeleton
+    size_ratio: float  #: the target's size over the source's (the retargeter's)
+    calibration: str  #: how it calibrated (rest pose or which frame)
+    preview: str | None = None  #: the contact sheet written, if asked for
+    warnings: tuple[str, ...] = ()
+    #: files written beside the output: the in-place root track, the contact curves (or the
+    #: output itself when the curves went into it)
+    extras: tuple[str, ...] = ()
+
+
+#: ``progress(done, total)``: source frames retargeted of ``total``.
+Progress = Callable[[int, int], None]
+
+
+def retarget_file(source_path: str | Path, output: str | Path, options: RetargetOptions, *,
+                  progress: Progress | None = None) -> RetargetReport:
+    """Retarget the clip in ``source_path`` onto ``options.target`` and write it to ``output``
+    (.bvh, or .glb/.gltf/.vrm/.vrma into a glTF/VRM avatar's own file). Nothing is written
+    when anything fails.
+
+    Raises:
+        FootfallError: an unreadable file, an output the target cannot take, a bad option.
+    """
+    from footfall import bvh
+    from footfall.contact_curves import retarget_contacts
+    from footfall.gltf import check_motion_output, load_avatar, save_motion
+    from footfall.motion_out import (
+        avatar_for,
+        check_motion_out,
+        joint_scales_for,
+        root_motion_for,
+        write_motion_extras,
+    )
+    from footfall.retarget import Retargeter, RetargetSettings
+    from footfall.sizes import check_size
+    from footfall.skinning import avatar_targets
+
+    output = Path(output)
+    target_path = Path(options.target)
+    glb_target = target_path.suffix.lower() in _GLTF
+    if output.suffix.lower() not in _MOTIONS:
+        raise SettingsError(f"-o {output}: write .bvh, .glb or .gltf (.vrm or .vrma for a VRM "
+                            "avatar)")
+    if output.suffix.lower() != ".bvh" and not glb_target:
+        check_motion_output(output, None)  # raises: glTF/VRM output needs such an avatar
+    if target_path.suffix.lower() not in (".bvh", *_GLTF):
+        raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
+    if options.preview is not None:
+        _check_preview(Path(options.preview))
+    source = bvh.load(source_path)
+    check_size(source, str(source_path), min_frames=1)  # the target may be a skeleton-only file
+    avatar = load_avatar(target_path) if glb_target else None
+    if output.suffix.lower() != ".bvh":
+        check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
+    check_motion_out(options, output, avatar)
+    target_mapping = options.target_mapping or (avatar.target_mapping() if avatar else None)
+    target = avatar.skeleton if avatar is not None else bvh.load(target_path).skeleton
+    settings = RetargetSettings()
+    settings.update({"ik_mode": options.ik, "floor_height": options.floor_height,
+                     "avatar_scale": options.scale, "finger_copy": options.finger_copy})
+    retargeter = Retargeter(source.skeleton, target, options.mapping, target_mapping,
+                            settings=settings,
+                            target_rest=None if avatar is None else avatar.rest_rotations,
+                            **avatar_targets(avatar, target_mapping))
+    calibrated = retargeter.calibrate_for(source, calibration_frame(options.calibrate_frame))
+    total = source.frame_count
+    if progress is not None:
+        progress(0, total)
+    clip = retargeter.apply(source, chunk=1024, progress=None if progress is None else (
+        lambda done: progress(done, total)))
+    moved = root_motion_for(options, clip, floor=options.floor_height,
+                            rest_rotations=None if avatar is None else avatar.rest_rotations)
+    if output.suffix.lower() == ".bvh":
+        bvh.save(moved.clip, output)
+    else:
+        assert avatar is not None  # glTF output needs a glTF avatar, checked above
+        save_motion(avatar_for(options, avatar), moved.clip, output,
+                    joint_scales=joint_scales_for(options, retargeter.joint_scales()),
+                    root_scale=retargeter.avatar_scale)
+    if options.preview:
+        _preview(options.preview, source, clip, retargeter, avatar,
+                 f"{Path(source_path).name} → {target_path.name}")
+    contacts = retarget_contacts(retargeter, source) if options.contacts_out else None
+    extras = write_motion_extras(options, output, moved, contacts, clip.fps, quiet=True)
+    return RetargetReport(source=str(source_path), output=str(output),
+                          frames=clip.frame_count, fps=clip.fps,
+                          joint_count=target.joint_count, size_ratio=retargeter.size_ratio,
+                          calibration=str(calibrated), preview=options.preview,
+                          extras=tuple(str(path) for path in extras))
+
+
+def _preview(path: str, source: object, clip: object, retargeter: object,
+             avatar: object, title: str) -> None:
+    """Draw the contact sheet of ``--preview`` (the skinned mesh when the avatar has one)."""
+    from footfall.retarget.preview import contact_sheet
+    from footfall.skinning import rest_mesh
+
+    mesh = rest_mesh(avatar) if avatar is not None else None  # type: ignore[arg-type]
+    contact_sheet(source, clip, path,  # type: ignore[arg-type]
+                  mesh=None if mesh is None else (mesh[0], mesh[2]),
+                  target_rest=None if avatar is None else avatar.rest_rotations,  # type: ignore[attr-defined]
+                  planted=retargeter.source_contacts(source),  # type: ignore[attr-defined]
+                  title=f"{title}: source (blue) → avatar, floor y = 0")
+
+
+def calibration_frame(text: str | None) -> int | str | None:
+    """``--calibrate-frame``: None, "auto" or a frame number."""
+    if text is None or text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise SettingsError(f"--calibrate-frame {text!r}: calibration frame must be a frame "
+                            f"number or 'auto'") from None
+
+
+def _check_preview(path: Path) -> None:
+    """``--preview``: a .png in a folder that exists, checked before any work."""
+    if path.suffix.lower() != ".png":
+        raise SettingsError(f"--preview {path}: the contact sheet is written as .png")
+    if not path.parent.is_dir():
+        raise SettingsError(f"--preview {path}: folder {path.parent} does not exist")
