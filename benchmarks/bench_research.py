@@ -8,7 +8,7 @@ procedural walker on the Mixamo test rig as HumanML3D's 22 joints at 20 fps, win
 frames as HumanML3D's clips are, each turned and started at the origin, 1 mm noise, float32).
 Then, per file, what a researcher runs on a model's output, in this process:
 
-- **import**: ``footfall.joints.io.load_motion`` (read, check, solve the rotations batched over
+- **import**: ``footfall.motion_io.load_motion`` (read, check, solve the rotations batched over
   the frames) and ``save_motion`` to a BVH — ``footfall import F.npy -o F.bvh``;
 - **measure**: ``footfall.commands.measure.measure_row`` — ``footfall measure F.npy``, the same
   job ``batch measure`` runs (GMD's ratio on the joints, PhysDiff, footfall's contact metrics,
@@ -38,9 +38,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from footfall.commands.measure import measure_row  # noqa: E402
-from footfall.joints.io import Motion, load_motion, load_positions, save_motion  # noqa: E402
+from footfall.joints.io import load_positions  # noqa: E402
 from footfall.joints.layouts import LAYOUTS  # noqa: E402
 from footfall.joints.solve import solve_positions  # noqa: E402
+from footfall.motion_io import LoadedMotion as Motion  # noqa: E402
+from footfall.motion_io import load_motion, save_motion  # noqa: E402
 from footfall.skeleton import Clip  # noqa: E402
 from joints_data import library  # noqa: E402
 

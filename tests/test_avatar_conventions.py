@@ -272,6 +272,7 @@ def retargeted(path: Path, scale: float = 1.0) -> tuple[Avatar, Retargeter, Clip
     settings.update({"avatar_scale": scale})
     retargeter = Retargeter(walk().skeleton, avatar.skeleton, settings=settings,
                             target_rest=avatar.rest_rotations, **avatar_targets(avatar))
+    retargeter.calibrate_for(walk())  # as the command does
     return avatar, retargeter, retargeter.apply(walk())
 
 

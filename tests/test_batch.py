@@ -77,7 +77,7 @@ def test_inputs_skip_the_output_folder_and_refuse_clashes(tmp_path: Path) -> Non
     with pytest.raises(BatchError, match="matches no file"):
         expand_inputs([str(tmp_path / "*.nothing")])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(BatchError, match="holds no .bvh file"):
+    with pytest.raises(BatchError, match="holds no motion file"):
         expand_inputs([str(tmp_path / "empty")])
 
 

@@ -279,8 +279,9 @@ def test_explicit_scale_overrides_auto(tmp_path: Path) -> None:
 
 
 def test_odd_sized_body_is_fitted_to_1_7_m(tmp_path: Path) -> None:
-    # A 0.3 m tall chain: no unit lands near adult height.
-    skeleton = Skeleton(["a", "b", "c"], [-1, 0, 1], [[0, 0, 0], [0, 0.1, 0], [0, 0.2, 0]])
+    # A 0.1 m tall chain: no unit lands near adult height, nor is it a plausible character in
+    # metres.
+    skeleton = Skeleton(["a", "b", "c"], [-1, 0, 1], [[0, 0, 0], [0, 0.04, 0], [0, 0.06, 0]])
     bvh.save(Clip.from_rest(skeleton, 3, 30.0), tmp_path / "small.bvh")
     clip, info = bvh.load(tmp_path / "small.bvh", return_info=True)
     assert info.unit == "fitted"
@@ -288,6 +289,19 @@ def test_odd_sized_body_is_fitted_to_1_7_m(tmp_path: Path) -> None:
     assert np.ptp(clip.global_positions()[0, :, 1]) == pytest.approx(1.7)
     exact = bvh.load(tmp_path / "small.bvh", scale=1.0)
     np.testing.assert_allclose(exact.skeleton.offsets, skeleton.offsets, atol=1e-12)
+
+
+@pytest.mark.parametrize("height", [0.3, 5.15])
+def test_a_plausible_character_in_metres_reads_back_at_its_size(tmp_path: Path,
+                                                                height: float) -> None:
+    # A rabbit-sized and a robot-sized chain (RobotExpressive retargeted is 5.15 m): files
+    # footfall writes are in metres and must read back so, not scaled to 1.7 m.
+    skeleton = Skeleton(["a", "b", "c"], [-1, 0, 1],
+                        [[0, 0, 0], [0, height / 3, 0], [0, 2 * height / 3, 0]])
+    bvh.save(Clip.from_rest(skeleton, 3, 30.0), tmp_path / "odd.bvh")
+    clip, info = bvh.load(tmp_path / "odd.bvh", return_info=True)
+    assert info.unit == "m"
+    assert np.ptp(clip.global_positions()[0, :, 1]) == pytest.approx(height)
 
 
 def test_non_depth_first_skeleton_comes_back_in_file_order(tmp_path: Path) -> None:

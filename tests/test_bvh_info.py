@@ -38,7 +38,7 @@ def test_info_options(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_info_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["info", str(tmp_path / "missing.bvh")]) == 2
-    assert "missing.bvh: cannot read the file" in capsys.readouterr().err
+    assert "missing.bvh: no such file" in capsys.readouterr().err
     bad = tmp_path / "bad.bvh"
     bad.write_text("HIERARCHY\nROOT Hips\n{\nOFFSET 0 0\n}\nMOTION\nFrames: 0\nFrame Time: 1\n")
     assert main(["info", str(bad)]) == 2

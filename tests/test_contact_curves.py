@@ -116,7 +116,7 @@ def test_blender_34_imports_the_curves_as_footfall_reads_them(tmp_path: Path) ->
 
 def test_gltf_curves_leave_the_motion_as_it_was_and_refuse_bad_files(tmp_path: Path) -> None:
     from footfall.gltf import load_avatar
-    from footfall.joints.io import load_motion
+    from footfall.motion_io import load_motion
 
     plain, with_curves = tmp_path / "plain.glb", tmp_path / "curves.glb"
     MAKER["write"](with_curves)
@@ -124,7 +124,7 @@ def test_gltf_curves_leave_the_motion_as_it_was_and_refuse_bad_files(tmp_path: P
     (node,) = [n for n in data["nodes"] if n.get("name") == NODE_NAME]
     assert node["extras"]["contact_r"][:10] == [0] * 8 + [1, 1]
     # The same clip written without the node reads as the same motion and skeleton.
-    from footfall.joints.io import save_motion
+    from footfall.motion_io import save_motion
 
     clip = load_motion(with_curves).clip
     save_motion(clip, plain)

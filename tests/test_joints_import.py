@@ -248,13 +248,16 @@ def test_nan_wrong_layout_pickle_and_garbage(clean, tmp_path, capsys) -> None:
     _refused(capsys, ["import", str(tmp_path / "walk.npy"), "--layout", "smpl24", "-o",
                       str(out)], "22 joints", "'smpl24' has 24")
     np.save(tmp_path / "results.npy", {"motion": clean, "text": ["a person walks"]},
-            allow_pickle=True)  # MDM's results.npy: a pickled dictionary
-    _refused(capsys, ["import", str(tmp_path / "results.npy"), "-o", str(out)], "pickled")
-    # An object array is never unpickled: this one would make a folder if it were.
+            allow_pickle=True)  # MDM's dictionary, but motion (T, J, 3), not (N, J, 3, T)
+    _refused(capsys, ["import", str(tmp_path / "results.npy"), "-o", str(out)], "MDM",
+             "'motion' has shape (121, 22, 3)")
+    # An object array's pickle naming anything but NumPy arrays is refused before it runs:
+    # this one would make a folder if it were unpickled.
     marker = tmp_path / "unpickled"
     np.save(tmp_path / "objects.npy", np.array([_MakesFolder(str(marker))], dtype=object),
             allow_pickle=True)
-    _refused(capsys, ["import", str(tmp_path / "objects.npy"), "-o", str(out)], "pickled")
+    _refused(capsys, ["import", str(tmp_path / "objects.npy"), "-o", str(out)], "pickle",
+             "refused posix.mkdir")
     assert not marker.exists()
     with open(tmp_path / "plain.npy", "wb") as handle:
         pickle.dump(clean, handle)  # pickle.dump, not np.save
@@ -266,7 +269,7 @@ def test_nan_wrong_layout_pickle_and_garbage(clean, tmp_path, capsys) -> None:
     np.save(tmp_path / "zeros.npy", zeros)
     _refused(capsys, ["import", str(tmp_path / "zeros.npy"), "-o", str(out)], "zero length")
     _refused(capsys, ["import", str(tmp_path / "walk.npy"), "-o", str(tmp_path / "x.fbx")],
-             ".bvh, .glb or .gltf")
+             "writes .bvh, .glb, .gltf", "not .fbx")
     assert not out.exists()
 
 

@@ -93,7 +93,8 @@ def test_unmeasurable_files_exit_2_with_one_line(tmp_path, capsys) -> None:
     assert main(["measure", str(tmp_path / "results.npy"), "--json",
                  str(tmp_path / "m.json")]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and "pickled" in lines[0] and "results.npy" in lines[0]
+    assert len(lines) == 1 and "MDM results" in lines[0] and "results.npy" in lines[0]
+    assert "'motion' has shape (3, 22, 3)" in lines[0]
     assert not (tmp_path / "m.json").exists()
     np.save(tmp_path / "short.npy", np.zeros((4, 23, 3)))
     assert main(["measure", str(tmp_path / "short.npy")]) == 2

@@ -27,8 +27,13 @@ def test_bvh_onto_bvh(tmp_path, capsys) -> None:
     assert np.all(np.isfinite(clip.global_positions()))
 
 
-def test_bvh_onto_glb_with_progress(tmp_path, capsys) -> None:
+def test_bvh_onto_glb_with_progress(tmp_path, capsys, monkeypatch) -> None:
     out = tmp_path / "walk.glb"
+    assert main(["retarget", str(GAMES), "--to", str(CESIUM), "-o", str(out)]) == 0
+    assert "frame" not in capsys.readouterr().err  # no bar into a pipe or a log (issue 37)
+    from footfall import terminal
+
+    monkeypatch.setattr(terminal, "_is_terminal", lambda stream: True)  # a person watching
     assert main(["retarget", str(GAMES), "--to", str(CESIUM), "-o", str(out)]) == 0
     captured = capsys.readouterr()
     assert "frame" in captured.err  # the progress bar

@@ -41,7 +41,8 @@ class Reader:
 
 READERS: dict[str, Reader] = {}
 #: Cases per reader in CI (a few hundred; glTF fewer, pygltflib takes ~0.3 s to parse one).
-CI_CASES = {"glb": 120, "bvh-cli": 100, "vrm": 60, "bvh-ground": 60}
+CI_CASES = {"glb": 120, "bvh-cli": 100, "vrm": 60, "bvh-ground": 60, "motion-vrma": 80,
+            "motion-cli": 100}
 DEFAULT_CI_CASES = 200
 
 
@@ -461,3 +462,7 @@ def read_bvh_ground(path: Path) -> None:
     check(code == 2 and len(lines) == 1 and not out.exists(),
           f"exit {code}, stderr {err.getvalue()[:300]!r}, written {out.exists()}")
     raise FootfallError(lines[0])
+
+
+# ------------------------------------------------------------ the motion front door's readers
+import fuzz_motion_files  # noqa: E402,F401 - registers motion-mdm, motion-vrma, motion-cli

@@ -22,6 +22,9 @@ from footfall.batch.jobs import Job, error_result, run_job
 
 #: Seconds to wait for the scheduler to answer.
 CONNECT_TIMEOUT_S = 30
+#: Seconds the first plain TCP connection may take: a refused port or an unknown host fails
+#: at once instead of after Dask's whole timeout.
+PROBE_TIMEOUT_S = 5.0
 #: Jobs in flight per worker thread (at least 64 in all).
 WINDOW_PER_THREAD = 4
 #: Dask's retries of a task that raised (a job itself never raises; its worker may fail).
@@ -35,10 +38,36 @@ def _client(address: str):  # noqa: ANN202 - a distributed.Client
         raise BatchError(
             "--scheduler needs Dask distributed: pip install 'footfall[cluster]'"
         ) from None
+    _probe(address)
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
         raise BatchError(f"--scheduler {address}: cannot connect ({error})") from None
+
+
+def _probe(address: str) -> None:
+    """Raise :class:`BatchError` at once when the scheduler's TCP port refuses or its host is
+    unknown (Dask's client would retry for :data:`CONNECT_TIMEOUT_S`); a slow network (no
+    answer within :data:`PROBE_TIMEOUT_S`) is left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme not in ("tcp", "tls"):
+        return  # inproc://, ucx:// … : Dask's own
+    try:
+        host, port = parts.hostname, parts.port or 8786
+    except ValueError:
+        raise BatchError(f"--scheduler {address}: not HOST:PORT") from None
+    if not host:
+        raise BatchError(f"--scheduler {address}: no host")
+    try:
+        socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
+    except TimeoutError:
+        return
+    except OSError as error:
+        raise BatchError(f"--scheduler {address}: cannot connect "
+                         f"({error.strerror or error}); is the scheduler running?") from None
 
 
 def run_cluster(jobs: list[Job], address: str, *, ship_data: bool = False

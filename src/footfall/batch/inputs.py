@@ -1,5 +1,5 @@
-"""Which clips a batch reads: files, folders (searched recursively for ``.bvh`` clips and ``.npy``
-joint-position files) and globs.
+"""Which clips a batch reads: files, folders (searched recursively for the motion files of
+:data:`CLIP_SUFFIXES`) and globs.
 
 Each input keeps a path *relative to where it was found* (the folder given, or a glob's fixed
 leading part), so the outputs mirror the library's layout under the output folder.
@@ -15,9 +15,10 @@ from pathlib import Path, PurePath
 
 from footfall.errors import FootfallError
 
-#: File suffixes a folder or glob search picks up (compared case-insensitively): BVH clips and
-#: joint-position arrays (``footfall ground``'s ``--layout``).
-CLIP_SUFFIXES = (".bvh", ".npy")
+#: File suffixes a folder or glob search picks up (compared case-insensitively): motion files
+#: :func:`footfall.motion_io.load_motion` reads (not ``.vrm``: a VRM file is an avatar, a
+#: ``--to`` target).
+CLIP_SUFFIXES = (".bvh", ".npy", ".npz", ".glb", ".gltf", ".vrma", ".fbx")
 _MAGIC = set("*?[")
 
 
@@ -47,9 +48,9 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
     """The clips that ``inputs`` name, sorted by relative path, each once.
 
     Args:
-        inputs: file paths (any suffix: the user named them), folders (every ``.bvh`` and
-            ``.npy`` below, recursively) and glob patterns (``**`` recurses; matches that are
-            folders are searched like folders).
+        inputs: file paths (any suffix: the user named them), folders (every file of
+            :data:`CLIP_SUFFIXES` below, recursively) and glob patterns (``**`` recurses;
+            matches that are folders are searched like folders).
         exclude: a folder whose contents never count as inputs (the batch's output folder).
 
     Raises:
@@ -96,7 +97,8 @@ def expand_inputs(inputs: list[str], exclude: Path | None = None) -> list[ClipIn
             before = len(found)
             add_folder(path)
             if len(found) == before and not any(_is_clip(p) for p in path.rglob("*")):
-                raise BatchError(f"{text}: the folder holds no .bvh file or .npy joint file")
+                raise BatchError(f"{text}: the folder holds no motion file "
+                                 f"({', '.join(CLIP_SUFFIXES)})")
         elif path.exists():
             add(path, path.parent)
         else:

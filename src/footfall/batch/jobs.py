@@ -26,15 +26,16 @@ from footfall.errors import FootfallError
 
 if TYPE_CHECKING:
     from footfall.grounding.clip.files import GroundOptions, GroundReport
+    from footfall.joints.files import ImportOptions, ImportReport
     from footfall.retarget.files import RetargetOptions, RetargetReport
 
-    Options = GroundOptions | RetargetOptions
-    Report = GroundReport | RetargetReport
+    Options = GroundOptions | RetargetOptions | ImportOptions
+    Report = GroundReport | RetargetReport | ImportReport
 
 _Options = TypeVar("_Options")
 
 #: The batch kinds: what each job does (:func:`run_kind`).
-KINDS = ("ground", "retarget", "measure")
+KINDS = ("ground", "retarget", "measure", "import")
 #: Marker in the names of temporary outputs (hidden files in the output folder).
 PART_MARKER = ".footfall-part-"
 #: The row columns every kind has, first in the summary, in this order.
@@ -82,6 +83,11 @@ def run_kind(kind: str, source: str, output: Path | None, options: Options | Non
 
         assert isinstance(options, RetargetOptions) and output is not None, "retarget's options"
         return retarget_file(source, output, options)
+    if kind == "import":
+        from footfall.joints.files import ImportOptions, import_file
+
+        assert isinstance(options, ImportOptions) and output is not None, "import's options"
+        return import_file(source, output, options)
     from footfall.grounding.clip.files import GroundOptions, ground_file, measure_file
 
     assert options is None or isinstance(options, GroundOptions), f"{kind}'s options"

@@ -68,6 +68,8 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
     """
     from tqdm import tqdm
 
+    from footfall.terminal import show_progress
+
     start = time.perf_counter()
     if spec.kind not in KINDS:
         raise BatchError(f"batch {spec.kind}: no such kind (one of {', '.join(KINDS)})")
@@ -132,7 +134,7 @@ def run_batch(inputs: list[str], folder: str | os.PathLike[str], spec: JobSpec, 
 
         results = run_local(to_run, jobs)
     bar = tqdm(total=len(to_run), unit="file", desc=f"batch {spec.kind}", file=sys.stderr,
-               disable=quiet, dynamic_ncols=True)
+               disable=not show_progress(quiet), dynamic_ncols=True)
     try:
         for job, result in results:
             row = result["row"]

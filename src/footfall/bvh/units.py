@@ -22,6 +22,10 @@ UNIT_SCALES: dict[str, float] = {"m": 1.0, "cm": 0.01, "inch": 0.0254, "cmu": 0.
 STANDING_HEIGHT_RANGE: tuple[float, float] = (1.4, 2.0)
 #: Height (metres) a body is scaled to when no known unit fits.
 FALLBACK_HEIGHT = 1.7
+#: Heights (metres) of a plausible character read in metres (a rabbit to a giant robot): a
+#: file no unit puts in the adult range stays in metres when its height lands here, so a
+#: file footfall wrote (always metres) reads back at its own size.
+PLAUSIBLE_METRES: tuple[float, float] = (0.2, 8.0)
 
 #: A humanoid's bottom→top vector must be this many times longer along one axis than the other.
 CLEAR_RATIO = 2.0
@@ -87,8 +91,9 @@ def choose_scale(height: float) -> tuple[str, float]:
     Tries metres, centimetres, inches, CMU units and millimetres in that order (their adult
     ranges do not overlap). When none lands in 1.4–2.0 m, the unit landing nearest (within a
     factor 1.25 of the range, e.g. a 1.3 m child or a CMU skeleton whose head joint sits low)
-    is kept; otherwise returns ``("fitted", 1.7 / height)`` (or ``("m", 1.0)`` for a body of
-    zero height).
+    is kept; else metres when the height in metres is a plausible character's
+    (:data:`PLAUSIBLE_METRES`: a 0.3 m rabbit, a 5 m robot, as footfall writes them); otherwise
+    returns ``("fitted", 1.7 / height)`` (or ``("m", 1.0)`` for a body of zero height).
     """
     low, high = STANDING_HEIGHT_RANGE
     if height <= 0 or not np.isfinite(height):
@@ -102,4 +107,6 @@ def choose_scale(height: float) -> tuple[str, float]:
     nearest = min(distances, key=distances.__getitem__)
     if distances[nearest] <= np.log(_NEAR_FACTOR):
         return nearest, UNIT_SCALES[nearest]
+    if PLAUSIBLE_METRES[0] <= height <= PLAUSIBLE_METRES[1]:
+        return "m", UNIT_SCALES["m"]
     return "fitted", FALLBACK_HEIGHT / height

@@ -1,5 +1,5 @@
-"""``footfall batch ground|retarget|measure INPUTS… -o OUTDIR``: a whole motion library at once,
-on a local process pool or (``--scheduler``) a Dask distributed cluster."""
+"""``footfall batch ground|retarget|measure|import INPUTS… -o OUTDIR``: a whole motion library at
+once, on a local process pool or (``--scheduler``) a Dask distributed cluster."""
 
 from __future__ import annotations
 
@@ -12,13 +12,16 @@ from footfall.batch.inputs import BatchError
 
 if TYPE_CHECKING:
     from footfall.grounding.clip.files import GroundOptions
+    from footfall.joints.files import ImportOptions
     from footfall.retarget.files import RetargetOptions
 
 NAME = "batch"
-HELP = "ground, retarget or measure a whole library of clips (process pool or Dask cluster)"
+HELP = ("ground, retarget, measure or import a whole library of clips (process pool or Dask "
+        "cluster)")
 DESCRIPTION = (
-    "Run ground, retarget or measure over every clip the inputs name (files, folders searched "
-    "recursively for .bvh, or globs), writing each output at the input's relative path under "
+    "Run ground, retarget, measure or import over every clip the inputs name (files, folders "
+    "searched recursively for motion files: .bvh, .npy, .npz, .glb, .gltf, .vrma, .fbx; or "
+    "globs), writing each output at the input's relative path under "
     "OUTDIR, atomically, plus OUTDIR/summary.csv, summary.json (one row per file: frames, "
     "seconds, every metric before/after, warnings, error) and summary.png. A file that fails "
     "is an error row and the batch goes on: exit status 0 when all succeeded, 1 when some "
@@ -29,6 +32,8 @@ _KIND_HELP = {
     "ground": "ground every clip on a terrain (footfall ground's options)",
     "retarget": "retarget every clip onto one skeleton or avatar (footfall retarget's options)",
     "measure": "only the contact metrics on a terrain (default flat), no clip written",
+    "import": "turn every motion file (joint positions, AMASS, MDM results, glTF …) into a BVH "
+              "(footfall import's options)",
 }
 _GLTF = (".glb", ".gltf")
 KERNELS = ("grounding", "clip", "retarget")  # compiled kernels made ready first (footfall.kernels)
@@ -38,8 +43,8 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     from footfall.batch.local import default_jobs
 
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
-                        help="clip files, folders (every .bvh and joint-position .npy below) "
-                        "or glob patterns")
+                        help="clip files, folders (every .bvh, .npy, .npz, .glb, .gltf, .vrma "
+                        "and .fbx below) or glob patterns")
     parser.add_argument("-o", "--output", dest="outdir", required=True, metavar="OUTDIR",
                         help="folder for the outputs, summary.csv/json/png and the manifest")
     parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",
@@ -59,7 +64,7 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall batch``: a sub-command per kind of job, each with the options of
     the command that does one file (``footfall ground --help``, ``footfall retarget --help``)."""
-    from footfall.commands import ground, retarget
+    from footfall.commands import ground, import_motion, retarget
 
     kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
     for kind, text in _KIND_HELP.items():
@@ -67,16 +72,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         _add_batch_options(sub)
         if kind == "retarget":
             retarget.add_options(sub)
+        elif kind == "import":
+            import_motion.add_options(sub)
         else:
             ground.add_options(sub, terrain_required=kind != "measure")
 
 
-def options_from_args(args: argparse.Namespace) -> GroundOptions | RetargetOptions:
+def options_from_args(args: argparse.Namespace
+                      ) -> GroundOptions | RetargetOptions | ImportOptions:
     """The options every file of the batch gets, from the batch's own arguments."""
-    from footfall.commands import ground, retarget
+    from footfall.commands import ground, import_motion, retarget
 
     if args.kind == "retarget":
         return retarget.options_from_args(args)
+    if args.kind == "import":
+        return import_motion.options_from_args(args)
     return ground.options_from_args(args)
 
 

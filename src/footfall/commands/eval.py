@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.gait import experiment
+    from footfall.terminal import show_progress
 
     if args.humanoid is not None and not Path(args.humanoid).is_file():
         raise FootfallError(f"--humanoid: no such file {args.humanoid!r}")
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[str, tqdm] = {}
 
     def progress(name: str, done: int, total: int) -> None:
-        if args.quiet:
+        if not show_progress(args.quiet):
             return
         if name not in bars:
             bars[name] = tqdm(total=total, desc=name, unit="frame", file=sys.stderr, leave=False)

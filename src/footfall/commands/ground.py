@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from footfall.commands._motion_out import add_motion_out_arguments, extras_lines
-from footfall.joints.cli import add_joint_arguments
+from footfall.motion_io.cli import add_joint_arguments, add_motion_arguments
 
 if TYPE_CHECKING:
     from footfall.grounding.clip.files import GroundOptions
@@ -40,10 +40,12 @@ KERNELS = ("grounding", "clip")  # compiled kernels made ready first (footfall.k
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall ground``."""
-    parser.add_argument("clip", help="the .bvh file to ground (or .glb/.gltf, or joint "
-                        "positions .npy: see --layout)")
+    parser.add_argument("clip", help="the motion to ground: .bvh, .glb/.gltf, .vrm, .vrma, "
+                        ".fbx, joint positions .npy (see --layout), AMASS .npz or MDM's "
+                        "results.npy (see --sample)")
     parser.add_argument("-o", "--output", required=True, help="where to write the grounded .bvh "
-                        "(or .glb/.gltf, or .npy joint positions in the input's layout)")
+                        "(or .glb/.gltf, .vrm/.vrma for a VRM source, or .npy joint positions "
+                        "in the input's layout)")
     add_options(parser)
     parser.add_argument("--report", metavar="JSON", help='write {"before": …, "after": …} here')
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -74,6 +76,7 @@ def add_options(parser: argparse.ArgumentParser, terrain_required: bool = True) 
                         help="heightmap images: heights of black and white pixels, metres "
                         "(default 0 1)")
     add_joint_arguments(parser)
+    add_motion_arguments(parser)
     parser.add_argument("--no-place", action="store_true",
                         help="use the clip where it is instead of placing it on the terrain (a "
                         "built-in scene is then laid under it: the report's scene_offset_xz is "
@@ -103,7 +106,7 @@ def options_from_args(args: argparse.Namespace) -> GroundOptions:
         npy=getattr(args, "npy", False), no_place=args.no_place,
         ball_clearance=args.ball_clearance, contacts=args.contacts,
         root_motion=args.root_motion, remove_heading=args.remove_heading,
-        contacts_out=args.contacts_out)
+        contacts_out=args.contacts_out, take=args.take, sample=args.sample, unit=args.unit)
 
 
 #: What the command prints, before → after (every figure is in the report).
@@ -116,13 +119,18 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.batch.atomic import replacing
+    from footfall.errors import FootfallError
     from footfall.grounding.clip.files import ground_file
+    from footfall.terminal import show_progress
 
+    if args.report and not Path(args.report).absolute().parent.is_dir():
+        raise FootfallError(f"--report {args.report}: folder {Path(args.report).parent} "
+                            "does not exist")  # before anything is written
     bar = None
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
-        if args.quiet:
+        if not show_progress(args.quiet):
             return
         if bar is None:
             bar = tqdm(total=total, desc="grounding", unit="pass", file=sys.stderr, leave=False)
@@ -142,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if result.swing_lift_max_m > 0:
         print("--ball-clearance raised swinging feet by up to "
               f"{100 * result.swing_lift_max_m:.1f} cm")
-    print(f"wrote {args.output}")
+    print(f"wrote {', '.join(result.written)}")
     for line in extras_lines(args.output, [Path(path) for path in result.extras]):
         print(line)
     if args.report:

@@ -24,19 +24,32 @@ DESCRIPTION = (
     "names, which footfall's humanoid mapping recognises), the up axis "
     "and the default frame rate. AMASS-style .npz files (poses, trans, mocap_framerate) need "
     "the body model's rest joints (--skeleton) or joint positions (--joints): no body model is "
-    "bundled. Prints how far the solved joints lie from the input (mean and max, mm)."
+    "bundled. MDM's results.npy (a pickled dictionary, read without running any code it "
+    "names) gives sample --sample. Any other motion file footfall reads (BVH, glTF, VRMA, FBX) "
+    "is converted as it is. Prints how far the solved joints lie from the input (mean and max, "
+    "mm). Nothing is written when anything fails."
 )
 KERNELS = ("clip",)  # compiled kernels made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall import``."""
-    from footfall.joints.layouts import LAYOUTS
-
-    parser.add_argument("motion", help="joint positions (.npy, (T, J, 3)) or an AMASS-style "
-                        ".npz (poses, trans, mocap_framerate)")
+    parser.add_argument("motion", help="joint positions (.npy, (T, J, 3)), an AMASS-style "
+                        ".npz (poses, trans, mocap_framerate), MDM's results.npy, or any "
+                        "motion file footfall reads")
     parser.add_argument("-o", "--output", required=True,
-                        help="the file to write: .bvh, .glb or .gltf (a skeleton-only glTF)")
+                        help="the file to write: .bvh, .glb or .gltf (a skeleton-only glTF), "
+                        "or .npy joint positions")
+    add_options(parser)
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of :class:`~footfall.joints.files.ImportOptions` (what ``footfall batch
+    import`` passes to every file too)."""
+    from footfall.joints.layouts import LAYOUTS
+    from footfall.motion_io.cli import add_motion_arguments
+
     parser.add_argument("--layout", choices=sorted(LAYOUTS), default=None,
                         help="which joint each row is: " + "; ".join(
                             f"{name}: {layout.description}" for name, layout in LAYOUTS.items())
@@ -56,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=".npz input: the body model's joint positions per frame, "
                         "(T, J, 3)")
     add_motion_out_arguments(parser, "y = 0")
-    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    add_motion_arguments(parser)
 
 
 def options_from_args(args: argparse.Namespace) -> ImportOptions:
@@ -66,7 +79,8 @@ def options_from_args(args: argparse.Namespace) -> ImportOptions:
     return ImportOptions(layout=args.layout, fps=args.fps, up=args.up, lengths=args.lengths,
                          skeleton=args.skeleton, joints=args.joints,
                          root_motion=args.root_motion, remove_heading=args.remove_heading,
-                         contacts_out=args.contacts_out)
+                         contacts_out=args.contacts_out, take=args.take, sample=args.sample,
+                         unit=args.unit)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,8 +93,13 @@ def run(args: argparse.Namespace) -> int:
         if report.fit_mean_error_mm is not None:
             fit = (f"; joints within {report.fit_mean_error_mm:.2f} mm mean, "
                    f"{report.fit_max_error_mm:.2f} mm max ({report.worst_joint}) of the input")
-        print(f"wrote {report.output}: {report.frames} frames at {report.fps:g} fps, layout "
-              f"{report.layout} ({report.joint_count} joints, {report.up.upper()} up){fit}")
+        if report.layout is None:  # a skeleton file (BVH, glTF, VRMA, FBX) converted as it is
+            print(f"wrote {report.output}: {report.frames} frames at {report.fps:g} fps, "
+                  f"{report.joint_count} joints ({report.format})")
+        else:
+            print(f"wrote {report.output}: {report.frames} frames at {report.fps:g} fps, "
+                  f"layout {report.layout} ({report.joint_count} joints, "
+                  f"{report.up.upper()} up){fit}")
         for line in extras_lines(report.output, [Path(path) for path in report.extras]):
             print(line)
     return 0

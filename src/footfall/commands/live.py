@@ -34,11 +34,21 @@ SWITCH_INTERVAL = 0.001
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall live``."""
+    from footfall.motion_io.cli import UNITS
+
     source = parser.add_argument_group("source (one of)")
     given = source.add_mutually_exclusive_group(required=True)
     given.add_argument("--natnet", metavar="SERVER_IP", help="Motive's (NatNet server's) address")
-    given.add_argument("--replay", metavar="CLIP.bvh",
-                       help="play a BVH clip at its own rate, looping (no capture system needed)")
+    given.add_argument("--replay", metavar="CLIP",
+                       help="play a motion file (BVH, glTF, VRMA, FBX, joints; --take picks an "
+                       "animation) at its own rate, looping (no capture system needed)")
+    source.add_argument("--take", default=None, metavar="NAME|INDEX",
+                        help="--replay: which animation of a file holding several")
+    source.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="--replay of MDM's results.npy: which sample")
+    source.add_argument("--unit", choices=UNITS,
+                        default="auto", help="--replay of a BVH: its length unit (default: "
+                        "by the body's height)")
     source.add_argument("--multicast", action="store_true",
                         help="receive frames from the multicast group instead of unicast")
     source.add_argument("--group", default="239.255.42.99", help="multicast group address")
@@ -132,7 +142,7 @@ def _start_control(loop: Any, args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Build the source, the avatars and the outputs; run the loop."""
-    from footfall import bvh, kernels
+    from footfall import kernels
     from footfall.live.loop import LiveLoop, load_target, unique_names
     from footfall.live.natnet_client import NatNetClient
     from footfall.live.record import Recorder
@@ -155,9 +165,12 @@ def run(args: argparse.Namespace) -> int:
         mapping = {k: v for k, v in load_mapping(args.mapping).items() if v is not None}
     source: Source
     if args.replay:
-        clip, info = bvh.load(args.replay, up=args.up, return_info=True)
-        check_size(clip, args.replay, min_frames=1)
-        source = ReplaySource(clip, up=info.up)
+        from footfall.motion_io.cli import motion_from_args
+
+        motion = motion_from_args(args.replay, args,
+                                  up=None if args.up == "auto" else args.up)
+        check_size(motion.clip, args.replay, min_frames=1)
+        source = ReplaySource(motion.clip, up=motion.up)
     else:
         source = NatNetClient(args.natnet, local_ip=args.local_ip, multicast=args.multicast,
                               group=args.group, command_port=args.command_port,
@@ -218,10 +231,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         status = source.status
         latency = sorted(loop.stats.latency)
-        median = latency[len(latency) // 2] * 1000 if latency else float("nan")
+        median = (f"{latency[len(latency) // 2] * 1000:.2f} ms" if latency else
+                  "n/a (no frames)")
         turned = "; stream is Z-up; turned to Y up" if status.up == "z" else ""
         print(f"live: {loop.stats.frames} frames, {status.dropped} dropped, "
               f"{status.overwritten} skipped by the loop, errors {dict(status.errors) or 0}, "
-              f"latency median {median:.2f} ms; settings saved for {len(saved)} avatar(s)"
+              f"latency median {median}; settings saved for {len(saved)} avatar(s)"
               + turned)
+    if loop.stats.frames == 0 and not args.replay:
+        print(f"footfall live: warning: no frames came from the NatNet server {args.natnet} "
+              f"(command port {args.command_port}): is Motive streaming to this machine, and "
+              "is --local-ip this machine's address on that network?", file=sys.stderr)
+        return 1
     return 0

@@ -32,10 +32,12 @@ KERNELS = ("grounding", "clip")  # what footfall ground compiles (footfall.kerne
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall measure``."""
-    from footfall.joints.cli import add_joint_arguments
+    from footfall.motion_io.cli import add_joint_arguments, add_motion_arguments
 
-    parser.add_argument("clip", help="a .bvh, .glb/.gltf or joint-position .npy file")
+    parser.add_argument("clip", help="a motion file: .bvh, .glb/.gltf, .vrm, .vrma, .fbx, "
+                        "joint-position .npy, AMASS .npz or MDM's results.npy")
     add_joint_arguments(parser, npy=False)
+    add_motion_arguments(parser)
     parser.add_argument("--terrain", default=None,
                         help="terrain to measure on (default flat, the clip's own floor; see "
                         "footfall ground --help)")
@@ -87,9 +89,15 @@ def run(args: argparse.Namespace) -> int:
     """Measure the file, print the table, write the JSON."""
     from footfall.batch.atomic import write_atomic
     from footfall.grounding.clip.files import MEASURE_TERRAIN, GroundOptions
+    from footfall.motion_io import detect
 
+    detect(args.clip)  # a missing file or an unknown format: said before the job starts
+    if args.json and not Path(args.json).absolute().parent.is_dir():
+        raise FootfallError(f"--json {args.json}: folder {Path(args.json).parent} does not "
+                            "exist")
     terrain = MEASURE_TERRAIN if args.terrain is None else args.terrain
-    options = GroundOptions(terrain, layout=args.layout)
+    options = GroundOptions(terrain, layout=args.layout, take=args.take, sample=args.sample,
+                            unit=args.unit)
     row = measure_row(args.clip, options)
     for warning in row.get("warnings", []):
         print(f"warning: {warning}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""``footfall natnet-serve CLIP.bvh``: stream a clip as a Motive skeleton over NatNet."""
+"""``footfall natnet-serve CLIP``: stream a clip (any motion file) as a Motive skeleton over
+NatNet."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import argparse
 import sys
 
 NAME = "natnet-serve"
-HELP = "stream a BVH clip over NatNet as a Motive skeleton (demos, tests, checking a setup)"
+HELP = ("stream a motion file (BVH, glTF, VRMA, FBX, joints) over NatNet as a Motive skeleton "
+        "(demos, tests, checking a setup)")
 DESCRIPTION = (
     "A NatNet server on the command port: answers CONNECT with server info and model-definition "
     "requests with the clip's skeleton (bones named like Motive's: Hip, Ab, Chest, LThigh …), "
@@ -17,7 +19,11 @@ DESCRIPTION = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall natnet-serve``."""
-    parser.add_argument("clip", help="the motion to stream (.bvh)")
+    from footfall.motion_io.cli import add_motion_arguments
+
+    parser.add_argument("clip", help="the motion to stream (.bvh, .glb/.gltf, .vrma, .fbx, "
+                        ".npy joint positions …)")
+    add_motion_arguments(parser)
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default 127.0.0.1; 0.0.0.0 for the network)")
     parser.add_argument("--command-port", type=int, default=1510, help="command port (1510)")
@@ -43,11 +49,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or --duration."""
-    from footfall import bvh
     from footfall.live.natnet_server import NatNetServer
+    from footfall.motion_io.cli import motion_from_args
     from footfall.sizes import check_size
 
-    clip = bvh.load(args.clip)
+    clip = motion_from_args(args.clip, args).clip
     check_size(clip, args.clip, min_frames=1)
     server = NatNetServer(clip, host=args.host, command_port=args.command_port, rate=args.rate,
                           version=args.version, multicast=args.multicast, group=args.group,

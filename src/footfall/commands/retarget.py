@@ -7,14 +7,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from footfall.commands._motion_out import add_motion_out_arguments, extras_lines
+from footfall.motion_io.cli import add_motion_arguments
 
 if TYPE_CHECKING:
     from footfall.retarget.files import RetargetOptions
 
 NAME = "retarget"
-HELP = "retarget a BVH motion onto another BVH skeleton or a glTF/GLB/VRM avatar"
+HELP = ("retarget a motion (BVH, glTF, VRMA, FBX, joint positions) onto a BVH skeleton or a "
+        "glTF/GLB/VRM avatar")
 DESCRIPTION = (
-    "Map the motion of SOURCE.bvh onto the skeleton of --to (a .bvh file, a skinned "
+    "Map the motion of SOURCE (any motion file footfall reads: BVH, glTF/GLB animations with "
+    "--take, VRM Animation, FBX, joint positions, MDM results with --sample) onto the "
+    "skeleton of --to (a .bvh file, a skinned "
     ".glb/.gltf avatar or a VRM 0.x/1.0 .vrm avatar) with seed 001's method: calibrated rotation "
     "offsets, spine and neck redistribution, hips from the leg-length difference, four-limb IK "
     "with automatic weights. Writes -o as BVH, or as GLB/glTF/VRM (the avatar's file with the "
@@ -28,7 +32,8 @@ KERNELS = ("retarget",)  # compiled kernels made ready first (footfall.kernels):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall retarget``."""
-    parser.add_argument("source", help="the motion to retarget (.bvh)")
+    parser.add_argument("source", help="the motion to retarget: .bvh, .glb/.gltf, .vrm, .vrma, "
+                        ".fbx, joint positions .npy, AMASS .npz or MDM's results.npy")
     parser.add_argument("-o", "--output", required=True,
                         help="file to write: .bvh, or .glb/.gltf for a glTF target, "
                              ".vrm/.vrma for a VRM target")
@@ -64,6 +69,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")
     add_motion_out_arguments(parser, "--floor-height")
+    add_motion_arguments(parser)
 
 
 def options_from_args(args: argparse.Namespace) -> RetargetOptions:
@@ -75,7 +81,8 @@ def options_from_args(args: argparse.Namespace) -> RetargetOptions:
         ik=args.ik, floor_height=args.floor_height, scale=args.scale,
         finger_copy=args.finger_copy, calibrate_frame=args.calibrate_frame,
         preview=args.preview, root_motion=args.root_motion,
-        remove_heading=args.remove_heading, contacts_out=args.contacts_out)
+        remove_heading=args.remove_heading, contacts_out=args.contacts_out, take=args.take,
+        sample=args.sample, unit=args.unit)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,13 +90,14 @@ def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from footfall.retarget.files import retarget_file
+    from footfall.terminal import show_progress
 
     bar = None
 
     def progress(done: int, total: int) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, unit="frame", disable=args.quiet,
+            bar = tqdm(total=total, unit="frame", disable=not show_progress(args.quiet),
                        desc=f"retarget {Path(args.source).name}")
         bar.update(done - bar.n)
 

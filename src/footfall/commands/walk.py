@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -13,6 +14,8 @@ from footfall.errors import SettingsError
 from footfall.gait import PATHS, GaitParams, ProceduralWalker, WalkPath
 from footfall.gait.grounded import GroundedWalker
 from footfall.gait.path import MAX_RADIUS
+from footfall.motion_io import save_motion
+from footfall.motion_io.cli import check_outputs
 
 NAME = "walk"
 HELP = "generate a procedural walk (any humanoid BVH skeleton or the bunny) and save it as BVH"
@@ -29,12 +32,14 @@ DESCRIPTION = (
 )
 DEFAULT_RADIUS = 1.0  # metres
 MAX_SECONDS = 3600.0
+WALK_OUTPUTS = (".bvh", ".glb", ".gltf")  # a walk has no joint layout for .npy
 KERNELS = ("grounding", "clip", "walk")  # compiled kernels made ready first (footfall.kernels)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``footfall walk``."""
-    parser.add_argument("-o", "--output", required=True, help="the .bvh file to write")
+    parser.add_argument("-o", "--output", required=True,
+                        help="the file to write: .bvh, or .glb/.gltf (a skeleton-only glTF)")
     parser.add_argument("--terrain", choices=sorted(terrain.SCENES), default=None,
                         help="built-in scene to walk on (default: the flat floor)")
     parser.add_argument("--seconds", type=number_in(float, 0.0, MAX_SECONDS, "seconds"),
@@ -71,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
                         reduced_motion=bool(args.rest))
     if not math.isfinite(args.start_x):
         raise SettingsError(f"--start-x must be finite, got {args.start_x!r}")
+    if Path(args.output).suffix.lower() not in WALK_OUTPUTS:
+        raise SettingsError(f"-o {args.output}: walk writes {', '.join(WALK_OUTPUTS)}")
+    check_outputs(args.output)  # its folder exists, before the walk is made
     path = _path(args)
     skeleton = bvh.load(args.skeleton).skeleton if args.skeleton else None
     ground = terrain.scene(args.terrain) if args.terrain else None
@@ -93,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         pelvis = walker.rig.root
         how = f"on {args.terrain} (not grounded)" if ground is not None else "on the flat floor"
     clip.check_finite()
-    bvh.save(clip, args.output)
+    save_motion(clip, args.output)
     # The pelvis's world path (F, 3), metres: a static root above it never moves.
     root = clip.global_positions()[:, pelvis]
     travelled = float(np.sum(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=1)))
@@ -104,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
           f"({clip.skeleton.joint_count} joints), {'resting pose' if args.rest else how}, "
           f"{travelled:.2f} m walked")
     return 0
+
+
+def _metres(value: float) -> str:
+    """A position for a message: millimetres at most, no -0 or 1e-16 rounding noise."""
+    return f"{round(float(value), 3) + 0.0:g}"
 
 
 def _side_name(side: float) -> str:
@@ -163,7 +176,7 @@ def _check_path(walker: ProceduralWalker, path: WalkPath, start: np.ndarray,
     hint = (f"the largest radius that fits there is {math.floor(fits * 100) / 100:g} m"
             if fits >= step else "no curved walk fits there")
     raise SettingsError(
-        f"--path {path.kind} --radius {path.radius:g} m from --start-x {start[0]:g} reaches "
+        f"--path {path.kind} --radius {path.radius:g} m from --start-x {_metres(start[0])} reaches "
         f"x {x_min - reach:.2f}…{x_max + reach:.2f} m, z {z_min - reach:.2f}…{z_max + reach:.2f} "
         f"m with the feet, off the {name} scene (x {scene_x_min:g}…{scene_x_max:g} m, "
         f"z {scene_z_min:g}…{scene_z_max:g} m): {hint}")

@@ -38,6 +38,15 @@ def is_binary(path: Path) -> bool:
     return path.suffix.lower() in BINARY_SUFFIXES
 
 
+def _starts_as_glb(path: Path) -> bool:
+    """Whether the file's first bytes are GLB's magic (a GLB under another name)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == b"glTF"
+    except OSError:
+        return False
+
+
 def read_document(path: Path) -> pygltflib.GLTF2:
     """The parsed document, its structure checked (:func:`check_document`)."""
     if not path.is_file():
@@ -45,7 +54,8 @@ def read_document(path: Path) -> pygltflib.GLTF2:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pygltflib warns, then fails or half-reads
-            gltf = (pygltflib.GLTF2().load_binary(str(path)) if is_binary(path)
+            gltf = (pygltflib.GLTF2().load_binary(str(path))
+                    if is_binary(path) or _starts_as_glb(path)
                     else pygltflib.GLTF2().load(str(path)))
     except Exception as exc:  # pygltflib raises many types for bad input
         message = str(exc).splitlines()[0][:200] if str(exc) else ""

@@ -25,8 +25,9 @@ import numpy as np
 
 from footfall import quat
 from footfall.errors import JointsError
-from footfall.joints.io import Motion, load_numpy, load_positions, solve_file_positions
+from footfall.joints.io import load_numpy, load_positions
 from footfall.joints.layouts import LAYOUTS, Layout, from_y_up, get_layout, up_turn
+from footfall.motion_io.motion import LoadedMotion, solve_file_positions
 from footfall.skeleton import Clip, Skeleton
 
 #: Pose vector lengths of the SMPL family and the body joints each holds first.
@@ -61,9 +62,10 @@ def load_amass(
     path: str | Path, layout: str | None = None, *, fps: float | None = None,
     up: str | None = None, skeleton: str | Path | None = None, joints: str | Path | None = None,
     lengths: Mapping[str, float] | None = None,
-) -> Motion:
-    """An AMASS-style ``.npz`` as a :class:`Motion` (see the module docstring); raises
-    :class:`JointsError` naming the file and what is missing or malformed."""
+) -> LoadedMotion:
+    """An AMASS-style ``.npz`` as a :class:`~footfall.motion_io.LoadedMotion` (see the
+    module docstring); raises :class:`JointsError` naming the file and what is missing or
+    malformed."""
     where = str(path)
     data = load_numpy(path)
     if not isinstance(data, np.lib.npyio.NpzFile):
@@ -95,14 +97,17 @@ def load_amass(
         if positions.shape[0] != poses.shape[0]:
             raise JointsError(f"{joints}: {positions.shape[0]} frames, but {where} has "
                               f"{poses.shape[0]}")
-        return solve_file_positions(positions, chosen, rate_used, axis, str(joints), lengths)
+        motion = solve_file_positions(positions, chosen, rate_used, axis, str(joints), lengths)
+        motion.format = "npz"
+        return motion
     if skeleton is None:
         raise JointsError(
             f"{where}: SMPL parameters need the body model, which footfall does not bundle; "
             "give the model's rest joint positions for this subject (--skeleton REST.npy, "
             "shape (J, 3)) or its joint positions per frame (--joints JOINTS.npy, (T, J, 3))")
     clip = _posed_clip(poses, trans, _rest_joints(skeleton, chosen), chosen, rate_used, axis)
-    return Motion(clip, where, chosen, axis, from_y_up(clip.global_positions(), axis), None)
+    return LoadedMotion(clip, where, chosen, axis, from_y_up(clip.global_positions(), axis),
+                        None, format="npz")
 
 
 def _rest_joints(path: str | Path, layout: Layout) -> np.ndarray:

@@ -1,8 +1,10 @@
-"""Importing one joint-position file: the library form of ``footfall import``.
+"""Importing one motion file: the library form of ``footfall import``.
 
-:func:`import_file` reads joint positions (``.npy``) or AMASS parameters (``.npz``), solves a
-skeleton with fixed bone lengths and rotations, writes it (.bvh, .glb or .gltf) and returns an
-:class:`ImportReport` with how far the solved joints lie from the input.
+:func:`import_file` reads joint positions (``.npy``), AMASS parameters (``.npz``) or MDM's
+``results.npy``, solves a skeleton with fixed bone lengths and rotations (any other motion file
+:mod:`footfall.motion_io` reads is taken as it is), writes it (.bvh, .glb, .gltf, .npy; .vrm or
+.vrma from a VRM) and returns an :class:`ImportReport` with how far the solved joints lie from
+the input.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ class ImportOptions:
     root_motion: str = "keep"
     remove_heading: bool = False  #: with ``in-place``: take the heading out too
     contacts_out: bool = False  #: also write the foot contacts as curves
+    take: int | str | None = None  #: a file's take (glTF animation, FBX take, MDM sample)
+    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
+    unit: str = "auto"  #: a BVH source's unit (default: by the body's height)
 
 
 @dataclass(frozen=True)
@@ -38,8 +43,8 @@ class ImportReport:
     output: str  #: the file written
     frames: int
     fps: float
-    layout: str  #: the layout's name
-    joint_count: int  #: the layout's joints
+    layout: str | None  #: the layout's name (None: a skeleton file, taken as it is)
+    joint_count: int  #: the layout's joints (a skeleton file: its joints)
     up: str  #: the input's up axis
     #: how far the solved joints lie from the input, mm (None: nothing was solved)
     fit_mean_error_mm: float | None = None
@@ -49,6 +54,7 @@ class ImportReport:
     #: output itself when the curves went into it)
     extras: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    format: str = "npy"  #: the input's format (:data:`footfall.motion_io.detect.LABELS`)
 
 
 def read_lengths(path: str | None) -> dict[str, float] | None:
@@ -77,23 +83,19 @@ def import_file(motion_path: str | Path, output: str | Path,
         JointsError: an output or input that is no such file, options that do not go with
             the input, an unreadable or malformed file.
     """
-    from footfall.joints.io import load_motion, save_motion
+    from footfall.motion_io import check_output, load_motion, save_motion
     from footfall.motion_out import check_motion_out, root_motion_for, write_motion_extras
 
     options = options or ImportOptions()
     output = Path(output)
-    if output.suffix.lower() not in (".bvh", ".glb", ".gltf"):
-        raise JointsError(f"-o {output}: write .bvh, .glb or .gltf")
-    suffix = Path(motion_path).suffix.lower()
-    if suffix not in (".npy", ".npz"):
-        raise JointsError(f"{motion_path}: expected joint positions (.npy) or AMASS "
-                          "parameters (.npz)")
-    if suffix == ".npy" and (options.skeleton or options.joints):
+    check_output(output)  # its suffix and folder, before any work
+    if (options.skeleton or options.joints) and Path(motion_path).suffix.lower() != ".npz":
         raise JointsError("--skeleton and --joints go with an AMASS .npz input")
     check_motion_out(options, output)
-    motion = load_motion(motion_path, options.layout, fps=options.fps, up=options.up,
-                         lengths=read_lengths(options.lengths), skeleton=options.skeleton,
-                         joints=options.joints)
+    motion = load_motion(motion_path, take=options.take, sample=options.sample,
+                         layout=options.layout, fps=options.fps, up=options.up,
+                         unit=options.unit, lengths=read_lengths(options.lengths),
+                         skeleton=options.skeleton, joints=options.joints)
     moved = root_motion_for(options, motion.clip)
     save_motion(moved.clip, output, motion)
     extras: list[Path] = []
@@ -104,12 +106,14 @@ def import_file(motion_path: str | Path, output: str | Path,
         extras = write_motion_extras(options, output, moved, contacts, motion.clip.fps,
                                      quiet=True)
     clip, layout = motion.clip, motion.layout
-    assert layout is not None  # joint and AMASS files have a layout
-    fit = motion.fit
+    fit = motion.fit if layout is not None else None
     return ImportReport(
         motion=str(motion_path), output=str(output), frames=clip.frame_count, fps=clip.fps,
-        layout=layout.name, joint_count=layout.joint_count, up=motion.up,
+        layout=None if layout is None else layout.name,
+        joint_count=clip.skeleton.joint_count if layout is None else layout.joint_count,
+        up=motion.up,
         fit_mean_error_mm=None if fit is None else fit.mean_error_mm,
         fit_max_error_mm=None if fit is None else fit.max_error_mm,
-        worst_joint=None if fit is None else layout.joints[int(fit.error_m.max(axis=0).argmax())],
-        extras=tuple(str(path) for path in extras))
+        worst_joint=None if fit is None or layout is None
+        else layout.joints[int(fit.error_m.max(axis=0).argmax())],
+        extras=tuple(str(path) for path in extras), format=motion.format)

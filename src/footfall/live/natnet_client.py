@@ -94,7 +94,14 @@ class NatNetClient:
         if self._thread is not None:
             return
         cmd = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        cmd.bind((self.local_ip if not self.multicast else "0.0.0.0", 0))
+        try:
+            cmd.bind((self.local_ip if not self.multicast else "0.0.0.0", 0))
+        except (OSError, OverflowError) as error:  # an address this machine does not have
+            cmd.close()
+            reason = getattr(error, "strerror", None) or error
+            raise FootfallError(f"NatNet: --local-ip {self.local_ip}: cannot use this address "
+                                f"({reason}); give this machine's address on the capture "
+                                "network, or 0.0.0.0 for any") from None
         cmd.setblocking(False)
         self.command_socket = cmd
         if self.multicast or self.data_port:

@@ -6,7 +6,7 @@ with ``root_motion`` the avatar's root — the hips' ground-plane position and h
 then sent relative to it, :func:`footfall.root_motion.ground_track`) and one
 ``/VMC/Ext/Bone/Pos <HumanBodyBones name> p q`` per humanoid bone the avatar has — Unity local
 transforms (localPosition/localRotation), left-handed: z of positions and the x, y of quaternions
-negated, quaternions sent x, y, z, w. Bones go in bundles that stay under ``MAX_DATAGRAM`` bytes.
+negated, quaternions sent x, y, z, w. Bones go in bundles of at most ``MAX_DATAGRAM`` bytes.
 
 A VRM avatar (``humanoid=``) is sent as VRM receivers hold it: exactly the bones of its humanoid,
 each bone's *normalized* local rotation (its turn from the T-pose relative to its humanoid

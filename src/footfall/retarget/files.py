@@ -1,8 +1,9 @@
 """Retargeting one motion file: the library form of ``footfall retarget``.
 
-:func:`retarget_file` reads a BVH clip, maps it onto a BVH skeleton or a glTF/GLB/VRM avatar,
-writes the result and returns a :class:`RetargetReport`; ``footfall retarget`` and ``footfall
-batch retarget`` both call it with a :class:`RetargetOptions`.
+:func:`retarget_file` reads a clip (any motion file :mod:`footfall.motion_io` reads), maps it
+onto a BVH skeleton or a glTF/GLB/VRM avatar, writes the result and returns a
+:class:`RetargetReport`; ``footfall retarget`` and ``footfall batch retarget`` both call it
+with a :class:`RetargetOptions`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from pathlib import Path
 
 from footfall.errors import SettingsError
 
-_GLTF = (".glb", ".gltf", ".vrm")  # footfall.gltf.AVATAR_SUFFIXES
 _MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
 
 
@@ -35,6 +35,9 @@ class RetargetOptions:
     root_motion: str = "keep"
     remove_heading: bool = False  #: with ``in-place``: take the heading out too
     contacts_out: bool = False  #: also write the foot contacts as curves
+    take: int | str | None = None  #: the source's take (glTF animation, FBX take, MDM sample)
+    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
+    unit: str = "auto"  #: a BVH source's unit (default: by the body's height)
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
     from footfall import bvh
     from footfall.contact_curves import retarget_contacts
     from footfall.gltf import check_motion_output, load_avatar, save_motion
+    from footfall.motion_io import check_output, detect, load_motion
+    from footfall.motion_io.end_sites import avatar_toe_sites, with_end_sites
     from footfall.motion_out import (
         avatar_for,
         check_motion_out,
@@ -84,17 +89,21 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
 
     output = Path(output)
     target_path = Path(options.target)
-    glb_target = target_path.suffix.lower() in _GLTF
+    target_format = detect(target_path)  # by content: a GLB named .bvh is a GLB
+    glb_target = target_format in ("glb", "gltf", "vrm")
     if output.suffix.lower() not in _MOTIONS:
         raise SettingsError(f"-o {output}: write .bvh, .glb or .gltf (.vrm or .vrma for a VRM "
                             "avatar)")
     if output.suffix.lower() != ".bvh" and not glb_target:
         check_motion_output(output, None)  # raises: glTF/VRM output needs such an avatar
-    if target_path.suffix.lower() not in (".bvh", *_GLTF):
-        raise SettingsError(f"--to {target_path}: expected a .bvh, .glb, .gltf or .vrm file")
+    if target_format not in ("bvh", "glb", "gltf", "vrm"):
+        raise SettingsError(f"--to {target_path}: a {target_format} file; the target is a "
+                            ".bvh skeleton or a .glb, .gltf or .vrm avatar")
+    check_output(output)  # its folder exists
     if options.preview is not None:
         _check_preview(Path(options.preview))
-    source = bvh.load(source_path)
+    source = load_motion(source_path, take=options.take, sample=options.sample,
+                         unit=options.unit).clip
     check_size(source, str(source_path), min_frames=1)  # the target may be a skeleton-only file
     avatar = load_avatar(target_path) if glb_target else None
     if output.suffix.lower() != ".bvh":
@@ -118,7 +127,12 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
     moved = root_motion_for(options, clip, floor=options.floor_height,
                             rest_rotations=None if avatar is None else avatar.rest_rotations)
     if output.suffix.lower() == ".bvh":
-        bvh.save(moved.clip, output)
+        written = moved.clip
+        if avatar is not None:  # the skin's toe tips, which a BVH reader cannot see
+            sites = avatar_toe_sites(avatar, retargeter.avatar_scale)
+            written = with_end_sites(written, {
+                written.skeleton.index(avatar.skeleton.names[j]): v for j, v in sites.items()})
+        bvh.save(written, output)
     else:
         assert avatar is not None  # glTF output needs a glTF avatar, checked above
         save_motion(avatar_for(options, avatar), moved.clip, output,

@@ -26,7 +26,7 @@ def contacts() -> np.ndarray:
 def write(path: str | Path) -> None:
     """The clip (hips moving along +Z, two feet) as a skeleton-only GLB with the curves."""
     from footfall.contact_curves import add_to_gltf, contact_curves
-    from footfall.joints.io import save_motion
+    from footfall.motion_io import save_motion
     from footfall.skeleton import Clip, Skeleton
 
     skeleton = Skeleton(["hips", "foot_l", "foot_r"], [-1, 0, 0],

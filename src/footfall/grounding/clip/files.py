@@ -1,9 +1,9 @@
 """Grounding one motion file: the library form of ``footfall ground`` and ``footfall measure``.
 
-:func:`ground_file` reads a clip (BVH, glTF or joint positions), grounds it on a terrain, writes
-the result and returns a :class:`GroundReport`; :func:`measure_file` does the same work and
-keeps only the report. ``footfall ground``, ``footfall measure`` and ``footfall batch`` all call
-these with a :class:`GroundOptions`, so the three can never drift apart.
+:func:`ground_file` reads a clip (any motion file :mod:`footfall.motion_io` reads), grounds it
+on a terrain, writes the result and returns a :class:`GroundReport`; :func:`measure_file` does
+the same work and keeps only the report. ``footfall ground``, ``footfall measure`` and
+``footfall batch`` all call these with a :class:`GroundOptions`, so the three can never drift apart.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ class GroundOptions:
     root_motion: str = "keep"
     remove_heading: bool = False  #: with ``in-place``: take the heading out too
     contacts_out: bool = False  #: also write the foot contacts as curves
+    take: int | str | None = None  #: a file's take (glTF animation, FBX take, MDM sample)
+    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
+    unit: str = "auto"  #: a BVH source's unit (default: by the body's height)
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ Progress = Callable[[int, int], None]
 def ground_file(clip: str | Path, output: str | Path | None, options: GroundOptions, *,
                 progress: Progress | None = None) -> GroundReport:
     """Ground the clip in the file ``clip`` and write it to ``output`` (by its suffix: .bvh,
-    .glb/.gltf, .npy); ``output`` None grounds and writes nothing.
+    .glb/.gltf, .vrm/.vrma, .npy); ``output`` None grounds and writes nothing. The output is
+    checked (suffix, folder, a layout for .npy) before any work: a failure writes nothing.
 
     Raises:
         FootfallError: an unreadable or unusable file or option; an error about the clip's
@@ -102,7 +106,8 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
     from footfall.contact_curves import ground_contacts
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
-    from footfall.joints.cli import load_motion, npy_path, save_motion
+    from footfall.joints.layouts import get_layout
+    from footfall.motion_io import check_output, load_motion, save_motion
     from footfall.motion_out import (
         avatar_for,
         check_motion_out,
@@ -114,9 +119,14 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
 
     if options.terrain == LevelGround.name and options.size is not None:
         raise FootfallError("--size does not apply to --terrain level (endless level ground)")
-    motion = load_motion(clip_path, options.layout)
+    layout = None if options.layout is None else get_layout(options.layout)
+    if output is not None:
+        check_output(output, npy=options.npy)  # suffix and folder, before any work
+    motion = load_motion(clip_path, take=options.take, sample=options.sample,
+                         layout=options.layout, unit=options.unit)
     avatar = motion.avatar  # a glTF input: written back into its own file
     if output is not None:
+        check_output(output, npy=options.npy, motion=motion, layout=layout)
         check_motion_out(options, output, avatar)
     clip = motion.clip
     check_size(clip, str(clip_path), min_frames=1)  # a file may hold a skeleton only (Frames: 0)
@@ -134,9 +144,8 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
         moved = root_motion_for(options, out, rest_rotations=None if avatar is None
                                 else avatar.rest_rotations)
         motion.avatar = avatar_for(options, avatar)  # extract: with the root bone
-        save_motion(moved.clip, output, motion, npy=options.npy, layout=options.layout)
-        extra = options.npy and Path(output).suffix.lower() != ".npy"
-        written = (str(output), *([str(npy_path(output))] if extra else []))
+        written = tuple(str(path) for path in save_motion(moved.clip, output, motion,
+                                                              layout=layout, npy=options.npy))
         extras = write_motion_extras(options, output, moved, ground_contacts(result), out.fps,
                                      quiet=True)
     report = motion.annotate(result.report(clip=str(clip_path), terrain=options.terrain), out)
