@@ -1,7 +1,9 @@
 """FBX files as motion sources and retarget targets, read with ufbx.
 
 :func:`load_fbx` gives a take as a :class:`~footfall.skeleton.Clip` (metres, Y up; pre/post
-rotations, pivots, the file's unit and axes honoured), :func:`list_takes` / :func:`fbx_info`
+rotations, pivots, the file's unit and axes honoured; :func:`load_fbx_take` with the file's
+takes, unit and up axis, for :func:`footfall.motion_io.load_motion`), :func:`list_takes` /
+:func:`fbx_info`
 what the file holds, :func:`load_fbx_avatar` a skinned FBX character as the
 :class:`~footfall.gltf.Avatar` a retarget writes onto (its sole measured from its skin, as a
 GLB's). ufbx (by Samuli Raivio, MIT or Unlicense; the ``ufbx`` package on PyPI) does the
@@ -23,17 +25,18 @@ from footfall.errors import FBXError
 
 if TYPE_CHECKING:
     from footfall.fbx.avatar import load_fbx_avatar
-    from footfall.fbx.clip import FBXInfo, fbx_info, list_takes, load_fbx
+    from footfall.fbx.clip import FBXInfo, FBXTake, fbx_info, list_takes, load_fbx, load_fbx_take
 
 #: Suffix of the files this package reads.
 FBX_SUFFIX = ".fbx"
 
 _LAZY = {"load_fbx_avatar": "footfall.fbx.avatar", "FBXInfo": "footfall.fbx.clip",
-         "fbx_info": "footfall.fbx.clip", "list_takes": "footfall.fbx.clip",
-         "load_fbx": "footfall.fbx.clip"}
+         "FBXTake": "footfall.fbx.clip", "fbx_info": "footfall.fbx.clip",
+         "list_takes": "footfall.fbx.clip", "load_fbx": "footfall.fbx.clip",
+         "load_fbx_take": "footfall.fbx.clip"}
 
-__all__ = ["FBX_SUFFIX", "FBXError", "FBXInfo", "fbx_info", "list_takes", "load_fbx",
-           "load_fbx_avatar"]
+__all__ = ["FBX_SUFFIX", "FBXError", "FBXInfo", "FBXTake", "fbx_info", "list_takes",
+           "load_fbx", "load_fbx_avatar", "load_fbx_take"]
 
 
 def __getattr__(name: str) -> Any:

@@ -59,6 +59,46 @@ def _info(arrays: dict[str, np.ndarray]) -> FBXInfo:
                    int(arrays["version"]))
 
 
+#: Names of the units FBX files use (metres per unit → name).
+UNIT_NAMES = {1.0: "m", 0.01: "cm", 0.001: "mm", 0.0254: "inch", 0.3048: "ft"}
+
+
+@dataclass(frozen=True)
+class FBXTake:
+    """A take read with what the file says about it (what :func:`footfall.motion_io.load_motion`
+    reports of an FBX file).
+
+    Attributes:
+        clip: the take (see :func:`load_fbx`).
+        takes: the file's takes (empty for a file without one).
+        take: the index of the one read (0 for a file without takes).
+        unit: the file's length unit ("cm", "m", … or metres per unit).
+        scale: metres per file unit, applied.
+        up: the file's up axis ("y", "z"; "-y" for a downward one; "?" when it does not say).
+    """
+
+    clip: Clip
+    takes: list[str]
+    take: int
+    unit: str
+    scale: float
+    up: str
+
+
+def load_fbx_take(path: PathArg, take: str | int | None = None) -> FBXTake:
+    """:func:`load_fbx`'s clip with the file's takes, unit and up axis, from one read."""
+    arrays = _read_take(path, take)
+    info = _info(arrays)
+    name = str(arrays["take"])
+    axis = info.up_axis.lower()
+    return FBXTake(
+        clip=_clip(arrays, path), takes=info.takes,
+        take=info.takes.index(name) if name in info.takes else 0,
+        unit=UNIT_NAMES.get(info.unit_metres, f"{info.unit_metres:g} m"),
+        scale=info.unit_metres,
+        up=axis.removeprefix("+") if axis[-1:] in ("x", "y", "z") else "?")
+
+
 def load_fbx(path: PathArg, take: str | int | None = None) -> Clip:
     """The take ``take`` of an FBX file (its name or index; None: the first) as a clip on the
     file's skeleton at the file's frame rate, metres, Y up, facing +Z as the file does; a file
@@ -70,9 +110,18 @@ def load_fbx(path: PathArg, take: str | int | None = None) -> Clip:
     file for unreadable or damaged files, files without a skeleton, a take that is not there,
     and a crash or hang of the reader.
     """
+    return _clip(_read_take(path, take), path)
+
+
+def _read_take(path: PathArg, take: str | int | None) -> dict[str, np.ndarray]:
+    """The child reader's arrays of take ``take``."""
     if take is not None and not isinstance(take, str | int):
         raise FBXError(f"{path}: take must be a name or an index, got {take!r}")
-    arrays = read_arrays(path, "clip", "" if take is None else str(take))
+    return read_arrays(path, "clip", "" if take is None else str(take))
+
+
+def _clip(arrays: dict[str, np.ndarray], path: PathArg) -> Clip:
+    """The clip of the child reader's arrays of a take (see the module docstring)."""
     skeleton, rest_rotations = rest_skeleton(arrays, path)
     positions, rotations = split_world(arrays["world"], path, "frame")
     turned = quat.mul(rotations, quat.inv(rest_rotations))  # each joint's turn away from rest
