@@ -2,7 +2,7 @@
 against a per-character loop, and split into walkers on threads.
 
 Run: ``.venv/bin/python benchmarks/bench_grounding.py [--characters 10000] [--loop 50]
-[--frames 10] [--base 2fe8266]``
+[--frames 10] [--base 2fe8266] [--base-loop]``
 
 Both sides run the same code (``StepWalker.step``: seed 000's flat walk, then the whole
 grounding pipeline — rays, footsteps with tread snapping, pelvis, leg IK, sole alignment) on the
@@ -130,9 +130,11 @@ def base_tree(commit: str) -> Path:
 
 
 def measure_base(commit: str, args: argparse.Namespace) -> dict[str, float]:
-    """:func:`measure` of ``commit``'s package, in a subprocess (no loop side)."""
+    """:func:`measure` of ``commit``'s package, in a subprocess (its loop side too with
+    ``--base-loop``)."""
     env = {**os.environ, "PYTHONPATH": str(base_tree(commit))}
-    command = [sys.executable, __file__, "--json", "--loop", "0", "--characters",
+    loop = str(args.loop if args.base_loop else 0)
+    command = [sys.executable, __file__, "--json", "--loop", loop, "--characters",
                str(args.characters), "--frames", str(args.frames), "--steady", str(args.steady)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -147,6 +149,8 @@ def main() -> None:
     parser.add_argument("--base", default=BASE, help="commit timed as the base ('' for none)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="walkers (one thread each) of the crowd side (default: the CPUs)")
+    parser.add_argument("--base-loop", action="store_true",
+                        help="time the base's one-by-one loop too (one-character frames)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     figures = measure(args.characters, args.loop, args.frames, args.steady, args.threads)
@@ -170,11 +174,17 @@ def main() -> None:
         if f"{key}_loop" in figures:
             slow = figures[f"{key}_loop"]
             print(f"  loop    : {slow * 1e3:9.1f} ms/frame  {1 / slow:8.4f} frames/s")
+            if f"{key}_loop" in base:
+                print(f"  base    : {base[f'{key}_loop'] * 1e3:9.1f} ms/frame  ({args.base}'s "
+                      f"loop; {base[f'{key}_loop'] / slow:.2f}x this tree's time)")
             print(f"  speed-up: {slow / fast:8.1f}x")
         if key == "walker" and "crowd" in figures:
             split = figures["crowd"]
             print(f"  crowd   : {split * 1e3:9.1f} ms/frame  ({args.threads} walkers on "
                   f"{args.threads} threads; {fast / split:.2f}x the one walker)")
+            if "crowd" in base:
+                print(f"  base    : {base['crowd'] * 1e3:9.1f} ms/frame  ({args.base}'s crowd; "
+                      f"{base['crowd'] / split:.2f}x this tree's time)")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,13 @@
 
 Run: ``.venv/bin/python benchmarks/bench_retarget.py``  (about 5–30 s).
 
+Against another commit: ``.venv/bin/python benchmarks/bench_retarget.py --base 5c50895
+[--rounds 3]`` times the offline apply and the live step medians (``ik``, ``auto``, and onto
+CesiumMan with its skinned soles) of that commit's package (``git archive`` of its ``src`` in a
+temporary folder, as ``bench_grounding.py`` does) and of this tree, each in a fresh subprocess,
+alternating for ``--rounds`` rounds; it prints each side's best round and the ratios base ÷
+this tree (≥ 1: this tree is as fast) of the best rounds and the median of the rounds' pairs.
+
 Clip: tests/data/bvh/mixamo_stepping.bvh (55 joints, Mixamo rig with fingers) resampled to
 60 fps and repeated to 60 s (3,600 frames), retargeted onto the same 55-joint rig with all four
 limbs on IK (``ik_mode="ik"``) so every frame does the full solve. The baseline does the same
@@ -17,8 +24,13 @@ is printed because other processes on a shared machine slow every figure.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,7 +109,93 @@ def baseline_frame(r: Retargeter, rotations: np.ndarray, positions: np.ndarray
     return np.array(local), np.array(local_pos)
 
 
+def _live_median(r: Retargeter, clip: object, calls: int = 600, warm_up: int = 100) -> float:
+    """Median wall seconds of ``Retargeter.step`` over ``calls`` frames after ``warm_up``."""
+    times = []
+    for f in range(calls):
+        frame = f % clip.frame_count  # type: ignore[attr-defined]
+        wall0 = time.perf_counter()
+        r.step(clip.rotations[frame], clip.positions[frame], 1 / 60)  # type: ignore
+        times.append(time.perf_counter() - wall0)
+    return statistics.median(times[warm_up:])
+
+
+def measure() -> dict[str, float]:
+    """Seconds: the 60 s clip's offline apply (best of 5), the live step medians in ``ik`` and
+    ``auto`` mode, and the live step onto CesiumMan (skinned soles, default settings)."""
+    from footfall.gltf import load_avatar
+    from footfall.skinning import avatar_targets
+
+    clip = bvh.load(FILE).resample(60.0)
+    repeats = int(np.ceil(SECONDS * 60.0 / clip.frame_count))
+    long = clip.concatenate(*([clip] * (repeats - 1)))[: int(SECONDS * 60.0)]
+    r = Retargeter(long.skeleton, long.skeleton)
+    r.settings["ik_mode"] = "ik"
+    figures = {"apply": best(lambda: r.apply(long), 5)[0]}
+    for mode in ("ik", "auto"):
+        live = Retargeter(long.skeleton, long.skeleton)
+        live.settings["ik_mode"] = mode
+        figures[f"step_{mode}"] = _live_median(live, long)
+    avatar = load_avatar(ROOT / "tests" / "data" / "avatars" / "CesiumMan.glb")
+    mapping = avatar.target_mapping()
+    onto = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,
+                      target_rest=avatar.rest_rotations, **avatar_targets(avatar, mapping))
+    onto.calibrate_for(clip)
+    figures["step_cesiumman"] = _live_median(onto, clip)
+    return figures
+
+
+def base_tree(commit: str) -> Path:
+    """The ``src`` folder of ``commit``, exported once to a temporary folder (kept between
+    runs, so its numba cache is too)."""
+    folder = Path(tempfile.gettempdir()) / f"footfall_base_{commit}"
+    if not (folder / "src" / "footfall").is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "src"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder / "src"
+
+
+def _measured(source: Path) -> dict[str, float]:
+    """:func:`measure` of the package in ``source``, in a fresh subprocess."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    done = subprocess.run([sys.executable, __file__, "--json"], env=env, capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare(commit: str, rounds: int) -> None:
+    """This tree against ``commit``'s package, alternating rounds (see the module docstring)."""
+    sides = {commit: base_tree(commit), "this tree": ROOT / "src"}
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, source in sides.items():
+            runs[name].append(_measured(source))
+    print(f"{rounds} rounds, base {commit} and this tree alternating; load average "
+          f"{os.getloadavg()[0]:.2f}; best round of each (ms); ratio = base ÷ this tree, of the "
+          "best rounds and the median of each round's pair (the machine's load drifts)")
+    for key in runs[commit][0]:
+        base = min(run[key] for run in runs[commit])
+        this = min(run[key] for run in runs["this tree"])
+        paired = statistics.median(b[key] / t[key]
+                                   for b, t in zip(runs[commit], runs["this tree"], strict=True))
+        print(f"  {key:15s} base {base * 1e3:8.3f}  this {this * 1e3:8.3f}  "
+              f"ratio {base / this:.3f}  paired {paired:.3f}")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="", help="commit to time against ('' for none)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds with --base")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.json:
+        print(json.dumps(measure()))
+        return
+    if args.base:
+        compare(args.base, args.rounds)
+        return
     clip = bvh.load(FILE).resample(60.0)
     repeats = int(np.ceil(SECONDS * 60.0 / clip.frame_count))
     long = clip.concatenate(*([clip] * (repeats - 1)))[: int(SECONDS * 60.0)]

@@ -137,6 +137,8 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(CESIUM.read_bytes())
     (folder / "RobotExpressive.glb").write_bytes(ROBOT.read_bytes())
+    (folder / "character.fbx").write_bytes(
+        (DATA / "fbx" / "maya_kenney_character_7700_binary.fbx").read_bytes())
     for name in ("vrm1_debug_robot.vrm", "avatar.vrm"):
         (folder / name).write_bytes(VRM.read_bytes())
     (folder / "vrm1_mtoon_uv_test.vrm").write_bytes(

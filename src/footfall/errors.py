@@ -46,3 +46,8 @@ class MotionFileError(FootfallError, ValueError):
     """A motion file is of no format footfall reads (or writes), or holds what its format's
     reader cannot take (an unsafe pickle, a missing take); the message names the file, the
     format and the reason."""
+
+
+class FBXError(FootfallError, ValueError):
+    """An FBX file could not be read (damaged, truncated, no skeleton, no such take, or the
+    native reader crashed on it); the message names the file and the problem in one line."""

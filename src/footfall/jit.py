@@ -8,6 +8,9 @@
   same results (only a division by zero raises there instead of giving inf or NaN).
 - :func:`inlined`: copied into each kernel calling it at numba's IR level, where LLVM's
   inlining of a helper measured slower (the IK core, the pelvis helpers).
+- :func:`bundle_kernel`: a kernel taking named bundles (a ``NamedTuple`` of arrays and values
+  per concept: the frames, the legs, the parameters …) instead of a wall of positional
+  arguments, so every value is bound by name where the bundle is built.
 
 Why: on an empty numba cache the time goes to numba's front end (typing, lowering, wrappers)
 more than to LLVM. Unused wrappers and IR-level copies at every call site cost that time; a
@@ -50,6 +53,44 @@ def kernel(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     ``options``: numba's ``error_model``, ``nogil``."""
     jit_options: dict[str, Any] = {"cache": True, "no_cfunc_wrapper": True, **options}
     return numba.njit(**jit_options)
+
+
+class _BundleKernel(CPUDispatcher):  # type: ignore[misc]
+    """A kernel dispatcher whose ``NamedTuple`` arguments cross into the compiled code as plain
+    tuples of the same values, which the kernel names again on entry (``frames =
+    Frames(*frames)``: the field order is the class's own, whoever built the bundle).
+
+    Why: numba's dispatcher types a named tuple by encoding its class and field names on every
+    call (measured 2–3.5 µs per bundle of 10–17 fields: 11–13 µs for a live retarget frame's
+    four or five bundles, whose whole step takes ~250 µs); a plain tuple of arrays costs about
+    what the same arrays as positional arguments cost. Every array of a bundle is unboxed on
+    each call, read or not (~0.1 µs each): what a one-character frame pays for bundles by
+    concept rather than by stage (docs/benchmarks.md, "Issue 34: named bundles")."""
+
+    def __call__(self, *args: Any) -> Any:
+        return _dispatch(self, *[tuple(a) if isinstance(a, tuple) else a for a in args])
+
+    #: The kernel called with its bundles already plain tuples (``tuple(bundle)``, kept by a
+    #: caller that passes the same bundles frame after frame): numba's own call, without this
+    #: class's Python step (~1.4 µs a call; a live retarget frame calls two bundle kernels).
+    plain = CPUDispatcher.__call__
+
+
+_dispatch = CPUDispatcher.__call__
+
+
+def bundle_kernel(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """Decorator: :func:`kernel` for a function taking named bundles (``NamedTuple``
+    arguments); its body names each bundle again first (``rig = LegRig(*rig)``), as it
+    receives plain tuples (:class:`_BundleKernel`)."""
+
+    def wrap(function: Callable[..., Any]) -> Any:
+        dispatcher = _BundleKernel(py_func=function, targetoptions={
+            "nopython": True, "boundscheck": None, "no_cfunc_wrapper": True, **options})
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return wrap
 
 
 def helper(function: F) -> F:

@@ -14,14 +14,14 @@ if TYPE_CHECKING:
 
 NAME = "retarget"
 HELP = ("retarget a motion (BVH, glTF, VRMA, FBX, joint positions) onto a BVH skeleton or a "
-        "glTF/GLB/VRM avatar")
+        "glTF/GLB/VRM/FBX avatar")
 DESCRIPTION = (
     "Map the motion of SOURCE (any motion file footfall reads: BVH, glTF/GLB animations with "
-    "--take, VRM Animation, FBX, joint positions, MDM results with --sample) onto the "
-    "skeleton of --to (a .bvh file, a skinned "
-    ".glb/.gltf avatar or a VRM 0.x/1.0 .vrm avatar) with seed 001's method: calibrated rotation "
-    "offsets, spine and neck redistribution, hips from the leg-length difference, four-limb IK "
-    "with automatic weights. Writes -o as BVH, or as GLB/glTF/VRM (the avatar's file with the "
+    "--take, VRM Animation, FBX, joint positions, MDM results with --sample) onto the skeleton of"
+    " --to (a .bvh file, a skinned .glb/.gltf avatar, a VRM 0.x/1.0 .vrm avatar or a skinned .fbx"
+    " character, written out as .glb/.gltf) with seed 001's method: calibrated rotation offsets, "
+    "spine and neck redistribution, hips from the leg-length difference, four-limb IK with "
+    "automatic weights. Writes -o as BVH, or as GLB/glTF/VRM (the avatar's file with the "
     "animation replaced, which any glTF viewer plays), or as a VRM Animation (.vrma) for a VRM "
     "avatar. Bone names are matched automatically (a VRM file's own bone map is used as it is); "
     "--mapping / --target-mapping give a JSON file {canonical bone: joint} that overrides the "
@@ -45,8 +45,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of :class:`~footfall.retarget.files.RetargetOptions` (what ``footfall batch
     retarget`` passes to every file too)."""
     parser.add_argument("--to", required=True, dest="target",
-                        help="the target skeleton: a .bvh file, a skinned .glb/.gltf avatar "
-                             "or a .vrm avatar")
+                        help="the target skeleton: a .bvh file, a skinned .glb/.gltf avatar, "
+                             "a .vrm avatar or a skinned .fbx character")
     parser.add_argument("--mapping", default=None,
                         help="JSON {canonical bone: source joint} overriding the automatic guess")
     parser.add_argument("--target-mapping", default=None,
@@ -62,9 +62,10 @@ def add_options(parser: argparse.ArgumentParser) -> None:
                         help="source fingers onto the avatar: bone by bone (default), as curl "
                              "and spread per finger (hands built differently), or not at all")
     parser.add_argument("--calibrate-frame", default=None, metavar="N|auto",
-                        help="calibrate from this frame of the source (or 'auto': its most "
-                             "standing frame) instead of its rest pose; by default the rest "
-                             "pose when it is a standing T/A/I-pose, else 'auto'")
+                        help="calibrate from this frame of the source as it is; by default "
+                             "('auto') from the pose its motion stands in: its most standing "
+                             "frame with each foot set flat as it stands in its stances (never "
+                             "the file's rest rotations, which exporters define as they like)")
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "
                              "moments with the floor line, the source skeleton beside it")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,7 +33,7 @@ from footfall.grounding.pipeline import (
     write_leg_rotations,
 )
 from footfall.ik import solve_two_bone
-from footfall.jit import kernel
+from footfall.jit import bundle_kernel
 from footfall.quat import max_nan, min_nan
 from footfall.skeleton import FKPlan, Skeleton
 
@@ -67,6 +67,75 @@ class StepStyle:
 
 #: Walking direction +X: the character's +Z forward turned about +Y by 90°.
 HEADING = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), np.pi / 2)
+
+
+class WalkSizes(NamedTuple):
+    """The flat walk's sizes as :func:`_flat_walk` reads them, metres unless said: the
+    ``step_length``, each foot's ``foot_phase (2,)`` (walk-phase offset), the swing curve's
+    ``clearance`` (start) and ``lift`` (peak), ``ankle_heights (2,)``, each foot's sideways
+    ``foot_z (2,)`` and hip ``hip_from_pelvis (2, 3)`` (heading applied), the pelvis height
+    ``pelvis_height`` with its ``bob`` amplitude, each leg's ``reach (2,)`` and the soft min's
+    ``softness``."""
+
+    step_length: float
+    foot_phase: FloatArray
+    clearance: float
+    lift: float
+    ankle_heights: FloatArray
+    foot_z: FloatArray
+    hip_from_pelvis: FloatArray
+    pelvis_height: float
+    bob: float
+    reach: FloatArray
+    softness: float
+
+
+class WalkBody(NamedTuple):
+    """The skeleton as the flat walk poses it: the ``root`` joint turned to ``heading (4,)``,
+    the rest ``offsets (J, 3)``, the sway joints ``sway_joints (E,)`` with their ``leans`` and
+    ``amps (E,)`` radians; each joint's fixed world ``steps (J, 3)`` from its parent, each leg's
+    ``chains (2, L)`` below the root (−1 padded) with its ``upper`` and ``lower`` joints
+    ``(2,)``, and the knee poles' ``pole_offset (3,)``."""
+
+    root: int
+    heading: FloatArray
+    offsets: FloatArray
+    sway_joints: NDArray[np.int64]
+    leans: FloatArray
+    amps: FloatArray
+    steps: FloatArray
+    chains: NDArray[np.int64]
+    upper: NDArray[np.int64]
+    lower: NDArray[np.int64]
+    pole_offset: FloatArray
+
+
+class WalkRows(NamedTuple):
+    """N rows of the flat walk (character ``n mod K``): ``distance (N,)`` walked, each
+    character's ``start_x`` and ``lateral_z (K,)``."""
+
+    distance: FloatArray
+    start_x: FloatArray
+    lateral_z: FloatArray
+
+
+class FlatWalkPose(NamedTuple):
+    """What :func:`_flat_walk` writes per row: the pose ``rotations``, ``positions``
+    ``(N, J, ·)``, the footstep plan (``ankle (N, 2, 3)`` targets, ``stance``, ``swing``
+    ``(N, 2)``, ``plant_xz``, ``next_xz (N, 2, 2)``) and the legs for the IK (``hip``,
+    ``knee``, ``foot``, ``pole (N, 2, 3)``)."""
+
+    rotations: FloatArray
+    positions: FloatArray
+    ankle: FloatArray
+    stance: NDArray[np.bool_]
+    swing: FloatArray
+    plant_xz: FloatArray
+    next_xz: FloatArray
+    hip: FloatArray
+    knee: FloatArray
+    foot: FloatArray
+    pole: FloatArray
 
 
 @dataclass(frozen=True)
@@ -145,7 +214,6 @@ class StepWalker(Walker):
         self._foot_z = hip_side[:, 2]  # (2,)
         self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
         self._extras = _sway(skeleton, style.sway)
-        self._hip_parent = skeleton.parents[self._upper]
         # The flat walk poses only the root (heading) and the sway joints, none of them on a
         # leg: the legs' world rotations before the IK are the rest pose's, and their joints
         # sit at the root plus fixed steps. One FK of that pose, here, stands for every frame.
@@ -195,28 +263,38 @@ class StepWalker(Walker):
         count = rows.size  # rows: frame-major, character-minor
         joints = self.skeleton.joint_count
         rotations, positions = np.empty((count, joints, 4)), np.empty((count, joints, 3))
-        ankle, plant, next_plant = (np.empty((count, 2, 3)), np.empty((count, 2, 2)),
-                                    np.empty((count, 2, 2)))
-        stance, swing = np.empty((count, 2), dtype=bool), np.empty((count, 2))
         lift_start, lift_peak = self.style.swing_lift
         extra_joints, leans, amps = self._extras
-        start = kernel_array(np.broadcast_to(self.start_x, (self.count,)), (self.count,))
-        lateral = kernel_array(np.broadcast_to(self.lateral_z, (self.count,)), (self.count,))
-        legs = [np.empty((count, 2, 3)) for _ in range(4)]  # hip, knee, foot, pole
-        _flat_walk(rows, start, lateral, self.step_length, FOOT_PHASE,
-                   lift_start * self.leg_length, lift_peak * self.leg_length, self.ankle_heights,
-                   self._foot_z, self._hip_from_pelvis, self.walk_pelvis_height, self.bob,
-                   self._reach, self.style.pelvis_softness * self.leg_length, self.pipeline.root,
-                   self._offsets, HEADING, extra_joints, leans, amps, self._steps, self._chains,
-                   self._upper, self._lower, self._pole_offset, rotations, positions, ankle,
-                   stance, swing, plant, next_plant, *legs)
-        hip, knee, foot, pole = legs
+        sizes = WalkSizes(
+            step_length=self.step_length, foot_phase=FOOT_PHASE,
+            clearance=lift_start * self.leg_length, lift=lift_peak * self.leg_length,
+            ankle_heights=self.ankle_heights, foot_z=self._foot_z,
+            hip_from_pelvis=self._hip_from_pelvis, pelvis_height=self.walk_pelvis_height,
+            bob=self.bob, reach=self._reach, softness=self.style.pelvis_softness * self.leg_length)
+        body = WalkBody(
+            root=self.pipeline.root, heading=HEADING, offsets=self._offsets,
+            sway_joints=extra_joints, leans=leans, amps=amps, steps=self._steps,
+            chains=self._chains, upper=self._upper, lower=self._lower,
+            pole_offset=self._pole_offset)
+        walk_rows = WalkRows(
+            distance=rows,
+            start_x=kernel_array(np.broadcast_to(self.start_x, (self.count,)), (self.count,)),
+            lateral_z=kernel_array(np.broadcast_to(self.lateral_z, (self.count,)),
+                                   (self.count,)))
+        pose = FlatWalkPose(
+            rotations=rotations, positions=positions, ankle=np.empty((count, 2, 3)),
+            stance=np.empty((count, 2), dtype=bool), swing=np.empty((count, 2)),
+            plant_xz=np.empty((count, 2, 2)), next_xz=np.empty((count, 2, 2)),
+            hip=np.empty((count, 2, 3)), knee=np.empty((count, 2, 3)),
+            foot=np.empty((count, 2, 3)), pole=np.empty((count, 2, 3)))
+        _flat_walk(walk_rows, sizes, body, pose)
+        hip, knee, foot, pole, ankle = pose.hip, pose.knee, pose.foot, pose.pole, pose.ankle
+        stance, swing, plant, next_plant = pose.stance, pose.swing, pose.plant_xz, pose.next_xz
         solved = solve_two_bone(hip, knee, foot, ankle, pole=pole)
         if self._flat_feet.shape[0] != count:  # soles flat, toes forward: (N, 2, 4), kept
             self._flat_feet = kernel_array(np.broadcast_to(HEADING, (count, 2, 4)), (count, 2, 4))
-        write_leg_rotations(self._rest_world, rotations, self._upper, self._lower, self._foot,
-                            self._hip_parent, solved.upper_rotation, solved.lower_rotation,
-                            self._flat_feet)
+        write_leg_rotations(self.pipeline.rig, self._rest_world, rotations,
+                            solved.upper_rotation, solved.lower_rotation, self._flat_feet)
 
         def shaped(array: NDArray[Any]) -> NDArray[Any]:
             return array.reshape(*lead, *array.shape[1:])
@@ -264,23 +342,32 @@ def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
             np.array([amp for _, _, amp in extras], dtype=np.float64))
 
 
-@kernel(error_model="numpy", nogil=True)
-def _flat_walk(
-    distance: FloatArray, start_x: FloatArray, lateral_z: FloatArray, step_length: float,
-    foot_phase: FloatArray, clearance: float, lift: float, ankle_heights: FloatArray,
-    foot_z: FloatArray, hip_from_pelvis: FloatArray, pelvis_height: float, bob: float,
-    reach: FloatArray, softness: float, root: int, offsets: FloatArray, heading: FloatArray,
-    extra_joints: NDArray[np.int64], leans: FloatArray, amps: FloatArray, steps: FloatArray,
-    chains: NDArray[np.int64], upper: NDArray[np.int64], lower: NDArray[np.int64],
-    pole_offset: FloatArray, rotations: FloatArray, positions: FloatArray, ankle: FloatArray,
-    stance: NDArray[np.bool_], swing: FloatArray, plant_xz: FloatArray, next_xz: FloatArray,
-    hip: FloatArray, knee: FloatArray, foot: FloatArray, pole: FloatArray,
-) -> None:  # pragma: no cover - compiled
-    """Seed 000's flat walk for N rows (character ``n mod K``) after ``distance (N,)`` metres:
-    footstep plan, ankle targets ``(N, 2, 3)``, pelvis and the posed rest pose in ``rotations``,
-    ``positions`` ``(N, J, ·)`` (legs at rest; the IK follows). ``hip``, ``knee``, ``foot``
-    ``(N, 2, 3)``: the root plus the fixed world ``steps (J, 3)`` down each leg's ``chains
-    (2, L)`` (−1 padded), as the FK adds them; the poles are ``knee + pole_offset``."""
+@bundle_kernel(error_model="numpy", nogil=True)
+def _flat_walk(rows: WalkRows, sizes: WalkSizes, body: WalkBody, pose: FlatWalkPose
+               ) -> None:  # pragma: no cover - compiled
+    """Seed 000's flat walk for N ``rows`` (character ``n mod K``) after ``rows.distance (N,)``
+    metres: footstep plan, ankle targets ``pose.ankle (N, 2, 3)``, pelvis and the posed rest
+    pose in ``pose.rotations``, ``pose.positions`` ``(N, J, ·)`` (legs at rest; the IK
+    follows). ``pose.hip``, ``pose.knee``, ``pose.foot`` ``(N, 2, 3)``: the root plus the fixed
+    world ``body.steps (J, 3)`` down each leg's ``body.chains (2, L)`` (−1 padded), as the FK
+    adds them; the poles are ``knee + body.pole_offset``."""
+    rows, sizes, body, pose = WalkRows(*rows), WalkSizes(*sizes), WalkBody(*body), \
+        FlatWalkPose(*pose)
+    distance, start_x, lateral_z = rows.distance, rows.start_x, rows.lateral_z
+    step_length, foot_phase, clearance, lift = sizes.step_length, sizes.foot_phase, \
+        sizes.clearance, sizes.lift
+    ankle_heights, foot_z, hip_from_pelvis = sizes.ankle_heights, sizes.foot_z, \
+        sizes.hip_from_pelvis
+    pelvis_height, bob, reach, softness = sizes.pelvis_height, sizes.bob, sizes.reach, \
+        sizes.softness
+    root, offsets, heading, extra_joints = body.root, body.offsets, body.heading, \
+        body.sway_joints
+    leans, amps, steps, chains = body.leans, body.amps, body.steps, body.chains
+    upper, lower, pole_offset = body.upper, body.lower, body.pole_offset
+    rotations, positions, ankle, stance, swing = pose.rotations, pose.positions, pose.ankle, \
+        pose.stance, pose.swing
+    plant_xz, next_xz, hip, knee, foot, pole = pose.plant_xz, pose.next_xz, pose.hip, \
+        pose.knee, pose.foot, pose.pole
     k = start_x.shape[0]
     for n in range(distance.shape[0]):
         c = n % k

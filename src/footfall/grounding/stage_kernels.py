@@ -3,39 +3,46 @@
 :class:`~footfall.grounding.pipeline.GroundingPipeline` runs N = T·K rows (frame-major: row
 ``t·K + k`` is character k at frame t) through its named stages; each stage's per-foot maths is
 one of these kernels, reading the pose arrays where they lie (joint indices) and writing
-preallocated outputs, so a crowd makes no temporaries. Per-character parameters are ``(K,)``
-arrays read at ``k = n mod K``. The maths is the scalar forms (``*_s``) it imports.
+preallocated outputs, so a crowd makes no temporaries. The stages take the named bundles of
+:mod:`~footfall.grounding.stage_rows` (each names them again on entry:
+:func:`footfall.jit.bundle_kernel`). Per-character parameters are ``(K,)`` arrays read at
+``k = n mod K``. The maths is the scalar forms (``*_s``) it imports.
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.arrays import BoolArray, FloatArray
 from footfall.grounding.foot_align import align_rotation_s, ankle_lift_s, heading_s, slope_angles_s
 from footfall.grounding.footsteps import smoothstep_s, swing_height_s
 from footfall.grounding.pelvis import follow_s, reach_limit_s
+from footfall.grounding.stage_rows import (
+    FollowState,
+    FootLocks,
+    FootTargets,
+    Given,
+    LegRig,
+    LiftedLegs,
+    PoseRows,
+    SoleReport,
+    StageParams,
+)
 from footfall.grounding.standing import rest_height_s
-from footfall.jit import kernel
+from footfall.jit import bundle_kernel, kernel
 from footfall.quat import inv_s, max_nan, min_nan, mul_s, rotate_s
 
-# One-element stand-ins of the same dimensions for absent optional inputs, which come with a
-# flag (one compiled version for all calls; writable: read-only arrays compile another).
-NONE1 = np.zeros(1)
-NONE2 = np.zeros((1, 1))
-NONE3 = np.zeros((1, 1, 1))
 
-
-@kernel(error_model="numpy", nogil=True)
-def feet_frame(grot: FloatArray, gpos: FloatArray, foot: IntArray, foot_forward: FloatArray,
-               has_turn: bool, lock_turn: FloatArray, lock_weight: FloatArray,
-               foot_rot: FloatArray, ankle: FloatArray, forward: FloatArray
-               ) -> None:  # pragma: no cover - compiled
-    """The feet's world rotations ``foot_rot (N, 2, 4)`` (turned by ``lock_turn · lock_weight``
-    about +Y when ``has_turn``), animated ankles ``(N, 2, 3)`` and heading ``forward (N, 2, 3)``
-    (unit horizontal toe direction) from the legs' global pose ``grot``, ``gpos (N, J, ·)``."""
+@bundle_kernel(error_model="numpy", nogil=True)
+def feet_frame(rows: PoseRows, rig: LegRig, locks: FootLocks) -> None:  # pragma: no cover
+    """The feet's world rotations ``rows.foot_rot (N, 2, 4)`` (turned by ``locks.turn ·
+    locks.weight`` about +Y when ``locks.has_turn``), animated ankles ``rows.ankle (N, 2, 3)``
+    and heading ``rows.forward (N, 2, 3)`` (unit horizontal toe direction) from the legs'
+    global pose ``rows.grot``, ``rows.gpos (N, J, ·)``."""
+    rows, rig, locks = PoseRows(*rows), LegRig(*rig), FootLocks(*locks)
+    grot, gpos, foot, foot_forward = rows.grot, rows.gpos, rig.foot, rig.foot_forward
+    has_turn, lock_turn, lock_weight = locks.has_turn, locks.turn, locks.weight
+    foot_rot, ankle, forward = rows.foot_rot, rows.ankle, rows.forward
     for n in range(grot.shape[0]):
         for f in range(2):
             j = foot[f]
@@ -85,15 +92,17 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                         break
 
 
-@kernel(error_model="numpy", nogil=True)
-def foot_targets(ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps: FloatArray,
-                 has_lock: bool, lock_xz: FloatArray, lock_weight: FloatArray, gpos: FloatArray,
-                 pelvis: int, target: FloatArray, ray_xz: FloatArray
-                 ) -> None:  # pragma: no cover - compiled
-    """Ankle targets ``(N, 2, 3)`` (xz moved by the snapped footsteps ``steps (N, 2, 2, 5)``:
-    the current one's shift while planted, eased towards the next one's over the swing, then
-    pulled to the foot locks) and the ray points ``ray_xz (N, 3, 2)``: under the body (its
-    ``pelvis`` joint), then under each target."""
+@bundle_kernel(error_model="numpy", nogil=True)
+def foot_targets(rows: PoseRows, rig: LegRig, locks: FootLocks, steps: FloatArray,
+                 target: FloatArray, ray_xz: FloatArray) -> None:  # pragma: no cover
+    """Ankle targets ``target (N, 2, 3)`` (xz moved by the snapped footsteps ``steps
+    (N, 2, 2, V)``: the current one's shift while planted, eased towards the next one's over the
+    swing, then pulled to the foot locks) and the ray points ``ray_xz (N, 3, 2)``: under the
+    body (its pelvis joint), then under each target."""
+    rows, rig, locks = PoseRows(*rows), LegRig(*rig), FootLocks(*locks)
+    ankle, stance, swing, gpos, pelvis = rows.ankle, rows.stance, rows.swing, rows.gpos, \
+        rig.pelvis
+    has_lock, lock_xz, lock_weight = locks.has_lock, locks.xz, locks.weight
     for n in range(ankle.shape[0]):
         ray_xz[n, 0, 0] = gpos[n, pelvis, 0]
         ray_xz[n, 0, 1] = gpos[n, pelvis, 2]
@@ -112,32 +121,40 @@ def foot_targets(ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps:
             target[n, f, 1] = ankle[n, f, 1]
 
 
-@kernel(error_model="numpy", nogil=True)
-def ground_and_soles(
-    ankle: FloatArray, stance: BoolArray, swing: FloatArray, steps: FloatArray,
-    hit: BoolArray, point: FloatArray, normal: FloatArray, forward: FloatArray,
-    ik_on: BoolArray, max_step_ratio: FloatArray, leg_length: FloatArray,
-    foot_align: BoolArray, steep_normal_y: FloatArray, max_slope: FloatArray,
-    smoothing: BoolArray, align_rate: FloatArray, dt: float, angle_state: FloatArray,
-    has_angles: bool, given_angles: FloatArray, ankle_height: FloatArray, has_lift: bool,
-    foot_lift: FloatArray, standing: FloatArray, sole_along: FloatArray, target: FloatArray,
-    body_ground: FloatArray,
-    offset: FloatArray, fallback: BoolArray, angles: FloatArray,
-) -> None:  # pragma: no cover - compiled
+@bundle_kernel(error_model="numpy", nogil=True)
+def ground_and_soles(rows: PoseRows, targets: FootTargets, rig: LegRig, params: StageParams,
+                     given: Given, state: FollowState) -> None:  # pragma: no cover - compiled
     """Which feet are grounded, their vertical offset and sole angles; completes the targets.
 
-    The ray answers ``hit (N, 3)``, ``point``, ``normal (N, 3, 3)`` (body, left, right) give the
-    ground under the body ``body_ground (N,)`` and under each foot (planted: its ray; swinging:
-    the swing curve between the two footsteps' heights in ``steps``). A foot is grounded when
-    its character has IK on and that ground is found and within ``max_step_ratio`` leg lengths
-    of the body's; else (with IK) it falls back to the animated foot. The sole (pitch, roll)
-    ``angles (N, 2, 2)`` follow their goal (slope under the foot, faded over the swing, where
-    aligned) frame by frame from ``angle_state (K, 2, 2)`` (updated in place), or are the given
-    ones; the target heights become ankle + offset + the tilt's lift (+ ``foot_lift``). A
-    planted foot whose sole is aligned stands on ``standing (N, 2, 2 + S)`` (pitch, found, the
-    ground under its sole samples at ``sole_along (N, 2, S)`` metres ahead of the ankle:
+    The ray answers ``targets.hit (N, 3)``, ``targets.point``, ``targets.normal (N, 3, 3)``
+    (body, left, right) give the ground under the body ``targets.body_ground (N,)`` and under
+    each foot (planted: its ray; swinging: the swing curve between the two footsteps' heights
+    in ``targets.steps``). A foot is grounded when its character has IK on and that ground is
+    found and within ``max_step_ratio`` leg lengths of the body's; else (with IK) it falls back
+    to the animated foot (``targets.fallback``). The sole (pitch, roll) ``targets.angles
+    (N, 2, 2)`` follow their goal (slope under the foot, faded over the swing, where aligned)
+    frame by frame from ``state.angles (K, 2, 2)`` (updated in place), or are the given ones;
+    the target heights ``targets.ankle`` become ankle + ``targets.offset`` + the tilt's lift
+    (+ ``given.foot_lift``). A planted foot whose sole is aligned stands on
+    ``targets.standing`` (pitch, found, the ground under its sole samples at
+    ``targets.sole_along`` metres ahead of the ankle:
     :func:`footfall.grounding.standing.standing_ground`) instead of the ray under its ankle and
     that ray's slope: pitched towards that pitch, it rests on the highest of them."""
+    rows, targets, rig = PoseRows(*rows), FootTargets(*targets), LegRig(*rig)
+    params, given, state = StageParams(*params), Given(*given), FollowState(*state)
+    ankle, stance, swing, forward = rows.ankle, rows.stance, rows.swing, rows.forward
+    steps, hit, point, normal = targets.steps, targets.hit, targets.point, targets.normal
+    standing, sole_along, target = targets.standing, targets.sole_along, targets.ankle
+    body_ground, offset, fallback, angles = targets.body_ground, targets.offset, \
+        targets.fallback, targets.angles
+    ik_on, max_step_ratio, foot_align = params.ik_on, params.max_step_ratio, params.foot_align
+    steep_normal_y, max_slope, smoothing = params.steep_normal_y, params.max_slope, \
+        params.smoothing
+    align_rate, dt = params.align_rate, params.dt
+    leg_length, ankle_height = rig.leg_length, rig.ankle_height
+    has_angles, given_angles = given.has_sole_angles, given.sole_angles
+    has_lift, foot_lift = given.has_foot_lift, given.foot_lift
+    angle_state = state.angles
     k = angle_state.shape[0]
     frames = ankle.shape[0] // k
     for t in range(frames):
@@ -175,12 +192,13 @@ def ground_and_soles(
                 aligned = on and foot_align[c] and hit[n, 1 + f]
                 scale = fade if aligned else 0.0
                 for a, goal in enumerate((pitch * scale, roll * scale)):
-                    state = angle_state[c, f, a]
-                    state = goal if math.isinf(rate) else state + (goal - state) * blend
-                    angle_state[c, f, a] = state
+                    followed = angle_state[c, f, a]
+                    followed = (goal if math.isinf(rate)
+                                else followed + (goal - followed) * blend)
+                    angle_state[c, f, a] = followed
                     if has_angles:
-                        state = given_angles[n, f, a] if aligned else 0.0
-                    angles[n, f, a] = state
+                        followed = given_angles[n, f, a] if aligned else 0.0
+                    angles[n, f, a] = followed
                 if stands and on:  # resting at the pitch it has, on the ground along its sole
                     offset[n, f] = rest_height_s(standing[n, f, 2:], sole_along[n, f],
                                                  angles[n, f, 0], ground)
@@ -193,22 +211,30 @@ def ground_and_soles(
                 target[n, f, 1] = height
 
 
-@kernel(error_model="numpy", nogil=True)
-def pelvis_follow(
-    gpos: FloatArray, positions: FloatArray, root: int, pelvis: int, upper: IntArray,
-    lower: IntArray, foot: IntArray, leg_length: FloatArray, target: FloatArray,
-    body_ground: FloatArray, lowering: BoolArray, reach_ratio: FloatArray,
-    max_reach: FloatArray, smoothing: BoolArray, pelvis_rate: FloatArray,
-    pelvis_snap: FloatArray, dt: float, state: FloatArray, has_given: bool, given: FloatArray,
-    pelvis_offset: FloatArray, hip: FloatArray, knee: FloatArray, ankle: FloatArray,
-    reach_rows: FloatArray,
-) -> None:  # pragma: no cover - compiled
-    """The offset ``pelvis_offset (N,)`` of the ``pelvis`` joint: never above the animated height
-    over the body's ground, lowered (where ``lowering (K,)``) so the legs reach their targets
-    (at full stretch always), followed from ``state (K,)`` (updated in place) or ``given``.
-    Lifts the ``root`` of ``positions`` (``gpos`` is only read: the final FK lifts the body)
-    and writes the lifted ``hip``, ``knee``, ``ankle (N, 2, 3)`` and ``reach_rows (N, 2)``."""
-    k = state.shape[0]
+@bundle_kernel(error_model="numpy", nogil=True)
+def pelvis_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: StageParams,
+                  given: Given, state: FollowState, legs: LiftedLegs
+                  ) -> None:  # pragma: no cover - compiled
+    """The offset ``legs.pelvis_offset (N,)`` of the pelvis joint: never above the animated
+    height over the body's ground ``targets.body_ground``, lowered (where ``params.lowering``)
+    so the legs reach their targets ``targets.ankle`` (at full stretch always), followed from
+    ``state.pelvis (K,)`` (updated in place) or given (``given.pelvis_offset``). Lifts the
+    root of ``rows.positions`` (``rows.gpos`` is only read: the final FK lifts the body) and
+    writes the lifted ``legs.hip``, ``legs.knee``, ``legs.ankle`` and ``legs.max_reach``."""
+    rows, targets, rig = PoseRows(*rows), FootTargets(*targets), LegRig(*rig)
+    params, given, state = StageParams(*params), Given(*given), FollowState(*state)
+    legs = LiftedLegs(*legs)
+    gpos, positions = rows.gpos, rows.positions
+    root, pelvis, upper, lower, foot = rig.root, rig.pelvis, rig.upper, rig.lower, rig.foot
+    leg_length, target, body_ground = rig.leg_length, targets.ankle, targets.body_ground
+    lowering, reach_ratio, max_reach = params.lowering, params.reach_ratio, params.max_reach
+    smoothing, pelvis_rate, pelvis_snap = params.smoothing, params.pelvis_rate, \
+        params.pelvis_snap
+    dt, has_given, given_offset = params.dt, given.has_pelvis_offset, given.pelvis_offset
+    pelvis_offset, hip, knee, ankle, reach_rows = legs.pelvis_offset, legs.hip, legs.knee, \
+        legs.ankle, legs.max_reach
+    pelvis_state = state.pelvis
+    k = pelvis_state.shape[0]
     frames = gpos.shape[0] // k
     for t in range(frames):
         for c in range(k):
@@ -233,10 +259,10 @@ def pelvis_follow(
             if lowering[c]:
                 pelvis_goal = min_nan(body_ground[n], lowest - pelvis_y)
             rate = pelvis_rate[c] if smoothing[c] else math.inf
-            smoothed = (given[n] if has_given
-                        else follow_s(state[c], pelvis_goal, rate, pelvis_snap[c], dt))
+            smoothed = (given_offset[n] if has_given
+                        else follow_s(pelvis_state[c], pelvis_goal, rate, pelvis_snap[c], dt))
             value = min_nan(smoothed, hardest - pelvis_y) if lowering[c] else smoothed
-            state[c] = value
+            pelvis_state[c] = value
             pelvis_offset[n] = value
             positions[n, root, 1] += value
             for f in range(2):
@@ -250,16 +276,18 @@ def pelvis_follow(
                 ankle[n, f, 1] += value
 
 
-@kernel(error_model="numpy", nogil=True)
-def leg_rotations(grot: FloatArray, rotations: FloatArray, upper: IntArray, lower: IntArray,
-                  foot: IntArray, hip_parent: IntArray, upper_delta: FloatArray,
-                  lower_delta: FloatArray, tilt: bool, angles: FloatArray, forward: FloatArray,
-                  foot_rot: FloatArray, ik_on: BoolArray) -> None:  # pragma: no cover
-    """Writes the solved legs into the local ``rotations (N, J, 4)`` of rows with IK on: the
-    IK deltas ``(N, 2, 4)`` applied to the legs' world rotations, the foot keeping its world
-    rotation ``foot_rot (N, 2, 4)`` — tilted by the sole ``angles (N, 2, 2)`` under
-    ``forward (N, 2, 3)`` when ``tilt`` (else those two are not read). ``grot`` is the legs'
-    world pose before the IK, ``(N, J, 4)`` or ``(1, J, 4)`` for every row."""
+@bundle_kernel(error_model="numpy", nogil=True)
+def leg_rotations(rig: LegRig, grot: FloatArray, rotations: FloatArray, upper_delta: FloatArray,
+                  lower_delta: FloatArray, foot_rot: FloatArray, tilt: bool, angles: FloatArray,
+                  forward: FloatArray, ik_on: BoolArray) -> None:  # pragma: no cover
+    """Writes the solved legs into the local ``rotations (N, J, 4)`` of rows with IK on
+    (``ik_on (K,)``): the IK deltas ``upper_delta``, ``lower_delta (N, 2, 4)`` applied to the
+    legs' world rotations, the foot keeping its world rotation ``foot_rot (N, 2, 4)`` — tilted
+    by the sole ``angles (N, 2, 2)`` under ``forward (N, 2, 3)`` when ``tilt`` (else those two
+    are not read). ``grot`` is the legs' world pose before the IK, ``(N, J, 4)`` or
+    ``(1, J, 4)`` for every row."""
+    rig = LegRig(*rig)
+    upper, lower, foot, hip_parent = rig.upper, rig.lower, rig.foot, rig.hip_parent
     k = ik_on.shape[0]
     per_row = grot.shape[0] > 1
     for n in range(rotations.shape[0]):
@@ -291,11 +319,13 @@ def leg_rotations(grot: FloatArray, rotations: FloatArray, upper: IntArray, lowe
                 rotations[n, a, c] = local_foot[c]
 
 
-@kernel(error_model="numpy", nogil=True)
-def sole_points(grot: FloatArray, gpos: FloatArray, foot: IntArray, below_ankle: FloatArray,
-                sole: FloatArray, sole_xz: FloatArray) -> None:  # pragma: no cover - compiled
-    """World sole points ``sole (N, 2, 3)`` under each ankle of the solved pose and their
-    ``(x, z)`` ``sole_xz (N, 2, 2)`` for the rays."""
+@bundle_kernel(error_model="numpy", nogil=True)
+def sole_points(rig: LegRig, grot: FloatArray, gpos: FloatArray, sole: FloatArray,
+                sole_xz: FloatArray) -> None:  # pragma: no cover - compiled
+    """World sole points ``sole (N, 2, 3)`` under each ankle of the solved pose ``grot``,
+    ``gpos (N, J, ·)`` and their ``(x, z)`` ``sole_xz (N, 2, 2)`` for the rays."""
+    rig = LegRig(*rig)
+    foot, below_ankle = rig.foot, rig.below_ankle
     for n in range(grot.shape[0]):
         for f in range(2):
             j = foot[f]
@@ -307,15 +337,21 @@ def sole_points(grot: FloatArray, gpos: FloatArray, foot: IntArray, below_ankle:
             sole_xz[n, f, 1] = sole[n, f, 2]
 
 
-@kernel(error_model="numpy", nogil=True)
-def sole_report(sole: FloatArray, hit: BoolArray, point: FloatArray, offset: FloatArray,
-                target: FloatArray, leg_length: FloatArray, ik_on: BoolArray,
-                angles: FloatArray, under: FloatArray, sole_gap: FloatArray,
-                ray_origin: FloatArray, ray_hit: FloatArray, pitch: FloatArray,
-                roll: FloatArray) -> None:  # pragma: no cover - compiled
-    """What the frame reports per foot: the ground ``under (N, 2)`` each sole (its ray, or the
-    offset where it missed), the sole's gap to it, the ray drawn from 1.5 leg lengths above
-    the target to that ground, and the sole angles applied (0 without IK)."""
+@bundle_kernel(error_model="numpy", nogil=True)
+def sole_report(rig: LegRig, params: StageParams, targets: FootTargets, sole: FloatArray,
+                sole_hit: BoolArray, sole_point: FloatArray, report: SoleReport
+                ) -> None:  # pragma: no cover - compiled
+    """What the frame reports per foot (``report``): the ground ``under (N, 2)`` each sole
+    point ``sole (N, 2, 3)`` (its ray ``sole_hit (N, 2)``, ``sole_point (N, 2, 3)``, or the
+    target's offset where it missed), the sole's gap to it, the ray drawn from 1.5 leg lengths
+    above the target to that ground, and the sole angles applied (0 without IK)."""
+    rig, params, targets = LegRig(*rig), StageParams(*params), FootTargets(*targets)
+    report = SoleReport(*report)
+    hit, point, offset, target = sole_hit, sole_point, targets.offset, targets.ankle
+    leg_length, ik_on, angles = rig.leg_length, params.ik_on, targets.angles
+    under, sole_gap, ray_origin, ray_hit = report.under, report.sole_gap, report.ray_origin, \
+        report.ray_hit
+    pitch, roll = report.pitch, report.roll
     k = ik_on.shape[0]
     for n in range(sole.shape[0]):
         on = ik_on[n % k]

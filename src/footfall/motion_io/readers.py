@@ -22,8 +22,9 @@ from footfall.motion_io.motion import LoadedMotion, solve_file_positions
 
 #: Frame rate glTF animations are sampled at when the file does not tell.
 GLTF_FPS = 30.0
-#: The module and function that read FBX files (another branch's; imported when met).
-FBX_READER = ("footfall.fbx", "load_fbx")
+#: The module and function that read FBX files (imported when met; it returns the clip with
+#: the file's takes, the take's index, unit, metres per unit and up axis).
+FBX_READER = ("footfall.fbx", "load_fbx_take")
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,7 @@ def read_fbx(path: Path, options: ReadOptions) -> LoadedMotion:
                           takes=list(getattr(loaded, "takes", None) or [path.stem]),
                           take=int(getattr(loaded, "take", 0) or 0),
                           unit=str(getattr(loaded, "unit", "m")),
+                          scale=float(getattr(loaded, "scale", 1.0)),
                           up=str(getattr(loaded, "up", "y")))
     return _resampled(motion, options.fps)
 

@@ -11,8 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from footfall.errors import SettingsError
+
+if TYPE_CHECKING:
+    from footfall.gltf import Avatar
 
 _MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
 
@@ -21,7 +25,7 @@ _MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
 class RetargetOptions:
     """What ``footfall retarget`` is told besides its input and output (its defaults)."""
 
-    target: str  #: the target skeleton: a .bvh file, a skinned .glb/.gltf or a .vrm avatar
+    target: str  #: the target: a .bvh skeleton, a skinned .glb/.gltf, .vrm or .fbx avatar
     mapping: str | None = None  #: JSON {canonical bone: source joint} over the guess
     target_mapping: str | None = None  #: JSON {canonical bone: target joint} for the target
     ik: str = "auto"  #: limb IK weights: "auto", "ik" or "fk"
@@ -73,7 +77,7 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
     """
     from footfall import bvh
     from footfall.contact_curves import retarget_contacts
-    from footfall.gltf import check_motion_output, load_avatar, save_motion
+    from footfall.gltf import check_motion_output, save_motion
     from footfall.motion_io import check_output, detect, load_motion
     from footfall.motion_io.end_sites import avatar_toe_sites, with_end_sites
     from footfall.motion_out import (
@@ -90,22 +94,22 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
     output = Path(output)
     target_path = Path(options.target)
     target_format = detect(target_path)  # by content: a GLB named .bvh is a GLB
-    glb_target = target_format in ("glb", "gltf", "vrm")
+    glb_target = target_format in ("glb", "gltf", "vrm", "fbx")  # an avatar (FBX: as glTF)
     if output.suffix.lower() not in _MOTIONS:
         raise SettingsError(f"-o {output}: write .bvh, .glb or .gltf (.vrm or .vrma for a VRM "
                             "avatar)")
     if output.suffix.lower() != ".bvh" and not glb_target:
         check_motion_output(output, None)  # raises: glTF/VRM output needs such an avatar
-    if target_format not in ("bvh", "glb", "gltf", "vrm"):
+    if target_format not in ("bvh", "glb", "gltf", "vrm", "fbx"):
         raise SettingsError(f"--to {target_path}: a {target_format} file; the target is a "
-                            ".bvh skeleton or a .glb, .gltf or .vrm avatar")
+                            ".bvh skeleton or a .glb, .gltf, .vrm or .fbx avatar")
     check_output(output)  # its folder exists
     if options.preview is not None:
         _check_preview(Path(options.preview))
     source = load_motion(source_path, take=options.take, sample=options.sample,
                          unit=options.unit).clip
     check_size(source, str(source_path), min_frames=1)  # the target may be a skeleton-only file
-    avatar = load_avatar(target_path) if glb_target else None
+    avatar = _load_target_avatar(target_path, target_format) if glb_target else None
     if output.suffix.lower() != ".bvh":
         check_motion_output(output, avatar)  # .vrm/.vrma: a VRM avatar
     check_motion_out(options, output, avatar)
@@ -148,6 +152,18 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
                           joint_count=target.joint_count, size_ratio=retargeter.size_ratio,
                           calibration=str(calibrated), preview=options.preview,
                           extras=tuple(str(path) for path in extras))
+
+
+def _load_target_avatar(path: Path, target_format: str) -> Avatar:
+    """The avatar of a ``--to`` file: a glTF/VRM file's, or an FBX character's as a glTF avatar
+    (:func:`footfall.fbx.load_fbx_avatar`; written back as .glb/.gltf)."""
+    if target_format == "fbx":
+        from footfall.fbx import load_fbx_avatar
+
+        return load_fbx_avatar(path)
+    from footfall.gltf import load_avatar
+
+    return load_avatar(path)
 
 
 def _preview(path: str, source: object, clip: object, retargeter: object,

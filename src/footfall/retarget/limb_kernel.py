@@ -16,11 +16,12 @@ legs first; metres.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
-from footfall.jit import helper, kernel
+from footfall.jit import bundle_kernel, helper, kernel
 from footfall.quat import (
     Quat4,
     Vec3,
@@ -41,10 +42,132 @@ FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fu
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 
-# ``params`` columns (the current sizes and settings, see ``limbs.Sizes``).
-SIZE_RATIO, AVATAR_SCALE, CAPTURE_FLOOR, FLOOR_HEIGHT, FOOT_FRONT, FOOT_OUT, FK_GUARD = range(7)
-# ``heights`` rows: standing heights (2,) of the source ankles and toes, the target's.
+# ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
+# the target's.
 SOURCE_ANKLE, TARGET_ANKLE, SOURCE_TOE, TARGET_TOE = range(4)
+
+
+class LimbRig(NamedTuple):
+    """Both rigs' limbs as the limb kernels read them (fixed between calibrations).
+
+    ``target_chain``, ``source_chain``: ``(L, 3)`` root, mid and tip joint of each limb, legs
+    first; ``leg_sides (2,)``: 0 left, 1 right; ``detached (L,)``: tips carried by their lower
+    bone at ``tip_offsets (L, 3)`` (calibration pose, scale 1); ``outward (2, 3)``: each foot's
+    outward direction; ``parents (J,)`` of the target; ``mover``: the joint the hips hang from,
+    ``under_mover (J,)`` the joints it carries; ``source_hips``: the source's hips joint;
+    ``source_leg_lengths (2,)``; ``hand_reach (A,)``: each arm's hand reach from its wrist at
+    scale 1. Toe points (``has_toes``: both rigs have them): ``target_toes``, ``source_toes``
+    ``(2, 2)`` (foot, toe joint or −1) per side, with End Site offsets ``(2, 3)``. Metres.
+    """
+
+    target_chain: IntArray
+    source_chain: IntArray
+    leg_sides: IntArray
+    detached: BoolArray
+    tip_offsets: FloatArray
+    outward: FloatArray
+    parents: IntArray
+    mover: int
+    under_mover: BoolArray
+    source_hips: int
+    source_leg_lengths: FloatArray
+    hand_reach: FloatArray
+    has_toes: bool
+    target_toes: IntArray
+    target_toe_offsets: FloatArray
+    source_toes: IntArray
+    source_toe_offsets: FloatArray
+
+
+class LimbSizes(NamedTuple):
+    """The current sizes and settings (``limbs.Sizes``) as the limb kernels read them.
+
+    ``size_ratio``: horizontal scale source → target; ``avatar_scale``; ``capture_floor``: the
+    capture's floor (0: each foot's stance level is in ``LimbFrames.level``);
+    ``floor_height``; ``foot_front``, ``foot_out``: foot target offsets; ``fk_guard``: 1 hands a
+    leg on FK whose foot would sink to IK, else 0; ``standing_heights (4, 2)``: rows
+    :data:`SOURCE_ANKLE`, :data:`TARGET_ANKLE`, :data:`SOURCE_TOE`, :data:`TARGET_TOE`;
+    ``calibration_tips (2, 4)``: the target feet's world rotations in the calibration pose.
+    Metres.
+    """
+
+    size_ratio: float
+    avatar_scale: float
+    capture_floor: float
+    floor_height: float
+    foot_front: float
+    foot_out: float
+    fk_guard: float
+    standing_heights: FloatArray
+    calibration_tips: FloatArray
+
+
+class Soles(NamedTuple):
+    """The target feet's sole points as :func:`reach_stage` reads them (the arrays of
+    ``calibration.SolePoints``): ``foot_points``, ``toe_points (2, K, 3)`` in the foot's and the
+    toe joint's rest frame, ``toe_weights (2, K)``, ``toe_joints (2,)`` (−1: none),
+    ``toe_offsets (2, 3)``."""
+
+    foot_points: FloatArray
+    toe_points: FloatArray
+    toe_weights: FloatArray
+    toe_joints: IntArray
+    toe_offsets: FloatArray
+
+
+class LimbFrames(NamedTuple):
+    """The F frames being solved: the target's ``world (J, F, 4)`` rotations and ``local
+    (J, F, 3)`` translations (joint-major; updated in place), its joint positions ``gpos
+    (F, J, 3)``, the source's ``srot (F, Js, 4)``, ``spos (F, Js, 3)``; per frame the
+    stance-width ``foot_shift (F, 2, 3)``, the target ``hips (F, 3)``, the IK weights
+    ``leg_weights (F, 2)``, ``arm_weights (F, A)`` and each source foot's stance ``level
+    (F, 2)`` above its standing height. Metres."""
+
+    world: FloatArray
+    local: FloatArray
+    gpos: FloatArray
+    srot: FloatArray
+    spos: FloatArray
+    foot_shift: FloatArray
+    hips: FloatArray
+    leg_weights: FloatArray
+    arm_weights: FloatArray
+    level: FloatArray
+
+
+class LimbWork(NamedTuple):
+    """The stages' working memory for F frames of L limbs (``limbs.Limbs`` keeps it between
+    calls): what :func:`feet_stage` writes and :func:`reach_stage` reads, and the two-bone
+    solver's input :func:`reach_stage` writes (see each stage for the fields)."""
+
+    chain: FloatArray
+    feet: FloatArray
+    toe: FloatArray
+    toe_target: FloatArray
+    foot_vector: FloatArray
+    pitch: FloatArray
+    offset: FloatArray
+    down: BoolArray
+    pivot: FloatArray
+    toe_height: FloatArray
+    sunk: FloatArray
+    rows: FloatArray
+    weight: FloatArray
+    knee_input: FloatArray
+    knee_lengths: FloatArray
+
+
+def limb_work(frames: int, count: int) -> LimbWork:
+    """:class:`LimbWork` for ``frames`` frames of ``count`` limbs (every array is written
+    before it is read)."""
+    feet, toe, toe_target, foot_vector, offset = (np.empty((frames, 2, 3)) for _ in range(5))
+    return LimbWork(
+        chain=np.empty((frames, 3, count, 3)), feet=feet, toe=toe, toe_target=toe_target,
+        foot_vector=foot_vector, pitch=np.empty((frames, 2, 4)), offset=offset,
+        down=np.zeros((frames, 2), dtype=bool), pivot=np.empty((frames, 2)),
+        toe_height=np.empty((frames, 2)), sunk=np.empty((frames, 2)),
+        rows=np.empty((5, frames * count, 3)), weight=np.empty(frames * count),
+        knee_input=np.empty((5, frames * 2, 3)), knee_lengths=np.empty((2, frames * 2)))
 
 
 @helper
@@ -58,22 +181,22 @@ def contact_lift(lift: float, size_ratio: float) -> float:
 
 
 @helper
-def standing(target_rest: float, params: FloatArray) -> float:
+def standing(target_rest: float, sizes: LimbSizes) -> float:
     """World height of a target foot point standing on the target's floor (its standing
     height at avatar scale 1 above the foot's sole, plus the floor height), metres. The
     capture's own floor is not carried over: a planted source foot stands the target's foot
     on the target's floor, whatever height the capture's joints had."""
-    return target_rest * params[AVATAR_SCALE] + params[FLOOR_HEIGHT]
+    return target_rest * sizes.avatar_scale + sizes.floor_height
 
 
 @helper
 def lifted(source_height: float, source_rest: float, target_rest: float,
-           params: FloatArray) -> float:
+           sizes: LimbSizes) -> float:
     """Target world height of a foot point at ``source_height``: its lift above the source's
     standing height (above the capture's floor) through :func:`contact_lift`, on top of the
     target's standing height. Metres."""
-    lift = source_height - source_rest - params[CAPTURE_FLOOR]
-    return standing(target_rest, params) + contact_lift(lift, params[SIZE_RATIO])
+    lift = source_height - source_rest - sizes.capture_floor
+    return standing(target_rest, sizes) + contact_lift(lift, sizes.size_ratio)
 
 
 @helper
@@ -171,35 +294,37 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
     return add_s(_vec(positions[frame, foot]), rotate_s(rotation, scale_s(_vec(offset), scale)))
 
 
-@kernel(error_model="numpy")
-def feet_stage(
-    world: FloatArray, gpos: FloatArray, srot: FloatArray, spos: FloatArray,
-    foot_shift: FloatArray, t_chain: IntArray, s_chain: IntArray, leg_sides: IntArray,
-    detached: BoolArray, tip_offsets: FloatArray, outward: FloatArray, calibration_tips: FloatArray,
-    has_toes: bool, t_toes: IntArray, t_toe_offsets: FloatArray, s_toes: IntArray,
-    s_toe_offsets: FloatArray, params: FloatArray, heights: FloatArray, level: FloatArray,
-    chain: FloatArray, feet: FloatArray, toe: FloatArray, toe_target: FloatArray,
-    foot_vector: FloatArray, pitch: FloatArray, offset: FloatArray, down: BoolArray,
-    pivot: FloatArray, toe_height: FloatArray,
-) -> None:
-    """Stage 1 for every frame ``f`` of ``gpos (F, J, 3)``; writes:
+@bundle_kernel(error_model="numpy")
+def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWork
+               ) -> None:  # pragma: no cover - compiled
+    """Stage 1 for every frame ``f`` of ``frames``; writes into ``work``:
 
     ``chain (F, 3, L, 3)`` each limb's root, mid and tip (a detached tip where its lower bone
-    carries it), ``feet (F, 2, 3)`` the ankle targets; with ``has_toes``: ``toe (F, 2, 3)`` the
-    source toe points, ``toe_target (F, 2, 3)`` the mapped source toe, ``foot_vector (F, 2, 3)``
-    the target's ankle→toe after ``pitch (F, 2, 4)``, ``offset (F, 2, 3)`` the flat-foot toe
-    offset (horizontal), ``down (F, 2)`` whether the toe pivots on the floor, ``pivot (F, 2)``
-    how much the toes are the pivot, ``toe_height (F, 2)`` the source toe above its standing
-    height and the capture's floor. ``level (F, 2)``: each source foot's stance level above its
-    standing height, frame by frame (a lift is measured from it). ``t_toes``/``s_toes`` are
-    ``(2, 2)``: (foot, toe joint or
-    −1) per side, with End Site offsets ``(2, 3)``.
+    carries it), ``feet (F, 2, 3)`` the ankle targets; with ``rig.has_toes``: ``toe (F, 2, 3)``
+    the source toe points, ``toe_target (F, 2, 3)`` the mapped source toe, ``foot_vector
+    (F, 2, 3)`` the target's ankle→toe after ``pitch (F, 2, 4)``, ``offset (F, 2, 3)`` the
+    flat-foot toe offset (horizontal), ``down (F, 2)`` whether the toe pivots on the floor,
+    ``pivot (F, 2)`` how much the toes are the pivot, ``toe_height (F, 2)`` the source toe
+    above its standing height and the capture's floor. A lift is measured from each source
+    foot's stance level ``frames.level``.
     """
-    frames, limbs = gpos.shape[0], t_chain.shape[0]
-    s = params[SIZE_RATIO]
-    floor = params[CAPTURE_FLOOR]
-    front, out = params[FOOT_FRONT], params[FOOT_OUT]
-    for f in range(frames):
+    frames, rig, sizes, work = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes), \
+        LimbWork(*work)
+    world, gpos, srot, spos = frames.world, frames.gpos, frames.srot, frames.spos
+    foot_shift, level = frames.foot_shift, frames.level
+    t_chain, s_chain, leg_sides = rig.target_chain, rig.source_chain, rig.leg_sides
+    detached, tip_offsets, outward = rig.detached, rig.tip_offsets, rig.outward
+    has_toes, t_toes, t_toe_offsets = rig.has_toes, rig.target_toes, rig.target_toe_offsets
+    s_toes, s_toe_offsets = rig.source_toes, rig.source_toe_offsets
+    heights, calibration_tips = sizes.standing_heights, sizes.calibration_tips
+    chain, feet, toe, toe_target = work.chain, work.feet, work.toe, work.toe_target
+    foot_vector, pitch, offset, down = work.foot_vector, work.pitch, work.offset, work.down
+    pivot, toe_height = work.pivot, work.toe_height
+    frame_count, limbs = gpos.shape[0], t_chain.shape[0]
+    s = sizes.size_ratio
+    floor = sizes.capture_floor
+    front, out = sizes.foot_front, sizes.foot_out
+    for f in range(frame_count):
         for k in range(limbs):
             for part in range(3):
                 for c in range(3):
@@ -207,14 +332,14 @@ def feet_stage(
             if detached[k]:
                 carried = add_s(_vec(chain[f, 1, k]),
                                 rotate_s(_quat(world[t_chain[k, 1], f]),
-                                         scale_s(_vec(tip_offsets[k]), params[AVATAR_SCALE])))
+                                         scale_s(_vec(tip_offsets[k]), sizes.avatar_scale)))
                 _put(chain[f, 2, k], carried)
         for leg in range(2):
             source_foot = _vec(spos[f, s_chain[leg, 2]])
             side = leg_sides[leg]
             target = (source_foot[0] * s + foot_shift[f, leg, 0],
                       lifted(source_foot[1], heights[SOURCE_ANKLE, side] + level[f, side],
-                             heights[TARGET_ANKLE, side], params),
+                             heights[TARGET_ANKLE, side], sizes),
                       source_foot[2] * s + foot_shift[f, leg, 2])
             if front != 0.0 or out != 0.0:
                 tip = t_chain[leg, 2]
@@ -232,11 +357,11 @@ def feet_stage(
                 share = ramp_s(heel_up, 0.005, 0.012) * (1.0 - toe_up)
                 mapped = (source_toe[0] * s + foot_shift[f, leg, 0],
                           lifted(source_toe[1], heights[SOURCE_TOE, leg] + level[f, leg],
-                                 heights[TARGET_TOE, leg], params),
+                                 heights[TARGET_TOE, leg], sizes),
                           source_toe[2] * s + foot_shift[f, leg, 2])
                 ankle = _vec(gpos[f, t_chain[leg, 2]])
                 vector = sub_s(_toe_point(world, gpos, f, False, t_toes[leg, 0], t_toes[leg, 1],
-                                          t_toe_offsets[leg], params[AVATAR_SCALE]), ankle)
+                                          t_toe_offsets[leg], sizes.avatar_scale), ankle)
                 turn = pitch_to_height(vector, mapped[1] - target[1], 1.0 - toe_up)
                 vector = rotate_s(turn, vector)
                 _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
@@ -250,35 +375,44 @@ def feet_stage(
             _put(feet[f, leg], target)
 
 
-@kernel(error_model="numpy")
-def reach_stage(
-    world: FloatArray, local: FloatArray, gpos: FloatArray, spos: FloatArray,
-    hips_pos: FloatArray, leg_weights: FloatArray, arm_weights: FloatArray,
-    held: FloatArray, t_chain: IntArray, s_chain: IntArray, hips_source: int,
-    source_leg_lengths: FloatArray, parents: IntArray, mover: int, under_mover: BoolArray,
-    has_toes: bool, params: FloatArray, heights: FloatArray, level: FloatArray,
-    foot_points: FloatArray, toe_points: FloatArray, toe_weights: FloatArray,
-    toe_joints: IntArray, toe_offsets: FloatArray, chain: FloatArray, feet: FloatArray,
-    toe: FloatArray, toe_target: FloatArray,
-    foot_vector: FloatArray, pitch: FloatArray, pivot: FloatArray, toe_height: FloatArray,
-    rows: FloatArray, weight: FloatArray, knee_input: FloatArray, knee_lengths: FloatArray,
-    sunk: FloatArray, hand_reach: FloatArray,
-) -> None:
+@bundle_kernel(error_model="numpy")
+def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
+                work: LimbWork, held: FloatArray) -> None:  # pragma: no cover - compiled
     """Stage 2 for every frame: the toe pivot and lowest-point rule on the feet, the hips
-    lowered; updates ``world`` (the pitched feet), ``local`` (the joint the hips hang from),
-    ``gpos`` and ``hips_pos (F, 3)`` in place where the hips drop.
+    lowered; updates ``frames.world`` (the pitched feet), ``frames.local`` (the joint the hips
+    hang from), ``frames.gpos`` and ``frames.hips`` in place where the hips drop. The feet
+    rest on the target's ``soles``.
 
-    ``held (F, 2, 3)`` is added to the toe targets (the pivot's held offset); the other stage-1
-    arrays as :func:`feet_stage` wrote them. Writes the two-bone solver's input: ``rows
-    (5, F·L, 3)`` (root, mid, tip, target, pole of every limb of every frame; the legs' poles
-    are their knees until the source's knee is copied) and ``weight (F·L,)``, and the knee
-    copy's input for the legs: ``knee_input (5, F·2, 3)`` (source hip, knee, ankle; target hip,
-    foot target) and ``knee_lengths (2, F·2)`` (target thigh and shin).
+    ``held (F, 2, 3)`` is added to the toe targets (the pivot's held offset); ``work`` holds
+    the stage-1 arrays as :func:`feet_stage` wrote them. Writes the two-bone solver's input
+    into ``work``: ``rows (5, F·L, 3)`` (root, mid, tip, target, pole of every limb of every
+    frame; the legs' poles are their knees until the source's knee is copied) and ``weight
+    (F·L,)``, and the knee copy's input for the legs: ``knee_input (5, F·2, 3)`` (source hip,
+    knee, ankle; target hip, foot target) and ``knee_lengths (2, F·2)`` (target thigh and
+    shin); ``sunk (F, 2)``: how far each foot's lowest sole point went below the floor.
     """
-    frames, limbs = gpos.shape[0], t_chain.shape[0]
-    s = params[SIZE_RATIO]
-    floor = params[CAPTURE_FLOOR]
-    for f in range(frames):
+    frames, rig, sizes = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes)
+    soles, work = Soles(*soles), LimbWork(*work)
+    world, local, gpos, spos = frames.world, frames.local, frames.gpos, frames.spos
+    hips_pos, leg_weights, arm_weights = frames.hips, frames.leg_weights, frames.arm_weights
+    level = frames.level
+    t_chain, s_chain, hips_source = rig.target_chain, rig.source_chain, rig.source_hips
+    source_leg_lengths, parents, mover = rig.source_leg_lengths, rig.parents, rig.mover
+    under_mover, has_toes, hand_reach = rig.under_mover, rig.has_toes, rig.hand_reach
+    heights = sizes.standing_heights
+    foot_points, toe_points, toe_weights = soles.foot_points, soles.toe_points, \
+        soles.toe_weights
+    toe_joints, toe_offsets = soles.toe_joints, soles.toe_offsets
+    chain, feet, toe, toe_target = work.chain, work.feet, work.toe, work.toe_target
+    foot_vector, pitch, pivot, toe_height = work.foot_vector, work.pitch, work.pivot, \
+        work.toe_height
+    rows, weight, knee_input, knee_lengths = work.rows, work.weight, work.knee_input, \
+        work.knee_lengths
+    sunk = work.sunk
+    frame_count, limbs = gpos.shape[0], t_chain.shape[0]
+    s = sizes.size_ratio
+    floor = sizes.capture_floor
+    for f in range(frame_count):
         if has_toes:
             for leg in range(2):
                 mapped = add_s(_vec(toe_target[f, leg]), _vec(held[f, leg]))
@@ -286,8 +420,8 @@ def reach_stage(
                 target = _vec(feet[f, leg])
                 target = add_s(target, scale_s(sub_s(sub_s(mapped, vector), target),
                                                pivot[f, leg]))
-                ankle_target = target[1] - standing(heights[TARGET_ANKLE, leg], params)
-                toe_end = target[1] + vector[1] - standing(heights[TARGET_TOE, leg], params)
+                ankle_target = target[1] - standing(heights[TARGET_ANKLE, leg], sizes)
+                toe_end = target[1] + vector[1] - standing(heights[TARGET_TOE, leg], sizes)
                 lowest_source = min(spos[f, s_chain[leg, 2], 1] - heights[SOURCE_ANKLE, leg],
                                     toe[f, leg, 1] - heights[SOURCE_TOE, leg]) - floor \
                     - level[f, leg]
@@ -303,13 +437,13 @@ def reach_stage(
         # whose foot would go through the floor is handed to IK.
         for leg in range(2):
             lowest = _lowest_sole(world, f, t_chain[leg, 2], leg, foot_points, toe_points,
-                                  toe_weights, toe_joints, toe_offsets, params[AVATAR_SCALE])
+                                  toe_weights, toe_joints, toe_offsets, sizes.avatar_scale)
             lift = _source_lift(spos, toe, heights, level, s_chain, f, leg, floor, has_toes)
             near = _near_floor(lift)
-            wanted = params[FLOOR_HEIGHT] + contact_lift(lift, s)
+            wanted = sizes.floor_height + contact_lift(lift, s)
             feet[f, leg, 1] += near * (wanted - (feet[f, leg, 1] + lowest))
-            below = params[FLOOR_HEIGHT] - (feet[f, leg, 1] + lowest)
-            sunk[f, leg] = params[FLOOR_HEIGHT] - (chain[f, 2, leg, 1] + lowest)
+            below = sizes.floor_height - (feet[f, leg, 1] + lowest)
+            sunk[f, leg] = sizes.floor_height - (chain[f, 2, leg, 1] + lowest)
             if below > 0.0:
                 feet[f, leg, 1] += below
                 # raised off the floor: solved in full (a part-FK blend of the two leg
@@ -327,7 +461,7 @@ def reach_stage(
             across = (root[0] - feet[f, leg, 0]) ** 2 + (root[2] - feet[f, leg, 2]) ** 2
             highest = feet[f, leg, 1] + math.sqrt(max(reach * reach - across, 0.0))
             # a foot on (or near) the floor is reached in full, whatever its IK weight
-            share = max(leg_weights[f, leg], params[FK_GUARD] * _near_floor(
+            share = max(leg_weights[f, leg], sizes.fk_guard * _near_floor(
                 _source_lift(spos, toe, heights, level, s_chain, f, leg, floor, has_toes)))
             drop = max(drop, max(root[1] - highest, 0.0) * share)
         if drop > 1e-9:
@@ -364,17 +498,17 @@ def reach_stage(
                 knee_lengths[1, leg] = norm_s(sub_s(tip, mid))
                 near = _near_floor(_source_lift(spos, toe, heights, level, s_chain, f, k, floor,
                                                 has_toes))
-                share = max(leg_weights[f, k], params[FK_GUARD]
+                share = max(leg_weights[f, k], sizes.fk_guard
                             * max(ramp_s(sunk[f, k], 0.0, FK_SINK), near))
             else:
                 target = add_s(hips, scale_s(sub_s(_vec(spos[f, s_chain[k, 2]]), source_hips), s))
                 share = arm_weights[f, k - 2]
                 # The hand (everything within its reach of the wrist) above the floor: the
                 # target raised, and an arm on FK whose hand would go through it handed to IK.
-                lowest = params[FLOOR_HEIGHT] + hand_reach[k - 2] * params[AVATAR_SCALE]
+                lowest = sizes.floor_height + hand_reach[k - 2] * sizes.avatar_scale
                 if target[1] < lowest:
                     target = (target[0], lowest, target[2])
-                share = max(share, params[FK_GUARD] * ramp_s(lowest - tip[1], 0.0, FK_SINK))
+                share = max(share, sizes.fk_guard * ramp_s(lowest - tip[1], 0.0, FK_SINK))
             for c, point in enumerate((root, mid, tip, target, pole)):
                 _put(rows[c, row], point)
             weight[row] = 0.0 if norm_s(sub_s(tip, target)) < DO_NO_HARM else share

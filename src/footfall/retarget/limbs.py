@@ -33,7 +33,17 @@ from footfall.errors import MappingError
 from footfall.footing import FootTracker, track_feet
 from footfall.ik import knee_from_source, solve_two_bone
 from footfall.retarget.calibration import Correspondence, Measures, SolePoints
-from footfall.retarget.limb_kernel import feet_stage, reach_stage, turn_stage
+from footfall.retarget.limb_kernel import (
+    LimbFrames,
+    LimbRig,
+    LimbSizes,
+    LimbWork,
+    Soles,
+    feet_stage,
+    limb_work,
+    reach_stage,
+    turn_stage,
+)
 from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
     RELEASE_SECONDS,
@@ -75,25 +85,6 @@ class Sizes:
     capture_floor: FloatArray
     calibration_world: FloatArray
     fk_guard: bool = True
-
-
-class _Scratch:
-    """Working memory of the limb kernels for ``frames`` frames of ``count`` limbs (reused call
-    after call: a live frame allocates nothing). Every array is written before it is read."""
-
-    def __init__(self, frames: int, count: int) -> None:
-        self.chain = np.empty((frames, 3, count, 3))  # roots, mids, tips
-        self.feet, self.toe, self.toe_target, self.foot_vector, self.offset = (
-            np.empty((frames, 2, 3)) for _ in range(5))
-        self.pitch = np.empty((frames, 2, 4))
-        self.down = np.zeros((frames, 2), dtype=bool)
-        self.pivot, self.toe_height = np.empty((frames, 2)), np.empty((frames, 2))
-        self.sunk = np.empty((frames, 2))
-        self.level = np.empty((frames, 2))
-        self.rows = np.empty((5, frames * count, 3))  # root, mid, tip, target, pole
-        self.weight = np.empty(frames * count)
-        self.knee_input = np.empty((5, frames * 2, 3))
-        self.knee_lengths = np.empty((2, frames * 2))
 
 
 class Limbs:
@@ -163,7 +154,12 @@ class Limbs:
         #: The live stream's contacts and floor (``footfall.footing``; a clip gets a fresh one).
         self.feet = FootTracker()
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
-        self._scratch: dict[int, _Scratch] = {}
+        self._scratch: dict[int, tuple[LimbWork, tuple[object, ...], FloatArray]] = {}
+        # What the kernels read, made again only when what it is made of changed.
+        # (what it was made of, the bundle as a plain tuple)
+        self._rig: tuple[tuple[object, ...], tuple[object, ...]] | None = None
+        self._limb_sizes: tuple[tuple[object, ...], ...] | None = None
+        self._soles: tuple[SolePoints, tuple[object, ...]] | None = None
 
     @property
     def count(self) -> int:
@@ -222,45 +218,30 @@ class Limbs:
         srot_f = np.ascontiguousarray(srot.reshape(frames, -1, 4))
         spos_f = np.ascontiguousarray(spos.reshape(frames, -1, 3))
         shift = np.ascontiguousarray(foot_shift.reshape(frames, 2, 3))
-        # Each source foot's stance level goes into its standing heights: a foot point's lift is
-        # measured from where that foot stands when planted (the kernels' capture floor is 0).
-        params = np.array([sizes.size_ratio, sizes.avatar_scale, 0.0,
-                           sizes.floor_height, sizes.foot_front, sizes.foot_out,
-                           float(sizes.fk_guard)])
-        heights = np.array([sizes.source.ankle_height, sizes.target.ankle_height,
-                            sizes.source.toe_height, sizes.target.toe_height], dtype=np.float64)
-        m = self._scratch_for(frames)
+        # The bundles go to the kernels as plain tuples (``bundle_kernel.plain``): the ones a
+        # live stream passes unchanged frame after frame are kept as such.
+        limb_sizes = self._kernel_sizes(sizes)
+        m, work, level = self._scratch_for(frames)
         floor = sizes.capture_floor
         if frames == 1 and floor.shape == (2,):  # a live frame: no broadcasting machinery
-            level = m.level
             level[0, 0], level[0, 1] = floor[0], floor[1]
         else:
             level = np.ascontiguousarray(np.broadcast_to(floor, (*batch, 2)),
                                          dtype=np.float64).reshape(frames, 2)
-        has_toes = self._toes is not None
-        feet_stage(world_f, gpos, srot_f, spos_f, shift, self._t_chain, self._s_chain,
-                   self._leg_sides, self._detached, self._tip_offsets, self._outward,
-                   np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]), has_toes,
-                   *self._toe_table, params, heights, level, m.chain, m.feet, m.toe,
-                   m.toe_target,
-                   m.foot_vector, m.pitch, m.offset, m.down, m.pivot, m.toe_height)
+        rig = self._kernel_rig()
+        limb_frames = tuple(LimbFrames(
+            world=world_f, local=local_f, gpos=gpos, srot=srot_f, spos=spos_f, foot_shift=shift,
+            hips=np.array(hips_pos.reshape(frames, 3)),
+            leg_weights=kernel_rows(weights.legs, batch, (2,)),
+            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level))
+        feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
-        if has_toes:
+        if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
                                          m.down.reshape(*batch, 2),
                                          m.toe_target.reshape(*batch, 2, 3), toe_hold)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
-        legs = kernel_rows(weights.legs, batch, (2,))
-        arms = kernel_rows(weights.arms, batch, (count - 2,))
-        reach_stage(world_f, local_f, gpos, spos_f, np.array(hips_pos.reshape(frames, 3)), legs,
-                    arms, held, self._t_chain, self._s_chain, self.hips[1],
-                    self._source_leg_lengths, self._parents, self.mover, self._under_mover,
-                    has_toes, params, heights, level, self.soles.foot_points,
-                    self.soles.toe_points, self.soles.toe_weights, self.soles.toe_joints,
-                    self.soles.toe_offsets, m.chain, m.feet, m.toe,
-                    m.toe_target,
-                    m.foot_vector, m.pitch, m.pivot, m.toe_height, m.rows, m.weight,
-                    m.knee_input, m.knee_lengths, m.sunk, self.hand_reach)
+        reach_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
         m.rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
             *m.knee_input, *m.knee_lengths).reshape(frames, 2, 3)
@@ -295,14 +276,74 @@ class Limbs:
                    self._turned_rows, self._group_ends, self._detached_rows,
                    upper.reshape(n, 4), lower.reshape(n, 4), tip.reshape(n, 3))
 
-    def _scratch_for(self, frames: int) -> _Scratch:
-        """The kernels' working memory for ``frames`` (kept for the last few batch sizes)."""
+    def _scratch_for(self, frames: int) -> tuple[LimbWork, tuple[object, ...], FloatArray]:
+        """The kernels' working memory for ``frames`` (and as the plain tuple the kernels take)
+        and a ``(frames, 2)`` buffer for the stance levels (kept for the last few batch
+        sizes)."""
         scratch = self._scratch.get(frames)
         if scratch is None:
             if len(self._scratch) >= 4:
                 self._scratch.clear()
-            scratch = self._scratch[frames] = _Scratch(frames, self.count)
+            work = limb_work(frames, self.count)
+            scratch = self._scratch[frames] = (work, tuple(work), np.empty((frames, 2)))
         return scratch
+
+    def _kernel_sizes(self, sizes: Sizes) -> tuple[object, ...]:
+        """``sizes`` as the kernels read them (:class:`LimbSizes` as a plain tuple), made again
+        when a value changed (a live stream passes the same measures every frame: the standing
+        heights are stacked once)."""
+        values = (sizes.size_ratio, sizes.avatar_scale, sizes.floor_height, sizes.foot_front,
+                  sizes.foot_out, sizes.fk_guard)
+        parts = (sizes.source, sizes.target, sizes.calibration_world)
+        cached = self._limb_sizes
+        if (cached is not None and cached[0] == values and cached[1][0] is parts[0]
+                and cached[1][1] is parts[1] and cached[1][2] is parts[2]):
+            return cached[2]
+        # Each source foot's stance level goes into its standing heights: a foot point's lift
+        # is measured from where that foot stands when planted (the kernels' capture floor is
+        # 0; the levels are ``LimbFrames.level``).
+        limb_sizes = LimbSizes(
+            size_ratio=float(sizes.size_ratio), avatar_scale=float(sizes.avatar_scale),
+            capture_floor=0.0, floor_height=float(sizes.floor_height),
+            foot_front=float(sizes.foot_front), foot_out=float(sizes.foot_out),
+            fk_guard=float(sizes.fk_guard),
+            standing_heights=np.array([sizes.source.ankle_height, sizes.target.ankle_height,
+                                       sizes.source.toe_height, sizes.target.toe_height],
+                                      dtype=np.float64),
+            calibration_tips=np.ascontiguousarray(sizes.calibration_world[self._t_leg_tips]))
+        self._limb_sizes = (values, parts, tuple(limb_sizes))
+        return self._limb_sizes[2]
+
+    def _kernel_soles(self) -> tuple[object, ...]:
+        """The target feet's sole points (``self.soles``) as :func:`reach_stage` reads them
+        (:class:`Soles` as a plain tuple)."""
+        soles = self.soles
+        if self._soles is None or self._soles[0] is not soles:
+            self._soles = (soles, tuple(Soles(
+                foot_points=soles.foot_points, toe_points=soles.toe_points,
+                toe_weights=soles.toe_weights, toe_joints=soles.toe_joints,
+                toe_offsets=soles.toe_offsets)))
+        return self._soles[1]
+
+    def _kernel_rig(self) -> tuple[object, ...]:
+        """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
+        again when the calibration or the hand reach changed them."""
+        parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table)
+        cached = self._rig
+        if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
+                and cached[0][2] is parts[2] and cached[0][3] is parts[3]):
+            return cached[1]
+        target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
+        self._rig = (parts, tuple(LimbRig(
+            target_chain=self._t_chain, source_chain=self._s_chain,
+            leg_sides=self._leg_sides, detached=self._detached,
+            tip_offsets=self._tip_offsets, outward=self._outward, parents=self._parents,
+            mover=self.mover, under_mover=self._under_mover, source_hips=self.hips[1],
+            source_leg_lengths=self._source_leg_lengths, hand_reach=self.hand_reach,
+            has_toes=self._toes is not None, target_toes=target_toes,
+            target_toe_offsets=target_toe_offsets, source_toes=source_toes,
+            source_toe_offsets=source_toe_offsets)))
+        return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
         """Yaw ``(...)`` of the source hips relative to their calibration heading, radians."""
