@@ -114,3 +114,28 @@ class HungFeet:
             translations[..., foot, :] = quat.inv_rotate(
                 world[..., parent, :], positions[..., foot, :] - positions[..., parent, :])
         return rotations, translations
+
+
+def hung_feet_of(skeleton: Skeleton) -> HungFeet | None:
+    """The :class:`HungFeet` of a humanoid rig whose feet do not hang below their shins (its
+    legs found by ``footfall.humanoid``'s names), or None when every foot does (or the rig names
+    no legs: the grounding then says what it misses)."""
+    from footfall.errors import FootfallError
+    from footfall.humanoid import map_skeleton
+
+    try:
+        mapping = map_skeleton(skeleton).mapping
+    except FootfallError:
+        return None
+    parts = ("UpperLeg", "LowerLeg", "Foot")
+    if not all(f"{side}{part}" in mapping for side in ("Left", "Right") for part in parts):
+        return None
+    legs = [tuple(skeleton.index(mapping[f"{side}{part}"]) for part in parts)
+            for side in ("Left", "Right")]
+    if all(skeleton.parents[foot] == lower for _, lower, foot in legs):
+        return None
+    try:
+        hung = HungFeet(skeleton, legs)  # type: ignore[arg-type]
+    except SkeletonError:
+        return None
+    return hung if hung.detached else None

@@ -109,6 +109,7 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
     from footfall.contact_curves import ground_contacts
     from footfall.grounding.clip import ground_clip
     from footfall.grounding.clip.placement import placement_for, terrain_for_clip
+    from footfall.grounding.hung_feet import hung_feet_of
     from footfall.joints.layouts import get_layout
     from footfall.motion_io import check_output, load_motion, save_motion
     from footfall.motion_out import (
@@ -118,6 +119,7 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
         write_motion_extras,
     )
     from footfall.sizes import check_size
+    from footfall.skeleton import Clip
     from footfall.terrain import LevelGround
 
     if options.terrain == LevelGround.name and options.size is not None:
@@ -133,6 +135,12 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
         check_motion_out(options, output, avatar)
     clip = motion.clip
     check_size(clip, str(clip_path), min_frames=1)  # a file may hold a skeleton only (Frames: 0)
+    # An IK rig whose feet hang from the root (RobotExpressive) is grounded with its feet hung
+    # below its shins, and written back as it was rigged.
+    hung = hung_feet_of(clip.skeleton)
+    rigged = clip
+    if hung is not None:
+        clip = Clip(hung.skeleton, *hung.hang(clip.rotations, clip.positions), clip.fps)
     place = placement_for(options.terrain, options.no_place)
     terrain = terrain_for_clip(options.terrain, clip, options.size, options.height_range,
                                turn=place is True)
@@ -141,6 +149,10 @@ def _ground_file(clip_path: str | Path, output: str | Path | None, options: Grou
     result = ground_clip(clip, terrain, place=place, progress=progress,
                          contacts=contacts, ball_clearance=options.ball_clearance)
     out = result.clip
+    if hung is not None:
+        world, positions = out.forward_kinematics()
+        out = Clip(rigged.skeleton, *hung.unhang(world, positions, out.rotations, out.positions),
+                   out.fps)
     written: tuple[str, ...] = ()
     extras: list[Path] = []
     if output is not None:
