@@ -159,8 +159,11 @@ def test_three_vrm_plays_the_vrma_as_footfall_retargeted_it(
                  "--quiet"]) == 0
     avatar = load_avatar(avatar_path)
     source = bvh.load(CLIP)
-    clip = Retargeter(source.skeleton, avatar.skeleton, target_mapping=avatar.target_mapping(),
-                      target_rest=avatar.rest_rotations).apply(source)
+    retargeter = Retargeter(source.skeleton, avatar.skeleton,
+                            target_mapping=avatar.target_mapping(),
+                            target_rest=avatar.rest_rotations)
+    retargeter.calibrate_for(source)  # as the command does
+    clip = retargeter.apply(source)
     bones = [b for b in avatar.humanoid if b not in ("LeftEye", "RightEye")]
     vrm_names = [_vrm1_name(b) for b in bones]
     result = page.evaluate("([vrm, vrma, times, bones]) => window.play(vrm, vrma, times, bones)",
