@@ -17,7 +17,7 @@ from conftest import DATA
 from footfall import bvh
 from footfall.batch.jobs import flatten_numbers
 from footfall.cli import main
-from footfall.grounding.clip.files import GroundOptions, ground_file, measure_file
+from footfall.grounding.clip.files import MEASURE_TERRAIN, GroundOptions, ground_file, measure_file
 from footfall.retarget.files import RetargetOptions, retarget_file
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -61,7 +61,7 @@ def test_measure_file_reports_the_measure_row_and_writes_nothing(
     assert {"before.gmd_foot_skate_ratio", "after.stance_slip_m", "frames"} <= set(numbers)
     assert {key: row[key] for key in numbers} == numbers
     assert row["frames"] == report.frames == bvh.load(WALK).frame_count
-    assert report.metrics["terrain"] == "flat"
+    assert report.metrics["terrain"] == MEASURE_TERRAIN == "level"  # the clip's own floor
 
 
 def test_retarget_file_reports_what_the_command_prints(tmp_path: Path,
