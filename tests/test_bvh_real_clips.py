@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import ALL_BVH_FILES
+from conventions import conjugated
 from footfall import bvh, quat
 from footfall.skeleton import Clip, Skeleton
 
@@ -111,19 +112,6 @@ def test_z_up_source_saved_and_reloaded_is_not_turned_twice(loaded, tmp_path: Pa
                                atol=1e-6)
 
 
-def _conjugated(clip: Clip, turn: np.ndarray, scale: float) -> Clip:
-    """``clip`` as a file of another convention would hold it: every offset, End Site, motion
-    position and rotation expressed in a world turned by ``turn`` (rest pose included, as a real
-    Z-up export has it), lengths times ``scale``."""
-    skeleton = clip.skeleton
-    inverse = quat.inv(turn)
-    return Clip(Skeleton(list(skeleton.names), skeleton.parents.copy(),
-                         quat.rotate(turn, skeleton.offsets) * scale,
-                         {j: quat.rotate(turn, e) * scale for j, e in skeleton.end_sites.items()}),
-                quat.mul(quat.mul(turn, clip.rotations), inverse),
-                quat.rotate(turn, clip.positions) * scale, clip.fps)
-
-
 def _under_a_static_root(clip: Clip) -> Clip:
     """``clip`` under an extra root joint that never moves (exports that put a reference node
     above the hips); the hips keep their position channels."""
@@ -157,7 +145,7 @@ def test_other_conventions_read_as_the_original(loaded, tmp_path: Path, name: st
     clip, _ = loaded[name]
     turn, scale, unit, up = CONVENTIONS[convention]
     path = tmp_path / f"{convention}.bvh"
-    path.write_text(bvh.format_bvh(_conjugated(clip, turn, scale)))
+    path.write_text(bvh.format_bvh(conjugated(clip, turn, scale)))
     back, info = bvh.load(path, return_info=True)
     assert (info.unit, info.up) == (unit, up)
     error = np.abs(back.global_positions() - clip.global_positions()).max()

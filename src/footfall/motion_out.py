@@ -10,6 +10,7 @@ command-line options themselves are :mod:`footfall.commands._motion_out`'s.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,8 +21,25 @@ from footfall.root_motion import RootMotion, apply_root_motion, track_path
 from footfall.skeleton import Clip
 
 
+@dataclass(frozen=True, kw_only=True)
+class MotionFileOptions:
+    """What every motion-writing library function is told about its input's take and unit and
+    its output beyond the motion itself (keyword-only: the options of ``ground``, ``retarget``
+    and ``import`` add their own in front)."""
+
+    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (a root bone at the
+    #: floor; :mod:`footfall.root_motion`); the world poses do not change
+    root_motion: str = "keep"
+    remove_heading: bool = False  #: with ``in-place``: take the heading out too
+    contacts_out: bool = False  #: also write the foot contacts as curves
+    take: int | str | None = None  #: the input's take (glTF animation, FBX take, MDM sample)
+    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
+    unit: str = "auto"  #: a BVH input's unit (default: by the body's height)
+
+
 class MotionOutOptions(Protocol):
-    """The options :mod:`footfall.motion_out` reads."""
+    """The options :mod:`footfall.motion_out` reads: a :class:`MotionFileOptions` or parsed
+    arguments."""
 
     @property
     def root_motion(self) -> str:

@@ -19,7 +19,7 @@ import traceback
 import uuid
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar, cast
 
 from footfall import __version__
 from footfall.errors import FootfallError
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from footfall.joints.files import ImportOptions, ImportReport
     from footfall.retarget.files import RetargetOptions, RetargetReport
 
-    Options = GroundOptions | RetargetOptions | ImportOptions
-    Report = GroundReport | RetargetReport | ImportReport
+    Options: TypeAlias = GroundOptions | RetargetOptions | ImportOptions
+    Report: TypeAlias = GroundReport | RetargetReport | ImportReport
 
 _Options = TypeVar("_Options")
 

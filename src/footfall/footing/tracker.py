@@ -239,8 +239,8 @@ def _learned(floor: FloatArray, c: int, side: int) -> float:
     return float(other) if other == other else 0.0
 
 
-def planted_runs_median(values: FloatArray, planted: NDArray[np.bool_],
-                        default: FloatArray) -> FloatArray:
+def planted_median(values: FloatArray, planted: NDArray[np.bool_],
+                   default: FloatArray) -> FloatArray:
     """``(2,)`` the median of ``values (F, 2)`` over each foot's planted frames
     (``planted (F, 2)``); ``default (2,)`` for a foot never planted."""
     out = np.array(default, dtype=np.float64).reshape(2)

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from footfall.errors import JointsError
+from footfall.motion_out import MotionFileOptions
 
 
 @dataclass(frozen=True)
-class ImportOptions:
+class ImportOptions(MotionFileOptions):
     """What ``footfall import`` is told besides its input and output (its defaults)."""
 
     layout: str | None = None  #: which joint each row is (default: by the file's joint count)
@@ -25,14 +26,6 @@ class ImportOptions:
     lengths: str | None = None  #: JSON file of bone lengths, metres, over the measured medians
     skeleton: str | None = None  #: .npz input: the body model's rest joints (J, 3)
     joints: str | None = None  #: .npz input: the body model's joint positions (T, J, 3)
-    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (:mod:`footfall.
-    #: root_motion`); the world poses do not change
-    root_motion: str = "keep"
-    remove_heading: bool = False  #: with ``in-place``: take the heading out too
-    contacts_out: bool = False  #: also write the foot contacts as curves
-    take: int | str | None = None  #: a file's take (glTF animation, FBX take, MDM sample)
-    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
-    unit: str = "auto"  #: a BVH source's unit (default: by the body's height)
 
 
 @dataclass(frozen=True)

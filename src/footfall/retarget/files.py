@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from footfall.errors import SettingsError
+from footfall.motion_out import MotionFileOptions
 
 if TYPE_CHECKING:
     from footfall.gltf import Avatar
@@ -22,7 +23,7 @@ _MOTIONS = (".bvh", ".glb", ".gltf", ".vrm", ".vrma")
 
 
 @dataclass(frozen=True)
-class RetargetOptions:
+class RetargetOptions(MotionFileOptions):
     """What ``footfall retarget`` is told besides its input and output (its defaults)."""
 
     target: str  #: the target: a .bvh skeleton, a skinned .glb/.gltf, .vrm or .fbx avatar
@@ -32,16 +33,9 @@ class RetargetOptions:
     floor_height: float = 0.0  #: world height added to the hips and feet, metres
     scale: float = 1.0  #: avatar scale, 0.1–3
     finger_copy: str = "rotation"  #: "rotation", "curl" or "none"
-    calibrate_frame: str | None = None  #: a frame number, "auto" or None (rest pose if standing)
+    #: a frame number, or "auto" / None: the pose the motion stands in
+    calibrate_frame: str | None = None
     preview: str | None = None  #: also draw a contact sheet to this .png
-    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (a root bone at
-    #: ``floor_height``; :mod:`footfall.root_motion`); the world poses do not change
-    root_motion: str = "keep"
-    remove_heading: bool = False  #: with ``in-place``: take the heading out too
-    contacts_out: bool = False  #: also write the foot contacts as curves
-    take: int | str | None = None  #: the source's take (glTF animation, FBX take, MDM sample)
-    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
-    unit: str = "auto"  #: a BVH source's unit (default: by the body's height)
 
 
 @dataclass(frozen=True)

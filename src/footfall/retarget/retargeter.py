@@ -28,6 +28,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
+from footfall.footing.tracker import planted_median
 from footfall.humanoid.upright import upright_pose
 from footfall.retarget.body_floor import BodyPoints
 from footfall.retarget.calibration import (
@@ -552,11 +553,7 @@ class Retargeter:
         """``(2,)`` how high each source foot of ``clip`` stands above its standing height when
         planted (the median of its stance level over its planted frames), metres."""
         planted, levels, _ = self._track(clip)
-        out = np.zeros(2)
-        for side in range(2):
-            if planted[:, side].any():
-                out[side] = float(np.median(levels[planted[:, side], side]))
-        return out
+        return planted_median(levels, planted, np.zeros(2))
 
     def stance_levels(self, clip: Clip) -> FloatArray:
         """``(F, 2)`` each source foot's stance level frame by frame, metres — what ``apply``

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from footfall.errors import FootfallError, MappingError, SkeletonError
+from footfall.motion_out import MotionFileOptions
 
 #: The terrain ``measure`` scores on unless told: level ground at the clip's own floor (what
 #: ``footfall ground --terrain level`` cleans up on, so both report the same figures).
@@ -22,7 +23,7 @@ MEASURE_TERRAIN = "level"
 
 
 @dataclass(frozen=True)
-class GroundOptions:
+class GroundOptions(MotionFileOptions):
     """What ``footfall ground`` is told besides its input and output (its defaults)."""
 
     terrain: str  #: a built-in scene, ``level``, a mesh file or a heightmap image
@@ -34,14 +35,6 @@ class GroundOptions:
     no_place: bool = False  #: use the clip where it is instead of placing it on the terrain
     ball_clearance: float = 0.0  #: metres a fast swinging ball keeps over the ground
     contacts: str | None = None  #: JSON file of foot contacts to use instead of finding them
-    #: ``keep`` (the hips carry the travel), ``in-place`` or ``extract`` (:mod:`footfall.
-    #: root_motion`); the world poses do not change
-    root_motion: str = "keep"
-    remove_heading: bool = False  #: with ``in-place``: take the heading out too
-    contacts_out: bool = False  #: also write the foot contacts as curves
-    take: int | str | None = None  #: a file's take (glTF animation, FBX take, MDM sample)
-    sample: int | None = None  #: MDM results.npy: the sample (as ``take``)
-    unit: str = "auto"  #: a BVH source's unit (default: by the body's height)
 
 
 @dataclass(frozen=True)
