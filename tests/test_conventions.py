@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 
 from conftest import DATA
+from conventions import conjugated
 from footfall import bvh, quat
 from footfall.gltf import load_avatar
 from footfall.retarget import Retargeter
 from footfall.skeleton import Clip, Skeleton
-from test_bvh_real_clips import HUMANOIDS, _conjugated, _under_a_static_root
+from test_bvh_real_clips import HUMANOIDS, _under_a_static_root
 
 SECONDS = 1.0  # enough frames for the stance and floor layers; the module stays quick
 TOLERANCE = 1e-5  # metres; the files hold 9 decimals
@@ -53,15 +54,15 @@ def _turned_at_the_root(clip: Clip, turn: np.ndarray) -> Clip:
 def write_variant(clip: Clip, variant: str, path: Path) -> Path:
     """Write ``clip`` to ``path`` in one of :data:`VARIANTS`; returns ``path``."""
     if variant == "millimetres":
-        path.write_text(bvh.format_bvh(_conjugated(clip, quat.identity(()), 1000.0)))
+        path.write_text(bvh.format_bvh(conjugated(clip, quat.identity(()), 1000.0)))
     elif variant == "z_up_centimetres":
-        path.write_text(bvh.format_bvh(_conjugated(clip, _Z_UP, 100.0)))
+        path.write_text(bvh.format_bvh(conjugated(clip, _Z_UP, 100.0)))
     elif variant == "along_x":
         bvh.save(_turned_at_the_root(clip, _TURN), path)
     elif variant == "static_root":
         bvh.save(_under_a_static_root(clip), path)
     elif variant in _FACING:
-        bvh.save(_conjugated(clip, _FACING[variant], 1.0), path)
+        bvh.save(conjugated(clip, _FACING[variant], 1.0), path)
     else:
         bvh.save(clip, path, order="XYZ")
     return path
