@@ -2,7 +2,7 @@
 against a per-character loop, and split into walkers on threads.
 
 Run: ``.venv/bin/python benchmarks/bench_grounding.py [--characters 10000] [--loop 50]
-[--frames 10] [--base 2fe8266] [--base-loop]``
+[--frames 10] [--base 2fe8266] [--base-loop] [--rounds 4]``
 
 Both sides run the same code (``StepWalker.step``: seed 000's flat walk, then the whole
 grounding pipeline — rays, footsteps with tread snapping, pelvis, leg IK, sole alignment) on the
@@ -14,7 +14,10 @@ The base side is the package of commit ``--base`` (default: the commit before th
 grounding stages), exported with ``git archive`` to a temporary folder and timed by this same
 script in a subprocess with ``PYTHONPATH`` pointing at it (``--base ''`` skips it); the ratios
 are base ÷ this tree, measured in the same run. Each side's first frame (compiling or loading
-the numba kernels) is left out of its timing. ``--steady`` frames are stepped before timing
+the numba kernels) is left out of its timing. ``--rounds N`` times the base and this tree
+alternating, each in a fresh subprocess, N rounds, and prints the best round of each and the
+median of the rounds' paired ratios (the machine is shared: its load drifts). ``--steady``
+frames are stepped before timing
 (default 0: the crowd starts in step, so the first ~20 frames cast no new footsteps; 60 shows
 the steady state with ~450 new footsteps a frame). The crowd side splits the same K characters
 into ``--threads`` walkers stepped on as many threads (``footfall.gait.crowd.Crowd``: the
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -129,15 +133,42 @@ def base_tree(commit: str) -> Path:
     return folder / "src"
 
 
-def measure_base(commit: str, args: argparse.Namespace) -> dict[str, float]:
-    """:func:`measure` of ``commit``'s package, in a subprocess (its loop side too with
-    ``--base-loop``)."""
-    env = {**os.environ, "PYTHONPATH": str(base_tree(commit))}
+def measure_base(commit: str, args: argparse.Namespace, source: Path | None = None
+                 ) -> dict[str, float]:
+    """:func:`measure` of ``commit``'s package (or the package in ``source``), in a subprocess
+    (its loop side too with ``--base-loop``)."""
+    env = {**os.environ, "PYTHONPATH": str(source or base_tree(commit))}
     loop = str(args.loop if args.base_loop else 0)
     command = [sys.executable, __file__, "--json", "--loop", loop, "--characters",
-               str(args.characters), "--frames", str(args.frames), "--steady", str(args.steady)]
+               str(args.characters), "--frames", str(args.frames), "--steady", str(args.steady),
+               "--threads", str(args.threads)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def compare_rounds(args: argparse.Namespace) -> None:
+    """``--rounds`` rounds, the base and this tree alternating, each side in a fresh
+    subprocess: each side's best round and the ratios base ÷ this tree of the best rounds and
+    the median of the rounds' pairs (the shared machine's load drifts between them)."""
+    sides = {args.base: base_tree(args.base), "this tree": ROOT / "src"}
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in sides}
+    for _ in range(args.rounds):
+        for name, source in sides.items():
+            runs[name].append(measure_base(args.base, args, source))
+    print(f"K = {args.characters} bunnies on the demo course, {args.frames} frames after "
+          f"{args.steady} + 1; loop side on {args.loop} characters scaled to K; {args.rounds} "
+          f"rounds, {args.base} and this tree alternating; load average "
+          f"{os.getloadavg()[0]:.2f}; ms/frame of the best round of each; ratio = base ÷ this "
+          "tree of the best rounds, and the median of each round's pair")
+    for key in runs["this tree"][0]:
+        if key not in runs[args.base][0]:
+            continue
+        base = min(run[key] for run in runs[args.base])
+        this = min(run[key] for run in runs["this tree"])
+        paired = statistics.median(b[key] / t[key]
+                                   for b, t in zip(runs[args.base], runs["this tree"], strict=True))
+        print(f"  {key:14s} base {base * 1e3:9.1f}  this {this * 1e3:9.1f}  "
+              f"ratio {base / this:.3f}  paired {paired:.3f}")
 
 
 def main() -> None:
@@ -151,8 +182,13 @@ def main() -> None:
                         help="walkers (one thread each) of the crowd side (default: the CPUs)")
     parser.add_argument("--base-loop", action="store_true",
                         help="time the base's one-by-one loop too (one-character frames)")
+    parser.add_argument("--rounds", type=int, default=0,
+                        help="alternating rounds against --base, each side in a subprocess")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.rounds and args.base and not args.json:
+        compare_rounds(args)
+        return
     figures = measure(args.characters, args.loop, args.frames, args.steady, args.threads)
     if args.json:
         print(json.dumps(figures))

@@ -3,11 +3,14 @@ one from Python runs its Python function (a helper has no CPython wrapper to cal
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
+import pytest
 
 from footfall import quat
-from footfall.jit import helper
+from footfall.jit import bundle_kernel, bundle_part, helper
 
 
 @helper
@@ -52,3 +55,46 @@ def test_a_helper_called_from_python_is_its_python_function() -> None:
     assert quat.mul_s(q, quat.inv_s(q)) == (1.0, 0.0, 0.0, 0.0)
     np.testing.assert_array_equal(quat.rotate_s(q, (1.0, 2.0, 3.0)),
                                   quat.rotate(np.array(q), np.array([1.0, 2.0, 3.0])))
+
+
+class _Legs(NamedTuple):
+    """A bundle for the bundle_part tests."""
+
+    count: int
+    length: np.ndarray
+    weight: np.ndarray
+    out: np.ndarray
+
+
+_LegsRead = bundle_part(_Legs, "out", "length")
+
+
+@bundle_kernel(reads={"legs": _LegsRead})
+def _scaled_lengths(legs: _Legs, scale: float) -> None:  # pragma: no cover - compiled
+    legs = _LegsRead(*legs)
+    for i in range(legs.out.shape[0]):
+        legs.out[i] = legs.length[i] * scale
+
+
+def test_a_bundle_part_hands_a_kernel_only_the_fields_it_reads_by_name() -> None:
+    legs = _Legs(count=2, length=np.array([0.4, 0.5]), weight=np.zeros(2), out=np.zeros(2))
+    taken = _LegsRead.take(legs)
+    assert type(taken) is tuple and len(taken) == 2
+    assert taken[0] is legs.out and taken[1] is legs.length  # the part's order, not the bundle's
+    assert bundle_part(_Legs, "weight").take(legs) == (legs.weight,)
+    _scaled_lengths(legs, 2.0)  # the whole bundle in, the part handed to numba
+    np.testing.assert_array_equal(legs.out, [0.8, 1.0])
+    assert len(_scaled_lengths.signatures[0][0]) == 2  # numba saw two arrays, not four values
+
+
+def test_bundle_parts_and_reads_are_checked_against_the_bundle_and_the_signature() -> None:
+    with pytest.raises(TypeError, match="unknown: \\['lenght'\\]"):
+        bundle_part(_Legs, "lenght")
+    with pytest.raises(TypeError, match="part of _Legs"):
+        @bundle_kernel(reads={"rig": _LegsRead})
+        def wrong_name(legs: _Legs) -> None:  # pragma: no cover - never compiled
+            pass
+    with pytest.raises(TypeError, match="part of _Legs"):
+        @bundle_kernel(reads={"legs": _LegsRead})
+        def wrong_bundle(legs: tuple) -> None:  # pragma: no cover - never compiled
+            pass

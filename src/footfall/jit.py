@@ -20,6 +20,9 @@ argument types. Figures: docs/benchmarks.md, section "2026-12-02 compile".
 
 from __future__ import annotations
 
+import collections
+import inspect
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -63,34 +66,107 @@ class _BundleKernel(CPUDispatcher):  # type: ignore[misc]
     Why: numba's dispatcher types a named tuple by encoding its class and field names on every
     call (measured 2–3.5 µs per bundle of 10–17 fields: 11–13 µs for a live retarget frame's
     four or five bundles, whose whole step takes ~250 µs); a plain tuple of arrays costs about
-    what the same arrays as positional arguments cost. Every array of a bundle is unboxed on
-    each call, read or not (~0.1 µs each): what a one-character frame pays for bundles by
-    concept rather than by stage (docs/benchmarks.md, "Issue 34: named bundles")."""
+    what the same arrays as positional arguments cost. Every value of a tuple is unboxed on
+    each call, read or not (~0.2 µs an array): a kernel that reads a few fields of a bundle
+    declares them (``reads``: a :func:`bundle_part` per argument) and is handed only those,
+    taken from the whole bundle its caller passes (docs/benchmarks.md, "Issue 34: bundles cut
+    per stage")."""
+
+    #: With ``reads`` declared, the kernel's call taking each declared bundle's part
+    #: (:meth:`_declare_reads`); ``None``: every ``tuple`` argument made a plain tuple.
+    _call: Callable[..., Any] | None = None
 
     def __call__(self, *args: Any) -> Any:
-        return _dispatch(self, *[tuple(a) if isinstance(a, tuple) else a for a in args])
+        call = self._call
+        if call is None:
+            return _dispatch(self, *[tuple(a) if isinstance(a, tuple) else a for a in args])
+        return call(*args)
 
     #: The kernel called with its bundles already plain tuples (``tuple(bundle)``, kept by a
     #: caller that passes the same bundles frame after frame): numba's own call, without this
     #: class's Python step (~1.4 µs a call; a live retarget frame calls two bundle kernels).
+    #: Only for a kernel without ``reads`` (one with them is handed parts, not whole bundles).
     plain = CPUDispatcher.__call__
+
+    def _declare_reads(self, reads: dict[str, Any]) -> None:
+        """``reads``: argument name -> the :func:`bundle_part` of its bundle the kernel reads,
+        or the bundle's own class (handed whole); other arguments pass as they are. Checked
+        against the function's signature and annotations (the bundle's class name)."""
+        names = list(inspect.signature(self.py_func).parameters)
+        annotations = self.py_func.__annotations__
+        namespace: dict[str, Any] = {"dispatch": _dispatch, "kernel": self}
+        for name, part in reads.items():
+            concept = getattr(part, "concept", part)
+            declared = annotations.get(name)
+            if name not in names or getattr(declared, "__name__", declared) != concept.__name__:
+                raise TypeError(f"{self.py_func.__name__}: reads {name!r} as a part of "
+                                f"{concept.__name__}; the function has {names}, annotated "
+                                f"{annotations}")
+            namespace[f"take_{name}"] = getattr(part, "take", tuple)
+        # The call written out for these arguments (as dataclasses write their __init__): a
+        # loop over the arguments cost ~1 µs a call, a one-character frame's stages call seven.
+        handed = ", ".join(f"take_{name}({name})" if name in reads else name for name in names)
+        exec(f"def call({', '.join(names)}):\n    return dispatch(kernel, {handed})\n",
+             namespace)
+        self._call = namespace["call"]
 
 
 _dispatch = CPUDispatcher.__call__
 
 
-def bundle_kernel(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+def bundle_part(concept: type, *fields: str) -> Any:
+    """A ``NamedTuple`` class of some ``fields`` of the bundle class ``concept`` (in the order
+    given), for a :func:`bundle_kernel` that reads only those (its ``reads``); the kernel names
+    what it is handed with it (``rig = FeetRig(*rig)``). ``part.take(bundle)``: those fields of
+    a whole ``concept`` bundle (or its plain tuple) as a plain tuple; ``part.concept``: the
+    bundle class."""
+    order: tuple[str, ...] = getattr(concept, "_fields", ())
+    unknown = [name for name in fields if name not in order]
+    if unknown or not fields or len(set(fields)) != len(fields):
+        raise TypeError(f"bundle_part of {concept.__name__}: fields {fields} (unknown: "
+                        f"{unknown}; its fields: {order})")
+    named_tuple: Callable[..., Any] = collections.namedtuple  # (a class made at run time)
+    part = named_tuple(f"{concept.__name__}_{'_'.join(fields)}", fields,
+                       module=concept.__module__)
+    indices = [order.index(field) for field in fields]
+    if len(indices) == 1:
+        index = indices[0]
+        part.take = staticmethod(lambda bundle: (bundle[index],))
+    else:
+        part.take = staticmethod(operator.itemgetter(*indices))
+    part.concept = concept
+    return part
+
+
+def bundle_kernel(reads: dict[str, Any] | None = None, **options: Any
+                  ) -> Callable[[Callable[..., Any]], Any]:
     """Decorator: :func:`kernel` for a function taking named bundles (``NamedTuple``
     arguments); its body names each bundle again first (``rig = LegRig(*rig)``), as it
-    receives plain tuples (:class:`_BundleKernel`)."""
+    receives plain tuples (:class:`_BundleKernel`). ``reads``: argument name -> the
+    :func:`bundle_part` the body is handed instead of the whole bundle the caller passes, or
+    the bundle's own class (handed whole, as a plain tuple); arguments not named in it pass as
+    they are. Default: every argument annotated with a ``NamedTuple`` class of the function's
+    module, handed whole."""
 
     def wrap(function: Callable[..., Any]) -> Any:
         dispatcher = _BundleKernel(py_func=function, targetoptions={
             "nopython": True, "boundscheck": None, "no_cfunc_wrapper": True, **options})
         dispatcher.enable_caching()
+        dispatcher._declare_reads(_bundles_of(function) if reads is None else reads)
         return dispatcher
 
     return wrap
+
+
+def _bundles_of(function: Callable[..., Any]) -> dict[str, Any]:
+    """The arguments of ``function`` annotated with a ``NamedTuple`` class of its module's
+    globals, each to that class."""
+    bundles = {}
+    for name, annotation in function.__annotations__.items():
+        found = function.__globals__.get(annotation) if isinstance(annotation, str) else annotation
+        if isinstance(found, type) and issubclass(found, tuple) and hasattr(found, "_fields"):
+            bundles[name] = found
+    return bundles
 
 
 def helper(function: F) -> F:

@@ -136,7 +136,6 @@ class GroundingPipeline:
             hip_parent=skeleton.parents[upper], leg_length=self.leg_length,
             ankle_height=ankle_height, foot_forward=np.stack([f.forward for f in self.feet]),
             below_ankle=np.stack([f.below_ankle for f in self.feet]))
-        self._bare_rig = tuple(self.rig)
         self._sole_along = sole_offsets(heel, toe)  # (2, S) rays along each sole
         #: The snapped footsteps, kept between frames.
         self.footsteps = FootstepCache(terrain, count, heel, toe, self._sole_along)
@@ -190,13 +189,11 @@ class GroundingPipeline:
         sole_angles: optional ``(K, 2, 2)`` sole (pitch, roll) radians to apply instead of the
         smoothed ones (offline smoothing); still only where a foot is grounded.
         """
-        one = self.step_frames(
+        return self._ground(
             np.asarray(rotations)[None], np.asarray(positions)[None], with_frame_axis(plan), dt, ik,
-            foot_lift=None if foot_lift is None else np.asarray(foot_lift)[None],
-            pelvis_offset=None if pelvis_offset is None else np.asarray(pelvis_offset)[None],
-            sole_angles=None if sole_angles is None else np.asarray(sole_angles)[None],
-        )
-        return frame_at(one, 0)
+            None if foot_lift is None else np.asarray(foot_lift)[None],
+            None if pelvis_offset is None else np.asarray(pelvis_offset)[None],
+            None if sole_angles is None else np.asarray(sole_angles)[None], True, frame_axis=False)
 
     def step_frames(
         self,
@@ -220,13 +217,22 @@ class GroundingPipeline:
         ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
         local pose, grounded in place, instead of being copied first (a walker's fresh pose).
         """
+        return self._ground(rotations, positions, plan, dt, ik, foot_lift, pelvis_offset,
+                            sole_angles, copy)
+
+    def _ground(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
+                ik: ArrayLike | None, foot_lift: ArrayLike | None,
+                pelvis_offset: ArrayLike | None, sole_angles: ArrayLike | None, copy: bool,
+                frame_axis: bool = True) -> GroundedFrame:
+        """:meth:`step_frames`; with ``frame_axis`` False (one frame: :meth:`step`) the frame's
+        arrays without their leading axis of one."""
         batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
-        batch.bare["given"] = tuple(self._given(batch, sole_angles, foot_lift, pelvis_offset))
-        self._sole_angles(batch)
-        offset = self._pelvis(batch, targets)
+        given = self._given(batch, sole_angles, foot_lift, pelvis_offset)
+        self._sole_angles(batch, targets, given)
+        offset = self._pelvis(batch, targets, given)
         clamped = self._legs(batch, targets)
-        return self._result(batch, targets, clamped, offset)
+        return self._result(batch, targets, clamped, offset, frame_axis)
 
     def _batch(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
                ik: ArrayLike | None, copy: bool = True) -> StageBatch:
@@ -276,9 +282,8 @@ class GroundingPipeline:
                 else NONE3),
             weight=lock_weight if lock_weight is not None else NONE2,
             has_turn=has_turn, turn=lock_turn if has_turn else NONE2)
-        bare = {"rows": tuple(rows), "params": tuple(params), "locks": tuple(locks)}
-        stage_kernels.feet_frame.plain(bare["rows"], self._bare_rig, bare["locks"])
-        return StageBatch(frames=frames, k=k, p=p, params=params, rows=rows, locks=locks, bare=bare)
+        stage_kernels.feet_frame(rows, self.rig, locks)
+        return StageBatch(frames=frames, k=k, p=p, params=params, rows=rows, locks=locks)
 
     def _targets(self, batch: StageBatch, plan: FootPlan) -> FootTargets:
         """Stages 1–2: footsteps (snapped shift and plant heights, cached per footstep), the
@@ -290,8 +295,7 @@ class GroundingPipeline:
             plant_xz, batch.rows_of(plan.next_plant_xz, (2, 2), np.float64, "plan.next_plant_xz"),
             rows.forward, batch.params.ik_on & batch.p.tread_snap, self._params)
         target, ray_xz = np.empty((count, 2, 3)), np.empty((count, 3, 2))
-        stage_kernels.foot_targets.plain(batch.bare["rows"], self._bare_rig, batch.bare["locks"],
-                                         steps, target, ray_xz)
+        stage_kernels.foot_targets(rows, self.rig, batch.locks, steps, target, ray_xz)
         hits = self.terrain.raycast_down(ray_xz)
         # A planted foot on its footstep stands on what the footstep's rays found along its
         # sole, however it rolls over it (the ankle moves a few cm from heel strike to toe-off:
@@ -310,7 +314,6 @@ class GroundingPipeline:
             body_ground=np.empty(count), offset=np.empty((count, 2)),
             fallback=np.empty((count, 2), bool), angles=np.empty((count, 2, 2)),
             standing=standing, sole_along=sole_along)
-        batch.bare["targets"] = tuple(targets)
         return targets
 
     def _given(self, batch: StageBatch, sole_angles: ArrayLike | None, foot_lift: ArrayLike | None,
@@ -325,24 +328,20 @@ class GroundingPipeline:
                      has_pelvis_offset=offset is not None,
                      pelvis_offset=NONE1 if offset is None else offset)
 
-    def _sole_angles(self, batch: StageBatch) -> None:
+    def _sole_angles(self, batch: StageBatch, targets: FootTargets, given: Given) -> None:
         """Stage 5 (first: the angles lift the ankle) with the end of stage 2: grounded feet,
         offsets, sole angles, target heights (:func:`stage_kernels.ground_and_soles`)."""
         state = FollowState(pelvis=NONE1, angles=self._angles.copy())
-        bare = batch.bare
-        stage_kernels.ground_and_soles.plain(bare["rows"], bare["targets"], self._bare_rig,
-                                             bare["params"], bare["given"], tuple(state))
+        stage_kernels.ground_and_soles(batch.rows, targets, self.rig, batch.params, given, state)
         self._angles = state.angles
 
-    def _pelvis(self, batch: StageBatch, targets: FootTargets) -> FloatArray:
+    def _pelvis(self, batch: StageBatch, targets: FootTargets, given: Given) -> FloatArray:
         """Stage 3: the pelvis offset ``(N,)`` (:func:`stage_kernels.pelvis_follow`), applied
         to the batch's root; the legs lifted with it for the IK (``batch.lifted``)."""
         state = FollowState(pelvis=self._pelvis_offset.copy(), angles=NONE3)
         batch.lifted = lifted_legs(batch.count)
-        bare = batch.bare
-        stage_kernels.pelvis_follow.plain(bare["rows"], bare["targets"], self._bare_rig,
-                                          bare["params"], bare["given"], tuple(state),
-                                          tuple(batch.lifted))
+        stage_kernels.pelvis_follow(batch.rows, targets, self.rig, batch.params, given, state,
+                                    batch.lifted)
         self._pelvis_offset = state.pelvis
         out = batch.lifted.pelvis_offset
         self._history = (out.reshape(batch.frames, batch.k),
@@ -360,28 +359,30 @@ class GroundingPipeline:
         assert lifted is not None  # the pelvis stage ran
         solved = solve_two_bone(lifted.hip, lifted.knee, lifted.ankle, targets.ankle,
                                 max_reach=lifted.max_reach)
-        stage_kernels.leg_rotations.plain(
-            self._bare_rig, rows.grot, rows.rotations, solved.upper_rotation,
+        stage_kernels.leg_rotations(
+            self.rig, rows.grot, rows.rotations, solved.upper_rotation,
             solved.lower_rotation, rows.foot_rot, True, targets.angles, rows.forward, ik_on)
         every_frame = np.broadcast_to(ik_on, (batch.frames, batch.k)).reshape(-1, 1)
         return solved.clamped & every_frame
 
     def _result(self, batch: StageBatch, targets: FootTargets, clamped: BoolArray,
-                pelvis_offset: FloatArray) -> GroundedFrame:
-        """The grounded frames ``(T, K, ...)``: FK of the solved pose, rays under the soles."""
+                pelvis_offset: FloatArray, frame_axis: bool = True) -> GroundedFrame:
+        """The grounded frames ``(T, K, ...)`` (``(K, ...)``, one frame, without
+        ``frame_axis``): FK of the solved pose, rays under the soles."""
         count, rows = batch.count, batch.rows
         grot, gpos = self._fk(rows.rotations, rows.positions, out=(rows.grot, rows.gpos))
         sole, sole_xz = np.empty((count, 2, 3)), np.empty((count, 2, 2))
-        stage_kernels.sole_points.plain(self._bare_rig, grot, gpos, sole, sole_xz)
+        stage_kernels.sole_points(self.rig, grot, gpos, sole, sole_xz)
         hits = self.terrain.raycast_down(sole_xz)
         under, sole_gap, pitch, roll = (np.empty((count, 2)) for _ in range(4))
         report = SoleReport(under=under, sole_gap=sole_gap, ray_origin=np.empty((count, 2, 3)),
                             ray_hit=np.empty((count, 2, 3)), pitch=pitch, roll=roll)
-        stage_kernels.sole_report.plain(self._bare_rig, batch.bare["params"],
-                                        batch.bare["targets"], sole, hits.hit, hits.point,
-                                        tuple(report))
+        stage_kernels.sole_report(self.rig, batch.params, targets, sole, hits.hit, hits.point,
+                                  report)
 
         def out(array: np.ndarray) -> np.ndarray:
+            if not frame_axis:  # rows (K, ...) are the frame
+                return array
             return array.reshape(batch.frames, batch.k, *array.shape[1:])
 
         return GroundedFrame(

@@ -29,17 +29,46 @@ from footfall.grounding.stage_rows import (
     StageParams,
 )
 from footfall.grounding.standing import rest_height_s
-from footfall.jit import bundle_kernel, kernel
+from footfall.jit import bundle_kernel, bundle_part, kernel
 from footfall.quat import inv_s, max_nan, min_nan, mul_s, rotate_s
 
+# What each stage reads of its bundles (footfall.jit.bundle_part): a stage is handed only
+# these (every array handed is unboxed on each call, read or not: a one-character frame paid
+# ~30 µs for whole bundles), and names them on entry.
+_FeetRows = bundle_part(PoseRows, "grot", "gpos", "foot_rot", "ankle", "forward")
+_FeetRig = bundle_part(LegRig, "foot", "foot_forward")
+_TurnLocks = bundle_part(FootLocks, "has_turn", "turn", "weight")
+_TargetRows = bundle_part(PoseRows, "ankle", "stance", "swing", "gpos")
+_PelvisRig = bundle_part(LegRig, "pelvis")
+_PullLocks = bundle_part(FootLocks, "has_lock", "xz", "weight")
+_GroundRows = bundle_part(PoseRows, "ankle", "stance", "swing", "forward")
+_GroundRig = bundle_part(LegRig, "leg_length", "ankle_height")
+_GroundParams = bundle_part(StageParams, "ik_on", "max_step_ratio", "foot_align",
+                            "steep_normal_y", "max_slope", "smoothing", "align_rate", "dt")
+_GivenSoles = bundle_part(Given, "has_sole_angles", "sole_angles", "has_foot_lift", "foot_lift")
+_AngleState = bundle_part(FollowState, "angles")
+_LiftRows = bundle_part(PoseRows, "gpos", "positions")
+_LiftTargets = bundle_part(FootTargets, "ankle", "body_ground")
+_LiftRig = bundle_part(LegRig, "root", "pelvis", "upper", "lower", "foot", "leg_length")
+_LiftParams = bundle_part(StageParams, "lowering", "reach_ratio", "max_reach", "smoothing",
+                          "pelvis_rate", "pelvis_snap", "dt")
+_GivenPelvis = bundle_part(Given, "has_pelvis_offset", "pelvis_offset")
+_PelvisState = bundle_part(FollowState, "pelvis")
+_JointRig = bundle_part(LegRig, "upper", "lower", "foot", "hip_parent")
+_SoleRig = bundle_part(LegRig, "foot", "below_ankle")
+_ReachRig = bundle_part(LegRig, "leg_length")
+_IkParams = bundle_part(StageParams, "ik_on")
+_ReportTargets = bundle_part(FootTargets, "offset", "ankle", "angles")
 
-@bundle_kernel(error_model="numpy", nogil=True)
+
+@bundle_kernel(reads={"rows": _FeetRows, "rig": _FeetRig, "locks": _TurnLocks},
+               error_model="numpy", nogil=True)
 def feet_frame(rows: PoseRows, rig: LegRig, locks: FootLocks) -> None:  # pragma: no cover
     """The feet's world rotations ``rows.foot_rot (N, 2, 4)`` (turned by ``locks.turn ·
     locks.weight`` about +Y when ``locks.has_turn``), animated ankles ``rows.ankle (N, 2, 3)``
     and heading ``rows.forward (N, 2, 3)`` (unit horizontal toe direction) from the legs'
     global pose ``rows.grot``, ``rows.gpos (N, J, ·)``."""
-    rows, rig, locks = PoseRows(*rows), LegRig(*rig), FootLocks(*locks)
+    rows, rig, locks = _FeetRows(*rows), _FeetRig(*rig), _TurnLocks(*locks)
     grot, gpos, foot, foot_forward = rows.grot, rows.gpos, rig.foot, rig.foot_forward
     has_turn, lock_turn, lock_weight = locks.has_turn, locks.turn, locks.weight
     foot_rot, ankle, forward = rows.foot_rot, rows.ankle, rows.forward
@@ -92,14 +121,15 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                         break
 
 
-@bundle_kernel(error_model="numpy", nogil=True)
+@bundle_kernel(reads={"rows": _TargetRows, "rig": _PelvisRig, "locks": _PullLocks},
+               error_model="numpy", nogil=True)
 def foot_targets(rows: PoseRows, rig: LegRig, locks: FootLocks, steps: FloatArray,
                  target: FloatArray, ray_xz: FloatArray) -> None:  # pragma: no cover
     """Ankle targets ``target (N, 2, 3)`` (xz moved by the snapped footsteps ``steps
     (N, 2, 2, V)``: the current one's shift while planted, eased towards the next one's over the
     swing, then pulled to the foot locks) and the ray points ``ray_xz (N, 3, 2)``: under the
     body (its pelvis joint), then under each target."""
-    rows, rig, locks = PoseRows(*rows), LegRig(*rig), FootLocks(*locks)
+    rows, rig, locks = _TargetRows(*rows), _PelvisRig(*rig), _PullLocks(*locks)
     ankle, stance, swing, gpos, pelvis = rows.ankle, rows.stance, rows.swing, rows.gpos, \
         rig.pelvis
     has_lock, lock_xz, lock_weight = locks.has_lock, locks.xz, locks.weight
@@ -121,7 +151,9 @@ def foot_targets(rows: PoseRows, rig: LegRig, locks: FootLocks, steps: FloatArra
             target[n, f, 1] = ankle[n, f, 1]
 
 
-@bundle_kernel(error_model="numpy", nogil=True)
+@bundle_kernel(reads={"rows": _GroundRows, "targets": FootTargets, "rig": _GroundRig,
+                      "params": _GroundParams, "given": _GivenSoles, "state": _AngleState},
+               error_model="numpy", nogil=True)
 def ground_and_soles(rows: PoseRows, targets: FootTargets, rig: LegRig, params: StageParams,
                      given: Given, state: FollowState) -> None:  # pragma: no cover - compiled
     """Which feet are grounded, their vertical offset and sole angles; completes the targets.
@@ -140,8 +172,8 @@ def ground_and_soles(rows: PoseRows, targets: FootTargets, rig: LegRig, params: 
     ``targets.sole_along`` metres ahead of the ankle:
     :func:`footfall.grounding.standing.standing_ground`) instead of the ray under its ankle and
     that ray's slope: pitched towards that pitch, it rests on the highest of them."""
-    rows, targets, rig = PoseRows(*rows), FootTargets(*targets), LegRig(*rig)
-    params, given, state = StageParams(*params), Given(*given), FollowState(*state)
+    rows, targets, rig = _GroundRows(*rows), FootTargets(*targets), _GroundRig(*rig)
+    params, given, state = _GroundParams(*params), _GivenSoles(*given), _AngleState(*state)
     ankle, stance, swing, forward = rows.ankle, rows.stance, rows.swing, rows.forward
     steps, hit, point, normal = targets.steps, targets.hit, targets.point, targets.normal
     standing, sole_along, target = targets.standing, targets.sole_along, targets.ankle
@@ -211,7 +243,10 @@ def ground_and_soles(rows: PoseRows, targets: FootTargets, rig: LegRig, params: 
                 target[n, f, 1] = height
 
 
-@bundle_kernel(error_model="numpy", nogil=True)
+@bundle_kernel(reads={"rows": _LiftRows, "targets": _LiftTargets, "rig": _LiftRig,
+                      "params": _LiftParams, "given": _GivenPelvis, "state": _PelvisState,
+                      "legs": LiftedLegs},
+               error_model="numpy", nogil=True)
 def pelvis_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: StageParams,
                   given: Given, state: FollowState, legs: LiftedLegs
                   ) -> None:  # pragma: no cover - compiled
@@ -221,8 +256,8 @@ def pelvis_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: Sta
     ``state.pelvis (K,)`` (updated in place) or given (``given.pelvis_offset``). Lifts the
     root of ``rows.positions`` (``rows.gpos`` is only read: the final FK lifts the body) and
     writes the lifted ``legs.hip``, ``legs.knee``, ``legs.ankle`` and ``legs.max_reach``."""
-    rows, targets, rig = PoseRows(*rows), FootTargets(*targets), LegRig(*rig)
-    params, given, state = StageParams(*params), Given(*given), FollowState(*state)
+    rows, targets, rig = _LiftRows(*rows), _LiftTargets(*targets), _LiftRig(*rig)
+    params, given, state = _LiftParams(*params), _GivenPelvis(*given), _PelvisState(*state)
     legs = LiftedLegs(*legs)
     gpos, positions = rows.gpos, rows.positions
     root, pelvis, upper, lower, foot = rig.root, rig.pelvis, rig.upper, rig.lower, rig.foot
@@ -276,7 +311,7 @@ def pelvis_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: Sta
                 ankle[n, f, 1] += value
 
 
-@bundle_kernel(error_model="numpy", nogil=True)
+@bundle_kernel(reads={"rig": _JointRig}, error_model="numpy", nogil=True)
 def leg_rotations(rig: LegRig, grot: FloatArray, rotations: FloatArray, upper_delta: FloatArray,
                   lower_delta: FloatArray, foot_rot: FloatArray, tilt: bool, angles: FloatArray,
                   forward: FloatArray, ik_on: BoolArray) -> None:  # pragma: no cover
@@ -286,7 +321,7 @@ def leg_rotations(rig: LegRig, grot: FloatArray, rotations: FloatArray, upper_de
     by the sole ``angles (N, 2, 2)`` under ``forward (N, 2, 3)`` when ``tilt`` (else those two
     are not read). ``grot`` is the legs' world pose before the IK, ``(N, J, 4)`` or
     ``(1, J, 4)`` for every row."""
-    rig = LegRig(*rig)
+    rig = _JointRig(*rig)
     upper, lower, foot, hip_parent = rig.upper, rig.lower, rig.foot, rig.hip_parent
     k = ik_on.shape[0]
     per_row = grot.shape[0] > 1
@@ -319,12 +354,12 @@ def leg_rotations(rig: LegRig, grot: FloatArray, rotations: FloatArray, upper_de
                 rotations[n, a, c] = local_foot[c]
 
 
-@bundle_kernel(error_model="numpy", nogil=True)
+@bundle_kernel(reads={"rig": _SoleRig}, error_model="numpy", nogil=True)
 def sole_points(rig: LegRig, grot: FloatArray, gpos: FloatArray, sole: FloatArray,
                 sole_xz: FloatArray) -> None:  # pragma: no cover - compiled
     """World sole points ``sole (N, 2, 3)`` under each ankle of the solved pose ``grot``,
     ``gpos (N, J, ·)`` and their ``(x, z)`` ``sole_xz (N, 2, 2)`` for the rays."""
-    rig = LegRig(*rig)
+    rig = _SoleRig(*rig)
     foot, below_ankle = rig.foot, rig.below_ankle
     for n in range(grot.shape[0]):
         for f in range(2):
@@ -337,7 +372,8 @@ def sole_points(rig: LegRig, grot: FloatArray, gpos: FloatArray, sole: FloatArra
             sole_xz[n, f, 1] = sole[n, f, 2]
 
 
-@bundle_kernel(error_model="numpy", nogil=True)
+@bundle_kernel(reads={"rig": _ReachRig, "params": _IkParams, "targets": _ReportTargets,
+                      "report": SoleReport}, error_model="numpy", nogil=True)
 def sole_report(rig: LegRig, params: StageParams, targets: FootTargets, sole: FloatArray,
                 sole_hit: BoolArray, sole_point: FloatArray, report: SoleReport
                 ) -> None:  # pragma: no cover - compiled
@@ -345,7 +381,7 @@ def sole_report(rig: LegRig, params: StageParams, targets: FootTargets, sole: Fl
     point ``sole (N, 2, 3)`` (its ray ``sole_hit (N, 2)``, ``sole_point (N, 2, 3)``, or the
     target's offset where it missed), the sole's gap to it, the ray drawn from 1.5 leg lengths
     above the target to that ground, and the sole angles applied (0 without IK)."""
-    rig, params, targets = LegRig(*rig), StageParams(*params), FootTargets(*targets)
+    rig, params, targets = _ReachRig(*rig), _IkParams(*params), _ReportTargets(*targets)
     report = SoleReport(*report)
     hit, point, offset, target = sole_hit, sole_point, targets.offset, targets.ankle
     leg_length, ik_on, angles = rig.leg_length, params.ik_on, targets.angles
