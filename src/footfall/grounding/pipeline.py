@@ -301,8 +301,9 @@ class GroundingPipeline:
         # sole, however it rolls over it (the ankle moves a few cm from heel strike to toe-off:
         # the samples stay where they were cast); a foot moved off it sideways (a lock) stands
         # on the ray under its ankle.
-        moved = target[..., [0, 2]] - plant_xz - steps[:, :, 0, :2]  # (N, 2, 2)
-        heading = rows.forward[..., [0, 2]]
+        # (x, z) as strided views, not fancy indexing (a copy: ~1.5 µs each a frame)
+        moved = target[..., ::2] - plant_xz - steps[:, :, 0, :2]  # (N, 2, 2)
+        heading = np.ascontiguousarray(rows.forward[..., ::2])
         ahead = np.einsum("nfk,nfk->nf", moved, heading)
         aside = np.abs(moved[..., 0] * heading[..., 1] - moved[..., 1] * heading[..., 0])
         on_step = (aside <= ON_STEP_ASIDE) & (np.abs(ahead) <= ON_STEP_AHEAD)
@@ -383,6 +384,8 @@ class GroundingPipeline:
         def out(array: np.ndarray) -> np.ndarray:
             if not frame_axis:  # rows (K, ...) are the frame
                 return array
+            if batch.frames == 1:  # (the same view as the reshape, for a third of its cost)
+                return array[None]
             return array.reshape(batch.frames, batch.k, *array.shape[1:])
 
         return GroundedFrame(
