@@ -10,7 +10,8 @@
   inlining of a helper measured slower (the IK core, the pelvis helpers).
 - :func:`bundle_kernel`: a kernel taking named bundles (a ``NamedTuple`` of arrays and values
   per concept: the frames, the legs, the parameters …) instead of a wall of positional
-  arguments, so every value is bound by name where the bundle is built.
+  arguments, so every value is bound by name where the bundle is built; one that reads a few
+  fields of a bundle declares them (:func:`bundle_part`) and is handed only those.
 
 Why: on an empty numba cache the time goes to numba's front end (typing, lowering, wrappers)
 more than to LLVM. Unused wrappers and IR-level copies at every call site cost that time; a
@@ -69,8 +70,8 @@ class _BundleKernel(CPUDispatcher):  # type: ignore[misc]
     what the same arrays as positional arguments cost. Every value of a tuple is unboxed on
     each call, read or not (~0.2 µs an array): a kernel that reads a few fields of a bundle
     declares them (``reads``: a :func:`bundle_part` per argument) and is handed only those,
-    taken from the whole bundle its caller passes (docs/benchmarks.md, "Issue 34: bundles cut
-    per stage")."""
+    taken from the whole bundle its caller passes (docs/benchmarks.md, "bundles cut per
+    stage")."""
 
     #: With ``reads`` declared, the kernel's call taking each declared bundle's part
     #: (:meth:`_declare_reads`); ``None``: every ``tuple`` argument made a plain tuple.
