@@ -261,8 +261,10 @@ def _ground_offsets(points: FloatArray, shift: FloatArray, terrain: RaySource, f
 
 def swing_points(feet: ClipFeet) -> FloatArray:
     """Every point of each foot a swing must keep out of the terrain ``(F, 2, N, 3)``
-    (NaN-padded): the sole samples (every cm) and the touch points."""
-    return np.concatenate([feet.sole, feet.touch], axis=2)
+    (NaN-padded): the sole samples (every cm), the touch points and the ankle — a foot turned
+    far from standing (a kick, a foot swung sideways) can put its ankle lower than the sole
+    modelled under it (cmu_131_01 mirrored on the rocks: the ankle 38 mm inside a rock)."""
+    return np.concatenate([feet.sole, feet.touch, feet.ankle[:, :, None]], axis=2)
 
 
 def entry_depth(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
