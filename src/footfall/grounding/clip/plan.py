@@ -286,12 +286,15 @@ def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: Flo
     """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
     of a swinging foot (:func:`swing_points`), moved up by ``offset (F, 2)`` over the blended
     ``ground (F, 2)``, out of the terrain (:func:`entry_depth`), smoothed from above over
-    ``blend`` frames (rising before a stair nose, coming down after it) — but not next to a
+    half of ``blend`` frames (rising before a stair nose, coming down after it) — but not next to a
     contact, where there is no before or after (:func:`_near_contacts`)."""
     cut = entry_depth(points, terrain, floor, offset, ground)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
-    return np.where(contacts, 0.0, _near_contacts(lift, smooth_above(lift, blend), contacts,
-                                                  blend))
+    # smoothed over half the blend: over the whole of it the lift reached 0.1 s before and
+    # after the frames that need it (stairs swings 23.5 -> 21.3 mm mean over the blended
+    # ground, independent scorer; unsmoothed 20.2 mm, and a jump at every stair nose)
+    rise = smooth_above(lift, max(1, blend // 2))
+    return np.where(contacts, 0.0, _near_contacts(lift, rise, contacts, blend))
 
 
 def _near_contacts(least: FloatArray, smoothed: FloatArray, contacts: NDArray[np.bool_],
