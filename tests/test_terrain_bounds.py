@@ -10,7 +10,8 @@ and toes but not their ankle, planted toe tips not kept out after the solve):
 pybvh_test1_zup_inches on the stairs stance 11.8 mm, depth beyond the dip 7.7 mm, on the
 rocks stance 10.0 mm, depth 5.3 mm; cmu_131_01 mirrored on the rocks an ankle 37 mm inside a
 rock in a kick; games105_walk60 at 120 fps on the rocks a toe tip 14 mm inside one at
-toe-off. Each guard removed, its test fails (checked)."""
+toe-off; mocapbank_zxy_cm bent into a circle on the stairs, a foot across a stair nose at a
+slant stood on it by its toes (stance 43.4 mm). Each guard removed, its test fails (checked)."""
 
 from __future__ import annotations
 
@@ -71,3 +72,13 @@ def test_a_toe_tip_stays_out_of_a_rock_at_toe_off() -> None:
     got = _scores("games105_walk60.bvh", "fps120", "rocks", slice(0, 600))
     assert got["beyond_dip"] <= BEYOND_DIP, got
     assert got["stance"] <= STANCE, got
+
+
+def test_a_foot_crossing_a_stair_nose_at_a_slant_steps_off_it() -> None:
+    # a walk bent into a circle plants a foot across a riser at a slant: it stood on the upper
+    # tread by its toes, its rig points 81 mm over their source height (stance 43.4 mm); moved
+    # along the walk by the least amount, it fits one tread
+    got = _scores("mocapbank_zxy_cm.bvh", "circle", "stairs", slice(0, 600))
+    assert got["stance"] <= STANCE, got
+    assert got["swing"] <= SWING, got
+    assert got["beyond_dip"] <= BEYOND_DIP, got
