@@ -1,7 +1,7 @@
 """An independent floor test (issue 34, item 4): ``footfall ground`` keeps each shared clip's
 floor, measured here from the *source's* own feet, not from grounding's contacts or floor.
 
-The floor a clip was animated on is read off the source alone: the 5th percentile of its
+The floor a clip was animated on is read off the source alone: the 2nd percentile of its
 lowest foot point — the foot joint, every joint below it and their End Sites — over the frames
 the source's foot is planted by this test's own rule (``skinned_feet.source_contacts``: within
 2.5 cm of that foot's low level and slower than 0.35 m/s). A grounded clip keeps its floor when
@@ -27,7 +27,7 @@ from skinned_feet import source_contacts, source_soles
 #: Millimetres the floors may differ by: a percentile of noisy captures (the shared clips'
 #: independent floor and grounding's differ by 0.0–3.5 mm).
 TOLERANCE = 0.005
-PERCENTILE = 5
+PERCENTILE = 2
 
 
 def floor_of(clip: Clip, contacts: np.ndarray) -> float:

@@ -7,19 +7,23 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.grounding.clip.feet import ClipFeet, PreparedClip
 from footfall.grounding.clip.plan import (
+    EDGE_JUMP,
     STANCE_TOLERANCE,
     Plan,
     blend_frames,
     least_lift,
     swing_points,
 )
+from footfall.grounding.clip.smoothing import smooth_above
 from footfall.grounding.feet import Leg
 from footfall.ik import solve_two_bone
+from footfall.metrics import ground_gaps
 from footfall.metrics.stance import defect_over, support_heights
 from footfall.metrics.swing import blend_across_swings
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
@@ -74,6 +78,12 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         # removes it.
         defect = defect_over(support_heights(solved.ankle, solved.touch, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off_terrain, defect - plan.allowed, 0.0)
+        # ... but never so far down that a point of the foot goes deeper into the terrain than
+        # the source has it under its floor (a toe tip tilted down onto a rock's far side at
+        # toe-off: games105 on the rocks, 14 mm), and raised out where one already is: the
+        # defect rule judges the ankle and ball, not a toe tip
+        entry = _stance_entry(solved, feet, terrain, prepared.floor, plan.contacts, blend)
+        error = np.where(plan.contacts & ~plan.off_terrain, np.minimum(error, -entry), error)
         # never below where the leg reached: a leg at full reach (the pelvis kept high by the
         # other foot) stops short of a lower target, and a swing is judged against the ground
         # its foot really stood on at lift-off and touch-down
@@ -85,6 +95,26 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         held = plan.locked & (plan.slip > STANCE_TOLERANCE)
         drift = drift - np.where(held[..., None], moved, 0.0)
     return out, solved, lift
+
+
+def _stance_entry(solved: ClipFeet, source: ClipFeet, terrain: RaySource, floor: float,
+                  contacts: NDArray[np.bool_], blend: int) -> FloatArray:
+    """How far ``(F, 2)`` (metres, − when clear) each planted foot's deepest rig point — the
+    ankle, ball and toe tips (not the modelled heel) — of the ``solved`` feet is in the
+    terrain beyond how far the same point of the ``source`` feet is under the clip's
+    ``floor``, smoothed from above within each contact over ``blend`` frames (−inf out of
+    contact)."""
+    points = np.concatenate([solved.ankle[:, :, None], solved.touch[:, :, 1:]], axis=2)
+    own = np.concatenate([source.ankle[:, :, None], source.touch[:, :, 1:]], axis=2)[..., 1] - floor
+    gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))
+    with np.errstate(invalid="ignore"):
+        cut = np.minimum(own, 0.0) - gaps
+        # a point deeper than a step's edge is in a riser or a rock's face: moving the foot
+        # along the walk (the plan's tread fit) takes it out, lifting it would float the foot
+        cut = np.where(cut > EDGE_JUMP, np.nan, cut)
+    cut = np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
+    inside = smooth_above(np.where(contacts & (cut > 0.0), cut, 0.0), blend)
+    return np.where(contacts, np.where(inside > 0.0, np.maximum(cut, inside), cut), -np.inf)
 
 
 def solve_legs(clip: Clip, legs: tuple[Leg, Leg], pelvis_offset: FloatArray, targets: FloatArray,
