@@ -223,3 +223,22 @@ def test_import_writes_contacts_beside_its_bvh(tmp_path: Path) -> None:
     curves = read_contact_csv(tmp_path / "walk.contacts.csv")
     assert curves.fps == pytest.approx(20.0, rel=1e-3) and curves.frame_count == len(joints)
     assert curves.contacts.any(axis=0).all() and not curves.contacts.all()
+
+
+def test_the_contacts_import_writes_are_the_ones_measure_scores() -> None:
+    # import / --contacts-out (clip_contacts) and measure / ground (prepare_clip over the
+    # motion) find a clip's contacts the same way: a calibration pose (cmu_01_01's first
+    # frame) is no part of the motion. Before, clip_contacts found them over the whole clip,
+    # the T-pose included, and differed from measure's in a frame of cmu_01_01.
+    from footfall import bvh
+    from footfall.contact_curves import clip_contacts
+    from footfall.grounding.clip import prepare_clip
+    from footfall.grounding.feet import calibration_frames, legs_of
+
+    clip = bvh.load(DATA / "bvh" / "cmu_01_01_fairmotion.bvh")
+    motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)
+    assert not motion.all()
+    written = clip_contacts(clip)
+    np.testing.assert_array_equal(written[motion],
+                                  prepare_clip(clip[motion], legs_of(clip.skeleton)).contacts)
+    assert not written[~motion].any()

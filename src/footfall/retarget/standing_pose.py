@@ -12,7 +12,8 @@ So the calibration pose is built from the motion alone:
    where it stands 27 mm above them flat), and the standing heights measured in it would float
    that foot in every stance. The foot (and the joints below it) takes the turn it has in the
    frame of its stances where its heel is down and it is pitched as it mostly is then
-   (:func:`_flat_frame`), turned about the vertical to the heading it has in the chosen frame.
+   (``footfall.footing.standing.flat_frame``), turned about the vertical to the heading it has
+   in the chosen frame.
 
 Every step reads world joint positions (turns between them are the same whatever the joint
 orients), so the same animation in any convention calibrates to the same result.
@@ -26,13 +27,11 @@ import numpy as np
 
 from footfall import quat
 from footfall.arrays import FloatArray
-from footfall.footing import CONTACT_RULE, horizontal_speeds
+from footfall.footing.standing import below_foot, flat_frame, foot_points
 from footfall.retarget.calibration import facing_forward, most_standing_frame
 from footfall.skeleton import Clip, Skeleton
 
 FEET = ("LeftFoot", "RightFoot")
-#: A standing foot's heel is down when its ankle is this close above its lowest (metres).
-HEEL_BAND = 0.01
 
 
 def standing_pose(skeleton: Skeleton, mapping: Mapping[str, str],
@@ -46,9 +45,9 @@ def standing_pose(skeleton: Skeleton, mapping: Mapping[str, str],
         if bone not in mapping:
             continue
         foot = skeleton.index(mapping[bone])
-        below = [j for j in range(skeleton.joint_count) if j != foot and foot in skeleton.chain(j)]
-        points = _foot_points(skeleton, grot, gpos, foot, below)  # (F, P, 3)
-        flat = _flat_frame(points, gpos[:, foot], clip.fps)
+        below = below_foot(skeleton, foot)
+        points = foot_points(skeleton, grot, gpos, foot)  # (F, P, 3)
+        flat = flat_frame(points, gpos[:, foot], clip.fps)
         if flat is None or flat == index:
             continue
         turn = _heading_turn(points[flat] - gpos[flat, foot], points[index] - gpos[index, foot])
@@ -57,40 +56,6 @@ def standing_pose(skeleton: Skeleton, mapping: Mapping[str, str],
         pose[foot] = world if parent < 0 else quat.inv_mul(grot[index, parent], world)
         pose[below] = clip.rotations[flat, below]
     return index, facing_forward(skeleton, mapping, quat.normalize(pose))
-
-
-def _foot_points(skeleton: Skeleton, grot: FloatArray, gpos: FloatArray, foot: int,
-                 below: list[int]) -> FloatArray:
-    """``(F, P, 3)`` the joints below ``foot`` and the End Sites of the foot and of them."""
-    points = [gpos[:, below]] if below else []
-    for joint in [foot, *below]:
-        site = skeleton.end_sites.get(joint)
-        if site is not None:
-            end = gpos[:, joint] + quat.rotate(grot[:, joint], np.asarray(site, dtype=float))
-            points.append(end[:, None])
-    return np.concatenate(points, axis=1) if points else gpos[:, [foot]]
-
-
-def _flat_frame(points: FloatArray, ankle: FloatArray, fps: float) -> int | None:
-    """Of the stance frames (low and slow) whose heel is down — the ankle within
-    :data:`HEEL_BAND` of its lowest in the stances — the one whose heel stands above the foot's
-    lowest point ``points (F, P, 3)`` by the median of them (between a heel strike's raised
-    toes and a toe pressed down: the foot flat), or None when the foot never stands; the first
-    of equals (to the micrometre: the same frame whatever the file's joint orients)."""
-    toe = points[..., 1].min(axis=1)
-    lowest = np.minimum(toe, ankle[:, 1])
-    speed = horizontal_speeds(ankle, fps)
-    # low and slow by the one contact rule, over the foot's own low level
-    stance = ((lowest < np.percentile(lowest, 5) + CONTACT_RULE.lift)
-              & (speed < CONTACT_RULE.speed))
-    if not stance.any():
-        return None
-    heel = np.where(stance, ankle[:, 1], np.inf)
-    down = np.flatnonzero(heel < np.percentile(ankle[stance, 1], 5) + HEEL_BAND)
-    if len(down) == 0:
-        down = np.flatnonzero(stance)
-    pitch = ankle[down, 1] - toe[down]  # how far the heel stands above the toes
-    return int(down[np.argmin(np.round(np.abs(pitch - np.median(pitch)), 6))])
 
 
 def _heading_turn(start: FloatArray, end: FloatArray) -> FloatArray:
