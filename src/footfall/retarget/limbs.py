@@ -46,6 +46,7 @@ from footfall.retarget.limb_kernel import (
 )
 from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
+    RELEASE_SECONDS,
     PlantedHold,
     hold_while_planted,
     keep_through_shuffles,
@@ -57,19 +58,39 @@ from footfall.skeleton import FKPlan, Skeleton
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
 
 
-class ToeCarry:
-    """The offline toe hold through one clip solved in chunks, in order: the held toe offset
-    and toe contacts of the last frame solved (a contact running on into the next chunk keeps
-    its offset). A fresh one per clip."""
+class LimbStream:
+    """What the limbs carry from one batch of frames to the next when frames come in order:
+    a clip solved in chunks (``live`` False: the leading axis of each batch is its frames), or
+    a live stream, one frame per call (``live`` True). A fresh one per clip or stream; the
+    caller owns it and hands it to :meth:`Limbs.solve` and :meth:`Limbs.held_shift_live`.
 
-    def __init__(self) -> None:
-        self.last: tuple[FloatArray, NDArray[np.bool_]] | None = None
+    Attributes:
+        live: a live stream.
+        dt: seconds per frame (live: of the last frame; 0 until told).
+        shift_hold: live: the stance-width shift, frozen while a foot is planted.
+        toe_hold: live: the toe pivot's flat-foot toe offset, held through a toe contact.
+        toe_carry: a clip: the held toe offset ``(2, 3)`` and toe contacts ``(2,)`` of the
+            last frame solved (a contact running on into the next chunk keeps its offset).
+    """
 
+    def __init__(self, live: bool, dt: float = 0.0) -> None:
+        self.live = live
+        self.dt = dt
+        self.shift_hold = PlantedHold()
+        self.toe_hold = PlantedHold()
+        self.toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
 
-#: How :meth:`Limbs.solve` holds the toe pivot's toe: a :class:`ToeCarry` (the leading axis is
-#: a clip's frames, in order), a :class:`PlantedHold` (one live frame per call, the stream's
-#: hold) or None (frames alone).
-ToeHold = ToeCarry | PlantedHold | None
+    def set_dt(self, dt: float) -> None:
+        """``dt`` seconds per frame from now on (live: the holds release over
+        :data:`~footfall.retarget.stance.RELEASE_SECONDS`)."""
+        self.dt = dt
+        self.shift_hold.fade = self.toe_hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+
+    def reset(self) -> None:
+        """Start again (a new calibration)."""
+        self.shift_hold.reset()
+        self.toe_hold.reset()
+        self.toe_carry = None
 
 
 @dataclass(frozen=True)
@@ -204,14 +225,15 @@ class Limbs:
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
-              toe_hold: ToeHold = None) -> None:
+              stream: LimbStream | None = None) -> None:
         """Four-limb IK on joint-major target arrays, in place: world rotations
         ``world (J, ..., 4)`` and local translations ``local (J, ..., 3)`` (where the hips drop
         or a detached foot moves), both C-ordered.
 
         ``srot``, ``spos``: source world rotations and positions ``(..., Js, ·)``; ``hips_pos``:
         target hips world position ``(..., 3)``; ``foot_shift``: stance-width shift
-        ``(..., 2, 3)``; ``toe_hold``: how the toe pivot holds its toe (:data:`ToeHold`).
+        ``(..., 2, 3)``; ``stream``: what the frames before
+        these left (:class:`LimbStream`; None: frames alone).
         The arithmetic is ``limb_kernel``'s three stages.
         """
         joints, batch = world.shape[0], world.shape[1:-1]
@@ -243,7 +265,7 @@ class Limbs:
         if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
                                          m.down.reshape(*batch, 2),
-                                         m.toe_target.reshape(*batch, 2, 3), toe_hold)
+                                         m.toe_target.reshape(*batch, 2, 3), stream)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
         reach_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
@@ -401,10 +423,11 @@ class Limbs:
         return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
                                   np.maximum(lift, 0.0))
 
-    def held_shift_live(self, hold: PlantedHold, srot: FloatArray, sizes: Sizes,
+    def held_shift_live(self, stream: LimbStream, srot: FloatArray, sizes: Sizes,
                         planted: NDArray[np.bool_]) -> FloatArray:
         """Live stance-width shift ``(..., 2, 3)`` for this frame's contacts ``planted
-        (..., 2)``, held by the stream's ``hold``."""
+        (..., 2)``, held by the live ``stream``'s hold."""
+        hold = stream.shift_hold
         if srot.ndim == 2:
             return hold(self._shift_one(srot, sizes), planted)
         return hold(self.foot_shift(self.body_yaw(srot), sizes), planted)
@@ -435,23 +458,23 @@ class Limbs:
         return quat.rotate(turn, delta)
 
     def _held_toe_offset(self, offset: FloatArray, down: NDArray[np.bool_],
-                         toe_path: FloatArray, toe_hold: ToeHold) -> FloatArray:
+                         toe_path: FloatArray, stream: LimbStream | None) -> FloatArray:
         """The flat-foot toe offset ``(..., 2, 3)`` held through each toe contact (``down
         (..., 2)``) and blended back in the air by the next one. Offline the blend is paced by
         the mapped source toe's travel (``toe_path (F, 2, 3)``), so the foot catches up where
         the toe moves anyway rather than where it hovers; live over a fixed time."""
-        if isinstance(toe_hold, PlantedHold):
-            held = toe_hold(offset, down)
-        elif isinstance(toe_hold, ToeCarry) and len(offset) > 0:
+        if stream is not None and stream.live:
+            held = stream.toe_hold(offset, down)
+        elif stream is not None and len(offset) > 0:
             travel = np.zeros(down.shape)
             travel[1:] = np.linalg.norm(np.diff(toe_path[..., [0, 2]], axis=0), axis=-1)
             held = hold_while_planted(offset, down, travel)
-            carry = toe_hold.last
+            carry = stream.toe_carry
             if carry is not None and carry[0].shape == offset.shape[1:]:
                 # A contact running on from the previous chunk keeps that chunk's offset.
                 running = np.logical_and.accumulate(down, axis=0) & carry[1]
                 held = np.where(running[..., None], carry[0], held)
-            toe_hold.last = (held[-1].copy(), down[-1].copy())
+            stream.toe_carry = (held[-1].copy(), down[-1].copy())
         else:
             return offset
         return held * np.array([1.0, 0.0, 1.0])  # horizontal (the swing blend may lift y)

@@ -20,9 +20,9 @@ from footfall.arrays import FloatArray
 from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
 from footfall.footing import FootTracker
+from footfall.retarget.limbs import LimbStream
 from footfall.retarget.rig import CalibratedRig
 from footfall.retarget.solve import goal_weights, solve_frames
-from footfall.retarget.stance import RELEASE_SECONDS, PlantedHold
 from footfall.retarget.weights import WeightSmoother
 
 
@@ -34,8 +34,8 @@ class LiveRetarget:
         self.smoother = WeightSmoother()
         #: The source feet's contacts and learned floor (``footfall.footing``).
         self.feet = FootTracker()
-        self.hold = PlantedHold()  # the stance width, frozen while a foot is planted
-        self.toe_hold = PlantedHold()  # the toe pivot's toe, held through a toe contact
+        #: The limbs' holds (stance width, toe pivot) from frame to frame.
+        self.holds = LimbStream(live=True)
         self.filter: OneEuroFilter | None = None
 
     def reset(self) -> None:
@@ -43,8 +43,7 @@ class LiveRetarget:
         far; the One Euro filter runs on (it smooths the raw source, which did not change)."""
         self.smoother.reset()
         self.feet.reset()
-        self.hold.reset()
-        self.toe_hold.reset()
+        self.holds.reset()
 
     @property
     def planted(self) -> NDArray[np.bool_]:
@@ -101,10 +100,10 @@ class LiveRetarget:
         planted, levels = limbs.track_live(
             self.feet, srot, spos, dt, cal.sizes(values, stance_level), stance_level,
             plant=bool(values["plant_feet"]))
-        self.hold.fade = self.toe_hold.fade = max(round(RELEASE_SECONDS / dt), 1)
-        shift = limbs.held_shift_live(self.hold, srot, cal.sizes(values, levels), planted)
+        self.holds.set_dt(dt)
+        shift = limbs.held_shift_live(self.holds, srot, cal.sizes(values, levels), planted)
         return solve_frames(cal, values, rotations, positions, weights, shift, levels,
-                            (srot, spos), self.toe_hold)
+                            (srot, spos), self.holds)
 
     def _filter(self, values: Mapping[str, Any], dt: float) -> OneEuroFilter:
         """The One Euro filter on raw source joint positions (made again when its settings

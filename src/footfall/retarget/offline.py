@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.filters import OneEuroFilter
-from footfall.retarget.limbs import ToeCarry
+from footfall.retarget.limbs import LimbStream
 from footfall.retarget.rig import CalibratedRig, RetargetRig
 from footfall.retarget.saved_calibration import Calibration
 from footfall.retarget.solve import goal_weights, solve_frames
@@ -81,13 +81,13 @@ def retarget_clip(
                                     lowest - series)
     weights = smooth_weights(goals, values["weight_smooth_speed"], 1.0 / clip.fps)
     parts_rot, parts_pos = [], []
-    toes = ToeCarry()
+    stream = LimbStream(live=False, dt=1.0 / clip.fps)  # the clip's chunks, in order
     for start in range(0, clip.frame_count, chunk):
         part = slice(start, start + chunk)
         w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
         rot, pos = solve_frames(cal, values, clip.rotations[part], clip.positions[part], w,
                                 shift[part], series[part], (srot_all[part], spos_all[part]),
-                                toes)
+                                stream)
         parts_rot.append(rot)
         parts_pos.append(pos)
         if progress is not None:

@@ -29,7 +29,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.retarget.fingers import FINGERS, HANDS
 from footfall.retarget.head import apply_head_offset
-from footfall.retarget.limbs import ToeHold
+from footfall.retarget.limbs import LimbStream
 from footfall.retarget.rig import CalibratedRig
 from footfall.retarget.settings import HEAD_OFFSET_KEYS
 from footfall.retarget.weights import LimbWeights, points_array, source_goal_kernel
@@ -99,10 +99,11 @@ def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: Floa
 def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatArray,
                  src_lpos: FloatArray, weights: LimbWeights, foot_shift: FloatArray,
                  levels: FloatArray, source_global: tuple[FloatArray, FloatArray] | None = None,
-                 toe_hold: ToeHold = None) -> tuple[FloatArray, FloatArray]:
+                 stream: LimbStream | None = None) -> tuple[FloatArray, FloatArray]:
     """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``
     with the source feet's stance ``levels`` ``(2,)`` / ``(..., 2)`` (``source_global``:
-    their FK when already known; ``toe_hold``: see ``Limbs.solve``)."""
+    their FK when already known; ``stream``: what frames before these left, see
+    ``Limbs.solve``)."""
     rig, limbs = cal.rig, cal.limbs
     c = rig.correspondence
     scale = float(values["avatar_scale"])
@@ -156,7 +157,7 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
     # Four-limb IK.
     if limbs.count:
         limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
-                    cal.sizes(values, levels), toe_hold)
+                    cal.sizes(values, levels), stream)
     if rig.body_points is not None and rig.body_fk is not None:
         positions = _legs_above_floor(cal, floor_height, world_jm, lpos_jm, world, lpos, scale)
         rig.body_points.lift_limbs(world, positions, floor_height, scale)
