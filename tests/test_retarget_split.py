@@ -34,6 +34,7 @@ def _same(a: Calibration, b: Calibration) -> None:
     np.testing.assert_array_equal(a.target_pose, b.target_pose)
     assert a.match_directions == b.match_directions
     assert dict(a.values) == dict(b.values)
+    assert a == b
 
 
 def test_calibration_round_trips_save_and_load(tmp_path, walk: Clip, target: Clip) -> None:
@@ -90,6 +91,7 @@ def test_calibration_is_a_value(walk: Clip, target: Clip) -> None:
     with pytest.raises(TypeError):
         calibration.values["avatar_scale"] = 2.0  # type: ignore[index]
     bigger = calibration.with_values({"avatar_scale": 1.5})
+    assert bigger != calibration and calibration.with_values({}) == calibration
     assert bigger.values["avatar_scale"] == 1.5 and calibration.values["avatar_scale"] == 1.0
     assert bigger.source_pose is calibration.source_pose
     with pytest.raises(SettingsError):

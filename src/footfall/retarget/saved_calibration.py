@@ -56,6 +56,17 @@ class Calibration:
         if not isinstance(self.values, MappingProxyType):
             object.__setattr__(self, "values", MappingProxyType(dict(self.values)))
 
+    def __eq__(self, other: object) -> bool:
+        """The same poses (exactly), directions rule and values."""
+        if not isinstance(other, Calibration):
+            return NotImplemented
+        return (_same_pose(self.source_pose, other.source_pose)
+                and _same_pose(self.target_pose, other.target_pose)
+                and self.match_directions == other.match_directions
+                and dict(self.values) == dict(other.values))
+
+    __hash__ = None  # type: ignore[assignment]  # arrays: equal by value, not hashable
+
     def with_values(self, changes: Mapping[str, Any]) -> Calibration:
         """The same calibration with some settings changed (all validated first; raises
         :class:`~footfall.errors.SettingsError` for an unknown name or a bad value)."""
@@ -92,6 +103,11 @@ class Calibration:
         return {"source_pose": self.source_pose.tolist(),
                 "target_pose": self.target_pose.tolist(),
                 "match_directions": bool(self.match_directions)}
+
+
+def _same_pose(a: FloatArray | None, b: FloatArray | None) -> bool:
+    return a is b or (a is not None and b is not None and a.shape == b.shape
+                      and bool(np.array_equal(a, b)))
 
 
 def _pose(value: Any) -> FloatArray | None:
