@@ -20,7 +20,7 @@ from footfall.arrays import FloatArray
 from footfall.errors import SettingsError, SkeletonError
 from footfall.filters import OneEuroFilter
 from footfall.footing import FootTracker
-from footfall.retarget.limbs import LimbStream
+from footfall.retarget.limb_stream import LimbStream
 from footfall.retarget.rig import CalibratedRig
 from footfall.retarget.solve import goal_weights, solve_frames
 from footfall.retarget.weights import WeightSmoother

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.filters import OneEuroFilter
-from footfall.retarget.limbs import LimbStream
+from footfall.retarget.limb_stream import LimbStream
 from footfall.retarget.rig import CalibratedRig, RetargetRig
 from footfall.retarget.saved_calibration import Calibration
 from footfall.retarget.solve import goal_weights, solve_frames

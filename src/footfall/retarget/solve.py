@@ -29,7 +29,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.retarget.fingers import FINGERS, HANDS
 from footfall.retarget.head import apply_head_offset
-from footfall.retarget.limbs import LimbStream
+from footfall.retarget.limb_stream import LimbStream
 from footfall.retarget.rig import CalibratedRig
 from footfall.retarget.settings import HEAD_OFFSET_KEYS
 from footfall.retarget.weights import LimbWeights, points_array, source_goal_kernel
