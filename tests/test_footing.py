@@ -1,8 +1,9 @@
 """The one foot model (issue 34): one contact rule and one floor, for a clip and a live stream.
 
-Live equals offline: ``Retargeter.step`` fed a clip frame by frame plants the same source feet
-in the same frames and stands the target's planted feet at the same heights as ``apply`` — with
-planting on — on every shared clip × CesiumMan, RobotExpressive and both VRM avatars. Before
+Live equals offline: a ``LiveRetarget`` fed a clip frame by frame plants the same source feet
+in the same frames and stands the target's planted feet at the same heights as
+``retarget_clip`` — with planting on — on every shared clip × CesiumMan, RobotExpressive and
+both VRM avatars. Before
 (each answered by its own rule: offline per-stance medians and a debounce, live a learned floor
 shared by both feet) the contacts agreed on 74.5–100 % of frames and planted ankles differed by
 up to 109 mm (mocapbank_zxy_cm onto vrm1_mtoon_uv_test).
@@ -17,7 +18,13 @@ from conftest import DATA, HUMANOID_BVH_FILES
 from footfall import bvh
 from footfall.footing import FootTracker, runs, segments, track_feet
 from footfall.gltf import load_avatar
-from footfall.retarget import Retargeter
+from footfall.retarget import (
+    Calibration,
+    LiveRetarget,
+    Retargeter,
+    RetargetRig,
+    retarget_clip,
+)
 from footfall.skeleton import Clip
 from footfall.skinning import avatar_targets
 
@@ -89,13 +96,13 @@ def test_hysteresis_keeps_a_rolling_foot_planted() -> None:
     assert not planted[:, 0].any()
 
 
-def _retargeter(clip: Clip, name: str) -> Retargeter:
+def _calibrated(clip: Clip, name: str) -> tuple[RetargetRig, Calibration]:
     avatar = load_avatar(DATA / "avatars" / name)
     mapping = avatar.target_mapping()
     r = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,
                    target_rest=avatar.rest_rotations, **avatar_targets(avatar, mapping))
     r.calibrate_for(clip)
-    return r
+    return r.rig, r.calibration
 
 
 @pytest.mark.parametrize("avatar", AVATARS)
@@ -103,21 +110,24 @@ def _retargeter(clip: Clip, name: str) -> Retargeter:
 def test_live_equals_offline_with_planting_on(path, avatar: str) -> None:
     whole = bvh.load(path)
     clip = whole[: int(SECONDS * whole.fps)]
-    offline_r = _retargeter(clip, avatar)
-    assert offline_r.settings["plant_feet"]
-    offline = offline_r.apply(clip)
-    offline_contacts = offline_r.source_contacts(clip)
-    live_r = _retargeter(clip, avatar)
+    rig, calibration = _calibrated(clip, avatar)
+    assert calibration.values["plant_feet"]
+    result = retarget_clip(rig, calibration, clip)
+    offline, offline_contacts = result.clip, result.planted
+    # A fresh live state on a rig of its own, fed the clip frame by frame.
+    live_rig, live_calibration = _calibrated(clip, avatar)
+    cal, stream = live_rig.calibrated(live_calibration), LiveRetarget()
     rotations, positions = np.empty_like(offline.rotations), np.empty_like(offline.positions)
     live_contacts = np.zeros((clip.frame_count, 2), dtype=bool)
     for f in range(clip.frame_count):
-        rotations[f], positions[f] = live_r.step(clip.rotations[f], clip.positions[f],
-                                                 1.0 / clip.fps)
-        live_contacts[f] = live_r.limbs.feet.planted[0]
+        rotations[f], positions[f] = stream.step(cal, live_calibration.values,
+                                                 clip.rotations[f], clip.positions[f],
+                                                 1.0 / clip.fps, stance_level=np.zeros(2))
+        live_contacts[f] = stream.planted
     live = Clip(offline.skeleton, rotations, positions, clip.fps)
     warm = slice(min(int(round(clip.fps)), clip.frame_count - 1), None)  # after 1 s
     assert np.mean(live_contacts[warm] == offline_contacts[warm]) >= 0.98
-    feet = [offline.skeleton.index(offline_r.target_map[b]) for b in ("LeftFoot", "RightFoot")]
+    feet = [offline.skeleton.index(rig.target_map[b]) for b in ("LeftFoot", "RightFoot")]
     height_offline = offline.global_positions()[:, feet, 1]
     height_live = live.global_positions()[:, feet, 1]
     planted = (offline_contacts & live_contacts)[warm]

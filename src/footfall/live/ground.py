@@ -128,7 +128,7 @@ class LiveGrounder:
         ankles = positions[[leg.foot for leg in pipe.legs]][:, [0, 2]]  # (2, 2)
         soles = avatar.soles(world, positions)
         sole = np.array([points[:, 1].min() for points in soles])  # above y = 0
-        stance = np.array(character.retargeter.limbs.feet.planted[0], dtype=bool)
+        stance = character.retargeter.live.planted
         touch = self._touch(soles, sole, ankles, float(pipe.params.steep_normal_y[0]))
         lift = np.where(stance, touch, np.maximum(avatar.held, touch))
         avatar.held = np.where(stance, -sole, avatar.held)

@@ -70,7 +70,6 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
         FootfallError: an unreadable file, an output the target cannot take, a bad option.
     """
     from footfall import bvh
-    from footfall.contact_curves import retarget_contacts
     from footfall.gltf import check_motion_output, save_motion
     from footfall.motion_io import check_output, detect, load_motion
     from footfall.motion_io.end_sites import avatar_toe_sites, with_end_sites
@@ -81,7 +80,7 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
         root_motion_for,
         write_motion_extras,
     )
-    from footfall.retarget import Retargeter, RetargetSettings
+    from footfall.retarget import Retargeter, RetargetSettings, retarget_clip
     from footfall.sizes import check_size
     from footfall.skinning import avatar_targets
 
@@ -120,8 +119,10 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
     total = source.frame_count
     if progress is not None:
         progress(0, total)
-    clip = retargeter.apply(source, chunk=1024, progress=None if progress is None else (
-        lambda done: progress(done, total)))
+    result = retarget_clip(retargeter.rig, retargeter.calibration, source, chunk=1024,
+                           progress=None if progress is None else (
+                               lambda done: progress(done, total)))
+    clip = result.clip
     moved = root_motion_for(options, clip, floor=options.floor_height,
                             rest_rotations=None if avatar is None else avatar.rest_rotations)
     if output.suffix.lower() == ".bvh":
@@ -137,9 +138,10 @@ def retarget_file(source_path: str | Path, output: str | Path, options: Retarget
                     joint_scales=joint_scales_for(options, retargeter.joint_scales()),
                     root_scale=retargeter.avatar_scale)
     if options.preview:
-        _preview(options.preview, source, clip, retargeter, avatar,
+        _preview(options.preview, source, clip, result.planted, avatar,
                  f"{Path(source_path).name} → {target_path.name}")
-    contacts = retarget_contacts(retargeter, source) if options.contacts_out else None
+    # the source feet the retargeter planted on the target's floor
+    contacts = result.planted if options.contacts_out else None
     extras = write_motion_extras(options, output, moved, contacts, clip.fps, quiet=True)
     return RetargetReport(source=str(source_path), output=str(output),
                           frames=clip.frame_count, fps=clip.fps,
@@ -160,7 +162,7 @@ def _load_target_avatar(path: Path, target_format: str) -> Avatar:
     return load_avatar(path)
 
 
-def _preview(path: str, source: object, clip: object, retargeter: object,
+def _preview(path: str, source: object, clip: object, planted: object,
              avatar: object, title: str) -> None:
     """Draw the contact sheet of ``--preview`` (the skinned mesh when the avatar has one)."""
     from footfall.retarget.preview import contact_sheet
@@ -170,7 +172,7 @@ def _preview(path: str, source: object, clip: object, retargeter: object,
     contact_sheet(source, clip, path,  # type: ignore[arg-type]
                   mesh=None if mesh is None else (mesh[0], mesh[2]),
                   target_rest=None if avatar is None else avatar.rest_rotations,  # type: ignore[attr-defined]
-                  planted=retargeter.source_contacts(source),  # type: ignore[attr-defined]
+                  planted=planted,  # type: ignore[arg-type]
                   title=f"{title}: source (blue) → avatar, floor y = 0")
 
 

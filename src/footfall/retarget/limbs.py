@@ -44,10 +44,9 @@ from footfall.retarget.limb_kernel import (
     reach_stage,
     turn_stage,
 )
+from footfall.retarget.limb_stream import LimbStream
 from footfall.retarget.spine import chain_between
 from footfall.retarget.stance import (
-    RELEASE_SECONDS,
-    PlantedHold,
     hold_while_planted,
     keep_through_shuffles,
 )
@@ -149,11 +148,6 @@ class Limbs:
         #: ankles alone by default.
         self.soles = SolePoints(np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((2, 1)),
                                 np.full(2, -1, dtype=np.int64), np.zeros((2, 3)))
-        self._hold = PlantedHold()
-        self._toe_hold_live = PlantedHold()
-        #: The live stream's contacts and floor (``footfall.footing``; a clip gets a fresh one).
-        self.feet = FootTracker()
-        self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self._scratch: dict[int, tuple[LimbWork, tuple[object, ...], FloatArray]] = {}
         # What the kernels read, made again only when what it is made of changed.
         # (what it was made of, the bundle as a plain tuple)
@@ -192,23 +186,19 @@ class Limbs:
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
         self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
-        # The live holds start again.
-        self._hold.reset()
-        self._toe_hold_live.reset()
-        self.feet.reset()
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
-              toe_hold: str = "none") -> None:
+              stream: LimbStream | None = None) -> None:
         """Four-limb IK on joint-major target arrays, in place: world rotations
         ``world (J, ..., 4)`` and local translations ``local (J, ..., 3)`` (where the hips drop
         or a detached foot moves), both C-ordered.
 
         ``srot``, ``spos``: source world rotations and positions ``(..., Js, ·)``; ``hips_pos``:
         target hips world position ``(..., 3)``; ``foot_shift``: stance-width shift
-        ``(..., 2, 3)``; ``toe_hold``: how the toe pivot holds its toe (``"series"``: the
-        leading axis is a clip's frames, in order; ``"live"``: one frame per call; ``"none"``:
-        frames alone). The arithmetic is ``limb_kernel``'s three stages.
+        ``(..., 2, 3)``; ``stream``: what the frames before
+        these left (:class:`LimbStream`; None: frames alone).
+        The arithmetic is ``limb_kernel``'s three stages.
         """
         joints, batch = world.shape[0], world.shape[1:-1]
         frames, count = math.prod(batch), self.count
@@ -239,7 +229,7 @@ class Limbs:
         if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
                                          m.down.reshape(*batch, 2),
-                                         m.toe_target.reshape(*batch, 2, 3), toe_hold)
+                                         m.toe_target.reshape(*batch, 2, 3), stream)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
         reach_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
@@ -373,15 +363,15 @@ class Limbs:
         points, rest = self._contact_points(srot, spos, sizes)
         return track_feet(points[..., 1] - rest, points, fps, fixed, plant)
 
-    def track_live(self, srot: FloatArray, spos: FloatArray, dt: float, sizes: Sizes,
-                   fixed: FloatArray, plant: bool = True
+    def track_live(self, feet: FootTracker, srot: FloatArray, spos: FloatArray, dt: float,
+                   sizes: Sizes, fixed: FloatArray, plant: bool = True
                    ) -> tuple[NDArray[np.bool_], FloatArray]:
         """This live frame's contacts and stance levels ``(..., 2)`` (source arrays
-        ``(..., Js, ·)``), the state kept between calls (:attr:`feet`)."""
+        ``(..., Js, ·)``), tracked on by the stream's ``feet``."""
         points, rest = self._contact_points(srot, spos, sizes)
         if points.ndim == 3:  # one character's frame
-            return self.feet.track_frame(points[..., 1] - rest, points, dt, fixed, plant)
-        planted, levels, _ = self.feet.track((points[..., 1] - rest)[None], points[None], dt,
+            return feet.track_frame(points[..., 1] - rest, points, dt, fixed, plant)
+        planted, levels, _ = feet.track((points[..., 1] - rest)[None], points[None], dt,
                                              fixed, plant)
         return planted[0], levels[0]
 
@@ -397,15 +387,14 @@ class Limbs:
         return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
                                   np.maximum(lift, 0.0))
 
-    def held_shift_live(self, srot: FloatArray, dt: float, sizes: Sizes,
+    def held_shift_live(self, stream: LimbStream, srot: FloatArray, sizes: Sizes,
                         planted: NDArray[np.bool_]) -> FloatArray:
-        """Live stance-width shift ``(..., 2, 3)`` (state kept between calls) for this frame's
-        contacts ``planted (..., 2)``."""
-        self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
-        self._toe_hold_live.fade = self._hold.fade
+        """Live stance-width shift ``(..., 2, 3)`` for this frame's contacts ``planted
+        (..., 2)``, held by the live ``stream``'s hold."""
+        hold = stream.shift_hold
         if srot.ndim == 2:
-            return self._hold(self._shift_one(srot, sizes), planted)
-        return self._hold(self.foot_shift(self.body_yaw(srot), sizes), planted)
+            return hold(self._shift_one(srot, sizes), planted)
+        return hold(self.foot_shift(self.body_yaw(srot), sizes), planted)
 
     def _shift_one(self, srot: FloatArray, sizes: Sizes) -> FloatArray:
         """:meth:`foot_shift` of one frame's body yaw (``(J, 4)`` source world rotations), in
@@ -433,30 +422,26 @@ class Limbs:
         return quat.rotate(turn, delta)
 
     def _held_toe_offset(self, offset: FloatArray, down: NDArray[np.bool_],
-                         toe_path: FloatArray, toe_hold: str) -> FloatArray:
+                         toe_path: FloatArray, stream: LimbStream | None) -> FloatArray:
         """The flat-foot toe offset ``(..., 2, 3)`` held through each toe contact (``down
         (..., 2)``) and blended back in the air by the next one. Offline the blend is paced by
         the mapped source toe's travel (``toe_path (F, 2, 3)``), so the foot catches up where
         the toe moves anyway rather than where it hovers; live over a fixed time."""
-        if toe_hold == "live":
-            held = self._toe_hold_live(offset, down)
-        elif toe_hold == "series" and len(offset) > 0:
+        if stream is not None and stream.live:
+            held = stream.toe_hold(offset, down)
+        elif stream is not None and len(offset) > 0:
             travel = np.zeros(down.shape)
             travel[1:] = np.linalg.norm(np.diff(toe_path[..., [0, 2]], axis=0), axis=-1)
             held = hold_while_planted(offset, down, travel)
-            carry = self._toe_carry
+            carry = stream.toe_carry
             if carry is not None and carry[0].shape == offset.shape[1:]:
                 # A contact running on from the previous chunk keeps that chunk's offset.
                 running = np.logical_and.accumulate(down, axis=0) & carry[1]
                 held = np.where(running[..., None], carry[0], held)
-            self._toe_carry = (held[-1].copy(), down[-1].copy())
+            stream.toe_carry = (held[-1].copy(), down[-1].copy())
         else:
             return offset
         return held * np.array([1.0, 0.0, 1.0])  # horizontal (the swing blend may lift y)
-
-    def reset_series(self) -> None:
-        """Start a new clip for the ``"series"`` toe hold."""
-        self._toe_carry = None
 
     def _limb_paths(self) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:
         """Joints turned by the limbs' upper and by their lower deltas (twist bones included),

@@ -1,0 +1,48 @@
+"""What the retargeter's limbs carry from one batch of frames to the next when the frames come
+in order — a clip solved in chunks, or a live stream one frame per call: :class:`LimbStream`,
+owned by its caller (:func:`~footfall.retarget.offline.retarget_clip`,
+:class:`~footfall.retarget.live_state.LiveRetarget`) and handed to ``Limbs`` explicitly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from footfall.arrays import FloatArray
+from footfall.retarget.stance import RELEASE_SECONDS, PlantedHold
+
+
+class LimbStream:
+    """What the limbs carry from one batch of frames to the next when frames come in order:
+    a clip solved in chunks (``live`` False: the leading axis of each batch is its frames), or
+    a live stream, one frame per call (``live`` True). A fresh one per clip or stream; the
+    caller owns it and hands it to :meth:`Limbs.solve` and :meth:`Limbs.held_shift_live`.
+
+    Attributes:
+        live: a live stream.
+        dt: seconds per frame (live: of the last frame; 0 until told).
+        shift_hold: live: the stance-width shift, frozen while a foot is planted.
+        toe_hold: live: the toe pivot's flat-foot toe offset, held through a toe contact.
+        toe_carry: a clip: the held toe offset ``(2, 3)`` and toe contacts ``(2,)`` of the
+            last frame solved (a contact running on into the next chunk keeps its offset).
+    """
+
+    def __init__(self, live: bool, dt: float = 0.0) -> None:
+        self.live = live
+        self.dt = dt
+        self.shift_hold = PlantedHold()
+        self.toe_hold = PlantedHold()
+        self.toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
+
+    def set_dt(self, dt: float) -> None:
+        """``dt`` seconds per frame from now on (live: the holds release over
+        :data:`~footfall.retarget.stance.RELEASE_SECONDS`)."""
+        self.dt = dt
+        self.shift_hold.fade = self.toe_hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+
+    def reset(self) -> None:
+        """Start again (a new calibration)."""
+        self.shift_hold.reset()
+        self.toe_hold.reset()
+        self.toe_carry = None

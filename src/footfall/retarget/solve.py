@@ -1,0 +1,223 @@
+"""One retargeting solve of a batch of frames (a clip's chunk, or one live frame).
+
+Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:`.live_state`:
+
+1. Rotations: every matched target bone gets ``source_world * offset`` (offsets calibrated in a
+   T- or I-pose); spine and neck chains follow grouped source bones; other joints keep their
+   calibration-pose local rotation.
+2. Hips: the source hips position, horizontally scaled by the size ratio (target / source hips
+   height), raised by the hips-height difference times the hips (sitting) weight plus the
+   floor height. The hips height is measured from the hips joint to the floor (seed 001: the
+   leg length), so feet reach the floor whatever the pelvis and foot proportions.
+3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
+4. Head rotation offset, finger curls and spread (when enabled).
+
+Every function takes what it reads: the calibrated rig, the settings ``values`` and the
+source feet's stance ``levels``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from footfall import quat
+from footfall.arrays import FloatArray
+from footfall.retarget.fingers import FINGERS, HANDS
+from footfall.retarget.head import apply_head_offset
+from footfall.retarget.limb_stream import LimbStream
+from footfall.retarget.rig import CalibratedRig
+from footfall.retarget.settings import HEAD_OFFSET_KEYS
+from footfall.retarget.weights import LimbWeights, points_array, source_goal_kernel
+
+#: Times the hips are raised (and the legs solved again) for a thigh or shin under the floor,
+#: and the metres of it left under the floor that end the passes early.
+LEG_PASSES = 4
+LEG_TOLERANCE = 0.002
+
+
+def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray,
+                 props: ArrayLike | None, chairs: ArrayLike | None) -> LimbWeights:
+    """Goal weights ``(..., arms 2)``, ``(..., legs 2)``, ``(...)`` from source positions
+    ``spos (..., Js, 3)`` (``props``, ``chairs``: ``(P, 3)`` positions for the automatic
+    layers)."""
+    limbs = cal.limbs
+    batch = spos.shape[:-2]
+    arm_count = limbs.count - 2  # legs come first
+    mode = values["ik_mode"]
+    switch = (float(values["left_arm_ik"]), float(values["right_arm_ik"]))
+    value = 1.0 if mode == "ik" else 0.0
+    if mode != "auto" and not batch:
+        # One live frame with fixed weights: three small arrays, no arithmetic on them.
+        return LimbWeights(np.array([value * switch[side] for side in limbs.arm_sides]),
+                           np.array([value, value]), np.array(1.0))
+    if mode != "auto":
+        arms = np.full((*batch, arm_count), value)
+        legs = np.full((*batch, 2), value)
+        hips = np.ones(batch)
+    else:
+        frames = math.prod(batch)
+        tips = limbs.source_tips
+        arm_tips = tips[2:] if arm_count == 2 else tips[:0]
+        scale = float(values["avatar_scale"])
+        source, target = cal.source_measures, cal.target_measures
+        raise_by = target.hips_height * scale - source.hips_height + values["floor_height"]
+        arms, legs, hips = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
+        source_goal_kernel(
+            np.ascontiguousarray(spos.reshape(frames, -1, 3)), tips, arm_tips,
+            cal.rig.correspondence.hips[1], cal.size_ratio(scale), raise_by,
+            source.ankle_height, max(source.hips_height, 1e-9),
+            points_array(props), points_array(chairs),
+            cal.rig.weight_thresholds(values).as_array,
+            arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
+        arms = arms[..., :arm_count]
+    if arm_count:
+        arms = arms * np.array([switch[side] for side in limbs.arm_sides])
+    return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
+                       np.asarray(hips, dtype=float))
+
+
+def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: FloatArray,
+                hips_weight: FloatArray, levels: FloatArray) -> FloatArray:
+    """Target hips world position ``(..., 3)`` from the source hips ``(..., 3)``, the hips
+    weight ``(...)`` (0: seated) and the source feet's stance ``levels (..., 2)``."""
+    scale = float(values["avatar_scale"])
+    s = cal.size_ratio(scale)
+    raise_by = cal.target_measures.hips_height * scale - cal.source_measures.hips_height
+    # The capture's floor (how high its planted feet stand) is taken off with the feet's.
+    floor = levels
+    y = (hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1]) + raise_by * hips_weight
+         + values["floor_height"]
+         + values["chair_seat_height_offset"] * (1.0 - hips_weight))
+    return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
+
+
+def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatArray,
+                 src_lpos: FloatArray, weights: LimbWeights, foot_shift: FloatArray,
+                 levels: FloatArray, source_global: tuple[FloatArray, FloatArray] | None = None,
+                 stream: LimbStream | None = None) -> tuple[FloatArray, FloatArray]:
+    """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``
+    with the source feet's stance ``levels`` ``(2,)`` / ``(..., 2)`` (``source_global``:
+    their FK when already known; ``stream``: what frames before these left, see
+    ``Limbs.solve``)."""
+    rig, limbs = cal.rig, cal.limbs
+    c = rig.correspondence
+    scale = float(values["avatar_scale"])
+    floor_height = values["floor_height"]
+    srot, spos = (rig.source_fk(src_rot, src_lpos) if source_global is None
+                  else source_global)
+    batch = srot.shape[:-2]
+    joints = rig.target.joint_count
+    # Joint-major memory behind the usual (..., J, 4) view: joint gathers are contiguous.
+    # ``world_jm`` is that memory as (J, ..., 4); one frame needs no view at all.
+    world_jm = np.empty((joints, *batch, 4))
+    source_jm = srot if not batch else np.moveaxis(srot, -2, 0)
+    offsets = (cal.offsets if not batch  # (M, 4) → (M, 1, …, 1, 4)
+               else cal.offsets.reshape((len(cal.offsets),) + (1,) * len(batch) + (4,)))
+    world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], offsets)
+    world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
+    # Unmapped joints keep their calibration rotation below their (mapped) parents.
+    rig.unmapped_fk.rotations(cal.calibration_pose, out=world)
+
+    # Hips.
+    hips_t, hips_s = c.hips
+    hips_pos = hips_target(cal, values, spos[..., hips_s, :], weights.hips, levels)
+    lpos_jm = np.empty((joints, *batch, 3))
+    lpos = lpos_jm if not batch else np.moveaxis(lpos_jm, 0, -2)
+    lpos[...] = rig.target.offsets * scale
+    mover = limbs.mover
+    parent = int(rig.target.parents[mover])
+    if mover == hips_t and parent < 0:
+        lpos[..., hips_t, :] = hips_pos
+    else:
+        # Move the joint the hips and both legs hang from, so the legs come along.
+        gpos = limbs.position_fk.positions(world, lpos)
+        delta = hips_pos - gpos[..., hips_t, :]
+        if parent >= 0:
+            delta = quat.inv_rotate(world[..., parent, :], delta)
+        lpos[..., mover, :] += delta
+
+    # The trunk above the floor: the hips rise where it would go through (the legs then
+    # reach down from there).
+    if rig.body_points is not None and rig.body_fk is not None:
+        rise = rig.body_points.trunk_rise(world, rig.body_fk.positions(world, lpos),
+                                          floor_height, scale)
+        if np.any(rise > 0.0):
+            up = np.zeros(rise.shape + (3,))
+            up[..., 1] = rise
+            hips_pos = hips_pos + up
+            if parent >= 0:
+                up = quat.inv_rotate(world[..., parent, :], up)
+            lpos[..., mover, :] += up
+
+    # Four-limb IK.
+    if limbs.count:
+        limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
+                    cal.sizes(values, levels), stream)
+    if rig.body_points is not None and rig.body_fk is not None:
+        positions = _legs_above_floor(cal, floor_height, world_jm, lpos_jm, world, lpos, scale)
+        rig.body_points.lift_limbs(world, positions, floor_height, scale)
+
+    local = rig.target_fk.local_rotations(world)
+    return finish(cal, values, local, src_rot), lpos
+
+
+def _legs_above_floor(cal: CalibratedRig, floor: float, world_jm: FloatArray,
+                      lpos_jm: FloatArray, world: FloatArray, lpos: FloatArray,
+                      scale: float) -> FloatArray:
+    """Where a solved leg's thigh or shin is under the ``floor`` (a thick shin in a deep crouch
+    or a kneel), raise the hips by what it lacks and solve the legs again to the same feet,
+    up to :data:`LEG_PASSES` times (the knee rises less than the hips). ``world_jm`` /
+    ``lpos_jm``: the joint-major memory behind the ``(..., J, ·)`` views ``world``, ``lpos``.
+    Returns the body's joint positions ``(..., J, 3)`` after (those the body points need).
+    """
+    rig = cal.rig
+    body, body_fk = rig.body_points, rig.body_fk
+    assert body is not None and body_fk is not None
+    positions = body_fk.positions(world, lpos)
+    rise = body.leg_rise(world, positions, floor, scale)
+    if not np.any(rise > 0.0) or np.any(body.legs < 0):
+        return positions
+    feet = positions[..., body.legs[:, 2], :].copy()  # (..., 2, 3) where the feet are
+    mover = cal.limbs.mover
+    parent = int(rig.target.parents[mover])
+    for _ in range(LEG_PASSES):
+        up = np.zeros(rise.shape + (3,))
+        up[..., 1] = rise
+        if parent >= 0:
+            up = quat.inv_rotate(world[..., parent, :], up)
+        lpos[..., mover, :] += up
+        cal.limbs.reach_again(world_jm, lpos_jm, feet)
+        positions = body_fk.positions(world, lpos)
+        rise = body.leg_rise(world, positions, floor, scale)
+        if not np.any(rise > LEG_TOLERANCE):
+            break
+    return positions
+
+
+def finish(cal: CalibratedRig, values: Mapping[str, Any], local: FloatArray,
+           source_local: FloatArray) -> FloatArray:
+    """Head offset and finger pose on the target's local rotations ``(..., Jt, 4)``
+    (``source_local``: the source's local rotations, for ``finger_copy``)."""
+    fingers, source_fingers = cal.fingers, cal.source_fingers
+    copy = values["finger_copy"]
+    if copy != "rotation" and fingers.present:
+        if copy == "curl" and source_fingers.present:
+            curl, spread = source_fingers.measure(source_local)
+        else:  # "none", or a source without fingers: the calibration pose
+            curl = spread = np.zeros(source_local.shape[:-2] + (2, 5))
+        local = fingers.apply(local, curl, spread)
+    offset = [values[k] for k in HEAD_OFFSET_KEYS]
+    target_map = cal.rig.target_map
+    if any(offset) and "Head" in target_map:
+        local = apply_head_offset(local, cal.rig.target.index(target_map["Head"]), offset)
+    if values["fingers_enabled"] and fingers.present:
+        curl = np.array([[values[f"{h}_{f}_curl"] for f in FINGERS] for h in HANDS])
+        spread = np.array([[values[f"{h}_{f}_spread"] for f in FINGERS] for h in HANDS])
+        local = fingers.apply(local, curl, spread,
+                              (values["left_hand_enabled"], values["right_hand_enabled"]))
+    return local
