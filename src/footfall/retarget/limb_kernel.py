@@ -31,6 +31,7 @@ from footfall.quat import (
     norm_s,
     rotate_s,
     scale_s,
+    slerp_from_identity_s,
     sub_s,
 )
 from footfall.retarget.weights import ramp_s
@@ -38,9 +39,11 @@ from footfall.retarget.weights import ramp_s
 CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
 TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
+PITCH_FREE = 0.15  # metres: a source toe this high leaves the foot's pitch to the source's
 FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
+HEADING_MIN = 0.2  # a foot whose lateral axis is this steep (level part, unit) heads nowhere
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -121,7 +124,9 @@ class LimbFrames(NamedTuple):
     (F, J, 3)``, the source's ``srot (F, Js, 4)``, ``spos (F, Js, 3)``; per frame the
     stance-width ``foot_shift (F, 2, 3)``, the target ``hips (F, 3)``, the IK weights
     ``leg_weights (F, 2)``, ``arm_weights (F, A)`` and each source foot's stance ``level
-    (F, 2)`` above its standing height. Metres."""
+    (F, 2)`` above its standing height. Metres. Frames in order (a clip's, a live stream's)
+    carry each foot's last pitch ``pitch_state (2, 4)`` (w > 1: none yet; updated in place)
+    and turn it by at most ``pitch_step`` radians a frame (≤ 0: frames alone, no limit)."""
 
     world: FloatArray
     local: FloatArray
@@ -133,6 +138,8 @@ class LimbFrames(NamedTuple):
     leg_weights: FloatArray
     arm_weights: FloatArray
     level: FloatArray
+    pitch_state: FloatArray
+    pitch_step: float
 
 
 class LimbWork(NamedTuple):
@@ -243,29 +250,54 @@ def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, foot_points
 
 
 @helper
-def pitch_to_height(vector: Vec3, height: float, weight: float) -> Quat4:
-    """Rotation about the horizontal axis across ``vector`` that brings its vertical component
-    to ``height`` (as near as its length allows), scaled by ``weight`` and limited to ±0.6 rad.
+def pitch_to_height(vector: Vec3, height: float, weight: float, heading: Vec3) -> Quat4:
+    """Rotation about a horizontal axis that brings ``vector``'s vertical component to
+    ``height`` (as near as its length allows) with its tip on the ``heading`` side of the
+    ankle, scaled by ``weight`` and limited to ±0.6 rad.
 
-    About the unit axis ``a = v × up / |v × up|`` a turn by φ gives
-    ``v'.y = v.y cos φ + (a × v).y sin φ``, and ``(a × v).y`` is the horizontal length of ``v``.
+    The axis lies across ``heading`` (the foot's own forward, level, from its lateral axis;
+    ``vector``'s own level part where ``heading`` is shorter than :data:`HEADING_MIN`, a foot
+    rolled on its side): a foot pointed
+    straight down, its level part passing through zero at lift-off, is pitched toward the same
+    side frame after frame instead of flipping between the two mirror solutions (issue 35: a
+    70° snap in one frame). About the unit axis ``a`` a turn by φ gives
+    ``v'.y = v.y cos φ + w sin φ`` and ``v'.along = w cos φ − v.y sin φ``, with
+    ``w = (a × v).y`` the part of ``v`` along the heading; of the two φ reaching ``height``
+    the one keeping ``v'.along ≥ 0`` is ``centre − spread``.
     """
-    horizontal = math.hypot(vector[0], vector[2])
-    if horizontal > 1e-12:
-        axis = (-vector[2] / horizontal, 0.0, vector[0] / horizontal)
+    across = math.hypot(heading[0], heading[2])
+    if across < HEADING_MIN:
+        heading = vector
+        across = math.hypot(vector[0], vector[2])
+    if across > 1e-12:
+        axis = (-heading[2] / across, 0.0, heading[0] / across)
     else:
         axis = (1.0, 0.0, 0.0)
-    radius = max(math.hypot(vector[1], horizontal), 1e-12)
-    centre = math.atan2(horizontal, vector[1])
+    along = axis[2] * vector[0] - axis[0] * vector[2]
+    radius = max(math.hypot(vector[1], along), 1e-12)
+    centre = math.atan2(along, vector[1])
     spread = math.acos(min(max(height / radius, -1.0), 1.0))
-    low = (centre - spread + math.pi) % (2.0 * math.pi) - math.pi
-    high = (centre + spread + math.pi) % (2.0 * math.pi) - math.pi
-    angle = low if abs(low) <= abs(high) else high
+    angle = (centre - spread + math.pi) % (2.0 * math.pi) - math.pi
     half = 0.5 * (min(max(angle, -0.6), 0.6) * weight)
-    length = norm_s(axis)
-    axis = scale_s(axis, 1.0 / (length if length > 1e-12 else 1.0))
     sine = math.sin(half)
     return (math.cos(half), sine * axis[0], sine * axis[1], sine * axis[2])
+
+
+@helper
+def _pitch_eased(turn: Quat4, state: FloatArray, leg: int, step: float) -> Quat4:
+    """A foot's pitch ``turn`` moved from its last frame's (``state[leg]``, w > 1: none) by at
+    most ``step`` radians, and kept as the last: the pitch the foot gets while its toes are
+    down is taken on and given back over frames, never in one (issue 35: the toes lifting
+    2 → 6 cm in one frame at 30 fps gave the pitch back at once, a 30–40° snap). The foot
+    rests on its sole as :func:`reach_stage` then stands it, however pitched."""
+    if state[leg, 0] <= 1.0:
+        last = _quat(state[leg])
+        change = mul_s(turn, inv_s(last))
+        angle = 2.0 * math.acos(min(abs(change[0]), 1.0))
+        if angle > step:
+            turn = mul_s(slerp_from_identity_s(change, step / angle), last)
+    _put(state[leg], turn)
+    return turn
 
 
 @helper
@@ -312,6 +344,7 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
         LimbWork(*work)
     world, gpos, srot, spos = frames.world, frames.gpos, frames.srot, frames.spos
     foot_shift, level = frames.foot_shift, frames.level
+    pitch_state, pitch_step = frames.pitch_state, frames.pitch_step
     t_chain, s_chain, leg_sides = rig.target_chain, rig.source_chain, rig.leg_sides
     detached, tip_offsets, outward = rig.detached, rig.tip_offsets, rig.outward
     has_toes, t_toes, t_toe_offsets = rig.has_toes, rig.target_toes, rig.target_toe_offsets
@@ -362,7 +395,15 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
                 ankle = _vec(gpos[f, t_chain[leg, 2]])
                 vector = sub_s(_toe_point(world, gpos, f, False, t_toes[leg, 0], t_toes[leg, 1],
                                           t_toe_offsets[leg], sizes.avatar_scale), ankle)
-                turn = pitch_to_height(vector, mapped[1] - target[1], 1.0 - toe_up)
+                # the foot's own forward, level: across its lateral axis carried from the
+                # calibration pose (where it faces +Z, its lateral axis −X)
+                lateral = rotate_s(mul_s(_quat(world[t_chain[leg, 2], f]),
+                                         inv_s(_quat(calibration_tips[leg]))), (-1.0, 0.0, 0.0))
+                heading = (lateral[2], 0.0, -lateral[0])
+                turn = pitch_to_height(vector, mapped[1] - target[1],
+                                       1.0 - ramp_s(height, TOE_DOWN, PITCH_FREE), heading)
+                if pitch_step > 0.0:
+                    turn = _pitch_eased(turn, pitch_state, leg, pitch_step)
                 vector = rotate_s(turn, vector)
                 _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
                                       target[2] + vector[2] - mapped[2]))

@@ -56,6 +56,10 @@ from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import FKPlan, Skeleton
 
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
+#: Radians per second a foot's pitch (toes to the source's height) is taken on and given back,
+#: at most :data:`PITCH_STEP` a frame: under the source foot's own largest turn + 5° (issue 35).
+PITCH_SPEED = math.radians(120.0)
+PITCH_STEP = math.radians(4.0)
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,11 @@ class Limbs:
         #: The live stream's contacts and floor (``footfall.footing``; a clip gets a fresh one).
         self.feet = FootTracker()
         self._toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
+        # Each foot's last pitch (w > 1: none yet) for frames in order: a clip's, a live
+        # stream's; and the seconds per frame of each (set with the stance-width shift).
+        self._pitch_series = np.full((2, 4), 2.0)
+        self._pitch_live = np.full((2, 4), 2.0)
+        self._dt = {"series": 0.0, "live": 0.0}
         self._scratch: dict[int, tuple[LimbWork, tuple[object, ...], FloatArray]] = {}
         # What the kernels read, made again only when what it is made of changed.
         # (what it was made of, the bundle as a plain tuple)
@@ -196,6 +205,7 @@ class Limbs:
         self._hold.reset()
         self._toe_hold_live.reset()
         self.feet.reset()
+        self._pitch_live[:] = 2.0
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
@@ -233,7 +243,9 @@ class Limbs:
             world=world_f, local=local_f, gpos=gpos, srot=srot_f, spos=spos_f, foot_shift=shift,
             hips=np.array(hips_pos.reshape(frames, 3)),
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
-            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level))
+            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
+            pitch_state=self._pitch_live if toe_hold == "live" else self._pitch_series,
+            pitch_step=self._pitch_step(toe_hold, frames)))
         feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
         if self._toes is not None:
@@ -275,6 +287,12 @@ class Limbs:
         turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
                    self._turned_rows, self._group_ends, self._detached_rows,
                    upper.reshape(n, 4), lower.reshape(n, 4), tip.reshape(n, 3))
+
+    def _pitch_step(self, toe_hold: str, frames: int) -> float:
+        """Radians a foot's pitch may change a frame for ``frames`` taken as ``toe_hold`` says
+        (0: frames alone, no limit; a live batch of several characters, too)."""
+        dt = self._dt.get(toe_hold, 0.0) if toe_hold == "series" or frames == 1 else 0.0
+        return min(PITCH_SPEED * dt, PITCH_STEP) if dt > 0.0 else 0.0
 
     def _scratch_for(self, frames: int) -> tuple[LimbWork, tuple[object, ...], FloatArray]:
         """The kernels' working memory for ``frames`` (and as the plain tuple the kernels take)
@@ -390,7 +408,8 @@ class Limbs:
         """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted
         (``planted (F, 2)``); ``lift (F, 2)``: each foot's lowest point above its stance
         level, metres."""
-        del fps  # the swing's catch-up is paced by the lift, not by time
+        # (the swing's catch-up is paced by the lift, not by time; the foot's pitch by time)
+        self._dt["series"] = 1.0 / fps
         # The shift catches up while the foot is up (in proportion to its lift), not while it
         # still skims the floor at lift-off and touchdown, nor in a shuffle.
         planted = keep_through_shuffles(planted, lift, SHUFFLE_CLEARANCE)
@@ -402,6 +421,7 @@ class Limbs:
         """Live stance-width shift ``(..., 2, 3)`` (state kept between calls) for this frame's
         contacts ``planted (..., 2)``."""
         self._hold.fade = max(round(RELEASE_SECONDS / dt), 1)
+        self._dt["live"] = dt
         self._toe_hold_live.fade = self._hold.fade
         if srot.ndim == 2:
             return self._hold(self._shift_one(srot, sizes), planted)
@@ -455,8 +475,9 @@ class Limbs:
         return held * np.array([1.0, 0.0, 1.0])  # horizontal (the swing blend may lift y)
 
     def reset_series(self) -> None:
-        """Start a new clip for the ``"series"`` toe hold."""
+        """Start a new clip for the ``"series"`` toe hold and foot pitch."""
         self._toe_carry = None
+        self._pitch_series[:] = 2.0
 
     def _limb_paths(self) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:
         """Joints turned by the limbs' upper and by their lower deltas (twist bones included),
