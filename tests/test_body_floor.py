@@ -15,7 +15,7 @@ from footfall import bvh, quat
 from footfall.gltf import load_avatar
 from footfall.humanoid import map_skeleton
 from footfall.retarget import Retargeter
-from footfall.retarget.body_floor import CLEARANCE, FOOT_SINK, TRUNK, BodyPoints
+from footfall.retarget.body_floor import CLEARANCE, FOOT_SINK, LEG_PARTS, TRUNK, BodyPoints
 from footfall.skeleton import Clip, FKPlan
 from footfall.skinning import avatar_body, avatar_feet, avatar_hands
 
@@ -111,6 +111,22 @@ def test_the_trunk_rises_by_what_it_lacks(robot) -> None:  # noqa: ANN001
     assert body.trunk_rise(world, positions, floor) == pytest.approx(0.2 + CLEARANCE)
     assert body.trunk_rise(np.stack([world, world]), np.stack([positions, positions]),
                            floor).shape == (2,)
+
+
+def test_the_legs_rise_by_what_they_lack(robot) -> None:  # noqa: ANN001
+    """The thighs/shins guard (``leg_rise``, issue 35 item 4): with it returning 0 every other
+    test here still passed. A floor through the legs asks the hips up by the depth of the
+    lowest thigh or shin point (plus the clearance), the feet's points apart."""
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    points = body.points(world, positions, 1.0)
+    assert np.isin(body.part, LEG_PARTS).any()
+    legs = points[np.isin(body.part, LEG_PARTS), 1].min()
+    feet = points[np.isin(body.part, (3, 4)), 1].min()
+    assert body.leg_rise(world, positions, legs - 0.1) == 0.0
+    floor = legs + 0.05  # the floor raised 5 cm through the shins
+    assert floor > feet  # the feet are under it too: only the legs count
+    assert body.leg_rise(world, positions, floor) == pytest.approx(0.05 + CLEARANCE)
 
 
 def test_legs_hung_beside_the_hips_turn_with_them(robot) -> None:  # noqa: ANN001

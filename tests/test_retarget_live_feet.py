@@ -5,7 +5,6 @@ for the floor band, from the written file skinned independently (``skinned_feet`
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
