@@ -44,6 +44,7 @@ FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fu
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 HEADING_MIN = 0.2  # a foot whose lateral axis is this steep (level part, unit) heads nowhere
+AHEAD_MIN = 0.05  # share of the foot: a source toe this near below its ankle is on neither side
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -60,7 +61,9 @@ class LimbRig(NamedTuple):
     ``under_mover (J,)`` the joints it carries; ``source_hips``: the source's hips joint;
     ``source_leg_lengths (2,)``; ``hand_reach (A,)``: each arm's hand reach from its wrist at
     scale 1. Toe points (``has_toes``: both rigs have them): ``target_toes``, ``source_toes``
-    ``(2, 2)`` (foot, toe joint or −1) per side, with End Site offsets ``(2, 3)``. Metres.
+    ``(2, 2)`` (foot, toe joint or −1) per side, with End Site offsets ``(2, 3)``;
+    ``foot_lateral (2, 3)``: each target foot's level axis across its ankle → toe in the
+    calibration pose, in the foot's frame (the axis its pitch turns about). Metres.
     """
 
     target_chain: IntArray
@@ -80,6 +83,7 @@ class LimbRig(NamedTuple):
     target_toe_offsets: FloatArray
     source_toes: IntArray
     source_toe_offsets: FloatArray
+    foot_lateral: FloatArray
 
 
 class LimbSizes(NamedTuple):
@@ -250,25 +254,28 @@ def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, foot_points
 
 
 @helper
-def pitch_to_height(vector: Vec3, height: float, weight: float, heading: Vec3) -> Quat4:
+def pitch_to_height(vector: Vec3, height: float, weight: float, heading: Vec3,
+                    ahead: float) -> Quat4:
     """Rotation about a horizontal axis that brings ``vector``'s vertical component to
-    ``height`` (as near as its length allows) with its tip on the ``heading`` side of the
-    ankle, scaled by ``weight`` and limited to ±0.6 rad.
+    ``height`` (as near as its length allows), scaled by ``weight`` and limited to ±0.6 rad.
 
-    The axis lies across ``heading`` (the foot's own forward, level, from its lateral axis;
-    ``vector``'s own level part where ``heading`` is shorter than :data:`HEADING_MIN`, a foot
-    rolled on its side): a foot pointed
-    straight down, its level part passing through zero at lift-off, is pitched toward the same
-    side frame after frame instead of flipping between the two mirror solutions (issue 35: a
-    70° snap in one frame). About the unit axis ``a`` a turn by φ gives
-    ``v'.y = v.y cos φ + w sin φ`` and ``v'.along = w cos φ − v.y sin φ``, with
-    ``w = (a × v).y`` the part of ``v`` along the heading; of the two φ reaching ``height``
-    the one keeping ``v'.along ≥ 0`` is ``centre − spread``.
+    The axis lies across ``heading`` (the foot's own forward, level, from its lateral axis):
+    it stays put while the foot's ankle → toe passes through the vertical at lift-off. Of the
+    two turns reaching ``height`` the one leaving the toe on the side of the ankle the source's
+    toe is on (``ahead``: the source's ankle → toe along ``heading``, metres) is taken: a foot
+    pointed straight down is pitched toward the same side frame after frame instead of
+    flipping between the mirror solutions (issue 35: a 70° snap in one frame). Where the
+    source's toe is straight below its ankle (``|ahead|`` under :data:`AHEAD_MIN` of the
+    foot), or the foot lies on its side (``heading`` under :data:`HEADING_MIN`), the smaller
+    turn is taken. About the unit axis ``a`` a turn by φ gives ``v'.y = v.y cos φ + w sin φ``
+    and ``v'.along = w cos φ − v.y sin φ`` with ``w = (a × v).y``, the part of ``v`` along the
+    heading: ``centre − spread`` leaves the toe ahead, ``centre + spread`` behind.
     """
     across = math.hypot(heading[0], heading[2])
     if across < HEADING_MIN:
         heading = vector
         across = math.hypot(vector[0], vector[2])
+        ahead = 0.0
     if across > 1e-12:
         axis = (-heading[2] / across, 0.0, heading[0] / across)
     else:
@@ -277,7 +284,12 @@ def pitch_to_height(vector: Vec3, height: float, weight: float, heading: Vec3) -
     radius = max(math.hypot(vector[1], along), 1e-12)
     centre = math.atan2(along, vector[1])
     spread = math.acos(min(max(height / radius, -1.0), 1.0))
-    angle = (centre - spread + math.pi) % (2.0 * math.pi) - math.pi
+    low = (centre - spread + math.pi) % (2.0 * math.pi) - math.pi
+    high = (centre + spread + math.pi) % (2.0 * math.pi) - math.pi
+    if abs(ahead) < AHEAD_MIN * norm_s(vector):
+        angle = low if abs(low) <= abs(high) else high
+    else:
+        angle = low if ahead > 0.0 else high
     half = 0.5 * (min(max(angle, -0.6), 0.6) * weight)
     sine = math.sin(half)
     return (math.cos(half), sine * axis[0], sine * axis[1], sine * axis[2])
@@ -395,13 +407,13 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
                 ankle = _vec(gpos[f, t_chain[leg, 2]])
                 vector = sub_s(_toe_point(world, gpos, f, False, t_toes[leg, 0], t_toes[leg, 1],
                                           t_toe_offsets[leg], sizes.avatar_scale), ankle)
-                # the foot's own forward, level: across its lateral axis carried from the
-                # calibration pose (where it faces +Z, its lateral axis −X)
-                lateral = rotate_s(mul_s(_quat(world[t_chain[leg, 2], f]),
-                                         inv_s(_quat(calibration_tips[leg]))), (-1.0, 0.0, 0.0))
+                # the foot's own forward, level: across its lateral axis as the foot turns it
+                lateral = rotate_s(_quat(world[t_chain[leg, 2], f]), _vec(rig.foot_lateral[leg]))
                 heading = (lateral[2], 0.0, -lateral[0])
+                toward = sub_s(source_toe, source_foot)
                 turn = pitch_to_height(vector, mapped[1] - target[1],
-                                       1.0 - ramp_s(height, TOE_DOWN, PITCH_FREE), heading)
+                                       1.0 - ramp_s(height, TOE_DOWN, PITCH_FREE), heading,
+                                       toward[0] * heading[0] + toward[2] * heading[2])
                 if pitch_step > 0.0:
                     turn = _pitch_eased(turn, pitch_state, leg, pitch_step)
                 vector = rotate_s(turn, vector)

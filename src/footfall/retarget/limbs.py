@@ -200,12 +200,26 @@ class Limbs:
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
         self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
+        self._foot_lateral = self._lateral_axes(standing_world, standing_positions)
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
         # The live holds start again.
         self._hold.reset()
         self._toe_hold_live.reset()
         self.feet.reset()
         self._pitch_live[:] = 2.0
+
+    def _lateral_axes(self, world: FloatArray, positions: FloatArray) -> FloatArray:
+        """``(2, 3)`` each target foot's level axis across its ankle → toe (the axis its
+        pitch turns about) in the calibration pose ``world``, ``positions (J, ·)`` (scale 1),
+        in the foot's frame; −X (a foot facing +Z) without toe points."""
+        feet = self._t_chain[:2, 2]
+        axes = np.tile([-1.0, 0.0, 0.0], (2, 1))
+        if self._toes is not None:
+            toward = self._toes[0].positions(world, positions) - positions[feet]
+            level = np.stack([-toward[:, 2], np.zeros(2), toward[:, 0]], axis=-1)
+            length = np.linalg.norm(level, axis=-1, keepdims=True)
+            axes = np.where(length > 1e-9, level / np.maximum(length, 1e-9), axes)
+        return np.ascontiguousarray(quat.inv_rotate(world[feet], axes))
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
@@ -346,10 +360,12 @@ class Limbs:
     def _kernel_rig(self) -> tuple[object, ...]:
         """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
         again when the calibration or the hand reach changed them."""
-        parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table)
+        parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table,
+                 self._foot_lateral)
         cached = self._rig
         if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
-                and cached[0][2] is parts[2] and cached[0][3] is parts[3]):
+                and cached[0][2] is parts[2] and cached[0][3] is parts[3]
+                and cached[0][4] is parts[4]):
             return cached[1]
         target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
         self._rig = (parts, tuple(LimbRig(
@@ -360,7 +376,7 @@ class Limbs:
             source_leg_lengths=self._source_leg_lengths, hand_reach=self.hand_reach,
             has_toes=self._toes is not None, target_toes=target_toes,
             target_toe_offsets=target_toe_offsets, source_toes=source_toes,
-            source_toe_offsets=source_toe_offsets)))
+            source_toe_offsets=source_toe_offsets, foot_lateral=self._foot_lateral)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
