@@ -43,6 +43,7 @@ PITCH_FREE = 0.15  # metres: a source toe this high leaves the foot's pitch to t
 FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
+PATCH = 0.01  # metres above a sole's lowest point its contact patch reaches
 HEADING_MIN = 0.2  # a foot whose lateral axis is this steep (level part, unit) heads nowhere
 AHEAD_MIN = 0.05  # share of the foot: a source toe this near below its ankle is on neither side
 
@@ -338,9 +339,37 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
     return add_s(_vec(positions[frame, foot]), rotate_s(rotation, scale_s(_vec(offset), scale)))
 
 
+@helper
+def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
+                 scale: float) -> Vec3:
+    """How far (level, metres) the foot's contact patch — its sole points within
+    :data:`PATCH` of the lowest, weighted down to 0 at that height — moves when the foot turned
+    ``before`` is turned ``after`` about its ankle: the ankle moved back by it turns the foot
+    about the patch instead (``foot_points (2, K, 3)`` in the foot's frame, at ``scale``)."""
+    count = foot_points.shape[1]
+    lowest = 0.0
+    for k in range(count):
+        height = rotate_s(after, scale_s(_vec(foot_points[leg, k]), scale))[1]
+        if k == 0 or height < lowest:
+            lowest = height
+    total, x, z = 0.0, 0.0, 0.0
+    for k in range(count):
+        point = scale_s(_vec(foot_points[leg, k]), scale)
+        moved = rotate_s(after, point)
+        weight = 1.0 - (moved[1] - lowest) / PATCH
+        if weight > 0.0:
+            was = rotate_s(before, point)
+            total += weight
+            x += weight * (moved[0] - was[0])
+            z += weight * (moved[2] - was[2])
+    if total <= 0.0:
+        return (0.0, 0.0, 0.0)
+    return (x / total, 0.0, z / total)
+
+
 @bundle_kernel(error_model="numpy")
-def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWork
-               ) -> None:  # pragma: no cover - compiled
+def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
+               work: LimbWork) -> None:  # pragma: no cover - compiled
     """Stage 1 for every frame ``f`` of ``frames``; writes into ``work``:
 
     ``chain (F, 3, L, 3)`` each limb's root, mid and tip (a detached tip where its lower bone
@@ -354,6 +383,7 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
     """
     frames, rig, sizes, work = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes), \
         LimbWork(*work)
+    soles = Soles(*soles)
     world, gpos, srot, spos = frames.world, frames.gpos, frames.srot, frames.spos
     foot_shift, level = frames.foot_shift, frames.level
     pitch_state, pitch_step = frames.pitch_state, frames.pitch_step
@@ -416,6 +446,14 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
                                        toward[0] * heading[0] + toward[2] * heading[2])
                 if pitch_step > 0.0:
                     turn = _pitch_eased(turn, pitch_state, leg, pitch_step)
+                # A foot on the floor is pitched about its contact patch, not its ankle: the
+                # patch stays where the source's foot put it (a pitch turned about the ankle
+                # slid CesiumMan's planted soles 10 cm/s where the source's moved 5).
+                foot = _quat(world[t_chain[leg, 2], f])
+                shift = _patch_shift(foot, mul_s(turn, foot), leg, soles.foot_points,
+                                     sizes.avatar_scale)
+                near = _near_floor(min(heel_up, height))
+                target = sub_s(target, scale_s(shift, near))
                 vector = rotate_s(turn, vector)
                 _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
                                       target[2] + vector[2] - mapped[2]))
