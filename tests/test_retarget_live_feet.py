@@ -185,3 +185,18 @@ def test_a_foot_pointed_straight_down_does_not_flip(mode: str) -> None:
     turn = np.degrees(quat.angle_between(world[1:, feet], world[:-1, feet])).max()
     own = np.degrees(quat.angle_between(source[1:, source_feet], source[:-1, source_feet])).max()
     assert turn <= own + MARGIN, (turn, own)
+
+
+@pytest.mark.parametrize("ahead", [0.05, -0.05])
+def test_the_pitch_keeps_the_toe_on_the_source_toe_side(ahead: float) -> None:
+    """A foot pointed straight down (its toe 5 mm behind the ankle along its heading, +Z) asked
+    to lift its toe 3 cm is pitched toward the side of the ankle the source's toe is on
+    (``ahead``, metres along the heading): the nearer of the two mirror turns would put it
+    behind either way, and flip to the front once the foot passed the vertical."""
+    from footfall.retarget.limb_kernel import pitch_to_height
+
+    vector = (0.0, -0.14, -0.005)
+    turn = pitch_to_height(vector, -0.11, 1.0, (0.0, 0.0, 1.0), ahead)
+    pitched = quat.rotate(np.array(turn), np.array(vector))
+    assert pitched[1] > vector[1] + 0.01  # the toe lifted
+    assert np.sign(pitched[2]) == np.sign(ahead)

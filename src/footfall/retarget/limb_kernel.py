@@ -39,7 +39,6 @@ from footfall.retarget.weights import ramp_s
 CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
 TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
-PITCH_FREE = 0.15  # metres: a source toe this high leaves the foot's pitch to the source's
 FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
@@ -441,8 +440,7 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
                 lateral = rotate_s(_quat(world[t_chain[leg, 2], f]), _vec(rig.foot_lateral[leg]))
                 heading = (lateral[2], 0.0, -lateral[0])
                 toward = sub_s(source_toe, source_foot)
-                turn = pitch_to_height(vector, mapped[1] - target[1],
-                                       1.0 - ramp_s(height, TOE_DOWN, PITCH_FREE), heading,
+                turn = pitch_to_height(vector, mapped[1] - target[1], 1.0 - toe_up, heading,
                                        toward[0] * heading[0] + toward[2] * heading[2])
                 if pitch_step > 0.0:
                     turn = _pitch_eased(turn, pitch_state, leg, pitch_step)

@@ -7,14 +7,14 @@ the source hands relative to the hips, scaled. Around that:
 - heights: a foot point's lift above its standing height is the source's, scaled by the size
   ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
 - toes (``toes.py``): on the floor the foot is pitched so its toes sit as high as the source's
-  (about its own level lateral axis, the toes kept on the source toe's side of the ankle, the
-  pitch given back as the source's toe rises to 15 cm; a foot near the floor is pitched about
-  its sole's contact patch, not its ankle, so the patch does not slide; frames in order change
-  the pitch by at most :data:`PITCH_SPEED`, so planted ↔ free is a blend over frames, never a
-  snap in one); while the heel is up the toes are the pivot, held where the toe contact began
-  (a foot of another length would slide by the difference) and blended back in the air; the
-  foot's lowest point (ankle or toe) is always as high as the source's, so a foot of other
-  proportions neither wobbles in stance nor scrapes the floor in the swing;
+  (about its own level lateral axis, the toes kept on the source toe's side of the ankle; a
+  foot near the floor is pitched about its sole's contact patch, not its ankle, so the patch
+  does not slide; frames in order change the pitch by at most :data:`PITCH_SPEED`, so
+  planted ↔ free is a blend over frames, never a snap in one); while the heel is up the toes
+  are the pivot, held where the toe contact began (a foot of another length would slide by
+  the difference) and blended back in the air; the foot's lowest point (ankle or toe) is
+  always as high as the source's, so a foot of other proportions neither wobbles in stance
+  nor scrapes the floor in the swing;
 - reach: where a planted foot cannot be reached the hips are lowered just enough, never raised;
 - do no harm: a limb whose tip is already on its target is not touched (identity stays exact);
 - detached feet (IK rigs whose feet do not hang below the shin) are placed where the shin
