@@ -63,7 +63,9 @@ class LimbRig(NamedTuple):
     scale 1. Toe points (``has_toes``: both rigs have them): ``target_toes``, ``source_toes``
     ``(2, 2)`` (foot, toe joint or −1) per side, with End Site offsets ``(2, 3)``;
     ``foot_lateral (2, 3)``: each target foot's level axis across its ankle → toe in the
-    calibration pose, in the foot's frame (the axis its pitch turns about). Metres.
+    calibration pose, in the foot's frame (the axis its pitch turns about); ``foot_points
+    (2, K, 3)``: the target feet's sole points in the foot's frame (``Soles.foot_points``).
+    Metres.
     """
 
     target_chain: IntArray
@@ -84,6 +86,7 @@ class LimbRig(NamedTuple):
     source_toes: IntArray
     source_toe_offsets: FloatArray
     foot_lateral: FloatArray
+    foot_points: FloatArray
 
 
 class LimbSizes(NamedTuple):
@@ -339,6 +342,14 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
 
 
 @helper
+def _height(q: Quat4, v: Vec3) -> float:
+    """The y component of ``v`` turned by ``q`` (``rotate_s(q, v)[1]`` alone)."""
+    w, x, y, z = q
+    return (2.0 * (x * y + w * z) * v[0] + (1.0 - 2.0 * (x * x + z * z)) * v[1]
+            + 2.0 * (y * z - w * x) * v[2])
+
+
+@helper
 def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
                  scale: float) -> Vec3:
     """How far (level, metres) the foot's contact patch — its sole points within
@@ -348,27 +359,26 @@ def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
     count = foot_points.shape[1]
     lowest = 0.0
     for k in range(count):
-        height = rotate_s(after, scale_s(_vec(foot_points[leg, k]), scale))[1]
+        height = _height(after, _vec(foot_points[leg, k]))
         if k == 0 or height < lowest:
             lowest = height
     total, x, z = 0.0, 0.0, 0.0
     for k in range(count):
-        point = scale_s(_vec(foot_points[leg, k]), scale)
-        moved = rotate_s(after, point)
-        weight = 1.0 - (moved[1] - lowest) / PATCH
+        weight = 1.0 - (_height(after, _vec(foot_points[leg, k])) - lowest) * scale / PATCH
         if weight > 0.0:
-            was = rotate_s(before, point)
+            point = scale_s(_vec(foot_points[leg, k]), scale)
+            moved = sub_s(rotate_s(after, point), rotate_s(before, point))
             total += weight
-            x += weight * (moved[0] - was[0])
-            z += weight * (moved[2] - was[2])
+            x += weight * moved[0]
+            z += weight * moved[2]
     if total <= 0.0:
         return (0.0, 0.0, 0.0)
     return (x / total, 0.0, z / total)
 
 
 @bundle_kernel(error_model="numpy")
-def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
-               work: LimbWork) -> None:  # pragma: no cover - compiled
+def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWork
+               ) -> None:  # pragma: no cover - compiled
     """Stage 1 for every frame ``f`` of ``frames``; writes into ``work``:
 
     ``chain (F, 3, L, 3)`` each limb's root, mid and tip (a detached tip where its lower bone
@@ -382,7 +392,6 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
     """
     frames, rig, sizes, work = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes), \
         LimbWork(*work)
-    soles = Soles(*soles)
     world, gpos, srot, spos = frames.world, frames.gpos, frames.srot, frames.spos
     foot_shift, level = frames.foot_shift, frames.level
     pitch_state, pitch_step = frames.pitch_state, frames.pitch_step
@@ -447,11 +456,12 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
                 # A foot on the floor is pitched about its contact patch, not its ankle: the
                 # patch stays where the source's foot put it (a pitch turned about the ankle
                 # slid CesiumMan's planted soles 10 cm/s where the source's moved 5).
-                foot = _quat(world[t_chain[leg, 2], f])
-                shift = _patch_shift(foot, mul_s(turn, foot), leg, soles.foot_points,
-                                     sizes.avatar_scale)
                 near = _near_floor(min(heel_up, height))
-                target = sub_s(target, scale_s(shift, near))
+                if near > 0.0 and turn[0] < 1.0 - 1e-12:
+                    foot = _quat(world[t_chain[leg, 2], f])
+                    shift = _patch_shift(foot, mul_s(turn, foot), leg, rig.foot_points,
+                                         sizes.avatar_scale)
+                    target = sub_s(target, scale_s(shift, near))
                 vector = rotate_s(turn, vector)
                 _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
                                       target[2] + vector[2] - mapped[2]))

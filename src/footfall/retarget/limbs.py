@@ -264,7 +264,7 @@ class Limbs:
             arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
             pitch_state=self._pitch_live if toe_hold == "live" else self._pitch_series,
             pitch_step=self._pitch_step(toe_hold, frames)))
-        feet_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work)
+        feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
         if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
@@ -363,13 +363,13 @@ class Limbs:
 
     def _kernel_rig(self) -> tuple[object, ...]:
         """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
-        again when the calibration or the hand reach changed them."""
+        again when the calibration, the hand reach or the sole points changed them."""
         parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table,
-                 self._foot_lateral)
+                 self._foot_lateral, self.soles)
         cached = self._rig
         if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
                 and cached[0][2] is parts[2] and cached[0][3] is parts[3]
-                and cached[0][4] is parts[4]):
+                and cached[0][4] is parts[4] and cached[0][5] is parts[5]):
             return cached[1]
         target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
         self._rig = (parts, tuple(LimbRig(
@@ -380,7 +380,8 @@ class Limbs:
             source_leg_lengths=self._source_leg_lengths, hand_reach=self.hand_reach,
             has_toes=self._toes is not None, target_toes=target_toes,
             target_toe_offsets=target_toe_offsets, source_toes=source_toes,
-            source_toe_offsets=source_toe_offsets, foot_lateral=self._foot_lateral)))
+            source_toe_offsets=source_toe_offsets, foot_lateral=self._foot_lateral,
+            foot_points=self.soles.foot_points)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
