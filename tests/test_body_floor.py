@@ -5,6 +5,8 @@ palms with no hand bone, and legs hung from a joint beside its hips."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from footfall import bvh, quat
 from footfall.gltf import load_avatar
 from footfall.humanoid import map_skeleton
 from footfall.retarget import Retargeter
-from footfall.retarget.body_floor import CLEARANCE, FOOT_SINK, TRUNK, BodyPoints
+from footfall.retarget.body_floor import CLEARANCE, FOOT_SINK, LEG_PARTS, TRUNK, BodyPoints
 from footfall.skeleton import Clip, FKPlan
 from footfall.skinning import avatar_body, avatar_feet, avatar_hands
 
@@ -111,6 +113,22 @@ def test_the_trunk_rises_by_what_it_lacks(robot) -> None:  # noqa: ANN001
                            floor).shape == (2,)
 
 
+def test_the_legs_rise_by_what_they_lack(robot) -> None:  # noqa: ANN001
+    """The thighs/shins guard (``leg_rise``, issue 35 item 4): with it returning 0 every other
+    test here still passed. A floor through the legs asks the hips up by the depth of the
+    lowest thigh or shin point (plus the clearance), the feet's points apart."""
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    points = body.points(world, positions, 1.0)
+    assert np.isin(body.part, LEG_PARTS).any()
+    legs = points[np.isin(body.part, LEG_PARTS), 1].min()
+    feet = points[np.isin(body.part, (3, 4)), 1].min()
+    assert body.leg_rise(world, positions, legs - 0.1) == 0.0
+    floor = legs + 0.05  # the floor raised 5 cm through the shins
+    assert floor > feet  # the feet are under it too: only the legs count
+    assert body.leg_rise(world, positions, floor) == pytest.approx(0.05 + CLEARANCE)
+
+
 def test_legs_hung_beside_the_hips_turn_with_them(robot) -> None:  # noqa: ANN001
     # RobotExpressive's legs hang from "Body", beside "Hips": they must turn with the source's
     # pelvis. Before, they kept their rest heading while the source turned 110° (cmu_131_01),
@@ -162,17 +180,20 @@ def test_a_foot_through_the_floor_is_turned_up_at_the_ankle(robot) -> None:  # n
 
 
 def _live_foot_turn(clip_name: str, monkeypatch: pytest.MonkeyPatch | None = None,
-                    pointed: float | None = None) -> float:
-    """Largest turn (degrees) of CesiumMan's feet between two live frames of ``clip_name``'s
-    first 4 s fed to ``Retargeter.step`` (with ``FOOT_POINTED`` set to ``pointed``)."""
+                    pointed: float | None = None, avatar_path: Path | None = None,
+                    seconds: float = 4.0) -> tuple[float, float]:
+    """Largest turn (degrees) of an avatar's feet (CesiumMan by default) between two live
+    frames of ``clip_name``'s first ``seconds`` fed to ``Retargeter.step`` (with
+    ``FOOT_POINTED`` set to ``pointed``), and the source feet's largest over the same frames
+    (from the clip's joints)."""
     from footfall.retarget import body_floor
     from footfall.skinning import avatar_targets
 
     if monkeypatch is not None and pointed is not None:
         monkeypatch.setattr(body_floor, "FOOT_POINTED", pointed)
     clip = bvh.load(DATA / "bvh" / f"{clip_name}.bvh")
-    clip = clip[: int(4 * clip.fps)]
-    avatar = load_avatar(DATA / "avatars" / "CesiumMan.glb")
+    clip = clip[: int(seconds * clip.fps)]
+    avatar = load_avatar(avatar_path or DATA / "avatars" / "CesiumMan.glb")
     mapping = avatar.target_mapping()
     r = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,
                    target_rest=avatar.rest_rotations, **avatar_targets(avatar, mapping))
@@ -183,15 +204,26 @@ def _live_foot_turn(clip_name: str, monkeypatch: pytest.MonkeyPatch | None = Non
         rot[f], pos[f] = r.step(clip.rotations[f], clip.positions[f], 1 / clip.fps)
     world = Clip(r.output_skeleton(), rot, pos, clip.fps).global_rotations()
     feet = [avatar.skeleton.index(r.target_map[b]) for b in ("LeftFoot", "RightFoot")]
-    return float(np.degrees(quat.angle_between(world[1:, feet], world[:-1, feet])).max())
+    source = clip.global_rotations()
+    source_feet = [clip.skeleton.index(r.source_map[b]) for b in ("LeftFoot", "RightFoot")]
+    return (float(np.degrees(quat.angle_between(world[1:, feet], world[:-1, feet])).max()),
+            float(np.degrees(quat.angle_between(source[1:, source_feet],
+                                                source[:-1, source_feet])).max()))
 
 
 @pytest.mark.parametrize("clip_name", ["cmu_131_01", "mixamo_stepping"])
-def test_the_foot_guard_keeps_live_feet_from_flipping(clip_name: str,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_live_feet_turn_no_faster_than_the_source(clip_name: str) -> None:
+    """Issue 35 item 1, live on a skinned avatar: CesiumMan's feet turn between two frames at
+    most the source feet's largest turn + 5° (they snapped 34° at lift-off in mixamo_stepping,
+    source 21.7°, before the foot's pitch was eased over frames)."""
+    target, source = _live_foot_turn(clip_name)
+    assert target <= source + 5.0
+
+
+def test_the_foot_guard_keeps_live_feet_from_flipping(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 35 item 4: the foot guard (``body_floor.FOOT_POINTED``: only a foot pointed more
     than 40° down is turned up out of the floor) defended by a test. CesiumMan fed live steps
-    turns its feet at most 18–34° between two frames; with the guard set to 0 (every foot a
-    millimetre into the floor turned up) they flip 126–138° from one frame to the next."""
-    assert _live_foot_turn(clip_name) <= 45.0
-    assert _live_foot_turn(clip_name, monkeypatch, 0.0) > 90.0  # the guard removed
+    of cmu_131_01 turns its feet at most 12° between two frames; with the guard set to 0 (every
+    foot a millimetre into the floor turned up) they flip 127° from one frame to the next."""
+    assert _live_foot_turn("cmu_131_01")[0] <= 45.0
+    assert _live_foot_turn("cmu_131_01", monkeypatch, 0.0)[0] > 90.0  # the guard removed

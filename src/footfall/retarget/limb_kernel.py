@@ -31,6 +31,7 @@ from footfall.quat import (
     norm_s,
     rotate_s,
     scale_s,
+    slerp_from_identity_s,
     sub_s,
 )
 from footfall.retarget.weights import ramp_s
@@ -41,6 +42,9 @@ TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor
 FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
 REACH = 0.995  # share of a leg's length the hips may ask of it before they are lowered
 DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
+PATCH = 0.01  # metres above a sole's lowest point its contact patch reaches
+HEADING_MIN = 0.2  # a foot whose lateral axis is this steep (level part, unit) heads nowhere
+AHEAD_MIN = 0.05  # share of the foot: a source toe this near below its ankle is on neither side
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -57,7 +61,11 @@ class LimbRig(NamedTuple):
     ``under_mover (J,)`` the joints it carries; ``source_hips``: the source's hips joint;
     ``source_leg_lengths (2,)``; ``hand_reach (A,)``: each arm's hand reach from its wrist at
     scale 1. Toe points (``has_toes``: both rigs have them): ``target_toes``, ``source_toes``
-    ``(2, 2)`` (foot, toe joint or −1) per side, with End Site offsets ``(2, 3)``. Metres.
+    ``(2, 2)`` (foot, toe joint or −1) per side, with End Site offsets ``(2, 3)``;
+    ``foot_lateral (2, 3)``: each target foot's level axis across its ankle → toe in the
+    calibration pose, in the foot's frame (the axis its pitch turns about); ``foot_points
+    (2, K, 3)``: the target feet's sole points in the foot's frame (``Soles.foot_points``).
+    Metres.
     """
 
     target_chain: IntArray
@@ -77,6 +85,8 @@ class LimbRig(NamedTuple):
     target_toe_offsets: FloatArray
     source_toes: IntArray
     source_toe_offsets: FloatArray
+    foot_lateral: FloatArray
+    foot_points: FloatArray
 
 
 class LimbSizes(NamedTuple):
@@ -121,7 +131,9 @@ class LimbFrames(NamedTuple):
     (F, J, 3)``, the source's ``srot (F, Js, 4)``, ``spos (F, Js, 3)``; per frame the
     stance-width ``foot_shift (F, 2, 3)``, the target ``hips (F, 3)``, the IK weights
     ``leg_weights (F, 2)``, ``arm_weights (F, A)`` and each source foot's stance ``level
-    (F, 2)`` above its standing height. Metres."""
+    (F, 2)`` above its standing height. Metres. Frames in order (a clip's, a live stream's)
+    carry each foot's last pitch ``pitch_state (2, 4)`` (w > 1: none yet; updated in place)
+    and turn it by at most ``pitch_step`` radians a frame (≤ 0: frames alone, no limit)."""
 
     world: FloatArray
     local: FloatArray
@@ -133,6 +145,8 @@ class LimbFrames(NamedTuple):
     leg_weights: FloatArray
     arm_weights: FloatArray
     level: FloatArray
+    pitch_state: FloatArray
+    pitch_step: float
 
 
 class LimbWork(NamedTuple):
@@ -243,29 +257,62 @@ def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, foot_points
 
 
 @helper
-def pitch_to_height(vector: Vec3, height: float, weight: float) -> Quat4:
-    """Rotation about the horizontal axis across ``vector`` that brings its vertical component
-    to ``height`` (as near as its length allows), scaled by ``weight`` and limited to ±0.6 rad.
+def pitch_to_height(vector: Vec3, height: float, weight: float, heading: Vec3,
+                    ahead: float) -> Quat4:
+    """Rotation about a horizontal axis that brings ``vector``'s vertical component to
+    ``height`` (as near as its length allows), scaled by ``weight`` and limited to ±0.6 rad.
 
-    About the unit axis ``a = v × up / |v × up|`` a turn by φ gives
-    ``v'.y = v.y cos φ + (a × v).y sin φ``, and ``(a × v).y`` is the horizontal length of ``v``.
+    The axis lies across ``heading`` (the foot's own forward, level, from its lateral axis):
+    it stays put while the foot's ankle → toe passes through the vertical at lift-off. Of the
+    two turns reaching ``height`` the one leaving the toe on the side of the ankle the source's
+    toe is on (``ahead``: the source's ankle → toe along ``heading``, metres) is taken: a foot
+    pointed straight down is pitched toward the same side frame after frame instead of
+    flipping between the mirror solutions (issue 35: a 70° snap in one frame). Where the
+    source's toe is straight below its ankle (``|ahead|`` under :data:`AHEAD_MIN` of the
+    foot), or the foot lies on its side (``heading`` under :data:`HEADING_MIN`), the smaller
+    turn is taken. About the unit axis ``a`` a turn by φ gives ``v'.y = v.y cos φ + w sin φ``
+    and ``v'.along = w cos φ − v.y sin φ`` with ``w = (a × v).y``, the part of ``v`` along the
+    heading: ``centre − spread`` leaves the toe ahead, ``centre + spread`` behind.
     """
-    horizontal = math.hypot(vector[0], vector[2])
-    if horizontal > 1e-12:
-        axis = (-vector[2] / horizontal, 0.0, vector[0] / horizontal)
+    across = math.hypot(heading[0], heading[2])
+    if across < HEADING_MIN:
+        heading = vector
+        across = math.hypot(vector[0], vector[2])
+        ahead = 0.0
+    if across > 1e-12:
+        axis = (-heading[2] / across, 0.0, heading[0] / across)
     else:
         axis = (1.0, 0.0, 0.0)
-    radius = max(math.hypot(vector[1], horizontal), 1e-12)
-    centre = math.atan2(horizontal, vector[1])
+    along = axis[2] * vector[0] - axis[0] * vector[2]
+    radius = max(math.hypot(vector[1], along), 1e-12)
+    centre = math.atan2(along, vector[1])
     spread = math.acos(min(max(height / radius, -1.0), 1.0))
     low = (centre - spread + math.pi) % (2.0 * math.pi) - math.pi
     high = (centre + spread + math.pi) % (2.0 * math.pi) - math.pi
-    angle = low if abs(low) <= abs(high) else high
+    if abs(ahead) < AHEAD_MIN * norm_s(vector):
+        angle = low if abs(low) <= abs(high) else high
+    else:
+        angle = low if ahead > 0.0 else high
     half = 0.5 * (min(max(angle, -0.6), 0.6) * weight)
-    length = norm_s(axis)
-    axis = scale_s(axis, 1.0 / (length if length > 1e-12 else 1.0))
     sine = math.sin(half)
     return (math.cos(half), sine * axis[0], sine * axis[1], sine * axis[2])
+
+
+@helper
+def _pitch_eased(turn: Quat4, state: FloatArray, leg: int, step: float) -> Quat4:
+    """A foot's pitch ``turn`` moved from its last frame's (``state[leg]``, w > 1: none) by at
+    most ``step`` radians, and kept as the last: the pitch the foot gets while its toes are
+    down is taken on and given back over frames, never in one (issue 35: the toes lifting
+    2 → 6 cm in one frame at 30 fps gave the pitch back at once, a 30–40° snap). The foot
+    rests on its sole as :func:`reach_stage` then stands it, however pitched."""
+    if state[leg, 0] <= 1.0:
+        last = _quat(state[leg])
+        change = mul_s(turn, inv_s(last))
+        angle = 2.0 * math.acos(min(abs(change[0]), 1.0))
+        if angle > step:
+            turn = mul_s(slerp_from_identity_s(change, step / angle), last)
+    _put(state[leg], turn)
+    return turn
 
 
 @helper
@@ -294,6 +341,41 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
     return add_s(_vec(positions[frame, foot]), rotate_s(rotation, scale_s(_vec(offset), scale)))
 
 
+@helper
+def _height(q: Quat4, v: Vec3) -> float:
+    """The y component of ``v`` turned by ``q`` (``rotate_s(q, v)[1]`` alone)."""
+    w, x, y, z = q
+    return (2.0 * (x * y + w * z) * v[0] + (1.0 - 2.0 * (x * x + z * z)) * v[1]
+            + 2.0 * (y * z - w * x) * v[2])
+
+
+@helper
+def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
+                 scale: float) -> Vec3:
+    """How far (level, metres) the foot's contact patch — its sole points within
+    :data:`PATCH` of the lowest, weighted down to 0 at that height — moves when the foot turned
+    ``before`` is turned ``after`` about its ankle: the ankle moved back by it turns the foot
+    about the patch instead (``foot_points (2, K, 3)`` in the foot's frame, at ``scale``)."""
+    count = foot_points.shape[1]
+    lowest = 0.0
+    for k in range(count):
+        height = _height(after, _vec(foot_points[leg, k]))
+        if k == 0 or height < lowest:
+            lowest = height
+    total, x, z = 0.0, 0.0, 0.0
+    for k in range(count):
+        weight = 1.0 - (_height(after, _vec(foot_points[leg, k])) - lowest) * scale / PATCH
+        if weight > 0.0:
+            point = scale_s(_vec(foot_points[leg, k]), scale)
+            moved = sub_s(rotate_s(after, point), rotate_s(before, point))
+            total += weight
+            x += weight * moved[0]
+            z += weight * moved[2]
+    if total <= 0.0:
+        return (0.0, 0.0, 0.0)
+    return (x / total, 0.0, z / total)
+
+
 @bundle_kernel(error_model="numpy")
 def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWork
                ) -> None:  # pragma: no cover - compiled
@@ -312,6 +394,7 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
         LimbWork(*work)
     world, gpos, srot, spos = frames.world, frames.gpos, frames.srot, frames.spos
     foot_shift, level = frames.foot_shift, frames.level
+    pitch_state, pitch_step = frames.pitch_state, frames.pitch_step
     t_chain, s_chain, leg_sides = rig.target_chain, rig.source_chain, rig.leg_sides
     detached, tip_offsets, outward = rig.detached, rig.tip_offsets, rig.outward
     has_toes, t_toes, t_toe_offsets = rig.has_toes, rig.target_toes, rig.target_toe_offsets
@@ -362,7 +445,23 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
                 ankle = _vec(gpos[f, t_chain[leg, 2]])
                 vector = sub_s(_toe_point(world, gpos, f, False, t_toes[leg, 0], t_toes[leg, 1],
                                           t_toe_offsets[leg], sizes.avatar_scale), ankle)
-                turn = pitch_to_height(vector, mapped[1] - target[1], 1.0 - toe_up)
+                # the foot's own forward, level: across its lateral axis as the foot turns it
+                lateral = rotate_s(_quat(world[t_chain[leg, 2], f]), _vec(rig.foot_lateral[leg]))
+                heading = (lateral[2], 0.0, -lateral[0])
+                toward = sub_s(source_toe, source_foot)
+                turn = pitch_to_height(vector, mapped[1] - target[1], 1.0 - toe_up, heading,
+                                       toward[0] * heading[0] + toward[2] * heading[2])
+                if pitch_step > 0.0:
+                    turn = _pitch_eased(turn, pitch_state, leg, pitch_step)
+                # A foot on the floor is pitched about its contact patch, not its ankle: the
+                # patch stays where the source's foot put it (a pitch turned about the ankle
+                # slid CesiumMan's planted soles 10 cm/s where the source's moved 5).
+                near = _near_floor(min(heel_up, height))
+                if near > 0.0 and turn[0] < 1.0 - 1e-12:
+                    foot = _quat(world[t_chain[leg, 2], f])
+                    shift = _patch_shift(foot, mul_s(turn, foot), leg, rig.foot_points,
+                                         sizes.avatar_scale)
+                    target = sub_s(target, scale_s(shift, near))
                 vector = rotate_s(turn, vector)
                 _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
                                       target[2] + vector[2] - mapped[2]))

@@ -26,6 +26,8 @@ class LimbStream:
         toe_hold: live: the toe pivot's flat-foot toe offset, held through a toe contact.
         toe_carry: a clip: the held toe offset ``(2, 3)`` and toe contacts ``(2,)`` of the
             last frame solved (a contact running on into the next chunk keeps its offset).
+        pitch: ``(2, 4)`` each foot's last pitch, a quaternion (w > 1: none yet), from which
+            the next frame's may turn only so far (``limb_kernel``'s pitch easing).
     """
 
     def __init__(self, live: bool, dt: float = 0.0) -> None:
@@ -34,6 +36,7 @@ class LimbStream:
         self.shift_hold = PlantedHold()
         self.toe_hold = PlantedHold()
         self.toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
+        self.pitch = np.full((2, 4), 2.0)
 
     def set_dt(self, dt: float) -> None:
         """``dt`` seconds per frame from now on (live: the holds release over
@@ -46,3 +49,4 @@ class LimbStream:
         self.shift_hold.reset()
         self.toe_hold.reset()
         self.toe_carry = None
+        self.pitch[:] = 2.0

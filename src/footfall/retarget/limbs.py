@@ -6,11 +6,15 @@ the source hands relative to the hips, scaled. Around that:
 
 - heights: a foot point's lift above its standing height is the source's, scaled by the size
   ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
-- toes (``toes.py``): on the floor the foot is pitched so its toes sit as high as the source's;
-  while the heel is up the toes are the pivot, held where the toe contact began (a foot of
-  another length would slide by the difference) and blended back in the air; the foot's
-  lowest point (ankle or toe) is always as high as the source's, so a foot of other
-  proportions neither wobbles in stance nor scrapes the floor in the swing;
+- toes (``toes.py``): on the floor the foot is pitched so its toes sit as high as the source's
+  (about its own level lateral axis, the toes kept on the source toe's side of the ankle; a
+  foot near the floor is pitched about its sole's contact patch, not its ankle, so the patch
+  does not slide; frames in order change the pitch by at most :data:`PITCH_SPEED`, so
+  planted ↔ free is a blend over frames, never a snap in one); while the heel is up the toes
+  are the pivot, held where the toe contact began (a foot of another length would slide by
+  the difference) and blended back in the air; the foot's lowest point (ankle or toe) is
+  always as high as the source's, so a foot of other proportions neither wobbles in stance
+  nor scrapes the floor in the swing;
 - reach: where a planted foot cannot be reached the hips are lowered just enough, never raised;
 - do no harm: a limb whose tip is already on its target is not touched (identity stays exact);
 - detached feet (IK rigs whose feet do not hang below the shin) are placed where the shin
@@ -55,6 +59,10 @@ from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import FKPlan, Skeleton
 
 SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
+#: Radians per second a foot's pitch (toes to the source's height) is taken on and given back,
+#: at most :data:`PITCH_STEP` a frame: under the source foot's own largest turn + 5° (issue 35).
+PITCH_SPEED = math.radians(120.0)
+PITCH_STEP = math.radians(4.0)
 
 
 @dataclass(frozen=True)
@@ -185,7 +193,21 @@ class Limbs:
         self._hip_offsets = (standing_positions[legs[:, 0]] - standing_positions[hips_t],
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
         self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
+        self._foot_lateral = self._lateral_axes(standing_world, standing_positions)
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
+
+    def _lateral_axes(self, world: FloatArray, positions: FloatArray) -> FloatArray:
+        """``(2, 3)`` each target foot's level axis across its ankle → toe (the axis its
+        pitch turns about) in the calibration pose ``world``, ``positions (J, ·)`` (scale 1),
+        in the foot's frame; −X (a foot facing +Z) without toe points."""
+        feet = self._t_chain[:2, 2]
+        axes = np.tile([-1.0, 0.0, 0.0], (2, 1))
+        if self._toes is not None:
+            toward = self._toes[0].positions(world, positions) - positions[feet]
+            level = np.stack([-toward[:, 2], np.zeros(2), toward[:, 0]], axis=-1)
+            length = np.linalg.norm(level, axis=-1, keepdims=True)
+            axes = np.where(length > 1e-9, level / np.maximum(length, 1e-9), axes)
+        return np.ascontiguousarray(quat.inv_rotate(world[feet], axes))
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
@@ -223,7 +245,9 @@ class Limbs:
             world=world_f, local=local_f, gpos=gpos, srot=srot_f, spos=spos_f, foot_shift=shift,
             hips=np.array(hips_pos.reshape(frames, 3)),
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
-            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level))
+            arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
+            pitch_state=stream.pitch if stream is not None else np.full((2, 4), 2.0),
+            pitch_step=self._pitch_step(stream, frames)))
         feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
         if self._toes is not None:
@@ -265,6 +289,14 @@ class Limbs:
         turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
                    self._turned_rows, self._group_ends, self._detached_rows,
                    upper.reshape(n, 4), lower.reshape(n, 4), tip.reshape(n, 3))
+
+    @staticmethod
+    def _pitch_step(stream: LimbStream | None, frames: int) -> float:
+        """Radians a foot's pitch may change a frame for ``frames`` of ``stream`` (0: frames
+        alone, no limit; a live batch of several characters, too)."""
+        in_order = stream is not None and (not stream.live or frames == 1)
+        dt = stream.dt if stream is not None and in_order else 0.0
+        return min(PITCH_SPEED * dt, PITCH_STEP) if dt > 0.0 else 0.0
 
     def _scratch_for(self, frames: int) -> tuple[LimbWork, tuple[object, ...], FloatArray]:
         """The kernels' working memory for ``frames`` (and as the plain tuple the kernels take)
@@ -317,11 +349,13 @@ class Limbs:
 
     def _kernel_rig(self) -> tuple[object, ...]:
         """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
-        again when the calibration or the hand reach changed them."""
-        parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table)
+        again when the calibration, the hand reach or the sole points changed them."""
+        parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table,
+                 self._foot_lateral, self.soles)
         cached = self._rig
         if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
-                and cached[0][2] is parts[2] and cached[0][3] is parts[3]):
+                and cached[0][2] is parts[2] and cached[0][3] is parts[3]
+                and cached[0][4] is parts[4] and cached[0][5] is parts[5]):
             return cached[1]
         target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
         self._rig = (parts, tuple(LimbRig(
@@ -332,7 +366,8 @@ class Limbs:
             source_leg_lengths=self._source_leg_lengths, hand_reach=self.hand_reach,
             has_toes=self._toes is not None, target_toes=target_toes,
             target_toe_offsets=target_toe_offsets, source_toes=source_toes,
-            source_toe_offsets=source_toe_offsets)))
+            source_toe_offsets=source_toe_offsets, foot_lateral=self._foot_lateral,
+            foot_points=self.soles.foot_points)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
@@ -380,7 +415,7 @@ class Limbs:
         """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted
         (``planted (F, 2)``); ``lift (F, 2)``: each foot's lowest point above its stance
         level, metres."""
-        del fps  # the swing's catch-up is paced by the lift, not by time
+        # (the swing's catch-up is paced by the lift, not by time)
         # The shift catches up while the foot is up (in proportion to its lift), not while it
         # still skims the floor at lift-off and touchdown, nor in a shuffle.
         planted = keep_through_shuffles(planted, lift, SHUFFLE_CLEARANCE)
