@@ -6,10 +6,13 @@ Per frame, batched over frames (``apply``) or for one live frame (``step``), wit
 2. Rotations: every matched target bone gets ``source_world * offset`` (offsets calibrated in a
    T- or I-pose); spine and neck chains follow grouped source bones; other joints keep their
    calibration-pose local rotation.
-3. Hips: the source hips position, horizontally scaled by the size ratio (target / source hips
-   height), raised by the hips-height difference times the hips (sitting) weight plus the
-   floor height. The hips height is measured from the hips joint to the floor (seed 001: the
-   leg length), so feet reach the floor whatever the pelvis and foot proportions.
+3. Hips: the source hips position, horizontally scaled by the size ratio (target / source leg
+   length: the hip joints' height, ``Measures.leg_length``), raised by the hips-height
+   difference times the hips (sitting) weight plus the floor height; standing, the hips' rise
+   and fall around their standing height is scaled by the size ratio too. The hips height is
+   measured from the hips joint to the floor, so feet reach the floor whatever the pelvis and
+   foot proportions; the size ratio is the legs', not the hips joint's (a stylised rig may hang
+   its legs from a joint well above or below its hips joint).
 4. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 5. Head rotation offset, finger curls and spread (when enabled).
 """
@@ -369,9 +372,10 @@ class Retargeter:
 
     @property
     def size_ratio(self) -> float:
-        """Target hips height (scaled) / source hips height: scales horizontal motion."""
-        return (self.target_measures.hips_height * self.avatar_scale
-                / max(self.source_measures.hips_height, 1e-9))
+        """Target leg length (scaled) / source leg length (the hip joints' heights,
+        ``Measures.leg_length``): scales the travel, the strides and the hips' motion."""
+        return (self.target_measures.leg_length * self.avatar_scale
+                / max(self.source_measures.leg_length, 1e-9))
 
     def output_skeleton(self) -> Skeleton:
         """The target skeleton at the current avatar scale."""
@@ -625,7 +629,10 @@ class Retargeter:
                     - self.source_measures.hips_height)
         # The capture's floor (how high its planted feet stand) is taken off with the feet's.
         floor = levels
-        y = (hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1]) + raise_by * hips_weight
+        # Standing, the hips' rise and fall around their standing height scales with the legs.
+        above = hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1])
+        bob = above - self.source_measures.hips_height
+        y = (above + (raise_by + (s - 1.0) * bob) * hips_weight
              + self.settings["floor_height"]
              + self.settings["chair_seat_height_offset"] * (1.0 - hips_weight))
         return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
