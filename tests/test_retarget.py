@@ -156,7 +156,13 @@ def test_across_rigs_feet_grounded_paths_scaled(source_path, target_path) -> Non
     path_error = np.linalg.norm(local - np.median(local, axis=0), axis=-1)
     assert path_error.mean() < 0.02 and path_error.max() < 0.1
     travel = np.linalg.norm(s * (middle_s[-1] - middle_s[0]))
-    assert np.linalg.norm(middle_t[-1] - middle_t[0]) == pytest.approx(travel, abs=0.03)
+    # A planted foot is held where the source's slides (issue 35): the source's drift while
+    # planted may be missing from the target's travel.
+    planted = r.source_contacts(source)[1:]
+    steps = np.diff(gs[:, an_s][..., [0, 2]], axis=0)  # (F - 1, 2 feet, 2)
+    drift = np.linalg.norm(0.5 * (steps * planted[..., None]).sum(axis=(0, 1)))
+    assert np.linalg.norm(middle_t[-1] - middle_t[0]) == pytest.approx(travel,
+                                                                     abs=0.03 + s * drift)
 
 
 @pytest.mark.parametrize("source_path, target_path", pairs(), ids=lambda p: p.stem)
@@ -172,7 +178,17 @@ def test_hands_follow_scaled_source_with_arm_ik(source_path, target_path) -> Non
     relative_t = gt[:, hand_t] - gt[:, [hips_t]]
     relative_s = gs[:, hand_s] - gs[:, [hips_s]]
     error = np.linalg.norm(relative_t - r.size_ratio * relative_s, axis=-1)
-    assert error.mean() < 0.05  # out-of-reach frames stay short by the reach clamp only
+    # Out-of-reach frames stay short by the reach clamp only: by how far the target lies
+    # beyond the arm's reach from the shoulder.
+    arms = [joints(target.skeleton, r.target_map, (f"{side}UpperArm", f"{side}LowerArm"))
+            for side in ("Left", "Right")]
+    shoulders = gt[:, [arm[0] for arm in arms]]
+    reach = np.array([np.linalg.norm(gt[0, arm[1]] - gt[0, arm[0]])
+                      + np.linalg.norm(gt[0, h] - gt[0, arm[1]])
+                      for arm, h in zip(arms, hand_t, strict=True)])
+    wanted = gt[:, [hips_t]] + r.size_ratio * relative_s
+    beyond = np.maximum(np.linalg.norm(wanted - shoulders, axis=-1) - reach, 0.0)
+    assert np.mean(error - beyond) < 0.01
     # Switching the arms' IK off lets the hands drift with the rig's own proportions.
     r.settings["ik_mode"] = "fk"
     gt_fk = r.apply(source).global_positions()

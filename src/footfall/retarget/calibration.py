@@ -179,7 +179,11 @@ class Measures:
 
     Attributes:
         floor: lowest leg joint (toes or ankle) height.
-        hips_height: hips above the floor (the "leg length" of the hip correction).
+        hips_height: hips above the floor (where the hip correction puts the hips joint).
+        leg_length: the hip joints' (upper legs') mean height above the floor: what the size
+            ratio compares. A stylised rig may hang its legs from a joint above or below its
+            hips joint (RobotExpressive's and a VRM robot's hip joints are 20–25 cm above it),
+            so the hips joint's height is not the legs'.
         ankle_height: ``(2,)`` left/right ankle above its own foot's lowest point (the foot
             standing on the floor).
         neck_height: neck (or head) above the floor.
@@ -194,6 +198,7 @@ class Measures:
 
     floor: float
     hips_height: float
+    leg_length: float
     ankle_height: FloatArray
     neck_height: float
     toe_height: FloatArray
@@ -221,6 +226,7 @@ class Measures:
         return cls(
             floor=floor,
             hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
+            leg_length=0.5 * (heights["LeftUpperLeg"] + heights["RightUpperLeg"]) - floor,
             ankle_height=foot - sole,
             neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
             toe_height=tip - sole,

@@ -350,7 +350,7 @@ class Retargeter:
 
     @property
     def size_ratio(self) -> float:
-        """Target hips height (scaled) / source hips height: scales horizontal motion."""
+        """Target leg length (scaled) / source leg length: scales the travel, strides and hips."""
         return self._calibrated.size_ratio(self.avatar_scale)
 
     def output_skeleton(self) -> Skeleton:

@@ -200,9 +200,11 @@ class CalibratedRig:
     limbs: Limbs
 
     def size_ratio(self, avatar_scale: float) -> float:
-        """Target hips height (scaled) / source hips height: scales horizontal motion."""
-        return (self.target_measures.hips_height * avatar_scale
-                / max(self.source_measures.hips_height, 1e-9))
+        """Target leg length (scaled) / source leg length (the hip joints' heights,
+        ``Measures.leg_length``): scales the travel, the strides and the hips' motion (a
+        stylised rig may hang its legs from a joint well above or below its hips joint)."""
+        return (self.target_measures.leg_length * avatar_scale
+                / max(self.source_measures.leg_length, 1e-9))
 
     def sizes(self, values: Mapping[str, Any], levels: FloatArray) -> Sizes:
         """The sizes and settings (``values``) the limbs solve with, for the source feet's

@@ -90,7 +90,10 @@ def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: Floa
     raise_by = cal.target_measures.hips_height * scale - cal.source_measures.hips_height
     # The capture's floor (how high its planted feet stand) is taken off with the feet's.
     floor = levels
-    y = (hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1]) + raise_by * hips_weight
+    # Standing, the hips' rise and fall around their standing height scales with the legs.
+    above = hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1])
+    bob = above - cal.source_measures.hips_height
+    y = (above + (raise_by + (s - 1.0) * bob) * hips_weight
          + values["floor_height"]
          + values["chair_seat_height_offset"] * (1.0 - hips_weight))
     return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)

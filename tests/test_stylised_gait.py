@@ -1,0 +1,180 @@
+"""Stylised avatars move like the performer (issue 35 item 3): measured on the written file.
+
+A shared walk is retargeted with ``footfall retarget`` onto RobotExpressive (short legs hung from
+a joint 20 cm above its hips joint, feet hung from the root beside them) and CesiumMan. The
+written GLB is read with pygltflib alone (node transforms composed here, the feet skinned by
+``skinned_feet``); the source is measured from its own joints. The figures compared:
+
+- the legs' length: the hip joints' (upper legs') height above the lowest foot point, the
+  source's in its rest pose (joints and End Sites), the avatar's in its rest pose (its skinned
+  feet);
+- the hips' travel over the clip: the source's times the leg-length ratio (root motion and
+  stride scale by the legs, not by the hips joint's height nor the overall height);
+- the hip joints' height over the leg length, median over frames: within 10 % of the
+  source's (no crouch);
+- the trunk's lean (hips → neck from the vertical), median over frames: within 10° of the
+  source's.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pygltflib
+import pytest
+
+from footfall import bvh
+from footfall.cli import main
+from footfall.gltf import load_avatar
+from footfall.humanoid import map_skeleton
+from footfall.skeleton import Clip, forward_kinematics
+from skinned_feet import _matrices, _read, skin
+
+DATA = Path(__file__).parent / "data"
+CLIPS = ("games105_walk60", "mixamo_stepping")
+AVATARS = ("RobotExpressive", "CesiumMan")
+UP = np.array([0.0, 1.0, 0.0])
+
+
+def node_positions(path: Path) -> dict[str, np.ndarray]:
+    """``{node name: (F, 3)}`` world positions at the first animation's key times."""
+    gltf = pygltflib.GLTF2().load(str(path))
+    blob = gltf.binary_blob()
+    nodes = gltf.nodes
+    parent = {c: i for i, n in enumerate(nodes) for c in (n.children or [])}
+    anim = gltf.animations[0]
+    tracks, count = {}, 1
+    for channel in anim.channels:
+        sampler = anim.samplers[channel.sampler]
+        count = len(_read(gltf, blob, sampler.input))
+        tracks[(channel.target.node, channel.target.path)] = _read(gltf, blob, sampler.output)
+    world: dict[int, np.ndarray] = {}
+
+    def local(i: int) -> np.ndarray:
+        node = nodes[i]
+        if node.matrix is not None:
+            return np.broadcast_to(np.array(node.matrix, float).reshape(4, 4).T, (count, 4, 4))
+        parts = {key: tracks.get((i, key), np.broadcast_to(np.asarray(value, float),
+                                                          (count, len(value))))
+                 for key, value in (("translation", node.translation or [0.0, 0.0, 0.0]),
+                                    ("rotation", node.rotation or [0.0, 0.0, 0.0, 1.0]),
+                                    ("scale", node.scale or [1.0, 1.0, 1.0]))}
+        rotation = parts["rotation"] / np.linalg.norm(parts["rotation"], axis=-1, keepdims=True)
+        return _matrices(parts["translation"], rotation, parts["scale"])
+
+    def world_of(i: int) -> np.ndarray:
+        if i not in world:
+            world[i] = local(i) if i not in parent else world_of(parent[i]) @ local(i)
+        return world[i]
+
+    return {n.name: world_of(i)[:, :3, 3] for i, n in enumerate(nodes) if n.name}
+
+
+def neck(mapping: object) -> str:
+    """The neck bone, else the head: the top of the trunk."""
+    return "Neck" if "Neck" in mapping else "Head"  # type: ignore[operator]
+
+
+def lean(hips: np.ndarray, neck: np.ndarray) -> np.ndarray:
+    """``(F,)`` degrees the hips → neck line leans from the vertical."""
+    v = neck - hips
+    return np.degrees(np.arccos(np.clip(v @ UP / np.linalg.norm(v, axis=-1), -1.0, 1.0)))
+
+
+@cache
+def source(name: str) -> dict[str, object]:
+    """The source clip's own figures: joints per frame, leg length in its rest pose, floor."""
+    clip = bvh.load(DATA / "bvh" / f"{name}.bvh")
+    sk = clip.skeleton
+    mapping = map_skeleton(sk).mapping
+    positions = clip.global_positions()
+    joints = {b: positions[:, sk.index(mapping[b])] for b in
+              ("Hips", "LeftUpperLeg", "RightUpperLeg", "LeftFoot", "RightFoot")}
+    joints["Neck"] = positions[:, sk.index(mapping[neck(mapping)])]
+    rest_world, rest = forward_kinematics(sk.parents, np.tile([1.0, 0.0, 0.0, 0.0],
+                                                              (sk.joint_count, 1)), sk.offsets)
+    feet = [j for j in range(sk.joint_count)
+            if any(sk.index(mapping[f]) in sk.chain(j) for f in ("LeftFoot", "RightFoot"))]
+    lowest = min(rest[feet, 1].min(), *(
+        (rest[j] + rest_world_rotate(rest_world[j], sk.end_sites[j]))[1]
+        for j in feet if j in sk.end_sites))
+    hips_rest = 0.5 * (rest[sk.index(mapping["LeftUpperLeg"]), 1]
+                       + rest[sk.index(mapping["RightUpperLeg"]), 1])
+    # the capture's floor: where its feet stand (the ankles' low level over the clip, less
+    # their rest height above the lowest foot point)
+    ankle_rest = np.mean([rest[sk.index(mapping[f]), 1] for f in ("LeftFoot", "RightFoot")])
+    ankles = np.minimum(joints["LeftFoot"][:, 1], joints["RightFoot"][:, 1])
+    floor = float(np.percentile(ankles, 5) - (ankle_rest - lowest))
+    return {"clip": clip, "joints": joints, "leg": float(hips_rest - lowest), "floor": floor}
+
+
+def rest_world_rotate(rotation: np.ndarray, offset: object) -> np.ndarray:
+    from footfall import quat
+
+    return quat.rotate(rotation, np.asarray(offset, dtype=float))
+
+
+@cache
+def avatar_leg(name: str, tmp: Path) -> tuple[float, dict[str, str]]:
+    """The avatar's leg length (hip joints above its lowest foot vertex, rest pose) and its
+    bone names."""
+    from footfall.gltf import save_motion
+
+    avatar = load_avatar(DATA / "avatars" / f"{name}.glb")
+    mapping = dict(map_skeleton(avatar.skeleton, avatar.target_mapping()).mapping)
+    sk = avatar.skeleton
+    rest = tmp / f"{name}_rest.glb"
+    save_motion(avatar, Clip(sk, avatar.rest_rotations[None], sk.offsets[None].copy(), 30.0),
+                rest)
+    nodes = node_positions(rest)
+    feet = skin(rest, (mapping["LeftFoot"], mapping["RightFoot"]))
+    lowest = feet.vertices[0, feet.foot.any(axis=0), 1].min()
+    hips = 0.5 * (nodes[mapping["LeftUpperLeg"]][0, 1] + nodes[mapping["RightUpperLeg"]][0, 1])
+    return float(hips - lowest), mapping
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
+    folder = tmp_path_factory.mktemp("stylised")
+    out = {}
+    for clip in CLIPS:
+        for name in AVATARS:
+            path = folder / f"{clip}_{name}.glb"
+            assert main(["retarget", str(DATA / "bvh" / f"{clip}.bvh"), "--to",
+                         str(DATA / "avatars" / f"{name}.glb"), "-o", str(path), "--quiet"]) == 0
+            out[(clip, name)] = path
+    out[("rest", "")] = folder
+    return out
+
+
+@pytest.mark.parametrize("name", AVATARS)
+@pytest.mark.parametrize("clip", CLIPS)
+def test_hips_height_and_lean_as_the_performers(outputs, clip: str, name: str) -> None:
+    src = source(clip)
+    leg, mapping = avatar_leg(name, outputs[("rest", "")])
+    nodes = node_positions(outputs[(clip, name)])
+    joints = src["joints"]
+    hips_s = (0.5 * (joints["LeftUpperLeg"][:, 1] + joints["RightUpperLeg"][:, 1])
+              - src["floor"]) / src["leg"]
+    hips_t = 0.5 * (nodes[mapping["LeftUpperLeg"]][:, 1]
+                    + nodes[mapping["RightUpperLeg"]][:, 1]) / leg
+    ratio = np.median(hips_t) / np.median(hips_s)
+    assert 0.9 <= ratio <= 1.1, f"hip joints over leg length {ratio:.3f} × the source's"
+    lean_s = np.median(lean(joints["Hips"], joints["Neck"]))
+    lean_t = np.median(lean(nodes[mapping["Hips"]], nodes[mapping[neck(mapping)]]))
+    assert abs(lean_t - lean_s) <= 10.0
+
+
+@pytest.mark.parametrize("name", AVATARS)
+def test_root_motion_scales_with_the_legs(outputs, name: str) -> None:
+    clip = "games105_walk60"  # a walk: 3 m of travel
+    src = source(clip)
+    leg, mapping = avatar_leg(name, outputs[("rest", "")])
+    hips_s = src["joints"]["Hips"][:, [0, 2]]
+    hips_t = node_positions(outputs[(clip, name)])[mapping["Hips"]][:, [0, 2]]
+    travel_s = np.linalg.norm(hips_s[-1] - hips_s[0])
+    travel_t = np.linalg.norm(hips_t[-1] - hips_t[0])
+    assert travel_s > 2.0
+    assert travel_t / travel_s == pytest.approx(leg / src["leg"], rel=0.05)
