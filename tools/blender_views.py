@@ -1,7 +1,8 @@
 """Render a GLB/VRM output in Blender from the side and from the front, floor at y = 0.
 
 Run by ``tools/retarget_renders.py`` (Blender 3.4, ``apt-get install blender``):
-``blender -b -P tools/blender_views.py -- IN.glb OUT_PREFIX FPS [--bones J,J,…] FRAME …``
+``blender -b -P tools/blender_views.py -- IN.glb OUT_PREFIX FPS [--bones J,J,…] [--action A]
+FRAME …``
 writes ``OUT_PREFIX_side_fNNN.png`` and ``OUT_PREFIX_front_fNNN.png`` (orthographic, workbench,
 studio light, a green floor tile at y = 0 under the body, the camera 4° above the horizon so the
 floor shows as a band) and prints the lowest and highest evaluated vertex of each frame.
@@ -10,7 +11,8 @@ FRAME counts the clip's frames (0 = its first key) at FPS. The method is the one
 ``--bones`` and the skeleton's joint names: the file's meshes are hidden and its skeleton is
 drawn as sticks from joint to joint (for a rig without a skinned body: the VRM samples'
 meshes are gizmos and test quads).
-A helper for looking at outputs, not part of footfall.
+``--action NAME``: the file's own animation NAME (a reference: the avatar as its author
+animated it). A helper for looking at outputs, not part of footfall.
 """
 
 import sys
@@ -35,6 +37,11 @@ if "--bones" in args:  # --bones NAME,NAME,…: the skeleton's joints
     names = args[at + 1].split(",")
     args = args[:at] + args[at + 2:]
 bones = bool(names)
+action = ""
+if "--action" in args:  # --action NAME: play the file's own animation NAME instead
+    at = args.index("--action")
+    action = args[at + 1]
+    args = args[:at] + args[at + 2:]
 path, prefix, fps, frames = args[0], args[1], float(args[2]), [int(f) for f in args[3:]]
 bpy.ops.wm.read_factory_settings(use_empty=True)
 scene = bpy.context.scene
@@ -43,6 +50,11 @@ scene.render.fps_base = scene.render.fps / fps
 bpy.ops.import_scene.gltf(filepath=path)
 meshes = [o for o in scene.objects if o.type == "MESH"]
 armatures = [o for o in scene.objects if o.type == "ARMATURE"]
+if action:  # the importer names an animation's armature action NAME_ARMATURE
+    for arm in armatures:
+        arm.animation_data.action = bpy.data.actions.get(f"{action}_{arm.name}",
+                                                         bpy.data.actions.get(action))
+        action = arm.animation_data.action.name
 if bones:
     for o in meshes:
         o.hide_render = True
@@ -91,7 +103,8 @@ def stick_mesh(mesh, parts: list, radius: float) -> None:
     mesh.update()
 
 
-first = min((a.frame_range[0] for a in bpy.data.actions), default=0.0)
+first = (bpy.data.actions[action].frame_range[0] if action else
+         min((a.frame_range[0] for a in bpy.data.actions), default=0.0))
 # A floor tile under the body (moved with it): seen 4° from above it is a band whose middle is
 # y = 0 — soles on it stand in the band's middle, a floating foot above it, a sunk one below.
 bpy.ops.mesh.primitive_plane_add(size=FLOOR, location=(0, 0, 0))  # glTF y = 0: Blender z = 0

@@ -10,9 +10,12 @@ the clip, each where a source foot stands (``tests/motion_measures.stance`` on t
 foot points) — and the frames are put together as one picture per avatar:
 ``OUT/CLIP__AVATAR.png``, the side views above (seen from the avatar's left, walking to the
 right), the front views below (walking towards the camera). The floor is a green band: its
-middle line is y = 0. An avatar without a skinned body (the two VRM samples: bone gizmos and
-test quads) is drawn as its armature, a stick from joint to joint. Prints one Markdown row per
-avatar with the lowest and highest vertex Blender evaluated per moment.
+middle line is y = 0. An avatar whose file has its own ``Walking`` animation (RobotExpressive)
+is rendered in it too, three moments of its loop (``OUT/AVATAR__own_Walking.png``): how its
+author made it walk, beside how footfall makes it walk. An avatar without a skinned body (the
+two VRM samples: bone gizmos and test quads) is drawn as its skeleton, a stick from joint to
+joint. Prints one Markdown row per picture with the lowest and highest vertex Blender evaluated
+per moment.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ AVATARS = ("CesiumMan.glb", "RobotExpressive.glb", "vrm1_debug_robot.vrm",
            "vrm1_mtoon_uv_test.vrm")
 MOMENTS = 3
 SCALE = 0.5  # each 600 × 700 render drawn at half size in the picture
+#: An avatar file's own animation of this name is rendered too, as its author made it walk.
+REFERENCE = "Walking"
 
 
 def moments(source: Path, count: int) -> list[int]:
@@ -55,22 +60,33 @@ def moments(source: Path, count: int) -> list[int]:
     return pick_moments(planted, count)
 
 
-def render(output: Path, prefix: Path, fps: float, frames: list[int], bones: list[str]
-           ) -> list[str]:
+def render(output: Path, prefix: Path, fps: float, frames: list[int], bones: list[str],
+           action: str = "") -> list[str]:
     """Blender's side and front renders of ``output`` at ``frames`` (``bones``: joint names,
-    when given its skeleton is drawn as sticks and its meshes hidden); its printed lines."""
+    when given its skeleton is drawn as sticks and its meshes hidden; ``action``: the file's
+    own animation of that name instead of its first); its printed lines."""
     with tempfile.TemporaryDirectory() as folder:
         glb = Path(folder) / "in.glb"  # Blender's importer takes a .vrm by its .glb name
         shutil.copyfile(output, glb)
         done = subprocess.run(
             ["blender", "-b", "-P", str(ROOT / "tools" / "blender_views.py"), "--", str(glb),
              str(prefix), f"{fps:g}", *(["--bones", ",".join(bones)] if bones else []),
+             *(["--action", action] if action else []),
              *(str(f) for f in frames)],
             capture_output=True, text=True, check=False)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("frame ")]
     if done.returncode != 0 or len(lines) != len(frames):
         raise RuntimeError(f"blender on {output.name}: {done.stdout[-800:]}{done.stderr[-800:]}")
     return lines
+
+
+def own_walk(avatar: object) -> float | None:
+    """Seconds of the avatar file's own animation :data:`REFERENCE` (None: it has none)."""
+    document = avatar.document  # type: ignore[attr-defined]
+    for animation in (document.animations if document is not None else []):
+        if animation.name == REFERENCE:
+            return max(float(document.accessors[s.input].max[0]) for s in animation.samplers)
+    return None
 
 
 def montage(prefix: Path, frames: list[int], path: Path) -> None:
@@ -83,6 +99,14 @@ def montage(prefix: Path, frames: list[int], path: Path) -> None:
         for c, image in enumerate(row):
             sheet.paste(image.resize((w, h), Image.LANCZOS), (c * w, r * h))
     sheet.save(path, optimize=True)
+
+
+def row(name: str, picture: Path, frames: list[int], lines: list[str]) -> None:
+    """Print one Markdown row: the picture and Blender's lowest / highest vertex per frame."""
+    found = [re.findall(r"[-+]?\d+\.\d", ln) for ln in lines]
+    heights = ", ".join(f"{lo} / {hi}" for lo, hi in found)
+    print(f"| {name} | {picture.relative_to(ROOT)} | {', '.join(map(str, frames))} | "
+          f"{heights} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,10 +139,16 @@ def main(argv: list[str] | None = None) -> int:
                            [] if skinned else list(loaded.skeleton.names))
             picture = args.out / f"{args.clip}__{avatar.stem}.png"
             montage(prefix, frames, picture)
-        found = [re.findall(r"[-+]?\d+\.\d", ln) for ln in lines]
-        heights = ", ".join(f"{lo} / {hi}" for lo, hi in found)
-        print(f"| {avatar.stem}{'' if skinned else ' (bones)'} | {picture.relative_to(ROOT)} | "
-              f"{', '.join(map(str, frames))} | {heights} |", flush=True)
+        row(f"{avatar.stem}{'' if skinned else ' (bones)'}", picture, frames, lines)
+        seconds = own_walk(loaded)
+        if seconds is not None:  # the avatar as its author animated its walk, for comparison
+            own = [round(k * seconds * 30.0 / MOMENTS) for k in range(MOMENTS)]
+            with tempfile.TemporaryDirectory() as folder:
+                prefix = Path(folder) / "render"
+                lines = render(avatar, prefix, 30.0, own, [], REFERENCE)
+                picture = args.out / f"{avatar.stem}__own_{REFERENCE}.png"
+                montage(prefix, own, picture)
+            row(f"{avatar.stem}: its own {REFERENCE}", picture, own, lines)
     return 0
 
 
