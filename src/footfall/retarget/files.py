@@ -171,6 +171,7 @@ def _preview(path: str, source: object, clip: object, planted: object,
     mesh = rest_mesh(avatar) if avatar is not None else None  # type: ignore[arg-type]
     contact_sheet(source, clip, path,  # type: ignore[arg-type]
                   mesh=None if mesh is None else (mesh[0], mesh[2]),
+                  faces=None if mesh is None else mesh[1],
                   target_rest=None if avatar is None else avatar.rest_rotations,  # type: ignore[attr-defined]
                   planted=planted,  # type: ignore[arg-type]
                   title=f"{title}: source (blue) → avatar, floor y = 0")

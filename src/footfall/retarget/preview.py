@@ -1,15 +1,17 @@
-"""A contact sheet of a retarget: the avatar from the side at a few moments, the floor line,
-the source skeleton beside it (``footfall retarget --preview OUT.png``).
+"""A contact sheet of a retarget: the avatar from the side at a few moments, the floor, the
+source skeleton beside it (``footfall retarget --preview OUT.png``).
 
-A side view shows floating and sinking at once: every panel draws the floor (y = 0) across the
-source and the avatar, the avatar's skinned mesh (its bones for a BVH target) and the source's
-bones, with the lowest foot point of each written under it. The moments are spread over the
-clip, with the source's planted frames preferred.
+A side view shows floating, sinking and crouching at once: every panel draws the floor (y = 0)
+under the source and the avatar, the avatar's skinned mesh as filled triangles lit by their
+face normals (seen from its left side, a little from above, so the floor is a plane; its bones
+for a rig without a mesh) and the source's bones, with the lowest point of the avatar written
+above it. The moments are spread over the clip, with the source's planted frames preferred.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,17 +62,84 @@ def pick_moments(planted: np.ndarray, count: int) -> list[int]:
     return out
 
 
+#: Where the light comes from in a mesh panel (world, unit): above, in front, on the seen side.
+LIGHT = np.array([0.45, 0.8, 0.4]) / np.linalg.norm([0.45, 0.8, 0.4])
+MESH_GREY = np.array([0.78, 0.78, 0.8])  # the avatar's colour under full light
+FLOOR_COLOUR = (0.55, 0.7, 0.55, 0.45)
+
+
+def shade(triangles: FloatArray) -> FloatArray:
+    """``(T, 4)`` RGBA of ``triangles (T, 3, 3)`` lit by :data:`LIGHT` by their face normals
+    (both sides lit alike: a mirrored part's winding does not darken it), 0.3 ambient."""
+    normal = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    length = np.linalg.norm(normal, axis=-1, keepdims=True)
+    normal = normal / np.where(length > 0, length, 1.0)
+    light = 0.3 + 0.7 * np.abs(normal @ LIGHT)
+    return np.concatenate([light[:, None] * MESH_GREY, np.ones((len(triangles), 1))], axis=1)
+
+
+def _sheet_figure(panels: int, mesh: bool) -> tuple[Any, list[Any]]:
+    """A figure of ``panels`` panels in rows of three (3-D axes for a mesh) and its axes."""
+    import matplotlib.pyplot as plt
+
+    columns = min(panels, 3)
+    rows = -(-panels // columns)
+    fig = plt.figure(figsize=(4.2 * columns, 4.0 * rows))
+    axes = [fig.add_subplot(rows, columns, i + 1, **({"projection": "3d"} if mesh else {}))
+            for i in range(panels)]
+    return fig, axes
+
+
+def _mesh_panel(ax: Any, verts: FloatArray, faces: np.ndarray, bones: list[tuple[
+        Skeleton, FloatArray, float, str]], centre: FloatArray, gap: float, height: float
+                ) -> None:
+    """One 3-D panel: the floor, the skeletons ``(skeleton, positions (J, 3), shift along the
+    walk, colour)`` and the mesh ``verts (V, 3)`` / ``faces (T, 3)`` shifted by ``gap``; world
+    (x, y, z) is drawn as (z → right, −x into the page, y up) around ``centre (3,)``."""
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # type: ignore[import-untyped]
+
+    def plot(points: FloatArray, shift: float) -> FloatArray:
+        p = points - centre * np.array([1.0, 0.0, 1.0])
+        return np.stack([p[..., 2] + shift, -p[..., 0], p[..., 1]], axis=-1)
+
+    ax.set_proj_type("ortho")
+    ax.computed_zorder = False
+    ax.view_init(elev=8, azim=-90)
+    depth = 0.5 * gap
+    floor = np.array([[-2 * gap, -depth, 0.0], [2 * gap, -depth, 0.0], [2 * gap, depth, 0.0],
+                      [-2 * gap, depth, 0.0]])
+    ax.add_collection3d(Poly3DCollection([floor], facecolors=[FLOOR_COLOUR],
+                                         edgecolors="none", zorder=1))
+    ax.plot([-2 * gap, 2 * gap], [-depth, -depth], [0.0, 0.0], color="k", lw=0.8,
+            zorder=2)
+    for skeleton, positions, shift, colour in bones:
+        p = plot(positions, shift)
+        for j, parent in enumerate(skeleton.parents):
+            if parent >= 0:
+                ax.plot(*p[[parent, j]].T, color=colour, lw=1.2, zorder=3)
+    triangles = plot(verts, gap)[faces]
+    ax.add_collection3d(Poly3DCollection(list(triangles), facecolors=shade(verts[faces]),
+                                         edgecolors="none", zorder=4))
+    ax.set_xlim(-2 * gap, 2 * gap)
+    ax.set_ylim(-depth, depth)
+    ax.set_zlim(-0.15 * height, 1.1 * height)
+    ax.set_box_aspect((4 * gap, 2 * depth, 1.25 * height), zoom=1.3)
+    ax.set_axis_off()
+
+
 def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
                   mesh: tuple[FloatArray, FloatArray] | None = None,
+                  faces: np.ndarray | None = None,
                   target_rest: FloatArray | None = None,
                   planted: np.ndarray | None = None, count: int = 6,
                   title: str = "") -> list[int]:
     """Draw the sheet to ``path`` (PNG): ``count`` panels, side view (Z → right, Y up).
 
     ``mesh``: the avatar's rest vertices ``(V, 3)`` and weights ``(V, J)`` (skinned per panel);
-    ``target_rest``: ``(J, 4)`` local rotations of the rest pose the mesh was bound in;
-    ``planted``: ``(F, 2)`` the source's foot contacts (marked, and preferred as moments).
-    Returns the frames drawn."""
+    ``faces``: its triangles ``(T, 3)`` (vertex indices) — with them the mesh is drawn filled
+    and lit, without them as points; ``target_rest``: ``(J, 4)`` local rotations of the rest
+    pose the mesh was bound in; ``planted``: ``(F, 2)`` the source's foot contacts (marked, and
+    preferred as moments). Returns the frames drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -84,39 +153,43 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
     frames = pick_moments(planted, count)
     spos_all = source.global_positions()
     tworld_all, tpos_all = target.global_rotations(), target.global_positions()
+    filled = mesh is not None and faces is not None and len(faces) > 0
     if mesh is not None:
         rest = (np.asarray(target_rest) if target_rest is not None
                 else quat.identity((target.skeleton.joint_count,)))
         rest_clip = Clip(target.skeleton, rest[None], target.skeleton.offsets[None], 30.0)
         rest_world, rest_pos = rest_clip.global_rotations()[0], rest_clip.global_positions()[0]
-    columns = min(len(frames), 3)
-    rows = -(-len(frames) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 4.0 * rows), squeeze=False)
     height = max(float(np.ptp(spos_all[..., 1])), float(np.ptp(tpos_all[..., 1])), 0.5)
     if mesh is not None:
         height = max(height, float(np.ptp(mesh[0][:, 1])))
     gap = 0.45 * height
-    for ax in axes.ravel()[len(frames):]:
-        ax.axis("off")
-    for ax, f in zip(axes.ravel(), frames, strict=False):
+    fig, axes = _sheet_figure(len(frames), filled)
+    for ax, f in zip(axes, frames, strict=True):
         spos, tpos = spos_all[f], tpos_all[f]
         centre_s, centre_t = spos[:, 2].mean(), tpos[:, 2].mean()
-        _bones(ax, source.skeleton, spos, -centre_s - gap, "tab:blue")
-        if mesh is not None:
-            verts = skin_vertices(mesh[0], mesh[1], rest_world, rest_pos, tworld_all[f], tpos)
-            ax.scatter(verts[:, 2] - centre_t + gap, verts[:, 1], s=0.15, c="0.45")
-            low = float(verts[:, 1].min())
+        verts = (None if mesh is None else
+                 skin_vertices(mesh[0], mesh[1], rest_world, rest_pos, tworld_all[f], tpos))
+        low = float(tpos[:, 1].min() if verts is None else verts[:, 1].min())
+        if filled:
+            assert verts is not None and faces is not None
+            centre = np.array([tpos[:, 0].mean(), 0.0, centre_t])
+            source_centre = np.array([spos[:, 0].mean(), 0.0, centre_s])
+            _mesh_panel(ax, verts, np.asarray(faces), [
+                (source.skeleton, spos - source_centre + centre, -gap, "tab:blue")],
+                centre, gap, height)
         else:
-            low = float(tpos[:, 1].min())
-        _bones(ax, target.skeleton, tpos, -centre_t + gap, "tab:orange")
-        ax.axhline(0.0, color="k", lw=0.8)
-        ax.set_xlim(-2.0 * gap, 2.0 * gap)
-        ax.set_ylim(-0.15 * height, 1.1 * height)
-        ax.set_aspect("equal")
-        ax.set_xticks([])
+            _bones(ax, source.skeleton, spos, -centre_s - gap, "tab:blue")
+            if verts is not None:
+                ax.scatter(verts[:, 2] - centre_t + gap, verts[:, 1], s=0.15, c="0.45")
+            _bones(ax, target.skeleton, tpos, -centre_t + gap, "tab:orange")
+            ax.axhline(0.0, color="k", lw=0.8)
+            ax.set_xlim(-2.0 * gap, 2.0 * gap)
+            ax.set_ylim(-0.15 * height, 1.1 * height)
+            ax.set_aspect("equal")
+            ax.set_xticks([])
         marks = "".join("LR"[k] for k in range(2) if planted[f, k]) or "-"
         ax.set_title(f"frame {f}  planted {marks}\nlowest {low * 100:+.1f} cm", fontsize=8)
-    fig.suptitle(title or "source (blue) → target (orange), floor y = 0", fontsize=9)
+    fig.suptitle(title or "source (blue) → target, floor y = 0", fontsize=9)
     fig.tight_layout()
     path = Path(path)
     try:
