@@ -242,7 +242,9 @@ def test_multicast_on_loopback() -> None:
     assert len(frames) >= 30
     numbers = [f.number for f in frames]
     assert numbers == sorted(set(numbers))
-    assert client.status.errors == {}
+    # A client joining a running multicast stream may see frames before the server info it
+    # asked for: those are dropped and counted; nothing else may go wrong.
+    assert set(client.status.errors) <= {"no-server-info"}, client.status.errors
 
 
 # ---------------------------------------------------------------------------- clients as they are
