@@ -37,6 +37,8 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray, IntArray
+from footfall.jit import kernel
+from footfall.quat import rotate_s
 from footfall.skeleton import FKPlan, Skeleton
 
 ARMS = ("LeftUpperArm", "RightUpperArm")
@@ -61,6 +63,10 @@ CLEARANCE = 0.005
 #: Angles (radians) tried for an arm's lift; the first that clears is refined linearly between
 #: its grid neighbours.
 ANGLES = np.radians(np.arange(0.0, 181.0, 5.0))
+#: Per angle of :data:`ANGLES`, the sine and cosine of its half (as ``quat.from_axis_angle``
+#: computes them for the grid, so the compiled search turns by the same quaternions).
+_HALF_SIN = np.sin(0.5 * ANGLES[None, :, None]).ravel()
+_HALF_COS = np.cos(0.5 * ANGLES[None, :, None]).ravel()
 #: Outward lean of an arm's lifting plane, as a share of the arm's reach: an arm hanging
 #: straight down is swung away from the body, not through it.
 OUTWARD = 0.15
@@ -293,6 +299,53 @@ class BodyPoints:
             angles[..., part][need] = angle
         return angles
 
+    @cached_property
+    def _limb_points(self) -> dict[int, tuple[IntArray, FloatArray]]:
+        """Per part of :data:`LIMBS`: its points' joints ``(Pa,)`` and offsets ``(Pa, 3)``."""
+        return {part: (self.joints[self.part == part], self.offsets[self.part == part])
+                for part in LIMBS}
+
+    def _lift_one(self, world: FloatArray, positions: FloatArray, floor: float,
+                  scale: float) -> FloatArray:
+        """:meth:`lift_limbs` of one frame, ``world (J, 4)``, ``positions (J, 3)``: the same
+        operations on the same values, without the batch's masks and gathers (a live step)."""
+        angles = np.zeros(len(self.pivots))
+        joints, reach, part_of = self._limb_spheres
+        sinks = np.where(part_of < TRUNK, floor + CLEARANCE, floor - FOOT_SINK)
+        near = positions[joints, 1] - reach * scale < sinks
+        if not near.any():
+            return angles
+        for part in np.unique(part_of[near]).tolist():
+            pivot = int(self.pivots[part])
+            arm = part < TRUNK
+            least = floor + CLEARANCE if arm else floor
+            sink = least if arm else floor - FOOT_SINK
+            if not arm:  # only a foot pointed down
+                up = quat.rotate(world[pivot], self.foot_up[part - 3])
+                if not up[1] < np.cos(FOOT_POINTED):
+                    continue
+            carriers, offsets = self._limb_points[part]
+            own = positions[carriers] + quat.rotate(world[carriers], offsets * scale)  # (Pa, 3)
+            if not own[:, 1].min() < sink:
+                continue
+            origin = positions[pivot]  # (3,)
+            limb = own - origin  # (Pa, 3)
+            lowest = limb[limb[:, 1].argmin()]
+            if arm:  # leaning away from the body
+                lean = origin - positions[self.body[part]]
+            else:  # leaning along the foot
+                lean = limb.mean(axis=0)
+            lean[1] = 0.0
+            lean /= np.maximum(np.linalg.norm(lean, axis=-1, keepdims=True), 1e-9)
+            angle, turn, cleared = _least_turn(limb[None], lowest[None], lean[None],
+                                               origin[None, 1], least)
+            if not arm and not cleared[0]:  # a foot that no turn lifts out is left as it is
+                continue
+            chosen = self.turned[part]
+            world[chosen] = quat.mul(turn, world[chosen])
+            angles[part] = angle[0]
+        return angles
+
 
 def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height: FloatArray,
                 least: float) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
@@ -306,18 +359,56 @@ def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height
         lowest, axis=-1, keepdims=True) * lean
     toward /= np.maximum(np.linalg.norm(toward, axis=-1, keepdims=True), 1e-9)
     # the level axis that swings straight down toward ``toward``
-    axis = np.stack([-toward[:, 2], np.zeros(len(toward)), toward[:, 0]], axis=-1)
-    turns = quat.from_axis_angle(axis[:, None, :], ANGLES[None, :])  # (N, T, 4)
-    heights = (quat.rotate(turns[:, :, None, :], points[:, None, :, :])[..., 1].min(-1)
-               + height[:, None])  # (N, T): the lowest point per angle tried
-    clear = heights >= least
-    cleared = clear.any(axis=-1)
-    first = np.where(cleared, clear.argmax(axis=-1), heights.argmax(axis=-1))
-    before = np.maximum(first - 1, 0)
-    rows = np.arange(len(first))
-    h0, h1 = heights[rows, before], heights[rows, first]
-    share = np.where((first > 0) & (h1 > h0),
-                     np.clip((least - h0) / np.maximum(h1 - h0, 1e-12), 0.0, 1.0), 1.0)
-    angle = np.where(cleared, ANGLES[before] + share * (ANGLES[first] - ANGLES[before]),
-                     ANGLES[first])
+    axis = np.zeros((len(toward), 3))
+    axis[:, 0] = -toward[:, 2]
+    axis[:, 2] = toward[:, 0]
+    # ``quat.from_axis_angle``'s unit axis, turned by each angle of the grid in the kernel
+    norm = np.linalg.norm(axis, axis=-1, keepdims=True)
+    unit = axis / np.where(norm > quat._EPS, norm, 1.0)
+    angle = np.empty(len(toward))
+    cleared = np.empty(len(toward), dtype=np.bool_)
+    _turn_search(np.ascontiguousarray(points), unit, np.ascontiguousarray(height, dtype=float),
+                 float(least), ANGLES, _HALF_SIN, _HALF_COS, angle, cleared)
     return angle, quat.from_axis_angle(axis, angle), cleared
+
+
+@kernel(error_model="numpy")
+def _turn_search(points: FloatArray, unit: FloatArray, height: FloatArray, least: float,
+                 angles: FloatArray, half_sin: FloatArray, half_cos: FloatArray,
+                 angle: FloatArray, cleared: NDArray[np.bool_]) -> None:  # pragma: no cover
+    """Per row ``n`` of points ``(N, Pa, 3)`` turned about the unit axis ``(N, 3)`` by each
+    of ``angles (T,)`` (their half-angles' sines and cosines ``(T,)``): the lowest point's
+    height plus ``height (N,)`` per angle; the first angle at which it is at ``least`` or
+    higher, refined linearly from the angle before (``cleared``), else the angle putting it
+    highest. Writes ``angle (N,)`` radians and ``cleared (N,)``."""
+    count = angles.shape[0]
+    heights = np.empty(count)
+    for n in range(points.shape[0]):
+        ux, uy, uz = unit[n, 0], unit[n, 1], unit[n, 2]
+        first = -1
+        best = 0
+        for t in range(count):
+            s = half_sin[t]
+            q = (half_cos[t], s * ux, s * uy, s * uz)
+            low = np.inf
+            for p in range(points.shape[1]):
+                y = rotate_s(q, (points[n, p, 0], points[n, p, 1], points[n, p, 2]))[1]
+                if y < low:
+                    low = y
+            heights[t] = low + height[n]
+            if heights[t] > heights[best]:
+                best = t
+            if heights[t] >= least:
+                first = t
+                break
+        if first < 0:  # none clears: the highest (the first of equals)
+            cleared[n] = False
+            angle[n] = angles[best]
+            continue
+        cleared[n] = True
+        before = max(first - 1, 0)
+        h0, h1 = heights[before], heights[first]
+        share = 1.0
+        if first > 0 and h1 > h0:
+            share = min(max((least - h0) / max(h1 - h0, 1e-12), 0.0), 1.0)
+        angle[n] = angles[before] + share * (angles[first] - angles[before])
