@@ -254,6 +254,8 @@ class BodyPoints:
         rotations below the pivot stay as they are); ``positions (..., J, 3)`` are the joints'
         world positions for that pose (read only). Returns ``(..., 7)`` the angle each part was
         turned by, radians (0 for the trunk and legs)."""
+        if world.ndim == 2:
+            return self._lift_one(world, positions, floor, scale)
         angles = np.zeros(world.shape[:-2] + (len(self.pivots),))
         # which parts may be under: each carrier joint's height less its farthest point's reach
         joints, reach, part_of = self._limb_spheres
