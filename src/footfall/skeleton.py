@@ -227,6 +227,13 @@ class FKPlan:
         ``out``: optional ``(..., J, 4)`` array written in place (and returned); rows outside
         the plan's joints are left as they are (parents the plan reads from).
         """
+        if self._one_frame(rotations, 4, out):  # a live frame: no batch to shape
+            assert isinstance(rotations, np.ndarray)
+            work = np.empty((self._count, 4)) if out is None else out
+            _fk_kernel(self.joints, self.parents, rotations.reshape(1, self._count, 4), _NONE3,
+                       work.reshape(1, self._count, 4), _NONE3, 1,
+                       self._others if out is None else _NO_JOINTS)
+            return work
         rot, _, batch = self._inputs(rotations, None, out)
         work = self._output(out, batch, 4)
         _fk_kernel(self.joints, self.parents, rot, _NONE3, work, _NONE3, 1,
@@ -237,6 +244,14 @@ class FKPlan:
                   out: FloatArray | None = None) -> FloatArray:
         """Global positions ``(..., J, 3)`` from known global rotations ``(..., J, 4)`` and
         local ``translations``; ``out`` as in :meth:`rotations`."""
+        if (self._one_frame(world_rotations, 4, None) and self._one_frame(translations, 3, out)):
+            assert isinstance(world_rotations, np.ndarray) and isinstance(translations, np.ndarray)
+            work = np.empty((self._count, 3)) if out is None else out
+            _fk_kernel(self.joints, self.parents, world_rotations.reshape(1, self._count, 4),
+                       translations.reshape(1, self._count, 3), _NONE,
+                       work.reshape(1, self._count, 3), 2,
+                       self._others if out is None else _NO_JOINTS)
+            return work
         rot, trans, batch = self._inputs(world_rotations, translations, out)
         work = self._output(out, batch, 3)
         _fk_kernel(self.joints, self.parents, rot, trans, _NONE, work, 2,
@@ -249,6 +264,15 @@ class FKPlan:
         local = quat.inv_mul(world[..., self._parent_or_self, :], world)
         local[..., self._roots, :] = world[..., self._roots, :]
         return local
+
+    def _one_frame(self, array: ArrayLike, width: int, out: FloatArray | None) -> bool:
+        """Whether ``array`` (and ``out``, if given) is one C-ordered float64 ``(J, width)``
+        frame, which the kernel takes as it is (the batch path shapes the same memory)."""
+        shape = (self._count, width)
+        return (type(array) is np.ndarray and array.shape == shape
+                and array.dtype == np.float64 and array.flags.c_contiguous
+                and (out is None or (type(out) is np.ndarray and out.shape == shape
+                                     and out.dtype == np.float64 and out.flags.c_contiguous)))
 
     def _inputs(self, rotations: ArrayLike, translations: ArrayLike | None,
                 out: FloatArray | None = None
