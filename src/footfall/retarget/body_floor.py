@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from footfall import quat
 from footfall.arrays import FloatArray, IntArray
 from footfall.jit import kernel
-from footfall.quat import rotate_s
+from footfall.quat import _EPS, norm_s, rotate_s
 from footfall.skeleton import FKPlan, Skeleton
 
 ARMS = ("LeftUpperArm", "RightUpperArm")
@@ -317,7 +317,7 @@ class BodyPoints:
         near = positions[joints, 1] - reach * scale < sinks
         if not near.any():
             return angles
-        for part in np.unique(part_of[near]).tolist():
+        for part in sorted(set(part_of[near].tolist())):
             pivot = int(self.pivots[part])
             arm = part < TRUNK
             least = floor + CLEARANCE if arm else floor
@@ -327,25 +327,28 @@ class BodyPoints:
                 if not up[1] < np.cos(FOOT_POINTED):
                     continue
             carriers, offsets = self._limb_points[part]
-            own = positions[carriers] + quat.rotate(world[carriers], offsets * scale)  # (Pa, 3)
-            if not own[:, 1].min() < sink:
+            limb = np.empty((len(carriers), 3))  # (Pa, 3) from the pivot
+            low, lowest_row = _limb_from_pivot(positions, world, carriers, offsets, scale,
+                                               pivot, limb)
+            if not low < sink:
                 continue
-            origin = positions[pivot]  # (3,)
-            limb = own - origin  # (Pa, 3)
-            lowest = limb[limb[:, 1].argmin()]
             if arm:  # leaning away from the body
-                lean = origin - positions[self.body[part]]
+                lean = positions[pivot] - positions[self.body[part]]
             else:  # leaning along the foot
                 lean = limb.mean(axis=0)
-            lean[1] = 0.0
-            lean /= np.maximum(np.linalg.norm(lean, axis=-1, keepdims=True), 1e-9)
-            angle, turn, cleared = _least_turn(limb[None], lowest[None], lean[None],
-                                               origin[None, 1], least)
-            if not arm and not cleared[0]:  # a foot that no turn lifts out is left as it is
+            unit = np.empty((1, 3))
+            angle, cleared = _lift_turn(limb, lowest_row, lean, float(positions[pivot, 1]),
+                                        least, ANGLES, _HALF_SIN, _HALF_COS, unit)
+            if not arm and not cleared:  # a foot that no turn lifts out is left as it is
                 continue
+            # ``quat.from_axis_angle`` as :func:`_least_turn` turns
+            half = 0.5 * np.array([angle])[..., None]
+            turn = np.empty((1, 4))
+            turn[:, :1] = np.cos(half)
+            turn[:, 1:] = np.sin(half) * unit
             chosen = self.turned[part]
             world[chosen] = quat.mul(turn, world[chosen])
-            angles[part] = angle[0]
+            angles[part] = angle
         return angles
 
 
@@ -371,7 +374,68 @@ def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height
     cleared = np.empty(len(toward), dtype=np.bool_)
     _turn_search(np.ascontiguousarray(points), unit, np.ascontiguousarray(height, dtype=float),
                  float(least), ANGLES, _HALF_SIN, _HALF_COS, angle, cleared)
-    return angle, quat.from_axis_angle(axis, angle), cleared
+    # ``quat.from_axis_angle(axis, angle)`` with the unit axis above
+    half = 0.5 * angle[..., None]
+    turn = np.empty((len(angle), 4))
+    turn[:, :1] = np.cos(half)
+    turn[:, 1:] = np.sin(half) * unit
+    return angle, turn, cleared
+
+
+@kernel(error_model="numpy")
+def _limb_from_pivot(positions: FloatArray, world: FloatArray, carriers: IntArray,
+                     offsets: FloatArray, scale: float, pivot: int,
+                     limb: FloatArray) -> tuple[float, int]:  # pragma: no cover - compiled
+    """One frame's points of a limb, from the joints' world ``positions (J, 3)`` and
+    rotations ``world (J, 4)``, the joints ``carriers (Pa,)`` carrying them and their
+    ``offsets (Pa, 3)`` at ``scale`` (``BodyPoints.points``), written to ``limb (Pa, 3)`` as
+    seen from the joint ``pivot``. Returns the lowest point's world height (metres) and the
+    row of ``limb`` lowest (the first of equals)."""
+    low = np.inf
+    row = 0
+    for p in range(carriers.shape[0]):
+        j = carriers[p]
+        step = rotate_s((world[j, 0], world[j, 1], world[j, 2], world[j, 3]),
+                        (offsets[p, 0] * scale, offsets[p, 1] * scale, offsets[p, 2] * scale))
+        for c in range(3):
+            own = positions[j, c] + step[c]
+            if c == 1 and own < low:
+                low = own
+            limb[p, c] = own - positions[pivot, c]
+        if limb[p, 1] < limb[row, 1]:
+            row = p
+    return low, row
+
+
+@kernel(error_model="numpy")
+def _lift_turn(limb: FloatArray, lowest_row: int, lean: FloatArray, height: float,
+               least: float, angles: FloatArray, half_sin: FloatArray, half_cos: FloatArray,
+               unit: FloatArray) -> tuple[float, bool]:  # pragma: no cover - compiled
+    """:func:`_least_turn` of one limb's points ``limb (Pa, 3)`` from a pivot ``height``
+    metres high (its lowest row ``lowest_row``, its lean ``lean (3,)`` not yet made level and
+    unit), the same operations in the same order (a norm is ``quat.norm_s``'s x, y, z sum,
+    as NumPy's); writes the turn's unit axis to ``unit (1, 3)``; returns the angle (radians)
+    and whether it clears."""
+    lx, lz = lean[0], lean[2]
+    length = max(norm_s((lx, 0.0, lz)), 1e-9)
+    lx, ly, lz = lx / length, 0.0 / length, lz / length
+    low = (limb[lowest_row, 0], limb[lowest_row, 1], limb[lowest_row, 2])
+    out = OUTWARD * norm_s(low)
+    tx, tz = low[0] * 1.0 + out * lx, low[2] * 1.0 + out * lz
+    ty = low[1] * 0.0 + out * ly
+    length = max(norm_s((tx, ty, tz)), 1e-9)
+    tx, tz = tx / length, tz / length
+    axis = (-tz, 0.0, tx)
+    length = norm_s(axis)
+    if not length > _EPS:
+        length = 1.0
+    for c in range(3):
+        unit[0, c] = axis[c] / length
+    angle = np.empty(1)
+    cleared = np.empty(1, dtype=np.bool_)
+    _turn_search(limb.reshape((1, limb.shape[0], 3)), unit, np.full(1, height), least,
+                 angles, half_sin, half_cos, angle, cleared)
+    return angle[0], cleared[0]
 
 
 @kernel(error_model="numpy")
