@@ -457,3 +457,34 @@ def test_weights_are_clipped_to_unit_range():
     under = solve_two_bone(root, mid, tip, target, pole, position_weight=-1.0)
     np.testing.assert_allclose(over.mid, full.mid, atol=1e-12)
     np.testing.assert_allclose(under.mid, mid, atol=1e-12)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 9))
+@settings(max_examples=30, deadline=None)
+def test_rows_forms_match_public_calls(seed: int, count: int) -> None:
+    """``solve_two_bone_rows`` and ``knee_rows`` (the live retarget's per-frame glue) give
+    exactly what ``solve_two_bone`` and ``knee_from_source`` give for the same limbs."""
+    from footfall.ik import knee_from_source
+    from footfall.ik.knee import knee_rows
+    from footfall.ik.two_bone import solve_two_bone_rows
+
+    rng = np.random.default_rng(seed)
+    rows = rng.normal(size=(5, count, 3))
+    weight = rng.uniform(0.0, 1.0, count)
+    upper, lower, tip = solve_two_bone_rows(rows, weight)
+    public = solve_two_bone(*rows, position_weight=weight)
+    assert np.array_equal(upper, public.upper_rotation)
+    assert np.array_equal(lower, public.lower_rotation)
+    assert np.array_equal(tip, public.tip)
+    lengths = rng.uniform(0.2, 0.6, (2, count))
+    assert np.array_equal(knee_rows(rows, lengths), knee_from_source(*rows, *lengths))
+
+
+def test_rows_form_refuses_bad_input() -> None:
+    """``solve_two_bone_rows`` names a non-finite input as ``solve_two_bone`` does."""
+    from footfall.ik.two_bone import solve_two_bone_rows
+
+    rows = np.zeros((5, 2, 3))
+    rows[3, 1, 0] = np.nan
+    with pytest.raises(SkeletonError, match="target"):
+        solve_two_bone_rows(rows, np.ones(2))

@@ -61,3 +61,17 @@ def knee_from_source(
     _kernel.knee_batch(rows[0], rows[1], rows[2], rows[3], rows[4], upper, lower, reach,
                        knees.reshape(math.prod(shape), 3))
     return knees
+
+
+_MAX_REACH = np.full(1, 0.999)  # the default ``max_reach`` as a kernel array
+
+
+def knee_rows(points: FloatArray, lengths: FloatArray) -> FloatArray:
+    """:func:`knee_from_source` of limbs already laid out as the kernel reads them (a caller
+    solving every frame skips the broadcasting): ``points (5, n, 3)`` source hip, knee and
+    foot, target hip and foot goal, C-ordered float64; ``lengths (2, n)`` the target's upper
+    and lower bone lengths, metres; the default ``max_reach``. Returns the knees ``(n, 3)``."""
+    knees = np.empty((points.shape[1], 3))
+    _kernel.knee_batch(points[0], points[1], points[2], points[3], points[4], lengths[0],
+                       lengths[1], _MAX_REACH, knees)
+    return knees

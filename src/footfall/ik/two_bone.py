@@ -142,6 +142,7 @@ def _refuse(bad: int, named: dict[str, ArrayLike | None], target_rotation: Array
 # Writable like every other argument: numba compiles read-only arrays as another type.
 _ONE = np.ones(1)
 _DEFAULT = 1.0  # the default weight (identity tested: per-frame calls save a conversion)
+_MAX_REACH = np.full(1, 0.999)  # the default ``max_reach`` as a kernel array
 
 
 def solve_two_bone(
@@ -203,6 +204,26 @@ def solve_two_bone(
         lower_rotation=lower,
         tip_rotation=_end_rotation(target_rotation, tip_rotation, rotation_weight, shape),
     )
+
+
+def solve_two_bone_rows(rows: FloatArray, position_weight: FloatArray
+                        ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """:func:`solve_two_bone` of limbs already laid out as the kernel reads them (a caller
+    solving every frame, such as a live retarget, skips the broadcasting): ``rows (5, n, 3)``
+    root, mid, tip, target and pole, C-ordered float64, metres; ``position_weight (n,)``; the
+    other weights their defaults. Returns the upper and lower rotation deltas ``(n, 4)`` and the
+    tips ``(n, 3)``, as :func:`solve_two_bone` does (the same kernel); raises as it does for
+    a bad input."""
+    count = rows.shape[1]
+    mid_, tip_, residual = np.empty((count, 3)), np.empty((count, 3)), np.empty(count)
+    clamped, upper, lower = np.empty(count, dtype=bool), np.empty((count, 4)), np.empty((count, 4))
+    bad = _kernel.solve_batch(rows[0], rows[1], rows[2], rows[3], rows[4], True,
+                              position_weight, _ONE, _MAX_REACH, MAX_COORDINATE, mid_, tip_,
+                              residual, clamped, upper, lower)
+    if bad:
+        _refuse(bad, {"root": rows[0], "mid": rows[1], "tip": rows[2], "target": rows[3],
+                      "pole": rows[4]}, None, None, _DEFAULT)
+    return upper, lower, tip_
 
 
 def _end_rotation(

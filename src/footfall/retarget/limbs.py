@@ -35,7 +35,9 @@ from footfall import quat
 from footfall.arrays import FloatArray, kernel_rows
 from footfall.errors import MappingError
 from footfall.footing import FootTracker, track_feet
-from footfall.ik import knee_from_source, solve_two_bone
+from footfall.ik import solve_two_bone
+from footfall.ik.knee import knee_rows
+from footfall.ik.two_bone import solve_two_bone_rows
 from footfall.retarget.calibration import Correspondence, Measures, SolePoints
 from footfall.retarget.limb_kernel import (
     LimbFrames,
@@ -257,15 +259,11 @@ class Limbs:
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
         reach_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
-        m.rows[4].reshape(frames, count, 3)[:, :2] = knee_from_source(
-            *m.knee_input, *m.knee_lengths).reshape(frames, 2, 3)
-        result = solve_two_bone(*m.rows.reshape(5, frames, count, 3),
-                                position_weight=m.weight.reshape(frames, count))
-        n = frames * count
+        m.rows[4].reshape(frames, count, 3)[:, :2] = knee_rows(
+            m.knee_input, m.knee_lengths).reshape(frames, 2, 3)
+        upper, lower, tip = solve_two_bone_rows(m.rows, m.weight)
         turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
-                   self._turned_rows, self._group_ends, self._detached_rows,
-                   result.upper_rotation.reshape(n, 4), result.lower_rotation.reshape(n, 4),
-                   result.tip.reshape(n, 3))
+                   self._turned_rows, self._group_ends, self._detached_rows, upper, lower, tip)
 
     def reach_again(self, world: FloatArray, local: FloatArray, feet: FloatArray) -> None:
         """Solve the legs' two-bone IK again, in place on joint-major ``world (J, ..., 4)`` and
