@@ -164,6 +164,8 @@ class Limbs:
         self._rig: tuple[tuple[object, ...], tuple[object, ...]] | None = None
         self._limb_sizes: tuple[tuple[object, ...], ...] | None = None
         self._soles: tuple[SolePoints, tuple[object, ...]] | None = None
+        # The source's standing heights ``(2, 2)`` (ankle, toe) of the measures they came from.
+        self._standing: tuple[Measures, FloatArray] | None = None
 
     @property
     def count(self) -> int:
@@ -379,7 +381,12 @@ class Limbs:
                         ) -> tuple[FloatArray, FloatArray]:
         """The source points a foot stands on ``(..., 2, P, 3)`` — its ankle, and its toe
         when both rigs have toes — and their standing heights ``(2, P)``."""
-        rest = np.stack([sizes.source.ankle_height, sizes.source.toe_height], -1)
+        source = sizes.source
+        cached = self._standing
+        if cached is None or cached[0] is not source:  # the same measures every live frame
+            cached = self._standing = (source, np.stack([source.ankle_height,
+                                                         source.toe_height], -1))
+        rest = cached[1]
         ankles = spos[..., self._s_leg_tips, :][..., None, :]
         if self._toes is None:
             return ankles, rest[:, :1]

@@ -96,7 +96,11 @@ def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: Floa
     y = (above + (raise_by + (s - 1.0) * bob) * hips_weight
          + values["floor_height"]
          + values["chair_seat_height_offset"] * (1.0 - hips_weight))
-    return np.stack([s * hips_source[..., 0], y, s * hips_source[..., 2]], axis=-1)
+    out = np.empty(np.shape(y) + (3,))  # (one live frame: no stacking machinery)
+    out[..., 0] = s * hips_source[..., 0]
+    out[..., 1] = y
+    out[..., 2] = s * hips_source[..., 2]
+    return out
 
 
 def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatArray,

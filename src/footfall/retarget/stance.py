@@ -116,6 +116,8 @@ class PlantedHold:
         self.planted: NDArray[np.bool_] | None = None
         self.released: FloatArray | None = None
         self.since: NDArray[np.int64] | None = None
+        self._rows: tuple[FloatArray, FloatArray, NDArray[np.bool_], NDArray[np.int64]] | None
+        self._rows = None
 
     def __call__(self, values: ArrayLike, planted: ArrayLike) -> FloatArray:
         """Held values ``(..., 3)`` for this frame's ``values`` and ``planted (...)``."""
@@ -126,15 +128,18 @@ class PlantedHold:
             self.released = values.copy()
             self.planted = np.zeros(planted.shape, dtype=bool)
             self.since = np.full(planted.shape, self.fade, dtype=np.int64)
-        assert self.planted is not None and self.released is not None and self.since is not None
+            # the state as the kernel's rows (views, kept while the shape stays)
+            rows = planted.size
+            self._rows = (self.held.reshape(rows, 3), self.released.reshape(rows, 3),
+                          self.planted.reshape(rows), self.since.reshape(rows))
+        assert self.planted is not None and self._rows is not None
         rows = planted.size
         out = np.empty(values.shape)
         if rows == 0:
             return out
         _hold_rows(np.ascontiguousarray(values).reshape(rows, 3),
-                   np.ascontiguousarray(planted).reshape(rows), self.held.reshape(rows, 3),
-                   self.released.reshape(rows, 3), self.planted.reshape(rows),
-                   self.since.reshape(rows), self.fade, out.reshape(rows, 3))
+                   np.ascontiguousarray(planted).reshape(rows), *self._rows, self.fade,
+                   out.reshape(rows, 3))
         return out
 
 

@@ -272,6 +272,7 @@ class WeightSmoother:
     def __init__(self, speed: float = 10.0) -> None:
         self.speed = speed
         self.state: LimbWeights | None = None
+        self._alpha: tuple[float, float, float] | None = None  # speed, dt and their alpha
 
     def reset(self) -> None:
         """Forget the state: the next goal is taken as is."""
@@ -282,7 +283,9 @@ class WeightSmoother:
         if self.state is None:
             self.state = LimbWeights(*(np.array(g, dtype=float) for g in goals.parts()))
             return self.state
-        alpha = smoothing_alpha(self.speed, dt)
+        if self._alpha is None or self._alpha[:2] != (self.speed, dt):  # a steady stream: once
+            self._alpha = (self.speed, dt, smoothing_alpha(self.speed, dt))
+        alpha = self._alpha[2]
         s = self.state
         self.state = LimbWeights(s.arms + alpha * (goals.arms - s.arms),
                                  s.legs + alpha * (goals.legs - s.legs),
