@@ -132,13 +132,14 @@ def _walk() -> None:
 
 
 def _retarget() -> None:
-    from footfall.retarget import Retargeter
+    from footfall.retarget import Retargeter, body_floor
     from footfall.skeleton import Clip
 
     skeleton = warm_up_humanoid()
     clip = Clip.from_rest(skeleton, frames=2)
     Retargeter(skeleton, skeleton).apply(clip)
     Retargeter(skeleton, skeleton).step(clip.rotations[0], clip.positions[0])  # live
+    body_floor.warm_up()  # arms lifted off the floor (not in the rest pose above)
 
 
 def warm_up_humanoid() -> Skeleton:

@@ -223,7 +223,7 @@ class BodyPoints:
         if len(points) == 0:
             return np.full(world.shape[:-2], np.inf)
         bound = (positions[..., joints, 1] - reach * scale).min(axis=-1)
-        if bound.min() >= enough:
+        if (bound if bound.ndim == 0 else bound.min()) >= enough:  # one frame: a scalar
             return bound
         carriers = self.joints[points]
         return (positions[..., carriers, 1]
@@ -380,6 +380,17 @@ def _least_turn(points: FloatArray, lowest: FloatArray, lean: FloatArray, height
     turn[:, :1] = np.cos(half)
     turn[:, 1:] = np.sin(half) * unit
     return angle, turn, cleared
+
+
+def warm_up() -> None:
+    """Compile or load this module's kernels on a tiny limb (``footfall.kernels``: a live
+    stream's first arm near the floor would otherwise wait for them)."""
+    world, positions = quat.identity((2,)), np.zeros((2, 3))
+    limb = np.empty((1, 3))
+    _, row = _limb_from_pivot(positions, world, np.ones(1, dtype=np.int64), np.ones((1, 3)),
+                              1.0, 0, limb)
+    _least_turn(limb[None], limb, np.ones((1, 3)), np.zeros(1), 0.0)
+    _lift_turn(limb, row, np.ones(3), 0.0, 0.0, ANGLES, _HALF_SIN, _HALF_COS, np.empty((1, 3)))
 
 
 @kernel(error_model="numpy")

@@ -230,7 +230,7 @@ class Limbs:
         frames, count = math.prod(batch), self.count
         world_f = world.reshape(joints, frames, 4)
         local_f = local.reshape(joints, frames, 3)
-        gpos = self.position_fk.positions(world_f.transpose(1, 0, 2), local_f.transpose(1, 0, 2))
+        gpos = self._positions(world_f, local_f)
         srot_f = np.ascontiguousarray(srot.reshape(frames, -1, 4))
         spos_f = np.ascontiguousarray(spos.reshape(frames, -1, 3))
         shift = np.ascontiguousarray(foot_shift.reshape(frames, 2, 3))
@@ -276,7 +276,7 @@ class Limbs:
         frames, count = math.prod(batch), self.count
         world_f = world.reshape(joints, frames, 4)
         local_f = local.reshape(joints, frames, 3)
-        gpos = self.position_fk.positions(world_f.transpose(1, 0, 2), local_f.transpose(1, 0, 2))
+        gpos = self._positions(world_f, local_f)
         chain = gpos[:, self._t_chain]  # (F, L, 3, 3): root, mid, tip of every limb
         legs = solve_two_bone(chain[:, :2, 0], chain[:, :2, 1], chain[:, :2, 2],
                               feet.reshape(frames, 2, 3))
@@ -289,6 +289,15 @@ class Limbs:
         turn_stage(world_f, local_f, gpos, self._t_chain, self._parents, self._turned_joints,
                    self._turned_rows, self._group_ends, self._detached_rows,
                    upper.reshape(n, 4), lower.reshape(n, 4), tip.reshape(n, 3))
+
+    def _positions(self, world: FloatArray, local: FloatArray) -> FloatArray:
+        """World positions ``(F, J, 3)`` of the joints the limbs read, from joint-major
+        ``world (J, F, 4)`` and ``local (J, F, 3)``."""
+        joints, frames = world.shape[:2]
+        if frames == 1:  # one frame: the joint-major memory is the (J, ·) frame itself
+            return self.position_fk.positions(world.reshape(joints, 4),
+                                              local.reshape(joints, 3))[None]
+        return self.position_fk.positions(world.transpose(1, 0, 2), local.transpose(1, 0, 2))
 
     @staticmethod
     def _pitch_step(stream: LimbStream | None, frames: int) -> float:

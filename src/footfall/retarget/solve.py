@@ -153,7 +153,7 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
     if rig.body_points is not None and rig.body_fk is not None:
         rise = rig.body_points.trunk_rise(world, rig.body_fk.positions(world, lpos),
                                           floor_height, scale)
-        if np.any(rise > 0.0):
+        if _any_above(rise, 0.0):
             up = np.zeros(rise.shape + (3,))
             up[..., 1] = rise
             hips_pos = hips_pos + up
@@ -187,7 +187,7 @@ def _legs_above_floor(cal: CalibratedRig, floor: float, world_jm: FloatArray,
     assert body is not None and body_fk is not None
     positions = body_fk.positions(world, lpos)
     rise = body.leg_rise(world, positions, floor, scale)
-    if not np.any(rise > 0.0) or np.any(body.legs < 0):
+    if not _any_above(rise, 0.0) or body.legs.min() < 0:
         return positions
     feet = positions[..., body.legs[:, 2], :].copy()  # (..., 2, 3) where the feet are
     mover = cal.limbs.mover
@@ -201,9 +201,17 @@ def _legs_above_floor(cal: CalibratedRig, floor: float, world_jm: FloatArray,
         cal.limbs.reach_again(world_jm, lpos_jm, feet)
         positions = body_fk.positions(world, lpos)
         rise = body.leg_rise(world, positions, floor, scale)
-        if not np.any(rise > LEG_TOLERANCE):
+        if not _any_above(rise, LEG_TOLERANCE):
             break
     return positions
+
+
+def _any_above(values: FloatArray, limit: float) -> bool:
+    """Whether any of ``values (...)`` is above ``limit`` (one frame's value is compared as
+    it is: ``np.any`` of a scalar costs a reduction's machinery)."""
+    if np.ndim(values) == 0:
+        return bool(values > limit)
+    return bool(np.any(values > limit))
 
 
 def finish(cal: CalibratedRig, values: Mapping[str, Any], local: FloatArray,
