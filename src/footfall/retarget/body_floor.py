@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from footfall import quat
 from footfall.arrays import FloatArray, IntArray
 from footfall.jit import kernel
-from footfall.quat import _EPS, norm_s, rotate_s
+from footfall.quat import _EPS, mul_s, norm_s, rotate_s
 from footfall.skeleton import FKPlan, Skeleton
 
 ARMS = ("LeftUpperArm", "RightUpperArm")
@@ -341,13 +341,10 @@ class BodyPoints:
                                         least, ANGLES, _HALF_SIN, _HALF_COS, unit)
             if not arm and not cleared:  # a foot that no turn lifts out is left as it is
                 continue
-            # ``quat.from_axis_angle`` as :func:`_least_turn` turns
+            # ``quat.from_axis_angle`` as :func:`_least_turn` turns (NumPy's sine and cosine)
             half = 0.5 * np.array([angle])[..., None]
-            turn = np.empty((1, 4))
-            turn[:, :1] = np.cos(half)
-            turn[:, 1:] = np.sin(half) * unit
-            chosen = self.turned[part]
-            world[chosen] = quat.mul(turn, world[chosen])
+            _turn_joints(world, self.turned[part], float(np.cos(half)[0, 0]),
+                         float(np.sin(half)[0, 0]), unit)
             angles[part] = angle
         return angles
 
@@ -390,7 +387,23 @@ def warm_up() -> None:
     _, row = _limb_from_pivot(positions, world, np.ones(1, dtype=np.int64), np.ones((1, 3)),
                               1.0, 0, limb)
     _least_turn(limb[None], limb, np.ones((1, 3)), np.zeros(1), 0.0)
-    _lift_turn(limb, row, np.ones(3), 0.0, 0.0, ANGLES, _HALF_SIN, _HALF_COS, np.empty((1, 3)))
+    unit = np.zeros((1, 3))
+    _lift_turn(limb, row, np.ones(3), 0.0, 0.0, ANGLES, _HALF_SIN, _HALF_COS, unit)
+    _turn_joints(world, np.ones(1, dtype=np.int64), 1.0, 0.0, unit)
+
+
+@kernel(error_model="numpy")
+def _turn_joints(world: FloatArray, joints: IntArray, cos_half: float, sin_half: float,
+                 unit: FloatArray) -> None:  # pragma: no cover - compiled
+    """Turn the world rotations ``world (J, 4)`` of ``joints (K,)`` in place by the rotation
+    of the half-angle cosine and sine about the unit axis ``unit (1, 3)`` (applied after
+    theirs, as ``quat.mul(turn, world)``)."""
+    turn = (cos_half, sin_half * unit[0, 0], sin_half * unit[0, 1], sin_half * unit[0, 2])
+    for k in range(joints.shape[0]):
+        j = joints[k]
+        q = mul_s(turn, (world[j, 0], world[j, 1], world[j, 2], world[j, 3]))
+        for c in range(4):
+            world[j, c] = q[c]
 
 
 @kernel(error_model="numpy")
