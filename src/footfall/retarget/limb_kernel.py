@@ -51,6 +51,10 @@ AHEAD_MIN = 0.05  # share of the foot: a source toe this near below its ankle is
 LONG_FOOT_START = 2.0
 LONG_FOOT = 2.4
 LONG_FOOT_TURN = 1.2  # radians: the most a long foot's toes are turned up
+#: Radians a long foot's turn may change a frame (frames in order) beyond the source foot's
+#: own turn that frame: a frame's jump in what decides it (a stance level, a knee crossing
+#: :data:`KNEELING`) never snaps the foot, and the turn never lags the source's pitch.
+LONG_FOOT_STEP = math.radians(4.0)
 #: Shares of the source's leg length its knee stands above the floor: below the first the leg
 #: kneels (a long foot keeps its pitch, its toes holding the shin off the floor), from the
 #: second a long foot's pitch is reduced in full.
@@ -148,8 +152,10 @@ class LimbFrames(NamedTuple):
     stance-width ``foot_shift (F, 2, 3)``, the target ``hips (F, 3)``, the IK weights
     ``leg_weights (F, 2)``, ``arm_weights (F, A)`` and each source foot's stance ``level
     (F, 2)`` above its standing height. Metres. Frames in order (a clip's, a live stream's)
-    carry each foot's last pitch ``pitch_state (2, 4)`` (w > 1: none yet; updated in place)
-    and turn it by at most ``pitch_step`` radians a frame (≤ 0: frames alone, no limit)."""
+    carry each foot's last pitches ``pitch_state (6, 4)`` (rows 0–1 the toes', turned by at
+    most ``pitch_step`` radians a frame, ≤ 0: frames alone, no limit; rows 2–3 a long foot's
+    and 4–5 the source feet's world rotations, see :data:`LONG_FOOT_STEP`; w > 1: none yet;
+    updated in place)."""
 
     world: FloatArray
     local: FloatArray
@@ -552,6 +558,7 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
     frames, rig, sizes = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes)
     soles, work = Soles(*soles), LimbWork(*work)
     world, local, gpos, spos = frames.world, frames.local, frames.gpos, frames.spos
+    srot = frames.srot
     hips_pos, leg_weights, arm_weights = frames.hips, frames.leg_weights, frames.arm_weights
     level = frames.level
     t_chain, s_chain, hips_source = rig.target_chain, rig.source_chain, rig.source_hips
@@ -589,9 +596,11 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
-        # A long foot's toes dropped no more than the source's, scaled. Not eased: the turn
-        # follows the source foot's pitch and changes no faster than it (a lag let the toes
-        # drop and the sole rule lift the ankle at every push-off).
+        # A long foot's toes dropped no more than the source's, scaled. The turn follows the
+        # source foot's pitch; frames in order change it by at most the source foot's own
+        # turn + LONG_FOOT_STEP a frame (the toes' PITCH_SPEED lagged: the toes dropped and the
+        # sole rule lifted the ankle at every push-off). Pitch state rows 2–3: the last turn,
+        # rows 4–5: the source foot's last world rotation.
         # A kneeling leg is left alone: there the toes hold the thick shin off the floor.
         for leg in range(2):
             tip = t_chain[leg, 2]
@@ -601,6 +610,15 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
             turn = long_foot(foot, _vec(rig.foot_forward[leg]), _vec(rig.foot_lateral[leg]),
                              rig.sole_reach[leg] * sizes.avatar_scale,
                              rig.source_toe_reach[leg], s, ramp_s(knee, KNEELING, UPRIGHT))
+            if frames.pitch_step > 0.0:
+                state = frames.pitch_state
+                source = _quat(srot[f, s_chain[leg, 2]])
+                moved = 0.0
+                if state[4 + leg, 0] <= 1.0:
+                    moved = 2.0 * math.acos(min(abs(mul_s(source, inv_s(
+                        _quat(state[4 + leg])))[0]), 1.0))
+                _put(state[4 + leg], source)
+                turn = _pitch_eased(turn, state, 2 + leg, moved + LONG_FOOT_STEP)
             if turn[0] < 1.0 - 1e-15:
                 _put(world[tip, f], mul_s(turn, foot))
         # The sole, not the joints, on the floor: near the floor the foot's lowest sole point

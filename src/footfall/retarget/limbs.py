@@ -271,7 +271,7 @@ class Limbs:
             hips=np.array(hips_pos.reshape(frames, 3)),
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
             arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
-            pitch_state=stream.pitch if stream is not None else np.full((2, 4), 2.0),
+            pitch_state=stream.pitch if stream is not None else np.full((6, 4), 2.0),
             pitch_step=self._pitch_step(stream, frames)))
         feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
