@@ -13,7 +13,13 @@ written GLB is read with pygltflib alone (node transforms composed here, the fee
 - the hip joints' height over the leg length, median over frames: within 10 % of the
   source's (no crouch);
 - the trunk's lean (hips → neck from the vertical), median over frames: within 10° of the
-  source's.
+  source's;
+- the knees' flexion (the angle at the knee between thigh and shin joints), median over frames
+  of the difference from the source's: within 15°, each leg;
+- the ankles' lift per swing of the source (free for ≥ 0.1 s, stance from the source's own
+  foot points), over the leg length: 0.6–1.6× the source's, median over the swings (issue 35:
+  RobotExpressive's long box feet put their toes on the floor while the source's heel was up,
+  holding its ankles up three times as high and its knees bent 60° past the source's).
 """
 
 from __future__ import annotations
@@ -25,12 +31,13 @@ import numpy as np
 import pygltflib
 import pytest
 
+import motion_measures as mm
 from footfall import bvh
 from footfall.cli import main
 from footfall.gltf import load_avatar
 from footfall.humanoid import map_skeleton
 from footfall.skeleton import Clip, forward_kinematics
-from skinned_feet import _matrices, _read, skin
+from skinned_feet import _matrices, _read, skin, source_foot_points
 
 DATA = Path(__file__).parent / "data"
 CLIPS = ("games105_walk60", "mixamo_stepping")
@@ -178,3 +185,36 @@ def test_root_motion_scales_with_the_legs(outputs, name: str) -> None:
     travel_t = np.linalg.norm(hips_t[-1] - hips_t[0])
     assert travel_s > 2.0
     assert travel_t / travel_s == pytest.approx(leg / src["leg"], rel=0.05)
+
+
+#: Swings of the source rising less than this share of its leg are shuffles: no ratio.
+MIN_LIFT = 0.03
+
+
+@pytest.mark.parametrize("clip", CLIPS)
+def test_long_feet_lift_and_knees_bend_as_the_performers(outputs, clip: str) -> None:
+    name = "RobotExpressive"
+    src = source(clip)
+    leg, mapping = avatar_leg(name, outputs[("rest", "")])
+    nodes = node_positions(outputs[(clip, name)])
+    data: Clip = src["clip"]  # type: ignore[assignment]
+    sk = data.skeleton
+    source_map = map_skeleton(sk).mapping
+    positions = data.global_positions()
+    frames = min(len(positions), len(nodes[mapping["Hips"]]))
+    points = source_foot_points(data)[:frames]
+    for side, (upper, lower, foot) in enumerate(
+            [(f"{s}UpperLeg", f"{s}LowerLeg", f"{s}Foot") for s in ("Left", "Right")]):
+        planted = mm.stance(mm.lowest_points(points[:, side]), data.fps)
+        knee_s = mm.joint_angle(*(positions[:frames, sk.index(source_map[b])]
+                                  for b in (upper, lower, foot)))
+        knee_t = mm.joint_angle(*(nodes[mapping[b]][:frames] for b in (upper, lower, foot)))
+        knee = float(np.median(np.abs(knee_t - knee_s)))
+        assert knee <= 15.0, f"{foot}: knee flexion {knee:.1f}° off the source's"
+        lift_s = mm.swing_lifts(positions[:frames, sk.index(source_map[foot]), 1], planted,
+                                data.fps) / src["leg"]
+        lift_t = mm.swing_lifts(nodes[mapping[foot]][:frames, 1], planted, data.fps) / leg
+        ratios = (lift_t / lift_s)[lift_s >= MIN_LIFT]
+        assert len(ratios) >= 1
+        ratio = float(np.median(ratios))
+        assert 0.6 <= ratio <= 1.6, f"{foot}: ankle lift {ratio:.2f} × the source's"

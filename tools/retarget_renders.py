@@ -105,7 +105,8 @@ def row(name: str, picture: Path, frames: list[int], lines: list[str]) -> None:
     """Print one Markdown row: the picture and Blender's lowest / highest vertex per frame."""
     found = [re.findall(r"[-+]?\d+\.\d", ln) for ln in lines]
     heights = ", ".join(f"{lo} / {hi}" for lo, hi in found)
-    print(f"| {name} | {picture.relative_to(ROOT)} | {', '.join(map(str, frames))} | "
+    shown = picture.relative_to(ROOT) if picture.is_relative_to(ROOT) else picture  # --out
+    print(f"| {name} | {shown} | {', '.join(map(str, frames))} | "
           f"{heights} |", flush=True)
 
 

@@ -36,7 +36,7 @@ from footfall.quat import (
 )
 from footfall.retarget.weights import ramp_s
 
-CONTACT_BAND = 0.02  # metres above the floor within which foot heights scale with the body
+CONTACT_BAND = 0.02  # metres of source lift within which a foot counts as standing
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
 TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
 FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
@@ -45,6 +45,20 @@ DO_NO_HARM = 1e-7  # metres: a tip this close to its target is not touched by IK
 PATCH = 0.01  # metres above a sole's lowest point its contact patch reaches
 HEADING_MIN = 0.2  # a foot whose lateral axis is this steep (level part, unit) heads nowhere
 AHEAD_MIN = 0.05  # share of the foot: a source toe this near below its ankle is on neither side
+#: A target sole reaching this many times farther ahead of its ankle than the source's toe
+#: (scaled by the size ratio) is a long foot: its toe-down pitch is reduced (:func:`long_foot`),
+#: fully from :data:`LONG_FOOT`, not at all below :data:`LONG_FOOT_START`.
+LONG_FOOT_START = 2.0
+LONG_FOOT = 2.4
+LONG_FOOT_TURN = 1.2  # radians: the most a long foot's toes are turned up
+#: Radians a long foot's turn may change a frame (frames in order) beyond the source foot's
+#: own turn that frame: a frame's jump in what decides it (a stance level, a knee crossing
+#: :data:`KNEELING`) never snaps the foot, and the turn never lags the source's pitch.
+LONG_FOOT_STEP = math.radians(4.0)
+#: Shares of the source's leg length its knee stands above the floor: below the first the leg
+#: kneels (a long foot keeps its pitch, its toes holding the shin off the floor), from the
+#: second a long foot's pitch is reduced in full.
+KNEELING, UPRIGHT = 0.2, 0.35
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -65,7 +79,10 @@ class LimbRig(NamedTuple):
     ``foot_lateral (2, 3)``: each target foot's level axis across its ankle → toe in the
     calibration pose, in the foot's frame (the axis its pitch turns about); ``foot_points
     (2, K, 3)``: the target feet's sole points in the foot's frame (``Soles.foot_points``).
-    Metres.
+    Long feet: ``foot_forward (2, 3)`` each target foot's level forward in the calibration
+    pose, in the foot's frame; ``sole_reach (2,)`` how far its sole reaches ahead of the
+    ankle along it (scale 1); ``source_toe_reach (2,)`` the source toe point's level distance
+    from its ankle (0: no toe points). Metres.
     """
 
     target_chain: IntArray
@@ -87,6 +104,9 @@ class LimbRig(NamedTuple):
     source_toe_offsets: FloatArray
     foot_lateral: FloatArray
     foot_points: FloatArray
+    foot_forward: FloatArray
+    sole_reach: FloatArray
+    source_toe_reach: FloatArray
 
 
 class LimbSizes(NamedTuple):
@@ -132,8 +152,10 @@ class LimbFrames(NamedTuple):
     stance-width ``foot_shift (F, 2, 3)``, the target ``hips (F, 3)``, the IK weights
     ``leg_weights (F, 2)``, ``arm_weights (F, A)`` and each source foot's stance ``level
     (F, 2)`` above its standing height. Metres. Frames in order (a clip's, a live stream's)
-    carry each foot's last pitch ``pitch_state (2, 4)`` (w > 1: none yet; updated in place)
-    and turn it by at most ``pitch_step`` radians a frame (≤ 0: frames alone, no limit)."""
+    carry each foot's last pitches ``pitch_state (6, 4)`` (rows 0–1 the toes', turned by at
+    most ``pitch_step`` radians a frame, ≤ 0: frames alone, no limit; rows 2–3 a long foot's
+    and 4–5 the source feet's world rotations, see :data:`LONG_FOOT_STEP`; w > 1: none yet;
+    updated in place)."""
 
     world: FloatArray
     local: FloatArray
@@ -186,12 +208,12 @@ def limb_work(frames: int, count: int) -> LimbWork:
 
 @helper
 def contact_lift(lift: float, size_ratio: float) -> float:
-    """A source foot lift above its standing height, on the target, metres: within
-    :data:`CONTACT_BAND` of the floor scaled by the size ratio like the rest of the body, above
-    it the source's clearance (shifted by the band's scaled part). A source foot below its
+    """A source foot lift above its standing height, on the target, metres: scaled by the
+    size ratio (the legs' length ratio) like the strides and the hips, so a foot on legs twice
+    as long lifts twice as high and the leg bends as the source's (issue 35: RobotExpressive's
+    ankles, lifted by the source's own clearance, crouched its knees). A source foot below its
     stance level is on the floor: the target's foot never goes below its own."""
-    lift = max(lift, 0.0)
-    return lift + (size_ratio - 1.0) * min(lift, CONTACT_BAND)
+    return max(lift, 0.0) * size_ratio
 
 
 @helper
@@ -313,6 +335,49 @@ def _pitch_eased(turn: Quat4, state: FloatArray, leg: int, step: float) -> Quat4
             turn = mul_s(slerp_from_identity_s(change, step / angle), last)
     _put(state[leg], turn)
     return turn
+
+
+@helper
+def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
+              source_reach: float, size_ratio: float, weight: float) -> Quat4:
+    """The turn (about a level axis across the foot) that lifts a long foot's toes so they
+    drop below its ankle no more than the source's toes would, scaled: a foot turned
+    ``foot`` (world) whose flat forward and lateral axes are ``forward``, ``lateral`` in its
+    frame and whose sole reaches ``sole_reach`` metres ahead of the ankle (at the current
+    scale), its source toe ``source_reach`` metres ahead of the source's ankle.
+
+    A foot pitched toes-down by θ drops its toes by reach · sin θ below the ankle. A sole
+    longer than :data:`LONG_FOOT` times the source's toe reach scaled by ``size_ratio``
+    (RobotExpressive's box feet: 3.5×) would put its toes on the floor while the source's heel
+    is well up, and the sole rule would hold the ankle up by the difference — a shuffling
+    crouch, knees bent 130° where the source's bend 70° (issue 35). Such a foot is turned
+    toes-down only by θ' with ``reach · sin θ' = size_ratio · source_reach · sin θ``: its
+    toes drop as the source's, scaled (blended in from :data:`LONG_FOOT_START`). A foot
+    pitched toes-up, a foot of ordinary length, or without the source's toe reach: identity.
+    The turn is at most :data:`LONG_FOOT_TURN` radians, scaled by ``weight`` (0…1: how
+    upright the source's leg is, see :data:`KNEELING`); it changes with the source foot's
+    pitch, never faster.
+    """
+    scaled = size_ratio * source_reach
+    if scaled <= 1e-9 or sole_reach <= LONG_FOOT_START * scaled:
+        return (1.0, 0.0, 0.0, 0.0)
+    side = rotate_s(foot, lateral)
+    across = math.hypot(side[0], side[2])
+    if across < HEADING_MIN:  # the foot on its side: no pitch to speak of
+        return (1.0, 0.0, 0.0, 0.0)
+    heading = (side[2] / across, 0.0, -side[0] / across)
+    sole = rotate_s(foot, forward)
+    down = math.atan2(-sole[1], sole[0] * heading[0] + sole[2] * heading[2])
+    if down <= 0.0:
+        return (1.0, 0.0, 0.0, 0.0)
+    share = ramp_s(sole_reach / scaled, LONG_FOOT_START, LONG_FOOT)
+    keep = 1.0 - share + share * scaled / sole_reach
+    kept = math.asin(min(math.sin(min(down, 0.5 * math.pi)) * keep, 1.0))
+    # faded out as the foot turns on its side (no level axis across it): never a jump
+    half = 0.5 * min(max(down - kept, 0.0), LONG_FOOT_TURN) * weight * ramp_s(
+        across, HEADING_MIN, 2.0 * HEADING_MIN)
+    sine = math.sin(half)  # about (−heading.z, 0, heading.x): the toes turn up
+    return (math.cos(half), -sine * heading[2], 0.0, sine * heading[0])
 
 
 @helper
@@ -493,6 +558,7 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
     frames, rig, sizes = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes)
     soles, work = Soles(*soles), LimbWork(*work)
     world, local, gpos, spos = frames.world, frames.local, frames.gpos, frames.spos
+    srot = frames.srot
     hips_pos, leg_weights, arm_weights = frames.hips, frames.leg_weights, frames.arm_weights
     level = frames.level
     t_chain, s_chain, hips_source = rig.target_chain, rig.source_chain, rig.source_hips
@@ -530,6 +596,31 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
+        # A long foot's toes dropped no more than the source's, scaled. The turn follows the
+        # source foot's pitch; frames in order change it by at most the source foot's own
+        # turn + LONG_FOOT_STEP a frame (the toes' PITCH_SPEED lagged: the toes dropped and the
+        # sole rule lifted the ankle at every push-off). Pitch state rows 2–3: the last turn,
+        # rows 4–5: the source foot's last world rotation.
+        # A kneeling leg is left alone: there the toes hold the thick shin off the floor.
+        for leg in range(2):
+            tip = t_chain[leg, 2]
+            foot = _quat(world[tip, f])
+            knee = (spos[f, s_chain[leg, 1], 1] - level[f, leg] - floor) \
+                / source_leg_lengths[leg]
+            turn = long_foot(foot, _vec(rig.foot_forward[leg]), _vec(rig.foot_lateral[leg]),
+                             rig.sole_reach[leg] * sizes.avatar_scale,
+                             rig.source_toe_reach[leg], s, ramp_s(knee, KNEELING, UPRIGHT))
+            if frames.pitch_step > 0.0:
+                state = frames.pitch_state
+                source = _quat(srot[f, s_chain[leg, 2]])
+                moved = 0.0
+                if state[4 + leg, 0] <= 1.0:
+                    moved = 2.0 * math.acos(min(abs(mul_s(source, inv_s(
+                        _quat(state[4 + leg])))[0]), 1.0))
+                _put(state[4 + leg], source)
+                turn = _pitch_eased(turn, state, 2 + leg, moved + LONG_FOOT_STEP)
+            if turn[0] < 1.0 - 1e-15:
+                _put(world[tip, f], mul_s(turn, foot))
         # The sole, not the joints, on the floor: near the floor the foot's lowest sole point
         # (as the foot is turned now) is put at the source's lift, so a planted foot rests on
         # its sole however its joints sit; no sole point ever below the floor, and a leg on FK

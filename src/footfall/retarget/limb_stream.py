@@ -26,8 +26,10 @@ class LimbStream:
         toe_hold: live: the toe pivot's flat-foot toe offset, held through a toe contact.
         toe_carry: a clip: the held toe offset ``(2, 3)`` and toe contacts ``(2,)`` of the
             last frame solved (a contact running on into the next chunk keeps its offset).
-        pitch: ``(2, 4)`` each foot's last pitch, a quaternion (w > 1: none yet), from which
-            the next frame's may turn only so far (``limb_kernel``'s pitch easing).
+        pitch: ``(6, 4)`` each foot's last pitches, quaternions (w > 1: none yet): rows 0–1
+            the toes', rows 2–3 a long foot's (``limb_kernel``'s pitch easing), from which
+            the next frame's may turn only so far; rows 4–5 the source feet's last world
+            rotations (how far they turned bounds the long foot's change).
     """
 
     def __init__(self, live: bool, dt: float = 0.0) -> None:
@@ -36,7 +38,7 @@ class LimbStream:
         self.shift_hold = PlantedHold()
         self.toe_hold = PlantedHold()
         self.toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
-        self.pitch = np.full((2, 4), 2.0)
+        self.pitch = np.full((6, 4), 2.0)
 
     def set_dt(self, dt: float) -> None:
         """``dt`` seconds per frame from now on (live: the holds release over

@@ -4,8 +4,12 @@ Per frame (batched): feet go to the source ankle, scaled horizontally by the siz
 the stance-width shift and the foot offsets, with the knee copied from the source; hands go to
 the source hands relative to the hips, scaled. Around that:
 
-- heights: a foot point's lift above its standing height is the source's, scaled by the size
-  ratio within a 2 cm contact band (``contact_lift``), above the capture's own floor;
+- heights: a foot point's lift above its standing height is the source's scaled by the size
+  ratio (``contact_lift``), above the capture's own floor;
+- long feet (a sole reaching ahead of its ankle more than 2.4× the source's toe, scaled, as
+  RobotExpressive's box feet): pitched toes-down only so far that the toes drop below the
+  ankle as the source's do, scaled (``limb_kernel.long_foot``), so they do not reach the floor
+  and hold the ankle up while the source's heel rises; a kneeling leg is left alone;
 - toes (``toes.py``): on the floor the foot is pitched so its toes sit as high as the source's
   (about its own level lateral axis, the toes kept on the source toe's side of the ankle; a
   foot near the floor is pitched about its sole's contact patch, not its ankle, so the patch
@@ -198,6 +202,9 @@ class Limbs:
                              source_positions[source_legs[:, 0]] - source_positions[hips_s])
         self._source_hips_inverse = tuple(quat.inv(self._source_hips_world).tolist())
         self._foot_lateral = self._lateral_axes(standing_world, standing_positions)
+        # (set with ``_foot_lateral``, whose identity keys the kernels' rig cache)
+        self._foot_forward = self._forward_axes(standing_world)
+        self._source_toe_reach = self._toe_reach(source_world, source_positions)
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
 
     def _lateral_axes(self, world: FloatArray, positions: FloatArray) -> FloatArray:
@@ -212,6 +219,24 @@ class Limbs:
             length = np.linalg.norm(level, axis=-1, keepdims=True)
             axes = np.where(length > 1e-9, level / np.maximum(length, 1e-9), axes)
         return np.ascontiguousarray(quat.inv_rotate(world[feet], axes))
+
+    def _forward_axes(self, world: FloatArray) -> FloatArray:
+        """``(2, 3)`` each target foot's level forward (up × its lateral axis) in the
+        calibration pose ``world (J, 4)``, in the foot's frame: the direction its sole
+        points when the foot stands flat."""
+        feet = self._t_chain[:2, 2]
+        lateral = quat.rotate(world[feet], self._foot_lateral)
+        forward = np.stack([lateral[:, 2], np.zeros(2), -lateral[:, 0]], axis=-1)
+        forward /= np.maximum(np.linalg.norm(forward, axis=-1, keepdims=True), 1e-9)
+        return np.ascontiguousarray(quat.inv_rotate(world[feet], forward))
+
+    def _toe_reach(self, world: FloatArray, positions: FloatArray) -> FloatArray:
+        """``(2,)`` how far (level, metres) each source toe point lies from its ankle in the
+        source's calibration pose ``world``, ``positions (Js, ·)``; 0 without toe points."""
+        if self._source_toes is None:
+            return np.zeros(2)
+        toes = self._source_toes.positions(world, positions)
+        return np.ascontiguousarray(np.hypot(*(toes - positions[self._s_leg_tips])[:, [0, 2]].T))
 
     def solve(self, world: FloatArray, local: FloatArray, srot: FloatArray, spos: FloatArray,
               hips_pos: FloatArray, weights: LimbWeights, foot_shift: FloatArray, sizes: Sizes,
@@ -250,7 +275,7 @@ class Limbs:
             hips=np.array(hips_pos.reshape(frames, 3)),
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
             arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
-            pitch_state=stream.pitch if stream is not None else np.full((2, 4), 2.0),
+            pitch_state=stream.pitch if stream is not None else np.full((6, 4), 2.0),
             pitch_step=self._pitch_step(stream, frames)))
         feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
@@ -376,7 +401,10 @@ class Limbs:
             has_toes=self._toes is not None, target_toes=target_toes,
             target_toe_offsets=target_toe_offsets, source_toes=source_toes,
             source_toe_offsets=source_toe_offsets, foot_lateral=self._foot_lateral,
-            foot_points=self.soles.foot_points)))
+            foot_points=self.soles.foot_points, foot_forward=self._foot_forward,
+            sole_reach=np.ascontiguousarray(
+                np.einsum("skc,sc->sk", self.soles.foot_points, self._foot_forward).max(axis=1)),
+            source_toe_reach=self._source_toe_reach)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
