@@ -106,24 +106,27 @@ def _mesh_panel(ax: Any, verts: FloatArray, faces: np.ndarray, bones: list[tuple
     ax.computed_zorder = False
     ax.view_init(elev=8, azim=-90)
     depth = 0.5 * gap
-    floor = np.array([[-2 * gap, -depth, 0.0], [2 * gap, -depth, 0.0], [2 * gap, depth, 0.0],
-                      [-2 * gap, depth, 0.0]])
+    triangles = plot(verts, gap)[faces]
+    # wide enough for the whole mesh (a kneeling or bowing body reaches far along the walk)
+    left = min(-2 * gap, float(triangles[..., 0].min()) - 0.05 * gap)
+    right = max(2 * gap, float(triangles[..., 0].max()) + 0.05 * gap)
+    floor = np.array([[left, -depth, 0.0], [right, -depth, 0.0], [right, depth, 0.0],
+                      [left, depth, 0.0]])
     ax.add_collection3d(Poly3DCollection([floor], facecolors=[FLOOR_COLOUR],
                                          edgecolors="none", zorder=1))
-    ax.plot([-2 * gap, 2 * gap], [-depth, -depth], [0.0, 0.0], color="k", lw=0.8,
-            zorder=2)
+    ax.plot([left, right], [-depth, -depth], [0.0, 0.0], color="k", lw=0.8, zorder=2)
     for skeleton, positions, shift, colour in bones:
         p = plot(positions, shift)
         for j, parent in enumerate(skeleton.parents):
             if parent >= 0:
                 ax.plot(*p[[parent, j]].T, color=colour, lw=1.2, zorder=3)
-    triangles = plot(verts, gap)[faces]
     ax.add_collection3d(Poly3DCollection(list(triangles), facecolors=shade(verts[faces]),
                                          edgecolors="none", zorder=4))
-    ax.set_xlim(-2 * gap, 2 * gap)
+    ax.set_xlim(left, right)
     ax.set_ylim(-depth, depth)
     ax.set_zlim(-0.15 * height, 1.1 * height)
-    ax.set_box_aspect((4 * gap, 2 * depth, 1.25 * height), zoom=1.3)
+    ax.set_box_aspect((right - left, 2 * depth, 1.25 * height),
+                      zoom=1.3 * 4 * gap / (right - left))
     ax.set_axis_off()
 
 
