@@ -2,11 +2,9 @@
 
 A foot is *planted* when one of its support points (ankle, toe) is low — within
 ``ContactRule.lift`` above the floor — and slow — slower than ``ContactRule.speed``
-horizontally, its speed measured over the last ``ContactRule.speed_seconds`` (a fixed time, not
-a frame: the same contacts at 30, 60 or 120 fps, and a capture's per-frame jitter is not read
-as motion at a high frame rate; :func:`horizontal_speeds`); once planted it stays planted while
-a point is still low and slower than ``ContactRule.release_speed`` (hysteresis: a planted toe
-rolling at push-off is not released and re-planted frame by frame).
+horizontally; once planted it stays planted while a point is still low and slower than
+``ContactRule.release_speed`` (hysteresis: a planted toe rolling at push-off is not released and
+re-planted frame by frame).
 
 The *floor* under each foot is learned from its stances (a capture's feet often stand a little
 higher one than the other: a marker set, a shoe; a floor drifts): through each stance it is the
@@ -46,8 +44,6 @@ class ContactRule:
         blend_seconds: a stance level's rise is blended in and out over this.
         rise: a planted foot's rise above the floor taken as stance noise, all of it ...
         rise_fade: ... fading to none of it over this much more.
-        speed_seconds: horizontal speeds are measured over this long (back from each frame;
-            :meth:`window` frames).
     """
 
     lift: float = 0.12
@@ -56,46 +52,23 @@ class ContactRule:
     blend_seconds: float = 0.1
     rise: float = 0.03
     rise_fade: float = 0.02
-    speed_seconds: float = 1 / 30
 
     def as_array(self) -> FloatArray:
         """The parameters in field order, for the compiled step."""
         return np.array(astuple(self), dtype=np.float64)
-
-    def window(self, dt: float) -> int:
-        """Frames a speed is measured over at ``dt`` seconds per frame: ``speed_seconds``
-        rounded to whole frames, at least one."""
-        return max(1, int(round(self.speed_seconds / dt)))
 
 
 #: The rule every part of footfall plants feet by.
 CONTACT_RULE = ContactRule()
 
 
-def horizontal_speeds(points: ArrayLike, fps: float,
-                      rule: ContactRule | None = None) -> FloatArray:
-    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)`` at ``fps``, measured back
-    from each frame over ``rule``'s :meth:`ContactRule.window` (the contact rule's by default):
-    the horizontal distance from the frame that far back (the first frame, early on) over the
-    time between (0 in the first frame) — what a live stream knows of each frame."""
+def horizontal_speeds(points: ArrayLike, fps: float) -> FloatArray:
+    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)`` from each frame to the one
+    before (0 in the first frame: what a live stream knows of it)."""
     xz = np.asarray(points, dtype=np.float64)[..., [0, 2]]
-    dt = 1.0 / fps
-    return _window_speeds(xz, 0, (CONTACT_RULE if rule is None else rule).window(dt), dt)
-
-
-def _window_speeds(xz: FloatArray, start: int, window: int, dt: float) -> FloatArray:
-    """Horizontal speeds ``(N - start, ...)`` m/s of frames ``start:`` of ``xz (N, ..., 2)``
-    (horizontal positions, metres; frames ``:start`` are history), each over the ``window``
-    frames before it, or as many as there are; ``dt`` seconds per frame."""
-    frames = np.arange(start, len(xz))
-    back = np.maximum(frames - window, 0)
-    gap = (frames - back).astype(np.float64) * dt
-    step = xz[frames] - xz[back]
-    speed = np.zeros(step.shape[:-1])
-    moved = frames > back
-    if moved.any():
-        speed[moved] = np.hypot(step[moved, ..., 0], step[moved, ..., 1]) / gap[moved].reshape(
-            (-1,) + (1,) * (step.ndim - 2))
+    speed = np.zeros(xz.shape[:-1])
+    if len(xz) > 1:
+        speed[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) * fps
     return speed
 
 
@@ -105,9 +78,8 @@ class FootTracker:
 
     ``planted (C, 2)``: whether each foot was planted in the last frame; ``weight (C, 2)``:
     each stance level's blend; ``floor (C, 2)``: the floor learned so far under each foot above
-    ``fixed`` (NaN before its first plant); ``history (H, C, 2, P, 2)``: the support points'
-    (x, z) in the last ``H`` frames, at most a speed window (:meth:`ContactRule.window`), for
-    their speeds. The state is made for the batch of the first frames tracked, and
+    ``fixed`` (NaN before its first plant); ``last (C, 2, P, 2)``: the support points' last
+    (x, z) for their speeds. The state is made for the batch of the first frames tracked, and
     made anew when the batch changes."""
 
     def __init__(self, rule: ContactRule = CONTACT_RULE) -> None:
@@ -121,21 +93,8 @@ class FootTracker:
         self.weight = np.zeros((1, 2))
         self.floor = np.full((1, 2), np.nan)
         self.count = np.zeros((1, 2), dtype=np.int64)
-        self.history: FloatArray | None = None
-        self._frame: tuple[FloatArray, BoolArray, FloatArray, FloatArray] | None = None
-
-    def _speeds(self, xz: FloatArray, dt: float) -> FloatArray:
-        """Horizontal speeds ``(F, C, 2, P)`` of frames ``xz (F, C, 2, P, 2)`` following the
-        history (:func:`horizontal_speeds`' arithmetic), and the history moved on."""
-        window = self.rule.window(dt)
-        history = self.history
-        if history is not None and history.shape[1:] == xz.shape[1:]:
-            xz = np.concatenate([history, xz])
-            start = len(history)
-        else:
-            start = 0
-        self.history = xz[-window:].copy()
-        return _window_speeds(xz, start, window, dt)
+        self.last: FloatArray | None = None
+        self._frame: tuple[FloatArray, FloatArray, BoolArray, FloatArray, FloatArray] | None = None
 
     def track(self, heights: ArrayLike, points: ArrayLike, dt: float, fixed: ArrayLike,
               plant: bool = True) -> tuple[BoolArray, FloatArray, FloatArray]:
@@ -169,9 +128,14 @@ class FootTracker:
             self.weight = np.zeros((characters, 2))
             self.floor = np.full((characters, 2), np.nan)
             self.count = np.zeros((characters, 2), dtype=np.int64)
-            self.history = None
-        speeds = np.ascontiguousarray(self._speeds(xz, float(dt))) if frames else np.zeros(
-            rows.shape)
+            self.last = None
+        speeds = np.zeros(rows.shape)
+        if frames:
+            if self.last is not None and self.last.shape == xz.shape[1:]:
+                speeds[0] = np.linalg.norm(xz[0] - self.last, axis=-1) / dt
+            if frames > 1:
+                speeds[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) / dt
+            self.last = xz[-1].copy()
         planted = np.empty((frames, characters, 2), dtype=bool)
         levels, lowest = np.empty((frames, characters, 2)), np.empty((frames, characters, 2))
         _track(rows, speeds, float(dt), np.ascontiguousarray(fixed, dtype=np.float64).reshape(2),
@@ -193,12 +157,19 @@ class FootTracker:
             if self.planted.shape[0] != 1:
                 self.reset()
             buffers = self._frame = (np.empty((1, 1, 2, support)),
+                                     np.zeros((1, 1, 2, support)),
                                      np.empty((1, 1, 2), dtype=bool), np.empty((1, 1, 2)),
                                      np.empty((1, 1, 2)))
-            self.history = None
-        rows, planted, levels, lowest = buffers
+            self.last = None
+        rows, speeds, planted, levels, lowest = buffers
         rows[0, 0] = heights
-        speeds = self._speeds(points[None, None, ..., ::2], float(dt))  # (x, z)
+        xz = points[..., ::2]  # (x, z)
+        last = self.last
+        if last is not None and last.shape == (1, 2, support, 2):
+            speeds[0, 0] = np.hypot(xz[..., 0] - last[0, ..., 0], xz[..., 1] - last[0, ..., 1]) / dt
+        else:
+            speeds.fill(0.0)
+        self.last = xz[None].copy()
         _track(rows, speeds, float(dt), fixed, self._params, plant, self.planted, self.weight,
                self.floor, self.count, planted, levels, lowest)
         return planted[0, 0], levels[0, 0]
