@@ -227,3 +227,26 @@ def test_the_foot_guard_keeps_live_feet_from_flipping(monkeypatch: pytest.Monkey
     foot a millimetre into the floor turned up) they flip 127° from one frame to the next."""
     assert _live_foot_turn("cmu_131_01")[0] <= 45.0
     assert _live_foot_turn("cmu_131_01", monkeypatch, 0.0)[0] > 90.0  # the guard removed
+
+
+def test_one_frame_and_batch_lift_the_same(robot) -> None:  # noqa: ANN001
+    # ``lift_limbs`` has a one-frame path (a live step) beside the batched one (a clip): the
+    # same rule twice, so they must give the same turns — hanging arms, feet pointed down
+    # through the floor, a pose already clear.
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    down = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.radians(70.0))
+    feet = world.copy()
+    for part in (3, 4):
+        feet[body.turned[part]] = quat.mul(down, feet[body.turned[part]])
+    poses = [(world, positions), (feet, _positions(avatar, feet))]
+    for pose, where in poses:
+        low = body.points(pose, where, 1.0)[:, 1].min()
+        for floor in (low + 0.1, low - 0.05):
+            one, batch = pose.copy(), pose[None].copy()
+            angles_one = body.lift_limbs(one, where, floor)
+            angles_batch = body.lift_limbs(batch, where[None], floor)[0]
+            np.testing.assert_allclose(angles_one, angles_batch, atol=1e-12)
+            np.testing.assert_allclose(one, batch[0], atol=1e-12)
+    assert any(body.lift_limbs(p.copy(), w, body.points(p, w, 1.0)[:, 1].min() + 0.1).any()
+               for p, w in poses)  # something was lifted
