@@ -231,22 +231,24 @@ def test_the_foot_guard_keeps_live_feet_from_flipping(monkeypatch: pytest.Monkey
 
 def test_one_frame_and_batch_lift_the_same(robot) -> None:  # noqa: ANN001
     # ``lift_limbs`` has a one-frame path (a live step) beside the batched one (a clip): the
-    # same rule twice, so they must give the same turns — hanging arms, feet pointed down
-    # through the floor, a pose already clear.
+    # same rule twice, so they must give the same turns — hanging arms through the floor,
+    # feet pointed down through it, a pose already clear.
     avatar, mapping, body = robot
     world, positions = _hanging(avatar, mapping)
+    points = body.points(world, positions, 1.0)
+    arms_floor = max(points[body.part == side, 1].min() for side in (0, 1)) + 0.1
     down = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), np.radians(70.0))
     feet = world.copy()
     for part in (3, 4):
         feet[body.turned[part]] = quat.mul(down, feet[body.turned[part]])
-    poses = [(world, positions), (feet, _positions(avatar, feet))]
-    for pose, where in poses:
-        low = body.points(pose, where, 1.0)[:, 1].min()
-        for floor in (low + 0.1, low - 0.05):
-            one, batch = pose.copy(), pose[None].copy()
-            angles_one = body.lift_limbs(one, where, floor)
-            angles_batch = body.lift_limbs(batch, where[None], floor)[0]
-            np.testing.assert_allclose(angles_one, angles_batch, atol=1e-12)
-            np.testing.assert_allclose(one, batch[0], atol=1e-12)
-    assert any(body.lift_limbs(p.copy(), w, body.points(p, w, 1.0)[:, 1].min() + 0.1).any()
-               for p, w in poses)  # something was lifted
+    feet_where = _positions(avatar, feet)
+    feet_floor = body.points(feet, feet_where, 1.0)[body.part == 3, 1].min() + 0.1
+    cases = [(world, positions, arms_floor, (0, 1)), (feet, feet_where, feet_floor, (3,)),
+             (world, positions, points[:, 1].min() - 0.05, ())]
+    for pose, where, floor, lifted in cases:
+        one, batch = pose.copy(), pose[None].copy()
+        angles_one = body.lift_limbs(one, where, floor)
+        angles_batch = body.lift_limbs(batch, where[None], floor)[0]
+        assert all(angles_one[p] > 0.0 for p in lifted), angles_one
+        np.testing.assert_allclose(angles_one, angles_batch, atol=1e-12)
+        np.testing.assert_allclose(one, batch[0], atol=1e-12)
