@@ -40,15 +40,21 @@ FEET = ("LeftFoot", "RightFoot")
 MAX_TILT = np.pi
 
 
-def rest_mesh(avatar: Avatar) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def rest_mesh(avatar: Avatar, *, unskinned: bool = False
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(vertices (V, 3) world metres at rest, faces (F, 3), weights (V, J))`` of the meshes
     skinned to the avatar's skin, or None when there is none (or it cannot be read).
+
+    A file without a skin has no body the retargeter can measure (None), but it may still
+    draw one: with ``unskinned`` its meshes are read as rigid parts, each held by the nearest
+    joint above it (the shared VRM 1.0 samples hang boxes and planes on their bones so), for
+    pictures such as ``--preview``'s.
 
     The vertices are in footfall's world, as the skeleton is: the file's node matrices are taken
     through :attr:`~footfall.gltf.Avatar.file_to_world` (a VRM 0.x model faces −Z in its file
     and is turned 180° about Y with its bones)."""
     gltf = avatar.document
-    if gltf is None or not gltf.skins:
+    if gltf is None or not (gltf.skins or unskinned):
         return None
     try:
         blob = gltf.binary_blob()

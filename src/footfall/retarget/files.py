@@ -164,17 +164,22 @@ def _load_target_avatar(path: Path, target_format: str) -> Avatar:
 
 def _preview(path: str, source: object, clip: object, planted: object,
              avatar: object, title: str) -> None:
-    """Draw the contact sheet of ``--preview`` (the skinned mesh when the avatar has one)."""
+    """Draw the contact sheet of ``--preview``: the avatar's mesh when it has one — skinned, or
+    rigid parts held by its bones (a file without a skin, as the shared VRM samples), drawn
+    with the bones over them."""
     from footfall.retarget.preview import contact_sheet
     from footfall.skinning import rest_mesh
 
-    mesh = rest_mesh(avatar) if avatar is not None else None  # type: ignore[arg-type]
+    mesh = rest_mesh(avatar, unskinned=True) if avatar is not None else None  # type: ignore[arg-type]
+    rigid = mesh is not None and not avatar.document.skins  # type: ignore[attr-defined]
     contact_sheet(source, clip, path,  # type: ignore[arg-type]
                   mesh=None if mesh is None else (mesh[0], mesh[2]),
                   faces=None if mesh is None else mesh[1],
                   target_rest=None if avatar is None else avatar.rest_rotations,  # type: ignore[attr-defined]
                   planted=planted,  # type: ignore[arg-type]
-                  title=f"{title}: source (blue) → avatar, floor y = 0")
+                  title=f"{title}: source (blue) → avatar"
+                        f"{' (orange bones)' if rigid else ''}, floor y = 0",
+                  bones_over=rigid)
 
 
 def calibration_frame(text: str | None) -> int | str | None:

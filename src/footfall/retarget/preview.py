@@ -91,11 +91,12 @@ def _sheet_figure(panels: int, mesh: bool) -> tuple[Any, list[Any]]:
 
 
 def _mesh_panel(ax: Any, verts: FloatArray, faces: np.ndarray, bones: list[tuple[
-        Skeleton, FloatArray, float, str]], centre: FloatArray, gap: float, height: float
-                ) -> None:
+        Skeleton, FloatArray, float, str]], centre: FloatArray, gap: float, height: float,
+                over: list[tuple[Skeleton, FloatArray, float, str]] | None = None) -> None:
     """One 3-D panel: the floor, the skeletons ``(skeleton, positions (J, 3), shift along the
-    walk, colour)`` and the mesh ``verts (V, 3)`` / ``faces (T, 3)`` shifted by ``gap``; world
-    (x, y, z) is drawn as (z → right, −x into the page, y up) around ``centre (3,)``."""
+    walk, colour)`` and the mesh ``verts (V, 3)`` / ``faces (T, 3)`` shifted by ``gap``, then
+    the skeletons ``over`` drawn on top of the mesh; world (x, y, z) is drawn as (z → right, −x
+    into the page, y up) around ``centre (3,)``."""
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # type: ignore[import-untyped]
 
     def plot(points: FloatArray, shift: float) -> FloatArray:
@@ -115,13 +116,16 @@ def _mesh_panel(ax: Any, verts: FloatArray, faces: np.ndarray, bones: list[tuple
     ax.add_collection3d(Poly3DCollection([floor], facecolors=[FLOOR_COLOUR],
                                          edgecolors="none", zorder=1))
     ax.plot([left, right], [-depth, -depth], [0.0, 0.0], color="k", lw=0.8, zorder=2)
-    for skeleton, positions, shift, colour in bones:
-        p = plot(positions, shift)
-        for j, parent in enumerate(skeleton.parents):
-            if parent >= 0:
-                ax.plot(*p[[parent, j]].T, color=colour, lw=1.2, zorder=3)
-    ax.add_collection3d(Poly3DCollection(list(triangles), facecolors=shade(verts[faces]),
-                                         edgecolors="none", zorder=4))
+    for layer, zorder in ((bones, 3), (over or [], 5)):
+        for skeleton, positions, shift, colour in layer:
+            p = plot(positions, shift)
+            for j, parent in enumerate(skeleton.parents):
+                if parent >= 0:
+                    ax.plot(*p[[parent, j]].T, color=colour, lw=1.2, zorder=zorder)
+        if zorder == 3:
+            ax.add_collection3d(Poly3DCollection(list(triangles),
+                                                 facecolors=shade(verts[faces]),
+                                                 edgecolors="none", zorder=4))
     ax.set_xlim(left, right)
     ax.set_ylim(-depth, depth)
     ax.set_zlim(-0.15 * height, 1.1 * height)
@@ -135,14 +139,16 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
                   faces: np.ndarray | None = None,
                   target_rest: FloatArray | None = None,
                   planted: np.ndarray | None = None, count: int = 6,
-                  title: str = "") -> list[int]:
+                  title: str = "", bones_over: bool = False) -> list[int]:
     """Draw the sheet to ``path`` (PNG): ``count`` panels, side view (Z → right, Y up).
 
     ``mesh``: the avatar's rest vertices ``(V, 3)`` and weights ``(V, J)`` (skinned per panel);
     ``faces``: its triangles ``(T, 3)`` (vertex indices) — with them the mesh is drawn filled
     and lit, without them as points; ``target_rest``: ``(J, 4)`` local rotations of the rest
     pose the mesh was bound in; ``planted``: ``(F, 2)`` the source's foot contacts (marked, and
-    preferred as moments). Returns the frames drawn."""
+    preferred as moments); ``bones_over``: draw the avatar's bones over its filled mesh too
+    (a mesh of rigid parts, such as the shared VRM samples' blocks and planes, does not show
+    the body), and write the lowest of both. Returns the frames drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -173,13 +179,16 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
         verts = (None if mesh is None else
                  skin_vertices(mesh[0], mesh[1], rest_world, rest_pos, tworld_all[f], tpos))
         low = float(tpos[:, 1].min() if verts is None else verts[:, 1].min())
+        if filled and bones_over:
+            low = min(low, float(tpos[:, 1].min()))
         if filled:
             assert verts is not None and faces is not None
             centre = np.array([tpos[:, 0].mean(), 0.0, centre_t])
             source_centre = np.array([spos[:, 0].mean(), 0.0, centre_s])
             _mesh_panel(ax, verts, np.asarray(faces), [
                 (source.skeleton, spos - source_centre + centre, -gap, "tab:blue")],
-                centre, gap, height)
+                centre, gap, height,
+                [(target.skeleton, tpos, gap, "tab:orange")] if bones_over else None)
         else:
             _bones(ax, source.skeleton, spos, -centre_s - gap, "tab:blue")
             if verts is not None:
