@@ -252,3 +252,26 @@ def test_one_frame_and_batch_lift_the_same(robot) -> None:  # noqa: ANN001
         assert all(angles_one[p] > 0.0 for p in lifted), angles_one
         np.testing.assert_allclose(angles_one, angles_batch, atol=1e-12)
         np.testing.assert_allclose(one, batch[0], atol=1e-12)
+
+
+def test_a_clips_lowest_is_each_frames(robot) -> None:  # noqa: ANN001
+    # ``lowest`` of a clip's frames (its compiled path) against each frame's points measured
+    # by ``points``: the trunk, the legs and each arm, at two scales; with a floor to clear,
+    # each frame's rise (what the retargeter reads) is the same.
+    avatar, mapping, body = robot
+    world, positions = _hanging(avatar, mapping)
+    rng = np.random.default_rng(7)
+    turns = quat.from_axis_angle(rng.normal(size=(6, 3)), rng.uniform(0.0, 1.5, 6))
+    worlds = quat.mul(turns[:, None], world)
+    wheres = quat.rotate(turns[:, None], positions) + rng.uniform(-0.5, 0.5, (6, 1, 1)) * [0, 1, 0]
+    for parts in ((TRUNK,), LEG_PARTS, (0,), (1,)):
+        mask = np.isin(body.part, parts)
+        for scale in (1.0, 1.3):
+            each = np.array([body.points(w, p, scale)[mask, 1].min()
+                             for w, p in zip(worlds, wheres, strict=True)])
+            np.testing.assert_allclose(body.lowest(worlds, wheres, parts, scale), each,
+                                       atol=1e-12)
+            floor = float(np.median(each))  # some frames through it, some clear of it
+            rise = np.maximum(floor - body.lowest(worlds, wheres, parts, scale, floor), 0.0)
+            np.testing.assert_allclose(rise, np.maximum(floor - each, 0.0), atol=1e-12)
+            assert 0 < np.count_nonzero(rise) < len(rise)

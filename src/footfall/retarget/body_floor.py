@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray, IntArray
-from footfall.jit import kernel
+from footfall.jit import helper, kernel
 from footfall.quat import _EPS, mul_s, norm_s, rotate_s
 from footfall.skeleton import FKPlan, Skeleton
 
@@ -218,17 +218,42 @@ class BodyPoints:
         joint world rotations ``(..., J, 4)`` and positions ``(..., J, 3)`` of the avatar at
         ``scale``. Where every frame's points are surely at ``enough`` or higher (each joint's
         height less its farthest point's reach), that bound is returned instead: the points
-        are not turned (a live frame far from the floor costs a few joint heights)."""
+        are not turned (a live frame far from the floor costs a few joint heights). A clip's
+        frames ``(F, J, ·)`` are each treated so: a frame surely at ``enough`` or higher gets
+        its bound, the others their lowest point."""
         joints, reach, points = self._group(parts)
         if len(points) == 0:
             return np.full(world.shape[:-2], np.inf)
         bound = (positions[..., joints, 1] - reach * scale).min(axis=-1)
         if (bound if bound.ndim == 0 else bound.min()) >= enough:  # one frame: a scalar
             return bound
+        if world.ndim == 3 and positions.ndim == 3:  # a clip's frames: compiled, no gathers
+            low = np.empty(world.shape[0])
+            carriers, offsets = self._points_of(parts)
+            _lowest_frames(world, positions, carriers, offsets, float(scale), bound,
+                           float(enough), low)
+            return low
         carriers = self.joints[points]
         return (positions[..., carriers, 1]
                 + quat.rotate(world[..., carriers, :],
                               self.offsets[points] * scale)[..., 1]).min(axis=-1)
+
+    @cached_property
+    def _point_rows(self) -> dict[tuple[int, ...], tuple[IntArray, FloatArray]]:
+        """Per tuple of parts asked for by :meth:`lowest` on a clip (filled as asked): the
+        joints ``(P_k,)`` carrying their points and the points' offsets ``(P_k, 3)``."""
+        return {}
+
+    def _points_of(self, parts: tuple[int, ...]) -> tuple[IntArray, FloatArray]:
+        """The joints ``(P_k,)`` carrying the points of ``parts`` and their offsets
+        ``(P_k, 3)`` (C-ordered, for the kernels), in the points' order."""
+        found = self._point_rows.get(parts)
+        if found is None:
+            points = self._group(parts)[2]
+            found = (np.ascontiguousarray(self.joints[points]),
+                     np.ascontiguousarray(self.offsets[points]))
+            self._point_rows[parts] = found
+        return found
 
     def trunk_rise(self, world: FloatArray, positions: FloatArray, floor: float,
                    scale: float = 1.0) -> FloatArray:
@@ -267,6 +292,26 @@ class BodyPoints:
             arm = part < TRUNK
             least = floor + CLEARANCE if arm else floor
             sink = least if arm else floor - FOOT_SINK
+            if arm and world.ndim == 3 and positions.ndim == 3:
+                # a clip's frames: each frame's points, need and turn in one compiled pass
+                # (``_lift_frames``: :meth:`_lift_one`'s operations), the turns applied below
+                carriers, offsets = self._limb_points[part]
+                need = np.empty(world.shape[0], dtype=np.bool_)
+                angle_all, unit_all = np.zeros(world.shape[0]), np.zeros((world.shape[0], 3))
+                _lift_frames(world, positions, carriers, offsets, float(scale), pivot,
+                             int(self.body[part]), sink, least, ANGLES, _HALF_SIN, _HALF_COS,
+                             need, angle_all, unit_all)
+                if not np.any(need):
+                    continue
+                angle, unit = angle_all[need], unit_all[need]
+                # ``quat.from_axis_angle`` as :func:`_least_turn` turns (NumPy's sine, cosine)
+                half = 0.5 * angle[..., None]
+                turn = np.empty((len(angle), 4))
+                turn[:, :1] = np.cos(half)
+                turn[:, 1:] = np.sin(half) * unit
+                self._turn(world, part, need, turn)
+                angles[..., part][need] = angle
+                continue
             pointed = None
             if not arm:  # only a foot pointed down
                 up = quat.rotate(world[..., pivot, :], self.foot_up[part - 3])
@@ -294,12 +339,18 @@ class BodyPoints:
             if not arm:  # a foot that no turn lifts out (a flat one) is left as it is
                 angle = np.where(cleared, angle, 0.0)
                 turn = np.where(cleared[:, None], turn, quat.identity((len(angle),)))
-            chosen = self.turned[part]
-            view = world[..., chosen, :]
-            view[need] = quat.mul(turn[:, None, :], view[need])
-            world[..., chosen, :] = view
+            self._turn(world, part, need, turn)
             angles[..., part][need] = angle
         return angles
+
+    def _turn(self, world: FloatArray, part: int, need: NDArray[np.bool_],
+              turn: FloatArray) -> None:
+        """Turn ``world (..., J, 4)`` in place where ``need (...)``: the joints turned with
+        ``part``'s pivot by ``turn (N, 4)`` (one per frame needing it, in order)."""
+        chosen = self.turned[part]
+        view = world[..., chosen, :]
+        view[need] = quat.mul(turn[:, None, :], view[need])
+        world[..., chosen, :] = view
 
     @cached_property
     def _limb_points(self) -> dict[int, tuple[IntArray, FloatArray]]:
@@ -393,6 +444,58 @@ def warm_up() -> None:
 
 
 @kernel(error_model="numpy")
+def _lowest_frames(world: FloatArray, positions: FloatArray, carriers: IntArray,
+                   offsets: FloatArray, scale: float, bound: FloatArray, enough: float,
+                   low: FloatArray) -> None:  # pragma: no cover - compiled
+    """Per frame of joint world rotations ``world (F, J, 4)`` and positions ``(F, J, 3)``:
+    the height of the lowest of the points ``offsets (P, 3)`` (at ``scale``) carried by the
+    joints ``carriers (P,)``, metres (``BodyPoints.points``' sums, a ``quat.rotate`` each),
+    or the frame's ``bound (F,)`` where that is ``enough`` or more; written to ``low (F,)``."""
+    for f in range(world.shape[0]):
+        if bound[f] >= enough:
+            low[f] = bound[f]
+            continue
+        lowest = np.inf
+        for p in range(carriers.shape[0]):
+            j = carriers[p]
+            y = positions[f, j, 1] + rotate_s(
+                (world[f, j, 0], world[f, j, 1], world[f, j, 2], world[f, j, 3]),
+                (offsets[p, 0] * scale, offsets[p, 1] * scale, offsets[p, 2] * scale))[1]
+            if y < lowest:
+                lowest = y
+        low[f] = lowest
+
+
+@kernel(error_model="numpy")
+def _lift_frames(world: FloatArray, positions: FloatArray, carriers: IntArray,
+                 offsets: FloatArray, scale: float, pivot: int, body: int, sink: float,
+                 least: float, angles: FloatArray, half_sin: FloatArray, half_cos: FloatArray,
+                 need: NDArray[np.bool_], angle: FloatArray,
+                 unit: FloatArray) -> None:  # pragma: no cover - compiled
+    """An arm's lift over a clip's frames, joint world rotations ``world (F, J, 4)`` and
+    positions ``(F, J, 3)``: per frame, as :meth:`BodyPoints._lift_one` finds it, whether
+    its points (joints ``carriers (P,)``, ``offsets (P, 3)`` at ``scale``) go below ``sink``
+    (``need (F,)``) and there the turn about the pivot joint ``pivot`` (leaning away from the
+    joint ``body``) that puts them at ``least``: ``angle (F,)`` radians and the unit axis
+    ``unit (F, 3)`` (left as they are where not needed)."""
+    limb = np.empty((carriers.shape[0], 3))
+    lean = np.empty(3)
+    row_unit = np.empty((1, 3))
+    for f in range(world.shape[0]):
+        low, row = _limb_from_pivot(positions[f], world[f], carriers, offsets, scale, pivot,
+                                    limb)
+        need[f] = low < sink
+        if not need[f]:
+            continue
+        for c in range(3):
+            lean[c] = positions[f, pivot, c] - positions[f, body, c]
+        angle[f], _ = _lift_turn(limb, row, lean, positions[f, pivot, 1], least, angles,
+                                 half_sin, half_cos, row_unit)
+        for c in range(3):
+            unit[f, c] = row_unit[0, c]
+
+
+@kernel(error_model="numpy")
 def _turn_joints(world: FloatArray, joints: IntArray, cos_half: float, sin_half: float,
                  unit: FloatArray) -> None:  # pragma: no cover - compiled
     """Turn the world rotations ``world (J, 4)`` of ``joints (K,)`` in place by the rotation
@@ -462,6 +565,21 @@ def _lift_turn(limb: FloatArray, lowest_row: int, lean: FloatArray, height: floa
     return angle[0], cleared[0]
 
 
+@helper
+def _turned_low(points: FloatArray, n: int, q: tuple[float, float, float, float]
+                ) -> tuple[float, int]:  # pragma: no cover - compiled
+    """The lowest height (from the pivot) of row ``n``'s points ``(N, Pa, 3)`` turned by
+    ``q``, and its point (the first of equals)."""
+    low = np.inf
+    arg = 0
+    for p in range(points.shape[1]):
+        y = rotate_s(q, (points[n, p, 0], points[n, p, 1], points[n, p, 2]))[1]
+        if y < low:
+            low = y
+            arg = p
+    return low, arg
+
+
 @kernel(error_model="numpy")
 def _turn_search(points: FloatArray, unit: FloatArray, height: FloatArray, least: float,
                  angles: FloatArray, half_sin: FloatArray, half_cos: FloatArray,
@@ -470,33 +588,46 @@ def _turn_search(points: FloatArray, unit: FloatArray, height: FloatArray, least
     of ``angles (T,)`` (their half-angles' sines and cosines ``(T,)``): the lowest point's
     height plus ``height (N,)`` per angle; the first angle at which it is at ``least`` or
     higher, refined linearly from the angle before (``cleared``), else the angle putting it
-    highest. Writes ``angle (N,)`` radians and ``cleared (N,)``."""
+    highest. Writes ``angle (N,)`` radians and ``cleared (N,)``.
+
+    An angle is passed over as soon as one point is under ``least`` (the point lowest at the
+    angle before is tried first): rounding a sum keeps its order, so that point's height
+    under ``least`` means the lowest one's is; the heights the answer reads are each the
+    lowest point's, computed in full."""
     count = angles.shape[0]
     heights = np.empty(count)
     for n in range(points.shape[0]):
         ux, uy, uz = unit[n, 0], unit[n, 1], unit[n, 2]
         first = -1
-        best = 0
+        probe = 0
         for t in range(count):
             s = half_sin[t]
             q = (half_cos[t], s * ux, s * uy, s * uz)
-            low = np.inf
-            for p in range(points.shape[1]):
-                y = rotate_s(q, (points[n, p, 0], points[n, p, 1], points[n, p, 2]))[1]
-                if y < low:
-                    low = y
+            if t > 0 and rotate_s(q, (points[n, probe, 0], points[n, probe, 1],
+                                      points[n, probe, 2]))[1] + height[n] < least:
+                continue
+            low, probe = _turned_low(points, n, q)
             heights[t] = low + height[n]
-            if heights[t] > heights[best]:
-                best = t
             if heights[t] >= least:
                 first = t
                 break
-        if first < 0:  # none clears: the highest (the first of equals)
+        if first < 0:  # none clears: the highest (the first of equals), every angle in full
+            best = 0
+            for t in range(count):
+                s = half_sin[t]
+                heights[t] = _turned_low(points, n, (half_cos[t], s * ux, s * uy,
+                                                     s * uz))[0] + height[n]
+                if heights[t] > heights[best]:
+                    best = t
             cleared[n] = False
             angle[n] = angles[best]
             continue
         cleared[n] = True
         before = max(first - 1, 0)
+        if before < first:  # the angle before, passed over above: in full
+            s = half_sin[before]
+            heights[before] = _turned_low(points, n, (half_cos[before], s * ux, s * uy,
+                                                      s * uz))[0] + height[n]
         h0, h1 = heights[before], heights[first]
         share = 1.0
         if first > 0 and h1 > h0:
