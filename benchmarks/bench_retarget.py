@@ -4,7 +4,8 @@ Run: ``.venv/bin/python benchmarks/bench_retarget.py``  (about 5–30 s).
 
 Against another commit: ``.venv/bin/python benchmarks/bench_retarget.py --base 5c50895
 [--rounds 3]`` times the offline apply and the live step medians (``ik``, ``auto``, and onto
-CesiumMan with its skinned soles) of that commit's package (``git archive`` of its ``src`` in a
+CesiumMan with its skinned soles) and the offline apply onto RobotExpressive of that commit's
+package (``git archive`` of its ``src`` in a
 temporary folder, as ``bench_grounding.py`` does) and of this tree, each in a fresh subprocess,
 alternating for ``--rounds`` rounds; it prints each side's best round and the ratios base ÷
 this tree (≥ 1: this tree is as fast) of the best rounds and the median of the rounds' pairs.
@@ -18,8 +19,11 @@ calling the same ``footfall.quat`` and ``footfall.ik`` functions on single value
 fast path's extras (limb weights, toe pivot and pitch, stance width, hips lowering), so the
 ratios are conservative. Times are best-of (5 calls for apply, 2 for the baseline) wall and
 CPU (``time.process_time``) seconds; the live step is the median of 500 calls after 100 warm-up
-calls, in ``ik_mode="ik"`` (the baseline's work) and ``"auto"`` (the default). The load average
-is printed because other processes on a shared machine slow every figure.
+calls, in ``ik_mode="ik"`` (the baseline's work) and ``"auto"`` (the default). Onto the skinned
+avatars (CesiumMan, RobotExpressive) the body guard is timed on against off, same run, for the
+step, the stepping clip and the 60 s clip offline (``--base`` times RobotExpressive's 60 s
+offline apply too: ``apply_robot``). The load average is printed because other processes on a
+shared machine slow every figure.
 """
 
 from __future__ import annotations
@@ -122,7 +126,8 @@ def _live_median(r: Retargeter, clip: object, calls: int = 600, warm_up: int = 1
 
 def measure() -> dict[str, float]:
     """Seconds: the 60 s clip's offline apply (best of 5), the live step medians in ``ik`` and
-    ``auto`` mode, and the live step onto CesiumMan (skinned soles, default settings)."""
+    ``auto`` mode, the live step onto CesiumMan (skinned soles, default settings) and the 60 s
+    clip's offline apply onto RobotExpressive (its body kept above the floor; best of 5)."""
     from footfall.gltf import load_avatar
     from footfall.skinning import avatar_targets
 
@@ -142,6 +147,12 @@ def measure() -> dict[str, float]:
                       target_rest=avatar.rest_rotations, **avatar_targets(avatar, mapping))
     onto.calibrate_for(clip)
     figures["step_cesiumman"] = _live_median(onto, clip)
+    robot = load_avatar(ROOT / "tests" / "data" / "avatars" / "RobotExpressive.glb")
+    mapping = robot.target_mapping()
+    onto = Retargeter(clip.skeleton, robot.skeleton, None, mapping,
+                      target_rest=robot.rest_rotations, **avatar_targets(robot, mapping))
+    onto.calibrate_for(clip)
+    figures["apply_robot"] = best(lambda: onto.apply(long), 5)[0]
     return figures
 
 
@@ -240,7 +251,7 @@ def main() -> None:
             print(f"step vs bone-by-bone:   {per_frame_wall / step_wall:7.1f}× (wall)  "
                   f"{per_frame_cpu / step_cpu:7.1f}× (CPU)")
 
-    skinned_avatars(clip)
+    skinned_avatars(clip, long)
 
     # Same work: on this identity retarget both must reproduce the source.
     fast = r.apply(frames).global_positions()
@@ -254,10 +265,12 @@ def main() -> None:
           f"fast vs bone-by-bone rotations {agree:.1e} rad ({slow[0].shape[0]} frames)")
 
 
-def skinned_avatars(clip: object) -> None:
+def skinned_avatars(clip: object, long: object) -> None:
     """Onto the shared skinned avatars: the body kept above the floor
     (``footfall.retarget.body_floor``, ``target_body``) against the same retargeter without it,
-    same run — the live step median and the offline apply, default settings."""
+    same run — the live step median and the offline apply of ``clip`` (the 2.3 s stepping
+    clip), and the offline apply of ``long`` (it repeated to 60 s, 3,600 frames: the
+    per-frame cost, as ``footfall retarget`` of a long take pays it), default settings."""
     from footfall.gltf import load_avatar
     from footfall.skinning import avatar_targets
 
@@ -278,11 +291,15 @@ def skinned_avatars(clip: object) -> None:
                        clip.positions[f % clip.frame_count], 1 / 60)  # type: ignore
                 times.append(time.perf_counter() - wall0)
             wall, _ = best(lambda r=r: r.apply(clip), 5)  # type: ignore[misc]
-            figures[label] = (statistics.median(times[20:]), wall)
-        (step0, apply0), (step1, apply1) = figures["without"], figures["with"]
+            wall_long, _ = best(lambda r=r: r.apply(long), 5)  # type: ignore[misc]
+            figures[label] = (statistics.median(times[20:]), wall, wall_long)
+        (step0, apply0, long0), (step1, apply1, long1) = figures["without"], figures["with"]
         print(f"{name}: body above the floor: step {step0 * 1e3:.3f} → {step1 * 1e3:.3f} ms "
               f"({step1 / step0:.2f}×), apply {apply0 * 1e3:.1f} → {apply1 * 1e3:.1f} ms "
               f"({apply1 / apply0:.2f}×, {clip.duration / apply1:.0f}× real time)")  # type: ignore
+        print(f"{name}: 60 s clip offline: {long0 * 1e3:.1f} → {long1 * 1e3:.1f} ms "
+              f"({long1 / long0:.2f}×), {long.duration / long0:.0f}× → "  # type: ignore
+              f"{long.duration / long1:.0f}× real time")  # type: ignore
 
 
 if __name__ == "__main__":
