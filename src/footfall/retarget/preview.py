@@ -4,8 +4,9 @@ source skeleton beside it (``footfall retarget --preview OUT.png``).
 A side view shows floating, sinking and crouching at once: every panel draws the floor (y = 0)
 under the source and the avatar, the avatar's skinned mesh as filled triangles lit by their
 face normals (seen from its left side, a little from above, so the floor is a plane; its bones
-for a rig without a mesh) and the source's bones, with the lowest point of the avatar written
-above it. The moments are spread over the clip, with the source's planted frames preferred.
+for a rig without a mesh; a mesh of rigid parts on the bones, as the shared VRM samples have,
+with the bones drawn over it) and the source's bones, with the lowest point of the avatar
+written above it. The moments are spread over the clip, with the source's planted frames preferred.
 """
 
 from __future__ import annotations
@@ -148,7 +149,8 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
     pose the mesh was bound in; ``planted``: ``(F, 2)`` the source's foot contacts (marked, and
     preferred as moments); ``bones_over``: draw the avatar's bones over its filled mesh too
     (a mesh of rigid parts, such as the shared VRM samples' blocks and planes, does not show
-    the body), and write the lowest of both. Returns the frames drawn."""
+    the body), and write the lowest joint beside the mesh's lowest point. Returns the frames
+    drawn."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -179,8 +181,8 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
         verts = (None if mesh is None else
                  skin_vertices(mesh[0], mesh[1], rest_world, rest_pos, tworld_all[f], tpos))
         low = float(tpos[:, 1].min() if verts is None else verts[:, 1].min())
-        if filled and bones_over:
-            low = min(low, float(tpos[:, 1].min()))
+        joints = (f", joints {float(tpos[:, 1].min()) * 100:+.1f} cm" if filled and bones_over
+                  else "")
         if filled:
             assert verts is not None and faces is not None
             centre = np.array([tpos[:, 0].mean(), 0.0, centre_t])
@@ -200,7 +202,8 @@ def contact_sheet(source: Clip, target: Clip, path: str | Path, *,
             ax.set_aspect("equal")
             ax.set_xticks([])
         marks = "".join("LR"[k] for k in range(2) if planted[f, k]) or "-"
-        ax.set_title(f"frame {f}  planted {marks}\nlowest {low * 100:+.1f} cm", fontsize=8)
+        ax.set_title(f"frame {f}  planted {marks}\nlowest {low * 100:+.1f} cm{joints}",
+                     fontsize=8)
     fig.suptitle(title or "source (blue) → target, floor y = 0", fontsize=9)
     fig.tight_layout()
     path = Path(path)
