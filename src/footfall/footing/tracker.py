@@ -62,12 +62,17 @@ class ContactRule:
 CONTACT_RULE = ContactRule()
 
 
-def horizontal_speeds(points: ArrayLike, fps: float) -> FloatArray:
-    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)`` from each frame to the one
-    before (0 in the first frame: what a live stream knows of it)."""
+def horizontal_speeds(points: ArrayLike, fps: float, centred: bool = False) -> FloatArray:
+    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)``: from each frame to the one
+    before (0 in the first frame: what a live stream knows of it), or, ``centred``, by central
+    differences (one-sided at the ends) — the option of a consumer that knows the clip ahead
+    (clip grounding's contacts, locks and swing clearance), which sees a lift-off in the frame
+    it begins, not a frame later."""
     xz = np.asarray(points, dtype=np.float64)[..., [0, 2]]
     speed = np.zeros(xz.shape[:-1])
     if len(xz) > 1:
+        if centred:
+            return np.linalg.norm(np.gradient(xz, axis=0) * fps, axis=-1)
         speed[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) * fps
     return speed
 
