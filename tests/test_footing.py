@@ -16,7 +16,7 @@ import pytest
 
 from conftest import DATA, HUMANOID_BVH_FILES
 from footfall import bvh
-from footfall.footing import FootTracker, runs, segments, track_feet
+from footfall.footing import FootTracker, horizontal_speeds, runs, segments, track_feet
 from footfall.gltf import load_avatar
 from footfall.retarget import (
     Calibration,
@@ -134,3 +134,31 @@ def test_live_equals_offline_with_planting_on(path, avatar: str) -> None:
     if planted.any():
         gap = np.abs(height_live[warm] - height_offline[warm])[planted]
         assert gap.max() <= 0.005, gap.max()
+
+
+def test_horizontal_speeds_back_from_each_frame_or_centred_on_it() -> None:
+    # x = 0, 1, 3 m (y ignored) at 10 fps: back from each frame 0, 10, 20 m/s (a stream knows
+    # nothing before its first frame); centred (the offline option) 10, 15, 20 m/s (one-sided at
+    # the ends, the mean of the steps either side inside).
+    points = np.array([[0.0, 5.0, 0.0], [1.0, -5.0, 0.0], [3.0, 0.0, 0.0]])
+    assert horizontal_speeds(points, 10.0).tolist() == pytest.approx([0.0, 10.0, 20.0])
+    assert horizontal_speeds(points, 10.0, centred=True).tolist() == pytest.approx(
+        [10.0, 15.0, 20.0])
+    assert horizontal_speeds(points[:1], 10.0, centred=True).tolist() == [0.0]
+
+
+def test_the_offline_option_lets_go_in_the_frame_the_foot_starts_to_move() -> None:
+    # A low point still for three frames, then moving 0.2 m a frame at 10 fps (2 m/s). Back
+    # from each frame (a stream) the move is first seen in frame 3; centred on each frame (the
+    # offline option) frame 2 already reads (0.2 m / 2 frames) = 1 m/s, above the release speed:
+    # the foot lets go a frame earlier, where its move begins. The other foot is 1 m up.
+    x = np.array([0.0, 0.0, 0.0, 0.2, 0.4, 0.6])
+    points = np.zeros((6, 2, 1, 3))
+    points[:, 0, 0, 0] = x
+    heights = np.zeros((6, 2, 1))
+    heights[:, 1] = 1.0
+    stream, _, _ = track_feet(heights, points, 10.0, np.zeros(2), plant=False)
+    offline, _, _ = track_feet(heights, points, 10.0, np.zeros(2), plant=False, centred=True)
+    assert stream[:, 0].tolist() == [True, True, True, False, False, False]
+    assert offline[:, 0].tolist() == [True, True, False, False, False, False]
+    assert not stream[:, 1].any() and not offline[:, 1].any()

@@ -40,9 +40,9 @@ import numpy as np
 
 from footfall import bvh
 from footfall.errors import FootfallError
+from footfall.footing.runs import segments
 from footfall.grounding.clip import animation_floor, ground_clip, prepare_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.grounding.contacts import segments
 from footfall.grounding.feet import calibration_frames, legs_of
 from footfall.metrics.stance import support_heights
 from footfall.metrics.swing import swing_lift

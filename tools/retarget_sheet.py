@@ -47,8 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from footfall import bvh
+from footfall.footing.runs import segments
 from footfall.gltf import load_animation, load_avatar
-from footfall.grounding.contacts import segments
 from footfall.humanoid import map_skeleton
 from footfall.metrics import gmd_foot_skate_ratio, physdiff_metrics
 from footfall.skeleton import Clip, Skeleton

@@ -62,12 +62,17 @@ class ContactRule:
 CONTACT_RULE = ContactRule()
 
 
-def horizontal_speeds(points: ArrayLike, fps: float) -> FloatArray:
-    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)`` from each frame to the one
-    before (0 in the first frame: what a live stream knows of it)."""
+def horizontal_speeds(points: ArrayLike, fps: float, centred: bool = False) -> FloatArray:
+    """Horizontal speed ``(F, ...)`` m/s of points ``(F, ..., 3)``: from each frame to the one
+    before (0 in the first frame: what a live stream knows of it), or, ``centred``, by central
+    differences (one-sided at the ends) — the option of a consumer that knows the clip ahead
+    (clip grounding's contacts, locks and swing clearance), which sees a lift-off in the frame
+    it begins, not a frame later."""
     xz = np.asarray(points, dtype=np.float64)[..., [0, 2]]
     speed = np.zeros(xz.shape[:-1])
     if len(xz) > 1:
+        if centred:
+            return np.linalg.norm(np.gradient(xz, axis=0) * fps, axis=-1)
         speed[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) * fps
     return speed
 
@@ -97,7 +102,8 @@ class FootTracker:
         self._frame: tuple[FloatArray, FloatArray, BoolArray, FloatArray, FloatArray] | None = None
 
     def track(self, heights: ArrayLike, points: ArrayLike, dt: float, fixed: ArrayLike,
-              plant: bool = True) -> tuple[BoolArray, FloatArray, FloatArray]:
+              plant: bool = True, centred: bool = False
+              ) -> tuple[BoolArray, FloatArray, FloatArray]:
         """Contacts, stance levels and lowest points of frames in order.
 
         Args:
@@ -111,6 +117,9 @@ class FootTracker:
                 the learned floor is added to it).
             plant: learn the floor and raise a planted foot's level to its lowest point (the
                 rules above); without, every level is ``fixed``.
+            centred: the rule's offline option: the points' speeds by central differences over
+                these frames (:func:`horizontal_speeds`), for a consumer that has the whole
+                clip ahead; a stream (the default) knows each frame and the one before.
 
         Returns ``planted (F, ..., 2)``, ``levels (F, ..., 2)`` (each foot's stance level above
         its standing height, metres) and ``lowest (F, ..., 2)`` (each foot's lowest point,
@@ -129,12 +138,16 @@ class FootTracker:
             self.floor = np.full((characters, 2), np.nan)
             self.count = np.zeros((characters, 2), dtype=np.int64)
             self.last = None
-        speeds = np.zeros(rows.shape)
-        if frames:
-            if self.last is not None and self.last.shape == xz.shape[1:]:
+        if centred:
+            speeds = horizontal_speeds(np.asarray(points, dtype=np.float64).reshape(
+                frames, characters, 2, support, 3), 1.0 / dt, centred=True)
+        else:
+            speeds = np.zeros(rows.shape)
+            if frames and self.last is not None and self.last.shape == xz.shape[1:]:
                 speeds[0] = np.linalg.norm(xz[0] - self.last, axis=-1) / dt
             if frames > 1:
                 speeds[1:] = np.linalg.norm(np.diff(xz, axis=0), axis=-1) / dt
+        if frames:
             self.last = xz[-1].copy()
         planted = np.empty((frames, characters, 2), dtype=bool)
         levels, lowest = np.empty((frames, characters, 2)), np.empty((frames, characters, 2))
@@ -176,11 +189,12 @@ class FootTracker:
 
 
 def track_feet(heights: ArrayLike, points: ArrayLike, fps: float, fixed: ArrayLike,
-               plant: bool = True, rule: ContactRule = CONTACT_RULE
+               plant: bool = True, rule: ContactRule = CONTACT_RULE, centred: bool = False
                ) -> tuple[BoolArray, FloatArray, FloatArray]:
     """:meth:`FootTracker.track` over a whole clip at ``fps`` from a fresh state: the contacts,
-    stance levels and lowest points ``(F, ..., 2)`` a live stream of the clip would have."""
-    return FootTracker(rule).track(heights, points, 1.0 / fps, fixed, plant)
+    stance levels and lowest points ``(F, ..., 2)`` a live stream of the clip would have (or,
+    ``centred``, the rule's offline option: speeds by central differences)."""
+    return FootTracker(rule).track(heights, points, 1.0 / fps, fixed, plant, centred)
 
 
 @kernel(error_model="numpy")

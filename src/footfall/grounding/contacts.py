@@ -30,15 +30,6 @@ BRIDGE_SECONDS = 0.2
 BRIDGE_DISTANCE = 0.05
 
 
-def horizontal_speed(positions: ArrayLike, fps: float) -> NDArray[np.float64]:
-    """Horizontal speed ``(F, ...)`` m/s of positions ``(F, ..., 3)`` (central differences)."""
-    positions = np.asarray(positions, dtype=np.float64)[..., [0, 2]]
-    if positions.shape[0] < 2:
-        return np.zeros(positions.shape[:-1])
-    velocity = np.gradient(positions, axis=0) * fps
-    return np.linalg.norm(velocity, axis=-1)
-
-
 def median_filter(flags: ArrayLike, window: int) -> NDArray[np.bool_]:
     """Majority vote of bool ``(F, ...)`` over a centred odd ``window`` along frames."""
     flags = np.asarray(flags, dtype=bool)

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import FloatArray
-from footfall.grounding.contacts import horizontal_speed
+from footfall.footing import horizontal_speeds
 
 BLEND_SECONDS = 0.1
 #: A lock lets go (until the next contact) when the source moves the ball faster than a walk's
@@ -65,7 +65,7 @@ def slip_locks(
     ball = np.asarray(ball, dtype=np.float64)[..., [0, 2]]
     contacts = np.asarray(contacts, dtype=bool)
     frames, feet = contacts.shape
-    speed = horizontal_speed(np.insert(ball, 1, 0.0, axis=-1), fps)
+    speed = horizontal_speeds(np.insert(ball, 1, 0.0, axis=-1), fps, centred=True)
     leaving = (speed > slip_speed) | push_offs(speed, fps, slip_speed, blend_seconds)
     shift = np.zeros((frames, feet, 2))
     locked = np.zeros((frames, feet), dtype=bool)

@@ -9,13 +9,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.errors import SkeletonError
+from footfall.footing import horizontal_speeds
 from footfall.footing.runs import segments
-from footfall.grounding.contacts import (
-    bridge_gaps,
-    detect_contacts,
-    hold_contacts,
-    horizontal_speed,
-)
+from footfall.grounding.contacts import bridge_gaps, detect_contacts, hold_contacts
 
 if TYPE_CHECKING:  # feet.py finds contacts to place its floor: no import back at run time
     from footfall.grounding.clip.feet import ClipFeet
@@ -26,13 +22,13 @@ def find_contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]
     touches the ``floor`` (metres) and slides slower than a swing (see
     :mod:`footfall.grounding.contacts`)."""
     lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
-    contacts = detect_contacts(
-        lowest - floor, horizontal_speed(feet.ankle, fps), horizontal_speed(feet.ball, fps), fps
-    )
+    contacts = detect_contacts(lowest - floor, horizontal_speeds(feet.ankle, fps, centred=True),
+                               horizontal_speeds(feet.ball, fps, centred=True), fps)
     heights = np.where(np.isfinite(feet.touch[..., 1]), feet.touch[..., 1], np.inf)
     low = heights.argmin(axis=-1)  # (F, 2) the touching point: heel, ball or toe tip
     point = np.take_along_axis(feet.touch, low[..., None, None], axis=2)[:, :, 0]
-    held = hold_contacts(contacts, point[..., 1] - floor, horizontal_speed(point, fps))
+    held = hold_contacts(contacts, point[..., 1] - floor,
+                         horizontal_speeds(point, fps, centred=True))
     return bridge_gaps(held, feet.ball, fps)
 
 

@@ -10,11 +10,11 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing import horizontal_speeds
 from footfall.footing.runs import segments
 from footfall.footing.sole import resting_edge
 from footfall.grounding.clip.feet import SOLE_STRIDE, ClipFeet, PreparedClip, foot_points
 from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
-from footfall.grounding.contacts import horizontal_speed
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import GroundingParams
@@ -110,7 +110,7 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     swing_clearance = np.zeros(contacts.shape)
     if ball_clearance > 0:
         ball_gap = feet.ball[..., 1] - floor  # the ball's animated height over its floor
-        speed = horizontal_speed(feet.ball, fps)
+        speed = horizontal_speeds(feet.ball, fps, centred=True)
         fast = (speed > SWING_SPEED) & ~contacts
         swing_clearance = np.where(fast, np.maximum(ball_clearance - ball_gap, 0.0), 0.0)
         swing_clearance = np.where(contacts, 0.0, smooth_above(swing_clearance, blend))
