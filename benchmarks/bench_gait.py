@@ -8,7 +8,7 @@ whole skeleton's local and world transforms) for one 1/60 s tick of the bunny (2
   one at a time — 1,000 separate ``ProceduralWalker(count=1)`` (the baseline; a sample of them
                   is timed and scaled, since the full loop would take minutes);
   grounded      — ``GroundedWalker(course, count=1000)``: the walk plus the foot placement
-                  pipeline (rays, pelvis, leg IK, sole alignment) on the demo course.
+                  pipeline (rays, hips, leg IK, sole alignment) on the demo course.
 Best wall time of several runs and the best CPU time (process time, less disturbed by the
 other processes of a shared machine); ratios use CPU time.
 """

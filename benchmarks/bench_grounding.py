@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/bench_grounding.py [--characters 10000] [--lo
 [--frames 10] [--base 2fe8266] [--base-loop] [--rounds 4] [--clock cpu]``
 
 Both sides run the same code (``StepWalker.step``: seed 000's flat walk, then the whole
-grounding pipeline — rays, footsteps with tread snapping, pelvis, leg IK, sole alignment) on the
+grounding pipeline — rays, footsteps with tread snapping, hips, leg IK, sole alignment) on the
 demo course mesh. The batched side steps all K characters in one call per frame; the loop side
 steps ``--loop`` single-character walkers one after another (the figure is scaled to K). The
 grounding stage alone (pipeline.step on precomputed flat poses) is timed the same way.

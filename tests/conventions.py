@@ -19,7 +19,7 @@ import numpy as np
 from footfall import bvh, quat
 from footfall.grounding.clip.placement import along_x
 from footfall.grounding.feet import legs_of
-from footfall.humanoid.limbs import pelvis_joint
+from footfall.humanoid.limbs import hips_joint
 from footfall.skeleton import Clip, Skeleton
 
 #: Metres per inch (what a file in inches is scaled by when read).
@@ -69,15 +69,15 @@ def reversed_in_time(clip: Clip) -> Clip:
 
 def bent(clip: Clip, radius: float, sign: float = 1.0) -> Clip:
     """A walk (turned along +X) bent into an arc of ``radius`` metres: its root path and heading
-    rotated about +Y progressively, by the distance the pelvis has travelled over the radius
+    rotated about +Y progressively, by the distance the hips have travelled over the radius
     (to the left with ``sign`` +1, to the right with −1)."""
     clip = along_x(clip)
     legs = legs_of(clip.skeleton)
     _, gpos = clip.forward_kinematics()
-    pelvis = gpos[:, pelvis_joint(clip.skeleton, legs)]
-    travelled = pelvis[:, 0] - pelvis[0, 0]
+    hips = gpos[:, hips_joint(clip.skeleton, legs)]
+    travelled = hips[:, 0] - hips[0, 0]
     turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), sign * travelled / radius)
-    base = np.stack([pelvis[:, 0], np.zeros(len(pelvis)), pelvis[:, 2]], axis=-1)
+    base = np.stack([hips[:, 0], np.zeros(len(hips)), hips[:, 2]], axis=-1)
     step = np.gradient(travelled)[:, None] * quat.rotate(turn, np.array([1.0, 0.0, 0.0]))
     path = np.cumsum(step, axis=0) - step[0] + base[0]
     rotations, positions = clip.rotations.copy(), clip.positions.copy()
@@ -96,11 +96,11 @@ def eight(clip: Clip, radius: float) -> Clip:
     _, a = left.forward_kinematics()
     _, b = right.forward_kinematics()
     legs = legs_of(clip.skeleton)
-    pelvis = pelvis_joint(clip.skeleton, legs)
-    end, start = a[-1, pelvis] * [1, 0, 1], b[0, pelvis] * [1, 0, 1]  # joined on the floor
+    hips = hips_joint(clip.skeleton, legs)
+    end, start = a[-1, hips] * [1, 0, 1], b[0, hips] * [1, 0, 1]  # joined on the floor
     heading = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]),
-                                   np.arctan2(*(a[-1, pelvis] - a[-2, pelvis])[[0, 2]])
-                                   - np.arctan2(*(b[1, pelvis] - b[0, pelvis])[[0, 2]]))
+                                   np.arctan2(*(a[-1, hips] - a[-2, hips])[[0, 2]])
+                                   - np.arctan2(*(b[1, hips] - b[0, hips])[[0, 2]]))
     rotations, positions = right.rotations.copy(), right.positions.copy()
     for root in np.nonzero(clip.skeleton.parents < 0)[0]:
         rotations[:, root] = quat.mul(heading, rotations[:, root])

@@ -131,7 +131,7 @@ def test_the_legs_rise_by_what_they_lack(robot) -> None:  # noqa: ANN001
 
 def test_legs_hung_beside_the_hips_turn_with_them(robot) -> None:  # noqa: ANN001
     # RobotExpressive's legs hang from "Body", beside "Hips": they must turn with the source's
-    # pelvis. Before, they kept their rest heading while the source turned 110° (cmu_131_01),
+    # hips. Before, they kept their rest heading while the source turned 110° (cmu_131_01),
     # the feet could not be reached and the hips were dropped 1.3 m, through the floor.
     avatar, mapping, body = robot
     clip = bvh.load(next(p for p in HUMANOID_BVH_FILES if p.stem == "cmu_131_01"))[:600]

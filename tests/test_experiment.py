@@ -13,7 +13,7 @@ from footfall.gait.experiment import WALKERS, run_experiment
 HUMANOID = DATA / "bvh" / "cmu_131_01_metres.bvh"
 ROW_KEYS = {
     "character", "walker", "step_height_m", "contact_error_m", "support_defect_ratio",
-    "penetration_m", "floating_m", "stance_slip_m", "pelvis_jerk", "clamped_ratio",
+    "penetration_m", "floating_m", "stance_slip_m", "hips_jerk", "clamped_ratio",
 }
 
 
@@ -56,12 +56,12 @@ def test_no_ik_is_clearly_worse(result: dict, character: str) -> None:
 
 @pytest.mark.parametrize("character", ["humanoid", "bunny"])
 def test_ablations_hurt_where_seed_002_says(result: dict, character: str) -> None:
-    pairs = zip(_rows(result, character, "all_on"), _rows(result, character, "no_pelvis"),
+    pairs = zip(_rows(result, character, "all_on"), _rows(result, character, "no_hips"),
                 _rows(result, character, "no_tread_snap"), strict=True)
-    for on, no_pelvis, no_snap in pairs:
-        # pelvis off: feet cannot reach going down
-        assert no_pelvis["contact_error_down_m"] > on["contact_error_down_m"] + 0.003
-        assert no_pelvis["clamped_ratio"] > on["clamped_ratio"]
+    for on, no_hips, no_snap in pairs:
+        # hips off: feet cannot reach going down
+        assert no_hips["contact_error_down_m"] > on["contact_error_down_m"] + 0.003
+        assert no_hips["clamped_ratio"] > on["clamped_ratio"]
         # tread snapping off: feet landing near an edge hang over it
         assert no_snap["contact_error_near_edge_m"] > on["contact_error_near_edge_m"] + 0.003
 

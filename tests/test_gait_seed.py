@@ -158,11 +158,11 @@ def test_arm_swing(ratio, elbow):
 
 
 # 06 — twist ±6/±7.2° at 1.6 Hz, ±9/±10.8° at 2.4 Hz
-@pytest.mark.parametrize(("rate", "pelvis", "shoulders"), [(1.6, "6", "7.2"), (2.4, "9", "10.8")])
-def test_twist(rate, pelvis, shoulders):
+@pytest.mark.parametrize(("rate", "hips", "shoulders"), [(1.6, "6", "7.2"), (2.4, "9", "10.8")])
+def test_twist(rate, hips, shoulders):
     ph = np.linspace(0.0, 1.0, 1201)
     hip, top = body.twist(ph, rate)
-    assert prints_as(np.degrees(np.abs(hip).max()), pelvis)
+    assert prints_as(np.degrees(np.abs(hip).max()), hips)
     assert prints_as(np.degrees(np.abs(top).max()), shoulders)
     assert np.all(hip * top <= 1e-12)  # always opposite ways
 

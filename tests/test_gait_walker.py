@@ -151,11 +151,11 @@ def test_twist_measured(steady):
     heading_turn = quat.from_axis_angle([0, 1, 0], -math.pi / 2)  # world +X → canonical +Z
     hips = quat.rotate(heading_turn, gpos[:, rig.legs[0].upper] - gpos[:, rig.legs[1].upper])
     arms = quat.rotate(heading_turn, gpos[:, rig.arms[0].upper] - gpos[:, rig.arms[1].upper])
-    pelvis = np.degrees(_yaw_of(hips))
+    hips = np.degrees(_yaw_of(hips))
     chest = np.degrees(_yaw_of(arms))
-    assert np.abs(pelvis).max() == pytest.approx(6.0, abs=0.05)
+    assert np.abs(hips).max() == pytest.approx(6.0, abs=0.05)
     assert np.abs(chest).max() == pytest.approx(7.2, abs=0.06)
-    assert np.all(pelvis * chest <= 1e-9)
+    assert np.all(hips * chest <= 1e-9)
 
 
 def test_arms_measured(steady):

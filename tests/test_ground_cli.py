@@ -21,7 +21,7 @@ from footfall.grounding.clip import (
 )
 from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.grounding.feet import calibration_frames, legs_of
-from footfall.humanoid.limbs import pelvis_joint
+from footfall.humanoid.limbs import hips_joint
 from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import LevelGround, scene
@@ -197,17 +197,17 @@ def _hips_walk_root_still(clip: Clip) -> Clip:
     return Clip(skeleton, rotations, positions, clip.fps)
 
 
-def test_placement_follows_the_pelvis_not_a_still_root(whole: dict[str, Clip]) -> None:
+def test_placement_follows_the_hips_not_a_still_root(whole: dict[str, Clip]) -> None:
     clip = _hips_walk_root_still(whole["games105_walk60.bvh"])
     stairs = scene("stairs")
     placed = place_clip(clip, stairs)
     _, gpos = placed.forward_kinematics()
     legs, _, _, _ = _setup(clip, None)
-    pelvis = gpos[:, pelvis_joint(clip.skeleton, legs)]
+    hips = gpos[:, hips_joint(clip.skeleton, legs)]
     params = stairs.params
-    middle = (pelvis[:, 0].min() + pelvis[:, 0].max()) / 2
+    middle = (hips[:, 0].min() + hips[:, 0].max()) / 2
     assert middle == pytest.approx((params["stairs_start"] + params["landing_start"]) / 2, abs=0.01)
-    travel = pelvis[-1] - pelvis[0]
+    travel = hips[-1] - hips[0]
     assert travel[0] > 2.0 and abs(travel[2]) < 0.2  # walks along +X
     result = ground_clip(clip, stairs)
     assert result.off_terrain_frames == 0
@@ -339,7 +339,7 @@ def _longer(clip: Clip, copies: int) -> Clip:
 
 
 def _walk_a_circle(clip: Clip, radius: float = 2.0) -> Clip:
-    """The clip bent onto a circle: each frame turned about a centre by the angle its pelvis
+    """The clip bent onto a circle: each frame turned about a centre by the angle its hips
     has travelled (a walk that turns all the way round)."""
     out = clip.copy()
     root = 0

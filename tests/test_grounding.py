@@ -1,4 +1,4 @@
-"""Grounding pipeline: seed 000's numbers, tread snapping, pelvis, sole alignment, do no harm."""
+"""Grounding pipeline: seed 000's numbers, tread snapping, hips, sole alignment, do no harm."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def test_tread_snap_leaves_feet_off_the_terrain() -> None:
     assert np.all(shift == 0.0)
 
 
-# ---------------------------------------------------------------------------- pelvis
+# ---------------------------------------------------------------------------- hips
 def test_reach_limit_is_seed_formula() -> None:
     # seed: hips = ty + sqrt(max(0, (0.37·0.98)² − dx²)) + 0.08
     ty, dx, body = 0.25, 0.12, 3.0
@@ -172,12 +172,12 @@ def test_align_rotation_puts_the_sole_on_the_plane(pitch: float, roll: float, ya
 # --------------------------------------------------------------------------- params
 def test_params_validation_and_ablation() -> None:
     p = GroundingParams()
-    assert (p.pelvis_rate, p.pelvis_snap, p.max_slope, p.reach_ratio) == (16.0, 0.4, 0.45, 0.98)
-    assert p.without("pelvis", "tread_snap").pelvis is False
+    assert (p.hips_rate, p.hips_snap, p.max_slope, p.reach_ratio) == (16.0, 0.4, 0.45, 0.98)
+    assert p.without("hips", "tread_snap").hips is False
     with pytest.raises(SettingsError, match="unknown grounding stage"):
         p.without("wings")
-    with pytest.raises(SettingsError, match="pelvis_rate"):
-        GroundingParams(pelvis_rate=-1.0)
+    with pytest.raises(SettingsError, match="hips_rate"):
+        GroundingParams(hips_rate=-1.0)
     with pytest.raises(SettingsError, match="max_slope"):
         GroundingParams(max_slope=float("nan"))
     with pytest.raises(SettingsError, match="ik"):

@@ -113,7 +113,7 @@ def test_follow_and_reach_limit_broadcast() -> None:
 
 
 def _params(count: int) -> list[GroundingParams]:
-    return [GroundingParams(pelvis=bool(i % 3), foot_align=bool(i % 4), tread_snap=bool(i % 5))
+    return [GroundingParams(hips=bool(i % 3), foot_align=bool(i % 4), tread_snap=bool(i % 5))
             for i in range(count)]
 
 
@@ -135,7 +135,7 @@ def test_a_character_grounds_the_same_alone_or_in_a_crowd() -> None:
     for _ in range(3):
         big = crowd.step_frames(1 / 60, 20)
         small = alone.step_frames(1 / 60, 20)
-    for name in ("global_positions", "global_rotations", "sole_gap", "pelvis_offset",
+    for name in ("global_positions", "global_rotations", "sole_gap", "hips_offset",
                  "sole_pitch", "ankle_target", "fallback"):
         assert np.array_equal(getattr(big, name)[:, 3], getattr(small, name)[:, 0]), name
 
@@ -168,8 +168,8 @@ def test_pipeline_names_malformed_plan_and_override_shapes() -> None:
                         plan.next_plant_xz)
     with pytest.raises(SkeletonError, match="plan.swing"):
         pipe.step(rotations, positions, bad_plan)
-    with pytest.raises(SkeletonError, match="pelvis_offset"):
-        pipe.step(rotations, positions, plan, pelvis_offset=np.zeros(3))
+    with pytest.raises(SkeletonError, match="hips_offset"):
+        pipe.step(rotations, positions, plan, hips_offset=np.zeros(3))
     with pytest.raises(SkeletonError, match="sole_angles"):
         pipe.step(rotations, positions, plan, sole_angles=np.zeros((3, 2, 2)))
     with pytest.raises(SkeletonError, match="foot_lift"):

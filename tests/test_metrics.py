@@ -76,11 +76,11 @@ def test_stance_slip_counts_only_planted_pairs() -> None:
     assert metrics.stance_slip(positions, stance) == pytest.approx(0.005)
 
 
-def test_pelvis_jerk_of_a_cubic() -> None:
+def test_hips_jerk_of_a_cubic() -> None:
     dt = 1 / 60
     t = np.arange(30) * dt
-    assert metrics.pelvis_jerk(2.0 * t**3, dt) == pytest.approx(12.0)
-    assert metrics.pelvis_jerk(np.full(30, 0.5), dt) == 0.0
+    assert metrics.hips_jerk(2.0 * t**3, dt) == pytest.approx(12.0)
+    assert metrics.hips_jerk(np.full(30, 0.5), dt) == 0.0
 
 
 def test_clamped_ratio_any_leg_per_frame() -> None:

@@ -1,7 +1,7 @@
 """The timing constants of grounding, metrics and the walker, pinned by what they do.
 
 Each test fails if its constant is changed (the four mutants issue 14 found surviving): the
-blend-out length of a held lift, the pelvis smoothing time, the skate speed of
+blend-out length of a held lift, the hips smoothing time, the skate speed of
 ``contact_skate_ratio`` and the walker's ground-follow rate.
 """
 
@@ -19,7 +19,7 @@ from footfall.grounding.clip import ground_clip
 from footfall.grounding.clip.placement import along_x
 from footfall.grounding.clip.smoothing import blend_out
 from footfall.grounding.feet import legs_of
-from footfall.humanoid.limbs import pelvis_joint
+from footfall.humanoid.limbs import hips_joint
 from footfall.terrain import LevelGround
 from footfall.terrain.hits import RayHits
 
@@ -75,7 +75,7 @@ class _Cliff:
                        np.ones(shape, dtype=bool), np.zeros(shape))
 
 
-def test_the_pelvis_lowers_over_a_quarter_second_before_the_ground_drops() -> None:
+def test_the_hips_lowers_over_a_quarter_second_before_the_ground_drops() -> None:
     # Turned to walk along +X: as captured it walks along Z, so the drop "halfway along x" ran
     # beside its path, under one foot for the whole clip (issue 25: that foot now stands on the
     # upper side rather than put its toes in the wall). Across the path, before and after
@@ -84,11 +84,11 @@ def test_the_pelvis_lowers_over_a_quarter_second_before_the_ground_drops() -> No
     clip = along_x(bvh.load(DATA / "bvh" / "games105_walk60.bvh"))
     legs = legs_of(clip.skeleton)
     _, gpos = clip.forward_kinematics()
-    pelvis = pelvis_joint(clip.skeleton, legs)
+    hips = hips_joint(clip.skeleton, legs)
     # Level ground at the clip's own floor, and the same with a 10 cm drop halfway along the
-    # pelvis path in x.
+    # hips path in x.
     floor = float(np.percentile(gpos[:, [legs[0].foot, legs[1].foot], 1], 1))
-    path_x = gpos[:, pelvis, 0]
+    path_x = gpos[:, hips, 0]
     drop = 0.10
     cliff = _Cliff(floor, float(path_x[len(path_x) // 2]),
                    1.0 if path_x[-1] > path_x[0] else -1.0, drop)
@@ -96,13 +96,13 @@ def test_the_pelvis_lowers_over_a_quarter_second_before_the_ground_drops() -> No
     dropped = ground_clip(clip, cliff, place=False).clip
     _, flat_pos = flat.forward_kinematics()
     _, drop_pos = dropped.forward_kinematics()
-    lowered = flat_pos[:, pelvis, 1] - drop_pos[:, pelvis, 1]
+    lowered = flat_pos[:, hips, 1] - drop_pos[:, hips, 1]
     ankles = drop_pos[:, [legs[0].foot, legs[1].foot], 0]
     first_over = int(np.nonzero(cliff.beyond(ankles).any(axis=1))[0][0])
     start = int(np.nonzero(lowered > 0.005)[0][0])
     done = int(np.nonzero(lowered > drop - 0.005)[0][0])
     ramp_s = (done - start) / clip.fps
-    # smooth: the 10 cm are taken over the pelvis smoothing and the swing onto the lower
+    # smooth: the 10 cm are taken over the hips smoothing and the swing onto the lower
     # ground, not in a jump and not over more than 0.55 s; and in time: begun at most 0.6 s
     # before the first ankle is over the drop, done within 0.1 s after it
     assert 0.18 <= ramp_s <= 0.55, ramp_s

@@ -335,13 +335,13 @@ def test_measure_sole_gaps_sign() -> None:
     np.testing.assert_allclose(up - base, 0.05, atol=1e-9)
 
 
-def test_pelvis_switch_reaches_the_walker() -> None:
+def test_hips_switch_reaches_the_walker() -> None:
     sim = DemoSimulation()
-    sim.settings.pelvis = False
+    sim.settings.hips = False
     sim.settings.speed = 1.2
     sim.apply()
     params = sim.walker.params
-    flags = getattr(params, "pelvis", None)
+    flags = getattr(params, "hips", None)
     assert not np.any(flags)
     np.testing.assert_allclose(sim.walker.speed, 1.2)
 
@@ -472,7 +472,7 @@ def test_scene_group_lags_by_a_step_and_the_bunnies_stay_exact() -> None:
             frame = app.simulation.frame
             origin = np.asarray(app.scene.group.position)
             shift = np.asarray(app.scene.world.position)  # the follow view's shift of the ground
-            seen = frame.global_positions[0, 0] + shift  # where the view shows the left pelvis
+            seen = frame.global_positions[0, 0] + shift  # where the view shows the left hips
             assert np.all(np.abs(seen - origin) <= GROUP_STEP + 1e-9)
             _, world = app.scene.parts.pose(frame.global_rotations, frame.global_positions)
             drawn = np.asarray(app.scene.bodies.batched_positions) + origin

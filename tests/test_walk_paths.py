@@ -91,7 +91,7 @@ def _joint(clip: Clip, name: str) -> np.ndarray:
 
 def _facing(clip: Clip) -> np.ndarray:
     """Body yaw ``(F,)`` radians (0 faces +Z) from the hip joints: the right hip to the left
-    one is the body's left; the pelvis twist (±6°) rides on it."""
+    one is the body's left; the hips twist (±6°) rides on it."""
     left = _joint(clip, "LeftUpperLeg") - _joint(clip, "RightUpperLeg")
     return np.arctan2(-left[:, 2], left[:, 0])
 
@@ -115,7 +115,7 @@ def test_a_circle_walk_has_the_radius_and_faces_along_it(tmp_path, turn, radius)
     side = 1.0 if turn == "left" else -1.0
     tangent = np.arctan2(side * hips[:, 1], -side * hips[:, 0])
     off = _wrapped(_facing(clip) - tangent)
-    assert np.degrees(np.abs(off).max()) < 8.0  # the pelvis twist is ±6°
+    assert np.degrees(np.abs(off).max()) < 8.0  # the hips twist is ±6°
     assert np.degrees(abs(np.mean(off))) < 1.5
 
 

@@ -29,7 +29,7 @@ def test_walker_frame_fields_are_batched() -> None:
     for name in ("stance", "ground_height", "sole_gap", "sole_pitch", "sole_roll", "clamped"):
         assert getattr(frame, name).shape == (k, 2), name
     assert frame.ray_origin.shape == frame.ray_hit.shape == (k, 2, 3)
-    assert frame.pelvis_height.shape == (k,)
+    assert frame.hips_height.shape == (k,)
     assert np.all(frame.ray_origin[..., 1] > frame.ray_hit[..., 1])
     assert frame.global_positions[:, 0, 0] == pytest.approx([0.5 + 0.75 / 60, 2.5 + 0.75 / 60])
 
@@ -65,20 +65,20 @@ def test_planted_feet_do_not_slide_on_flat_ground() -> None:
 
 def test_per_character_switches_change_the_result() -> None:
     stairs = scene("stairs", step_height=0.1)
-    # going down (from the landing) the lower foot needs the pelvis lowered (seed 002)
+    # going down (from the landing) the lower foot needs the hips lowered (seed 002)
     walker = StepWalker(SKELETON, stairs, 2, legs=LEGS, lateral_z=[0.0, 1.0], start_x=3.0)
     walker.ik[1] = False
-    pelvis = []
+    hips = []
     for _ in range(120):
         frame = walker.step(1 / 60)
-        pelvis.append(frame.pelvis_offset)
-    pelvis = np.array(pelvis)
-    # IK on lowers the pelvis below the body's ground height at times; IK off never does.
-    assert np.all(pelvis[:, 0] <= pelvis[:, 1] + 1e-12)
-    assert np.max(pelvis[:, 1] - pelvis[:, 0]) > 0.02
+        hips.append(frame.hips_offset)
+    hips = np.array(hips)
+    # IK on lowers the hips below the body's ground height at times; IK off never does.
+    assert np.all(hips[:, 0] <= hips[:, 1] + 1e-12)
+    assert np.max(hips[:, 1] - hips[:, 0]) > 0.02
     assert walker.ik.tolist() == [True, False]
-    walker.params = [GroundingParams(), GroundingParams().without("pelvis")]
-    assert walker.params.pelvis.tolist() == [True, False]
+    walker.params = [GroundingParams(), GroundingParams().without("hips")]
+    assert walker.params.hips.tolist() == [True, False]
     assert np.all(np.isfinite(frame.global_positions))
 
 
@@ -98,7 +98,7 @@ def test_ik_off_shows_gaps_on_stairs_and_ik_on_closes_them() -> None:
 
 
 def test_setting_params_keeps_the_smoothing_going() -> None:
-    """The demo re-assigns params on every control change; that must not jolt the pelvis."""
+    """The demo re-assigns params on every control change; that must not jolt the hips."""
     stairs = scene("stairs", step_height=0.1)
     steady = StepWalker(SKELETON, stairs, 1, legs=LEGS, start_x=3.0)
     poked = StepWalker(SKELETON, stairs, 1, legs=LEGS, start_x=3.0)
@@ -106,7 +106,7 @@ def test_setting_params_keeps_the_smoothing_going() -> None:
         a = steady.step(1 / 60)
         poked.params = GroundingParams()
         b = poked.step(1 / 60)
-    assert b.pelvis_height == pytest.approx(a.pelvis_height, abs=1e-12)
+    assert b.hips_height == pytest.approx(a.hips_height, abs=1e-12)
     assert b.global_positions == pytest.approx(a.global_positions, abs=1e-12)
 
 

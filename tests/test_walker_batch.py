@@ -23,7 +23,7 @@ BIG = 40
 FIELDS = (
     "rotations", "positions", "global_rotations", "global_positions", "stance", "ground_height",
     "sole_gap", "sole_pitch", "sole_roll", "clamped", "fallback", "ray_origin", "ray_hit",
-    "ankle_target", "pelvis_height", "pelvis_offset", "distance", "swing", "plant_xz",
+    "ankle_target", "hips_height", "hips_offset", "distance", "swing", "plant_xz",
 )
 
 
@@ -36,7 +36,7 @@ def _crowd(terrain_name: str) -> tuple[StepWalker, dict]:
         "speed": rng.uniform(0.4, 1.3, BIG),
         # Switches that change per character (tread search limits are shared by a batch).
         "params": [
-            GroundingParams(pelvis=i % 3 != 0, smoothing=i % 5 != 0, foot_align=i % 4 != 1)
+            GroundingParams(hips=i % 3 != 0, smoothing=i % 5 != 0, foot_align=i % 4 != 1)
             for i in range(BIG)
         ],
     }

@@ -75,7 +75,7 @@ def test_ik_switches_per_character(which: int) -> None:
 def test_step_style_defaults_are_seed_000s_bunny_walk_in_leg_lengths() -> None:
     p, style = PROPORTIONS, StepStyle()
     leg = p.leg_length
-    assert style.pelvis_height == pytest.approx((p.walk_pelvis_height - p.hip_drop
+    assert style.hips_height == pytest.approx((p.walk_hips_height - p.hip_drop
                                                  - p.ankle_height) / leg, abs=1e-12)
     assert style.step_length == pytest.approx(p.step_length / leg, abs=1e-12)
     assert style.bob * leg == pytest.approx(0.02, abs=1e-12)

@@ -4,7 +4,7 @@
 walks); this hashes the pipeline's own frames on the bunny, where the paths a command does not
 take run too: stepping walkers of 1 and 5 characters one frame at a time and batched, four
 characters with four parameter sets, foot locks and turns every other frame, given foot lifts,
-pelvis offsets and sole angles, IK switched off for one character, a batch of 6 frames and a
+hips offsets and sole angles, IK switched off for one character, a batch of 6 frames and a
 rewind. Each array is hashed with its dtype and shape.
 
     PYTHONPATH=/path/to/old/src python tools/compare_pipeline.py -o /tmp/pipe_old.json
@@ -66,7 +66,7 @@ def frames() -> dict[str, str]:
         frame = pipe.step(
             rotations, positions, locked if f % 2 else plan, DT, ik=[True, f % 3 > 0, True, True],
             foot_lift=rng.uniform(0, 0.02, (4, 2)) if f % 5 == 0 else None,
-            pelvis_offset=rng.uniform(-0.05, 0, 4) if f % 7 == 0 else None,
+            hips_offset=rng.uniform(-0.05, 0, 4) if f % 7 == 0 else None,
             sole_angles=rng.uniform(-0.1, 0.1, (4, 2, 2)) if f % 4 == 0 else None)
         hashed(out, f"pipe.{f}", frame)
     rotations, positions, plan = walker.flat_pose(np.linspace(0, 2, 24).reshape(6, 4)

@@ -403,7 +403,7 @@ def side_view(source: Clip, out: Clip, terrain, path: Path, title: str) -> int: 
     independent scorer — the deepest foot point in the terrain, else the planted foot farthest
     off the ground it stood on in the source — over the terrain's profile under that foot,
     with the foot's lowest point over the whole clip and the source's pose (moved as the
-    output's pelvis moved) in grey; saved to ``path`` (PNG). Returns the frame drawn."""
+    output's hips moved) in grey; saved to ``path`` (PNG). Returns the frame drawn."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -7,7 +7,7 @@
   from Python it is its own Python function: the same operations in the same order, so the
   same results (only a division by zero raises there instead of giving inf or NaN).
 - :func:`inlined`: copied into each kernel calling it at numba's IR level, where LLVM's
-  inlining of a helper measured slower (the IK core, the pelvis helpers).
+  inlining of a helper measured slower (the IK core, the hips helpers).
 - :func:`bundle_kernel`: a kernel taking named bundles (a ``NamedTuple`` of arrays and values
   per concept: the frames, the legs, the parameters …) instead of a wall of positional
   arguments, so every value is bound by name where the bundle is built; one that reads a few

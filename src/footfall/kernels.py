@@ -10,7 +10,7 @@ that cost comes first, with a notice, instead of as an unexplained pause inside 
 
 Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (downward terrain rays
 and the stepping walker's stages: what the demo runs), ``"clip"`` (slope angles, sole tilt,
-pelvis reach limit), ``"walk"`` (the procedural walker's swing ease), ``"retarget"`` (the
+hips reach limit), ``"walk"`` (the procedural walker's swing ease), ``"retarget"`` (the
 retargeter's limb and weight stages, the knee copy).
 A command names its groups in its ``KERNELS`` attribute (``footfall.cli``); any other kernel
 compiles on its first call.
@@ -117,7 +117,7 @@ def _grounding() -> None:
 
 def _clip() -> None:
     from footfall.grounding.foot_align import align_rotation, slope_angles
-    from footfall.grounding.pelvis import reach_limit
+    from footfall.grounding.hips import reach_limit
 
     up, forward = np.array([[0.0, 1.0, 0.0]]), np.array([[0.0, 0.0, 1.0]])
     slope_angles(up, forward, 0.5, 0.45)

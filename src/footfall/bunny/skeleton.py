@@ -21,12 +21,12 @@ class BunnyProportions:
 
     thigh: float = 0.19
     shin: float = 0.18
-    hip_drop: float = 0.08  # pelvis joint to hip joint, straight down
-    hip_width: float = 0.09  # pelvis centre to each hip joint, sideways
+    hip_drop: float = 0.08  # hips joint to hip joint, straight down
+    hip_width: float = 0.09  # hips centre to each hip joint, sideways
     ankle_height: float = 0.10  # ankle joint above the sole
     foot_forward: float = 0.13  # ankle to toe tip along +Z
     heel_back: float = 0.04  # ankle to heel along −Z
-    walk_pelvis_height: float = 0.53  # seed 000: hips = ground + 0.53 while walking
+    walk_hips_height: float = 0.53  # seed 000: hips = ground + 0.53 while walking
     step_length: float = 0.62  # seed 000: S = 0.62
 
     @property
@@ -35,8 +35,8 @@ class BunnyProportions:
         return self.thigh + self.shin
 
     @property
-    def rest_pelvis_height(self) -> float:
-        """Pelvis height with straight legs and the sole on y = 0, metres."""
+    def rest_hips_height(self) -> float:
+        """Hips height with straight legs and the sole on y = 0, metres."""
         return self.hip_drop + self.leg_length + self.ankle_height
 
 
@@ -45,7 +45,7 @@ PROPORTIONS = BunnyProportions()
 # (name, parent name, offset from parent) — offsets are computed from PROPORTIONS below.
 def _joint_table(p: BunnyProportions) -> list[tuple[str, str | None, tuple[float, float, float]]]:
     return [
-        ("Hips", None, (0.0, p.rest_pelvis_height, 0.0)),
+        ("Hips", None, (0.0, p.rest_hips_height, 0.0)),
         ("Spine", "Hips", (0.0, 0.12, 0.0)),
         ("Head", "Spine", (0.0, 0.30, 0.03)),
         ("LeftEar", "Head", (0.05, 0.14, -0.01)),

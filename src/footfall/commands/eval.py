@@ -16,7 +16,7 @@ DESCRIPTION = (
     "Walk seed 000's walker up 5 stairs, over a landing and down 5 for 20 s at 60 Hz at each "
     "step height, with IK off, everything on and each stage switched off, and measure the "
     "solved soles in stance: contact error, support defects, penetration, floating, stance slip, "
-    "pelvis jerk and the share of clamped frames. The bunny always walks; --humanoid adds a "
+    "hips jerk and the share of clamped frames. The bunny always walks; --humanoid adds a "
     "humanoid built from a BVH file's skeleton."
 )
 KERNELS = ("grounding",)  # compiled kernels made ready first (footfall.kernels)

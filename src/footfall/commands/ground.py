@@ -18,16 +18,16 @@ if TYPE_CHECKING:
 
 NAME = "ground"
 HELP = ("put a BVH clip's feet on a terrain, changing nothing but real stance defects on level "
-        "ground: ground offsets, pelvis, leg IK, sole tilt, slip locks; GMD/PhysDiff report")
+        "ground: ground offsets, hips, leg IK, sole tilt, slip locks; GMD/PhysDiff report")
 DESCRIPTION = (
     "Read a clip animated on flat ground, place it on a built-in terrain scene (sized to hold "
     "the clip's whole path), a mesh file or a greyscale heightmap image (black = the low end of "
     "--height-range, white = the high end, covering --size metres centred on the origin) (its "
-    "pelvis path turned to travel along +X over the terrain's interesting part unless "
+    "hips path turned to travel along +X over the terrain's interesting part unless "
     "--no-place: then a built-in scene is laid under the clip where it is). 'level' is endless "
     "level ground at the clip's own floor: only the clip's own stance defects are fixed. Find "
     "the foot contacts from the motion (or read them with --contacts), offset "
-    "each foot by the ground under it, move the pelvis with the lower foot, solve the legs and "
+    "each foot by the ground under it, move the hips with the lower foot, solve the legs and "
     "tilt the soles by the slope. Stance feet that slide, sink or float in the source are "
     "corrected by no more than their own defect; swings keep their animated height over the real "
     "ground; on level ground at the clip's own floor nothing else changes. Writes a BVH with the "

@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_scene_arguments(parser, "terrain (default course)")
     parser.add_argument("--step-height", type=float, default=0.10,
                         help="stair step height m (default 0.10)")
-    parser.add_argument("--no-pelvis", action="store_true", help="switch pelvis correction off")
+    parser.add_argument("--no-hips", "--no-pelvis", dest="no_hips", action="store_true",
+                        help="switch the hips correction off (the hips lowered so the lower "
+                        "foot reaches)")
     parser.add_argument("--start", type=float, default=22.8, help="seconds walked before the "
                         "first picture (default 22.8: both bunnies on the stairs)")
     parser.add_argument("--seconds", type=float, default=4.0, help="animation length (default 4)")
@@ -39,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from footfall.viewer.render import RenderOptions, render  # matplotlib only when rendering
 
     settings = DemoSettings(terrain=args.terrain, speed=args.speed, step_height=args.step_height,
-                            pelvis=not args.no_pelvis)
+                            hips=not args.no_hips)
     options = RenderOptions(settings=settings, start=args.start, seconds=args.seconds, fps=args.fps,
                             width=args.width, height=args.height,
                             lang=args.lang or detect_language())

@@ -23,7 +23,7 @@ DESCRIPTION = (
     "Walk a character procedurally (seed 004: phase clock, five stance phases, stride angle, "
     "bob, gaze, arm swing, twist, slope lean, swing clearance, planted feet locked) for the given "
     "seconds at 60 fps. With --terrain the walk reads the slope from that scene and is grounded "
-    "by the foot placement pipeline (rays, pelvis, leg IK, sole alignment). Without --terrain it "
+    "by the foot placement pipeline (rays, hips, leg IK, sole alignment). Without --terrain it "
     "walks on the flat floor. It starts at --start-x heading +X and walks straight (turning "
     "around at a scene's ends), or with --path circle/eight along a circle of --radius metres "
     "(an eight: a full circle to one side, then one to the other): the body faces along the "
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         if path.straight:
             _patrol(grounded.walker, ground)
         clip = grounded.to_clip(grounded.generate(seconds))
-        pelvis = grounded.walker.rig.root
+        hips = grounded.walker.rig.root
         how = f"grounded on {args.terrain}"
     else:
         walker = ProceduralWalker(skeleton, params=params, start=start, path=path)
@@ -98,12 +98,12 @@ def run(args: argparse.Namespace) -> int:
         if ground is not None and path.straight:
             _patrol(walker, ground)
         clip = walker.to_clips(list(walker.iterate(seconds, ground)))[0]
-        pelvis = walker.rig.root
+        hips = walker.rig.root
         how = f"on {args.terrain} (not grounded)" if ground is not None else "on the flat floor"
     clip.check_finite()
     save_motion(clip, args.output)
-    # The pelvis's world path (F, 3), metres: a static root above it never moves.
-    root = clip.global_positions()[:, pelvis]
+    # The hips' world path (F, 3), metres: a static root above it never moves.
+    root = clip.global_positions()[:, hips]
     travelled = float(np.sum(np.linalg.norm(np.diff(root[:, [0, 2]], axis=0), axis=1)))
     who = "bunny" if skeleton is None else args.skeleton
     if not path.straight:

@@ -82,10 +82,10 @@ def twist(
     left_phase: ArrayLike, step_rate_hz: ArrayLike, twist_deg: float = 6.0,
     shoulder_ratio: float = 1.2,
 ) -> tuple[FloatArray, FloatArray]:
-    """Pelvis and shoulder yaw, radians ``(...)``, from the left leg's phase: the pelvis turns
+    """Hips and shoulder yaw, radians ``(...)``, from the left leg's phase: the hips turn
     its left side forward as the left heel strikes, by up to ``twist_deg · rate / 1.6``; the
     shoulders ``shoulder_ratio`` times as far the other way."""
     wave = np.cos(2.0 * math.pi * np.asarray(left_phase, dtype=np.float64))
     amplitude = np.radians(twist_deg * np.asarray(step_rate_hz, np.float64) / BASE_RATE_HZ)
-    pelvis = -amplitude * wave
-    return pelvis, -shoulder_ratio * pelvis
+    hips = -amplitude * wave
+    return hips, -shoulder_ratio * hips

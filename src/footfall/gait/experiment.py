@@ -31,7 +31,7 @@ SETUPS = {
     "no_ik": (False, GroundingParams()),
     "all_on": (True, GroundingParams()),
     "no_tread_snap": (True, GroundingParams().without("tread_snap")),
-    "no_pelvis": (True, GroundingParams().without("pelvis")),
+    "no_hips": (True, GroundingParams().without("hips")),
     "no_foot_align": (True, GroundingParams().without("foot_align")),
 }
 WALKERS = tuple(SETUPS)
@@ -113,11 +113,11 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
         block = walker.step_frames(1.0 / FPS, size)
         assert block.plant_xz is not None  # step_frames always sets it
         record.append((block.global_rotations[:, :, feet], block.global_positions[:, :, feet],
-                       block.stance, block.pelvis_height, block.clamped,
+                       block.stance, block.hips_height, block.clamped,
                        block.global_positions[:, :, pipe.root, 0], block.plant_xz[..., 0]))
         if progress is not None:
             progress(done + size, frames)
-    rot, pos, stance, pelvis, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
+    rot, pos, stance, hips, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
     soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]
     per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
@@ -131,7 +131,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
         row: dict[str, str | float] = {"character": character.name, "walker": WALKERS[which[k]]}
         row.update(metrics.contact_metrics(gaps[:, k], stance[:, k]))
         row["stance_slip_m"] = metrics.stance_slip(pos[:, k], stance[:, k])
-        row["pelvis_jerk"] = metrics.pelvis_jerk(pelvis[:, k], 1.0 / FPS)
+        row["hips_jerk"] = metrics.hips_jerk(hips[:, k], 1.0 / FPS)
         row["clamped_ratio"] = metrics.clamped_ratio(clamp[:, k])
         if spec["kind"] == "stairs":
             params = spec["terrain"].params
@@ -201,7 +201,7 @@ def format_table(result: dict[str, list[dict]]) -> str:
         f"{row['character']:<28}{row['walker']:<15}{row['step_height_m']:>7.3f}"
         f"{row['contact_error_m'] * 1e3:>8.2f}{row['support_defect_ratio'] * 100:>8.1f}"
         f"{row['penetration_m'] * 1e3:>8.2f}{row['floating_m'] * 1e3:>9.2f}"
-        f"{row['stance_slip_m'] * 1e3:>8.3f}{row['pelvis_jerk']:>8.1f}"
+        f"{row['stance_slip_m'] * 1e3:>8.3f}{row['hips_jerk']:>8.1f}"
         f"{row['clamped_ratio'] * 100:>7.1f}{row['contact_error_down_m'] * 1e3:>8.2f}"
         f"{row['contact_error_near_edge_m'] * 1e3:>8.2f}" for row in result["rows"]]
     if result.get("slope_rows"):

@@ -30,8 +30,8 @@ class GaitParams:
         arm_swing_share: shoulder swing amplitude as a share of the stride angle (0.6).
         elbow_bend_deg: elbow bend scale, times (0.4 + leg_ratio) (70°).
         arm_spread_deg: arms held this far out from the body's side, degrees.
-        twist_deg: pelvis twist amplitude at 1.6 Hz (6°), grows with the step rate.
-        shoulder_twist_ratio: shoulders turn this many times the pelvis, the other way (1.2).
+        twist_deg: hips twist amplitude at 1.6 Hz (6°), grows with the step rate.
+        shoulder_twist_ratio: shoulders turn this many times the hips, the other way (1.2).
         downhill_lean, uphill_lean: lean forward per degree of downhill, back per degree uphill.
         rate_per_lean_hz: extra step rate per degree of forward lean (0.06 Hz).
         rate_min_hz, rate_max_hz: clamp of the adapted step rate (0.8–2.8 Hz).

@@ -26,7 +26,7 @@ class BodyPose:
     Attributes:
         root: ``(K, 3)`` world position of the root joint.
         heading: ``(K,)`` body yaw, radians (0 faces +Z, π/2 faces +X).
-        pelvis, chest: ``(K, 4)`` canonical pelvis (lean, twist), shoulders (lean, counter-twist).
+        hips, chest: ``(K, 4)`` canonical hips (lean, twist), shoulders (lean, counter-twist).
         head: ``(K, 4)`` canonical head rotation (gaze relative to the heading).
         head_drop: ``(K,)`` world-y change of the head from the bob compensation.
         shoulder, elbow: ``(K, 2)`` arm swing (positive forward) and elbow bend per side, radians.
@@ -36,7 +36,7 @@ class BodyPose:
 
     root: FloatArray
     heading: FloatArray
-    pelvis: FloatArray
+    hips: FloatArray
     chest: FloatArray
     head: FloatArray
     head_drop: FloatArray
@@ -75,7 +75,7 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
     turn = yaw(body.heading)
 
     # World rotations of the driven joints, all in one batch: (K, D, 4).
-    canonical = [body.pelvis]
+    canonical = [body.hips]
     driven = [rig.root]
     if rig.spine is not None:
         canonical.append(body.chest)
@@ -120,7 +120,7 @@ def compose(rig: WalkRig, body: BodyPose) -> PoseResult:
     fk = FKPlan(parents)
     gpos = fk.positions(grot, translations)
 
-    # Legs: solve both at once from the rest-straight legs hanging from the posed pelvis.
+    # Legs: solve both at once from the rest-straight legs hanging from the posed hips.
     upper = [leg.upper for leg in rig.legs]
     lower = [leg.lower for leg in rig.legs]
     before = grot[:, upper]

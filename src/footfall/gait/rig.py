@@ -49,8 +49,8 @@ class WalkRig:
 
     Attributes:
         skeleton: the rig.
-        root: index of the pelvis (the joint that carries the world position).
-        spine: joint that turns the shoulders against the pelvis, or None.
+        root: index of the hips (the joint that carries the world position).
+        spine: joint that turns the shoulders against the hips, or None.
         head: head joint (stabilised: gaze and bob compensation), or None.
         legs, arms: ``(left, right)`` leg and arm chains (arms None when the rig has none).
         facing: ``(4,)`` rest rotation taking canonical +Z to the rig's rest forward.
@@ -174,7 +174,7 @@ class WalkRig:
 
 
 def _root_of(skeleton: Skeleton, legs: tuple[LegChain, LegChain], hips: int | None) -> int:
-    """The pelvis: the mapped Hips if it is above both legs, else their common ancestor."""
+    """The hips: the mapped Hips if it is above both legs, else their common ancestor."""
     chains = [skeleton.chain(leg.upper) for leg in legs]
     common = [j for j in chains[0][:-1] if j in chains[1][:-1]]
     if hips is not None and hips in common:

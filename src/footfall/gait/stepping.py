@@ -1,7 +1,7 @@
 """Seed 000's stepping walker: a test character that walks along +X over any terrain.
 
 Each :meth:`StepWalker.step` builds the flat-ground walk (footsteps from the walk phase, planted
-feet on y = 0, the swing curve, the pelvis low enough that both legs reach, two-bone IK legs)
+feet on y = 0, the swing curve, the hips low enough that both legs reach, two-bone IK legs)
 and hands it with its footstep plan to the :class:`~footfall.grounding.GroundingPipeline`.
 Characters with ``ik`` off play the flat walk with the body following the ground (seed 000's
 right bunny). Any two-legged skeleton walks; the walk's sizes are a :class:`StepStyle` in leg
@@ -50,17 +50,17 @@ _SEED_LEG = 0.37
 class StepStyle:
     """The stepping walk in leg lengths, so it fits any skeleton (defaults: seed 000's walk).
 
-    pelvis_height: hip joints above the ankles while walking (seed 000: 0.53 m pelvis − 0.08 m
-    hip drop − 0.10 m ankle); bob: pelvis bob amplitude; pelvis_softness: softness of the min()
-    keeping the pelvis reachable; swing_lift: the swing curve's (start, peak) lift.
+    hips_height: hip joints above the ankles while walking (seed 000: 0.53 m hips − 0.08 m
+    hip drop − 0.10 m ankle); bob: hips bob amplitude; hips_softness: softness of the min()
+    keeping the hips reachable; swing_lift: the swing curve's (start, peak) lift.
     sway: ``(joint name, lean, swing amplitude)`` radians about x, posed where the skeleton
     has the joint (lean + amplitude · sin(2π · walk phase)).
     """
 
-    pelvis_height: float = 0.35 / _SEED_LEG
+    hips_height: float = 0.35 / _SEED_LEG
     step_length: float = 0.62 / _SEED_LEG
     bob: float = 0.02 / _SEED_LEG
-    pelvis_softness: float = 0.01 / _SEED_LEG
+    hips_softness: float = 0.01 / _SEED_LEG
     swing_lift: tuple[float, float] = (0.02 / _SEED_LEG, 0.09 / _SEED_LEG)
     sway: tuple[tuple[str, float, float], ...] = (("Spine", 0.07, 0.0),)
 
@@ -73,8 +73,8 @@ class WalkSizes(NamedTuple):
     """The flat walk's sizes as :func:`_flat_walk` reads them, metres unless said: the
     ``step_length``, each foot's ``foot_phase (2,)`` (walk-phase offset), the swing curve's
     ``clearance`` (start) and ``lift`` (peak), ``ankle_heights (2,)``, each foot's sideways
-    ``foot_z (2,)`` and hip ``hip_from_pelvis (2, 3)`` (heading applied), the pelvis height
-    ``pelvis_height`` with its ``bob`` amplitude, each leg's ``reach (2,)`` and the soft min's
+    ``foot_z (2,)`` and hip ``hip_from_hips (2, 3)`` (heading applied), the hips height
+    ``hips_height`` with its ``bob`` amplitude, each leg's ``reach (2,)`` and the soft min's
     ``softness``."""
 
     step_length: float
@@ -83,8 +83,8 @@ class WalkSizes(NamedTuple):
     lift: float
     ankle_heights: FloatArray
     foot_z: FloatArray
-    hip_from_pelvis: FloatArray
-    pelvis_height: float
+    hip_from_hips: FloatArray
+    hips_height: float
     bob: float
     reach: FloatArray
     softness: float
@@ -204,15 +204,15 @@ class StepWalker(Walker):
         self._foot = np.array([g.foot for g in pipe.legs])
         self.ankle_heights = np.array([f.ankle_height for f in pipe.feet])  # (2,) per foot
         hip_drop = float(rest[root, 1] - rest[self._upper, 1].mean())
-        self.walk_pelvis_height = (
-            hip_drop + float(self.ankle_heights.mean()) + style.pelvis_height * self.leg_length
+        self.walk_hips_height = (
+            hip_drop + float(self.ankle_heights.mean()) + style.hips_height * self.leg_length
         )
         self.step_length = style.step_length * self.leg_length
         self.bob = style.bob * self.leg_length
         # Where each foot walks sideways: straight under its hip, heading applied.
         hip_side = quat.rotate(HEADING, rest[self._upper] - rest[root])
         self._foot_z = hip_side[:, 2]  # (2,)
-        self._hip_from_pelvis = hip_side  # (2, 3) at rest, heading applied
+        self._hip_from_hips = hip_side  # (2, 3) at rest, heading applied
         self._extras = _sway(skeleton, style.sway)
         # The flat walk poses only the root (heading) and the sway joints, none of them on a
         # leg: the legs' world rotations before the IK are the rest pose's, and their joints
@@ -269,8 +269,8 @@ class StepWalker(Walker):
             step_length=self.step_length, foot_phase=FOOT_PHASE,
             clearance=lift_start * self.leg_length, lift=lift_peak * self.leg_length,
             ankle_heights=self.ankle_heights, foot_z=self._foot_z,
-            hip_from_pelvis=self._hip_from_pelvis, pelvis_height=self.walk_pelvis_height,
-            bob=self.bob, reach=self._reach, softness=self.style.pelvis_softness * self.leg_length)
+            hip_from_hips=self._hip_from_hips, hips_height=self.walk_hips_height,
+            bob=self.bob, reach=self._reach, softness=self.style.hips_softness * self.leg_length)
         body = WalkBody(
             root=self.pipeline.root, heading=HEADING, offsets=self._offsets,
             sway_joints=extra_joints, leans=leans, amps=amps, steps=self._steps,
@@ -346,7 +346,7 @@ def _sway(skeleton: Skeleton, sway: Sequence[tuple[str, float, float]]
 def _flat_walk(rows: WalkRows, sizes: WalkSizes, body: WalkBody, pose: FlatWalkPose
                ) -> None:  # pragma: no cover - compiled
     """Seed 000's flat walk for N ``rows`` (character ``n mod K``) after ``rows.distance (N,)``
-    metres: footstep plan, ankle targets ``pose.ankle (N, 2, 3)``, pelvis and the posed rest
+    metres: footstep plan, ankle targets ``pose.ankle (N, 2, 3)``, hips and the posed rest
     pose in ``pose.rotations``, ``pose.positions`` ``(N, J, ·)`` (legs at rest; the IK
     follows). ``pose.hip``, ``pose.knee``, ``pose.foot`` ``(N, 2, 3)``: the root plus the fixed
     world ``body.steps (J, 3)`` down each leg's ``body.chains (2, L)`` (−1 padded), as the FK
@@ -356,9 +356,9 @@ def _flat_walk(rows: WalkRows, sizes: WalkSizes, body: WalkBody, pose: FlatWalkP
     distance, start_x, lateral_z = rows.distance, rows.start_x, rows.lateral_z
     step_length, foot_phase, clearance, lift = sizes.step_length, sizes.foot_phase, \
         sizes.clearance, sizes.lift
-    ankle_heights, foot_z, hip_from_pelvis = sizes.ankle_heights, sizes.foot_z, \
-        sizes.hip_from_pelvis
-    pelvis_height, bob, reach, softness = sizes.pelvis_height, sizes.bob, sizes.reach, \
+    ankle_heights, foot_z, hip_from_hips = sizes.ankle_heights, sizes.foot_z, \
+        sizes.hip_from_hips
+    hips_height, bob, reach, softness = sizes.hips_height, sizes.bob, sizes.reach, \
         sizes.softness
     root, offsets, heading, extra_joints = body.root, body.offsets, body.heading, \
         body.sway_joints
@@ -384,20 +384,20 @@ def _flat_walk(rows: WalkRows, sizes: WalkSizes, body: WalkBody, pose: FlatWalkP
             next_xz[n, f, 0], next_xz[n, f, 1] = start_x[c] + to, z
         phase = walked / step_length
         body_x = start_x[c] + walked
-        # The pelvis: seed 000's bob, kept low enough that both legs reach (a soft min).
-        heights = (pelvis_height + bob * math.cos(4.0 * math.pi * phase), 0.0, 0.0)
+        # The hips: seed 000's bob, kept low enough that both legs reach (a soft min).
+        heights = (hips_height + bob * math.cos(4.0 * math.pi * phase), 0.0, 0.0)
         for f in range(2):
-            horizontal = math.hypot((body_x + hip_from_pelvis[f, 0]) - ankle[n, f, 0],
-                                    (lateral_z[c] + hip_from_pelvis[f, 2]) - ankle[n, f, 2])
+            horizontal = math.hypot((body_x + hip_from_hips[f, 0]) - ankle[n, f, 0],
+                                    (lateral_z[c] + hip_from_hips[f, 2]) - ankle[n, f, 2])
             rise = math.sqrt(max_nan(reach[f] * reach[f] - horizontal * horizontal, 0.0))
-            limit = (ankle[n, f, 1] + rise) - hip_from_pelvis[f, 1]
+            limit = (ankle[n, f, 1] + rise) - hip_from_hips[f, 1]
             heights = (heights[0], limit, heights[2]) if f == 0 else \
                 (heights[0], heights[1], limit)
         low = min_nan(min_nan(heights[0], heights[1]), heights[2])
         total = (math.exp(-(heights[0] - low) / softness)
                  + math.exp(-(heights[1] - low) / softness)) \
             + math.exp(-(heights[2] - low) / softness)
-        pelvis_y = low - softness * math.log(total)
+        hips_y = low - softness * math.log(total)
         for j in range(offsets.shape[0]):  # element loops: a slice here compiles seconds longer
             rotations[n, j, 0] = 1.0
             for a in range(1, 4):
@@ -407,9 +407,9 @@ def _flat_walk(rows: WalkRows, sizes: WalkSizes, body: WalkBody, pose: FlatWalkP
         for a in range(4):
             rotations[n, root, a] = heading[a]
         positions[n, root, 0], positions[n, root, 1], positions[n, root, 2] = \
-            body_x, pelvis_y, lateral_z[c]
+            body_x, hips_y, lateral_z[c]
         for f in range(2):
-            x, y, z = body_x, pelvis_y, lateral_z[c]
+            x, y, z = body_x, hips_y, lateral_z[c]
             for i in range(chains.shape[1]):
                 j = chains[f, i]
                 if j < 0:

@@ -4,7 +4,7 @@
 patrol a scene, or follows a curved path (:class:`~footfall.gait.path.WalkPath`: the distance
 walked each tick moves the body along it, and each landing foot is placed on it, beside where the
 body will be). On uneven ground planted feet sit on the ground under them and the body follows
-the ground under the pelvis; with ``flat_floor=True`` the pose stays on y = 0 for
+the ground under the hips; with ``flat_floor=True`` the pose stays on y = 0 for
 :mod:`footfall.grounding` to place (:class:`~footfall.gait.grounded.GroundedWalker`). Each
 tick runs seed 004's numbered behaviours in the order ``_tick``'s comments give.
 """
@@ -31,14 +31,14 @@ from footfall.gait.path import WalkPath, to_world
 from footfall.gait.pose import BodyPose, PoseResult, compose
 from footfall.gait.rig import WalkRig, pitch, yaw
 from footfall.grounding.footsteps import smoothstep
-from footfall.grounding.pelvis import reach_limit
+from footfall.grounding.hips import reach_limit
 from footfall.grounding.pipeline import GroundedFrame
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import Terrain
 
 # Share of each leg's length the walker lets it stretch to (the IK clamps at 0.999).
 REACH_SHARE = 0.995
-# Rate (1/s) at which the body follows the ground under the pelvis, so a stair edge cannot jerk it.
+# Rate (1/s) at which the body follows the ground under the hips, so a stair edge cannot jerk it.
 GROUND_FOLLOW_RATE = 10.0
 
 
@@ -342,7 +342,7 @@ class ProceduralWalker:
 
     def _follow_ground(self, probe: GroundProbe, heading: FloatArray, travel: FloatArray,
                        dt: float) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
-        """07 — ground and slope under the pelvis, then lean, step rate and the legs' phases:
+        """07 — ground and slope under the hips, then lean, step rate and the legs' phases:
         ``(lean (K,), phases (K, 2), stance (K, 2))``. The ground is followed smoothly along
         the current slope, so a steady hill causes no lag."""
         ground, normal = probe.under_body(self._position, self._ground)
@@ -408,7 +408,7 @@ class ProceduralWalker:
 
     def _body_pose(self, ph: FloatArray, heading: FloatArray, gaze: FloatArray,
                    lean: FloatArray, feet: _Feet, toes: FloatArray) -> BodyPose:
-        """04–06 — body bob, head, twist and arms around the feet; the pelvis lowered just
+        """04–06 — body bob, head, twist and arms around the feet; the hips lowered just
         enough for a foot out of reach."""
         p = self.params
         left = ph[:, 0]
@@ -417,22 +417,22 @@ class ProceduralWalker:
         root[:, 1] = (self._ground + self.rig.ankle_height + self.rig.root_above_hips
                       + hip * np.cos(self._slope))
         head_drop = -p.head_compensation * (hip - body.HIP_MEAN_SHARE * self.leg_length)
-        pelvis_twist, chest_twist = body.twist(left, self._rate, p.twist_deg,
+        hips_twist, chest_twist = body.twist(left, self._rate, p.twist_deg,
                                                p.shoulder_twist_ratio)
         leaning = pitch(lean)
-        pelvis = quat.mul(leaning, yaw(pelvis_twist))
+        hips = quat.mul(leaning, yaw(hips_twist))
         chest = quat.mul(leaning, yaw(chest_twist))
-        # Long strides or wide stances can put a foot out of reach: lower the pelvis just
-        # enough (seed 000's rule, footfall.grounding.pelvis), never raise it.
-        pelvis_world = quat.mul(yaw(heading), quat.mul(pelvis, quat.inv(self.rig.facing)))
-        hips = root[:, None] + quat.rotate(pelvis_world[:, None], self.rig.hip_offsets)
-        limit = reach_limit(feet.ankle, hips, root[:, 1:2],
+        # Long strides or wide stances can put a foot out of reach: lower the hips just
+        # enough (seed 000's rule, footfall.grounding.hips), never raise it.
+        hips_world = quat.mul(yaw(heading), quat.mul(hips, quat.inv(self.rig.facing)))
+        hip_joints = root[:, None] + quat.rotate(hips_world[:, None], self.rig.hip_offsets)
+        limit = reach_limit(feet.ankle, hip_joints, root[:, 1:2],
                             REACH_SHARE * self.rig.leg_lengths)
         root[:, 1] = np.minimum(root[:, 1], limit.min(axis=1))
         head = yaw(gaze - heading)
         shoulder, elbow = body.arm_swing(ph, p.stride, p.leg_ratio, p.arm_swing_share,
                                          p.elbow_bend_deg)
-        return BodyPose(root, heading, pelvis, chest, head, head_drop * np.cos(self._slope),
+        return BodyPose(root, heading, hips, chest, head, head_drop * np.cos(self._slope),
                         shoulder, elbow, feet.ankle, feet.foot, toes)
 
     def _frame_from(self, pose: BodyPose, stance, planted, roll, gaze, rate, lean, slope_angle,

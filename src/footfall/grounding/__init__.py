@@ -4,7 +4,7 @@
   clip (:mod:`.placement`), finds its contacts and plans, solves and scores the correction.
 - Frame by frame for K characters (the walkers, the demo, ``footfall live``):
   :class:`GroundingPipeline` (:mod:`.pipeline`): terrain rays → footsteps (plan, tread snap,
-  swing curve) → pelvis → leg IK → foot alignment.
+  swing curve) → hips → leg IK → foot alignment.
 """
 
 from footfall.grounding.clip import GroundResult, ground_clip, measure_clip
@@ -34,6 +34,7 @@ from footfall.grounding.footsteps import (
     swing_offset,
     tread_snap_shift,
 )
+from footfall.grounding.hips import follow, reach_limit
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import (
     DEFAULT_PARAMS,
@@ -41,7 +42,6 @@ from footfall.grounding.params import (
     ParamArrays,
     stack_params,
 )
-from footfall.grounding.pelvis import follow, reach_limit
 from footfall.grounding.pipeline import FootPlan, GroundedFrame, GroundingPipeline
 
 __all__ = [

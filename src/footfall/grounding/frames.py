@@ -44,7 +44,7 @@ class GroundedFrame:
     the sole below the ankle), sole_gap (that sole point − ground: + floating, − sinking),
     sole_pitch, sole_roll (radians, as applied), clamped (leg stretched to its limit),
     fallback (ground missing or out of reach: the animated foot was kept). ray_origin,
-    ray_hit, ankle_target: ``(K, 2, 3)``. pelvis_height, pelvis_offset: ``(K,)`` metres.
+    ray_hit, ankle_target: ``(K, 2, 3)``. hips_height, hips_offset: ``(K,)`` metres.
     """
 
     rotations: FloatArray
@@ -61,8 +61,8 @@ class GroundedFrame:
     ray_origin: FloatArray
     ray_hit: FloatArray
     ankle_target: FloatArray
-    pelvis_height: FloatArray
-    pelvis_offset: FloatArray
+    hips_height: FloatArray
+    hips_offset: FloatArray
 
 
 def with_frame_axis(frame: Any) -> Any:

@@ -21,24 +21,24 @@ class GroundingParams:
     """Switches and tunables of the per-frame foot placement (metres, seconds, radians).
 
     Stage switches (for ablations): ``ik`` (legs solved to the ground; off means the body
-    follows the ground under it and the legs play the flat animation), ``pelvis`` (pelvis lowered
+    follows the ground under it and the legs play the flat animation), ``hips`` (hips lowered
     so the lower foot reaches), ``tread_snap`` (feet landing near a tread edge move to the tread
-    centre), ``foot_align`` (sole pitch and roll from the ground normal), ``smoothing`` (pelvis
+    centre), ``foot_align`` (sole pitch and roll from the ground normal), ``smoothing`` (hips
     and sole angles followed exponentially instead of jumping).
     """
 
     ik: bool = True
-    pelvis: bool = True
+    hips: bool = True
     tread_snap: bool = True
     foot_align: bool = True
     smoothing: bool = True
     # Swing curve (seed 000): top = max(two plant heights) + clearance, plus lift·sin(πq).
     swing_clearance: float = 0.02
     swing_lift: float = 0.09
-    # Pelvis (seed 000): reach 0.98 of the leg, followed at 16/s, snapped past 0.4 m.
+    # Hips (seed 000): reach 0.98 of the leg, followed at 16/s, snapped past 0.4 m.
     reach_ratio: float = 0.98
-    pelvis_rate: float = 16.0
-    pelvis_snap: float = 0.4
+    hips_rate: float = 16.0
+    hips_snap: float = 0.4
     # Leg IK: the solver never stretches past this share of thigh + shin.
     max_reach: float = 0.999
     # Foot alignment (seed 000 / seed 004's NormalToRotator + RInterpTo).
@@ -70,7 +70,7 @@ class GroundingParams:
             raise SettingsError("grounding parameter tread_spacing must be > 0")
 
     def without(self, *stages: str) -> GroundingParams:
-        """A copy with the named stage switches turned off (``"pelvis"``, ``"tread_snap"``…)."""
+        """A copy with the named stage switches turned off (``"hips"``, ``"tread_snap"``…)."""
         names = {f.name for f in fields(self) if f.type in ("bool", bool)}
         unknown = set(stages) - names
         if unknown:

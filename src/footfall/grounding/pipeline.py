@@ -7,7 +7,7 @@ current and next footstep). Output: the grounded pose and what each stage saw.
 Stages, each switchable per character (:class:`~footfall.grounding.params.GroundingParams`):
 1. downward rays under the body and each foot (the terrain tests only the chunk under a ray);
 2. tread snapping of the footsteps (seed 002, step 2) and the swing curve between plant heights;
-3. pelvis lowered so the lower foot reaches, never raised, followed smoothly (seed 000, 004);
+3. hips lowered so the lower foot reaches, never raised, followed smoothly (seed 000, 004);
 4. two-bone leg IK to the ankle targets (:func:`footfall.ik.solve_two_bone`);
 5. sole pitch/roll from the ground normal, faded over the swing, smoothed.
 With ``ik`` off the body follows the ground under it and the legs keep the animation.
@@ -50,7 +50,7 @@ from footfall.grounding.stage_rows import (
     lifted_legs,
 )
 from footfall.grounding.standing import sole_offsets
-from footfall.humanoid.limbs import pelvis_joint
+from footfall.humanoid.limbs import hips_joint
 from footfall.ik import solve_two_bone
 from footfall.skeleton import FKPlan, Skeleton
 
@@ -85,7 +85,7 @@ def write_leg_rotations(rig: LegRig, grot: FloatArray, rotations: FloatArray,
 class GroundingPipeline:
     """Grounds K animated characters on a terrain, one frame per :meth:`step`.
 
-    State between frames: the smoothed pelvis offset and sole angles (and their values at each
+    State between frames: the smoothed hips offset and sole angles (and their values at each
     frame of the last :meth:`step_frames` batch, for :meth:`rewind`), and a cache of snapped
     footsteps (:attr:`footsteps`: tread snapping rays are cast once per footstep, not per
     frame).
@@ -118,10 +118,10 @@ class GroundingPipeline:
             foot_model(skeleton, self.legs[0], legs=self.legs),
             foot_model(skeleton, self.legs[1], legs=self.legs)
         )
-        # The root is what a lift moves (everything hangs from it); the pelvis is read: the
+        # The root is what a lift moves (everything hangs from it); the hips are read: the
         # body's height and the ground under it (a still node above the hips is no body).
         self.root = int(np.nonzero(skeleton.parents < 0)[0][0])
-        self.pelvis = pelvis_joint(skeleton, self.legs)
+        self.hips = hips_joint(skeleton, self.legs)
         upper, lower, foot = np.array([(g.upper, g.lower, g.foot) for g in self.legs]).T.copy()
         # Two FK passes into the same memory: the legs before the IK (the feet and their
         # ancestors: all the stages read), then the solved pose, the whole body, over it.
@@ -132,7 +132,7 @@ class GroundingPipeline:
             [(f.ankle_height, f.heel_back, f.toe_forward) for f in self.feet]).T.copy()
         #: The legs and feet as the stages read them.
         self.rig = LegRig(
-            root=self.root, pelvis=self.pelvis, upper=upper, lower=lower, foot=foot,
+            root=self.root, hips=self.hips, upper=upper, lower=lower, foot=foot,
             hip_parent=skeleton.parents[upper], leg_length=self.leg_length,
             ankle_height=ankle_height, foot_forward=np.stack([f.forward for f in self.feet]),
             below_ankle=np.stack([f.below_ankle for f in self.feet]))
@@ -148,18 +148,18 @@ class GroundingPipeline:
 
     @params.setter
     def params(self, params: GroundingParams | Sequence[GroundingParams]) -> None:
-        # New switches take effect smoothly: the pelvis and sole angles keep following from
+        # New switches take effect smoothly: the hips and sole angles keep following from
         # where they are; only the footstep cache (snapped with the old values) is dropped.
         self._params = stack_params(params, self.count)
-        if not hasattr(self, "_pelvis_offset"):
+        if not hasattr(self, "_hips_offset"):
             self.reset()
         self.footsteps.reset()
 
     def reset(self) -> None:
         """Forget the smoothing state and the footstep cache (next frame starts afresh)."""
-        self._pelvis_offset: FloatArray = np.full(self.count, np.nan)
+        self._hips_offset: FloatArray = np.full(self.count, np.nan)
         self._angles: FloatArray = np.zeros((self.count, 2, 2))  # (K, foot, pitch/roll)
-        self._history = (self._pelvis_offset[None].copy(), self._angles[None].copy())
+        self._history = (self._hips_offset[None].copy(), self._angles[None].copy())
         self.footsteps.reset()
 
     def reset_footsteps(self) -> None:
@@ -175,7 +175,7 @@ class GroundingPipeline:
         ik: ArrayLike | None = None,
         *,
         foot_lift: ArrayLike | None = None,
-        pelvis_offset: ArrayLike | None = None,
+        hips_offset: ArrayLike | None = None,
         sole_angles: ArrayLike | None = None,
     ) -> GroundedFrame:
         """Ground one animated frame of K characters.
@@ -184,7 +184,7 @@ class GroundingPipeline:
         (root in world metres, animated for a flat floor at y = 0). dt: seconds since the last
         frame (clamped to 0.05). ik: optional ``(K,)`` bool, ANDed with the ``ik`` switch.
         foot_lift: optional ``(K, 2)`` metres added to grounded ankle targets (offline
-        correction passes). pelvis_offset: optional ``(K,)`` pelvis offset to use instead of the
+        correction passes). hips_offset: optional ``(K,)`` hips offset to use instead of the
         smoothed one (offline smoothing); it is still kept low enough for the legs to reach.
         sole_angles: optional ``(K, 2, 2)`` sole (pitch, roll) radians to apply instead of the
         smoothed ones (offline smoothing); still only where a foot is grounded.
@@ -192,7 +192,7 @@ class GroundingPipeline:
         return self._ground(
             np.asarray(rotations)[None], np.asarray(positions)[None], with_frame_axis(plan), dt, ik,
             None if foot_lift is None else np.asarray(foot_lift)[None],
-            None if pelvis_offset is None else np.asarray(pelvis_offset)[None],
+            None if hips_offset is None else np.asarray(hips_offset)[None],
             None if sole_angles is None else np.asarray(sole_angles)[None], True, frame_axis=False)
 
     def step_frames(
@@ -204,7 +204,7 @@ class GroundingPipeline:
         ik: ArrayLike | None = None,
         *,
         foot_lift: ArrayLike | None = None,
-        pelvis_offset: ArrayLike | None = None,
+        hips_offset: ArrayLike | None = None,
         sole_angles: ArrayLike | None = None,
         copy: bool = True,
     ) -> GroundedFrame:
@@ -217,20 +217,20 @@ class GroundingPipeline:
         ``copy=False``: the pose arrays (when C-ordered float64) become the returned frame's
         local pose, grounded in place, instead of being copied first (a walker's fresh pose).
         """
-        return self._ground(rotations, positions, plan, dt, ik, foot_lift, pelvis_offset,
+        return self._ground(rotations, positions, plan, dt, ik, foot_lift, hips_offset,
                             sole_angles, copy)
 
     def _ground(self, rotations: ArrayLike, positions: ArrayLike, plan: FootPlan, dt: float,
                 ik: ArrayLike | None, foot_lift: ArrayLike | None,
-                pelvis_offset: ArrayLike | None, sole_angles: ArrayLike | None, copy: bool,
+                hips_offset: ArrayLike | None, sole_angles: ArrayLike | None, copy: bool,
                 frame_axis: bool = True) -> GroundedFrame:
         """:meth:`step_frames`; with ``frame_axis`` False (one frame: :meth:`step`) the frame's
         arrays without their leading axis of one."""
         batch = self._batch(rotations, positions, plan, dt, ik, copy)
         targets = self._targets(batch, plan)
-        given = self._given(batch, sole_angles, foot_lift, pelvis_offset)
+        given = self._given(batch, sole_angles, foot_lift, hips_offset)
         self._sole_angles(batch, targets, given)
-        offset = self._pelvis(batch, targets, given)
+        offset = self._hips(batch, targets, given)
         clamped = self._legs(batch, targets)
         return self._result(batch, targets, clamped, offset, frame_axis)
 
@@ -267,10 +267,10 @@ class GroundingPipeline:
             stance=batch_rows(plan.stance, frames, k, (2,), bool, "plan.stance"),
             swing=batch_rows(plan.swing, frames, k, (2,), np.float64, "plan.swing"))
         params = StageParams(
-            ik_on=ik_on, lowering=ik_on & p.pelvis, max_step_ratio=p.max_step_ratio,
+            ik_on=ik_on, lowering=ik_on & p.hips, max_step_ratio=p.max_step_ratio,
             foot_align=p.foot_align, steep_normal_y=p.steep_normal_y, max_slope=p.max_slope,
             smoothing=p.smoothing, align_rate=p.align_rate, reach_ratio=p.reach_ratio,
-            max_reach=p.max_reach, pelvis_rate=p.pelvis_rate, pelvis_snap=p.pelvis_snap,
+            max_reach=p.max_reach, hips_rate=p.hips_rate, hips_snap=p.hips_snap,
             dt=float(min(max(dt, 0.0), 0.05)))
         lock_weight = batch_rows(plan.lock_weight, frames, k, (2,), np.float64, "plan.lock_weight")
         lock_turn = batch_rows(plan.lock_turn, frames, k, (2,), np.float64, "plan.lock_turn")
@@ -318,33 +318,33 @@ class GroundingPipeline:
         return targets
 
     def _given(self, batch: StageBatch, sole_angles: ArrayLike | None, foot_lift: ArrayLike | None,
-               pelvis_offset: ArrayLike | None) -> Given:
+               hips_offset: ArrayLike | None) -> Given:
         """The values an offline caller gives, as rows (stand-ins where absent)."""
         angles = batch.rows_of(sole_angles, (2, 2), np.float64, "sole_angles")
         lift = batch.rows_of(foot_lift, (2,), np.float64, "foot_lift")
-        offset = batch.rows_of(pelvis_offset, (), np.float64, "pelvis_offset")
+        offset = batch.rows_of(hips_offset, (), np.float64, "hips_offset")
         return Given(has_sole_angles=angles is not None,
                      sole_angles=NONE3 if angles is None else angles,
                      has_foot_lift=lift is not None, foot_lift=NONE2 if lift is None else lift,
-                     has_pelvis_offset=offset is not None,
-                     pelvis_offset=NONE1 if offset is None else offset)
+                     has_hips_offset=offset is not None,
+                     hips_offset=NONE1 if offset is None else offset)
 
     def _sole_angles(self, batch: StageBatch, targets: FootTargets, given: Given) -> None:
         """Stage 5 (first: the angles lift the ankle) with the end of stage 2: grounded feet,
         offsets, sole angles, target heights (:func:`stage_kernels.ground_and_soles`)."""
-        state = FollowState(pelvis=NONE1, angles=self._angles.copy())
+        state = FollowState(hips=NONE1, angles=self._angles.copy())
         stage_kernels.ground_and_soles(batch.rows, targets, self.rig, batch.params, given, state)
         self._angles = state.angles
 
-    def _pelvis(self, batch: StageBatch, targets: FootTargets, given: Given) -> FloatArray:
-        """Stage 3: the pelvis offset ``(N,)`` (:func:`stage_kernels.pelvis_follow`), applied
+    def _hips(self, batch: StageBatch, targets: FootTargets, given: Given) -> FloatArray:
+        """Stage 3: the hips offset ``(N,)`` (:func:`stage_kernels.hips_follow`), applied
         to the batch's root; the legs lifted with it for the IK (``batch.lifted``)."""
-        state = FollowState(pelvis=self._pelvis_offset.copy(), angles=NONE3)
+        state = FollowState(hips=self._hips_offset.copy(), angles=NONE3)
         batch.lifted = lifted_legs(batch.count)
-        stage_kernels.pelvis_follow(batch.rows, targets, self.rig, batch.params, given, state,
+        stage_kernels.hips_follow(batch.rows, targets, self.rig, batch.params, given, state,
                                     batch.lifted)
-        self._pelvis_offset = state.pelvis
-        out = batch.lifted.pelvis_offset
+        self._hips_offset = state.hips
+        out = batch.lifted.hips_offset
         self._history = (out.reshape(batch.frames, batch.k),
                          targets.angles.reshape(batch.frames, batch.k, 2, 2))
         return out
@@ -357,7 +357,7 @@ class GroundingPipeline:
         if not ik_on.any():
             return np.zeros((batch.count, 2), dtype=bool)
         lifted, rows = batch.lifted, batch.rows
-        assert lifted is not None  # the pelvis stage ran
+        assert lifted is not None  # the hips stage ran
         solved = solve_two_bone(lifted.hip, lifted.knee, lifted.ankle, targets.ankle,
                                 max_reach=lifted.max_reach)
         stage_kernels.leg_rotations(
@@ -367,7 +367,7 @@ class GroundingPipeline:
         return (solved.clamped.reshape(batch.frames, batch.k, 2) & every_frame).reshape(-1, 2)
 
     def _result(self, batch: StageBatch, targets: FootTargets, clamped: BoolArray,
-                pelvis_offset: FloatArray, frame_axis: bool = True) -> GroundedFrame:
+                hips_offset: FloatArray, frame_axis: bool = True) -> GroundedFrame:
         """The grounded frames ``(T, K, ...)`` (``(K, ...)``, one frame, without
         ``frame_axis``): FK of the solved pose, rays under the soles."""
         count, rows = batch.count, batch.rows
@@ -403,17 +403,17 @@ class GroundingPipeline:
             ray_origin=out(report.ray_origin),
             ray_hit=out(report.ray_hit),
             ankle_target=out(targets.ankle),
-            pelvis_height=out(gpos[:, self.pelvis, 1]),
-            pelvis_offset=out(pelvis_offset.copy()),
+            hips_height=out(gpos[:, self.hips, 1]),
+            hips_offset=out(hips_offset.copy()),
         )
 
     def rewind(self, frame: int) -> None:
         """Set the smoothing state back to frame ``frame`` of the last :meth:`step_frames`
         batch (a live view dropping the frames it had simulated ahead); forgets the footstep
         cache."""
-        pelvis, angles = self._history
-        if not 0 <= frame < len(pelvis):
-            raise SkeletonError(f"rewind: frame {frame} is not in the last batch of {len(pelvis)}")
-        self._pelvis_offset = pelvis[frame].copy()
+        hips, angles = self._history
+        if not 0 <= frame < len(hips):
+            raise SkeletonError(f"rewind: frame {frame} is not in the last batch of {len(hips)}")
+        self._hips_offset = hips[frame].copy()
         self._angles = angles[frame].copy()
         self.footsteps.reset()

@@ -16,7 +16,7 @@ import math
 from footfall.arrays import BoolArray, FloatArray
 from footfall.grounding.foot_align import align_rotation_s, ankle_lift_s, heading_s, slope_angles_s
 from footfall.grounding.footsteps import smoothstep_s, swing_height_s
-from footfall.grounding.pelvis import follow_s, reach_limit_s
+from footfall.grounding.hips import follow_s, reach_limit_s
 from footfall.grounding.stage_rows import (
     FollowState,
     FootLocks,
@@ -39,7 +39,7 @@ _FeetRows = bundle_part(PoseRows, "grot", "gpos", "foot_rot", "ankle", "forward"
 _FeetRig = bundle_part(LegRig, "foot", "foot_forward")
 _TurnLocks = bundle_part(FootLocks, "has_turn", "turn", "weight")
 _TargetRows = bundle_part(PoseRows, "ankle", "stance", "swing", "gpos")
-_PelvisRig = bundle_part(LegRig, "pelvis")
+_HipsRig = bundle_part(LegRig, "hips")
 _PullLocks = bundle_part(FootLocks, "has_lock", "xz", "weight")
 _GroundRows = bundle_part(PoseRows, "ankle", "stance", "swing", "forward")
 _GroundRig = bundle_part(LegRig, "leg_length", "ankle_height")
@@ -49,11 +49,11 @@ _GivenSoles = bundle_part(Given, "has_sole_angles", "sole_angles", "has_foot_lif
 _AngleState = bundle_part(FollowState, "angles")
 _LiftRows = bundle_part(PoseRows, "gpos", "positions")
 _LiftTargets = bundle_part(FootTargets, "ankle", "body_ground")
-_LiftRig = bundle_part(LegRig, "root", "pelvis", "upper", "lower", "foot", "leg_length")
+_LiftRig = bundle_part(LegRig, "root", "hips", "upper", "lower", "foot", "leg_length")
 _LiftParams = bundle_part(StageParams, "lowering", "reach_ratio", "max_reach", "smoothing",
-                          "pelvis_rate", "pelvis_snap", "dt")
-_GivenPelvis = bundle_part(Given, "has_pelvis_offset", "pelvis_offset")
-_PelvisState = bundle_part(FollowState, "pelvis")
+                          "hips_rate", "hips_snap", "dt")
+_GivenHips = bundle_part(Given, "has_hips_offset", "hips_offset")
+_HipsState = bundle_part(FollowState, "hips")
 _JointRig = bundle_part(LegRig, "upper", "lower", "foot", "hip_parent")
 _SoleRig = bundle_part(LegRig, "foot", "below_ankle")
 _ReachRig = bundle_part(LegRig, "leg_length")
@@ -121,21 +121,21 @@ def footstep_lookup(plant_xz: FloatArray, next_xz: FloatArray, cache_keys: Float
                         break
 
 
-@bundle_kernel(reads={"rows": _TargetRows, "rig": _PelvisRig, "locks": _PullLocks},
+@bundle_kernel(reads={"rows": _TargetRows, "rig": _HipsRig, "locks": _PullLocks},
                error_model="numpy", nogil=True)
 def foot_targets(rows: PoseRows, rig: LegRig, locks: FootLocks, steps: FloatArray,
                  target: FloatArray, ray_xz: FloatArray) -> None:  # pragma: no cover
     """Ankle targets ``target (N, 2, 3)`` (xz moved by the snapped footsteps ``steps
     (N, 2, 2, V)``: the current one's shift while planted, eased towards the next one's over the
     swing, then pulled to the foot locks) and the ray points ``ray_xz (N, 3, 2)``: under the
-    body (its pelvis joint), then under each target."""
-    rows, rig, locks = _TargetRows(*rows), _PelvisRig(*rig), _PullLocks(*locks)
-    ankle, stance, swing, gpos, pelvis = rows.ankle, rows.stance, rows.swing, rows.gpos, \
-        rig.pelvis
+    body (its hips joint), then under each target."""
+    rows, rig, locks = _TargetRows(*rows), _HipsRig(*rig), _PullLocks(*locks)
+    ankle, stance, swing, gpos, hips = rows.ankle, rows.stance, rows.swing, rows.gpos, \
+        rig.hips
     has_lock, lock_xz, lock_weight = locks.has_lock, locks.xz, locks.weight
     for n in range(ankle.shape[0]):
-        ray_xz[n, 0, 0] = gpos[n, pelvis, 0]
-        ray_xz[n, 0, 1] = gpos[n, pelvis, 2]
+        ray_xz[n, 0, 0] = gpos[n, hips, 0]
+        ray_xz[n, 0, 1] = gpos[n, hips, 2]
         for f in range(2):
             eased = smoothstep_s(swing[n, f])
             for a in range(2):
@@ -244,37 +244,37 @@ def ground_and_soles(rows: PoseRows, targets: FootTargets, rig: LegRig, params: 
 
 
 @bundle_kernel(reads={"rows": _LiftRows, "targets": _LiftTargets, "rig": _LiftRig,
-                      "params": _LiftParams, "given": _GivenPelvis, "state": _PelvisState,
+                      "params": _LiftParams, "given": _GivenHips, "state": _HipsState,
                       "legs": LiftedLegs},
                error_model="numpy", nogil=True)
-def pelvis_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: StageParams,
+def hips_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: StageParams,
                   given: Given, state: FollowState, legs: LiftedLegs
                   ) -> None:  # pragma: no cover - compiled
-    """The offset ``legs.pelvis_offset (N,)`` of the pelvis joint: never above the animated
+    """The offset ``legs.hips_offset (N,)`` of the hips joint: never above the animated
     height over the body's ground ``targets.body_ground``, lowered (where ``params.lowering``)
     so the legs reach their targets ``targets.ankle`` (at full stretch always), followed from
-    ``state.pelvis (K,)`` (updated in place) or given (``given.pelvis_offset``). Lifts the
+    ``state.hips (K,)`` (updated in place) or given (``given.hips_offset``). Lifts the
     root of ``rows.positions`` (``rows.gpos`` is only read: the final FK lifts the body) and
     writes the lifted ``legs.hip``, ``legs.knee``, ``legs.ankle`` and ``legs.max_reach``."""
     rows, targets, rig = _LiftRows(*rows), _LiftTargets(*targets), _LiftRig(*rig)
-    params, given, state = _LiftParams(*params), _GivenPelvis(*given), _PelvisState(*state)
+    params, given, state = _LiftParams(*params), _GivenHips(*given), _HipsState(*state)
     legs = LiftedLegs(*legs)
     gpos, positions = rows.gpos, rows.positions
-    root, pelvis, upper, lower, foot = rig.root, rig.pelvis, rig.upper, rig.lower, rig.foot
+    root, hips, upper, lower, foot = rig.root, rig.hips, rig.upper, rig.lower, rig.foot
     leg_length, target, body_ground = rig.leg_length, targets.ankle, targets.body_ground
     lowering, reach_ratio, max_reach = params.lowering, params.reach_ratio, params.max_reach
-    smoothing, pelvis_rate, pelvis_snap = params.smoothing, params.pelvis_rate, \
-        params.pelvis_snap
-    dt, has_given, given_offset = params.dt, given.has_pelvis_offset, given.pelvis_offset
-    pelvis_offset, hip, knee, ankle, reach_rows = legs.pelvis_offset, legs.hip, legs.knee, \
+    smoothing, hips_rate, hips_snap = params.smoothing, params.hips_rate, \
+        params.hips_snap
+    dt, has_given, given_offset = params.dt, given.has_hips_offset, given.hips_offset
+    hips_offset, hip, knee, ankle, reach_rows = legs.hips_offset, legs.hip, legs.knee, \
         legs.ankle, legs.max_reach
-    pelvis_state = state.pelvis
-    k = pelvis_state.shape[0]
+    hips_state = state.hips
+    k = hips_state.shape[0]
     frames = gpos.shape[0] // k
     for t in range(frames):
         for c in range(k):
             n = t * k + c
-            pelvis_y = gpos[n, pelvis, 1]
+            hips_y = gpos[n, hips, 1]
             lowest = math.inf
             hardest = math.inf
             for f in range(2):
@@ -286,19 +286,19 @@ def pelvis_follow(rows: PoseRows, targets: FootTargets, rig: LegRig, params: Sta
                 leg = leg_length[f]
                 reach = min_nan(max_nan(reach_ratio[c] * leg, span), max_reach[c] * leg)
                 goal = (target[n, f, 0], target[n, f, 1], target[n, f, 2])
-                limit = reach_limit_s(goal, hip_at, pelvis_y, reach)
-                stretch = reach_limit_s(goal, hip_at, pelvis_y, max_reach[c] * leg * 0.9999)
+                limit = reach_limit_s(goal, hip_at, hips_y, reach)
+                stretch = reach_limit_s(goal, hip_at, hips_y, max_reach[c] * leg * 0.9999)
                 lowest = limit if f == 0 else min_nan(lowest, limit)
                 hardest = stretch if f == 0 else min_nan(hardest, stretch)
-            pelvis_goal = body_ground[n]
+            hips_goal = body_ground[n]
             if lowering[c]:
-                pelvis_goal = min_nan(body_ground[n], lowest - pelvis_y)
-            rate = pelvis_rate[c] if smoothing[c] else math.inf
+                hips_goal = min_nan(body_ground[n], lowest - hips_y)
+            rate = hips_rate[c] if smoothing[c] else math.inf
             smoothed = (given_offset[n] if has_given
-                        else follow_s(pelvis_state[c], pelvis_goal, rate, pelvis_snap[c], dt))
-            value = min_nan(smoothed, hardest - pelvis_y) if lowering[c] else smoothed
-            pelvis_state[c] = value
-            pelvis_offset[n] = value
+                        else follow_s(hips_state[c], hips_goal, rate, hips_snap[c], dt))
+            value = min_nan(smoothed, hardest - hips_y) if lowering[c] else smoothed
+            hips_state[c] = value
+            hips_offset[n] = value
             positions[n, root, 1] += value
             for f in range(2):
                 reach_rows[n, f] = max_reach[c]

@@ -7,7 +7,7 @@ arrays and values, :func:`footfall.jit.bundle_kernel`) and reads every value by 
 legs (:class:`LegRig`), the per-character parameters (:class:`StageParams`), the rows' pose and
 feet (:class:`PoseRows`), the foot locks (:class:`FootLocks`), the ankle targets and what the
 rays found (:class:`FootTargets`), the values an offline caller gives (:class:`Given`), the
-smoothing state (:class:`FollowState`) and the legs lifted with the pelvis (:class:`LiftedLegs`).
+smoothing state (:class:`FollowState`) and the legs lifted with the hips (:class:`LiftedLegs`).
 Per-character arrays are ``(K,)``, read at ``k = n mod K``. :class:`StageBatch` holds one
 call's rows and bundles on the Python side.
 """
@@ -34,7 +34,7 @@ NONE3 = np.zeros((1, 1, 1))
 class LegRig(NamedTuple):
     """The characters' legs and feet (all K share the skeleton), fixed per pipeline.
 
-    ``root``: the joint a lift moves; ``pelvis``: the joint whose height is the body's.
+    ``root``: the joint a lift moves; ``hips``: the joint whose height is the body's.
     ``upper``, ``lower``, ``foot``, ``hip_parent``: ``(2,)`` joints of each leg (left first) and
     the hip's parent; ``leg_length``, ``ankle_height``: ``(2,)`` metres; ``foot_forward``:
     ``(2, 3)`` each foot's toe direction in its joint's frame; ``below_ankle``: ``(2, 3)`` the
@@ -42,7 +42,7 @@ class LegRig(NamedTuple):
     """
 
     root: int
-    pelvis: int
+    hips: int
     upper: IntArray
     lower: IntArray
     foot: IntArray
@@ -56,7 +56,7 @@ class LegRig(NamedTuple):
 class StageParams(NamedTuple):
     """Per character ``(K,)``: the :class:`~footfall.grounding.params.GroundingParams` the
     stages read, ``ik_on`` (the ``ik`` switch and this call's ``ik``) and ``lowering`` (IK on
-    and the ``pelvis`` switch); ``dt``: seconds between the rows' frames."""
+    and the ``hips`` switch); ``dt``: seconds between the rows' frames."""
 
     ik_on: BoolArray
     lowering: BoolArray
@@ -68,14 +68,14 @@ class StageParams(NamedTuple):
     align_rate: FloatArray
     reach_ratio: FloatArray
     max_reach: FloatArray
-    pelvis_rate: FloatArray
-    pelvis_snap: FloatArray
+    hips_rate: FloatArray
+    hips_snap: FloatArray
     dt: float
 
 
 class PoseRows(NamedTuple):
     """The rows' pose and feet. ``rotations``, ``positions``: ``(N, J, 4)``, ``(N, J, 3)`` the
-    local pose (grounded in place); ``grot``, ``gpos``: the legs' global pose before the pelvis
+    local pose (grounded in place); ``grot``, ``gpos``: the legs' global pose before the hips
     moves (other joints' rows unset until the final FK); ``foot_rot (N, 2, 4)``, ``ankle``,
     ``forward (N, 2, 3)``: the feet's world rotations, animated ankles and unit horizontal toe
     headings; ``stance``, ``swing``: ``(N, 2)`` planted and swing progress (the plan's)."""
@@ -135,30 +135,30 @@ class FootTargets(NamedTuple):
 class Given(NamedTuple):
     """Values an offline caller gives instead of the followed ones (each with its flag; absent
     arrays are stand-ins): ``sole_angles (N, 2, 2)`` radians, ``foot_lift (N, 2)`` metres added
-    to grounded ankle targets, ``pelvis_offset (N,)`` metres."""
+    to grounded ankle targets, ``hips_offset (N,)`` metres."""
 
     has_sole_angles: bool
     sole_angles: FloatArray
     has_foot_lift: bool
     foot_lift: FloatArray
-    has_pelvis_offset: bool
-    pelvis_offset: FloatArray
+    has_hips_offset: bool
+    hips_offset: FloatArray
 
 
 class FollowState(NamedTuple):
-    """What is followed from frame to frame, per character (updated in place): the pelvis
-    offset ``pelvis (K,)`` (NaN: not yet) and the sole angles ``angles (K, 2, 2)``."""
+    """What is followed from frame to frame, per character (updated in place): the hips
+    offset ``hips (K,)`` (NaN: not yet) and the sole angles ``angles (K, 2, 2)``."""
 
-    pelvis: FloatArray
+    hips: FloatArray
     angles: FloatArray
 
 
 class LiftedLegs(NamedTuple):
-    """The pelvis stage's output: ``pelvis_offset (N,)``, the legs lifted with it (``hip``,
+    """The hips stage's output: ``hips_offset (N,)``, the legs lifted with it (``hip``,
     ``knee``, ``ankle (N, 2, 3)``) and each leg's longest reach ``max_reach (N, 2)`` in leg
     lengths, for the IK."""
 
-    pelvis_offset: FloatArray
+    hips_offset: FloatArray
     hip: FloatArray
     knee: FloatArray
     ankle: FloatArray
@@ -179,8 +179,8 @@ class SoleReport(NamedTuple):
 
 
 def lifted_legs(count: int) -> LiftedLegs:
-    """:class:`LiftedLegs` for ``count`` rows (written by the pelvis stage)."""
-    return LiftedLegs(pelvis_offset=np.empty(count), hip=np.empty((count, 2, 3)),
+    """:class:`LiftedLegs` for ``count`` rows (written by the hips stage)."""
+    return LiftedLegs(hips_offset=np.empty(count), hip=np.empty((count, 2, 3)),
                       knee=np.empty((count, 2, 3)), ankle=np.empty((count, 2, 3)),
                       max_reach=np.empty((count, 2)))
 
@@ -209,7 +209,7 @@ class StageBatch:
     """The N = T·K rows (frame-major; row n is character ``n mod K``) one
     :meth:`~footfall.grounding.pipeline.GroundingPipeline.step_frames` call grounds: their pose
     and feet as the stages read and update them, their parameters (``p``: the characters' own,
-    ``params``: as the stages read them), the foot locks and, after the pelvis stage, the lifted
+    ``params``: as the stages read them), the foot locks and, after the hips stage, the lifted
     legs.
     """
 

@@ -21,7 +21,7 @@ from footfall.humanoid.limbs import (
     body_joints,
     find_arms,
     find_legs,
-    pelvis_joint,
+    hips_joint,
 )
 from footfall.humanoid.mapping import (
     MappingResult,
@@ -36,6 +36,6 @@ from footfall.humanoid.upright import stood_up, upright_pose, upright_turn
 __all__ = [
     "ARM_ROLES", "FINGERS", "FINGER_SEGMENTS", "HUMAN_BONES", "LEG_ROLES", "REQUIRED_BONES",
     "SPINE_BONES", "ArmChain", "LegChain", "MappingResult", "ParsedName", "auto_map", "bone_index",
-    "find_arms", "find_legs", "body_joints", "pelvis_joint", "load_mapping", "map_skeleton",
+    "find_arms", "find_legs", "body_joints", "hips_joint", "load_mapping", "map_skeleton",
     "parse_name", "save_mapping", "stood_up", "upright_pose", "upright_turn"
 ]

@@ -27,7 +27,7 @@ class _Thigh(Protocol):
     def upper(self) -> int: ...
 
 
-def pelvis_joint(skeleton: Skeleton, legs: Sequence[_Thigh]) -> int:
+def hips_joint(skeleton: Skeleton, legs: Sequence[_Thigh]) -> int:
     """The joint both legs hang from: the deepest joint above both thighs (the first root
     when they share none)."""
     hierarchy = Hierarchy(tuple(skeleton.names), skeleton.parents)
@@ -36,13 +36,13 @@ def pelvis_joint(skeleton: Skeleton, legs: Sequence[_Thigh]) -> int:
 
 
 def body_joints(skeleton: Skeleton, legs: Sequence[_Thigh]) -> NDArray[np.int64]:
-    """Indices ``(B,)`` of the body: the pelvis (:func:`pelvis_joint`) and every joint below
-    it. A node above the pelvis (an exporter's still "Reference" at the origin, a game rig's
+    """Indices ``(B,)`` of the body: the hips (:func:`hips_joint`) and every joint below
+    it. A node above the hips (an exporter's still "Reference" at the origin, a game rig's
     ground root with its IK bones) is no body part: it sets no floor, no height, no room."""
-    pelvis = pelvis_joint(skeleton, legs)
+    hips = hips_joint(skeleton, legs)
     hierarchy = Hierarchy(tuple(skeleton.names), skeleton.parents)
     return np.array([j for j in range(skeleton.joint_count)
-                     if j == pelvis or hierarchy.is_ancestor(pelvis, j)], dtype=np.int64)
+                     if j == hips or hierarchy.is_ancestor(hips, j)], dtype=np.int64)
 
 
 class ArmChain(NamedTuple):

@@ -9,7 +9,7 @@ its sole, wherever the retargeter's floor put it: moved straight up or down unti
 touches (on stairs, a foot whose toes reach over the next tread rests on it instead of sinking
 into the riser; toes over a drop rest on the edge). A swinging foot keeps its lift above its
 last stance, never below the ground. The pipeline keeps its smoothing state between frames
-(pelvis, sole angles).
+(hips, sole angles).
 
 A skinned avatar's soles are its mesh's: the foot model from the sole points the retargeter
 stands on its floor (:func:`footfall.skinning.sole_foot_models`: the bones of a glTF avatar

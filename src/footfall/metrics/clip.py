@@ -45,7 +45,7 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     """
     grot, gpos = clip.forward_kinematics()
     foot_points = foot_joint_points(clip.skeleton, (legs[0].foot, legs[1].foot), grot, gpos)
-    body = body_joints(clip.skeleton, legs)  # a still node above the pelvis is no body part
+    body = body_joints(clip.skeleton, legs)  # a still node above the hips is no body part
     # The (left, right) toe-base joints GMD's ratio follows (the foot where there is none).
     toes = np.searchsorted(body, [leg.foot if leg.toes is None else leg.toes for leg in legs])
     gpos = gpos[:, body]

@@ -117,8 +117,8 @@ def stance_slip(positions: ArrayLike, stance: ArrayLike) -> float:
     return _masked_mean(step, stance[1:] & stance[:-1])
 
 
-def pelvis_jerk(heights: ArrayLike, dt: float) -> float:
-    """Mean absolute vertical jerk ``m/s³`` of pelvis heights ``(F, ...)`` sampled every dt."""
+def hips_jerk(heights: ArrayLike, dt: float) -> float:
+    """Mean absolute vertical jerk ``m/s³`` of hips heights ``(F, ...)`` sampled every dt."""
     heights = np.asarray(heights, dtype=np.float64)
     if heights.shape[0] < 4:
         return 0.0

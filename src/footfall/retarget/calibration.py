@@ -86,7 +86,7 @@ def correspond(
     for chain in chains:
         pairs.update(zip(chain.target, chain.source_for_target, strict=True))
     # Legs that hang beside the hips (from a joint above them, as RobotExpressive's hang from
-    # its "Body") turn with the pelvis too: their joint follows the source's hips.
+    # its "Body") turn with the hips too: their joint follows the source's hips.
     hips = target.index(target_map["Hips"])
     for bone in ("LeftUpperLeg", "RightUpperLeg"):
         if bone in target_map and "Hips" in source_map:

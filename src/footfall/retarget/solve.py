@@ -8,7 +8,7 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
 2. Hips: the source hips position, horizontally scaled by the size ratio (target / source hips
    height), raised by the hips-height difference times the hips (sitting) weight plus the
    floor height. The hips height is measured from the hips joint to the floor (seed 001: the
-   leg length), so feet reach the floor whatever the pelvis and foot proportions.
+   leg length), so feet reach the floor whatever the hips and foot proportions.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 

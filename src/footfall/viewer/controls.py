@@ -74,7 +74,7 @@ class DemoControls:
 
         with gui.add_folder(t("folder_controls")):
             self.ik = gui.add_checkbox(t("ik_left"), settings.ik_left)
-            self.pelvis = gui.add_checkbox(t("pelvis"), settings.pelvis)
+            self.hips = gui.add_checkbox(t("hips"), settings.hips)
             self.speed = gui.add_slider(t("speed"), *SPEED_RANGE, 0.05, settings.speed)
             self.terrain = gui.add_dropdown(t("terrain"), list(self.terrain_names),
                                             initial_value=t(f"terrain_{settings.terrain}"))
@@ -90,7 +90,7 @@ class DemoControls:
             self.readout = gui.add_markdown("")
 
         self.ik.on_update(lambda _: self._set("ik_left", self.ik.value, rebuild=False))
-        self.pelvis.on_update(lambda _: self._set("pelvis", self.pelvis.value, rebuild=False))
+        self.hips.on_update(lambda _: self._set("hips", self.hips.value, rebuild=False))
         self.speed.on_update(lambda _: self._set("speed", float(self.speed.value), rebuild=False))
         self.terrain.on_update(
             lambda _: self._set("terrain", self.terrain_names[self.terrain.value], rebuild=True)

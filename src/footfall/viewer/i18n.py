@@ -20,7 +20,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "light blue = ray under the foot · red = gap",
     },
     "ik_left": {"ko": "IK (왼쪽 토끼)", "en": "IK (left bunny)"},
-    "pelvis": {"ko": "골반 높이 보정", "en": "Pelvis correction"},
+    "hips": {"ko": "골반 높이 보정", "en": "Pelvis correction"},
     "speed": {"ko": "걷는 속도 (m/s)", "en": "Walking speed (m/s)"},
     "terrain": {"ko": "지형", "en": "Terrain"},
     "step_height": {"ko": "계단 높이 (m)", "en": "Step height (m)"},

@@ -30,7 +30,7 @@ from footfall.viewer.simulation import DT, DemoFrame, DemoSettings, DemoSimulati
 
 FORMATS = (".png", ".gif", ".mp4")
 VIEW_WIDTH = 4.6  # metres of path in the picture
-VIEW_BELOW = 0.45  # metres shown below the lower pelvis's ground
+VIEW_BELOW = 0.45  # metres shown below the lower hips' ground
 SKY = "#dcecfd"
 GROUND = "#a9d49a"
 GROUND_EDGE = "#7fb173"
@@ -192,9 +192,9 @@ class SideView:
         shown = markers.dot_scale[:, 0] > 0
         self.dots.set_offsets(markers.dot_pos[shown][:, :2] if shown.any() else np.zeros((0, 2)))
 
-        pelvis = frame.global_positions[:, 0]
+        hips = frame.global_positions[:, 0]
         for k, label in enumerate(self.labels):
-            label.set_position((pelvis[k, 0], pelvis[k, 1] + 1.0))
+            label.set_position((hips[k, 0], hips[k, 1] + 1.0))
             label.set_text(text("label_ik_on" if frame.ik[k] else "label_ik_off", self.lang))
             box = label.get_bbox_patch()
             assert box is not None  # every label is made with a bbox
@@ -203,8 +203,8 @@ class SideView:
         self.readout.set_text(f"{text('readout_error', self.lang)}\n" + "\n".join(
             f"{text(side, self.lang)}: {'–' if np.isnan(e) else f'{e:.2f} cm'}"
             for side, e in zip(("readout_left", "readout_right"), error, strict=True)))
-        centre_x = float(pelvis[:, 0].mean())
-        bottom = float(np.min(sim.terrain.height(pelvis[:, [0, 2]]))) - VIEW_BELOW
+        centre_x = float(hips[:, 0].mean())
+        bottom = float(np.min(sim.terrain.height(hips[:, [0, 2]]))) - VIEW_BELOW
         self.axes.set_xlim(centre_x - VIEW_WIDTH / 2, centre_x + VIEW_WIDTH / 2)
         aspect = self.options.height / self.options.width
         self.axes.set_ylim(bottom, bottom + VIEW_WIDTH * aspect)

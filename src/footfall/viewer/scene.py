@@ -32,9 +32,9 @@ DOT_RADIUS = 0.035
 DOT_THICKNESS = 0.05  # hit dots are short fat cylinders (one mesh with the rays and bars)
 RAY_ABOVE_ANKLE = 0.45  # the drawn ray starts this far above the ankle (seed 000: ty + 0.55)
 GAP_SHOWN = 0.03  # seed 000 shows a gap bar when the foot floats more than 3 cm
-LABEL_ABOVE_PELVIS = 1.12
+LABEL_ABOVE_HIPS = 1.12
 LABEL_STEP = 0.02  # a label moves once its place drifts this far (metres) from where it was sent
-#: The group node (bunnies, markers, labels) follows the left pelvis in steps of this many
+#: The group node (bunnies, markers, labels) follows the left hips in steps of this many
 #: metres; the arrays under it are relative to it, so only the labels lag by up to this much.
 GROUP_STEP = 0.02
 LEGEND_ABOVE_TARGET = 0.95  # metres above the look-at point (the view reaches 1.15 m above)
@@ -43,7 +43,7 @@ LEGEND_ABOVE_TARGET = 0.95  # metres above the look-at point (the view reaches 1
 SINK = 0.05
 MAX_SINK = 0.3
 CAMERA_FOV = np.deg2rad(36.0)  # vertical field of view, radians
-CAMERA_FOCUS_Y = 1.05 - PROPORTIONS.walk_pelvis_height  # look-at height above the ground
+CAMERA_FOCUS_Y = 1.05 - PROPORTIONS.walk_hips_height  # look-at height above the ground
 FRAMED_WIDTH = 4.4  # metres of path shown across the screen (both bunnies, 2 m apart)
 FRAMED_HEIGHT = 2.3  # metres shown top to bottom
 MOBILE_WIDTH = 576  # px: viser's phone layout (a control sheet over the lower screen) below this
@@ -171,8 +171,8 @@ def camera_pose(target: np.ndarray, width: float, height: float, fov: float = CA
 
 def camera_target(frame: DemoFrame) -> np.ndarray:
     """The point the follow camera looks at: between the two bunnies, ``(3,)`` metres."""
-    pelvis = frame.global_positions[:, 0]  # (K, 3)
-    return np.array([pelvis[:, 0].mean(), pelvis[:, 1].mean() + CAMERA_FOCUS_Y, 0.0])
+    hips = frame.global_positions[:, 0]  # (K, 3)
+    return np.array([hips[:, 0].mean(), hips[:, 1].mean() + CAMERA_FOCUS_Y, 0.0])
 
 
 def linear_rgb(colors: ArrayLike) -> np.ndarray:
@@ -187,7 +187,7 @@ class DemoScene:
 
     The ground hangs under ``/world``, which the follow view shifts under still cameras
     (:meth:`shift_world`); the bunnies, markers and labels under ``/walkers``, a node at the left
-    bunny's pelvis moved in :data:`GROUP_STEP` steps. The legend stays put in the view.
+    bunny's hips moved in :data:`GROUP_STEP` steps. The legend stays put in the view.
     """
 
     def __init__(self, server: viser.ViserServer, simulation: DemoSimulation, lang: str) -> None:
@@ -260,9 +260,9 @@ class DemoScene:
 
     @staticmethod
     def _label_positions(frame: DemoFrame) -> np.ndarray:
-        """Each label's place ``(2, 3)`` above its bunny, relative to the left pelvis."""
-        pelvis = frame.global_positions[:, 0]
-        return pelvis - pelvis[0] + np.array([0.0, LABEL_ABOVE_PELVIS, 0.0])
+        """Each label's place ``(2, 3)`` above its bunny, relative to the left hips."""
+        hips = frame.global_positions[:, 0]
+        return hips - hips[0] + np.array([0.0, LABEL_ABOVE_HIPS, 0.0])
 
     def show_bunny(self, k: int, shown: bool) -> None:
         """Show or hide bunny ``k`` (0 left, 1 right): its parts get scale 0 when hidden."""
@@ -291,9 +291,9 @@ class DemoScene:
 
     def update(self, frame: DemoFrame) -> None:
         """Draw ``frame``; the group node and labels are sent only once they moved far enough."""
-        pelvis = frame.global_positions[0, 0] + self.offset  # where the view shows it
-        if np.any(np.abs(pelvis - self._origin) > GROUP_STEP):
-            self._origin = np.array(pelvis, np.float64)
+        hips = frame.global_positions[0, 0] + self.offset  # where the view shows it
+        if np.any(np.abs(hips - self._origin) > GROUP_STEP):
+            self._origin = np.array(hips, np.float64)
             self.group.position = self._origin
         wxyz, pos = self._relative_parts(frame)
         self.bodies.batched_wxyzs = wxyz

@@ -26,7 +26,7 @@ TERRAINS = ("course", "stairs", "hills", "ripples", "slope", "rocks")
 WALKERS = ("stepping", "gait")
 SPEED_RANGE = (0.2, 1.4)
 STEP_HEIGHT_RANGE = (0.04, 0.2)
-START_X = 0.5  # the left bunny's pelvis at the start, metres
+START_X = 0.5  # the left bunny's hips at the start, metres
 AHEAD_X = 2.0  # seed 000: the right bunny walks 2 m ahead so both show in one side view
 #: How the bunny walks with the stepping walker: seed 000's sizes and its upper-body sway
 #: (spine lean 0.07 rad, arms swinging ±0.5 rad in counter-phase).
@@ -43,7 +43,7 @@ class DemoSettings:
     """Every switch of the demo (the controls edit these), with seed 000's defaults."""
 
     ik_left: bool = True
-    pelvis: bool = True
+    hips: bool = True
     speed: float = 0.75
     terrain: str = "course"
     step_height: float = 0.10
@@ -113,7 +113,7 @@ def measure_sole_gaps(terrain: Terrain, global_rot: np.ndarray, global_pos: np.n
 class DemoSimulation:
     """Two bunnies walking one terrain side by side, stepped at a fixed 1/60 s.
 
-    Change :attr:`settings`, then :meth:`apply` (IK, pelvis, speed: acts on the very next
+    Change :attr:`settings`, then :meth:`apply` (IK, hips, speed: acts on the very next
     frame) or :meth:`rebuild` (terrain, walker). Steps are simulated ``block_frames`` at a time.
     """
 
@@ -143,7 +143,7 @@ class DemoSimulation:
         s = self.settings
         start = [START_X, START_X + AHEAD_X]
         ik = [s.ik_left, False]
-        params = GroundingParams(pelvis=s.pelvis)
+        params = GroundingParams(hips=s.hips)
         if s.walker == "gait":
             starts = [(x, 0.0, z) for x, z in zip(start, LATERAL_Z, strict=True)]
             return GroundedWalker(self.terrain, self.skeleton, count=2, grounding=params,
@@ -152,12 +152,12 @@ class DemoSimulation:
                           start_x=start, speed=s.speed, params=params, style=BUNNY_STEP_STYLE)
 
     def apply(self) -> None:
-        """Push the cheap switches (left IK, pelvis correction, speed) into the running walker."""
+        """Push the cheap switches (left IK, hips correction, speed) into the running walker."""
         s = self.settings.check()
         self._drop_ahead()
         self.walker.ik[0] = s.ik_left
         self.walker.speed = s.speed
-        self.walker.params = GroundingParams(pelvis=s.pelvis)
+        self.walker.params = GroundingParams(hips=s.hips)
 
     def _drop_ahead(self) -> None:
         """Forget the frames simulated ahead; the walker goes back to the last one shown."""

@@ -9,7 +9,7 @@ Every change is a *correction of the source*, zero where nothing needs correctin
 - a swinging foot keeps its animated height above the ground blended from where it lifted off
   to where it touches down (:mod:`footfall.metrics.swing`), and rises above that only where the
   terrain would cut it, by the least amount (smoothed from above; reported per swing);
-- the pelvis is lowered (or raised on a flight of stairs) with the lower foot, smoothed from
+- the hips are lowered (or raised on a flight of stairs) with the lower foot, smoothed from
   below, so a leg never has to stretch further than the animation did;
 - a planted foot is corrected only by the source's own defect: its lowest point put on the
   ground (it sank or floated) and its ball held where it landed (it slid), both blended in and
@@ -28,7 +28,7 @@ The steps, one module each, in the order :func:`ground_clip` runs them (:mod:`.g
 2. :mod:`.feet`: the clip prepared once (:class:`PreparedClip`: legs, its own floor, soles,
    feet);
 3. :mod:`.contacts`: the contacts found in the motion (or read from JSON);
-4. :mod:`.plan`: what changes (:class:`Plan`: ankle offsets, slip locks, pelvis offset, tilt);
+4. :mod:`.plan`: what changes (:class:`Plan`: ankle offsets, slip locks, hips offset, tilt);
 5. :mod:`.solve`: the legs solved, then the correction passes;
 6. :mod:`.followers`: joints outside the body that carry a body joint's pose follow again;
 7. scoring before and after: :func:`footfall.metrics.clip.score`.

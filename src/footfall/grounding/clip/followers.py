@@ -8,7 +8,7 @@ import numpy as np
 
 from footfall import quat
 from footfall.grounding.feet import Leg
-from footfall.humanoid.limbs import body_joints, pelvis_joint
+from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.humanoid.topology import Hierarchy
 from footfall.skeleton import Clip, forward_kinematics
 
@@ -26,12 +26,12 @@ def followers(clip: Clip, legs: tuple[Leg, Leg]) -> list[Follower]:
     joint's world position in every frame, and whether it carries its world rotation as well.
     Parents first."""
     body = body_joints(clip.skeleton, legs)
-    pelvis = pelvis_joint(clip.skeleton, legs)
+    hips = hips_joint(clip.skeleton, legs)
     hierarchy = Hierarchy(tuple(clip.skeleton.names), clip.skeleton.parents)
     inside = set(body.tolist())
     # Not the joints the body hangs from: moving one would move its leader too.
     outside = [j for j in range(clip.skeleton.joint_count)
-               if j not in inside and not hierarchy.is_ancestor(j, pelvis)]
+               if j not in inside and not hierarchy.is_ancestor(j, hips)]
     if not outside or clip.frame_count == 0:
         return []
     grot, gpos = clip.forward_kinematics()

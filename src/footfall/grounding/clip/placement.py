@@ -1,8 +1,8 @@
-"""Where a clip goes on a terrain: its pelvis path turned and moved over the interesting ground,
+"""Where a clip goes on a terrain: its hips path turned and moved over the interesting ground,
 kept inside the terrain, the size a built-in scene needs to hold all of it, and the terrain a
 ``--terrain`` name means for a clip (:func:`terrain_for_clip`).
 
-The path is the pelvis's (the joint the two legs hang from), never the root joint's: datasets
+The path is the hips' (the joint the two legs hang from), never the root joint's: datasets
 that give every joint position channels leave the root at the origin while the hips walk.
 """
 
@@ -18,7 +18,7 @@ from footfall.arrays import FloatArray
 from footfall.footing.runs import segments
 from footfall.grounding.clip.feet import animation_floor
 from footfall.grounding.feet import Leg, legs_of
-from footfall.humanoid.limbs import body_joints, pelvis_joint
+from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.skeleton import Clip
 from footfall.terrain.level import LevelGround
 from footfall.terrain.scenes import SCENES
@@ -73,11 +73,11 @@ def turned(clip: Clip, turn: FloatArray, shift: FloatArray) -> Clip:
 
 
 def along_x(clip: Clip, legs: Any = None) -> Clip:
-    """The clip turned about +Y so its pelvis travels along +X."""
+    """The clip turned about +Y so its hips travel along +X."""
     leg_pair = legs_of(clip.skeleton, legs)
     _, gpos = clip.forward_kinematics()
-    pelvis = gpos[:, pelvis_joint(clip.skeleton, leg_pair)]
-    heading = travel_heading(pelvis[:, [0, 2]])
+    hips = gpos[:, hips_joint(clip.skeleton, leg_pair)]
+    heading = travel_heading(hips[:, [0, 2]])
     angle = 0.0 if heading is None else np.pi / 2 - heading
     turn = quat.from_axis_angle(np.array([0.0, 1.0, 0.0]), angle)
     return turned(clip, turn, np.zeros(3))
@@ -135,21 +135,21 @@ def centring_shift(clip: Clip, bounds: tuple[tuple[float, float], tuple[float, f
 
 
 def place_clip(clip: Clip, terrain: BoundedRaySource, legs: Any = None) -> Clip:
-    """The clip turned so its pelvis travels along +X and moved over the terrain's interesting
+    """The clip turned so its hips travel along +X and moved over the terrain's interesting
     part: the up flight of stairs, else the stretch along x where the ground under its lowest
     points varies most (the middle on level ground) — kept inside the terrain with a margin
     wherever the terrain is big enough."""
     leg_pair = legs_of(clip.skeleton, legs)
     facing = along_x(clip, leg_pair)
     _, gpos = facing.forward_kinematics()
-    pelvis = gpos[:, pelvis_joint(clip.skeleton, leg_pair), :]
+    hips = gpos[:, hips_joint(clip.skeleton, leg_pair), :]
     focus = terrain.focus_x
     (x_min, z_min), (x_max, z_max) = terrain.bounds
     if focus is not None:
         centre = np.array([(focus[0] + focus[1]) / 2, 0.0])
     else:
         centre = np.array([(x_min + x_max) / 2, (z_min + z_max) / 2])
-    middle = (pelvis[:, [0, 2]].min(axis=0) + pelvis[:, [0, 2]].max(axis=0)) / 2
+    middle = (hips[:, [0, 2]].min(axis=0) + hips[:, [0, 2]].max(axis=0)) / 2
     low, high = footprint(facing, leg_pair)
     shift = _inside(centre - middle, low, high, (x_min, z_min), (x_max, z_max))
     placed = turned(facing, quat.identity(), np.array([shift[0], 0.0, shift[1]]))

@@ -1,5 +1,5 @@
 """What grounding a clip decides before solving (:class:`Plan`): which frames are planted, how
-far each ankle moves up and sideways, the pelvis offset and the sole tilt."""
+far each ankle moves up and sideways, the hips offset and the sole tilt."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from footfall.metrics.swing import blend_across_swings, swing_spans
 from footfall.terrain.base import RaySource
 from footfall.terrain.level import LevelGround
 
-PELVIS_SMOOTH_SECONDS = 0.25
+HIPS_SMOOTH_SECONDS = 0.25
 #: Corrections of a planted foot are blended in and out over this long (seconds);
 #: swing offsets are smoothed from above over the same time.
 BLEND_SECONDS = 0.1
@@ -76,8 +76,8 @@ class Plan:
     allowed: the part of the source's stance defect that may stay;
     shift / locked / slip: horizontal slip-lock shift of each foot beyond the tolerance, where
     a lock holds it, and the whole slip it holds ``(F, 2)``;
-    ankle_offset: vertical target offset of each ankle; pelvis_offset: ``(F,)`` how far the
-    pelvis moves up; tilt: sole tilt ``(F, 2, 4)``; off_terrain: feet with no ground under
+    ankle_offset: vertical target offset of each ankle; hips_offset: ``(F,)`` how far the
+    hips move up; tilt: sole tilt ``(F, 2, 4)``; off_terrain: feet with no ground under
     them; swing_clearance: the optional ball clearance lift.
     """
 
@@ -88,7 +88,7 @@ class Plan:
     locked: NDArray[np.bool_]
     slip: FloatArray
     ankle_offset: FloatArray
-    pelvis_offset: FloatArray
+    hips_offset: FloatArray
     tilt: FloatArray
     off_terrain: NDArray[np.bool_]
     swing_clearance: FloatArray
@@ -135,15 +135,15 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     swing_lift = least_lift(points, terrain, floor, swing_ground + swing_clearance, swing_ground,
                             contacts, blend)
     ankle_offset = np.where(contacts, standing, swing_ground + swing_clearance + swing_lift)
-    # The pelvis follows the ground, not the defect corrections (a floating foot is lowered by
+    # The hips follow the ground, not the defect corrections (a floating foot is lowered by
     # its own leg, not by lowering the body).
     ground_part = np.where(contacts, stance_ground, swing_ground)
     # Smoothed from below (moving minimum, then average): never above the lower foot's ground.
-    pelvis_window = max(1, int(round(PELVIS_SMOOTH_SECONDS * fps)))
-    pelvis_offset = smooth(-smooth(-ground_part.min(axis=1), pelvis_window, np.max),
-                           pelvis_window)
+    hips_window = max(1, int(round(HIPS_SMOOTH_SECONDS * fps)))
+    hips_offset = smooth(-smooth(-ground_part.min(axis=1), hips_window, np.max),
+                           hips_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
-    return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, pelvis_offset, tilt,
+    return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, hips_offset, tilt,
                 off_terrain, swing_clearance, swing_lift)
 
 

@@ -67,7 +67,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
         targets[..., 1] += offset
-        out = solve_legs(source, prepared.legs, plan.pelvis_offset, targets, plan.tilt,
+        out = solve_legs(source, prepared.legs, plan.hips_offset, targets, plan.tilt,
                          prepared.root)
         solved = prepared.feet_of(out)
         if progress is not None:
@@ -84,7 +84,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         # defect rule judges the ankle and ball, not a toe tip
         entry = _stance_entry(solved, feet, terrain, prepared.floor, plan.contacts, blend)
         error = np.where(plan.contacts & ~plan.off_terrain, np.minimum(error, -entry), error)
-        # never below where the leg reached: a leg at full reach (the pelvis kept high by the
+        # never below where the leg reached: a leg at full reach (the hips kept high by the
         # other foot) stops short of a lower target, and a swing is judged against the ground
         # its foot really stood on at lift-off and touch-down
         reached = solved.ankle[..., 1] - feet.ankle[..., 1] - plan.ankle_offset
@@ -117,14 +117,14 @@ def _stance_entry(solved: ClipFeet, source: ClipFeet, terrain: RaySource, floor:
     return np.where(contacts, np.where(inside > 0.0, np.maximum(cut, inside), cut), -np.inf)
 
 
-def solve_legs(clip: Clip, legs: tuple[Leg, Leg], pelvis_offset: FloatArray, targets: FloatArray,
+def solve_legs(clip: Clip, legs: tuple[Leg, Leg], hips_offset: FloatArray, targets: FloatArray,
                tilt: FloatArray, root: int) -> Clip:
-    """The clip with its root raised by ``pelvis_offset (F,)`` metres and each leg solved so its
+    """The clip with its root raised by ``hips_offset (F,)`` metres and each leg solved so its
     ankle reaches ``targets (F, 2, 3)`` (world) with the foot turned by ``tilt (F, 2, 4)``; legs
     that need no correction keep their animated rotations."""
     rotations = clip.rotations.copy()
     positions = clip.positions.copy()
-    positions[:, root, 1] += pelvis_offset
+    positions[:, root, 1] += hips_offset
     grot, gpos = forward_kinematics(clip.skeleton.parents, rotations, positions)
     parents = clip.skeleton.parents
     for side, leg in enumerate(legs):
