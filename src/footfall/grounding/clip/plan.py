@@ -47,6 +47,9 @@ EDGE_JUMP = 0.02
 #: share of its sole's length (in 1 cm steps, the least move first), until no edge is under it.
 TREAD_FIT_REACH = 0.6
 TREAD_FIT_STEP = 0.01
+#: Ground samples on the line from a sole's toe end to a toe tip beyond it (ends included)
+#: where a riser under raised toes is looked for (:func:`_riser_under_toes`).
+TOE_LINE_SAMPLES = 6
 #: Stepped ground under a planted sole higher than this (metres) above the line from its heel to
 #: its toe is a crest (a stair nose met at a slant): the foot would rest on it with its rig
 #: points floating, and is moved off it.
@@ -185,7 +188,8 @@ def _tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: flo
     contact to the next over the swing between (:func:`blend_across_swings`).
 
     A frame stands over an edge when the ground jumps by more than :data:`EDGE_JUMP` between
-    neighbouring sole samples, heel to toe (a slope is no edge: the sole tilts to it), and
+    neighbouring sole samples, heel to toe (a slope is no edge: the sole tilts to it), or a riser
+    beyond the sole's toe end would cut its raised toe tips (:func:`_riser_under_toes`), and
     either the ground under the points that touch (sole samples and touch points within
     :data:`TOUCH_HEIGHT` of the floor; the lowest where none is) differs by more than that, or
     another point of the foot would be in the ground if the foot stood on the highest of it (a
@@ -222,9 +226,11 @@ def _tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: flo
             bottom = np.where(known, ground, np.inf).min(axis=-1)
             enters = np.any(ground - top[..., None] > over + EDGE_JUMP, axis=-1)
             # a slope under the foot is no edge (the sole tilts to it): a jump between
-            # neighbouring sole samples is
+            # neighbouring sole samples is, and so is a riser under raised toes
+            # (:func:`_riser_under_toes`)
             rises = np.abs(np.diff(ground[..., :samples], axis=-1))
             jump = np.where(np.isfinite(rises), rises, 0.0).max(axis=-1, initial=0.0) > EDGE_JUMP
+            jump |= _riser_under_toes(terrain, ground_xz, over, samples, moves, heading)
             on_edge = jump & ((top - bottom > EDGE_JUMP) | enters)
             # a crest under the sole (a stair nose at a slant): stepped ground rising above
             # the line from heel to toe, the foot would rest on it and its rig points float
@@ -240,6 +246,31 @@ def _tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: flo
             fit[start:stop, foot] = moves[int(np.argmin(count))] * heading
     return np.stack([blend_across_swings(fit[..., k], contacts, feet.ankle) for k in range(2)],
                     axis=-1)
+
+
+def _riser_under_toes(terrain: RaySource, xz: FloatArray, over: FloatArray, samples: int,
+                      moves: FloatArray, heading: FloatArray) -> NDArray[np.bool_]:
+    """Whether ``(C, n)`` a foot's toe tips, beyond its sole's toe end, are over a riser that
+    would cut them: for each move ``moves (C,)`` along ``heading (2,)`` of its points ``xz (n,
+    N, 2)`` (the ``samples`` sole samples heel to toe, the heel, the toe tips; ``over (n, N)``
+    their heights over the floor), the ground rises from under the sole's toe end to under a
+    toe tip by more than the tip is held over the floor plus :data:`EDGE_JUMP`, by a jump of
+    more than :data:`EDGE_JUMP` between neighbouring samples on the line between them (a
+    riser, not a slope: the sole's own rule). A foot standing on its heel with its toes raised
+    over the next riser (cmu_131_01 walked backward up the stairs) has no edge under its sole
+    samples, and was lifted by its toe tips onto the upper tread instead of moved back."""
+    tips = xz[:, samples + 1:]  # (n, T, 2)
+    if tips.shape[1] == 0 or samples == 0:
+        return np.zeros((len(moves), len(xz)), dtype=bool)
+    end = xz[:, samples - 1:samples]  # (n, 1, 2) the sole's toe end
+    share = np.linspace(0.0, 1.0, TOE_LINE_SAMPLES)
+    line = end[:, :, None] + (tips - end)[:, :, None] * share[:, None]  # (n, T, K, 2)
+    ground = terrain.height(line[None] + moves[:, None, None, None, None] * heading)
+    with np.errstate(invalid="ignore"):
+        steps = np.abs(np.diff(ground, axis=-1))
+        riser = np.where(np.isfinite(steps), steps, 0.0).max(axis=-1, initial=0.0) > EDGE_JUMP
+        cuts = ground[..., -1] - ground[..., 0] > over[:, samples + 1:] + EDGE_JUMP
+    return np.any(riser & cuts, axis=-1)
 
 
 def _edge_across(terrain: RaySource, sole_xz: FloatArray, heading: FloatArray) -> bool:
