@@ -13,7 +13,6 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.grounding.clip.feet import ClipFeet, PreparedClip
 from footfall.grounding.clip.plan import (
-    EDGE_JUMP,
     STANCE_TOLERANCE,
     Plan,
     blend_frames,
@@ -21,6 +20,7 @@ from footfall.grounding.clip.plan import (
     swing_points,
 )
 from footfall.grounding.clip.smoothing import smooth_above
+from footfall.grounding.clip.tread_fit import EDGE_JUMP
 from footfall.grounding.feet import Leg
 from footfall.ik import solve_two_bone
 from footfall.metrics import ground_gaps
