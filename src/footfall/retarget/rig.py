@@ -32,6 +32,7 @@ from footfall.retarget.calibration import (
     correspond,
     joint_hand_reach,
     joint_sole_points,
+    leg_extension,
     match_directions,
     sole_depth,
 )
@@ -154,8 +155,9 @@ class RetargetRig:
             source_pose=src, standing_pose=standing, match_directions=turn,
             calibration_pose=tgt, calibration_world=target_world,
             source_measures=Measures.of(source, self.source_map, src),
-            target_measures=Measures.of(target, self.target_map, standing,
-                                        self.target_sole_depth),
+            target_measures=Measures.of(  # at least as extended as the source stands
+                target, self.target_map, standing, self.target_sole_depth,
+                leg_extension(source, self.source_map, source_pos)),
             fingers=FingerRig.build(target, self.target_map, tgt),
             source_fingers=FingerRig.build(source, self.source_map, src),
             limbs=limbs)
@@ -205,6 +207,13 @@ class CalibratedRig:
         stylised rig may hang its legs from a joint well above or below its hips joint)."""
         return (self.target_measures.leg_length * avatar_scale
                 / max(self.source_measures.leg_length, 1e-9))
+
+    def reach_ratio(self, avatar_scale: float) -> float:
+        """Target ``leg_reach`` (scaled) / source ``leg_reach``: scales the hips' rise and fall
+        (the hip joints over the ankles), so that a body dipping as the performer's does bends
+        its knees as far."""
+        return (self.target_measures.leg_reach * avatar_scale
+                / max(self.source_measures.leg_reach, 1e-9))
 
     def sizes(self, values: Mapping[str, Any], levels: FloatArray) -> Sizes:
         """The sizes and settings (``values``) the limbs solve with, for the source feet's
