@@ -245,13 +245,6 @@ class Measures:
             sole=sole,
         )
 
-    @property
-    def leg_reach(self) -> float:
-        """The hip joints' height over the ankles standing (``leg_length`` less the mean ankle
-        height), metres: what thigh and shin span."""
-        return self.leg_length - float(np.mean(self.ankle_height))
-
-
 
 def leg_chains(skeleton: Skeleton, mapping: Mapping[str, str],
                positions: FloatArray) -> FloatArray:

@@ -208,13 +208,6 @@ class CalibratedRig:
         return (self.target_measures.leg_length * avatar_scale
                 / max(self.source_measures.leg_length, 1e-9))
 
-    def reach_ratio(self, avatar_scale: float) -> float:
-        """Target ``leg_reach`` (scaled) / source ``leg_reach``: scales the hips' rise and fall
-        (the hip joints over the ankles), so that a body dipping as the performer's does bends
-        its knees as far."""
-        return (self.target_measures.leg_reach * avatar_scale
-                / max(self.source_measures.leg_reach, 1e-9))
-
     def sizes(self, values: Mapping[str, Any], levels: FloatArray) -> Sizes:
         """The sizes and settings (``values``) the limbs solve with, for the source feet's
         stance ``levels`` ``(2,)`` or ``(..., 2)`` (the frames being solved), metres."""

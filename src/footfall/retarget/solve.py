@@ -8,13 +8,12 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
 2. Hips: the source hips position, horizontally scaled by the size ratio (the hip joints'
    standing heights, ``CalibratedRig.size_ratio``), raised by the hips-height difference times
    the hips (sitting) weight plus the floor height; the hips' rise and fall around their
-   standing height is scaled by the legs' reach (hip joints over ankles,
-   ``CalibratedRig.reach_ratio``), so a body dipping as the performer's does bends its knees
-   as far. The target's standing heights are measured with its legs at least as extended as
-   the source's calibration pose has them (``Measures.of(..., extension=)``): a rest pose
-   with bent knees (RobotExpressive's 31°) is not the height the body stands at. The joint
-   the thighs hang from rolls so the hip joints rise and fall as the performer's, scaled
-   (``Limbs.level_hips``), not by a wide pelvis' width.
+   standing height is scaled by the size ratio too. The target's standing heights are
+   measured with its legs at least as extended as the source's calibration pose has them
+   (``Measures.of(..., extension=)``): a rest pose with bent knees (RobotExpressive's 31°) is
+   not the height the body stands at. The joint the thighs hang from rolls so the hip joints
+   rise and fall as the performer's, scaled (``Limbs.level_hips``), not by a wide pelvis'
+   width.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 
@@ -93,15 +92,13 @@ def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: Floa
     weight ``(...)`` (0: seated) and the source feet's stance ``levels (..., 2)``."""
     scale = float(values["avatar_scale"])
     s = cal.size_ratio(scale)
-    k = cal.reach_ratio(scale)
     raise_by = cal.target_measures.hips_height * scale - cal.source_measures.hips_height
     # The capture's floor (how high its planted feet stand) is taken off with the feet's.
     floor = levels
-    # Standing, the hips' rise and fall around their standing height scales with the legs'
-    # reach (hip joints over ankles): the knees bend as the source's.
+    # Standing, the hips' rise and fall around their standing height scales with the legs.
     above = hips_source[..., 1] - 0.5 * (floor[..., 0] + floor[..., 1])
     bob = above - cal.source_measures.hips_height
-    y = (above + (raise_by + (k - 1.0) * bob) * hips_weight
+    y = (above + (raise_by + (s - 1.0) * bob) * hips_weight
          + values["floor_height"]
          + values["chair_seat_height_offset"] * (1.0 - hips_weight))
     out = np.empty(np.shape(y) + (3,))  # (one live frame: no stacking machinery)
