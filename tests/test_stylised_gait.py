@@ -284,3 +284,42 @@ def test_knees_and_hips_follow_the_performer_on_a_long_walk(tmp_path_factory, na
     hips_t, _ = legs_and_stance(legs_t, 0.0, planted)  # the avatar stands on y = 0
     ratio = float(np.median(hips_t) / np.median(hips_s))
     assert 0.9 <= ratio <= 1.1, f"hip joints over leg length {ratio:.3f} × the source's"
+
+
+def test_the_wide_pelvis_rolls_by_the_performers_hip_drop_in_one_frame_as_in_a_batch() -> None:
+    # RobotExpressive's thighs hang 1.27 m apart from its "Body": rolled as the performer's
+    # pelvis, each roll lifted one hip joint 4.7× the performer's scaled difference. Standing
+    # (hips weight 1), the hip joints' height difference is the performer's times the size
+    # ratio; a live frame (one pose) rolls exactly as a batch of frames.
+    from footfall import quat
+    from footfall.retarget import Retargeter
+    from footfall.skinning import avatar_targets
+
+    avatar = load_avatar(DATA / "avatars" / "RobotExpressive.glb")
+    clip = bvh.load(DATA / "bvh" / "games105_walk60.bvh")[:40]
+    mapping = avatar.target_mapping()
+    r = Retargeter(clip.skeleton, avatar.skeleton, None, mapping,
+                   target_rest=avatar.rest_rotations, **avatar_targets(avatar, mapping))
+    r.calibrate_for(clip)
+    cal, sk = r.calibrated, avatar.skeleton
+    limbs = cal.limbs
+    srot, spos = clip.forward_kinematics()
+    thighs = [sk.index(r.target_map[f"{s}UpperLeg"]) for s in ("Left", "Right")]
+    holder = int(sk.parents[thighs[0]])
+    world = np.repeat(cal.calibration_world[None], clip.frame_count, axis=0)
+    hips = r.source.index(r.source_map["Hips"])
+    world[:, holder] = quat.mul(srot[:, hips], quat.inv_mul(srot[0, hips], world[:, holder]))
+    ratio = r.size_ratio
+    batch = world.copy()
+    limbs.level_hips(batch, spos, ratio, 1.0, np.ones(clip.frame_count))
+    span = quat.rotate(batch[:, holder], sk.offsets[thighs[0]] - sk.offsets[thighs[1]])
+    drop = spos[:, [r.source.index(r.source_map[f"{s}UpperLeg"]) for s in ("Left", "Right")], 1]
+    np.testing.assert_allclose(span[:, 1], ratio * (drop[:, 0] - drop[:, 1]), atol=1e-9)
+    rolled = quat.rotate(world[:, holder], sk.offsets[thighs[0]] - sk.offsets[thighs[1]])
+    assert np.abs(rolled[:, 1] - span[:, 1]).max() > 0.02  # copied, the roll lifted more
+    for f in range(clip.frame_count):
+        one = world[f].copy()
+        limbs.level_hips(one, spos[f], ratio, 1.0, np.array(0.6))
+        half = world[f:f + 1].copy()
+        limbs.level_hips(half, spos[f:f + 1], ratio, 1.0, np.full(1, 0.6))
+        np.testing.assert_allclose(one, half[0], atol=1e-12)

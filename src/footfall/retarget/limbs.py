@@ -142,6 +142,8 @@ class Limbs:
                            else -1)
         self._hip_span = np.asarray(target.offsets[thighs[0]] - target.offsets[thighs[-1]],
                                     dtype=np.float64)
+        self._hip_span_tuple = (float(self._hip_span[0]), float(self._hip_span[1]),
+                                float(self._hip_span[2]))
         self._under_mover = np.array([self.mover in target.chain(j)
                                       for j in range(target.joint_count)])
         # Toe points (toe joints, or End Sites of rigs without them) when both rigs have them.
@@ -510,6 +512,10 @@ class Limbs:
         if holder < 0 or width < 1e-9:
             return
         left, right = self._s_chain[0, 0], self._s_chain[1, 0]
+        if world.ndim == 2:  # one live frame: Python floats (a dozen NumPy calls cost more)
+            self._level_one(world, spos, size_ratio * float(spos[left, 1] - spos[right, 1])
+                            / width, float(weight))
+            return
         rotation = world[..., holder, :]
         span = quat.rotate(rotation, self._hip_span)
         up = np.array([0.0, 1.0, 0.0])
@@ -522,6 +528,22 @@ class Limbs:
                          (np.arcsin(wanted) - np.arcsin(now)) * weight, 0.0)
         turn = quat.from_axis_angle(axis, angle)
         world[..., holder, :] = quat.mul(turn, rotation)
+
+    def _level_one(self, world: FloatArray, spos: FloatArray, wanted: float,
+                   weight: float) -> None:
+        """:meth:`level_hips` of one frame (``world (J, 4)``), the wanted sine of the hip
+        joints' span over the level given."""
+        holder = self.leg_holder
+        rotation = tuple(world[holder].tolist())
+        span = quat.rotate_s(rotation, self._hip_span_tuple)
+        level = math.hypot(span[0], span[2])
+        if level <= 1e-9:
+            return
+        now = max(-1.0, min(1.0, span[1] / math.sqrt(level * level + span[1] * span[1])))
+        half = 0.5 * weight * (math.asin(max(-1.0, min(1.0, wanted))) - math.asin(now))
+        sine = math.sin(half) / level  # about span × up = (−span_z, 0, span_x)
+        turn = (math.cos(half), -span[2] * sine, 0.0, span[0] * sine)
+        world[holder] = quat.mul_s(turn, rotation)
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
         """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``, radians:
