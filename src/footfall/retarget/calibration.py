@@ -180,10 +180,14 @@ class Measures:
     Attributes:
         floor: lowest leg joint (toes or ankle) height.
         hips_height: hips above the floor (where the hip correction puts the hips joint).
-        leg_length: the hip joints' (upper legs') mean height above the floor: what the size
+        leg_length: how high the hip joints (upper legs) stand over the floor on straight
+            legs (:func:`standing_leg`), whatever the pose does with its knees: what the size
             ratio compares. A stylised rig may hang its legs from a joint above or below its
             hips joint (RobotExpressive's and a VRM robot's hip joints are 20–25 cm above it),
             so the hips joint's height is not the legs'.
+        The hips' and neck's heights are taken over the mean of the two soles (the solve
+        takes the capture's hips over the mean of its feet's stance levels), raised as far
+        as the legs lack of an ``extension`` they were measured at.
         ankle_height: ``(2,)`` left/right ankle above its own foot's lowest point (the foot
             standing on the floor).
         neck_height: neck (or head) above the floor.
@@ -206,9 +210,12 @@ class Measures:
 
     @classmethod
     def of(cls, skeleton: Skeleton, mapping: Mapping[str, str], pose: ArrayLike,
-           sole_depth: ArrayLike | None = None) -> Measures:
+           sole_depth: ArrayLike | None = None, extension: float = 0.0) -> Measures:
         """Measure ``skeleton`` posed by local rotations ``pose (J, 4)``; ``sole_depth (2,)``:
-        metres each foot's sole lies below its lowest joint point (0 by default)."""
+        metres each foot's sole lies below its lowest joint point (0 by default);
+        ``extension``: where the pose's legs stand less extended (:func:`leg_extension`), the
+        hips and neck as high as they stand with the legs extended so far (the target stood
+        as straight as the source's calibration pose)."""
         grot, gpos = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
         heights = {b: float(gpos[skeleton.index(mapping[b]), 1]) for b in LEG_BONES if b in mapping}
         toes = Toes.of(skeleton, mapping, np.asarray(pose, dtype=np.float64))
@@ -223,16 +230,76 @@ class Measures:
         depth = np.zeros(2) if sole_depth is None else np.asarray(sole_depth, dtype=np.float64)
         sole = np.minimum(foot, tip) - depth
         floor = min(min(heights.values()), float(sole.min()))
+        leg = standing_leg(skeleton, mapping, gpos, foot - sole)
+        own = leg_extension(skeleton, mapping, gpos)
+        rise = max(min(extension, 1.0) - own, 0.0) * float(leg_chains(skeleton, mapping,
+                                                                      gpos).mean())
+        ground = float(sole.mean()) - rise
         return cls(
             floor=floor,
-            hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - floor,
-            leg_length=0.5 * (heights["LeftUpperLeg"] + heights["RightUpperLeg"]) - floor,
+            hips_height=float(gpos[skeleton.index(mapping["Hips"]), 1]) - ground,
+            leg_length=leg,
             ankle_height=foot - sole,
-            neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - floor,
+            neck_height=float(gpos[skeleton.index(mapping[neck_bone]), 1]) - ground,
             toe_height=tip - sole,
             sole=sole,
         )
 
+
+def leg_chains(skeleton: Skeleton, mapping: Mapping[str, str],
+               positions: FloatArray) -> FloatArray:
+    """``(2,)`` thigh + shin of the left and right leg (hip → knee → ankle joints in world joint
+    positions ``positions (J, 3)``), metres. (A foot hung beside the leg, from the root,
+    counts as the shin's end: the limbs carry it there.)"""
+    out = np.empty(2)
+    for side, name in enumerate(("Left", "Right")):
+        hip, knee, ankle = (positions[skeleton.index(mapping[f"{name}{bone}"])]
+                            for bone in ("UpperLeg", "LowerLeg", "Foot"))
+        out[side] = np.linalg.norm(knee - hip) + np.linalg.norm(ankle - knee)
+    return out
+
+
+def leg_extension(skeleton: Skeleton, mapping: Mapping[str, str],
+                  positions: FloatArray) -> float:
+    """How far the legs stand extended in the pose of world joint positions ``positions
+    (J, 3)``: the hip joints' mean height over the ankles divided by the mean thigh + shin
+    (:func:`leg_chains`); 1 straight and upright.
+
+    The target is measured standing at least as extended as the source's calibration pose
+    (``Measures.of(..., extension=)``): a rest pose may stand with bent knees
+    (RobotExpressive's bend 31°, CesiumMan's 25°) where the capture's most standing frame
+    stands straight, and taken as it was, its standing height set the avatar crouching
+    (RobotExpressive's knees 20–30° past the performer's). A target standing as extended as
+    the source, or more, is measured as it stands (the same skeleton is the same).
+    """
+    height = 0.0
+    for name in ("Left", "Right"):
+        height += 0.5 * float(positions[skeleton.index(mapping[f"{name}UpperLeg"]), 1]
+                              - positions[skeleton.index(mapping[f"{name}Foot"]), 1])
+    return height / max(float(leg_chains(skeleton, mapping, positions).mean()), 1e-9)
+
+
+def standing_leg(skeleton: Skeleton, mapping: Mapping[str, str], positions: FloatArray,
+                 ankle_height: FloatArray) -> float:
+    """How high ``(metres)`` the hip joints stand over the floor on straight legs: per leg,
+    thigh + shin (:func:`leg_chains` in the pose of world joint positions ``positions
+    (J, 3)``) standing with the ankle below the hip but as far out to the side as the pose
+    has it, plus the ankle's height over its own sole ``ankle_height (2,)``; the mean of the
+    two legs.
+
+    Both skeletons' leg lengths are these (``Measures.leg_length``), the size ratio their
+    ratio: a calibration pose with bent knees (RobotExpressive's rest pose bends them 31°, a
+    walk's most standing frame may bend them 30–40°) does not shorten the legs.
+    """
+    chains = leg_chains(skeleton, mapping, positions)
+    heights = []
+    for side, name in enumerate(("Left", "Right")):
+        hip, ankle = (positions[skeleton.index(mapping[f"{name}{bone}"])]
+                      for bone in ("UpperLeg", "Foot"))
+        reach = float(chains[side])
+        out = min(abs(float(ankle[0] - hip[0])), reach)  # sideways (calibration faces +Z)
+        heights.append(float(np.sqrt(reach * reach - out * out)) + float(ankle_height[side]))
+    return 0.5 * (heights[0] + heights[1])
 
 
 #: A rest pose stands on its floor (y = 0) when its lowest foot point is this share of the hips
@@ -366,7 +433,7 @@ def sole_depth(skeleton: Skeleton, mapping: Mapping[str, str], rest: ArrayLike,
     joints = Measures.of(skeleton, mapping, rest)
     soles = sole_points.lowest(skeleton, mapping, rest)
     if not sole_points.from_mesh:
-        hips = float(joints.hips_height + joints.floor)
+        hips = float(joints.hips_height + joints.sole.mean())  # (over the soles' mean)
         lowest = float(soles.min())
         if 0.0 <= lowest <= STANDING_CLEARANCE * max(hips - lowest, 1e-9):
             soles = np.zeros(2)

@@ -134,6 +134,16 @@ class Limbs:
         hips_and_legs = [self.hips[0]] + [
             target.index(target_map[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]
         self.mover = _common_ancestor(target, hips_and_legs)
+        # The joint both thighs hang from (−1: none shared) and the hip joints' span in it.
+        thighs = self._t_chain[:2, 0]
+        holders = target.parents[thighs]
+        self.leg_holder = (int(holders[0]) if len(thighs) == 2 and holders[0] == holders[1]
+                           and holders[0] >= 0 and holders[0] in correspondence.target_joints
+                           else -1)
+        self._hip_span = np.asarray(target.offsets[thighs[0]] - target.offsets[thighs[-1]],
+                                    dtype=np.float64)
+        self._hip_span_tuple = (float(self._hip_span[0]), float(self._hip_span[1]),
+                                float(self._hip_span[2]))
         self._under_mover = np.array([self.mover in target.chain(j)
                                       for j in range(target.joint_count)])
         # Toe points (toe joints, or End Sites of rigs without them) when both rigs have them.
@@ -486,6 +496,54 @@ class Limbs:
         scale, ratio = sizes.avatar_scale, sizes.size_ratio
         return np.array([quat.rotate_s(turn, (t[0] * scale - ratio * s[0], 0.0, 0.0))
                          for t, s in zip(*self._hip_offset_lists, strict=True)])
+
+    def level_hips(self, world: FloatArray, spos: FloatArray, size_ratio: float,
+                   avatar_scale: float, weight: FloatArray) -> None:
+        """Roll the joint the thighs hang from (``world (..., J, 4)``, in place) so the hip
+        joints' height difference is the source's (``spos (..., Js, 3)``) scaled by
+        ``size_ratio``: hips wider than the performer's, scaled (RobotExpressive's hip
+        joints are 1.27 m apart, 4.7 times the performer's scaled), would otherwise lift
+        one hip joint and drop the other by that much more with each roll of the performer's
+        hips, straightening one knee and bending the other. The thighs keep their turn.
+        ``weight (...)``: the hips weight (0 seated or kneeling: the hips roll as the
+        source's, its legs folded under it; 1 standing: the full roll)."""
+        holder = self.leg_holder
+        width = float(np.linalg.norm(self._hip_span)) * avatar_scale
+        if holder < 0 or width < 1e-9:
+            return
+        left, right = self._s_chain[0, 0], self._s_chain[1, 0]
+        if world.ndim == 2:  # one live frame: Python floats (a dozen NumPy calls cost more)
+            self._level_one(world, spos, size_ratio * float(spos[left, 1] - spos[right, 1])
+                            / width, float(weight))
+            return
+        rotation = world[..., holder, :]
+        span = quat.rotate(rotation, self._hip_span)
+        up = np.array([0.0, 1.0, 0.0])
+        wanted = np.clip(size_ratio * (spos[..., left, 1] - spos[..., right, 1]) / width,
+                         -1.0, 1.0)
+        now = np.clip(span[..., 1] / max(float(np.linalg.norm(self._hip_span)), 1e-12),
+                      -1.0, 1.0)
+        axis = np.cross(span, up)  # level, across the span (none: a span standing upright)
+        angle = np.where(np.linalg.norm(axis, axis=-1) > 1e-9,
+                         (np.arcsin(wanted) - np.arcsin(now)) * weight, 0.0)
+        turn = quat.from_axis_angle(axis, angle)
+        world[..., holder, :] = quat.mul(turn, rotation)
+
+    def _level_one(self, world: FloatArray, spos: FloatArray, wanted: float,
+                   weight: float) -> None:
+        """:meth:`level_hips` of one frame (``world (J, 4)``), the wanted sine of the hip
+        joints' span over the level given."""
+        holder = self.leg_holder
+        rotation = tuple(world[holder].tolist())
+        span = quat.rotate_s(rotation, self._hip_span_tuple)
+        level = math.hypot(span[0], span[2])
+        if level <= 1e-9:
+            return
+        now = max(-1.0, min(1.0, span[1] / math.sqrt(level * level + span[1] * span[1])))
+        half = 0.5 * weight * (math.asin(max(-1.0, min(1.0, wanted))) - math.asin(now))
+        sine = math.sin(half) / level  # about span × up = (−span_z, 0, span_x)
+        turn = (math.cos(half), -span[2] * sine, 0.0, span[0] * sine)
+        world[holder] = quat.mul_s(turn, rotation)
 
     def foot_shift(self, yaw: FloatArray, sizes: Sizes) -> FloatArray:
         """Stance-width shift ``(..., 2, 3)`` of the feet for a body ``yaw (...)``, radians:

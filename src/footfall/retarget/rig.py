@@ -32,6 +32,7 @@ from footfall.retarget.calibration import (
     correspond,
     joint_hand_reach,
     joint_sole_points,
+    leg_extension,
     match_directions,
     sole_depth,
 )
@@ -154,8 +155,9 @@ class RetargetRig:
             source_pose=src, standing_pose=standing, match_directions=turn,
             calibration_pose=tgt, calibration_world=target_world,
             source_measures=Measures.of(source, self.source_map, src),
-            target_measures=Measures.of(target, self.target_map, standing,
-                                        self.target_sole_depth),
+            target_measures=Measures.of(  # at least as extended as the source stands
+                target, self.target_map, standing, self.target_sole_depth,
+                leg_extension(source, self.source_map, source_pos)),
             fingers=FingerRig.build(target, self.target_map, tgt),
             source_fingers=FingerRig.build(source, self.source_map, src),
             limbs=limbs)

@@ -5,10 +5,15 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
 1. Rotations: every matched target bone gets ``source_world * offset`` (offsets calibrated in a
    T- or I-pose); spine and neck chains follow grouped source bones; other joints keep their
    calibration-pose local rotation.
-2. Hips: the source hips position, horizontally scaled by the size ratio (target / source hips
-   height), raised by the hips-height difference times the hips (sitting) weight plus the
-   floor height. The hips height is measured from the hips joint to the floor (seed 001: the
-   leg length), so feet reach the floor whatever the hips and foot proportions.
+2. Hips: the source hips position, horizontally scaled by the size ratio (the hip joints'
+   standing heights, ``CalibratedRig.size_ratio``), raised by the hips-height difference times
+   the hips (sitting) weight plus the floor height; the hips' rise and fall around their
+   standing height is scaled by the size ratio too. The target's standing heights are
+   measured with its legs at least as extended as the source's calibration pose has them
+   (``Measures.of(..., extension=)``): a rest pose with bent knees (RobotExpressive's 31°) is
+   not the height the body stands at. The joint the thighs hang from rolls so the hip joints
+   rise and fall as the performer's, scaled (``Limbs.level_hips``), not by the hips'
+   width.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 
@@ -127,6 +132,8 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
                else cal.offsets.reshape((len(cal.offsets),) + (1,) * len(batch) + (4,)))
     world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], offsets)
     world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
+    if limbs.count:  # the hip joints rise and fall as the performer's, scaled
+        limbs.level_hips(world, spos, cal.size_ratio(scale), scale, weights.hips)
     # Unmapped joints keep their calibration rotation below their (mapped) parents.
     rig.unmapped_fk.rotations(cal.calibration_pose, out=world)
 
