@@ -68,9 +68,18 @@ def _open(browser, app: DemoApp, width: int, height: int):
     return page
 
 
+#: Every canvas's box in the viewport (CSS px), read in one call: a round trip to the page waits
+#: while software WebGL draws a frame (about a second), so asking canvas by canvas cost seconds.
+_CANVAS_BOXES = """() => [...document.querySelectorAll("canvas")].map((canvas) => {
+    const box = canvas.getBoundingClientRect();
+    return {x: box.x, y: box.y, width: box.width, height: box.height};
+})"""
+
+
 def _canvas_box(page) -> dict[str, float]:
     """The scene canvas (the largest one: viser keeps other, empty canvases on the page)."""
-    boxes = [box for c in page.locator("canvas").all() if (box := c.bounding_box())]
+    boxes = [box for box in page.evaluate(_CANVAS_BOXES) if box["width"] * box["height"] > 0]
+    assert boxes, "no canvas on the page"
     return max(boxes, key=lambda box: box["width"] * box["height"])
 
 
