@@ -104,8 +104,9 @@ def _capture(page, clip: dict[str, float]) -> bytes:
     """A PNG of ``clip`` (CSS px, device scale 1) by Chromium's own ``Page.captureScreenshot``:
     the capture ``page.screenshot`` ends with, without its three round trips to the page (hide
     the caret, wait for fonts, restore), each of which waits out a software-WebGL frame (3–7 s
-    a screenshot against 0.3 s). No text field has focus here, and the page's fonts are loaded
-    before any picture counts (the panel's text is waited for, pictures must agree twice)."""
+    a screenshot against 0.3 s on the shared 2-core machine). No text field has focus here, and
+    a picture taken while fonts still load differs from the next: every picture a test judges
+    follows two that agreed (:func:`_settled`)."""
     session = _CDP_SESSIONS.get(page)
     if session is None:  # one per page: attaching and detaching each wait for the page too
         session = _CDP_SESSIONS[page] = page.context.new_cdp_session(page)
