@@ -7,10 +7,12 @@ reconnecting works, and screenshots at 1280×720, 844×390 and 390×844 land in 
 
 from __future__ import annotations
 
+import base64
 import io
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -52,31 +54,70 @@ def demo() -> Iterator[DemoApp]:
     assert not loop.is_alive()
 
 
+#: Wait for the canvas and the software-WebGL notice, close the notice (its button never stops
+#: animating, so a Playwright click would wait forever) and wait until it is gone: in one call,
+#: as each round trip to the page waits out a software-WebGL frame.
+_CLOSE_NOTICE = """async (timeout) => {
+    const deadline = performance.now() + timeout;
+    const until = async (what, test) => {
+        while (!test()) {
+            if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+    };
+    const notice = () => document.querySelector("#webgl-software-rendering");
+    await until("a canvas", () => document.querySelector("canvas") !== null);
+    await until("the software-WebGL notice",
+                () => notice() !== null && notice().getClientRects().length > 0);
+    notice().querySelector(".mantine-Notification-closeButton").click();
+    await until("the notice to close", () => notice() === null);
+}"""
+
+
 def _open(browser, app: DemoApp, width: int, height: int):
     page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(120_000)  # software WebGL on a busy machine is slow
     page.goto(app.url)
-    page.wait_for_selector("canvas")
-    # The software-WebGL notice never stops animating, so a normal click would wait forever.
-    notice = page.locator("#webgl-software-rendering")
-    notice.wait_for()
-    page.evaluate(
-        "() => document.querySelector('#webgl-software-rendering .mantine-Notification-"
-        "closeButton').click()"
-    )
-    notice.wait_for(state="detached")
+    page.evaluate(_CLOSE_NOTICE, 120_000)
     return page
+
+
+#: Every canvas's box in the viewport (CSS px), read in one call: a round trip to the page waits
+#: while software WebGL draws a frame (about a second), so asking canvas by canvas cost seconds.
+_CANVAS_BOXES = """() => [...document.querySelectorAll("canvas")].map((canvas) => {
+    const box = canvas.getBoundingClientRect();
+    return {x: box.x, y: box.y, width: box.width, height: box.height};
+})"""
 
 
 def _canvas_box(page) -> dict[str, float]:
     """The scene canvas (the largest one: viser keeps other, empty canvases on the page)."""
-    boxes = [box for c in page.locator("canvas").all() if (box := c.bounding_box())]
+    boxes = [box for box in page.evaluate(_CANVAS_BOXES) if box["width"] * box["height"] > 0]
     return max(boxes, key=lambda box: box["width"] * box["height"])
 
 
+#: Each page's DevTools session for :func:`_capture` (it ends with the page).
+_CDP_SESSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _capture(page, clip: dict[str, float]) -> bytes:
+    """A PNG of ``clip`` (CSS px, device scale 1) by Chromium's own ``Page.captureScreenshot``:
+    the capture ``page.screenshot`` ends with, without its three round trips to the page (hide
+    the caret, wait for fonts, restore), each of which waits out a software-WebGL frame (3–7 s
+    a screenshot against 0.3 s on the shared 2-core machine). No text field has focus here, and
+    a picture taken while fonts still load differs from the next: every picture a test judges
+    follows two that agreed (:func:`_settled`)."""
+    session = _CDP_SESSIONS.get(page)
+    if session is None:  # one per page: attaching and detaching each wait for the page too
+        session = _CDP_SESSIONS[page] = page.context.new_cdp_session(page)
+    shot = session.send("Page.captureScreenshot", {"format": "png", "clip": {**clip, "scale": 1}})
+    return base64.b64decode(shot["data"])
+
+
 def _canvas(page) -> np.ndarray:
-    """What the scene canvas shows now, ``(H, W, 3)``."""
-    png = page.screenshot(clip=_canvas_box(page))
+    """What the scene canvas shows now, ``(H, W, 3)``. Reading the canvas's box first waits
+    until the page has finished the frame it is drawing, so the picture is at least that new."""
+    png = _capture(page, _canvas_box(page))
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
 
 
