@@ -132,8 +132,9 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
                else cal.offsets.reshape((len(cal.offsets),) + (1,) * len(batch) + (4,)))
     world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], offsets)
     world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
-    if limbs.count:  # the hip joints rise and fall as the performer's, scaled
-        limbs.level_hips(world, spos, cal.size_ratio(scale), scale, weights.hips)
+    sizes = cal.sizes(values, levels) if limbs.count else None
+    if sizes is not None:  # the hip joints rise and fall as the performer's, scaled
+        limbs.level_hips(world, spos, sizes.size_ratio, scale, weights.hips)
     # Unmapped joints keep their calibration rotation below their (mapped) parents.
     rig.unmapped_fk.rotations(cal.calibration_pose, out=world)
 
@@ -169,9 +170,9 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
             lpos[..., mover, :] += up
 
     # Four-limb IK.
-    if limbs.count:
+    if sizes is not None:
         limbs.solve(world_jm, lpos_jm, srot, spos, hips_pos, weights, foot_shift,
-                    cal.sizes(values, levels), stream)
+                    sizes, stream)
     if rig.body_points is not None and rig.body_fk is not None:
         positions = _legs_above_floor(cal, floor_height, world_jm, lpos_jm, world, lpos, scale)
         rig.body_points.lift_limbs(world, positions, floor_height, scale)
