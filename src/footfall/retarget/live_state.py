@@ -101,9 +101,10 @@ class LiveRetarget:
             self.feet, srot, spos, dt, cal.sizes(values, stance_level), stance_level,
             plant=bool(values["plant_feet"]))
         self.holds.set_dt(dt)
-        shift = limbs.held_shift_live(self.holds, srot, cal.sizes(values, levels), planted)
+        sizes = cal.sizes(values, levels)  # (made once: ~2 µs)
+        shift = limbs.held_shift_live(self.holds, srot, sizes, planted)
         return solve_frames(cal, values, rotations, positions, weights, shift, levels,
-                            (srot, spos), self.holds)
+                            (srot, spos), self.holds, sizes)
 
     def _filter(self, values: Mapping[str, Any], dt: float) -> OneEuroFilter:
         """The One Euro filter on raw source joint positions (made again when its settings

@@ -35,6 +35,7 @@ from footfall.arrays import FloatArray
 from footfall.retarget.fingers import FINGERS, HANDS
 from footfall.retarget.head import apply_head_offset
 from footfall.retarget.limb_stream import LimbStream
+from footfall.retarget.limbs import Sizes
 from footfall.retarget.rig import CalibratedRig
 from footfall.retarget.settings import HEAD_OFFSET_KEYS
 from footfall.retarget.weights import LimbWeights, points_array, source_goal_kernel
@@ -111,11 +112,12 @@ def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: Floa
 def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatArray,
                  src_lpos: FloatArray, weights: LimbWeights, foot_shift: FloatArray,
                  levels: FloatArray, source_global: tuple[FloatArray, FloatArray] | None = None,
-                 stream: LimbStream | None = None) -> tuple[FloatArray, FloatArray]:
+                 stream: LimbStream | None = None, sizes: Sizes | None = None
+                 ) -> tuple[FloatArray, FloatArray]:
     """Target local ``(rotations, translations)`` for source local ones ``(..., Js, ·)``
     with the source feet's stance ``levels`` ``(2,)`` / ``(..., 2)`` (``source_global``:
     their FK when already known; ``stream``: what frames before these left, see
-    ``Limbs.solve``)."""
+    ``Limbs.solve``; ``sizes``: ``cal.sizes(values, levels)`` when already made)."""
     rig, limbs = cal.rig, cal.limbs
     c = rig.correspondence
     scale = float(values["avatar_scale"])
@@ -132,7 +134,10 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
                else cal.offsets.reshape((len(cal.offsets),) + (1,) * len(batch) + (4,)))
     world_jm[c.target_joints] = quat.mul(source_jm[c.source_joints], offsets)
     world = world_jm if not batch else np.moveaxis(world_jm, 0, -2)
-    sizes = cal.sizes(values, levels) if limbs.count else None
+    if not limbs.count:
+        sizes = None
+    elif sizes is None:
+        sizes = cal.sizes(values, levels)
     if sizes is not None:  # the hip joints rise and fall as the performer's, scaled
         limbs.level_hips(world, spos, sizes.size_ratio, scale, weights.hips)
     # Unmapped joints keep their calibration rotation below their (mapped) parents.
