@@ -179,18 +179,18 @@ class Measures:
 
     Attributes:
         floor: lowest leg joint (toes or ankle) height.
-        hips_height: hips above the floor (where the hip correction puts the hips joint).
+        hips_height: the hips joint over the mean of the two soles (the solve takes the
+            capture's hips over the mean of its feet's stance levels; where the hip correction
+            puts the hips joint), raised as far as the legs lack of the ``extension`` they
+            were measured at (``Measures.of``).
         leg_length: how high the hip joints (upper legs) stand over the floor on straight
             legs (:func:`standing_leg`), whatever the pose does with its knees: what the size
             ratio compares. A stylised rig may hang its legs from a joint above or below its
             hips joint (RobotExpressive's and a VRM robot's hip joints are 20–25 cm above it),
             so the hips joint's height is not the legs'.
-        The hips' and neck's heights are taken over the mean of the two soles (the solve
-        takes the capture's hips over the mean of its feet's stance levels), raised as far
-        as the legs lack of an ``extension`` they were measured at.
         ankle_height: ``(2,)`` left/right ankle above its own foot's lowest point (the foot
             standing on the floor).
-        neck_height: neck (or head) above the floor.
+        neck_height: neck (or head) over the same ground as ``hips_height``.
         toe_height: ``(2,)`` left/right toe point (toe joint, or a foot End Site reaching
             forward: ``toes.py``) above its own foot's lowest point (0 without toes).
         sole: ``(2,)`` world height of each foot's lowest point in the pose, metres.
