@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from footfall.grounding.contacts import (
+from footfall.footing import (
+    CLIP_RULE,
+    CONTACT_RULE,
     bridge_gaps,
-    detect_contacts,
+    clip_contacts,
     hold_contacts,
-    median_filter,
+    majority_vote,
     segments,
 )
 from footfall.grounding.locks import slip_locks
 
 
-def test_median_filter_removes_flicker() -> None:
+def test_majority_vote_removes_flicker() -> None:
     flags = np.array([0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 1], bool)
-    assert median_filter(flags, 3).astype(int).tolist() == [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+    assert majority_vote(flags, 3).astype(int).tolist() == [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
 
 
 @given(st.lists(st.booleans(), min_size=1, max_size=60))
@@ -32,12 +36,41 @@ def test_segments_cover_exactly_the_true_frames(values: list[bool]) -> None:
     assert np.array_equal(covered, flags)
 
 
-def test_detect_contacts_low_and_slow() -> None:
-    height = np.array([[0.01], [0.01], [0.2], [0.01], [0.01], [0.01]])
-    heel = np.array([[0.0], [0.0], [0.0], [2.0], [2.0], [0.1]])
-    toe = np.array([[1.0], [1.0], [0.0], [0.05], [2.0], [2.0]])
-    contacts = detect_contacts(height, heel, toe, fps=10.0, median_seconds=0.0)
-    assert contacts[:, 0].tolist() == [True, True, False, True, False, True]
+def _feet(heights: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """(F, 2, 2, 3) heel and ball of two feet: heights (F, 2, 2), heel at x (F, 2), ball 15 cm
+    ahead."""
+    points = np.zeros((*heights.shape, 3))
+    points[..., 1] = heights
+    points[..., 0] = x[..., None] + np.array([0.0, 0.15])
+    return points
+
+
+def test_a_clip_plants_feet_low_and_slow_over_its_known_floor() -> None:
+    fps, frames = 60.0, 30
+    heights = np.full((frames, 2, 2), 0.01)
+    x = np.zeros((frames, 2))
+    # left: held still 6 cm over the floor the whole clip — low for a stream's rule (12 cm, a
+    # floor not known yet) but not a contact over a known floor
+    heights[:, 0] = 0.06
+    # right: standing, with a one-frame flicker up (voted away), then the heel lifts and the
+    # foot rolls on its ball (planted: one point low and slow), then it swings off at 2 m/s
+    heights[10, 1] = 0.2
+    heights[18:, 1, 0] = np.linspace(0.02, 0.2, 12)
+    x[24:, 1] = np.arange(1, 7) * 2.0 / fps
+    heights[24:, 1, 1] = 0.1
+    points = _feet(heights, x)
+    contacts = clip_contacts(points, points, points[:, :, 1], 0.0, fps)
+    assert not contacts[:, 0].any()
+    assert contacts[:23, 1].all() and not contacts[25:, 1].any()
+    # the stream's rule plants the raised foot: the lift is the one parameter they differ by
+    assert CONTACT_RULE.lift > 0.06 > CLIP_RULE.lift
+    raised = clip_contacts(points, points, points[:, :, 1], 0.0, fps,
+                           replace(CLIP_RULE, lift=CONTACT_RULE.lift))
+    assert raised[:, 0].all()
+    # without the vote the flicker breaks the stance
+    flicker = clip_contacts(points, points, points[:, :, 1], 0.0, fps,
+                            replace(CLIP_RULE, vote_seconds=0.0, bridge_seconds=0.0))
+    assert not flicker[10, 1] and flicker[9, 1] and flicker[11, 1]
 
 
 def test_hold_contacts_keeps_a_sliding_planted_foot() -> None:
@@ -55,7 +88,7 @@ def test_bridge_gaps_closes_a_weight_shift_not_a_step() -> None:
     contacts = np.array([1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1], bool)[:, None]
     z = np.array([0, 0, 0, 0, 0.02, 0.02, 0.1, 0.2, 0.3, 0.4, 0.5])
     positions = np.stack([np.zeros(11), np.zeros(11), z], -1)[:, None]
-    bridged = bridge_gaps(contacts, positions, fps=20.0, seconds=0.2, distance=0.05)
+    bridged = bridge_gaps(contacts, positions, fps=20.0)
     # the 2-frame break over 2 cm is closed; the 4-frame, 48 cm step is not
     assert bridged[:, 0].astype(int).tolist() == [1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1]
 

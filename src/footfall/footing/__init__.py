@@ -9,11 +9,21 @@ and gets its answer here, so offline and live, grounding and retargeting agree.
 - :mod:`footfall.footing.tracker`: the contact rule (:class:`ContactRule`, low and slow with
   hysteresis) and the floor the planted feet stand on, learned from the frames so far — one
   compiled step applied to a whole clip (:func:`track_feet` over its frames) and to a live
-  stream (a :class:`FootTracker` fed frame by frame) alike.
+  stream (a :class:`FootTracker` fed frame by frame) alike; :data:`CONTACT_RULE` as a stream
+  applies it (the floor learned), :data:`CLIP_RULE` as a clip over a known floor applies it.
+- :mod:`footfall.footing.clip_contacts`: the rule over a whole clip with a known floor, with
+  the options a clip allows (a majority vote, the hold both ways, short breaks bridged).
 """
 
+from footfall.footing.clip_contacts import (
+    bridge_gaps,
+    clip_contacts,
+    hold_contacts,
+    majority_vote,
+)
 from footfall.footing.runs import runs, segments
 from footfall.footing.tracker import (
+    CLIP_RULE,
     CONTACT_RULE,
     ContactRule,
     FootTracker,
@@ -21,5 +31,6 @@ from footfall.footing.tracker import (
     track_feet,
 )
 
-__all__ = ["CONTACT_RULE", "ContactRule", "FootTracker", "horizontal_speeds", "runs", "segments",
-           "track_feet"]
+__all__ = ["CLIP_RULE", "CONTACT_RULE", "ContactRule", "FootTracker", "bridge_gaps",
+           "clip_contacts", "hold_contacts", "horizontal_speeds", "majority_vote", "runs",
+           "segments", "track_feet"]

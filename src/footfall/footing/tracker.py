@@ -24,7 +24,7 @@ clip retargeted offline and the same clip streamed live plant the same feet at t
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -44,6 +44,16 @@ class ContactRule:
         blend_seconds: a stance level's rise is blended in and out over this.
         rise: a planted foot's rise above the floor taken as stance noise, all of it ...
         rise_fade: ... fading to none of it over this much more.
+        vote_seconds: a clip's options (:func:`footfall.footing.clip_contacts`, the whole
+            clip known): each frame's contact is the majority over this window centred on it
+            (a flicker of one or two frames is no step) ...
+        hold_lift: ... a contact is held through the frames around it in which the foot's
+            lowest touching point is lower than this above the floor ...
+        hold_speed: ... and slower than this (a swinging foot moves at 2–4 m/s): a toe rolling
+            at push-off is still planted ...
+        bridge_seconds: ... and a break shorter than this ...
+        bridge_distance: ... over which the foot moves less than this (horizontally) is a
+            weight shift, not a step: bridged.
     """
 
     lift: float = 0.12
@@ -52,14 +62,30 @@ class ContactRule:
     blend_seconds: float = 0.1
     rise: float = 0.03
     rise_fade: float = 0.02
+    vote_seconds: float = 5 / 60
+    hold_lift: float = 0.02
+    hold_speed: float = 1.0
+    bridge_seconds: float = 0.2
+    bridge_distance: float = 0.05
 
     def as_array(self) -> FloatArray:
         """The parameters in field order, for the compiled step."""
         return np.array(astuple(self), dtype=np.float64)
 
 
-#: The rule every part of footfall plants feet by.
+#: The rule every part of footfall plants feet by, as a stream applies it (the retargeter
+#: offline and live, live grounding): the floor is learned from the stances so far, so a point
+#: may be planted up to 12 cm over it (a capture's floor is unknown until its first stance, and
+#: its feet often stand a few cm apart in height), and released by speed alone (hysteresis).
 CONTACT_RULE = ContactRule()
+#: The same rule as a clip applies it over a floor measured beforehand (clip grounding, the
+#: per-frame pipeline's clips, ``measure`` and ``import``; :func:`footfall.footing.clip_contacts`):
+#: the floor is known, so a point is planted within 4 cm of it — a foot held still a few cm up
+#: (cmu_131_01's left foot, 4–9 cm for much of the clip) is no contact to put on the ground —
+#: and, the clip known ahead, its hysteresis is the hold both ways around each contact instead
+#: of a release speed (grown forward by 0.5 m/s too, a push-off's contact runs 9 frames into the
+#: swing on the circling walk over stairs and the swing's lift is judged against the wrong ground).
+CLIP_RULE = replace(CONTACT_RULE, lift=0.04, release_speed=CONTACT_RULE.speed)
 
 
 def horizontal_speeds(points: ArrayLike, fps: float, centred: bool = False) -> FloatArray:

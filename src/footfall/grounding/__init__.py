@@ -9,13 +9,6 @@
 
 from footfall.grounding.clip import GroundResult, ground_clip, measure_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.grounding.contacts import (
-    bridge_gaps,
-    detect_contacts,
-    hold_contacts,
-    median_filter,
-    segments,
-)
 from footfall.grounding.feet import (
     FootModel,
     Leg,
@@ -57,23 +50,18 @@ __all__ = [
     "StepPlan",
     "align_rotation",
     "ankle_lift",
-    "bridge_gaps",
-    "detect_contacts",
     "follow",
     "foot_model",
     "foot_model_from_motion",
     "foot_model_from_points",
     "ground_clip",
-    "hold_contacts",
     "leg_lengths",
     "legs_of",
     "measure_clip",
-    "median_filter",
     "place_clip",
     "scene_size",
     "plan_steps",
     "reach_limit",
-    "segments",
     "slip_locks",
     "slope_angles",
     "smoothstep",

@@ -20,10 +20,6 @@ from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.footing.runs import value_runs
 from footfall.jit import helper, kernel
 
-#: A source foot counts as planted while its ankle is less than PLANTED_LIFT (m) above its
-#: standing height and moves slower than PLANTED_SPEED (m/s); captures often float a little.
-PLANTED_LIFT = 0.12
-PLANTED_SPEED = 0.3
 #: Live only: seconds over which a released shift catches up with the body.
 RELEASE_SECONDS = 0.3
 #: Swing clearance added per metre of catch-up, and its cap, m.

@@ -8,28 +8,31 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
-from footfall.footing import horizontal_speeds
+from footfall.footing import clip_contacts
 from footfall.footing.runs import segments
-from footfall.grounding.contacts import bridge_gaps, detect_contacts, hold_contacts
 
 if TYPE_CHECKING:  # feet.py finds contacts to place its floor: no import back at run time
     from footfall.grounding.clip.feet import ClipFeet
 
 
 def find_contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:
-    """Contacts ``(F, 2)`` from the motion (low and slow), held while the heel or toe still
-    touches the ``floor`` (metres) and slides slower than a swing (see
-    :mod:`footfall.grounding.contacts`)."""
-    lowest = np.nanmin(feet.sole[..., 1], axis=-1)  # (F, 2)
-    contacts = detect_contacts(lowest - floor, horizontal_speeds(feet.ankle, fps, centred=True),
-                               horizontal_speeds(feet.ball, fps, centred=True), fps)
-    heights = np.where(np.isfinite(feet.touch[..., 1]), feet.touch[..., 1], np.inf)
-    low = heights.argmin(axis=-1)  # (F, 2) the touching point: heel, ball or toe tip
-    point = np.take_along_axis(feet.touch, low[..., None, None], axis=2)[:, :, 0]
-    held = hold_contacts(contacts, point[..., 1] - floor,
-                         horizontal_speeds(point, fps, centred=True))
-    return bridge_gaps(held, feet.ball, fps)
+    """Contacts ``(F, 2)`` from the motion by the one contact rule as a clip applies it
+    (:func:`footfall.footing.clip_contacts` over the known ``floor``, metres): a foot is planted
+    while the heel or the ball of its sole is low and slow, and held while its lowest heel or
+    toe point still touches the floor."""
+    return clip_contacts(sole_support(feet), feet.touch, feet.ball, floor, fps)
+
+
+def sole_support(feet: ClipFeet) -> FloatArray:
+    """``(F, 2, 2, 3)`` the points of each sole the contact rule plants a foot by: its heel
+    (the sole's first sample) and the sample under the ball (nearest the ball joint over the
+    clip: where a foot rolling onto its toes still stands)."""
+    gap = np.linalg.norm(feet.sole - feet.ball[:, :, None], axis=-1)  # (F, 2, S)
+    gap = np.where(np.isfinite(gap), gap, np.inf)
+    under = np.median(gap, axis=0).argmin(axis=-1)  # (2,)
+    return np.stack([feet.sole[:, :, 0], feet.sole[:, [0, 1], under]], axis=2)
 
 
 def check_contacts(contacts: Any, frames: int) -> NDArray[np.bool_]:

@@ -1,0 +1,100 @@
+"""A clip's contacts: the contact rule (:mod:`footfall.footing.tracker`) over a whole clip whose
+floor is known, with the options only a clip allows (its frames ahead are known).
+
+:func:`clip_contacts` runs the rule's compiled step over the clip's frames with speeds by central
+differences (:data:`~footfall.footing.tracker.CLIP_RULE`: the floor measured beforehand, so no
+floor is learned), then
+
+1. :func:`majority_vote`: each frame takes the majority of the ``vote_seconds`` around it, so a
+   flicker of a frame or two is no step (Holden's foot locking filters contacts the same way);
+2. :func:`hold_contacts`: the hysteresis both ways in time — a contact is held through the
+   frames around it in which the foot still touches the floor (its lowest touching point within
+   ``hold_lift``) and slides slower than a swing (``hold_speed``): a planted toe that slides at
+   push-off is still planted, and must be locked, not released to skate;
+3. :func:`bridge_gaps`: a break shorter than ``bridge_seconds`` over which the foot moves less
+   than ``bridge_distance`` is a weight shift, not a step — released and locked again, the foot
+   would jump.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from numpy.typing import ArrayLike, NDArray
+
+from footfall.footing.runs import segments
+from footfall.footing.tracker import CLIP_RULE, ContactRule, horizontal_speeds, track_feet
+
+
+def majority_vote(flags: ArrayLike, window: int) -> NDArray[np.bool_]:
+    """Majority of bool ``flags (F, ...)`` over a centred odd ``window`` of frames (the ends
+    repeated)."""
+    flags = np.asarray(flags, dtype=bool)
+    window = max(1, int(window) | 1)
+    if window == 1 or flags.shape[0] < window:
+        return flags.copy()
+    half = window // 2
+    padded = np.concatenate([np.repeat(flags[:1], half, 0), flags, np.repeat(flags[-1:], half, 0)])
+    votes = sliding_window_view(padded.astype(np.int8), window, axis=0).sum(axis=-1)
+    return votes > half
+
+
+def hold_contacts(contacts: ArrayLike, point_height: ArrayLike, point_speed: ArrayLike,
+                  rule: ContactRule = CLIP_RULE) -> NDArray[np.bool_]:
+    """Contacts ``(F, feet)`` held over the frames around them in which ``point_height (F,
+    feet)`` (metres above the floor) is below ``rule.hold_lift`` and ``point_speed (F, feet)``
+    (m/s) below ``rule.hold_speed``: every run of such frames that holds a contact is planted."""
+    contacts = np.asarray(contacts, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        touching = ((np.asarray(point_height) < rule.hold_lift)
+                    & (np.asarray(point_speed) < rule.hold_speed))
+    out = contacts.copy()
+    for foot in range(contacts.shape[1]):
+        # grown both ways through touching frames
+        for start, stop in segments(contacts[:, foot] | touching[:, foot]):
+            out[start:stop, foot] |= contacts[start:stop, foot].any()
+    return out
+
+
+def bridge_gaps(contacts: ArrayLike, positions: ArrayLike, fps: float,
+                rule: ContactRule = CLIP_RULE) -> NDArray[np.bool_]:
+    """Contacts ``(F, feet)`` with short breaks closed: a gap of at most ``rule.bridge_seconds``
+    between two contacts, over which the foot's position ``(F, feet, 3)`` (metres) moves less
+    than ``rule.bridge_distance`` horizontally, is part of one contact."""
+    contacts = np.asarray(contacts, dtype=bool)
+    positions = np.asarray(positions, dtype=np.float64)
+    out = contacts.copy()
+    longest = rule.bridge_seconds * fps
+    for foot in range(contacts.shape[1]):
+        steps = segments(contacts[:, foot])
+        for (_, stop), (start, _) in zip(steps[:-1], steps[1:], strict=True):
+            step = positions[start, foot] - positions[stop - 1, foot]
+            if start - stop <= longest and np.hypot(step[0], step[2]) < rule.bridge_distance:
+                out[stop:start, foot] = True
+    return out
+
+
+def clip_contacts(points: ArrayLike, touch: ArrayLike, anchor: ArrayLike, floor: float,
+                  fps: float, rule: ContactRule = CLIP_RULE) -> NDArray[np.bool_]:
+    """Contacts ``(F, 2)`` of a clip's two feet over a known ``floor`` (world height, metres).
+
+    Args:
+        points: ``(F, 2, P, 3)`` the support points the rule plants a foot by (each standing on
+            the floor when the foot is flat: sole points), world metres.
+        touch: ``(F, 2, T, 3)`` the points that can touch the floor (NaN-padded): the lowest
+            of them holds a contact (:func:`hold_contacts`).
+        anchor: ``(F, 2, 3)`` a point of each foot whose travel tells a weight shift from a step
+            (:func:`bridge_gaps`).
+        fps: frames per second.
+        rule: the parameters (default :data:`~footfall.footing.tracker.CLIP_RULE`).
+    """
+    points = np.asarray(points, dtype=np.float64)
+    touch = np.asarray(touch, dtype=np.float64)
+    planted, _, _ = track_feet(points[..., 1] - floor, points, fps, np.zeros(2), plant=False,
+                               rule=rule, centred=True)
+    planted = majority_vote(planted, int(round(rule.vote_seconds * fps)))
+    heights = np.where(np.isfinite(touch[..., 1]), touch[..., 1], np.inf)
+    low = heights.argmin(axis=-1)  # (F, 2) the touching point: heel, ball or toe tip
+    point = np.take_along_axis(touch, low[..., None, None], axis=2)[:, :, 0]
+    held = hold_contacts(planted, point[..., 1] - floor, horizontal_speeds(point, fps, True), rule)
+    return bridge_gaps(held, anchor, fps, rule)
