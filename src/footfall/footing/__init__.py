@@ -12,12 +12,15 @@ and gets its answer here, so offline and live, grounding and retargeting agree.
   stream (a :class:`FootTracker` fed frame by frame) alike; :data:`CONTACT_RULE` as a stream
   applies it (the floor learned), :data:`CLIP_RULE` as a clip over a known floor applies it.
 - :mod:`footfall.footing.clip_contacts`: the rule over a whole clip with a known floor, with
-  the options a clip allows (a majority vote, the hold both ways, short breaks bridged).
+  the options a clip allows (a majority vote, the hold both ways, short breaks bridged), and
+  the floor such a clip is measured on (``clip_floor``).
 """
 
 from footfall.footing.clip_contacts import (
+    FLOOR_PERCENTILE,
     bridge_gaps,
     clip_contacts,
+    clip_floor,
     hold_contacts,
     majority_vote,
 )
@@ -31,6 +34,6 @@ from footfall.footing.tracker import (
     track_feet,
 )
 
-__all__ = ["CLIP_RULE", "CONTACT_RULE", "ContactRule", "FootTracker", "bridge_gaps",
-           "clip_contacts", "hold_contacts", "horizontal_speeds", "majority_vote", "runs",
-           "segments", "track_feet"]
+__all__ = ["CLIP_RULE", "CONTACT_RULE", "FLOOR_PERCENTILE", "ContactRule", "FootTracker",
+           "bridge_gaps", "clip_contacts", "clip_floor", "hold_contacts", "horizontal_speeds",
+           "majority_vote", "runs", "segments", "track_feet"]

@@ -14,6 +14,9 @@ floor is learned), then
 3. :func:`bridge_gaps`: a break shorter than ``bridge_seconds`` over which the foot moves less
    than ``bridge_distance`` is a weight shift, not a step — released and locked again, the foot
    would jump.
+
+The floor such a clip is measured on is :func:`clip_floor`: a low percentile of its planted
+feet's lowest points (found over a first guess of the floor, then again over the floor found).
 """
 
 from __future__ import annotations
@@ -24,6 +27,21 @@ from numpy.typing import ArrayLike, NDArray
 
 from footfall.footing.runs import segments
 from footfall.footing.tracker import CLIP_RULE, ContactRule, horizontal_speeds, track_feet
+
+#: A clip's floor is this percentile (over its contact frames) of its planted feet's lowest
+#: point: robust to a stray frame, and where the feet stand when flat. The 2nd, issue 36's
+#: floor: the 5th put the floor up to 10 mm above the lowest planted feet of clips whose feet
+#: stand at different heights, and every foot that low went into the ground by that much.
+FLOOR_PERCENTILE = 2
+
+
+def clip_floor(lowest: ArrayLike, contacts: NDArray[np.bool_]) -> float | None:
+    """A clip's floor (world height, metres): the :data:`FLOOR_PERCENTILE` th percentile of
+    each foot's lowest support point ``lowest (F, 2)`` over its ``contacts (F, 2)``; None
+    without contacts."""
+    if not contacts.any():
+        return None
+    return float(np.percentile(np.asarray(lowest)[contacts], FLOOR_PERCENTILE))
 
 
 def majority_vote(flags: ArrayLike, window: int) -> NDArray[np.bool_]:

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing import FLOOR_PERCENTILE, clip_floor
 from footfall.grounding.clip.contacts import find_contacts
 from footfall.grounding.feet import (
     FootModel,
@@ -72,11 +73,6 @@ def foot_points(feet: ClipFeet) -> FloatArray:
     return np.concatenate([sole, feet.sole[:, :, -1:], feet.touch], axis=2)
 
 
-#: A clip's floor is this percentile (over its contact frames) of its planted feet's lowest
-#: point: robust to a stray frame, and where the feet stand when flat. The 2nd, issue 36's
-#: floor: the 5th put the floor up to 10 mm above the lowest planted feet of clips whose feet
-#: stand at different heights, and every foot that low went into the ground by that much.
-FLOOR_PERCENTILE = 2
 #: At most this many rounds of finding contacts over the floor and the floor on the contacts.
 FLOOR_ROUNDS = 4
 
@@ -91,7 +87,8 @@ def animation_floor(clip: Clip, legs: Any = None) -> float:
 
 
 def lowest_body_point(clip: Clip, legs: tuple[Leg, Leg]) -> float:
-    """The :data:`FLOOR_PERCENTILE` th percentile over frames of a clip's lowest body joint or
+    """The :data:`~footfall.footing.FLOOR_PERCENTILE` th percentile over frames of a clip's
+    lowest body joint or
     end site (:func:`footfall.humanoid.body_joints`), metres: a first guess of its floor, good
     enough to find the contacts that :func:`planted_floor` measures the floor on."""
     grot, gpos = clip.forward_kinematics()
@@ -105,16 +102,13 @@ def lowest_body_point(clip: Clip, legs: tuple[Leg, Leg]) -> float:
 
 
 def planted_floor(feet: ClipFeet, contacts: NDArray[np.bool_]) -> float | None:
-    """A clip's floor, the one rule: the :data:`FLOOR_PERCENTILE` th percentile over the
-    ``contacts (F, 2)`` of the lowest support joint of each planted foot (ankle, ball, toe
-    tips: the rig's joints and foot End Sites, not the modelled heel;
-    :func:`~footfall.metrics.stance.support_heights`), metres; None without contacts.
-    Placement puts this height on the terrain, so a foot keeps its height above it."""
-    if not contacts.any():
-        return None
+    """A clip's floor (metres; :func:`footfall.footing.clip_floor`, the one rule) from the
+    lowest support joint of each planted foot (ankle, ball, toe tips: the rig's joints and foot
+    End Sites, not the modelled heel; :func:`~footfall.metrics.stance.support_heights`) over the
+    ``contacts (F, 2)``; None without contacts. Placement puts this height on the terrain, so a
+    foot keeps its height above it."""
     heights = support_heights(feet.ankle, feet.touch, LevelGround(0.0))  # world y (F, 2, P)
-    lowest = np.nanmin(heights, axis=-1)
-    return float(np.percentile(lowest[contacts], FLOOR_PERCENTILE))
+    return clip_floor(np.nanmin(heights, axis=-1), contacts)
 
 
 @dataclass(frozen=True)
