@@ -393,7 +393,9 @@ def test_any_seed_range_gait_keeps_feet_locked(stride_deg, rate, share, wobble, 
     params = GaitParams(stride_deg=stride_deg, step_rate_hz=rate, stance_share=share,
                         speed_wobble=wobble)
     walker = ProceduralWalker(params=params, cycle=cycle)
-    frames = walker.generate(1.0)
+    # two whole gait cycles (one lasts 1 / rate s): the stance share is a share of whole cycles
+    # (over 1 s at 0.8 Hz, 0.8 of a cycle starting in stance, it read 0.85 for 0.78)
+    frames = walker.generate(2.0 / rate)
     assert all(np.isfinite(f.global_positions).all() for f in frames)
     assert max(f.residual.max() for f in frames) < 1e-9
     assert stance_slip(walker, frames)[0] <= 1e-4

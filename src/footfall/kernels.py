@@ -10,8 +10,8 @@ that cost comes first, with a notice, instead of as an unexplained pause inside 
 
 Groups: ``"kinematics"`` (FK and IK, always prepared), ``"grounding"`` (downward terrain rays
 and the stepping walker's stages: what the demo runs), ``"clip"`` (slope angles, sole tilt,
-hips reach limit), ``"walk"`` (the procedural walker's swing ease), ``"retarget"`` (the
-retargeter's limb and weight stages, the knee copy).
+hips reach limit, the contact rule's step over a clip), ``"walk"`` (the procedural walker's
+swing ease), ``"retarget"`` (the retargeter's limb and weight stages, the knee copy).
 A command names its groups in its ``KERNELS`` attribute (``footfall.cli``); any other kernel
 compiles on its first call.
 """
@@ -116,6 +116,7 @@ def _grounding() -> None:
 
 
 def _clip() -> None:
+    from footfall.footing import clip_contacts
     from footfall.grounding.foot_align import align_rotation, slope_angles
     from footfall.grounding.hips import reach_limit
 
@@ -123,6 +124,8 @@ def _clip() -> None:
     slope_angles(up, forward, 0.5, 0.45)
     align_rotation(np.zeros(1), np.zeros(1), forward)
     reach_limit(np.array([[0.1, 0.0, 0.0]]), np.array([[0.1, 0.8, 0.0]]), np.ones(1), 0.8)
+    points = np.zeros((2, 2, 2, 3))
+    clip_contacts(points, points, points[:, :, 0], 0.0, 30.0)  # the contact rule's step
 
 
 def _walk() -> None:
