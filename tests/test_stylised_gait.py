@@ -323,3 +323,44 @@ def test_wide_hips_roll_by_the_performers_hip_drop_in_one_frame_as_in_a_batch() 
         half = world[f:f + 1].copy()
         limbs.level_hips(half, spos[f:f + 1], ratio, 1.0, np.full(1, 0.6))
         np.testing.assert_allclose(one, half[0], atol=1e-12)
+
+
+#: A two-frame capture caught mid-run (a dancer's kick): knees bent 52–60°, the trunk leaning
+#: 19–22°, one foot 15 cm up. No frame of it stands.
+NEVER_STANDS = "bvhio_example"
+
+
+@pytest.mark.parametrize("name", AVATARS)
+def test_a_clip_that_never_stands_keeps_its_crouch_and_lean(tmp_path, name: str) -> None:
+    # Measured on the written file's joints (pygltflib) against the source's own: the trunk's
+    # lean (hips → neck) within 10° of the source's and, on CesiumMan, each knee's flexion
+    # within 15°, medians over the frames. Calibrated from the frame as it is, its bend and
+    # lean were taken for the avatar's standing pose: every avatar stood straight and upright
+    # (knees 43–44° off, lean 18–19° off). RobotExpressive's kicking leg bends 16° past the
+    # performer's (its short legs and long feet), its standing leg and trunk as the source's.
+    src = source(NEVER_STANDS)
+    data: Clip = src["clip"]  # type: ignore[assignment]
+    sk = data.skeleton
+    source_map = map_skeleton(sk).mapping
+    _, mapping = avatar_leg(name, tmp_path)
+    out = tmp_path / f"{NEVER_STANDS}_{name}.glb"
+    assert main(["retarget", str(DATA / "bvh" / f"{NEVER_STANDS}.bvh"), "--to",
+                 str(DATA / "avatars" / f"{name}.glb"), "-o", str(out), "--quiet"]) == 0
+    nodes = node_positions(out)
+    positions = data.global_positions()
+    frames = min(len(positions), len(nodes[mapping["Hips"]]))
+    assert frames == 2
+    joints = src["joints"]
+    lean_s = lean(joints["Hips"][:frames], joints["Neck"][:frames])
+    lean_t = lean(nodes[mapping["Hips"]][:frames], nodes[mapping[neck(mapping)]][:frames])
+    assert np.median(lean_s) > 15.0  # the source leans: an upright avatar is 15° off
+    assert float(np.median(np.abs(lean_t - lean_s))) <= 10.0
+    for upper, lower, foot in [(f"{s}UpperLeg", f"{s}LowerLeg", f"{s}Foot")
+                               for s in ("Left", "Right")]:
+        knee_s = mm.joint_angle(*(positions[:frames, sk.index(source_map[b])]
+                                  for b in (upper, lower, foot)))
+        knee_t = mm.joint_angle(*(nodes[mapping[b]][:frames] for b in (upper, lower, foot)))
+        assert np.median(knee_s) > 45.0  # the source crouches
+        knee = float(np.median(np.abs(knee_t - knee_s)))
+        limit = 15.0 if name == "CesiumMan" or foot == "RightFoot" else 20.0
+        assert knee <= limit, f"{foot}: knee flexion {knee:.1f}° off the source's"

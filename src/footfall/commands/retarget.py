@@ -64,7 +64,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibrate-frame", default=None, metavar="N|auto",
                         help="calibrate from this frame of the source as it is; by default "
                              "('auto') from the pose its motion stands in: its most standing "
-                             "frame with each foot set flat as it stands in its stances (never "
+                             "frame with each foot set flat as it stands in its stances, stood "
+                             "up (legs straight, trunk upright) when no frame stands (never "
                              "the file's rest rotations, which exporters define as they like)")
     parser.add_argument("--preview", default=None, metavar="PNG",
                         help="also draw a contact sheet: the avatar from the side at six "

@@ -138,12 +138,19 @@ def match_directions(
         source_end = _bone_end(source, source_map, child, s, source_pos)
         if target_end is None or source_end is None:
             continue
-        turn = quat.between(target_end - gpos[t], source_end - source_pos[s])
-        new_world = quat.mul(turn, grot[t])
-        parent = int(target.parents[t])
-        # Only this joint's local rotation changes, so everything below it turns along.
-        local[t] = new_world if parent < 0 else quat.inv_mul(grot[parent], new_world)
+        turn_bone(target, local, grot, t, target_end - gpos[t], source_end - source_pos[s])
     return local
+
+
+def turn_bone(skeleton: Skeleton, local: FloatArray, world: FloatArray, joint: int,
+              pointing: FloatArray, direction: FloatArray) -> None:
+    """Turn ``joint`` in place in the pose of local rotations ``local (J, 4)`` (world
+    rotations ``world (J, 4)``) by the shortest arc taking its bone's ``pointing (3,)`` onto
+    ``direction (3,)``. Only this joint's local rotation changes: everything below it turns
+    along."""
+    new_world = quat.mul(quat.between(pointing, direction), world[joint])
+    parent = int(skeleton.parents[joint])
+    local[joint] = new_world if parent < 0 else quat.inv_mul(world[parent], new_world)
 
 
 def _bone_end(skeleton: Skeleton, mapping: Mapping[str, str], child: str, joint: int,
@@ -453,34 +460,56 @@ def standing_problem(skeleton: Skeleton, mapping: Mapping[str, str],
     level nor hanging — or None when it is one. Judged from joint positions only."""
     from footfall.humanoid.upright import upright_pose
 
+    problem = posture_problem(skeleton, mapping, pose)
+    if problem is not None:
+        return problem
     local = upright_pose(skeleton, mapping, np.asarray(pose, dtype=np.float64))
     _, positions = forward_kinematics(skeleton.parents, local, skeleton.offsets)
 
     def at(bone: str) -> FloatArray:
         return positions[skeleton.index(mapping[bone])]
 
-    def lean(vector: FloatArray, axis: float) -> float:
-        length = float(np.linalg.norm(vector))
-        return 180.0 if length < 1e-9 else float(np.degrees(np.arccos(
-            np.clip(axis * vector[1] / length, -1.0, 1.0))))
+    for upper, lower, _ in (LIMBS["left_arm"], LIMBS["right_arm"]):
+        if upper in mapping and lower in mapping:
+            raised = 90.0 - _lean_deg(at(lower) - at(upper), 1.0)
+            if raised > ARM_RAISE_DEG:
+                return f"{upper} ({mapping[upper]!r}) points {raised:.0f}° above level"
+    return None
+
+
+def posture_problem(skeleton: Skeleton, mapping: Mapping[str, str],
+                    pose: ArrayLike) -> str | None:
+    """Why ``pose (J, 4)`` (local rotations, stood upright by ``footfall.humanoid``) does not
+    stand — a leg bone more than :data:`STANDING_LEAN_DEG` from straight down, or the spine
+    (hips → neck) that far from upright — or None when it stands, whatever its arms do.
+    Judged from joint positions only."""
+    from footfall.humanoid.upright import upright_pose
+
+    local = upright_pose(skeleton, mapping, np.asarray(pose, dtype=np.float64))
+    _, positions = forward_kinematics(skeleton.parents, local, skeleton.offsets)
+
+    def at(bone: str) -> FloatArray:
+        return positions[skeleton.index(mapping[bone])]
 
     for upper, lower, tip in (LIMBS["left_leg"], LIMBS["right_leg"]):
         for start, end in ((upper, lower), (lower, tip)):
-            angle = lean(at(end) - at(start), -1.0)
+            angle = _lean_deg(at(end) - at(start), -1.0)
             if angle > STANDING_LEAN_DEG:
                 return (f"{start} → {end} ({mapping[start]!r}) points {angle:.0f}° away from "
                         f"straight down")
     top = next((b for b in ("Neck", "Head", "UpperChest", "Chest") if b in mapping), None)
     if top is not None:
-        angle = lean(at(top) - at("Hips"), 1.0)
+        angle = _lean_deg(at(top) - at("Hips"), 1.0)
         if angle > STANDING_LEAN_DEG:
             return f"the spine (Hips → {top}) leans {angle:.0f}° from upright"
-    for upper, lower, _ in (LIMBS["left_arm"], LIMBS["right_arm"]):
-        if upper in mapping and lower in mapping:
-            raised = 90.0 - lean(at(lower) - at(upper), 1.0)
-            if raised > ARM_RAISE_DEG:
-                return f"{upper} ({mapping[upper]!r}) points {raised:.0f}° above level"
     return None
+
+
+def _lean_deg(vector: FloatArray, axis: float) -> float:
+    """Degrees ``vector (3,)`` leans from ``axis`` × +Y (180 for a zero vector)."""
+    length = float(np.linalg.norm(vector))
+    return 180.0 if length < 1e-9 else float(np.degrees(np.arccos(
+        np.clip(axis * vector[1] / length, -1.0, 1.0))))
 
 
 def most_standing_frame(skeleton: Skeleton, mapping: Mapping[str, str],

@@ -165,7 +165,8 @@ class Retargeter:
 
         ``frame``: None or ``"auto"`` — the pose the motion stands in
         (:func:`~footfall.retarget.standing_pose.standing_pose`: the most standing frame, each
-        foot flat as it stands in its stances); an int — that frame as it is. Either is turned
+        foot flat as it stands in its stances, stood up — legs straight, trunk upright — when
+        no frame of the clip stands); an int — that frame as it is. Either is turned
         to face +Z. The pose is chosen by what the motion is in the world, never by how the
         file defines its rest rotations: the same animation written with other joint orients
         (a Maya-style export baking them into the channels) calibrates, and retargets, to the
@@ -175,9 +176,11 @@ class Retargeter:
         if clip.frame_count == 0:
             raise SkeletonError("an empty clip has no frame to calibrate from")
         if frame is None or frame == "auto":
-            index, pose = standing_pose(self.source, self.source_map, clip)
+            index, pose, stood = standing_pose(self.source, self.source_map, clip)
             self.calibrate(source_pose=pose)
-            return f"calibrated from frame {index} (the most standing, feet flat)"
+            return (f"calibrated from frame {index} (the most standing, feet flat"
+                    + ("; it does not stand: legs straightened, trunk upright)" if stood
+                       else ")"))
         if not (isinstance(frame, int) and not isinstance(frame, bool)
                 and -clip.frame_count <= frame < clip.frame_count):
             raise SettingsError(f"calibration frame {frame!r} is not a frame of the clip "
