@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing.standing import foot_points
 from footfall.metrics.measures import ground_gaps
 
 if TYPE_CHECKING:
@@ -89,19 +89,13 @@ def defect_over(over: FloatArray, rest: FloatArray, ankle: FloatArray | None = N
 def foot_joint_points(skeleton: Skeleton, feet: tuple[int, int], world_rotations: FloatArray,
                       world_positions: FloatArray) -> FloatArray:
     """Every point of each foot ``(F, 2, P, 3)`` (NaN padding), world metres: the foot joint
-    (``feet``: the left and right foot joint indices), every joint below it and their End
-    Sites — the rig's own points, no modelled sole — from the clip's world rotations
-    ``(F, J, 4)`` and positions ``(F, J, 3)``."""
-    per_foot = []
-    for foot in feet:
-        joints = [j for j in range(skeleton.joint_count) if foot in skeleton.chain(j)]
-        points = [world_positions[:, joints]]
-        for j in joints:
-            if j in skeleton.end_sites:
-                end = np.asarray(skeleton.end_sites[j], dtype=np.float64)
-                points.append((world_positions[:, j]
-                               + quat.rotate(world_rotations[:, j], end))[:, None])
-        per_foot.append(np.concatenate(points, axis=1))
+    (``feet``: the left and right foot joint indices) and the foot's own points below it (the
+    joints below it and the End Sites, :func:`footfall.footing.standing.foot_points`) — the
+    rig's own points, no modelled sole — from the clip's world rotations ``(F, J, 4)`` and
+    positions ``(F, J, 3)``."""
+    per_foot = [np.concatenate([world_positions[:, [foot]],
+                                foot_points(skeleton, world_rotations, world_positions, foot)],
+                               axis=1) for foot in feet]
     width = max(p.shape[1] for p in per_foot)
     out = np.full((world_positions.shape[0], 2, width, 3), np.nan)
     for side, found in enumerate(per_foot):
