@@ -4,6 +4,8 @@ Below ``grounding``, ``retarget``, ``live`` and ``metrics``: each asks these que
 and gets its answer here, so offline and live, grounding and retargeting agree.
 
 - :mod:`footfall.footing.runs`: runs of True frames (``runs``, ``segments``).
+- :mod:`footfall.footing.stance_level`: a clip's stance level (each foot's support joints'
+  planted heights, ``planted_heights``) and a foot's stance defect against it (``stance_defect``).
 - :mod:`footfall.footing.standing`: the frame a foot stands flat in (``flat_frame``), where the
   standing heights the rule measures a foot's height from are taken.
 - :mod:`footfall.footing.tracker`: the contact rule (:class:`ContactRule`, low and slow with

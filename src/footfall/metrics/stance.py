@@ -1,9 +1,7 @@
-"""A planted foot's height defect, judged by the joints it stands on (ankle, ball, toe tips).
-
-The *support joints* of a foot ``(P,)`` are its ankle (standing on the heel), its ball and its
-toe tips (pushing off): measured joints, not a modelled sole. A foot's *planted heights*
-``(2, P)`` are where those joints are when it is planted; its *stance defect* ``(F, 2)`` is how
-far it is above (+, floating) or below (−, sinking) that.
+"""A planted foot's height defect over a terrain, judged by the joints it stands on (ankle, ball,
+toe tips: its *support joints*): their heights over the ground under them
+(:func:`support_heights`) against their planted heights, by the stance rule of
+:mod:`footfall.footing.stance_level` (:func:`defect_over`).
 
 What ``footfall ground`` reports as ``stance_height_error_m`` is simpler and measured on the rig
 alone (:func:`stance_height_error`): each planted foot's lowest point — the foot joint, the
@@ -19,15 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.footing.stance_level import stance_defect
 from footfall.footing.standing import foot_points
 from footfall.metrics.measures import ground_gaps
 
 if TYPE_CHECKING:
     from footfall.skeleton import Skeleton
     from footfall.terrain.base import RaySource
-
-#: A foot's planted height is the low percentile of its support joints' heights in stance.
-REST_PERCENTILE = 5
 
 
 def support_heights(ankle: FloatArray, touch: FloatArray, terrain: RaySource,
@@ -40,31 +36,6 @@ def support_heights(ankle: FloatArray, touch: FloatArray, terrain: RaySource,
     if shift is not None:
         points[..., [0, 2]] += shift[:, :, None, :]
     return ground_gaps(terrain, points)
-
-
-def planted_heights(heights: FloatArray, contacts: NDArray[np.bool_]) -> FloatArray:
-    """Each foot's support joint heights ``(2, P)`` when planted: a low percentile over its
-    ``contacts (F, 2)`` (over every frame for a foot that never touches down)."""
-    rest = np.empty(heights.shape[1:])
-    for foot in range(heights.shape[1]):
-        frames = contacts[:, foot] if contacts[:, foot].any() else slice(None)
-        rest[foot] = np.nanpercentile(heights[frames, foot], REST_PERCENTILE, axis=0)
-    return rest
-
-
-def stance_defect(heights: FloatArray, rest: FloatArray) -> FloatArray:
-    """How far each foot ``(F, 2)`` is above (+) or below (−) planted, from its support joints'
-    ``heights (F, 2, P)`` (ankle, ball, toe tips) against their planted heights ``rest (2, P)``.
-
-    It floats by what its lowest support joint is above planted (a foot on its toe tips at
-    push-off is planted); it sinks by what the lower of its ankle and ball is below planted — a
-    toe tip alone under the floor is a bent toe, not a sunken foot.
-    """
-    relative = heights - rest
-    lifted = np.min(np.where(np.isfinite(relative), relative, np.inf), axis=-1)
-    sunk = np.min(np.where(np.isfinite(relative[..., :2]), relative[..., :2], np.inf), axis=-1)
-    defect = np.where(lifted > 0, lifted, np.minimum(sunk, 0.0))
-    return np.where(np.isfinite(defect) & np.isfinite(lifted), defect, 0.0)
 
 
 def defect_over(over: FloatArray, rest: FloatArray, ankle: FloatArray | None = None,

@@ -12,6 +12,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.footing import horizontal_speeds
 from footfall.footing.sole import resting_edge
+from footfall.footing.stance_level import planted_heights, stance_defect
 from footfall.grounding.clip.feet import ClipFeet, PreparedClip, foot_points
 from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
 from footfall.grounding.clip.tread_fit import tread_fit
@@ -19,7 +20,7 @@ from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
 from footfall.grounding.params import GroundingParams
 from footfall.metrics import ground_gaps
-from footfall.metrics.stance import defect_over, planted_heights, stance_defect, support_heights
+from footfall.metrics.stance import defect_over, support_heights
 from footfall.metrics.swing import blend_across_swings, swing_spans
 from footfall.terrain.base import RaySource
 from footfall.terrain.level import LevelGround
