@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.errors import SkeletonError
 from footfall.footing import FLOOR_PERCENTILE, clip_floor
 from footfall.grounding.clip.contacts import find_contacts
 from footfall.grounding.feet import (
@@ -159,8 +160,11 @@ def prepare_clip(clip: Clip, legs: tuple[Leg, Leg]) -> PreparedClip:
         planted = planted_floor(feet, found)
         if planted is None or planted == floor:
             break
+        try:
+            models, feet = feet_on(planted)
+        except SkeletonError:
+            break  # over that floor a foot cannot stand flat (an ankle under it): keep the last
         floor = planted
-        models, feet = feet_on(floor)
         again = find_contacts(feet, floor, clip.fps)
         if np.array_equal(again, found):
             break
