@@ -78,14 +78,18 @@ class ContactRule:
 #: may be planted up to 12 cm over it (a capture's floor is unknown until its first stance, and
 #: its feet often stand a few cm apart in height), and released by speed alone (hysteresis).
 CONTACT_RULE = ContactRule()
-#: The same rule as a clip applies it over a floor measured beforehand (clip grounding, the
-#: per-frame pipeline's clips, ``measure`` and ``import``; :func:`footfall.footing.clip_contacts`):
-#: the floor is known, so a point is planted within 4 cm of it — a foot held still a few cm up
-#: (cmu_131_01's left foot, 4–9 cm for much of the clip) is no contact to put on the ground —
-#: and, the clip known ahead, its hysteresis is the hold both ways around each contact instead
-#: of a release speed (grown forward by 0.5 m/s too, a push-off's contact runs 9 frames into the
-#: swing on the circling walk over stairs and the swing's lift is judged against the wrong ground).
-CLIP_RULE = replace(CONTACT_RULE, lift=0.04, release_speed=CONTACT_RULE.speed)
+#: The same rule as a clip applies it over a floor measured beforehand (clip grounding,
+#: ``measure`` and ``import``; :func:`footfall.footing.clip_contacts`), with no number of its
+#: own: a stream puts a planted foot on its floor only within ``rise + rise_fade`` of it (higher,
+#: the foot keeps its lift), so over a known floor — where planted means put on the ground —
+#: that is the lift (a foot held still a few cm higher, cmu_131_01's left foot at 4–9 cm for
+#: much of the clip, is no contact: with the stream's 12 cm it was pulled down, and the shared
+#: clips' floors and stairs stances failed their tests). And, the clip known ahead, its
+#: hysteresis is the hold both ways around each contact instead of a release speed (grown
+#: forward by 0.5 m/s too, a push-off's contact ran 9 frames into the swing on the circling
+#: walk over stairs, and that swing's lift was judged against the wrong ground).
+CLIP_RULE = replace(CONTACT_RULE, lift=CONTACT_RULE.rise + CONTACT_RULE.rise_fade,
+                    release_speed=CONTACT_RULE.speed)
 
 
 def horizontal_speeds(points: ArrayLike, fps: float, centred: bool = False) -> FloatArray:
