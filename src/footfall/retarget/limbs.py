@@ -44,6 +44,7 @@ from footfall.ik.knee import knee_rows
 from footfall.ik.two_bone import solve_two_bone_rows
 from footfall.retarget.calibration import Correspondence, Measures, SolePoints
 from footfall.retarget.limb_kernel import (
+    PATCH_STATE,
     LimbFrames,
     LimbRig,
     LimbSizes,
@@ -291,7 +292,9 @@ class Limbs:
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
             arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
             pitch_state=stream.pitch if stream is not None else np.full((6, 4), 2.0),
-            pitch_step=self._pitch_step(stream, frames)))
+            pitch_step=self._pitch_step(stream, frames),
+            patch_state=stream.patch if stream is not None else _NO_PATCH,
+            frame_time=self._frame_time(stream, frames)))
         feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
         if self._toes is not None:
@@ -340,11 +343,17 @@ class Limbs:
         return self.position_fk.positions(world.transpose(1, 0, 2), local.transpose(1, 0, 2))
 
     @staticmethod
-    def _pitch_step(stream: LimbStream | None, frames: int) -> float:
+    def _frame_time(stream: LimbStream | None, frames: int) -> float:
+        """Seconds per frame of ``frames`` of ``stream`` when they come in order, one
+        character's (0: frames alone; a live batch of several characters, too)."""
+        in_order = stream is not None and (not stream.live or frames == 1)
+        return stream.dt if stream is not None and in_order else 0.0
+
+    @classmethod
+    def _pitch_step(cls, stream: LimbStream | None, frames: int) -> float:
         """Radians a foot's pitch may change a frame for ``frames`` of ``stream`` (0: frames
         alone, no limit; a live batch of several characters, too)."""
-        in_order = stream is not None and (not stream.live or frames == 1)
-        dt = stream.dt if stream is not None and in_order else 0.0
+        dt = cls._frame_time(stream, frames)
         return min(PITCH_SPEED * dt, PITCH_STEP) if dt > 0.0 else 0.0
 
     def _scratch_for(self, frames: int) -> tuple[LimbWork, tuple[object, ...], FloatArray]:
@@ -419,7 +428,8 @@ class Limbs:
             foot_points=self.soles.foot_points, foot_forward=self._foot_forward,
             sole_reach=np.ascontiguousarray(
                 np.einsum("skc,sc->sk", self.soles.foot_points, self._foot_forward).max(axis=1)),
-            source_toe_reach=self._source_toe_reach)))
+            source_toe_reach=self._source_toe_reach,
+            source_has_toes=self._source_toes is not None)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
@@ -603,6 +613,10 @@ class Limbs:
                 rows[part].extend([k + part * self.count] * len(span))
         self._detached = np.array(detached, dtype=bool)
         return joints, rows
+
+
+#: The patch hold's state of frames solved alone (never read: their frame time is 0).
+_NO_PATCH = np.zeros((2, PATCH_STATE))
 
 
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
