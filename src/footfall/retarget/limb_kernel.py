@@ -70,6 +70,11 @@ PATCH_HOLD_MAX = 0.5
 #: as standing (not at all from twice that). 0.5 held RobotExpressive's feet through quick
 #: low steps: cmu_131_01's drift 3 → 15 cm.
 PATCH_SPEED = 0.3
+#: Shares of the source's leg length its knee stands above the floor: below the first a leg
+#: kneels (its foot is not held about its patch: held, mocapbank_zxy_cm's kneeling shin went
+#: 17 cm through the floor), from the second its foot is held in full (:data:`KNEELING`,
+#: :data:`UPRIGHT` held less of cmu_131_01's foot rising from a kneel: 12 cm of drift).
+PATCH_KNEELING = (0.1, 0.2)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
@@ -465,9 +470,9 @@ def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
 
 @helper
 def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: Vec3, toe: Vec3,
-                ankle_lift: float, toe_lift: float, has_toe: bool, foot_points: FloatArray,
-                scale: float, size_ratio: float, leg_length: float, frame_time: float
-                ) -> tuple[float, float]:
+                ankle_lift: float, toe_lift: float, has_toe: bool, upright: float,
+                foot_points: FloatArray, scale: float, size_ratio: float, leg_length: float,
+                frame_time: float) -> tuple[float, float]:
     """Where (x, z, metres) a foot without toe joints puts its ankle so that, standing, its
     contact patch stays where it is while the foot turns.
 
@@ -484,8 +489,10 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
     :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
     (``leg_length``, metres). ``state (2, PATCH_STATE)``: the feet's last frames (updated in
     place); ``ankle``, ``toe``: the source's points (``has_toe``: it has a toe point), world
-    metres; ``frame_time``: seconds since the last frame; ``foot_points`` at ``scale`` (see
-    :func:`_patch_shift`); ``size_ratio`` scales the source's travel."""
+    metres; ``upright`` (0…1): how upright the source's leg stands (0: kneeling, the foot not
+    held, see :data:`PATCH_KNEELING`); ``frame_time``: seconds since the last frame;
+    ``foot_points`` at ``scale`` (see :func:`_patch_shift`); ``size_ratio`` scales the
+    source's travel."""
     row = state[leg]
     dx, dz = 0.0, 0.0
     if row[14] > 0.5:
@@ -501,7 +508,7 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
             toe_x, toe_z = toe[0] - row[7], toe[2] - row[9]
             by_toe = _near_floor(toe_lift) * (1.0 - ramp_s(
                 math.hypot(toe_x, toe_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED))
-        near = max(by_ankle, by_toe)
+        near = max(by_ankle, by_toe) * upright
         ox, oz = row[12], row[13]
         held_x, held_z = ox, oz
         if near > 0.0:
@@ -719,11 +726,15 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                                         rig.source_toes[leg, 1], rig.source_toe_offsets[leg],
                                         1.0)
                     toe_lift = toe_at[1] - heights[SOURCE_TOE, leg] - level[f, leg] - floor
+                # a kneeling leg is left alone (its foot turns with the shin on the floor)
+                knee = (spos[f, s_chain[leg, 1], 1] - level[f, leg] - floor) \
+                    / source_leg_lengths[leg]
                 x, z = _hold_patch(frames.patch_state, leg,
                                    _quat(world[t_chain[leg, 2], f]), _vec(feet[f, leg]),
                                    ankle_at, toe_at, ankle_lift, toe_lift, rig.source_has_toes,
-                                   foot_points, sizes.avatar_scale, s,
-                                   s * source_leg_lengths[leg], frames.frame_time)
+                                   ramp_s(knee, *PATCH_KNEELING), foot_points,
+                                   sizes.avatar_scale, s, s * source_leg_lengths[leg],
+                                   frames.frame_time)
                 feet[f, leg, 0], feet[f, leg, 2] = x, z
         # The sole, not the joints, on the floor: near the floor the foot's lowest sole point
         # (as the foot is turned now) is put at the source's lift, so a planted foot rests on
