@@ -70,11 +70,11 @@ PATCH_HOLD_MAX = 0.5
 #: as standing (not at all from twice that). 0.5 held RobotExpressive's feet through quick
 #: low steps: cmu_131_01's drift 3 → 15 cm.
 PATCH_SPEED = 0.3
-#: Shares of the source's leg length its knee stands above the floor: below the first a leg
-#: kneels (its foot is not held about its patch: held, mocapbank_zxy_cm's kneeling shin went
-#: 17 cm through the floor), from the second its foot is held in full (:data:`KNEELING`,
-#: :data:`UPRIGHT` held less of cmu_131_01's foot rising from a kneel: 12 cm of drift).
-PATCH_KNEELING = (0.1, 0.2)
+#: Shares of the source's leg length its knee stands over the sole under its foot's lowest
+#: point: below the first a leg kneels (its foot is not held about its patch: held,
+#: mocapbank_zxy_cm's body went 17 cm through the floor in a kneel, 1.9 cm with 0.12–0.2),
+#: from the second its foot is held in full.
+PATCH_KNEELING = (0.15, 0.25)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
@@ -726,9 +726,11 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                                         rig.source_toes[leg, 1], rig.source_toe_offsets[leg],
                                         1.0)
                     toe_lift = toe_at[1] - heights[SOURCE_TOE, leg] - level[f, leg] - floor
-                # a kneeling leg is left alone (its foot turns with the shin on the floor)
-                knee = (spos[f, s_chain[leg, 1], 1] - level[f, leg] - floor) \
-                    / source_leg_lengths[leg]
+                # a kneeling leg is left alone (its foot turns with the shin on the floor):
+                # its knee's height over the sole under the foot's lowest point (a stance
+                # level learnt standing may lie centimetres off in a kneel)
+                knee = (spos[f, s_chain[leg, 1], 1] - min(ankle_lift, toe_lift) - level[f, leg]
+                        - floor) / source_leg_lengths[leg]
                 x, z = _hold_patch(frames.patch_state, leg,
                                    _quat(world[t_chain[leg, 2], f]), _vec(feet[f, leg]),
                                    ankle_at, toe_at, ankle_lift, toe_lift, rig.source_has_toes,
