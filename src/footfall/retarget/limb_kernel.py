@@ -78,8 +78,8 @@ PATCH_KNEELING = (0.15, 0.25)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
-#: the hold's offset from it (x, z: 12–13) and 1 once set (14).
-PATCH_STATE = 15
+#: the hold's offset from it (x, z: 12–13), 1 once set (14) and the source's toe tip (15–17).
+PATCH_STATE = 18
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -104,7 +104,9 @@ class LimbRig(NamedTuple):
     pose, in the foot's frame; ``sole_reach (2,)`` how far its sole reaches ahead of the
     ankle along it (scale 1); ``source_toe_reach (2,)`` the source toe point's level distance
     from its ankle (0: no toe points); ``source_has_toes``: the source has toe points (its
-    ``source_toes``), whatever the target has. Metres.
+    ``source_toes``), whatever the target has; ``source_tips (2,)``: the source's toe joints
+    whose End Site (``source_tip_offsets (2, 3)``, in the toe joint's frame) is the tip of
+    its toes (−1: none), standing ``source_tip_rise (2,)`` over the toe joint. Metres.
     """
 
     target_chain: IntArray
@@ -130,6 +132,9 @@ class LimbRig(NamedTuple):
     sole_reach: FloatArray
     source_toe_reach: FloatArray
     source_has_toes: bool
+    source_tips: IntArray
+    source_tip_offsets: FloatArray
+    source_tip_rise: FloatArray
 
 
 class LimbSizes(NamedTuple):
@@ -470,7 +475,8 @@ def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
 
 @helper
 def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: Vec3, toe: Vec3,
-                ankle_lift: float, toe_lift: float, has_toe: bool, upright: float,
+                tip: Vec3, ankle_lift: float, toe_lift: float, tip_lift: float, has_toe: bool,
+                upright: float,
                 foot_points: FloatArray, scale: float, size_ratio: float, leg_length: float,
                 frame_time: float) -> tuple[float, float]:
     """Where (x, z, metres) a foot without toe joints puts its ankle so that, standing, its
@@ -508,6 +514,9 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
             toe_x, toe_z = toe[0] - row[7], toe[2] - row[9]
             by_toe = _near_floor(toe_lift) * (1.0 - ramp_s(
                 math.hypot(toe_x, toe_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED))
+            tip_x, tip_z = tip[0] - row[15], tip[2] - row[17]
+            by_toe = max(by_toe, _near_floor(tip_lift) * (1.0 - ramp_s(
+                math.hypot(tip_x, tip_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED)))
         near = max(by_ankle, by_toe) * upright
         ox, oz = row[12], row[13]
         held_x, held_z = ox, oz
@@ -531,6 +540,7 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
     _put(row[0:4], foot)
     _put(row[4:7], ankle)
     _put(row[7:10], toe)
+    _put(row[15:18], tip)
     row[10], row[11], row[12], row[13], row[14] = target[0], target[2], dx, dz, 1.0
     return target[0] + dx, target[2] + dz
 
@@ -731,9 +741,15 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 # level learnt standing may lie centimetres off in a kneel)
                 knee = (spos[f, s_chain[leg, 1], 1] - min(ankle_lift, toe_lift) - level[f, leg]
                         - floor) / source_leg_lengths[leg]
+                tip_at, tip_lift = toe_at, toe_lift
+                if rig.source_tips[leg] >= 0:
+                    tip_at = _toe_point(srot, spos, f, True, rig.source_tips[leg], -1,
+                                        rig.source_tip_offsets[leg], 1.0)
+                    tip_lift = toe_lift + tip_at[1] - toe_at[1] - rig.source_tip_rise[leg]
                 x, z = _hold_patch(frames.patch_state, leg,
                                    _quat(world[t_chain[leg, 2], f]), _vec(feet[f, leg]),
-                                   ankle_at, toe_at, ankle_lift, toe_lift, rig.source_has_toes,
+                                   ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
+                                   rig.source_has_toes,
                                    ramp_s(knee, *PATCH_KNEELING), foot_points,
                                    sizes.avatar_scale, s, s * source_leg_lengths[leg],
                                    frames.frame_time)

@@ -158,6 +158,16 @@ class Limbs:
                       if target_toes is not None and source_toes is not None else None)
         self._source_toes = source_toes
         self._toe_table = (*_kernel_toes(target_toes), *_kernel_toes(source_toes))
+        # The tips of the source's toes (its toe joints' End Sites): a foot at push-off pivots
+        # on them while its toe joints already move.
+        self._source_tips = np.full(2, -1, dtype=np.int64)
+        self._source_tip_offsets = np.zeros((2, 3))
+        if source_toes is not None:
+            for side, joint in enumerate(source_toes.joints.tolist()):
+                if joint >= 0 and joint in source.end_sites:
+                    self._source_tips[side] = joint
+                    self._source_tip_offsets[side] = source.end_sites[joint]
+        self._source_tip_rise = np.zeros(2)
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
         needed = {*self._t_chain.ravel().tolist(), *target.parents[self._t_chain[:, 2]].tolist(),
                   self.hips[0], int(target.parents[self.mover])}
@@ -222,6 +232,16 @@ class Limbs:
         self._foot_forward = self._forward_axes(standing_world)
         self._source_toe_reach = self._toe_reach(source_world, source_positions)
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
+        self._source_tip_rise = self._tip_rise(source_world, source_positions)
+
+    def _tip_rise(self, world: FloatArray, positions: FloatArray) -> FloatArray:
+        """``(2,)`` how high each source toe tip stands over its toe joint in the source's
+        calibration pose ``world``, ``positions (Js, ·)``, metres (0 without a tip)."""
+        rise = np.zeros(2)
+        for side, joint in enumerate(self._source_tips.tolist()):
+            if joint >= 0:
+                rise[side] = quat.rotate(world[joint], self._source_tip_offsets[side])[1]
+        return rise
 
     def _lateral_axes(self, world: FloatArray, positions: FloatArray) -> FloatArray:
         """``(2, 3)`` each target foot's level axis across its ankle → toe (the axis its
@@ -409,11 +429,12 @@ class Limbs:
         """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
         again when the calibration, the hand reach or the sole points changed them."""
         parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table,
-                 self._foot_lateral, self.soles)
+                 self._foot_lateral, self.soles, self._source_tip_rise)
         cached = self._rig
         if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
                 and cached[0][2] is parts[2] and cached[0][3] is parts[3]
-                and cached[0][4] is parts[4] and cached[0][5] is parts[5]):
+                and cached[0][4] is parts[4] and cached[0][5] is parts[5]
+                and cached[0][6] is parts[6]):
             return cached[1]
         target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
         self._rig = (parts, tuple(LimbRig(
@@ -429,7 +450,9 @@ class Limbs:
             sole_reach=np.ascontiguousarray(
                 np.einsum("skc,sc->sk", self.soles.foot_points, self._foot_forward).max(axis=1)),
             source_toe_reach=self._source_toe_reach,
-            source_has_toes=self._source_toes is not None)))
+            source_has_toes=self._source_toes is not None, source_tips=self._source_tips,
+            source_tip_offsets=self._source_tip_offsets,
+            source_tip_rise=self._source_tip_rise)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
