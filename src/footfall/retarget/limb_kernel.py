@@ -59,6 +59,27 @@ LONG_FOOT_STEP = math.radians(4.0)
 #: kneels (a long foot keeps its pitch, its toes holding the shin off the floor), from the
 #: second a long foot's pitch is reduced in full.
 KNEELING, UPRIGHT = 0.2, 0.35
+#: A planted foot without toe joints is turned about its contact patch (:func:`_hold_patch`):
+#: metres per second its ankle's offset from where the source's ankle puts it is given back
+#: off the floor beyond the source ankle's own (scaled) travel, and the most that offset may
+#: reach, in leg lengths (the source's, scaled: 0.8 let RobotExpressive's knees bend 16° off
+#: the source's on mixamo_stepping, where its foot swivels 60° on the ball).
+PATCH_RETURN_SPEED = 0.5
+PATCH_HOLD_MAX = 0.5
+#: Metres per second of a source foot point's speed from which, near the floor, it counts less
+#: as standing (not at all from twice that). 0.5 held RobotExpressive's feet through quick
+#: low steps: cmu_131_01's drift 3 → 15 cm.
+PATCH_SPEED = 0.3
+#: Shares of the source's leg length its knee stands over the sole under its foot's lowest
+#: point: below the first a leg kneels (its foot is not held about its patch: held,
+#: mocapbank_zxy_cm's body went 17 cm through the floor in a kneel, 1.9 cm with 0.12–0.2),
+#: from the second its foot is held in full.
+PATCH_KNEELING = (0.15, 0.25)
+
+#: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
+#: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
+#: the hold's offset from it (x, z: 12–13), 1 once set (14) and the source's toe tip (15–17).
+PATCH_STATE = 18
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -82,7 +103,10 @@ class LimbRig(NamedTuple):
     Long feet: ``foot_forward (2, 3)`` each target foot's level forward in the calibration
     pose, in the foot's frame; ``sole_reach (2,)`` how far its sole reaches ahead of the
     ankle along it (scale 1); ``source_toe_reach (2,)`` the source toe point's level distance
-    from its ankle (0: no toe points). Metres.
+    from its ankle (0: no toe points); ``source_has_toes``: the source has toe points (its
+    ``source_toes``), whatever the target has; ``source_tips (2,)``: the source's toe joints
+    whose End Site (``source_tip_offsets (2, 3)``, in the toe joint's frame) is the tip of
+    its toes (−1: none), standing ``source_tip_rise (2,)`` over the toe joint. Metres.
     """
 
     target_chain: IntArray
@@ -107,6 +131,10 @@ class LimbRig(NamedTuple):
     foot_forward: FloatArray
     sole_reach: FloatArray
     source_toe_reach: FloatArray
+    source_has_toes: bool
+    source_tips: IntArray
+    source_tip_offsets: FloatArray
+    source_tip_rise: FloatArray
 
 
 class LimbSizes(NamedTuple):
@@ -155,7 +183,9 @@ class LimbFrames(NamedTuple):
     carry each foot's last pitches ``pitch_state (6, 4)`` (rows 0–1 the toes', turned by at
     most ``pitch_step`` radians a frame, ≤ 0: frames alone, no limit; rows 2–3 a long foot's
     and 4–5 the source feet's world rotations, see :data:`LONG_FOOT_STEP`; w > 1: none yet;
-    updated in place)."""
+    updated in place) and, a foot without toe joints, ``patch_state (2, PATCH_STATE)`` (see
+    :func:`_hold_patch`; updated in place); ``frame_time``: seconds per frame of frames in
+    order (≤ 0: frames alone, no patch hold)."""
 
     world: FloatArray
     local: FloatArray
@@ -169,6 +199,8 @@ class LimbFrames(NamedTuple):
     level: FloatArray
     pitch_state: FloatArray
     pitch_step: float
+    patch_state: FloatArray
+    frame_time: float
 
 
 class LimbWork(NamedTuple):
@@ -441,6 +473,78 @@ def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
     return (x / total, 0.0, z / total)
 
 
+@helper
+def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: Vec3, toe: Vec3,
+                tip: Vec3, ankle_lift: float, toe_lift: float, tip_lift: float, has_toe: bool,
+                upright: float,
+                foot_points: FloatArray, scale: float, size_ratio: float, leg_length: float,
+                frame_time: float) -> tuple[float, float]:
+    """Where (x, z, metres) a foot without toe joints puts its ankle so that, standing, its
+    contact patch stays where it is while the foot turns.
+
+    A foot whose patch lies far from its ankle (RobotExpressive's: 57–84 cm) turned about
+    the ankle as the performer pivots on the ball swung its patch 56 cm across the floor
+    (issue 35). Frames in order: while the source foot stands — its ankle or toe point
+    (``ankle_lift``, ``toe_lift`` above its stance level) near the floor and slower than
+    :data:`PATCH_SPEED`, each as much as it is both — the ankle moves only by the patch's
+    swing as the foot turns from its last rotation to ``foot`` (:func:`_patch_shift`),
+    taken back: the foot turns about its patch, which stays put (a planted foot is locked;
+    the source's own contact moves a few centimetres at most). The ankle's offset from
+    ``target`` (the source's ankle, scaled, with the stance-width shift) is given back while
+    the foot does not stand, as fast as the source's ankle moves (scaled) plus
+    :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
+    (``leg_length``, metres). ``state (2, PATCH_STATE)``: the feet's last frames (updated in
+    place); ``ankle``, ``toe``: the source's points (``has_toe``: it has a toe point), world
+    metres; ``upright`` (0…1): how upright the source's leg stands (0: kneeling, the foot not
+    held, see :data:`PATCH_KNEELING`); ``frame_time``: seconds since the last frame;
+    ``foot_points`` at ``scale`` (see :func:`_patch_shift`); ``size_ratio`` scales the
+    source's travel."""
+    row = state[leg]
+    dx, dz = 0.0, 0.0
+    if row[14] > 0.5:
+        # Standing: a source point (ankle, toe) near the floor and slow; a foot pivoting on
+        # its ball stands on its toe however fast its ankle circles, a foot landing or
+        # skimming the floor does not stand.
+        rate = 1.0 / max(frame_time, 1e-9)
+        ankle_x, ankle_z = ankle[0] - row[4], ankle[2] - row[6]
+        by_ankle = _near_floor(ankle_lift) * (1.0 - ramp_s(
+            math.hypot(ankle_x, ankle_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED))
+        toe_x, toe_z, by_toe = 0.0, 0.0, 0.0
+        if has_toe:
+            toe_x, toe_z = toe[0] - row[7], toe[2] - row[9]
+            by_toe = _near_floor(toe_lift) * (1.0 - ramp_s(
+                math.hypot(toe_x, toe_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED))
+            tip_x, tip_z = tip[0] - row[15], tip[2] - row[17]
+            by_toe = max(by_toe, _near_floor(tip_lift) * (1.0 - ramp_s(
+                math.hypot(tip_x, tip_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED)))
+        near = max(by_ankle, by_toe) * upright
+        ox, oz = row[12], row[13]
+        held_x, held_z = ox, oz
+        if near > 0.0:
+            swing = _patch_shift(_quat(row[0:4]), foot, leg, foot_points, scale)
+            held_x = ox + row[10] - target[0] - swing[0]
+            held_z = oz + row[11] - target[2] - swing[2]
+        free_x, free_z = ox, oz
+        offset = math.hypot(ox, oz)
+        if near < 1.0 and offset > 0.0:
+            pace = (size_ratio * math.hypot(ankle_x, ankle_z)
+                    + PATCH_RETURN_SPEED * frame_time)
+            keep = max(1.0 - pace / offset, 0.0)
+            free_x, free_z = ox * keep, oz * keep
+        dx = near * held_x + (1.0 - near) * free_x
+        dz = near * held_z + (1.0 - near) * free_z
+        most = PATCH_HOLD_MAX * leg_length
+        offset = math.hypot(dx, dz)
+        if offset > most:
+            dx, dz = dx * most / offset, dz * most / offset
+    _put(row[0:4], foot)
+    _put(row[4:7], ankle)
+    _put(row[7:10], toe)
+    _put(row[15:18], tip)
+    row[10], row[11], row[12], row[13], row[14] = target[0], target[2], dx, dz, 1.0
+    return target[0] + dx, target[2] + dz
+
+
 @bundle_kernel(error_model="numpy")
 def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWork
                ) -> None:  # pragma: no cover - compiled
@@ -621,6 +725,35 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 turn = _pitch_eased(turn, state, 2 + leg, moved + LONG_FOOT_STEP)
             if turn[0] < 1.0 - 1e-15:
                 _put(world[tip, f], mul_s(turn, foot))
+        # A foot without toe joints, standing, turns about its contact patch, not its ankle.
+        if not has_toes and frames.frame_time > 0.0:
+            for leg in range(2):
+                ankle_at = _vec(spos[f, s_chain[leg, 2]])
+                ankle_lift = ankle_at[1] - heights[SOURCE_ANKLE, leg] - level[f, leg] - floor
+                toe_at, toe_lift = ankle_at, ankle_lift
+                if rig.source_has_toes:
+                    toe_at = _toe_point(srot, spos, f, True, rig.source_toes[leg, 0],
+                                        rig.source_toes[leg, 1], rig.source_toe_offsets[leg],
+                                        1.0)
+                    toe_lift = toe_at[1] - heights[SOURCE_TOE, leg] - level[f, leg] - floor
+                # a kneeling leg is left alone (its foot turns with the shin on the floor):
+                # its knee's height over the sole under the foot's lowest point (a stance
+                # level learnt standing may lie centimetres off in a kneel)
+                knee = (spos[f, s_chain[leg, 1], 1] - min(ankle_lift, toe_lift) - level[f, leg]
+                        - floor) / source_leg_lengths[leg]
+                tip_at, tip_lift = toe_at, toe_lift
+                if rig.source_tips[leg] >= 0:
+                    tip_at = _toe_point(srot, spos, f, True, rig.source_tips[leg], -1,
+                                        rig.source_tip_offsets[leg], 1.0)
+                    tip_lift = toe_lift + tip_at[1] - toe_at[1] - rig.source_tip_rise[leg]
+                x, z = _hold_patch(frames.patch_state, leg,
+                                   _quat(world[t_chain[leg, 2], f]), _vec(feet[f, leg]),
+                                   ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
+                                   rig.source_has_toes,
+                                   ramp_s(knee, *PATCH_KNEELING), foot_points,
+                                   sizes.avatar_scale, s, s * source_leg_lengths[leg],
+                                   frames.frame_time)
+                feet[f, leg, 0], feet[f, leg, 2] = x, z
         # The sole, not the joints, on the floor: near the floor the foot's lowest sole point
         # (as the foot is turned now) is put at the source's lift, so a planted foot rests on
         # its sole however its joints sit; no sole point ever below the floor, and a leg on FK

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.retarget.limb_kernel import PATCH_STATE
 from footfall.retarget.stance import RELEASE_SECONDS, PlantedHold
 
 
@@ -30,6 +31,8 @@ class LimbStream:
             the toes', rows 2–3 a long foot's (``limb_kernel``'s pitch easing), from which
             the next frame's may turn only so far; rows 4–5 the source feet's last world
             rotations (how far they turned bounds the long foot's change).
+        patch: ``(2, PATCH_STATE)`` each foot's last frame for the patch hold of a foot without
+            toe joints (``limb_kernel._hold_patch``; column 14 is 0 until set).
     """
 
     def __init__(self, live: bool, dt: float = 0.0) -> None:
@@ -39,6 +42,7 @@ class LimbStream:
         self.toe_hold = PlantedHold()
         self.toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self.pitch = np.full((6, 4), 2.0)
+        self.patch = np.zeros((2, PATCH_STATE))
 
     def set_dt(self, dt: float) -> None:
         """``dt`` seconds per frame from now on (live: the holds release over
@@ -52,3 +56,4 @@ class LimbStream:
         self.toe_hold.reset()
         self.toe_carry = None
         self.pitch[:] = 2.0
+        self.patch[:] = 0.0

@@ -44,6 +44,7 @@ from footfall.ik.knee import knee_rows
 from footfall.ik.two_bone import solve_two_bone_rows
 from footfall.retarget.calibration import Correspondence, Measures, SolePoints
 from footfall.retarget.limb_kernel import (
+    PATCH_STATE,
     LimbFrames,
     LimbRig,
     LimbSizes,
@@ -157,6 +158,16 @@ class Limbs:
                       if target_toes is not None and source_toes is not None else None)
         self._source_toes = source_toes
         self._toe_table = (*_kernel_toes(target_toes), *_kernel_toes(source_toes))
+        # The tips of the source's toes (its toe joints' End Sites): a foot at push-off pivots
+        # on them while its toe joints already move.
+        self._source_tips = np.full(2, -1, dtype=np.int64)
+        self._source_tip_offsets = np.zeros((2, 3))
+        if source_toes is not None:
+            for side, joint in enumerate(source_toes.joints.tolist()):
+                if joint >= 0 and joint in source.end_sites:
+                    self._source_tips[side] = joint
+                    self._source_tip_offsets[side] = source.end_sites[joint]
+        self._source_tip_rise = np.zeros(2)
         # Joints whose positions the solve reads (limbs, toes, hips, parents), with ancestors.
         needed = {*self._t_chain.ravel().tolist(), *target.parents[self._t_chain[:, 2]].tolist(),
                   self.hips[0], int(target.parents[self.mover])}
@@ -221,6 +232,16 @@ class Limbs:
         self._foot_forward = self._forward_axes(standing_world)
         self._source_toe_reach = self._toe_reach(source_world, source_positions)
         self._hip_offset_lists = tuple(o.tolist() for o in self._hip_offsets)
+        self._source_tip_rise = self._tip_rise(source_world, source_positions)
+
+    def _tip_rise(self, world: FloatArray, positions: FloatArray) -> FloatArray:
+        """``(2,)`` how high each source toe tip stands over its toe joint in the source's
+        calibration pose ``world``, ``positions (Js, ·)``, metres (0 without a tip)."""
+        rise = np.zeros(2)
+        for side, joint in enumerate(self._source_tips.tolist()):
+            if joint >= 0:
+                rise[side] = quat.rotate(world[joint], self._source_tip_offsets[side])[1]
+        return rise
 
     def _lateral_axes(self, world: FloatArray, positions: FloatArray) -> FloatArray:
         """``(2, 3)`` each target foot's level axis across its ankle → toe (the axis its
@@ -291,7 +312,9 @@ class Limbs:
             leg_weights=kernel_rows(weights.legs, batch, (2,)),
             arm_weights=kernel_rows(weights.arms, batch, (count - 2,)), level=level,
             pitch_state=stream.pitch if stream is not None else np.full((6, 4), 2.0),
-            pitch_step=self._pitch_step(stream, frames)))
+            pitch_step=self._pitch_step(stream, frames),
+            patch_state=stream.patch if stream is not None else _NO_PATCH,
+            frame_time=self._frame_time(stream, frames)))
         feet_stage.plain(limb_frames, rig, limb_sizes, work)
         held = m.offset
         if self._toes is not None:
@@ -340,11 +363,17 @@ class Limbs:
         return self.position_fk.positions(world.transpose(1, 0, 2), local.transpose(1, 0, 2))
 
     @staticmethod
-    def _pitch_step(stream: LimbStream | None, frames: int) -> float:
+    def _frame_time(stream: LimbStream | None, frames: int) -> float:
+        """Seconds per frame of ``frames`` of ``stream`` when they come in order, one
+        character's (0: frames alone; a live batch of several characters, too)."""
+        in_order = stream is not None and (not stream.live or frames == 1)
+        return stream.dt if stream is not None and in_order else 0.0
+
+    @classmethod
+    def _pitch_step(cls, stream: LimbStream | None, frames: int) -> float:
         """Radians a foot's pitch may change a frame for ``frames`` of ``stream`` (0: frames
         alone, no limit; a live batch of several characters, too)."""
-        in_order = stream is not None and (not stream.live or frames == 1)
-        dt = stream.dt if stream is not None and in_order else 0.0
+        dt = cls._frame_time(stream, frames)
         return min(PITCH_SPEED * dt, PITCH_STEP) if dt > 0.0 else 0.0
 
     def _scratch_for(self, frames: int) -> tuple[LimbWork, tuple[object, ...], FloatArray]:
@@ -400,11 +429,12 @@ class Limbs:
         """Both rigs' limbs as the kernels read them (:class:`LimbRig` as a plain tuple), made
         again when the calibration, the hand reach or the sole points changed them."""
         parts = (self._tip_offsets, self._source_leg_lengths, self.hand_reach, self._toe_table,
-                 self._foot_lateral, self.soles)
+                 self._foot_lateral, self.soles, self._source_tip_rise)
         cached = self._rig
         if (cached is not None and cached[0][0] is parts[0] and cached[0][1] is parts[1]
                 and cached[0][2] is parts[2] and cached[0][3] is parts[3]
-                and cached[0][4] is parts[4] and cached[0][5] is parts[5]):
+                and cached[0][4] is parts[4] and cached[0][5] is parts[5]
+                and cached[0][6] is parts[6]):
             return cached[1]
         target_toes, target_toe_offsets, source_toes, source_toe_offsets = self._toe_table
         self._rig = (parts, tuple(LimbRig(
@@ -419,7 +449,10 @@ class Limbs:
             foot_points=self.soles.foot_points, foot_forward=self._foot_forward,
             sole_reach=np.ascontiguousarray(
                 np.einsum("skc,sc->sk", self.soles.foot_points, self._foot_forward).max(axis=1)),
-            source_toe_reach=self._source_toe_reach)))
+            source_toe_reach=self._source_toe_reach,
+            source_has_toes=self._source_toes is not None, source_tips=self._source_tips,
+            source_tip_offsets=self._source_tip_offsets,
+            source_tip_rise=self._source_tip_rise)))
         return self._rig[1]
 
     def body_yaw(self, srot: FloatArray) -> FloatArray:
@@ -603,6 +636,10 @@ class Limbs:
                 rows[part].extend([k + part * self.count] * len(span))
         self._detached = np.array(detached, dtype=bool)
         return joints, rows
+
+
+#: The patch hold's state of frames solved alone (never read: their frame time is 0).
+_NO_PATCH = np.zeros((2, PATCH_STATE))
 
 
 def _common_ancestor(skeleton: Skeleton, joints: list[int]) -> int:
