@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
+from footfall.footing import CONTACT_RULE
 from footfall.jit import bundle_kernel, helper, kernel
 from footfall.quat import (
     Quat4,
@@ -67,9 +68,10 @@ KNEELING, UPRIGHT = 0.2, 0.35
 PATCH_RETURN_SPEED = 0.5
 PATCH_HOLD_MAX = 0.5
 #: Metres per second of a source foot point's speed from which, near the floor, it counts less
-#: as standing (not at all from twice that). 0.5 held RobotExpressive's feet through quick
-#: low steps: cmu_131_01's drift 3 → 15 cm.
-PATCH_SPEED = 0.3
+#: as standing (not at all from twice that): the contact rule's planting speed
+#: (:data:`footfall.footing.CONTACT_RULE`). 0.5 held RobotExpressive's feet through quick low
+#: steps: cmu_131_01's drift 3 → 15 cm.
+PATCH_SPEED = CONTACT_RULE.speed
 #: Shares of the source's leg length its knee stands over the sole under its foot's lowest
 #: point: below the first a leg kneels (its foot is not held about its patch: held,
 #: mocapbank_zxy_cm's body went 17 cm through the floor in a kneel, 1.9 cm with 0.12–0.2),
