@@ -21,18 +21,28 @@ def below_foot(skeleton: Skeleton, foot: int) -> list[int]:
     return [j for j in range(skeleton.joint_count) if j != foot and foot in skeleton.chain(j)]
 
 
-def foot_points(skeleton: Skeleton, grot: FloatArray, gpos: FloatArray, foot: int) -> FloatArray:
-    """``(F, P, 3)`` the joints below ``foot`` and the End Sites of the foot and of them, from
-    world rotations ``(F, J, 4)`` and positions ``(F, J, 3)`` (the foot itself when it has
-    neither)."""
+def foot_point_offsets(skeleton: Skeleton, foot: int) -> list[tuple[int, FloatArray]]:
+    """A foot's own points below joint ``foot`` as ``(joint, offset in that joint's frame)``:
+    the joints below it (offset 0), then the End Sites of the foot and of them — the one rule
+    of which points of a rig are a foot's (its support points beyond the ankle: ball, toe
+    tips); empty when the foot has neither."""
     below = below_foot(skeleton, foot)
-    points = [gpos[:, below]] if below else []
+    points: list[tuple[int, FloatArray]] = [(joint, np.zeros(3)) for joint in below]
     for joint in [foot, *below]:
         site = skeleton.end_sites.get(joint)
         if site is not None:
-            end = gpos[:, joint] + quat.rotate(grot[:, joint], np.asarray(site, dtype=float))
-            points.append(end[:, None])
-    return np.concatenate(points, axis=1) if points else gpos[:, [foot]]
+            points.append((joint, np.asarray(site, dtype=np.float64)))
+    return points
+
+
+def foot_points(skeleton: Skeleton, grot: FloatArray, gpos: FloatArray, foot: int) -> FloatArray:
+    """``(F, P, 3)`` the points of :func:`foot_point_offsets` in the world, from world
+    rotations ``(F, J, 4)`` and positions ``(F, J, 3)`` (the foot itself when it has none)."""
+    offsets = foot_point_offsets(skeleton, foot)
+    if not offsets:
+        return gpos[:, [foot]]
+    return np.stack([gpos[:, joint] + quat.rotate(grot[:, joint], offset)
+                     for joint, offset in offsets], axis=1)
 
 
 def flat_frame(points: FloatArray, ankle: FloatArray, fps: float) -> int | None:

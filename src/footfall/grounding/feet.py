@@ -17,6 +17,7 @@ import numpy as np
 from footfall import quat
 from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.errors import SkeletonError
+from footfall.footing.standing import foot_point_offsets
 from footfall.skeleton import Skeleton, forward_kinematics
 
 HEEL_RATIO = 0.04 / 0.13
@@ -217,18 +218,11 @@ def _sole_model(forward: FloatArray, toe_forward: float, ankle_height: float, sp
 
 def toe_tips(skeleton: Skeleton, leg: Leg, required: bool = False
              ) -> list[tuple[int, FloatArray]]:
-    """(joint, offset in that joint's frame) of the points that mark the toe tip; ``required``:
-    a :class:`SkeletonError` when the foot has none."""
-    tips: list[tuple[int, FloatArray]] = []
-    if leg.toes is not None:
-        tips.append((leg.toes, np.zeros(3)))
-        if leg.toes in skeleton.end_sites:
-            tips.append((leg.toes, np.asarray(skeleton.end_sites[leg.toes], dtype=np.float64)))
-        tips.extend((leg.toes, skeleton.offsets[c]) for c in skeleton.children(leg.toes))
-    elif leg.foot in skeleton.end_sites:
-        tips.append((leg.foot, np.asarray(skeleton.end_sites[leg.foot], dtype=np.float64)))
-    else:
-        tips.extend((leg.foot, skeleton.offsets[c]) for c in skeleton.children(leg.foot))
+    """(joint, offset in that joint's frame) of the points that mark the toe tip: the foot's
+    own points below its ankle (:func:`footfall.footing.standing.foot_point_offsets`: the
+    joints below the foot joint and the End Sites); ``required``: a :class:`SkeletonError`
+    when the foot has none."""
+    tips = foot_point_offsets(skeleton, leg.foot)
     if required and not tips:
         raise SkeletonError(
             f"foot {skeleton.names[leg.foot]!r} has no toe joint or end site to measure the sole")
