@@ -364,3 +364,48 @@ def test_a_clip_that_never_stands_keeps_its_crouch_and_lean(tmp_path, name: str)
         knee = float(np.median(np.abs(knee_t - knee_s)))
         limit = 15.0 if name == "CesiumMan" or foot == "RightFoot" else 20.0
         assert knee <= limit, f"{foot}: knee flexion {knee:.1f}° off the source's"
+
+
+KNEELS = "mocapbank_zxy_cm"
+
+
+def test_a_kneel_rests_on_the_legs_as_the_performers(tmp_path) -> None:
+    # Half of KNEELS is a kneel (the right knee on the floor, the left foot planted ahead).
+    # Measured on the written file's joints against the source's own, over the frames where a
+    # source knee is within 10 cm of the capture's floor: the hip joints' height over the leg
+    # length (median) within 10 % of the source's, the lowest knee's height over the leg
+    # length within 0.2 of the source's (the source's knee joint goes down to its floor; the
+    # avatar's shin mesh is held above it, ``body_floor``). The kneel was taken for a seat
+    # (low hips, hips weight 0) and the hips kept the performer's height: CesiumMan (legs
+    # 0.66× the performer's) knelt with its hip joints 1.30× as high over its legs as the
+    # source's and its knee 0.28 leg lengths further off the floor (now 1.05×, 0.16).
+    src = source(KNEELS)
+    data: Clip = src["clip"]  # type: ignore[assignment]
+    sk = data.skeleton
+    source_map = map_skeleton(sk).mapping
+    _, mapping = avatar_leg("CesiumMan", tmp_path)
+    out = tmp_path / f"{KNEELS}_CesiumMan.glb"
+    assert main(["retarget", str(DATA / "bvh" / f"{KNEELS}.bvh"), "--to",
+                 str(DATA / "avatars" / "CesiumMan.glb"), "-o", str(out), "--quiet"]) == 0
+    nodes = node_positions(out)
+    positions = data.global_positions()
+    frames = min(len(positions), len(nodes[mapping["Hips"]]))
+    bones = [[f"{s}{b}" for b in ("UpperLeg", "LowerLeg", "Foot")] for s in ("Left", "Right")]
+    legs_s = np.stack([positions[:frames][:, [sk.index(source_map[b]) for b in side]]
+                       for side in bones], axis=1)
+    legs_t = np.stack([np.stack([nodes[mapping[b]][:frames] for b in side], axis=1)
+                       for side in bones], axis=1)
+    points = source_foot_points(data)[:frames]
+    planted = np.stack([mm.stance(mm.lowest_points(points[:, side]), data.fps)
+                        for side in range(2)], axis=1)
+    floor_s = float(src["floor"])  # type: ignore[arg-type]
+    kneeling = legs_s[:, :, 1, 1].min(axis=1) - floor_s < 0.1
+    assert 0.3 * frames < kneeling.sum() < 0.7 * frames  # the clip kneels half the time
+    hips_s, leg_s = legs_and_stance(legs_s, floor_s, planted)
+    hips_t, leg_t = legs_and_stance(legs_t, 0.0, planted)  # the avatar stands on y = 0
+    ratio = float(np.median(hips_t[kneeling]) / np.median(hips_s[kneeling]))
+    assert 0.9 <= ratio <= 1.1, f"kneeling, hip joints over leg length {ratio:.3f} × the source's"
+    knee_s = (legs_s[kneeling, :, 1, 1].min(axis=1) - floor_s) / leg_s
+    knee_t = legs_t[kneeling, :, 1, 1].min(axis=1) / leg_t
+    apart = float(np.median(knee_t) - np.median(knee_s))
+    assert abs(apart) <= 0.2, f"the kneeling knee {apart:+.3f} leg lengths off the source's"
