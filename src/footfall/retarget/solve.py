@@ -79,8 +79,7 @@ def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray
             source.ankle_height, max(source.hips_height, 1e-9),
             points_array(props), points_array(chairs),
             cal.rig.weight_thresholds(values).as_array,
-            arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames),
-            limbs.source_knees)
+            arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
         arms = arms[..., :arm_count]
     if arm_count:
         arms = arms * np.array([switch[side] for side in limbs.arm_sides])

@@ -2,17 +2,13 @@
 
 Each limb's goal weight is built from layers, each a linear ramp of one distance:
 
-| limb | layer 0                                     | layer 1                      | combined |
-|------|---------------------------------------------|------------------------------|----------|
-| arms | hands close together (clap, handshake)      | hand close to a prop         | max      |
-| legs | seated: foot far from the hips horizontally | foot low (near the floor)    | min      |
-| hips | far from every chair                        | hips high, or a knee on floor | min     |
+| limb | layer 0                                     | layer 1                    | combined |
+|------|---------------------------------------------|----------------------------|----------|
+| arms | hands close together (clap, handshake)      | hand close to a prop       | max      |
+| legs | seated: foot far from the hips horizontally | foot low (near the floor)  | min      |
+| hips | far from every chair                        | hips high (standing)       | min      |
 
 The hips weight scales the hips-height correction (seated avatars keep the source's hip height).
-Low hips with a knee on the floor are a kneel, not a seat: the body rests on its legs, so the
-hips keep the correction and scale with the legs (:data:`KNEEL_NEAR`). Seated at the source's
-height, a kneeling CesiumMan (legs 0.66× the performer's) knelt on straight legs, its front
-knee 27° less bent than the performer's (mocapbank_zxy_cm, median over the clip).
 Goals are smoothed exponentially, ``w += (goal − w)·(1 − exp(−speed·dt))``: batched over frames
 in closed form (:func:`smooth_series`), or one frame at a time by :class:`WeightSmoother`.
 """
@@ -31,12 +27,6 @@ from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, IntArray, kernel_rows
 from footfall.jit import helper, kernel
-
-#: A source knee this share of the standing hips height above the lowest sole, or less, rests
-#: on the floor (a kneel: the hips weight stays 1); at :data:`KNEEL_FAR` or more it does not,
-#: linear between. A seated performer's knees stand about half the hips height up.
-KNEEL_NEAR = 0.15
-KNEEL_FAR = 0.3
 
 
 @dataclass(frozen=True)
@@ -124,11 +114,11 @@ def _distance(a: FloatArray, b: FloatArray) -> float:
 @helper
 def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
             ratio: float, props: FloatArray, chairs: FloatArray, t: FloatArray,
-            arms: FloatArray, legs: FloatArray, kneel: float) -> float:
+            arms: FloatArray, legs: FloatArray) -> float:
     """The layers of the module docstring for one frame: ``hands (2, 3)``, ``lift (2,)``,
     ``feet (2, 3)``, ``hips (3,)``, ``ratio``, ``props (P, 3)``, ``chairs (C, 3)``, thresholds
-    ``t (12,)`` in :class:`WeightThresholds`' order, ``kneel`` (0–1: how far a knee rests on
-    the floor) → ``arms (2,)``, ``legs (2,)`` written, the hips weight returned."""
+    ``t (12,)`` in :class:`WeightThresholds`' order → ``arms (2,)``, ``legs (2,)`` written, the
+    hips weight returned."""
     arm_hands = 1.0 - ramp_s(_distance(hands[0], hands[1]), t[0], t[1])
     seated = 1.0 - ramp_s(_nearest(hips[0], hips[1], hips[2], chairs), t[6], t[7])
     for side in range(2):
@@ -139,7 +129,7 @@ def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatAr
         reach = ramp_s(math.sqrt(ox * ox + oz * oz), t[8], t[9])
         leg_seated = 1.0 - seated * (1.0 - reach)
         legs[side] = min(leg_seated, 1.0 - ramp_s(lift[side], t[4], t[5]))
-    return min(1.0 - seated, max(ramp_s(ratio, t[10], t[11]), kneel))
+    return min(1.0 - seated, ramp_s(ratio, t[10], t[11]))
 
 
 @kernel(error_model="numpy")
@@ -151,21 +141,19 @@ def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: Fl
     ``hips_weight (F,)``."""
     for f in range(hands.shape[0]):
         hips_weight[f] = _layers(hands[f], lift[f], feet[f], hips[f], ratio[f], props, chairs,
-                                 t, arms[f], legs[f], 0.0)
+                                 t, arms[f], legs[f])
 
 
 @kernel(error_model="numpy")
 def source_goal_kernel(positions: FloatArray, tips: IntArray, arm_tips: IntArray,
                        hips_joint: int, scale: float, raise_by: float, ankle: FloatArray,
                        hips_height: float, props: FloatArray, chairs: FloatArray, t: FloatArray,
-                       arms: FloatArray, legs: FloatArray, hips_weight: FloatArray,
-                       knees: IntArray) -> None:
+                       arms: FloatArray, legs: FloatArray, hips_weight: FloatArray) -> None:
     """:func:`_layers` for every frame of source joint positions ``positions (F, J, 3)``, as
     the retargeter maps them: feet ``tips[:2]`` scaled horizontally by ``scale`` (their lift
     above the standing ankle heights ``ankle (2,)``), the hips scaled and raised by
     ``raise_by`` m, hands ``arm_tips (2,)`` relative to the hips, scaled (no arms: two hands
-    10 m apart, never "together"), the hips' height ratio over ``hips_height``, the knees
-    ``knees (2,)`` over the lowest sole for the kneel (:data:`KNEEL_NEAR`)."""
+    10 m apart, never "together"), the hips' height ratio over ``hips_height``."""
     hands, feet = np.empty((2, 3)), np.empty((2, 3))
     lift, hips = np.empty(2), np.empty(3)
     for f in range(positions.shape[0]):
@@ -183,10 +171,8 @@ def source_goal_kernel(positions: FloatArray, tips: IntArray, arm_tips: IntArray
                                                         - source_hips[c])
                 else:
                     hands[side, c] = hips[c] + (10.0 if side == 1 and c == 0 else 0.0)
-        knee = min(positions[f, knees[0], 1], positions[f, knees[1], 1]) - min(lift[0], lift[1])
-        kneel = 1.0 - ramp_s(knee / hips_height, KNEEL_NEAR, KNEEL_FAR)
         hips_weight[f] = _layers(hands, lift, feet, hips, source_hips[1] / hips_height, props,
-                                 chairs, t, arms[f], legs[f], kneel)
+                                 chairs, t, arms[f], legs[f])
 
 
 _NONE = np.zeros((0, 3))
