@@ -377,7 +377,7 @@ def test_the_hip_joints_stand_over_the_feet_as_the_performers(tmp_path, clip: st
     # wherever the avatar's pelvis put them: RobotExpressive's thighs hang from a joint 19 cm
     # above its hips joint, CesiumMan's 6.5 cm below it (the performer's 1 cm), so a tilted
     # pelvis swung them fore and aft: 0.092 leg lengths off on cmu_131_01 (RobotExpressive's
-    # knees 22° off the performer's), 0.062 in mocapbank's kneel (CesiumMan's 27° off).
+    # knees 22° off the performer's), 0.062 on mocapbank_zxy_cm (CesiumMan's 27° off).
     src = source(clip)
     data: Clip = src["clip"]  # type: ignore[assignment]
     sk = data.skeleton

@@ -85,7 +85,7 @@ def trunk_joints(skeleton: Skeleton, mapping: Mapping[str, str]) -> IntArray:
 
     Where the thighs hang from a joint above the hips (RobotExpressive's ``Body``, which also
     carries its lower torso's mesh), that joint and those between it and the hips are trunk
-    too: unguarded, that mesh went 6.8 cm through the floor in mocapbank_zxy_cm's kneel once
+    too: unguarded, that mesh went 4.1 cm through the floor in mocapbank_zxy_cm's kneel once
     the hip joints were placed where the performer's go (``solve.hip_joints_shift``)."""
     if "Hips" not in mapping:
         return np.zeros(0, dtype=np.int64)

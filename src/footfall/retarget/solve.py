@@ -14,8 +14,8 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
    not the height the body stands at. The joint the thighs hang from rolls so the hip joints
    rise and fall as the performer's, scaled (``Limbs.level_hips``), not by the hips'
    width. Horizontally the hip joints (their midpoint), not the hips joint, go where the
-   performer's go, scaled (:func:`hip_joints_shift`): the legs reach from where the
-   performer's do.
+   performer's go, scaled (:func:`hip_joints_shift`, times the hips weight: a seated pelvis
+   stays where the performer's sits): the legs reach from where the performer's do.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 
@@ -118,14 +118,16 @@ def hip_joints_shift(cal: CalibratedRig, positions: FloatArray, source_positions
     joints (:func:`hips_target` scales the hips joint's path): ``positions (..., Jt, 3)`` the
     target's joints as posed (the hips joint anywhere), ``source_positions (..., Js, 3)`` the
     source's, metres. The legs then reach from where the performer's reach, to feet placed
-    where the performer's are (scaled), whatever the avatar's pelvis.
+    where the performer's are (scaled), whatever the avatar's pelvis. (The solve shifts by
+    this times the hips weight: a seated pelvis stays where the performer's sits.)
 
     An avatar's hip joints stand elsewhere around its hips joint than the performer's, and a
     tilted pelvis swings them fore and aft by their height from it: CesiumMan's hang 6.5 cm
     below its hips joint and 2.4 cm ahead of it, RobotExpressive's thighs from a joint 19 cm
     above it and 6.6 cm behind. With the hips joint placed, the line from the hip joints to
-    the feet was 0.092 leg lengths off the performer's (median) on cmu_131_01 ×
-    RobotExpressive (knees 22° off) and 0.062 in mocapbank_zxy_cm's kneel × CesiumMan (27°).
+    the feet was 0.092 leg lengths off the performer's (median over frames) on cmu_131_01 ×
+    RobotExpressive (knees 22° off) and 0.062 on mocapbank_zxy_cm × CesiumMan (27°); now
+    0.021 (14°) and 0.031 (19°).
     """
     rig, limbs = cal.rig, cal.limbs
     hips_t, hips_s = rig.correspondence.hips
@@ -184,7 +186,10 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
     gpos = None
     if sizes is not None:
         gpos = limbs.position_fk.positions(world, lpos)
-        hips_pos = hips_pos + hip_joints_shift(cal, gpos, spos, sizes.size_ratio)
+        # Standing, the legs carry the body from the hip joints; seated (hips weight 0) the
+        # pelvis rests where the performer's does and stays there.
+        shift = hip_joints_shift(cal, gpos, spos, sizes.size_ratio)
+        hips_pos = hips_pos + shift * np.asarray(weights.hips)[..., None]
     if mover == hips_t and parent < 0:
         lpos[..., hips_t, :] = hips_pos
     else:
