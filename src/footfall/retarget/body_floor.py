@@ -81,13 +81,25 @@ def limb_joints(skeleton: Skeleton, top: int) -> IntArray:
 def trunk_joints(skeleton: Skeleton, mapping: Mapping[str, str]) -> IntArray:
     """``(K,)`` the hips and the joints below them that are on neither an arm nor a leg
     (:data:`ARMS`, :data:`LEGS`, the feet), ascending; empty without mapped hips. (Joints
-    beside the hips, such as the IK targets some rigs hang their feet from, are not trunk.)"""
+    beside the hips, such as the IK targets some rigs hang their feet from, are not trunk.)
+
+    Where the thighs hang from a joint above the hips (RobotExpressive's ``Body``, which also
+    carries its lower torso's mesh), that joint and those between it and the hips are trunk
+    too: unguarded, that mesh went 4.1 cm through the floor in mocapbank_zxy_cm's kneel once
+    the hip joints were placed where the performer's go (``solve.hip_joints_shift``)."""
     if "Hips" not in mapping:
         return np.zeros(0, dtype=np.int64)
     hips = skeleton.index(mapping["Hips"])
     limbs = [skeleton.index(mapping[b]) for b in (*ARMS, *LEGS, "LeftFoot", "RightFoot")
              if b in mapping]
-    return np.array([j for j in range(skeleton.joint_count) if hips in skeleton.chain(j)
+    above: list[int] = []
+    if all(b in mapping for b in LEGS):
+        holders = {int(skeleton.parents[skeleton.index(mapping[b])]) for b in LEGS}
+        chain = skeleton.chain(hips)
+        if len(holders) == 1 and (holder := holders.pop()) in chain and holder != hips:
+            above = chain[chain.index(holder):chain.index(hips)]
+    return np.array([j for j in range(skeleton.joint_count)
+                     if (hips in skeleton.chain(j) or j in above)
                      and not any(top in skeleton.chain(j) for top in limbs)], dtype=np.int64)
 
 

@@ -119,6 +119,9 @@ class Limbs:
         self._s_leg_tips = self._s_chain[:2, 2].copy()
         #: Source joints ``(L,)`` of each limb's tip (ankles, wrists), legs first.
         self.source_tips = self._s_chain[:, 2].copy()
+        #: Target and source joints ``(2,)`` of the left and right thigh (the hip joints).
+        self.hip_joints = self._t_chain[:2, 0].copy()
+        self.source_hip_joints = self._s_chain[:2, 0].copy()
         #: 0 for left, 1 for right, per arm.
         self.arm_sides: list[int] = self._side[2:].tolist()
         self._outward = (np.where(self._leg_sides == 0, 1.0, -1.0)[:, None]
