@@ -251,6 +251,24 @@ def legs_and_stance(legs: np.ndarray, floor: float, planted: np.ndarray
     return (legs[:, :, 0, 1].mean(axis=1) - floor) / leg, leg
 
 
+def both_legs(data: Clip, source_map: dict[str, str], mapping: dict[str, str],
+              nodes: dict[str, np.ndarray], positions: np.ndarray, frames: int
+              ) -> tuple[list[list[str]], np.ndarray, np.ndarray, np.ndarray]:
+    """The legs' bone names, the source's and the avatar's hip, knee and ankle ``(F, 2, 3, 3)``
+    over the first ``frames`` and the source's stance ``(F, 2)`` (its own foot points,
+    ``motion_measures.stance``)."""
+    sk = data.skeleton
+    bones = [[f"{s}{b}" for b in ("UpperLeg", "LowerLeg", "Foot")] for s in ("Left", "Right")]
+    legs_s = np.stack([positions[:frames][:, [sk.index(source_map[b]) for b in side]]
+                       for side in bones], axis=1)
+    legs_t = np.stack([np.stack([nodes[mapping[b]][:frames] for b in side], axis=1)
+                       for side in bones], axis=1)
+    points = source_foot_points(data)[:frames]
+    planted = np.stack([mm.stance(mm.lowest_points(points[:, side]), data.fps)
+                        for side in range(2)], axis=1)
+    return bones, legs_s, legs_t, planted
+
+
 @pytest.mark.parametrize("name", AVATARS)
 def test_knees_and_hips_follow_the_performer_on_a_long_walk(tmp_path_factory, name: str
                                                             ) -> None:
@@ -267,14 +285,8 @@ def test_knees_and_hips_follow_the_performer_on_a_long_walk(tmp_path_factory, na
     nodes = node_positions(long_walk(name, tmp_path_factory.mktemp("walk")))
     positions = data.global_positions()
     frames = min(len(positions), len(nodes[mapping["Hips"]]))
-    bones = [[f"{s}{b}" for b in ("UpperLeg", "LowerLeg", "Foot")] for s in ("Left", "Right")]
-    legs_s = np.stack([positions[:frames][:, [sk.index(source_map[b]) for b in side]]
-                       for side in bones], axis=1)
-    legs_t = np.stack([np.stack([nodes[mapping[b]][:frames] for b in side], axis=1)
-                       for side in bones], axis=1)
-    points = source_foot_points(data)[:frames]
-    planted = np.stack([mm.stance(mm.lowest_points(points[:, side]), data.fps)
-                        for side in range(2)], axis=1)
+    bones, legs_s, legs_t, planted = both_legs(data, source_map, mapping, nodes, positions,
+                                               frames)
     for side in range(2):
         knee_s = mm.joint_angle(*(legs_s[:, side, j] for j in range(3)))
         knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
@@ -330,6 +342,25 @@ def test_wide_hips_roll_by_the_performers_hip_drop_in_one_frame_as_in_a_batch() 
 NEVER_STANDS = "bvhio_example"
 
 
+def retargeted(clip: str, name: str, tmp_path: Path
+               ) -> tuple[dict[str, object], Clip, dict[str, str], dict[str, str],
+                          dict[str, np.ndarray], np.ndarray, int]:
+    """``footfall retarget`` of shared ``clip`` onto avatar ``name``: the source's figures
+    (:func:`source`), its clip, its and the avatar's bone maps, the written file's node
+    positions, the source's world joint positions and the frames both have."""
+    src = source(clip)
+    data: Clip = src["clip"]  # type: ignore[assignment]
+    source_map = dict(map_skeleton(data.skeleton).mapping)
+    _, mapping = avatar_leg(name, tmp_path)
+    out = tmp_path / f"{clip}_{name}.glb"
+    assert main(["retarget", str(DATA / "bvh" / f"{clip}.bvh"), "--to",
+                 str(DATA / "avatars" / f"{name}.glb"), "-o", str(out), "--quiet"]) == 0
+    nodes = node_positions(out)
+    positions = data.global_positions()
+    return src, data, source_map, mapping, nodes, positions, min(len(positions),
+                                                                 len(nodes[mapping["Hips"]]))
+
+
 @pytest.mark.parametrize("name", AVATARS)
 def test_a_clip_that_never_stands_keeps_its_crouch_and_lean(tmp_path, name: str) -> None:
     # Measured on the written file's joints (pygltflib) against the source's own: the trunk's
@@ -339,17 +370,9 @@ def test_a_clip_that_never_stands_keeps_its_crouch_and_lean(tmp_path, name: str)
     # (knees 43–44° off, lean 18–19° off). RobotExpressive's kicking leg bent 16° past the
     # performer's while its hip joints, 19 cm above its hips joint, swung back with the
     # pelvis (now 8°: the hip joints go where the performer's go, ``solve.hip_joints_shift``).
-    src = source(NEVER_STANDS)
-    data: Clip = src["clip"]  # type: ignore[assignment]
+    src, data, source_map, mapping, nodes, positions, frames = retargeted(NEVER_STANDS, name,
+                                                                          tmp_path)
     sk = data.skeleton
-    source_map = map_skeleton(sk).mapping
-    _, mapping = avatar_leg(name, tmp_path)
-    out = tmp_path / f"{NEVER_STANDS}_{name}.glb"
-    assert main(["retarget", str(DATA / "bvh" / f"{NEVER_STANDS}.bvh"), "--to",
-                 str(DATA / "avatars" / f"{name}.glb"), "-o", str(out), "--quiet"]) == 0
-    nodes = node_positions(out)
-    positions = data.global_positions()
-    frames = min(len(positions), len(nodes[mapping["Hips"]]))
     assert frames == 2
     joints = src["joints"]
     lean_s = lean(joints["Hips"][:frames], joints["Neck"][:frames])
@@ -378,25 +401,9 @@ def test_the_hip_joints_stand_over_the_feet_as_the_performers(tmp_path, clip: st
     # above its hips joint, CesiumMan's 6.5 cm below it (the performer's 1 cm), so a tilted
     # pelvis swung them fore and aft: 0.092 leg lengths off on cmu_131_01 (RobotExpressive's
     # knees 22° off the performer's), 0.062 on mocapbank_zxy_cm (CesiumMan's 27° off).
-    src = source(clip)
-    data: Clip = src["clip"]  # type: ignore[assignment]
-    sk = data.skeleton
-    source_map = map_skeleton(sk).mapping
-    _, mapping = avatar_leg(name, tmp_path)
-    out = tmp_path / f"{clip}_{name}.glb"
-    assert main(["retarget", str(DATA / "bvh" / f"{clip}.bvh"), "--to",
-                 str(DATA / "avatars" / f"{name}.glb"), "-o", str(out), "--quiet"]) == 0
-    nodes = node_positions(out)
-    positions = data.global_positions()
-    frames = min(len(positions), len(nodes[mapping["Hips"]]))
-    bones = [[f"{s}{b}" for b in ("UpperLeg", "LowerLeg", "Foot")] for s in ("Left", "Right")]
-    legs_s = np.stack([positions[:frames][:, [sk.index(source_map[b]) for b in side]]
-                       for side in bones], axis=1)
-    legs_t = np.stack([np.stack([nodes[mapping[b]][:frames] for b in side], axis=1)
-                       for side in bones], axis=1)
-    points = source_foot_points(data)[:frames]
-    planted = np.stack([mm.stance(mm.lowest_points(points[:, side]), data.fps)
-                        for side in range(2)], axis=1)
+    src, data, source_map, mapping, nodes, positions, frames = retargeted(clip, name, tmp_path)
+    bones, legs_s, legs_t, planted = both_legs(data, source_map, mapping, nodes, positions,
+                                               frames)
     _, leg_s = legs_and_stance(legs_s, src["floor"], planted)  # type: ignore[arg-type]
     _, leg_t = legs_and_stance(legs_t, 0.0, planted)
 
