@@ -65,9 +65,9 @@ def test_bvh_onto_avatar(source_path, avatar_path) -> None:
     assert np.all(gt[:, head, 1] > gt[:, hips, 1])
     # Standing, the body travels the source's path scaled by the size ratio, at the legs'
     # roots: the hip joints' midpoint (the avatar's hips joint stands elsewhere around its hip
-    # joints than the performer's, and a pelvis turning or tilting carries it around them).
+    # joints than the performer's, and hips turning or tilting carry it around them).
     # From the first to the last frame the source stands (its hips joint at least 85 % as
-    # high over its lowest foot joint as it mostly stands): seated or kneeling low, the pelvis
+    # high over its lowest foot joint as it mostly stands): seated or kneeling low, the hips
     # stays where the performer's sits.
     def roots(clip: object, mapping: dict, g: np.ndarray) -> np.ndarray:
         thighs = [clip.skeleton.index(mapping[b]) for b in ("LeftUpperLeg", "RightUpperLeg")]

@@ -369,7 +369,7 @@ def test_a_clip_that_never_stands_keeps_its_crouch_and_lean(tmp_path, name: str)
     # lean were taken for the avatar's standing pose: every avatar stood straight and upright
     # (knees 43–44° off, lean 18–19° off). RobotExpressive's kicking leg bent 16° past the
     # performer's while its hip joints, 19 cm above its hips joint, swung back with the
-    # pelvis (now 8°: the hip joints go where the performer's go, ``solve.hip_joints_shift``).
+    # hips (now 8°: the hip joints go where the performer's go, ``solve.hip_joints_shift``).
     src, data, source_map, mapping, nodes, positions, frames = retargeted(NEVER_STANDS, name,
                                                                           tmp_path)
     sk = data.skeleton
@@ -397,9 +397,9 @@ def test_the_hip_joints_stand_over_the_feet_as_the_performers(tmp_path, clip: st
     # horizontal line from the hip joints' midpoint to the ankles' midpoint over the leg
     # length, the avatar's against the source's, median over frames of their distance within
     # 0.04. The hips joint was placed where the performer's goes (scaled) and the hip joints
-    # wherever the avatar's pelvis put them: RobotExpressive's thighs hang from a joint 19 cm
+    # wherever the avatar's hips put them: RobotExpressive's thighs hang from a joint 19 cm
     # above its hips joint, CesiumMan's 6.5 cm below it (the performer's 1 cm), so a tilted
-    # pelvis swung them fore and aft: 0.092 leg lengths off on cmu_131_01 (RobotExpressive's
+    # hips swung them fore and aft: 0.092 leg lengths off on cmu_131_01 (RobotExpressive's
     # knees 22° off the performer's), 0.062 on mocapbank_zxy_cm (CesiumMan's 27° off).
     src, data, source_map, mapping, nodes, positions, frames = retargeted(clip, name, tmp_path)
     bones, legs_s, legs_t, planted = both_legs(data, source_map, mapping, nodes, positions,

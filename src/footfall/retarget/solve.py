@@ -14,8 +14,8 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
    not the height the body stands at. The joint the thighs hang from rolls so the hip joints
    rise and fall as the performer's, scaled (``Limbs.level_hips``), not by the hips'
    width. Horizontally the hip joints (their midpoint), not the hips joint, go where the
-   performer's go, scaled (:func:`hip_joints_shift`, times the hips weight: a seated pelvis
-   stays where the performer's sits): the legs reach from where the performer's do.
+   performer's go, scaled (:func:`hip_joints_shift`, times the hips weight: seated, the hips
+   stay where the performer's sit): the legs reach from where the performer's do.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 
@@ -118,11 +118,11 @@ def hip_joints_shift(cal: CalibratedRig, positions: FloatArray, source_positions
     joints (:func:`hips_target` scales the hips joint's path): ``positions (..., Jt, 3)`` the
     target's joints as posed (the hips joint anywhere), ``source_positions (..., Js, 3)`` the
     source's, metres. The legs then reach from where the performer's reach, to feet placed
-    where the performer's are (scaled), whatever the avatar's pelvis. (The solve shifts by
-    this times the hips weight: a seated pelvis stays where the performer's sits.)
+    where the performer's are (scaled), whatever the avatar's hips. (The solve shifts by
+    this times the hips weight: seated, the hips stay where the performer's sit.)
 
     An avatar's hip joints stand elsewhere around its hips joint than the performer's, and a
-    tilted pelvis swings them fore and aft by their height from it: CesiumMan's hang 6.5 cm
+    tilted hips swing them fore and aft by their height from it: CesiumMan's hang 6.5 cm
     below its hips joint and 2.4 cm ahead of it, RobotExpressive's thighs from a joint 19 cm
     above it and 6.6 cm behind. With the hips joint placed, the line from the hip joints to
     the feet was 0.092 leg lengths off the performer's (median over frames) on cmu_131_01 ×
@@ -187,7 +187,7 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
     if sizes is not None:
         gpos = limbs.position_fk.positions(world, lpos)
         # Standing, the legs carry the body from the hip joints; seated (hips weight 0) the
-        # pelvis rests where the performer's does and stays there.
+        # hips rest where the performer's do and stay there.
         shift = hip_joints_shift(cal, gpos, spos, sizes.size_ratio)
         hips_pos = hips_pos + shift * np.asarray(weights.hips)[..., None]
     if mover == hips_t and parent < 0:
