@@ -80,8 +80,9 @@ PATCH_KNEELING = (0.15, 0.25)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
-#: the hold's offset from it (x, z: 12–13), 1 once set (14) and the source's toe tip (15–17).
-PATCH_STATE = 18
+#: the hold's offset from it (x, z: 12–13), 1 once set (14), the source's toe tip (15–17) and
+#: how far the patch travelled unheld while its leg knelt this stance (x, z: 18–19).
+PATCH_STATE = 20
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -495,14 +496,24 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
     ``target`` (the source's ankle, scaled, with the stance-width shift) is given back while
     the foot does not stand, as fast as the source's ankle moves (scaled) plus
     :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
-    (``leg_length``, metres). ``state (2, PATCH_STATE)``: the feet's last frames (updated in
-    place); ``ankle``, ``toe``: the source's points (``has_toe``: it has a toe point), world
-    metres; ``upright`` (0…1): how upright the source's leg stands (0: kneeling, the foot not
-    held, see :data:`PATCH_KNEELING`); ``frame_time``: seconds since the last frame;
-    ``foot_points`` at ``scale`` (see :func:`_patch_shift`); ``size_ratio`` scales the
-    source's travel."""
+    (``leg_length``, metres).
+
+    A kneeling leg's foot is not held (``upright`` 0, see :data:`PATCH_KNEELING`): its patch
+    travels as the foot turns on its toes (RobotExpressive's 50 cm in mocapbank_zxy_cm's
+    kneel). That travel, while the foot stands, is counted; held again as the leg rises, the
+    foot lets its turn carry the patch back toward where it stood, up to that travel, and
+    holds only the rest. Held at once, the rise pinned the patch where the kneel had left it
+    (drift 4.6 → 19.9 cm); the offset kept through the kneel instead put the kneeling foot
+    out of the leg's reach (knee 8 → 25° off the source's).
+
+    ``state (2, PATCH_STATE)``: the feet's last frames (updated in place); ``ankle``,
+    ``toe``: the source's points (``has_toe``: it has a toe point), world metres;
+    ``upright`` (0…1): how upright the source's leg stands (0: kneeling); ``frame_time``:
+    seconds since the last frame; ``foot_points`` at ``scale`` (see :func:`_patch_shift`);
+    ``size_ratio`` scales the source's travel."""
     row = state[leg]
     dx, dz = 0.0, 0.0
+    travel_x, travel_z = 0.0, 0.0
     if row[14] > 0.5:
         # Standing: a source point (ankle, toe) near the floor and slow; a foot pivoting on
         # its ball stands on its toe however fast its ankle circles, a foot landing or
@@ -519,13 +530,24 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
             tip_x, tip_z = tip[0] - row[15], tip[2] - row[17]
             by_toe = max(by_toe, _near_floor(tip_lift) * (1.0 - ramp_s(
                 math.hypot(tip_x, tip_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED)))
-        near = max(by_ankle, by_toe) * upright
+        stands = max(by_ankle, by_toe)
+        near = stands * upright
         ox, oz = row[12], row[13]
-        held_x, held_z = ox, oz
-        if near > 0.0:
+        # the patch's step this frame were the ankle not moved: the target's step and the
+        # foot's swing about its ankle
+        step_x, step_z = 0.0, 0.0
+        if stands > 0.0:
             swing = _patch_shift(_quat(row[0:4]), foot, leg, foot_points, scale)
-            held_x = ox + row[10] - target[0] - swing[0]
-            held_z = oz + row[11] - target[2] - swing[2]
+            step_x = target[0] - row[10] + swing[0]
+            step_z = target[2] - row[11] + swing[2]
+        # held: the step taken back, but for its part back toward where the patch stood
+        # before its leg knelt (at most the kneel's travel)
+        back_x, back_z = 0.0, 0.0
+        knelt = math.hypot(row[18], row[19])
+        if knelt > 0.0:
+            back = min(max(-(step_x * row[18] + step_z * row[19]) / knelt, 0.0), knelt)
+            back_x, back_z = -row[18] * back / knelt, -row[19] * back / knelt
+        held_x, held_z = ox - step_x + back_x, oz - step_z + back_z
         free_x, free_z = ox, oz
         offset = math.hypot(ox, oz)
         if near < 1.0 and offset > 0.0:
@@ -539,11 +561,18 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
         offset = math.hypot(dx, dz)
         if offset > most:
             dx, dz = dx * most / offset, dz * most / offset
+        # the kneel's travel: the unheld steps of a standing, kneeling foot, less what the
+        # rise carried back; gone once the foot does not stand
+        travel_x = stands * (row[18] + (stands - near) * (step_x + free_x - ox)
+                             + near * back_x)
+        travel_z = stands * (row[19] + (stands - near) * (step_z + free_z - oz)
+                             + near * back_z)
     _put(row[0:4], foot)
     _put(row[4:7], ankle)
     _put(row[7:10], toe)
     _put(row[15:18], tip)
     row[10], row[11], row[12], row[13], row[14] = target[0], target[2], dx, dz, 1.0
+    row[18], row[19] = travel_x, travel_z
     return target[0] + dx, target[2] + dz
 
 
