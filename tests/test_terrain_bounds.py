@@ -11,7 +11,9 @@ pybvh_test1_zup_inches on the stairs stance 11.8 mm, depth beyond the dip 7.7 mm
 rocks stance 10.0 mm, depth 5.3 mm; cmu_131_01 mirrored on the rocks an ankle 37 mm inside a
 rock in a kick; games105_walk60 at 120 fps on the rocks a toe tip 14 mm inside one at
 toe-off; mocapbank_zxy_cm bent into a circle on the stairs, a foot across a stair nose at a
-slant stood on it by its toes (stance 43.4 mm). Each guard removed, its test fails (checked)."""
+slant stood on it by its toes (stance 43.4 mm); mixamo_stepping on the rocks, feet resting on
+rocks' crests floated (stance 10.6 mm straight, 11.4 mm backward). Each guard removed, its test
+fails (checked)."""
 
 from __future__ import annotations
 
@@ -101,4 +103,16 @@ def test_raised_toes_over_the_next_riser_move_the_foot_back_not_up() -> None:
     got = _scores("cmu_131_01.bvh", "backward", "stairs", slice(0, 600), slice(150, 260))
     assert got["swing"] <= SWING, got
     assert got["stance"] <= STANCE, got
+    assert got["beyond_dip"] <= BEYOND_DIP, got
+
+
+@pytest.mark.parametrize("made", ["straight", "backward"])
+def test_a_foot_on_a_rocks_crest_steps_off_it(made: str) -> None:
+    # mixamo_stepping on the rocks: planted feet rest by their soles on rocks' crests, their rig
+    # points floating over the ground under them (stance 10.6 mm straight, 11.4 mm backward);
+    # lowering would enter the rock, so the footstep is moved along the foot by the least amount
+    # that lowers the solved stance without making another stance or a swing worse
+    got = _scores("mixamo_stepping.bvh", made, "rocks", slice(0, 600))
+    assert got["stance"] <= STANCE, got
+    assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got

@@ -81,15 +81,19 @@ class Plan:
 
 
 def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_],
-         params: GroundingParams, ball_clearance: float) -> Plan:
+         params: GroundingParams, ball_clearance: float,
+         step: FloatArray | None = None) -> Plan:
     """Everything :func:`~footfall.grounding.clip.ground.ground_clip` decides before solving
-    (see :class:`Plan`)."""
+    (see :class:`Plan`); ``step (F, 2, 2)`` (x, z metres), when given, moves the feet further
+    horizontally (a footstep moved off a crest found on a solved clip)."""
     feet, floor, fps = prepared.feet, prepared.floor, prepared.clip.fps
     blend = blend_frames(fps)
     over_floor = support_heights(feet.ankle, feet.touch, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
     shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps)
     shift = shift + tread_fit(feet, shift, terrain, floor, contacts)
+    if step is not None:
+        shift = shift + step
     # Vertical: each foot offset by the ground under it relative to the clip's floor.
     need, off_terrain = _ground_offsets(foot_points(feet), shift, terrain, floor)
     swing_clearance = np.zeros(contacts.shape)
