@@ -126,3 +126,14 @@ def test_a_contact_broken_for_a_frame_is_not_stepped_apart() -> None:
     got = _scores("pybvh_test1_zup_inches.bvh", "straight", "stairs", slice(0, 600))
     assert got["swing"] <= 0.010, got
     assert got["stance"] <= STANCE, got
+
+
+def test_a_step_off_a_crest_that_would_spoil_the_swing_is_not_taken() -> None:
+    # pybvh_test1_zup_inches mirrored on the rocks: the right foot's stance (frames 49-75) rests
+    # on a crest under its ball (stance 12.9 mm, independent scorer); every move along the foot
+    # that lowers it makes the swing before it land off its path — taken anyway, the stance
+    # reads 3.9 mm but the swings 23.8 mm over the blended ground (14.9 mm kept): the re-step
+    # keeps a move only when no swing gets worse (``grounding.clip.restep``)
+    got = _scores("pybvh_test1_zup_inches.bvh", "mirrored", "rocks", slice(0, 600))
+    assert got["swing"] <= SWING, got
+    assert got["beyond_dip"] <= BEYOND_DIP, got
