@@ -12,10 +12,11 @@ from footfall.grounding.clip.feet import ClipFeet, PreparedClip
 from footfall.grounding.clip.plan import Plan, blend_frames, plan
 from footfall.grounding.clip.solve import solve
 from footfall.grounding.params import GroundingParams
-from footfall.metrics import ground_gaps
+from footfall.metrics.stance import support_heights
 from footfall.metrics.swing import blend_across_swings, swing_spans
 from footfall.skeleton import Clip
 from footfall.terrain.base import RaySource
+from footfall.terrain.level import LevelGround
 
 #: A planted stance of the solved clip whose lowest rig point is more than this from its source
 #: height over the ground (mean over the stance, metres, :func:`_heights`) stands on something
@@ -137,21 +138,19 @@ def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
     (ankle, ball, toe tips) over the terrain, or in a swing over the ground under it blended
     from lift-off to touch-down, − the source's lowest over its floor|; swing frames where the
     terrain forces a lift (the foot at its source height would enter it) left out."""
-    def points(feet: ClipFeet) -> FloatArray:
-        return np.concatenate([feet.ankle[:, :, None], feet.touch[:, :, 1:]], axis=2)
-
-    out_points = points(solved)
+    # the support joints (ankle, ball, toe tips) of the solved and the source feet
+    gaps = support_heights(solved.ankle, solved.touch, terrain)  # (F, 2, P) over the terrain
+    heights = support_heights(solved.ankle, solved.touch, LevelGround(0.0))  # world y
     with np.errstate(invalid="ignore"):
-        source = np.fmin.reduce(points(prepared.feet)[..., 1], axis=-1) - prepared.floor
-        over = np.fmin.reduce(ground_gaps(terrain, np.where(np.isfinite(out_points), out_points,
-                                                       np.nan)), axis=-1)  # (F, 2)
-        low = np.fmin.reduce(out_points[..., 1], axis=-1)
+        source = np.fmin.reduce(support_heights(prepared.feet.ankle, prepared.feet.touch,
+                                                LevelGround(prepared.floor)), axis=-1)
+        over = np.fmin.reduce(gaps, axis=-1)  # (F, 2)
+        low = np.fmin.reduce(heights, axis=-1)
     ground = np.where(contacts & np.isfinite(over), low - over, 0.0)
     blended = blend_across_swings(ground, contacts, solved.ankle)
     error = np.abs(np.where(contacts, over, low - blended) - source)
     # a swing frame where the foot at its source height over the blended ground would enter
     # the terrain is lifted by force, not judged
-    gaps = ground_gaps(terrain, np.where(np.isfinite(out_points), out_points, np.nan))
     with np.errstate(invalid="ignore"):
         forced = np.fmin.reduce(gaps + (blended + source - low)[..., None], axis=-1) < 0.0
     error = np.where(~contacts & forced, np.nan, error)
