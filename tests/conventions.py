@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from footfall import bvh, quat
+from footfall.footing.foot_model import legs_of
 from footfall.grounding.clip.placement import along_x
-from footfall.grounding.feet import legs_of
 from footfall.humanoid.limbs import hips_joint
 from footfall.skeleton import Clip, Skeleton
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import DATA
 from conventions import VARIANTS, mirrored
 from footfall import bvh
-from footfall.grounding.feet import legs_of
+from footfall.footing.foot_model import legs_of
 
 WALK = DATA / "bvh" / "games105_walk60.bvh"
 

@@ -232,8 +232,8 @@ def test_the_contacts_import_writes_are_the_ones_measure_scores() -> None:
     # the T-pose included, and differed from measure's in a frame of cmu_01_01.
     from footfall import bvh
     from footfall.contact_curves import clip_contacts
+    from footfall.footing.foot_model import calibration_frames, legs_of
     from footfall.grounding.clip import prepare_clip
-    from footfall.grounding.feet import calibration_frames, legs_of
 
     clip = bvh.load(DATA / "bvh" / "cmu_01_01_fairmotion.bvh")
     motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)

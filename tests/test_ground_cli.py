@@ -12,15 +12,15 @@ from conftest import ALL_BVH_FILES, DATA
 from footfall import bvh, metrics, quat
 from footfall.cli import main
 from footfall.errors import SkeletonError
+from footfall.footing.foot_model import calibration_frames, legs_of
 from footfall.footing.runs import segments
 from footfall.grounding.clip import (
-        animation_floor,
+    animation_floor,
     clip_feet,
     ground_clip,
     prepare_clip,
 )
 from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.grounding.feet import calibration_frames, legs_of
 from footfall.humanoid.limbs import hips_joint
 from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip, Skeleton

@@ -9,10 +9,10 @@ import pytest
 from conftest import ALL_BVH_FILES
 from conventions import VARIANTS
 from footfall import bvh, quat
+from footfall.footing.foot_model import calibration_frames, legs_of, toe_tips
 from footfall.gait import ProceduralWalker
 from footfall.grounding.clip import animation_floor, ground_clip, prepare_clip
 from footfall.grounding.clip.placement import place_clip, terrain_for_clip
-from footfall.grounding.feet import calibration_frames, legs_of, toe_tips
 from footfall.metrics import ground_gaps
 from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip

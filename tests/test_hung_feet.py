@@ -1,5 +1,5 @@
 """Feet hung below the shins for the grounding (grounding/hung_feet.py), and the foot model
-measured on sole points (grounding/feet.py)."""
+measured on sole points (footing/foot_model.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from footfall import quat
 from footfall.errors import SkeletonError
+from footfall.footing.foot_model import foot_model_from_points
 from footfall.gltf import load_avatar
-from footfall.grounding.feet import foot_model_from_points
 from footfall.grounding.hung_feet import HungFeet
 from footfall.humanoid import map_skeleton
 from footfall.skeleton import forward_kinematics

@@ -25,8 +25,8 @@ import pytest
 from conftest import DATA, HUMANOID_BVH_FILES
 from conventions import VARIANTS
 from footfall import bvh
+from footfall.footing.foot_model import calibration_frames, legs_of
 from footfall.grounding.clip import animation_floor, ground_clip
-from footfall.grounding.feet import calibration_frames, legs_of
 from footfall.skeleton import Clip
 from footfall.terrain import LevelGround
 

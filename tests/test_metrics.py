@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from footfall import metrics, quat
+from footfall.footing.foot_model import sole_world
 from footfall.grounding import measure_clip
 from footfall.terrain import scene
 
@@ -53,7 +54,7 @@ def test_ground_gaps_on_real_stairs_and_off_terrain() -> None:
 def test_sole_world_rotates_the_sole() -> None:
     sole = np.array([[0.0, -0.1, -0.04], [0.0, -0.1, 0.13]])
     turn = quat.from_axis_angle([0.0, 1.0, 0.0], np.pi / 2)  # +Z toes now point +X
-    world = metrics.sole_world(turn, np.array([1.0, 0.1, 2.0]), sole)
+    world = sole_world(turn, np.array([1.0, 0.1, 2.0]), sole)
     assert world == pytest.approx(np.array([[0.96, 0.0, 2.0], [1.13, 0.0, 2.0]]))
 
 
@@ -66,7 +67,7 @@ def test_sole_grid_spans_the_width_across_the_sole() -> None:
     assert np.allclose(grid[:, 1], -0.1) and np.allclose(grid[18:36], sole)
     # rolled 0.2 rad about the sole's long axis on a level floor: the edges are ±3 cm·sin 0.2 off
     roll = quat.from_axis_angle(np.array([1.0, 0.0, 0.0]), 0.2)
-    world = metrics.sole_world(roll, np.array([0.0, 0.1, 0.0]), grid)
+    world = sole_world(roll, np.array([0.0, 0.1, 0.0]), grid)
     assert world[:, 1].max() - world[:, 1].min() == pytest.approx(0.06 * np.sin(0.2), abs=1e-12)
 
 

@@ -17,8 +17,8 @@ from conftest import DATA
 from conventions import VARIANTS
 from footfall import bvh
 from footfall.cli import main
+from footfall.footing.foot_model import calibration_frames
 from footfall.grounding.clip.placement import terrain_for_clip
-from footfall.grounding.feet import calibration_frames
 from footfall.joints import LAYOUTS
 from footfall.skeleton import Clip
 from joints_data import noisy, walker_joints

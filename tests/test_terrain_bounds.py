@@ -25,9 +25,9 @@ import pytest
 from conftest import DATA
 from conventions import VARIANTS
 from footfall import bvh
+from footfall.footing.foot_model import calibration_frames
 from footfall.grounding.clip import ground_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.grounding.feet import calibration_frames
 from footfall.terrain import scene
 
 #: The rules of issue 36 (metres).

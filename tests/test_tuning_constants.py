@@ -14,11 +14,11 @@ import pytest
 
 from conftest import DATA
 from footfall import bvh, metrics
+from footfall.footing.foot_model import legs_of
 from footfall.gait import ProceduralWalker
 from footfall.grounding.clip import ground_clip
 from footfall.grounding.clip.placement import along_x
 from footfall.grounding.clip.smoothing import blend_out
-from footfall.grounding.feet import legs_of
 from footfall.humanoid.limbs import hips_joint
 from footfall.terrain import LevelGround
 from footfall.terrain.hits import RayHits

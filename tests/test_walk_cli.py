@@ -9,8 +9,8 @@ import pytest
 from conftest import DATA, HUMANOID_BVH_FILES
 from footfall import bvh, terrain
 from footfall.cli import main
+from footfall.footing.foot_model import legs_of
 from footfall.gait import GaitParams, ProceduralWalker, stride
-from footfall.grounding.feet import legs_of
 
 
 def test_grounded_walk_on_the_course(tmp_path, capsys):

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from footfall import bvh, terrain
 from footfall.cli import main
+from footfall.footing.foot_model import legs_of, toe_tips
 from footfall.gait import GaitParams, ProceduralWalker, WalkPath
 from footfall.grounding.clip import prepare_clip
-from footfall.grounding.feet import legs_of, toe_tips
 from footfall.metrics import ground_gaps
 from footfall.skeleton import Clip
 

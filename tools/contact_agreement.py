@@ -15,8 +15,8 @@ import numpy as np
 
 from footfall import bvh
 from footfall.contact_curves import clip_contacts
+from footfall.footing.foot_model import calibration_frames
 from footfall.gltf import load_avatar
-from footfall.grounding.feet import calibration_frames
 from footfall.retarget import Retargeter
 from footfall.skinning import avatar_targets
 

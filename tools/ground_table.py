@@ -40,10 +40,10 @@ import numpy as np
 
 from footfall import bvh
 from footfall.errors import FootfallError
+from footfall.footing.foot_model import calibration_frames, legs_of
 from footfall.footing.runs import segments
 from footfall.grounding.clip import animation_floor, ground_clip, prepare_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.grounding.feet import calibration_frames, legs_of
 from footfall.metrics.stance import support_heights
 from footfall.metrics.swing import swing_lift
 from footfall.skeleton import Clip
@@ -66,7 +66,7 @@ FLAT_HEIGHT = 0.37
 
 def _support_lowest(feet, terrain) -> np.ndarray:  # noqa: ANN001
     """``(F, 2)`` each foot's lowest support joint (ankle, ball, toe tips) over ``terrain``."""
-    return np.nanmin(support_heights(feet.ankle, feet.touch, terrain), axis=-1)
+    return np.nanmin(support_heights(feet, terrain), axis=-1)
 
 
 def swing_figures(source: Clip, result, terrain) -> tuple[float, float]:  # noqa: ANN001

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the walks are the tests' own
 
 from footfall import bvh  # noqa: E402
+from footfall.footing.foot_model import calibration_frames  # noqa: E402
 from footfall.grounding.clip import ground_clip  # noqa: E402
 from footfall.grounding.clip.placement import place_clip, terrain_for_clip  # noqa: E402
-from footfall.grounding.feet import calibration_frames  # noqa: E402
 from test_grounding_floor import WALKS, _stance_offsets  # noqa: E402
 
 CLIPS = ("games105_walk60.bvh", "mixamo_stepping.bvh", "cmu_131_01.bvh")

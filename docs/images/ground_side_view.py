@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 from footfall import bvh  # noqa: E402
 from footfall.grounding.clip import ground_clip, prepare_clip  # noqa: E402
 from footfall.grounding.clip.placement import along_x, place_clip, terrain_for_clip  # noqa: E402
-from footfall.grounding.feet import legs_of  # noqa: E402
+from footfall.footing.foot_model import legs_of  # noqa: E402
 from footfall.metrics import ground_gaps  # noqa: E402
 from footfall.metrics.swing import blend_across_swings  # noqa: E402
 from footfall.skeleton import Clip  # noqa: E402

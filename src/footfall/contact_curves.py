@@ -120,10 +120,10 @@ def contact_curves(contacts: ArrayLike, fps: float,
 def clip_contacts(clip: Clip) -> NDArray[np.bool_]:
     """``(F, 2)`` contacts footfall finds in a clip's motion, as ``footfall ground`` and
     ``measure`` find them (:func:`footfall.grounding.clip.prepare_clip` over the frames that
-    are no calibration pose, :func:`footfall.grounding.feet.calibration_frames`; False in
+    are no calibration pose, :func:`footfall.footing.foot_model.calibration_frames`; False in
     those)."""
+    from footfall.footing.foot_model import calibration_frames, legs_of
     from footfall.grounding.clip import prepare_clip
-    from footfall.grounding.feet import calibration_frames, legs_of
 
     motion = ~calibration_frames(clip.rotations, clip.skeleton.parents)
     out = np.zeros((clip.frame_count, 2), dtype=bool)

@@ -18,8 +18,8 @@ import numpy as np
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing.foot_model import FootModel, foot_model_from_points
 from footfall.gltf import Avatar, _accessor_values, _world_matrices
-from footfall.grounding.feet import FootModel, foot_model_from_points
 from footfall.retarget.body_floor import (
     ARMS,
     LEG_BONES,
@@ -189,10 +189,10 @@ def avatar_feet(avatar: Avatar | None,
 
 def sole_foot_models(skeleton: Skeleton, mapping: Mapping[str, str], rest: FloatArray,
                      feet: SolePoints, scale: float = 1.0) -> tuple[FootModel, FootModel]:
-    """The grounding's (left, right) :class:`~footfall.grounding.feet.FootModel` from the sole
+    """The grounding's (left, right) :class:`~footfall.footing.foot_model.FootModel` from the sole
     points ``feet`` of an avatar (:func:`foot_sole_points`): the points placed on the rest
     pose ``rest (J, 4)`` stood up (:func:`footfall.humanoid.upright_pose`), measured by
-    :func:`~footfall.grounding.feet.foot_model_from_points`, sizes times ``scale`` (the
+    :func:`~footfall.footing.foot_model.foot_model_from_points`, sizes times ``scale`` (the
     retargeter's avatar scale)."""
     from footfall.humanoid import upright_pose
 

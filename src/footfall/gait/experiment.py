@@ -19,6 +19,7 @@ import numpy as np
 
 from footfall import metrics
 from footfall.bunny import PROPORTIONS, bunny_skeleton
+from footfall.footing.foot_model import sole_world
 from footfall.gait.stepping import StepWalker
 from footfall.grounding import GroundingParams
 from footfall.skeleton import Skeleton
@@ -118,7 +119,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
         if progress is not None:
             progress(done + size, frames)
     rot, pos, stance, hips, clamp, body_x, plant = map(np.concatenate, zip(*record, strict=True))
-    soles = [metrics.sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
+    soles = [sole_world(rot[:, :, s], pos[:, :, s], sole_samples(pipe.feet[s]))
              for s in range(2)]
     per_foot = [metrics.ground_gaps(lanes, sole) for sole in soles]  # (F, K, S_foot) each
     samples = max(g.shape[-1] for g in per_foot)
@@ -151,7 +152,7 @@ def run_character(character: Character, heights: Sequence[float] = STEP_HEIGHTS,
 
 
 def sole_samples(foot: Any) -> np.ndarray:
-    """Measurement points ``(S·3, 3)`` of a :class:`~footfall.grounding.feet.FootModel`'s sole
+    """Measurement points ``(S·3, 3)`` of a :class:`~footfall.footing.foot_model.FootModel`'s sole
     (ankle frame): every centimetre from heel to toe tip, in three columns across the sole's
     width (:data:`footfall.metrics.SOLE_WIDTH_RATIO` of its length), so sole roll is scored."""
     length = foot.heel_back + foot.toe_forward

@@ -22,8 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 from footfall import quat
 from footfall.arrays import FloatArray, kernel_array
 from footfall.errors import SkeletonError
+from footfall.footing.foot_model import rest_turn
 from footfall.gait.protocol import Walker
-from footfall.grounding.feet import rest_turn
 from footfall.grounding.footsteps import FOOT_PHASE, foot_track_s, step_plan_s, swing_height_s
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.grounding.pipeline import (

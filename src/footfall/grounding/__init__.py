@@ -7,9 +7,7 @@
   swing curve) → hips → leg IK → foot alignment.
 """
 
-from footfall.grounding.clip import GroundResult, ground_clip, measure_clip
-from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.grounding.feet import (
+from footfall.footing.foot_model import (
     FootModel,
     Leg,
     foot_model,
@@ -18,6 +16,8 @@ from footfall.grounding.feet import (
     leg_lengths,
     legs_of,
 )
+from footfall.grounding.clip import GroundResult, ground_clip, measure_clip
+from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.grounding.foot_align import align_rotation, ankle_lift, slope_angles, tilt_normal
 from footfall.grounding.footsteps import (
     StepPlan,

@@ -23,8 +23,8 @@ from numpy.typing import ArrayLike
 
 from footfall.arrays import BoolArray, FloatArray
 from footfall.errors import SkeletonError
+from footfall.footing.foot_model import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding import stage_kernels
-from footfall.grounding.feet import FootModel, Leg, foot_model, leg_lengths, legs_of
 from footfall.grounding.footstep_cache import FootstepCache
 from footfall.grounding.frames import FootPlan, GroundedFrame, frame_at, with_frame_axis
 from footfall.grounding.params import (

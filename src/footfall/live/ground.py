@@ -29,7 +29,7 @@ import numpy as np
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.errors import FootfallError
-from footfall.grounding.feet import Leg
+from footfall.footing.foot_model import Leg
 from footfall.grounding.hung_feet import HungFeet
 from footfall.grounding.params import DEFAULT_PARAMS
 from footfall.grounding.pipeline import FootPlan, GroundingPipeline

@@ -25,7 +25,6 @@ from footfall.metrics.measures import (
     hips_jerk,
     physdiff_metrics,
     sole_grid,
-    sole_world,
     stance_slip,
 )
 
@@ -47,6 +46,5 @@ __all__ = [
     "hips_jerk",
     "physdiff_metrics",
     "sole_grid",
-    "sole_world",
     "stance_slip",
 ]

@@ -23,8 +23,8 @@ from footfall.skeleton import Clip
 from footfall.terrain.level import LevelGround
 
 if TYPE_CHECKING:
-    from footfall.grounding.clip.feet import ClipFeet
-    from footfall.grounding.feet import Leg
+    from footfall.footing.clip_feet import ClipFeet
+    from footfall.footing.foot_model import Leg
     from footfall.terrain.base import RaySource
 
 

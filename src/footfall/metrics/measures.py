@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from footfall import quat
 from footfall.arrays import FloatArray
 
 if TYPE_CHECKING:
@@ -25,16 +24,6 @@ if TYPE_CHECKING:
 DEFECT_THRESHOLD = 0.02
 #: footfall's contact_skate_ratio: a planted foot faster than this (m/s) skates (GMD's speed).
 SKATE_SPEED = 0.5
-
-
-def sole_world(
-    foot_rotations: ArrayLike, ankle_positions: ArrayLike, sole: ArrayLike
-) -> FloatArray:
-    """World positions ``(..., S, 3)`` of sole samples ``(S, 3)`` (ankle frame) for feet with
-    world rotations ``(..., 4)`` and ankle positions ``(..., 3)``."""
-    foot_rotations = np.asarray(foot_rotations, dtype=np.float64)[..., None, :]
-    ankle_positions = np.asarray(ankle_positions, dtype=np.float64)[..., None, :]
-    return ankle_positions + quat.rotate(foot_rotations, np.asarray(sole, dtype=np.float64))
 
 
 #: Sole width as a share of the sole's length (a human foot: ~0.10 m wide, 0.26 m long).

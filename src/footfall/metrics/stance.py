@@ -22,17 +22,18 @@ from footfall.footing.standing import foot_points
 from footfall.metrics.measures import ground_gaps
 
 if TYPE_CHECKING:
+    from footfall.footing.clip_feet import ClipFeet
     from footfall.skeleton import Skeleton
     from footfall.terrain.base import RaySource
 
 
-def support_heights(ankle: FloatArray, touch: FloatArray, terrain: RaySource,
+def support_heights(feet: ClipFeet, terrain: RaySource,
                     shift: FloatArray | None = None) -> FloatArray:
-    """Heights ``(F, 2, P)`` of the joints each foot stands on over the ground straight under
-    them (NaN off the terrain, NaN padding): the ankles ``(F, 2, 3)`` and the touch points but
-    the first (the heel) ``touch (F, 2, P, 3)``: ball and toe tips. ``shift (F, 2, 2)`` moves
-    each foot horizontally first."""
-    points = np.concatenate([ankle[:, :, None], touch[:, :, 1:]], axis=2)
+    """Heights ``(F, 2, P)`` of the joints each foot stands on
+    (:meth:`~footfall.footing.clip_feet.ClipFeet.support_points`: ankle, ball, toe tips) over
+    the ground straight under them (NaN off the terrain, NaN padding). ``shift (F, 2, 2)``
+    moves each foot horizontally first."""
+    points = feet.support_points()
     if shift is not None:
         points[..., [0, 2]] += shift[:, :, None, :]
     return ground_gaps(terrain, points)

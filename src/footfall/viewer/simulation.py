@@ -13,12 +13,13 @@ import numpy as np
 
 from footfall.bunny import bunny_skeleton, sole_points
 from footfall.errors import SettingsError
+from footfall.footing.foot_model import sole_world
 from footfall.gait.grounded import GroundedWalker
 from footfall.gait.protocol import Walker
 from footfall.gait.stepping import StepStyle, StepWalker
 from footfall.grounding import GroundingParams
 from footfall.grounding.pipeline import GroundedFrame, with_frame_axis
-from footfall.metrics import ground_gaps, sole_world
+from footfall.metrics import ground_gaps
 from footfall.terrain import Terrain, scene
 
 DT = 1.0 / 60.0

@@ -4,7 +4,7 @@ Every change is a *correction of the source*, zero where nothing needs correctin
 
 - each foot is offset by the ground under it relative to the clip's own floor (the engine
   recipe's ``offset = hit − trace end``; the floor: the lowest point of the planted feet,
-  :func:`~footfall.grounding.clip.feet.planted_floor`); on level ground at that floor the
+  :func:`~footfall.footing.clip_feet.planted_floor`); on level ground at that floor the
   offset is zero;
 - a swinging foot keeps its animated height above the ground blended from where it lifted off
   to where it touches down (:mod:`footfall.metrics.swing`), and rises above that only where the
@@ -25,8 +25,8 @@ The steps, one module each, in the order :func:`ground_clip` runs them (:mod:`.g
 
 1. placement (:func:`footfall.grounding.clip.placement.place_clip`): turned and moved over the
    terrain, or the terrain laid under it;
-2. :mod:`.feet`: the clip prepared once (:class:`PreparedClip`: legs, its own floor, soles,
-   feet);
+2. :mod:`.prepared`: the clip prepared once (:class:`PreparedClip`: legs, its own floor,
+   soles, feet — :mod:`footfall.footing.clip_feet`);
 3. :mod:`.contacts`: the contacts found in the motion (or read from JSON);
 4. :mod:`.plan`: what changes (:class:`Plan`: ankle offsets, slip locks, hips offset, tilt);
 5. :mod:`.solve`: the legs solved, then the correction passes;
@@ -34,22 +34,16 @@ The steps, one module each, in the order :func:`ground_clip` runs them (:mod:`.g
 7. scoring before and after: :func:`footfall.metrics.clip.score`.
 """
 
+from footfall.footing.clip_feet import ClipFeet, clip_feet
 from footfall.grounding.clip.contacts import (
     check_contacts,
     contact_segments,
     contacts_from_segments,
     find_contacts,
 )
-from footfall.grounding.clip.feet import (
-    ClipFeet,
-    PreparedClip,
-    animation_floor,
-    clip_feet,
-    foot_points,
-    prepare_clip,
-)
 from footfall.grounding.clip.ground import GroundResult, Placement, ground_clip, measure_clip
 from footfall.grounding.clip.plan import Plan, plan
+from footfall.grounding.clip.prepared import PreparedClip, animation_floor, prepare_clip
 from footfall.grounding.clip.solve import solve, solve_legs
 
 __all__ = [
@@ -64,7 +58,6 @@ __all__ = [
     "contact_segments",
     "contacts_from_segments",
     "find_contacts",
-    "foot_points",
     "ground_clip",
     "measure_clip",
     "plan",

@@ -14,7 +14,7 @@ from footfall.footing import clip_contacts
 from footfall.footing.runs import segments
 
 if TYPE_CHECKING:  # feet.py finds contacts to place its floor: no import back at run time
-    from footfall.grounding.clip.feet import ClipFeet
+    from footfall.footing.clip_feet import ClipFeet
 
 
 def find_contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from footfall import quat
-from footfall.grounding.feet import Leg
+from footfall.footing.foot_model import Leg
 from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.humanoid.topology import Hierarchy
 from footfall.skeleton import Clip, forward_kinematics

@@ -12,8 +12,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from footfall import quat
 from footfall.errors import SkeletonError
+from footfall.footing.clip_feet import ClipFeet
+from footfall.footing.foot_model import Leg, calibration_frames, legs_of
 from footfall.grounding.clip.contacts import check_contacts, contact_segments
-from footfall.grounding.clip.feet import ClipFeet, foot_points, prepare_clip
 from footfall.grounding.clip.followers import follow, followers
 from footfall.grounding.clip.placement import (
     Placement,
@@ -23,9 +24,9 @@ from footfall.grounding.clip.placement import (
     turned,
 )
 from footfall.grounding.clip.plan import plan
+from footfall.grounding.clip.prepared import prepare_clip
 from footfall.grounding.clip.restep import restep
 from footfall.grounding.clip.solve import CORRECTION_PASSES, solve
-from footfall.grounding.feet import Leg, calibration_frames, legs_of
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.clip import score, source_heights
@@ -102,7 +103,7 @@ def ground_clip(
     (see :mod:`footfall.grounding.clip`).
 
     place: :data:`~footfall.grounding.clip.placement.Placement`; legs: as
-    :func:`~footfall.grounding.feet.legs_of` takes them (found when None); contacts: ``(F, 2)``
+    :func:`~footfall.footing.foot_model.legs_of` takes them (found when None); contacts: ``(F, 2)``
     bool to use instead of the ones found in the motion; ball_clearance: optional extra
     clearance (metres, default 0 = as animated) for swinging balls faster than
     :data:`~footfall.grounding.clip.plan.SWING_SPEED`. How far each swing rose above its
@@ -206,7 +207,7 @@ def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,
     """Count and name in a warning the frames where a solved foot (frames ``first`` on) has no
     ground under it."""
     frames = result.contacts.shape[0]
-    points = foot_points(solved)
+    points = solved.ground_points()
     gaps = ground_gaps(terrain, points)
     left_terrain = np.any(np.isfinite(points[..., 1]) & ~np.isfinite(gaps), axis=-1)
     # Frames ahead of the solved ones (a calibration frame) never leave it.

@@ -15,9 +15,9 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
+from footfall.footing.foot_model import Leg, legs_of
 from footfall.footing.runs import segments
-from footfall.grounding.clip.feet import animation_floor
-from footfall.grounding.feet import Leg, legs_of
+from footfall.grounding.clip.prepared import animation_floor
 from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.skeleton import Clip
 from footfall.terrain.level import LevelGround
@@ -105,7 +105,7 @@ def terrain_for_clip(text: str, clip: Clip, size: tuple[float, float] | None = N
                      height_range: tuple[float, float] = (0.0, 1.0), turn: bool = True
                      ) -> BoundedRaySource:
     """:func:`footfall.terrain.from_spec` for ``clip``: ``"level"`` is level ground at the
-    clip's own floor (:func:`~footfall.grounding.clip.feet.animation_floor`), a built-in scene
+    clip's own floor (:func:`~footfall.grounding.clip.prepared.animation_floor`), a built-in scene
     without a ``size`` is big enough for the clip (:func:`scene_size`; turned along +X unless
     not ``turn``)."""
     if text == LevelGround.name:

@@ -11,9 +11,10 @@ from numpy.typing import NDArray
 from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.footing import horizontal_speeds
+from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.sole import resting_edge
 from footfall.footing.stance_level import planted_heights, stance_defect
-from footfall.grounding.clip.feet import ClipFeet, PreparedClip, foot_points
+from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
 from footfall.grounding.clip.tread_fit import tread_fit
 from footfall.grounding.foot_align import align_rotation, slope_angles
@@ -88,14 +89,14 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     horizontally (a footstep moved off a crest found on a solved clip)."""
     feet, floor, fps = prepared.feet, prepared.floor, prepared.clip.fps
     blend = blend_frames(fps)
-    over_floor = support_heights(feet.ankle, feet.touch, LevelGround(floor))
+    over_floor = support_heights(feet, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
     shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps)
     shift = shift + tread_fit(feet, shift, terrain, floor, contacts)
     if step is not None:
         shift = shift + step
     # Vertical: each foot offset by the ground under it relative to the clip's floor.
-    need, off_terrain = _ground_offsets(foot_points(feet), shift, terrain, floor)
+    need, off_terrain = _ground_offsets(feet.ground_points(), shift, terrain, floor)
     swing_clearance = np.zeros(contacts.shape)
     if ball_clearance > 0:
         ball_gap = feet.ball[..., 1] - floor  # the ball's animated height over its floor
@@ -105,7 +106,7 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
         swing_clearance = np.where(contacts, 0.0, smooth_above(swing_clearance, blend))
     # A planted foot stands on the ground by its support joints, keeping only what may stay of
     # the source's own defect (within the tolerance, or not sustained).
-    support = support_heights(feet.ankle, feet.touch, terrain, shift)
+    support = support_heights(feet, terrain, shift)
     standing = allowed - defect_over(support, rest, feet.ankle, floor)
     standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
     # The ground a planted foot stands on (relative to the floor; not the source's own defect

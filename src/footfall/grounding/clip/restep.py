@@ -7,9 +7,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.runs import segments
-from footfall.grounding.clip.feet import ClipFeet, PreparedClip
 from footfall.grounding.clip.plan import Plan, blend_frames, plan
+from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.solve import solve
 from footfall.grounding.params import GroundingParams
 from footfall.metrics.stance import support_heights
@@ -139,10 +140,10 @@ def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
     from lift-off to touch-down, − the source's lowest over its floor|; swing frames where the
     terrain forces a lift (the foot at its source height would enter it) left out."""
     # the support joints (ankle, ball, toe tips) of the solved and the source feet
-    gaps = support_heights(solved.ankle, solved.touch, terrain)  # (F, 2, P) over the terrain
-    heights = support_heights(solved.ankle, solved.touch, LevelGround(0.0))  # world y
+    gaps = support_heights(solved, terrain)  # (F, 2, P) over the terrain
+    heights = support_heights(solved, LevelGround(0.0))  # world y
     with np.errstate(invalid="ignore"):
-        source = np.fmin.reduce(support_heights(prepared.feet.ankle, prepared.feet.touch,
+        source = np.fmin.reduce(support_heights(prepared.feet,
                                                 LevelGround(prepared.floor)), axis=-1)
         over = np.fmin.reduce(gaps, axis=-1)  # (F, 2)
         low = np.fmin.reduce(heights, axis=-1)

@@ -11,7 +11,8 @@ from numpy.typing import NDArray
 
 from footfall import quat
 from footfall.arrays import FloatArray
-from footfall.grounding.clip.feet import ClipFeet, PreparedClip
+from footfall.footing.clip_feet import ClipFeet
+from footfall.footing.foot_model import Leg
 from footfall.grounding.clip.plan import (
     STANCE_TOLERANCE,
     Plan,
@@ -19,9 +20,9 @@ from footfall.grounding.clip.plan import (
     least_lift,
     swing_points,
 )
+from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.smoothing import smooth_above
 from footfall.grounding.clip.tread_fit import EDGE_JUMP
-from footfall.grounding.feet import Leg
 from footfall.ik import solve_two_bone
 from footfall.metrics import ground_gaps
 from footfall.metrics.stance import defect_over, support_heights
@@ -76,7 +77,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
             break
         # The planted feet's defect beyond what may stay of the source's own: the next solve
         # removes it.
-        defect = defect_over(support_heights(solved.ankle, solved.touch, terrain), plan.rest)
+        defect = defect_over(support_heights(solved, terrain), plan.rest)
         error = np.where(plan.contacts & ~plan.off_terrain, defect - plan.allowed, 0.0)
         # ... but never so far down that a point of the foot goes deeper into the terrain than
         # the source has it under its floor (a toe tip tilted down onto a rock's far side at

@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.footing.clip_feet import SOLE_STRIDE, ClipFeet
 from footfall.footing.runs import segments
-from footfall.grounding.clip.feet import SOLE_STRIDE, ClipFeet
 from footfall.metrics.swing import blend_across_swings
 from footfall.terrain.base import RaySource
 

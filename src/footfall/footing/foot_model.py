@@ -1,9 +1,12 @@
-"""Legs and soles of a skeleton: which joints the grounding moves and where the sole lies.
+"""A foot's model: its leg's joints and its sole, for grounding, retargeting, live and metrics.
 
 Legs come from :func:`footfall.humanoid.find_legs` (any humanoid BVH) or are given explicitly.
 The sole is measured from the rest pose: the toe tip (toe end site, or the toe joint) marks the
 sole level and the foot's forward direction; the heel lies ``HEEL_RATIO`` of the toe reach behind
-the ankle (seed 000's bunny: heel 0.04 behind, toe tip 0.13 ahead).
+the ankle (seed 000's bunny: heel 0.04 behind, toe tip 0.13 ahead). An avatar's sole is
+measured on its skinned mesh instead (:func:`foot_model_from_points`, which
+:func:`footfall.skinning.sole_foot_models` calls), and a rig whose rest pose does not stand on its
+animation (:func:`foot_model_from_motion`). :func:`sole_world` puts a model's sole in the world.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from footfall import quat
 from footfall.arrays import BoolArray, FloatArray, IntArray
@@ -55,6 +59,16 @@ class FootModel:
     def __post_init__(self) -> None:
         if self.below_ankle is None:
             object.__setattr__(self, "below_ankle", np.array([0.0, -self.ankle_height, 0.0]))
+
+
+def sole_world(
+    foot_rotations: ArrayLike, ankle_positions: ArrayLike, sole: ArrayLike
+) -> FloatArray:
+    """World positions ``(..., S, 3)`` of sole samples ``(S, 3)`` (ankle frame) for feet with
+    world rotations ``(..., 4)`` and ankle positions ``(..., 3)``."""
+    foot_rotations = np.asarray(foot_rotations, dtype=np.float64)[..., None, :]
+    ankle_positions = np.asarray(ankle_positions, dtype=np.float64)[..., None, :]
+    return ankle_positions + quat.rotate(foot_rotations, np.asarray(sole, dtype=np.float64))
 
 
 def legs_of(skeleton: Skeleton, legs: Any = None) -> tuple[Leg, Leg]:
