@@ -113,7 +113,10 @@ def test_swings_are_judged_against_the_ground_blended_from_lift_off_to_touch_dow
         # a leg at full reach stopping short of a stance target lowered past it)
         inner = slice(start + blend, stop - blend)
         measured = swing_lift(source.ankle, out.ankle, result.contacts)[inner, foot]
-        assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.001
+        # (a swing at the clip's start or end has one contact: grounding blends it from the
+        # ground under the foot at the clip's edge, which swing_lift does not know)
+        if 0 < start and stop < placed.frame_count:
+            assert np.abs(measured - result.swing_lift[inner, foot]).max(initial=0.0) < 0.001
         # next to a contact the lift is the least that frame needs: in a swing's first and last
         # frames a lifted foot grazes the terrain (smoothing from above has no before or after
         # there). Before: on the stairs circle a cut later in the swing was spread back to the

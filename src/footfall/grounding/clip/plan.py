@@ -111,14 +111,18 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     standing = np.where(np.isfinite(support[..., :2]).all(axis=-1), standing, need)
     # The ground a planted foot stands on (relative to the floor; not the source's own defect
     # corrections): a swing keeps its animated height over that ground blended from lift-off to
-    # touch-down (a foot that never touches down: over the ground under it, smoothed from
-    # above), and rises above it only where the terrain would cut it, by the least amount.
+    # touch-down (at the clip's start or end from or to the ground under the foot there; a
+    # foot that never touches down: over the ground under it, smoothed from above), and rises
+    # above it only where the terrain would cut it, by the least amount.
     stance_ground = standing + (source_defect - allowed)
+    # out of contact, the ground the foot would stand on where it is: a swing at the clip's
+    # start or end is blended from or to it there
+    under = stance_ground
     stance_lift = _stance_lift(feet, shift, terrain, floor, standing, stance_ground, contacts,
                                blend)
     standing, stance_ground = standing + stance_lift, stance_ground + stance_lift
-    swing_ground = blend_across_swings(np.where(contacts, stance_ground, 0.0), contacts,
-                                       feet.ankle)
+    swing_ground = blend_to_edges(np.where(contacts, stance_ground, 0.0), contacts, feet.ankle,
+                                  under)
     swing_ground = np.where(~contacts.any(axis=0), smooth_above(need, blend), swing_ground)
     points = swing_points(feet)
     points[..., [0, 2]] += shift[:, :, None, :]
@@ -135,6 +139,22 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
     return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, hips_offset, tilt,
                 off_terrain, swing_clearance, swing_lift)
+
+
+def blend_to_edges(values: FloatArray, contacts: NDArray[np.bool_], positions: FloatArray,
+                   edges: FloatArray) -> FloatArray:
+    """``values (F, 2)`` blended across every swing by the foot's horizontal progress along
+    ``positions (F, 2, 3)`` (:func:`blend_across_swings`), a swing at the clip's start (end)
+    from (to) ``edges (F, 2)`` at the clip's first (last) frame instead of held at its one
+    contact's value. A foot never planted keeps ``values``.
+
+    Held at the contact's value, a foot standing on its heel through the clip's first frames
+    on a tread three steps below its first contact stayed that contact's height over it, 0.57 m
+    in the air (cmu_131_01 backward on the stairs, frames 0-56)."""
+    ends = np.zeros(contacts.shape, dtype=bool)
+    ends[[0, -1]] = True
+    ends &= ~contacts & contacts.any(axis=0)
+    return blend_across_swings(np.where(ends, edges, values), contacts | ends, positions)
 
 
 def _plan_stances(over_floor: FloatArray, contacts: NDArray[np.bool_], blend: int

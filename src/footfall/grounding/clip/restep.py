@@ -9,7 +9,7 @@ from numpy.typing import NDArray
 from footfall.arrays import FloatArray
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.runs import segments
-from footfall.grounding.clip.plan import Plan, blend_frames, plan
+from footfall.grounding.clip.plan import Plan, blend_frames, blend_to_edges, plan
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.solve import solve
 from footfall.grounding.params import GroundingParams
@@ -147,8 +147,8 @@ def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
                                                 LevelGround(prepared.floor)), axis=-1)
         over = np.fmin.reduce(gaps, axis=-1)  # (F, 2)
         low = np.fmin.reduce(heights, axis=-1)
-    ground = np.where(contacts & np.isfinite(over), low - over, 0.0)
-    blended = blend_across_swings(ground, contacts, solved.ankle)
+    under = np.where(np.isfinite(over), low - over, 0.0)  # the terrain under the foot
+    blended = blend_to_edges(np.where(contacts, under, 0.0), contacts, solved.ankle, under)
     error = np.abs(np.where(contacts, over, low - blended) - source)
     # a swing frame where the foot at its source height over the blended ground would enter
     # the terrain is lifted by force, not judged

@@ -17,6 +17,7 @@ from footfall.grounding.clip.plan import (
     STANCE_TOLERANCE,
     Plan,
     blend_frames,
+    blend_to_edges,
     least_lift,
     swing_points,
 )
@@ -26,7 +27,6 @@ from footfall.grounding.clip.tread_fit import EDGE_JUMP
 from footfall.ik import solve_two_bone
 from footfall.metrics import ground_gaps
 from footfall.metrics.stance import defect_over, support_heights
-from footfall.metrics.swing import blend_across_swings
 from footfall.skeleton import Clip, chain_local_rotations, forward_kinematics
 from footfall.terrain.base import RaySource
 
@@ -58,8 +58,8 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         if step > 0:
             # Lifted again on the solved feet (turned by the sole tilt fading out, moved by a
             # stance correction blended into the swing), taken back to no vertical offset.
-            unlifted = plan.ankle_offset - plan.swing_lift + blend_across_swings(
-                correction, plan.contacts, feet.ankle)
+            unlifted = plan.ankle_offset - plan.swing_lift + blend_to_edges(
+                correction, plan.contacts, feet.ankle, np.zeros(correction.shape))
             points = swing_points(solved)
             points[..., 1] -= offset[..., None]
             lift = least_lift(points, terrain, prepared.floor, unlifted,
