@@ -115,14 +115,21 @@ def swing_lifts(height: np.ndarray, planted: np.ndarray, fps: float,
                      if a > 0 and b < len(height) and (b - a) / fps >= min_swing])
 
 
+#: The percentile of a planted ankle's height over its sole taken as the foot standing flat.
+FLAT_FOOT_PERCENTILE = 10
+
+
 def leg_length(hip: np.ndarray, knee: np.ndarray, ankle: np.ndarray, sole: np.ndarray,
                planted: np.ndarray) -> float:
     """One leg's length, metres: thigh + shin (median bone lengths over the frames ``(F, 3)``)
     + the ankle's height over its sole's lowest point ``sole (F, 3)`` while ``planted (F,)``
-    (every frame when never planted)."""
+    (every frame when never planted), as the foot stands flat: the
+    :data:`FLAT_FOOT_PERCENTILE` th percentile, for a planted foot rolled onto its ball or
+    toes (a heel-off, a kneel) only raises the ankle over the sole."""
     thigh = np.median(np.linalg.norm(np.asarray(knee) - hip, axis=-1))
     shin = np.median(np.linalg.norm(np.asarray(ankle) - knee, axis=-1))
     on = np.asarray(planted, dtype=bool)
     on = on if on.any() else np.ones(len(on), dtype=bool)
-    foot = np.median(np.asarray(ankle)[on, 1] - np.asarray(sole)[on, 1])
+    foot = np.percentile(np.asarray(ankle)[on, 1] - np.asarray(sole)[on, 1],
+                         FLAT_FOOT_PERCENTILE)
     return float(thigh + shin + foot)

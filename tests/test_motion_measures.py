@@ -89,6 +89,13 @@ def test_knee_lean_lift_and_leg_length() -> None:
     assert lean(np.zeros((1, 3)), neck)[0] == pytest.approx(12.0)
     assert leg_length(hip, knee, ankle, ankle - [0.0, 0.08, 0.0], np.ones(1, bool)) == (
         pytest.approx(1.08))
+    # Planted frames on the toes (a kneel, a heel-off: the ankle 0.2 m over the sole's lowest
+    # point) do not lengthen the leg: the foot is measured as it stands flat (0.08 m).
+    frames = 20
+    hips, knees, ankles = (np.repeat(a, frames, axis=0) for a in (hip, knee, ankle))
+    sole = ankles - [0.0, 0.08, 0.0]
+    sole[8:] = ankles[8:] - [0.0, 0.2, 0.0]
+    assert leg_length(hips, knees, ankles, sole, np.ones(frames, bool)) == pytest.approx(1.08)
     height = np.zeros(40)
     height[10:20] = np.sin(np.linspace(0, np.pi, 10)) * 0.2
     height[25:27] = 0.5  # 2 frames at 30 fps: too short for a swing
