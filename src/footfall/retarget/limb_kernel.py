@@ -80,9 +80,11 @@ PATCH_KNEELING = (0.15, 0.25)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
-#: the hold's offset from it (x, z: 12–13), 1 once set (14), the source's toe tip (15–17) and
-#: how far the patch travelled unheld while its leg knelt this stance (x, z: 18–19).
-PATCH_STATE = 20
+#: the hold's offset from it (x, z: 12–13), 1 once set (14), the source's toe tip (15–17),
+#: how far the patch travelled unheld while its leg knelt this stance (x, z: 18–19), the last
+#: world rotations of its toe joint (20–23), the source's foot (24–27) and the source's toe
+#: joint (28–31).
+PATCH_STATE = 32
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -186,7 +188,7 @@ class LimbFrames(NamedTuple):
     carry each foot's last pitches ``pitch_state (6, 4)`` (rows 0–1 the toes', turned by at
     most ``pitch_step`` radians a frame, ≤ 0: frames alone, no limit; rows 2–3 a long foot's
     and 4–5 the source feet's world rotations, see :data:`LONG_FOOT_STEP`; w > 1: none yet;
-    updated in place) and, a foot without toe joints, ``patch_state (2, PATCH_STATE)`` (see
+    updated in place) and each foot's patch hold ``patch_state (2, PATCH_STATE)`` (see
     :func:`_hold_patch`; updated in place); ``frame_time``: seconds per frame of frames in
     order (≤ 0: frames alone, no patch hold)."""
 
@@ -298,19 +300,30 @@ def _lowest_sole(world: FloatArray, frame: int, foot: int, leg: int, foot_points
     rotation = _quat(world[foot, frame])
     toe = toe_joints[leg]
     toe_rotation = _quat(world[toe, frame]) if toe >= 0 else rotation
-    toe_at = rotate_s(rotation, scale_s(_vec(toe_offsets[leg]), scale))
     lowest = 0.0
     for k in range(foot_points.shape[1]):
-        by_foot = rotate_s(rotation, scale_s(_vec(foot_points[leg, k]), scale))[1]
-        weight = toe_weights[leg, k]
-        height = by_foot
-        if weight > 0.0:
-            by_toe = toe_at[1] + rotate_s(toe_rotation,
-                                          scale_s(_vec(toe_points[leg, k]), scale))[1]
-            height = (1.0 - weight) * by_foot + weight * by_toe
+        height = _sole_point(rotation, toe_rotation, leg, k, foot_points, toe_points,
+                             toe_weights, toe_offsets, scale)[1]
         if k == 0 or height < lowest:
             lowest = height
     return lowest
+
+
+@helper
+def _sole_point(foot: Quat4, toe: Quat4, leg: int, k: int, foot_points: FloatArray,
+                toe_points: FloatArray, toe_weights: FloatArray, toe_offsets: FloatArray,
+                scale: float) -> Vec3:
+    """Sole point ``k`` of foot ``leg`` from its ankle, world axes, metres: the foot and its
+    toe joint turned ``foot``, ``toe`` (world), the point blended between the two by its skin
+    weight on the toes, as the mesh is (``retarget.calibration.SolePoints``; the arrays as
+    :class:`Soles` holds them, at ``scale``)."""
+    by_foot = rotate_s(foot, scale_s(_vec(foot_points[leg, k]), scale))
+    weight = toe_weights[leg, k]
+    if weight <= 0.0:
+        return by_foot
+    by_toe = add_s(rotate_s(foot, scale_s(_vec(toe_offsets[leg]), scale)),
+                   rotate_s(toe, scale_s(_vec(toe_points[leg, k]), scale)))
+    return add_s(scale_s(by_foot, 1.0 - weight), scale_s(by_toe, weight))
 
 
 @helper
@@ -442,32 +455,32 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
 
 
 @helper
-def _height(q: Quat4, v: Vec3) -> float:
-    """The y component of ``v`` turned by ``q`` (``rotate_s(q, v)[1]`` alone)."""
-    w, x, y, z = q
-    return (2.0 * (x * y + w * z) * v[0] + (1.0 - 2.0 * (x * x + z * z)) * v[1]
-            + 2.0 * (y * z - w * x) * v[2])
-
-
-@helper
-def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
-                 scale: float) -> Vec3:
-    """How far (level, metres) the foot's contact patch — its sole points within
-    :data:`PATCH` of the lowest, weighted down to 0 at that height — moves when the foot turned
-    ``before`` is turned ``after`` about its ankle: the ankle moved back by it turns the foot
-    about the patch instead (``foot_points (2, K, 3)`` in the foot's frame, at ``scale``)."""
+def _patch_shift(before: Quat4, before_toe: Quat4, after: Quat4, after_toe: Quat4, leg: int,
+                 foot_points: FloatArray, toe_points: FloatArray, toe_weights: FloatArray,
+                 toe_offsets: FloatArray, scale: float) -> Vec3:
+    """How far (level, metres) a foot's contact patch — its sole points within :data:`PATCH`
+    of the lowest, weighted down to 0 at that height — moves about its ankle when the foot and
+    its toe joint turned ``before``, ``before_toe`` are turned ``after``, ``after_toe``
+    (world): the ankle moved back by it turns the foot about the patch instead. The points are
+    blended between foot and toes as the mesh is (:func:`_sole_point`; the arrays as
+    :class:`Soles` holds them, at ``scale``): a patch under the ball rides on the toes (on the
+    foot alone, CesiumMan's would turn about the curled toe tips, 14–15 cm ahead of its ankle,
+    where the ball is at 9 cm)."""
     count = foot_points.shape[1]
     lowest = 0.0
     for k in range(count):
-        height = _height(after, _vec(foot_points[leg, k]))
+        height = _sole_point(after, after_toe, leg, k, foot_points, toe_points, toe_weights,
+                             toe_offsets, scale)[1]
         if k == 0 or height < lowest:
             lowest = height
     total, x, z = 0.0, 0.0, 0.0
     for k in range(count):
-        weight = 1.0 - (_height(after, _vec(foot_points[leg, k])) - lowest) * scale / PATCH
+        now = _sole_point(after, after_toe, leg, k, foot_points, toe_points, toe_weights,
+                          toe_offsets, scale)
+        weight = 1.0 - (now[1] - lowest) / PATCH
         if weight > 0.0:
-            point = scale_s(_vec(foot_points[leg, k]), scale)
-            moved = sub_s(rotate_s(after, point), rotate_s(before, point))
+            moved = sub_s(now, _sole_point(before, before_toe, leg, k, foot_points, toe_points,
+                                           toe_weights, toe_offsets, scale))
             total += weight
             x += weight * moved[0]
             z += weight * moved[2]
@@ -477,13 +490,13 @@ def _patch_shift(before: Quat4, after: Quat4, leg: int, foot_points: FloatArray,
 
 
 @helper
-def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: Vec3, toe: Vec3,
-                tip: Vec3, ankle_lift: float, toe_lift: float, tip_lift: float, has_toe: bool,
-                upright: float,
-                foot_points: FloatArray, scale: float, size_ratio: float, leg_length: float,
-                frame_time: float) -> tuple[float, float]:
-    """Where (x, z, metres) a foot without toe joints puts its ankle so that, standing, its
-    contact patch stays where it is while the foot turns.
+def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Quat4],
+                target: Vec3, ankle: Vec3, toe: Vec3, tip: Vec3, ankle_lift: float,
+                toe_lift: float, tip_lift: float, has_toe: bool, follow: bool, upright: float,
+                patch: Soles, source_patch: Soles, scale: float, size_ratio: float,
+                leg_length: float, frame_time: float) -> tuple[float, float]:
+    """Where (x, z, metres) a foot puts its ankle so that, standing, its contact patch stays
+    where it is while the foot turns (``follow``: moves only as the source's does, scaled).
 
     A foot whose patch lies far from its ankle (RobotExpressive's: 57–84 cm) turned about
     the ankle as the performer pivots on the ball swung its patch 56 cm across the floor
@@ -506,12 +519,25 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
     (drift 4.6 → 19.9 cm); the offset kept through the kneel instead put the kneeling foot
     out of the leg's reach (knee 8 → 25° off the source's).
 
-    ``state (2, PATCH_STATE)``: the feet's last frames (updated in place); ``ankle``,
-    ``toe``: the source's points (``has_toe``: it has a toe point), world metres;
-    ``upright`` (0…1): how upright the source's leg stands (0: kneeling); ``frame_time``:
-    seconds since the last frame; ``foot_points`` at ``scale`` (see :func:`_patch_shift`);
-    ``size_ratio`` scales the source's travel."""
+    ``follow`` (both rigs have toe points): only the target's excess over the source's
+    motion is held. The patch moves as the source's own patch — its points (``source_patch``:
+    its joints and End Sites) within :data:`PATCH` of its lowest — moves, scaled by
+    ``size_ratio``; what the target's other foot adds as the foot turns (its patch swung
+    about its ankle, elsewhere than the source's) is taken back. CesiumMan's heel stance
+    and its pivot on the ball of the foot on cmu_131_01 slid its patch 10.2 cm/s (median)
+    where the source's moved 6.0 (scaled); held so, 6.6. Locked in place instead, a clip
+    retargeted onto its own skeleton held feet the performer lets slide (5 cm sideways); a
+    foot that follows its source has no excess there.
+
+    ``state (2, PATCH_STATE)``: the feet's last frames (updated in place); ``turns``: the
+    world rotations of the target's foot and toe joint and of the source's (a foot without a
+    toe joint: its foot's); ``ankle``, ``toe``: the source's points (``has_toe``: it has a
+    toe point), world metres; ``upright`` (0…1): how upright the source's leg stands (0:
+    kneeling); ``frame_time``: seconds since the last frame; ``patch``, ``source_patch``: the
+    points the target's patch (at ``scale``) and the source's are judged by, see
+    :func:`_patch_shift`; ``size_ratio`` scales the source's travel."""
     row = state[leg]
+    foot, toe_turn, source_foot, source_toe = turns
     dx, dz = 0.0, 0.0
     travel_x, travel_z = 0.0, 0.0
     if row[14] > 0.5:
@@ -537,9 +563,18 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
         # foot's swing about its ankle
         step_x, step_z = 0.0, 0.0
         if stands > 0.0:
-            swing = _patch_shift(_quat(row[0:4]), foot, leg, foot_points, scale)
+            swing = _patch_shift(_quat(row[0:4]), _quat(row[20:24]), foot, toe_turn, leg,
+                                 patch.foot_points, patch.toe_points, patch.toe_weights,
+                                 patch.toe_offsets, scale)
             step_x = target[0] - row[10] + swing[0]
             step_z = target[2] - row[11] + swing[2]
+            if follow:  # less the source patch's own step, scaled
+                theirs = _patch_shift(
+                    _quat(row[24:28]), _quat(row[28:32]), source_foot, source_toe, leg,
+                    source_patch.foot_points, source_patch.toe_points,
+                    source_patch.toe_weights, source_patch.toe_offsets, 1.0)
+                step_x -= size_ratio * (ankle_x + theirs[0])
+                step_z -= size_ratio * (ankle_z + theirs[2])
         # held: the step taken back, but for its part back toward where the patch stood
         # before its leg knelt (at most the kneel's travel)
         back_x, back_z = 0.0, 0.0
@@ -568,6 +603,9 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
         travel_z = stands * (row[19] + (stands - near) * (step_z + free_z - oz)
                              + near * back_z)
     _put(row[0:4], foot)
+    _put(row[20:24], toe_turn)
+    _put(row[24:28], source_foot)
+    _put(row[28:32], source_toe)
     _put(row[4:7], ankle)
     _put(row[7:10], toe)
     _put(row[15:18], tip)
@@ -577,8 +615,8 @@ def _hold_patch(state: FloatArray, leg: int, foot: Quat4, target: Vec3, ankle: V
 
 
 @bundle_kernel(error_model="numpy")
-def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWork
-               ) -> None:  # pragma: no cover - compiled
+def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
+               work: LimbWork) -> None:  # pragma: no cover - compiled
     """Stage 1 for every frame ``f`` of ``frames``; writes into ``work``:
 
     ``chain (F, 3, L, 3)`` each limb's root, mid and tip (a detached tip where its lower bone
@@ -592,6 +630,7 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
     """
     frames, rig, sizes, work = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes), \
         LimbWork(*work)
+    soles = Soles(*soles)
     world, gpos, srot, spos = frames.world, frames.gpos, frames.srot, frames.spos
     foot_shift, level = frames.foot_shift, frames.level
     pitch_state, pitch_step = frames.pitch_state, frames.pitch_step
@@ -659,7 +698,12 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
                 near = _near_floor(min(heel_up, height))
                 if near > 0.0 and turn[0] < 1.0 - 1e-12:
                     foot = _quat(world[t_chain[leg, 2], f])
-                    shift = _patch_shift(foot, mul_s(turn, foot), leg, rig.foot_points,
+                    toe_joint = soles.toe_joints[leg]
+                    toes = _quat(world[toe_joint, f]) if toe_joint >= 0 else foot
+                    # (the toes keep their world rotation as the foot pitches)
+                    shift = _patch_shift(foot, toes, mul_s(turn, foot), toes, leg,
+                                         soles.foot_points, soles.toe_points,
+                                         soles.toe_weights, soles.toe_offsets,
                                          sizes.avatar_scale)
                     target = sub_s(target, scale_s(shift, near))
                 vector = rotate_s(turn, vector)
@@ -675,12 +719,15 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, work: LimbWor
 
 
 @bundle_kernel(error_model="numpy")
-def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
+def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles, patch: Soles,
+                source_patch: Soles,
                 work: LimbWork, held: FloatArray) -> None:  # pragma: no cover - compiled
     """Stage 2 for every frame: the toe pivot and lowest-point rule on the feet, the hips
     lowered; updates ``frames.world`` (the pitched feet), ``frames.local`` (the joint the hips
     hang from), ``frames.gpos`` and ``frames.hips`` in place where the hips drop. The feet
-    rest on the target's ``soles``.
+    rest on the target's ``soles``; with toe points a standing foot's contact patch is judged
+    by ``patch`` (the target's points) and ``source_patch`` (the source's, at its own scale;
+    see :func:`_hold_patch`), without by ``soles``.
 
     ``held (F, 2, 3)`` is added to the toe targets (the pivot's held offset); ``work`` holds
     the stage-1 arrays as :func:`feet_stage` wrote them. Writes the two-bone solver's input
@@ -692,6 +739,7 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
     """
     frames, rig, sizes = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes)
     soles, work = Soles(*soles), LimbWork(*work)
+    patch, source_patch = Soles(*patch), Soles(*source_patch)
     world, local, gpos, spos = frames.world, frames.local, frames.gpos, frames.spos
     srot = frames.srot
     hips_pos, leg_weights, arm_weights = frames.hips, frames.leg_weights, frames.arm_weights
@@ -756,8 +804,9 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 turn = _pitch_eased(turn, state, 2 + leg, moved + LONG_FOOT_STEP)
             if turn[0] < 1.0 - 1e-15:
                 _put(world[tip, f], mul_s(turn, foot))
-        # A foot without toe joints, standing, turns about its contact patch, not its ankle.
-        if not has_toes and frames.frame_time > 0.0:
+        # A standing foot turns about its contact patch, not its ankle (with toe points to
+        # follow, its patch moves as the source's; without, on the soles it stands on).
+        if frames.frame_time > 0.0:
             for leg in range(2):
                 ankle_at = _vec(spos[f, s_chain[leg, 2]])
                 ankle_lift = ankle_at[1] - heights[SOURCE_ANKLE, leg] - level[f, leg] - floor
@@ -777,11 +826,18 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                     tip_at = _toe_point(srot, spos, f, True, rig.source_tips[leg], -1,
                                         rig.source_tip_offsets[leg], 1.0)
                     tip_lift = toe_lift + tip_at[1] - toe_at[1] - rig.source_tip_rise[leg]
-                x, z = _hold_patch(frames.patch_state, leg,
-                                   _quat(world[t_chain[leg, 2], f]), _vec(feet[f, leg]),
+                foot = _quat(world[t_chain[leg, 2], f])
+                points = patch if has_toes else soles
+                toe_joint = points.toe_joints[leg]
+                source_foot = _quat(srot[f, s_chain[leg, 2]])
+                source_toe = source_patch.toe_joints[leg]
+                turns = (foot, _quat(world[toe_joint, f]) if toe_joint >= 0 else foot,
+                         source_foot,
+                         _quat(srot[f, source_toe]) if source_toe >= 0 else source_foot)
+                x, z = _hold_patch(frames.patch_state, leg, turns, _vec(feet[f, leg]),
                                    ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
-                                   rig.source_has_toes,
-                                   ramp_s(knee, *PATCH_KNEELING), foot_points,
+                                   rig.source_has_toes, has_toes,
+                                   ramp_s(knee, *PATCH_KNEELING), points, source_patch,
                                    sizes.avatar_scale, s, s * source_leg_lengths[leg],
                                    frames.frame_time)
                 feet[f, leg, 0], feet[f, leg, 2] = x, z

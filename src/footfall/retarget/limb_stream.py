@@ -31,8 +31,8 @@ class LimbStream:
             the toes', rows 2–3 a long foot's (``limb_kernel``'s pitch easing), from which
             the next frame's may turn only so far; rows 4–5 the source feet's last world
             rotations (how far they turned bounds the long foot's change).
-        patch: ``(2, PATCH_STATE)`` each foot's last frame for the patch hold of a foot without
-            toe joints (``limb_kernel._hold_patch``; column 14 is 0 until set).
+        patch: ``(2, PATCH_STATE)`` each foot's last frame for the patch hold
+            (``limb_kernel._hold_patch``; column 14 is 0 until set).
     """
 
     def __init__(self, live: bool, dt: float = 0.0) -> None:

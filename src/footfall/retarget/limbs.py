@@ -19,6 +19,10 @@ the source hands relative to the hips, scaled. Around that:
   the difference) and blended back in the air; the foot's lowest point (ankle or toe) is
   always as high as the source's, so a foot of other proportions neither wobbles in stance
   nor scrapes the floor in the swing;
+- standing (frames in order): a foot turns about its contact patch, not its ankle — with toe
+  points the patch moves as the source's own (its joints and End Sites) moves, scaled, the
+  swing the target's other foot adds taken back; without, it stays put
+  (``limb_kernel._hold_patch``);
 - reach: where a planted foot cannot be reached the hips are lowered just enough, never raised;
 - do no harm: a limb whose tip is already on its target is not touched (identity stays exact);
 - detached feet (IK rigs whose feet do not hang below the shin) are placed where the shin
@@ -191,12 +195,15 @@ class Limbs:
         #: ankles alone by default.
         self.soles = SolePoints(np.zeros((2, 1, 3)), np.zeros((2, 1, 3)), np.zeros((2, 1)),
                                 np.full(2, -1, dtype=np.int64), np.zeros((2, 3)))
+        #: The points each target and source foot's contact patch is judged by (as
+        #: :attr:`soles`): set by the retargeter; the ankles alone by default.
+        self.patch_points = (self.soles, self.soles)
         self._scratch: dict[int, tuple[LimbWork, tuple[object, ...], FloatArray]] = {}
         # What the kernels read, made again only when what it is made of changed.
         # (what it was made of, the bundle as a plain tuple)
         self._rig: tuple[tuple[object, ...], tuple[object, ...]] | None = None
         self._limb_sizes: tuple[tuple[object, ...], ...] | None = None
-        self._soles: tuple[SolePoints, tuple[object, ...]] | None = None
+        self._soles: tuple[tuple[SolePoints, ...], tuple[tuple[object, ...], ...]] | None = None
         # The source's standing heights ``(2, 2)`` (ankle, toe) of the measures they came from.
         self._standing: tuple[Measures, FloatArray] | None = None
 
@@ -318,14 +325,15 @@ class Limbs:
             pitch_step=self._pitch_step(stream, frames),
             patch_state=stream.patch if stream is not None else _NO_PATCH,
             frame_time=self._frame_time(stream, frames)))
-        feet_stage.plain(limb_frames, rig, limb_sizes, work)
+        soles, patch, source_patch = self._kernel_soles()
+        feet_stage.plain(limb_frames, rig, limb_sizes, patch, work)
         held = m.offset
         if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
                                          m.down.reshape(*batch, 2),
                                          m.toe_target.reshape(*batch, 2, 3), stream)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
-        reach_stage.plain(limb_frames, rig, limb_sizes, self._kernel_soles(), work, held)
+        reach_stage.plain(limb_frames, rig, limb_sizes, soles, patch, source_patch, work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
         m.rows[4].reshape(frames, count, 3)[:, :2] = knee_rows(
             m.knee_input, m.knee_lengths).reshape(frames, 2, 3)
@@ -417,15 +425,16 @@ class Limbs:
         self._limb_sizes = (values, parts, tuple(limb_sizes))
         return self._limb_sizes[2]
 
-    def _kernel_soles(self) -> tuple[object, ...]:
-        """The target feet's sole points (``self.soles``) as :func:`reach_stage` reads them
-        (:class:`Soles` as a plain tuple)."""
-        soles = self.soles
-        if self._soles is None or self._soles[0] is not soles:
-            self._soles = (soles, tuple(Soles(
-                foot_points=soles.foot_points, toe_points=soles.toe_points,
-                toe_weights=soles.toe_weights, toe_joints=soles.toe_joints,
-                toe_offsets=soles.toe_offsets)))
+    def _kernel_soles(self) -> tuple[tuple[object, ...], ...]:
+        """The target feet's sole points (``self.soles``) and the target's and source's patch
+        points (``self.patch_points``) as the kernels read them (:class:`Soles` as plain
+        tuples)."""
+        parts = (self.soles, *self.patch_points)
+        if self._soles is None or any(a is not b for a, b in zip(self._soles[0], parts,
+                                                                 strict=True)):
+            self._soles = (parts, tuple(tuple(Soles(
+                foot_points=p.foot_points, toe_points=p.toe_points, toe_weights=p.toe_weights,
+                toe_joints=p.toe_joints, toe_offsets=p.toe_offsets)) for p in parts))
         return self._soles[1]
 
     def _kernel_rig(self) -> tuple[object, ...]:

@@ -41,7 +41,32 @@ from footfall.retarget.limbs import Limbs, Sizes
 from footfall.retarget.saved_calibration import Calibration
 from footfall.retarget.toes import Toes
 from footfall.retarget.weights import WeightThresholds
-from footfall.skeleton import FKPlan, Skeleton
+from footfall.skeleton import FKPlan, Skeleton, forward_kinematics
+
+
+def foot_points(skeleton: Skeleton, mapping: Mapping[str, str], rest: FloatArray
+                ) -> SolePoints:
+    """Each foot's points as a rig without a mesh shows them — the foot joint, the joints below
+    it and their End Sites, a point below the toe joint riding on it — from the ``rest (J, 4)``
+    pose (the points issue 35 judges a source foot's contact by)."""
+    world, positions = forward_kinematics(skeleton.parents, rest, skeleton.offsets)
+    points, weights = [], []
+    for bone, toe_bone in (("LeftFoot", "LeftToes"), ("RightFoot", "RightToes")):
+        foot = skeleton.index(mapping[bone])
+        toe = skeleton.index(mapping[toe_bone]) if toe_bone in mapping else -1
+        found, ride = [], []
+        for j in range(skeleton.joint_count):
+            if foot not in skeleton.chain(j):
+                continue
+            found.append(positions[j])
+            ride.append(float(toe >= 0 and j != toe and toe in skeleton.chain(j)))
+            if j in skeleton.end_sites:
+                found.append(positions[j] + quat.rotate(
+                    world[j], np.asarray(skeleton.end_sites[j], dtype=np.float64)))
+                ride.append(float(toe >= 0 and toe in skeleton.chain(j)))
+        points.append(np.array(found))
+        weights.append(np.array(ride))
+    return SolePoints.gather(skeleton, mapping, rest, points, weights)
 
 
 class RetargetRig:
@@ -84,6 +109,13 @@ class RetargetRig:
                                       self.target_rest)
         #: The target feet's sole points and each hand's reach from its wrist (metres).
         self.soles = soles
+        #: The points each foot's contact patch is judged by (``limb_kernel._hold_patch``):
+        #: the source's joints and End Sites (as issue 35 judges its contact), the target's
+        #: mesh soles, or without a mesh its joints and End Sites (as a viewer sees them).
+        self.source_patch = foot_points(source, self.source_map,
+                                        quat.identity((source.joint_count,)))
+        self.target_patch = (self.soles if self.soles.from_mesh else
+                             foot_points(target, self.target_map, self.target_rest))
         self.hand_reach = (joint_hand_reach(target, self.target_map, self.target_rest)
                            if target_hands is None
                            else np.asarray(target_hands, dtype=np.float64))
@@ -146,6 +178,7 @@ class RetargetRig:
         standing_world, standing_positions = self.target_fk(standing, target.offsets)
         limbs = Limbs(source, target, self.source_map, self.target_map, c)
         limbs.soles = self.soles
+        limbs.patch_points = (self.target_patch, self.source_patch)
         limbs.set_hand_reach(self.hand_reach)
         limbs.calibrate(source_pos, source_world, standing_world, standing_positions,
                         Toes.of(source, self.source_map, src))
