@@ -122,7 +122,7 @@ def test_a_contact_broken_for_a_frame_is_not_stepped_apart() -> None:
     # pybvh_test1_zup_inches on the stairs: the right foot's contact broken for two frames
     # (57-59, 61-69 in grounding's contacts); moving one side of it off the stair alone made
     # the foot jump in the source's swings around it (swing 7.1 -> 15.8 mm): such stances are
-    # not moved
+    # one footstep and move together (swing 4.5 mm, stance 1.3 mm)
     got = _scores("pybvh_test1_zup_inches.bvh", "straight", "stairs", slice(0, 600))
     assert got["swing"] <= 0.010, got
     assert got["stance"] <= STANCE, got
@@ -135,5 +135,30 @@ def test_a_step_off_a_crest_that_would_spoil_the_swing_is_not_taken() -> None:
     # reads 3.9 mm but the swings 23.8 mm over the blended ground (14.9 mm kept): the re-step
     # keeps a move only when no swing gets worse (``grounding.clip.restep``)
     got = _scores("pybvh_test1_zup_inches.bvh", "mirrored", "rocks", slice(0, 600))
+    assert got["swing"] <= SWING, got
+    assert got["beyond_dip"] <= BEYOND_DIP, got
+
+
+def test_a_footstep_whose_best_move_spoils_a_swing_takes_a_lesser_one() -> None:
+    # cmu_131_01 at 30 fps on the rocks: the left foot's one stance (frames 97-111) stands on
+    # its toe tip with the ball on a rock and the tip over the rock's edge (stance 10.4 mm on
+    # main); its best move along the foot (6 cm back) spoils the swing before it, and was
+    # dropped with nothing in its place; the re-step now takes the best move that leaves the
+    # stances and swings around the footstep as they were (4 cm back: stance 8.7, swing 12.6 ->
+    # 12.0 mm). Without that (the best move or none), this fails.
+    got = _scores("cmu_131_01.bvh", "fps30", "rocks", slice(0, 600))
+    assert got["stance"] <= STANCE, got
+    assert got["swing"] <= SWING, got
+    assert got["beyond_dip"] <= BEYOND_DIP, got
+
+
+def test_a_footstep_broken_for_a_frame_steps_off_a_crest_whole() -> None:
+    # pybvh_test1_zup_inches bent into an S on the rocks: the right foot's last footstep is two
+    # contacts broken by a two-frame swing (57-59, 61-69), resting on a rock's crest (35 mm off
+    # its height); a stance next to so short a swing was never moved (stance 10.9 mm on main).
+    # Moved whole as one footstep: stance 9.5, swing 19.1 -> 18.2 mm. Without the footsteps
+    # (stances next to a short swing left where they are), this fails.
+    got = _scores("pybvh_test1_zup_inches.bvh", "eight", "rocks", slice(0, 600))
+    assert got["stance"] <= STANCE, got
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got

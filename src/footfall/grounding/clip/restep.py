@@ -3,6 +3,8 @@ on the solved clip: :func:`restep`."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -41,75 +43,146 @@ Solved = tuple[Plan, Clip, ClipFeet, FloatArray]
 
 def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             params: GroundingParams, ball_clearance: float, first: Solved) -> Solved:
-    """The solve ``first`` (plan, clip, solved feet, swing lift) with each planted stance that
-    is more than :data:`RESTEP_FLOAT` from its source height over the terrain on the solved
-    feet (:func:`_heights`: its lowest rig point, mean over the stance; the sole rests on a
-    crest that lowering would enter) moved along its foot's heel-to-toe direction by the one of
-    :data:`RESTEP_MOVES` that lowers that float the most (the least on a tie), measured on the
-    clip solved again with the move (:func:`_heights`); kept only when, solved with every kept
+    """The solve ``first`` (plan, clip, solved feet, swing lift) with each planted footstep
+    (:func:`_footsteps`: a stance, or stances broken by swings shorter than the blend) that is
+    more than :data:`RESTEP_FLOAT` from its source height over the terrain on the solved feet
+    (:func:`_heights`: its lowest rig point, mean over its stance frames; the sole rests on a
+    crest that lowering would enter) moved along its foot's heel-to-toe direction by the one
+    of :data:`RESTEP_MOVES` that lowers that float the most (the least on a tie) among those
+    that leave the stances and swings around it (:func:`_near`) no worse, measured on the clip
+    solved again with the move (:func:`_heights`; every other footstep of a foot moved at a
+    time, so its neighbours stand as they were: the best move alone, refused for spoiling a
+    swing, left a footstep on its crest with a lesser move at hand — cmu_131_01 at 30 fps on
+    the rocks, stance 10.4 mm, independent scorer); kept only when, solved with every kept
     move, no stance is more than :data:`RESTEP_GAIN` and no swing more than
     :data:`RESTEP_SWING` further from its source height than it was — else the least helpful
     move is dropped and the rest solved again, up to :data:`RESTEP_TRIES` times, then the
     first solve. Measured on the solved clip, not predicted: a prediction from the ground
     under the source's foot disagreed with the solve (turning walks on the rocks got worse:
-    games105 circle_right_backward 5.6 -> 17.7 mm). Stances shorter than the blend, or next
-    to a swing that is, are not moved. Cost: one solve per move tried and up to
-    :data:`RESTEP_TRIES` more, only for clips with a floating stance."""
+    games105 circle_right_backward 5.6 -> 17.7 mm). A footstep shorter than the blend is not
+    moved. Cost: one solve per move tried for each of the two sets of footsteps (one set when
+    every floating footstep is in one) and up to :data:`RESTEP_TRIES` more, only for clips
+    with a floating footstep."""
     planned, _, solved, _ = first
     contacts = planned.contacts
     spans = [(f, a, b) for f in range(2) for a, b in segments(contacts[:, f])]
-    before, swings = _heights(prepared, solved, terrain, contacts, spans)
-    # a stance shorter than the blend, or next to a swing of its foot that is (a contact broken
-    # for a frame or two), is no footstep of its own: moving it alone makes the foot jump
-    # (pybvh_test1_zup_inches on the stairs: swings 7.1 -> 15.8 mm, independent scorer)
+    measured = _heights(prepared, solved, terrain, contacts, spans)
+    before = measured.stances
+    # a contact broken for a frame or two is one footstep: its parts move together (moved
+    # alone, the foot jumped between them: pybvh_test1_zup_inches on the stairs, swings 7.1 ->
+    # 15.8 mm, independent scorer; not moved at all, a footstep broken so stayed on a rock's
+    # crest: pybvh eight on the rocks, 35 mm)
     blend = blend_frames(prepared.clip.fps)
-    short = {(foot, start) for foot, start, stop, _, _ in swing_spans(contacts)
-             if stop - start < blend}
-    short |= {(foot, stop) for foot, start, stop, _, _ in swing_spans(contacts)
-              if stop - start < blend}
-    floating = [k for k, (value, (foot, start, stop))
-                in enumerate(zip(before, spans, strict=True))
-                if value > RESTEP_FLOAT and stop - start >= blend
-                and (foot, start) not in short and (foot, stop) not in short]
+    steps = _footsteps(spans, blend)
+    floats = [_step_float(before, spans, step) for step in steps]
+    floating = [i for i, step in enumerate(steps)
+                if floats[i] > RESTEP_FLOAT and spans[step[-1]][2] - spans[step[0]][1] >= blend]
     if not floating:
         return first
     feet = prepared.feet
     headings = {}
-    for k in floating:
-        foot, start, stop = spans[k]
+    for i in floating:
+        foot, start, stop = max((spans[k] for k in steps[i]), key=lambda s: s[2] - s[1])
         sole = feet.sole[(start + stop) // 2, foot]
         sole = sole[np.isfinite(sole[:, 0])]
         heading = (sole[-1] - sole[0])[[0, 2]] if len(sole) > 1 else np.zeros(2)
         length = float(np.hypot(*heading))
         if length > 1e-6:
-            headings[k] = heading / length
-    best = {k: (before[k] - RESTEP_GAIN, 0.0) for k in headings}
-    for move in RESTEP_MOVES:
-        tried = _with_steps(prepared, terrain, found, params, ball_clearance, contacts, spans,
-                            {k: move * h for k, h in headings.items()})
-        floats = _heights(prepared, tried[2], terrain, contacts, spans)[0]
-        for k in headings:
-            if floats[k] < best[k][0]:
-                best[k] = (floats[k], move)
-    moves = {k: best[k][1] * headings[k] for k in headings if best[k][1] != 0.0}
-    # the moves together, the least helpful dropped while any stance floats more than it did
-    # (a move blended across a short swing lifts the foot's next stance)
+            headings[i] = heading / length
+    # each footstep tried with the footsteps of its foot next to it unmoved (every other one
+    # at a time), so what its own move does to the stances and swings around it is seen
+    all_swings = swing_spans(contacts)
+    best = {i: (floats[i] - RESTEP_GAIN, 0.0) for i in headings}
+    for parity in (0, 1):
+        group = [i for i in headings if _order(steps, spans, i) % 2 == parity]
+        if not group:
+            continue
+        for move in RESTEP_MOVES:
+            tried = _with_steps(prepared, terrain, found, params, ball_clearance, contacts,
+                                spans, _per_span(steps, {i: move * headings[i] for i in group}))
+            got = _heights(prepared, tried[2], terrain, contacts, spans)
+            worse, worse_swings = _worse_parts(got, measured)
+            for i in group:
+                value = _step_float(got.stances, spans, steps[i])
+                if value < best[i][0] and not _near(i, steps, spans, worse, worse_swings,
+                                                    all_swings):
+                    best[i] = (value, move)
+    moves = {i: best[i][1] * headings[i] for i in headings if best[i][1] != 0.0}
+    # the moves together, the least helpful dropped while any stance or swing is worse than
+    # it was (a move blended across a short swing lifts the foot's next stance)
     for _ in range(RESTEP_TRIES):
         if not moves:
             break
         out = _with_steps(prepared, terrain, found, params, ball_clearance, contacts, spans,
-                          moves)
-        after, swung = _heights(prepared, out[2], terrain, contacts, spans)
-        if not (_worse(after, before, RESTEP_GAIN) or _worse(swung, swings, RESTEP_SWING)):
+                          _per_span(steps, moves))
+        worse, worse_swings = _worse_parts(_heights(prepared, out[2], terrain, contacts, spans),
+                                           measured)
+        if not (worse.any() or worse_swings.any()):
             return out
-        del moves[min(moves, key=lambda k: before[k] - best[k][0])]
+        del moves[min(moves, key=lambda i: floats[i] - best[i][0])]
     return first
 
 
-def _worse(after: list[float], before: list[float], by: float) -> bool:
-    """Whether any of ``after`` is more than ``by`` over the same of ``before`` (NaN: no)."""
+def _footsteps(spans: list[tuple[int, int, int]], blend: int) -> list[list[int]]:
+    """The stances ``spans`` (foot, start, stop; by foot, then in order) grouped into
+    footsteps: indices of the stances of one foot with swings shorter than ``blend`` frames
+    between them."""
+    steps: list[list[int]] = []
+    for k, (foot, start, _) in enumerate(spans):
+        if steps and spans[steps[-1][-1]][0] == foot and start - spans[steps[-1][-1]][2] < blend:
+            steps[-1].append(k)
+        else:
+            steps.append([k])
+    return steps
+
+
+def _step_float(values: list[float], spans: list[tuple[int, int, int]], step: list[int]
+                ) -> float:
+    """A footstep's float (metres): its stances' ``values`` weighted by their frames (NaN
+    where none is known)."""
+    pairs = [(values[k], spans[k][2] - spans[k][1]) for k in step if np.isfinite(values[k])]
+    if not pairs:
+        return float("nan")
+    return float(sum(v * n for v, n in pairs) / sum(n for _, n in pairs))
+
+
+def _per_span(steps: list[list[int]], moves: dict[int, FloatArray]) -> dict[int, FloatArray]:
+    """Footsteps' ``moves`` given to each of their stances (indices of the spans)."""
+    return {k: move for i, move in moves.items() for k in steps[i]}
+
+
+def _near(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]],
+          worse: NDArray[np.bool_], worse_swings: NDArray[np.bool_],
+          swings: list[tuple[int, int, int, int | None, int | None]]) -> bool:
+    """Whether footstep ``steps[i]`` is next to a stance (``worse``, by span) or a swing
+    (``worse_swings``, by ``swings``) that got worse: one of its own stances, the stance of its
+    foot before or after it, or a swing of its foot that leaves, reaches or breaks it."""
+    members = steps[i]
+    foot, first, last = spans[members[0]][0], spans[members[0]][1], spans[members[-1]][2]
+    around = [members[0] - 1, *members, members[-1] + 1]
+    if any(0 <= k < len(spans) and spans[k][0] == foot and worse[k] for k in around):
+        return True
+    return any(bad and side == foot and (stop == first or start == last or first <= start < last)
+               for bad, (side, start, stop, _, _) in zip(worse_swings, swings, strict=True))
+
+
+def _order(steps: list[list[int]], spans: list[tuple[int, int, int]], i: int) -> int:
+    """Footstep ``i``'s place among its foot's footsteps (0 for the first)."""
+    foot = spans[steps[i][0]][0]
+    return sum(1 for step in steps[:i] if spans[step[0]][0] == foot)
+
+
+def _worse(after: list[float], before: list[float], by: float) -> NDArray[np.bool_]:
+    """Which of ``after`` are more than ``by`` over the same of ``before`` (NaN: not)."""
     with np.errstate(invalid="ignore"):
-        return bool(np.any(np.asarray(after) > np.asarray(before) + by))
+        return np.asarray(after, dtype=float) > np.asarray(before, dtype=float) + by
+
+
+def _worse_parts(after: Heights, before: Heights) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Which stances of ``after`` are more than :data:`RESTEP_GAIN`, and which swings more than
+    :data:`RESTEP_SWING`, further from their source heights than in ``before``."""
+    return (_worse(after.stances, before.stances, RESTEP_GAIN),
+            _worse(after.swings, before.swings, RESTEP_SWING))
 
 
 def _with_steps(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
@@ -130,9 +203,17 @@ def _with_steps(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bo
     return planned, out, solved, lift
 
 
+class Heights(NamedTuple):
+    """What :func:`_heights` measures of a solved clip, per stance (``spans``) and per swing
+    (:func:`~footfall.metrics.swing.swing_spans`), metres: how far from its source height
+    (mean over its judged frames, NaN where none is)."""
+
+    stances: list[float]
+    swings: list[float]
+
+
 def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
-             contacts: NDArray[np.bool_], spans: list[tuple[int, int, int]]
-             ) -> tuple[list[float], list[float]]:
+             contacts: NDArray[np.bool_], spans: list[tuple[int, int, int]]) -> Heights:
     """How far from its source height each stance ``spans[k]`` (foot, start, stop) and each
     swing (:func:`~footfall.metrics.swing.swing_spans` of ``contacts``) of the ``solved``
     feet is, mean over its frames (metres, NaN where it has no ground): |the lowest rig point
@@ -161,5 +242,7 @@ def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
         values = values[np.isfinite(values)]
         return float(values.mean()) if len(values) else float("nan")
 
-    return ([mean(*span) for span in spans],
-            [mean(foot, start, stop) for foot, start, stop, _, _ in swing_spans(contacts)])
+    swings = [(foot, start, stop) for foot, start, stop, _, _ in swing_spans(contacts)]
+    return Heights(
+        [mean(*span) for span in spans],
+        [mean(*swing) for swing in swings])
