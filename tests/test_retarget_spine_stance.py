@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from footfall.retarget.spine import group_last
-from footfall.retarget.stance import PlantedHold, hold_while_planted
+from footfall.retarget.stance import PlantedHold
 
 
 @given(st.integers(1, 12), st.integers(1, 12))
@@ -23,23 +23,37 @@ def test_group_last_properties(source_count, target_count) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.integers(2, 60), st.integers(1, 10))
-def test_planted_hold_keeps_touchdown_values_live_and_batched(seed, frames, fade) -> None:
+@given(st.integers(0, 2**31 - 1), st.integers(2, 60), st.integers(1, 10), st.integers(1, 59))
+def test_planted_hold_is_one_rule_frame_by_frame_and_over_a_clip(seed, frames, fade, cut) -> None:
+    """The hold a live stream applies frame by frame is the hold a clip gets over its frames
+    (in chunks too: the state goes on), bit for bit; planted runs hold their touchdown value;
+    a swing is the current value from ``fade`` frames after lift-off on."""
     rng = np.random.default_rng(seed)
     values = rng.normal(size=(frames, 2, 3))
     planted = rng.random((frames, 2)) < 0.6
-    batch = hold_while_planted(values, planted)
-    # While planted both hold the touchdown value.
     live = PlantedHold(fade)
     out = np.stack([live(values[f], planted[f]) for f in range(frames)])
-    np.testing.assert_allclose(out[planted], batch[planted], atol=1e-12)
-    # A planted run holds one value from its touchdown on.
+    clip = PlantedHold(fade)
+    cut = min(cut, frames)
+    series = np.concatenate([clip.series(values[:cut], planted[:cut]),
+                             clip.series(values[cut:], planted[cut:])])
+    np.testing.assert_array_equal(series, out)
     for foot in range(2):
-        for f in range(1, frames):
-            if planted[f, foot] and planted[f - 1, foot]:
-                np.testing.assert_allclose(batch[f, foot], batch[f - 1, foot])
+        touchdown = None
+        since = fade
+        for f in range(frames):
+            if planted[f, foot]:
+                if touchdown is None:
+                    touchdown = values[f, foot]
+                np.testing.assert_array_equal(out[f, foot], touchdown)
+                since = 0
+            else:
+                touchdown = None
+                since += 1
+                if since >= fade:  # caught up: the value itself
+                    np.testing.assert_allclose(out[f, foot], values[f, foot], atol=1e-12)
     # With nothing planted the values pass through.
-    np.testing.assert_allclose(hold_while_planted(values, np.zeros_like(planted)), values)
+    np.testing.assert_allclose(PlantedHold(fade).series(values, np.zeros_like(planted)), values)
 
 
 def test_live_frame_equals_a_batch_of_one_across_rigs() -> None:

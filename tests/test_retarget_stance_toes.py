@@ -1,15 +1,11 @@
-"""The pieces behind retargeting real clips: the stance hold's events and pace, toe points from
-End Sites, and standing a lying rest pose up."""
+"""The pieces behind retargeting real clips: toe points from End Sites, and standing a lying
+rest pose up (the stance hold: ``tests/test_retarget_spine_stance.py``)."""
 
 import numpy as np
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from conftest import DATA
 from footfall import bvh, quat
 from footfall.humanoid import map_skeleton, upright_pose, upright_turn
-from footfall.retarget.stance import hold_while_planted, keep_through_shuffles
 from footfall.retarget.toes import BALL_FORWARD, BALL_SHARE, LEGS, Toes
 from footfall.skeleton import Skeleton, forward_kinematics
 
@@ -20,36 +16,6 @@ def runs(text: str) -> np.ndarray:
 
 def text(mask: np.ndarray) -> str:
     return "".join("P" if m else "." for m in mask)
-
-
-def test_shuffles_keep_the_plant() -> None:
-    planted = runs("PPP....PPP......PP")
-    lift = np.zeros(len(planted))
-    lift[10:13] = 0.05  # the second swing lifts 5 cm, the first only skims
-    lift[4] = 0.01
-    assert text(keep_through_shuffles(planted, lift, 0.03)) == "PPPPPPPPPP......PP"
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.lists(st.booleans(), min_size=2, max_size=40), st.integers(0, 2**31 - 1))
-def test_uniform_pace_is_the_frame_count(planted, seed) -> None:
-    planted = np.array(planted)[:, None]
-    values = np.random.default_rng(seed).normal(size=(len(planted), 1, 3))
-    np.testing.assert_allclose(hold_while_planted(values, planted, np.ones(planted.shape)),
-                               hold_while_planted(values, planted), atol=1e-12)
-
-
-def test_paced_catch_up_waits_while_the_pace_is_zero() -> None:
-    planted = runs("PP......PP")[:, None]
-    values = np.zeros((10, 1, 3))
-    values[2:, 0, 0] = 1.0  # the value jumps at lift-off; held 0 until then
-    pace = np.zeros((10, 1))
-    pace[5:8] = 1.0  # the foot only moves in the swing's last three frames
-    out = hold_while_planted(values, planted, pace)[:, 0, 0]
-    assert np.all(out[:2] == 0.0)
-    assert np.allclose(out[2:5], 0.0, atol=1e-5)  # nothing made up while the pace is 0
-    assert 0.0 < out[5] < out[6] < out[7] == pytest.approx(1.0)
-    np.testing.assert_allclose(out[8:], 1.0)
 
 
 def test_toe_points_from_joints_and_forward_end_sites() -> None:

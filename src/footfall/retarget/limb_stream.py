@@ -7,9 +7,7 @@ owned by its caller (:func:`~footfall.retarget.offline.retarget_clip`,
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
 
-from footfall.arrays import FloatArray
 from footfall.retarget.limb_kernel import PATCH_STATE
 from footfall.retarget.stance import RELEASE_SECONDS, PlantedHold
 
@@ -23,10 +21,8 @@ class LimbStream:
     Attributes:
         live: a live stream.
         dt: seconds per frame (live: of the last frame; 0 until told).
-        shift_hold: live: the stance-width shift, frozen while a foot is planted.
-        toe_hold: live: the toe pivot's flat-foot toe offset, held through a toe contact.
-        toe_carry: a clip: the held toe offset ``(2, 3)`` and toe contacts ``(2,)`` of the
-            last frame solved (a contact running on into the next chunk keeps its offset).
+        shift_hold: the stance-width shift, frozen while a foot is planted.
+        toe_hold: the toe pivot's flat-foot toe offset, held through a toe contact.
         pitch: ``(6, 4)`` each foot's last pitches, quaternions (w > 1: none yet): rows 0–1
             the toes', rows 2–3 a long foot's (``limb_kernel``'s pitch easing), from which
             the next frame's may turn only so far; rows 4–5 the source feet's last world
@@ -40,12 +36,11 @@ class LimbStream:
         self.dt = dt
         self.shift_hold = PlantedHold()
         self.toe_hold = PlantedHold()
-        self.toe_carry: tuple[FloatArray, NDArray[np.bool_]] | None = None
         self.pitch = np.full((6, 4), 2.0)
         self.patch = np.zeros((2, PATCH_STATE))
 
     def set_dt(self, dt: float) -> None:
-        """``dt`` seconds per frame from now on (live: the holds release over
+        """``dt`` seconds per frame from now on (the holds release over
         :data:`~footfall.retarget.stance.RELEASE_SECONDS`)."""
         self.dt = dt
         self.shift_hold.fade = self.toe_hold.fade = max(round(RELEASE_SECONDS / dt), 1)
@@ -54,6 +49,5 @@ class LimbStream:
         """Start again (a new calibration)."""
         self.shift_hold.reset()
         self.toe_hold.reset()
-        self.toe_carry = None
         self.pitch[:] = 2.0
         self.patch[:] = 0.0

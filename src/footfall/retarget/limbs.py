@@ -61,15 +61,10 @@ from footfall.retarget.limb_kernel import (
 )
 from footfall.retarget.limb_stream import LimbStream
 from footfall.retarget.spine import chain_between
-from footfall.retarget.stance import (
-    hold_while_planted,
-    keep_through_shuffles,
-)
 from footfall.retarget.toes import Toes
 from footfall.retarget.weights import LimbWeights
 from footfall.skeleton import FKPlan, Skeleton
 
-SHUFFLE_CLEARANCE = 0.03  # offline: a swing whose foot stays this low keeps its stance shift
 #: Radians per second a foot's pitch (toes to the source's height) is taken on and given back,
 #: at most :data:`PITCH_STEP` a frame: under the source foot's own largest turn + 5° (issue 35).
 PITCH_SPEED = math.radians(120.0)
@@ -330,8 +325,7 @@ class Limbs:
         held = m.offset
         if self._toes is not None:
             held = self._held_toe_offset(m.offset.reshape(*batch, 2, 3),
-                                         m.down.reshape(*batch, 2),
-                                         m.toe_target.reshape(*batch, 2, 3), stream)
+                                         m.down.reshape(*batch, 2), stream)
             held = np.ascontiguousarray(held.reshape(frames, 2, 3))
         reach_stage.plain(limb_frames, rig, limb_sizes, soles, patch, source_patch, work, held)
         # Bend goals: legs copy the source knee (arms bend toward the copied elbow).
@@ -512,17 +506,12 @@ class Limbs:
                                              fixed, plant)
         return planted[0], levels[0]
 
-    def held_shift_series(self, srot: FloatArray, fps: float, sizes: Sizes,
-                          planted: NDArray[np.bool_], lift: FloatArray) -> FloatArray:
-        """Stance-width shift per frame ``(F, 2, 3)``, frozen while each foot is planted
-        (``planted (F, 2)``); ``lift (F, 2)``: each foot's lowest point above its stance
-        level, metres."""
-        # (the swing's catch-up is paced by the lift, not by time)
-        # The shift catches up while the foot is up (in proportion to its lift), not while it
-        # still skims the floor at lift-off and touchdown, nor in a shuffle.
-        planted = keep_through_shuffles(planted, lift, SHUFFLE_CLEARANCE)
-        return hold_while_planted(self.foot_shift(self.body_yaw(srot), sizes), planted,
-                                  np.maximum(lift, 0.0))
+    def held_shift_series(self, stream: LimbStream, srot: FloatArray, sizes: Sizes,
+                          planted: NDArray[np.bool_]) -> FloatArray:
+        """Stance-width shift per frame ``(F, 2, 3)`` of a clip's frames in order (source world
+        rotations ``(F, Js, 4)``), frozen while each foot is planted (``planted (F, 2)``) by
+        the ``stream``'s hold: the rule :meth:`held_shift_live` applies frame by frame."""
+        return stream.shift_hold.series(self.foot_shift(self.body_yaw(srot), sizes), planted)
 
     def held_shift_live(self, stream: LimbStream, srot: FloatArray, sizes: Sizes,
                         planted: NDArray[np.bool_]) -> FloatArray:
@@ -606,25 +595,16 @@ class Limbs:
         return quat.rotate(turn, delta)
 
     def _held_toe_offset(self, offset: FloatArray, down: NDArray[np.bool_],
-                         toe_path: FloatArray, stream: LimbStream | None) -> FloatArray:
+                         stream: LimbStream | None) -> FloatArray:
         """The flat-foot toe offset ``(..., 2, 3)`` held through each toe contact (``down
-        (..., 2)``) and blended back in the air by the next one. Offline the blend is paced by
-        the mapped source toe's travel (``toe_path (F, 2, 3)``), so the foot catches up where
-        the toe moves anyway rather than where it hovers; live over a fixed time."""
-        if stream is not None and stream.live:
-            held = stream.toe_hold(offset, down)
-        elif stream is not None and len(offset) > 0:
-            travel = np.zeros(down.shape)
-            travel[1:] = np.linalg.norm(np.diff(toe_path[..., [0, 2]], axis=0), axis=-1)
-            held = hold_while_planted(offset, down, travel)
-            carry = stream.toe_carry
-            if carry is not None and carry[0].shape == offset.shape[1:]:
-                # A contact running on from the previous chunk keeps that chunk's offset.
-                running = np.logical_and.accumulate(down, axis=0) & carry[1]
-                held = np.where(running[..., None], carry[0], held)
-            stream.toe_carry = (held[-1].copy(), down[-1].copy())
-        else:
+        (..., 2)``) and blended back in the air over
+        :data:`~footfall.retarget.stance.RELEASE_SECONDS`: the ``stream``'s hold, frame by
+        frame live and over a clip's frames (leading axis) offline — one rule. Frames alone
+        (no stream) keep ``offset``."""
+        if stream is None:
             return offset
+        hold = stream.toe_hold
+        held = hold(offset, down) if stream.live else hold.series(offset, down)
         return held * np.array([1.0, 0.0, 1.0])  # horizontal (the swing blend may lift y)
 
     def _limb_paths(self) -> tuple[tuple[list[int], list[int]], tuple[list[int], list[int]]]:

@@ -73,15 +73,15 @@ def retarget_clip(
     fixed = (np.zeros(2) if stance_level is None
              else np.asarray(stance_level, dtype=np.float64).reshape(2))
     limbs = cal.limbs
-    planted, series, lowest = limbs.track_series(
+    planted, series, _ = limbs.track_series(
         srot_all, spos_all, clip.fps, cal.sizes(values, fixed), fixed,
         plant=bool(values["plant_feet"]))
     goals = goal_weights(cal, values, spos_all, props, chairs)
-    shift = limbs.held_shift_series(srot_all, clip.fps, cal.sizes(values, fixed), planted,
-                                    lowest - series)
+    stream = LimbStream(live=False)  # the clip's frames in order, as a live stream's
+    stream.set_dt(1.0 / clip.fps)
+    shift = limbs.held_shift_series(stream, srot_all, cal.sizes(values, fixed), planted)
     weights = smooth_weights(goals, values["weight_smooth_speed"], 1.0 / clip.fps)
     parts_rot, parts_pos = [], []
-    stream = LimbStream(live=False, dt=1.0 / clip.fps)  # the clip's chunks, in order
     for start in range(0, clip.frame_count, chunk):
         part = slice(start, start + chunk)
         w = LimbWeights(weights.arms[part], weights.legs[part], weights.hips[part])
