@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -233,6 +234,21 @@ class CalibratedRig:
     fingers: FingerRig
     source_fingers: FingerRig
     limbs: Limbs
+
+    @cached_property
+    def hip_joints_rise(self) -> tuple[float, float]:
+        """How high the midpoint of the hip joints (upper legs) stands over the hips joint in
+        the calibration poses, the source's and the target's (at scale 1), metres: where
+        :func:`~footfall.retarget.solve.hip_joints_shift` measures their rise and fall from."""
+        rises = []
+        for skeleton, pose, (hips, legs) in (
+                (self.rig.source, self.source_pose,
+                 (self.rig.correspondence.hips[1], self.limbs.source_hip_joints)),
+                (self.rig.target, self.calibration_pose,
+                 (self.rig.correspondence.hips[0], self.limbs.hip_joints))):
+            _, positions = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+            rises.append(float(positions[legs, 1].mean() - positions[hips, 1]))
+        return rises[0], rises[1]
 
     def size_ratio(self, avatar_scale: float) -> float:
         """Target leg length (scaled) / source leg length (the hip joints' heights,
