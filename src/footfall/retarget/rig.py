@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall import quat
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, IntArray
 from footfall.errors import SkeletonError
 from footfall.humanoid.upright import upright_pose
 from footfall.retarget.body_floor import BodyPoints
@@ -234,6 +234,15 @@ class CalibratedRig:
     fingers: FingerRig
     source_fingers: FingerRig
     limbs: Limbs
+
+    @cached_property
+    def source_knees(self) -> IntArray:
+        """``(2,)`` the source's left and right knee joints (the legs' middle joints; no leg:
+        the hips joint, a knee never on the floor), what the hips weight's kneel layer reads
+        (``weights.source_goal_kernel``)."""
+        limbs, hips = self.rig.correspondence.limbs, self.rig.correspondence.hips[1]
+        return np.array([limbs[name][1][1] if name in limbs else hips
+                         for name in ("left_leg", "right_leg")], dtype=np.int64)
 
     @cached_property
     def hip_joints_rise(self) -> tuple[float, float]:

@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall import quat
-from footfall.arrays import FloatArray, IntArray
+from footfall.arrays import FloatArray
 from footfall.retarget.fingers import FINGERS, HANDS
 from footfall.retarget.head import apply_head_offset
 from footfall.retarget.limb_stream import LimbStream
@@ -48,8 +48,6 @@ from footfall.retarget.weights import LimbWeights, points_array, source_goal_ker
 #: and the metres of it left under the floor that end the passes early.
 LEG_PASSES = 4
 LEG_TOLERANCE = 0.002
-#: The legs' names in the limb correspondence.
-LEGS = ("left_leg", "right_leg")
 
 
 def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray,
@@ -80,7 +78,7 @@ def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray
         raise_by = target.hips_height * scale - source.hips_height + values["floor_height"]
         arms, legs, hips = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
         source_goal_kernel(
-            np.ascontiguousarray(spos.reshape(frames, -1, 3)), tips, source_knees(cal),
+            np.ascontiguousarray(spos.reshape(frames, -1, 3)), tips, cal.source_knees,
             arm_tips,
             cal.rig.correspondence.hips[1], cal.size_ratio(scale), raise_by,
             source.ankle_height, max(source.hips_height, 1e-9),
@@ -92,14 +90,6 @@ def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray
         arms = arms * np.array([switch[side] for side in limbs.arm_sides])
     return LimbWeights(np.asarray(arms, dtype=float), np.asarray(legs, dtype=float),
                        np.asarray(hips, dtype=float))
-
-
-def source_knees(cal: CalibratedRig) -> IntArray:
-    """``(2,)`` the source's left and right knee joints (the legs' middle joints)."""
-    limbs = cal.rig.correspondence.limbs
-    hips = cal.rig.correspondence.hips[1]  # no leg: a knee as high as the hips, never kneeling
-    return np.array([limbs[name][1][1] if name in limbs else hips for name in LEGS],
-                    dtype=np.int64)
 
 
 def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: FloatArray,
