@@ -296,6 +296,22 @@ def test_weight_layers_combine_max_for_arms_min_for_legs() -> None:
     assert np.all(w.legs < 0.5)
 
 
+def test_hips_low_over_a_knee_on_the_floor_kneel_not_sit() -> None:
+    # Hips at 45 % of their standing height: on a seat (knees at half the standing hips
+    # height) the hips keep the performer's height (weight 0); over a knee on the floor the
+    # legs carry them (weight 1: scaled by the legs); a chair beside them still seats them.
+    hands = np.array([[[0.3, 1.0, 0.0], [-0.3, 1.0, 0.0]]] * 3)
+    feet = np.array([[[0.1, 0.1, 0.3], [-0.1, 0.1, -0.3]]] * 3)
+    hips = np.array([[0.0, 0.4, 0.0]] * 3)
+    knee = np.array([0.5, 0.2, 0.03])  # the lower knee over the standing hips height
+    w = goal_weights(hands, np.zeros((3, 2)), feet, hips, np.full(3, 0.45),
+                     knee_height_ratio=knee)
+    np.testing.assert_allclose(w.hips, [0.0, 0.5, 1.0])
+    w = goal_weights(hands[:1], [[0.0, 0.0]], feet[:1], hips[:1], [0.45],
+                     chairs=[[0.0, 0.4, 0.0]], knee_height_ratio=[0.03])
+    np.testing.assert_allclose(w.hips, [0.0])
+
+
 @given(st.floats(-10, 10), st.floats(-5, 5), st.floats(0.01, 5))
 def test_ramp_bounds(value: float, start: float, width: float) -> None:
     r = ramp(value, start, start + width)

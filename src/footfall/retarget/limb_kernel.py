@@ -53,13 +53,12 @@ LONG_FOOT_START = 2.0
 LONG_FOOT = 2.4
 LONG_FOOT_TURN = 1.2  # radians: the most a long foot's toes are turned up
 #: Radians a long foot's turn may change a frame (frames in order) beyond the source foot's
-#: own turn that frame: a frame's jump in what decides it (a stance level, a knee crossing
-#: :data:`KNEELING`) never snaps the foot, and the turn never lags the source's pitch.
+#: own turn that frame: a frame's jump in what decides it (a stance level) never snaps the
+#: foot, and the turn never lags the source's pitch. A kneeling leg's long foot is turned as
+#: a standing one's: left at the source's pitch (its toes on the floor), RobotExpressive's
+#: kneeling foot stood 0.83 m up, over its hip joints once those knelt at the performer's
+#: height scaled, and the leg folded shut (knee 29° off the source's on mocapbank_zxy_cm).
 LONG_FOOT_STEP = math.radians(4.0)
-#: Shares of the source's leg length its knee stands above the floor: below the first the leg
-#: kneels (a long foot keeps its pitch, its toes holding the shin off the floor), from the
-#: second a long foot's pitch is reduced in full.
-KNEELING, UPRIGHT = 0.2, 0.35
 #: A planted foot without toe joints is turned about its contact patch (:func:`_hold_patch`):
 #: metres per second its ankle's offset from where the source's ankle puts it is given back
 #: off the floor beyond the source ankle's own (scaled) travel, and the most that offset may
@@ -77,6 +76,13 @@ PATCH_SPEED = CONTACT_RULE.speed
 #: mocapbank_zxy_cm's body went 17 cm through the floor in a kneel, 1.9 cm with 0.12–0.2),
 #: from the second its foot is held in full.
 PATCH_KNEELING = (0.15, 0.25)
+#: A foot whose sole reaches this many times the source toe's reach (scaled) ahead of its ankle
+#: is held kneeling too, in full from the second (:func:`long_share`'s ramp): pitched far less
+#: than the source's (:func:`long_foot`), its toes travel with the ankle as the source's foot
+#: rolls onto its toes (RobotExpressive's, 4.4 times: 8.4 cm in mocapbank_zxy_cm's kneel, held
+#: 2.3). CesiumMan's, 2.4 times, is not: held, its kneeling knees bent 13° off the source's, 6
+#: unheld.
+KNEEL_HELD_FOOT = (3.0, 4.0)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
@@ -386,8 +392,21 @@ def _pitch_eased(turn: Quat4, state: FloatArray, leg: int, step: float) -> Quat4
 
 
 @helper
+def long_share(sole_reach: float, source_reach: float, size_ratio: float,
+               ramp: tuple[float, float]) -> float:
+    """How long a foot whose sole reaches ``sole_reach`` metres ahead of its ankle (at the
+    current scale) is, 0…1: its reach over the source toe's ``source_reach`` scaled by
+    ``size_ratio``, ramped over ``ramp`` (``(LONG_FOOT_START, LONG_FOOT)``: a long foot; 0
+    without the source's toe reach)."""
+    scaled = size_ratio * source_reach
+    if scaled <= 1e-9:
+        return 0.0
+    return ramp_s(sole_reach / scaled, ramp[0], ramp[1])
+
+
+@helper
 def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
-              source_reach: float, size_ratio: float, weight: float) -> Quat4:
+              source_reach: float, size_ratio: float) -> Quat4:
     """The turn (about a level axis across the foot) that lifts a long foot's toes so they
     drop below its ankle no more than the source's toes would, scaled: a foot turned
     ``foot`` (world) whose flat forward and lateral axes are ``forward``, ``lateral`` in its
@@ -402,13 +421,13 @@ def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
     toes-down only by θ' with ``reach · sin θ' = size_ratio · source_reach · sin θ``: its
     toes drop as the source's, scaled (blended in from :data:`LONG_FOOT_START`). A foot
     pitched toes-up, a foot of ordinary length, or without the source's toe reach: identity.
-    The turn is at most :data:`LONG_FOOT_TURN` radians, scaled by ``weight`` (0…1: how
-    upright the source's leg is, see :data:`KNEELING`); it changes with the source foot's
+    The turn is at most :data:`LONG_FOOT_TURN` radians; it changes with the source foot's
     pitch, never faster.
     """
-    scaled = size_ratio * source_reach
-    if scaled <= 1e-9 or sole_reach <= LONG_FOOT_START * scaled:
+    share = long_share(sole_reach, source_reach, size_ratio, (LONG_FOOT_START, LONG_FOOT))
+    if share <= 0.0:
         return (1.0, 0.0, 0.0, 0.0)
+    scaled = size_ratio * source_reach
     side = rotate_s(foot, lateral)
     across = math.hypot(side[0], side[2])
     if across < HEADING_MIN:  # the foot on its side: no pitch to speak of
@@ -418,11 +437,10 @@ def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
     down = math.atan2(-sole[1], sole[0] * heading[0] + sole[2] * heading[2])
     if down <= 0.0:
         return (1.0, 0.0, 0.0, 0.0)
-    share = ramp_s(sole_reach / scaled, LONG_FOOT_START, LONG_FOOT)
     keep = 1.0 - share + share * scaled / sole_reach
     kept = math.asin(min(math.sin(min(down, 0.5 * math.pi)) * keep, 1.0))
     # faded out as the foot turns on its side (no level axis across it): never a jump
-    half = 0.5 * min(max(down - kept, 0.0), LONG_FOOT_TURN) * weight * ramp_s(
+    half = 0.5 * min(max(down - kept, 0.0), LONG_FOOT_TURN) * ramp_s(
         across, HEADING_MIN, 2.0 * HEADING_MIN)
     sine = math.sin(half)  # about (−heading.z, 0, heading.x): the toes turn up
     return (math.cos(half), -sine * heading[2], 0.0, sine * heading[0])
@@ -511,9 +529,10 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
     (``leg_length``, metres).
 
-    A kneeling leg's foot is not held (``upright`` 0, see :data:`PATCH_KNEELING`): its patch
-    travels as the foot turns on its toes (RobotExpressive's 50 cm in mocapbank_zxy_cm's
-    kneel). That travel, while the foot stands, is counted; held again as the leg rises, the
+    A kneeling leg's foot is not held (``upright`` 0, see :data:`PATCH_KNEELING`; a very long
+    foot is, :data:`KNEEL_HELD_FOOT`): its patch travels as the foot turns on its toes
+    (RobotExpressive's 50 cm in mocapbank_zxy_cm's kneel while its foot kept the source's
+    pitch). That travel, while the foot stands, is counted; held again as the leg rises, the
     foot lets its turn carry the patch back toward where it stood, up to that travel, and
     holds only the rest. Held at once, the rise pinned the patch where the kneel had left it
     (drift 4.6 → 19.9 cm); the offset kept through the kneel instead put the kneeling foot
@@ -779,20 +798,17 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 _put(feet[f, leg], (target[0], y, target[2]))
                 tip = t_chain[leg, 2]
                 _put(world[tip, f], mul_s(_quat(pitch[f, leg]), _quat(world[tip, f])))
-        # A long foot's toes dropped no more than the source's, scaled. The turn follows the
-        # source foot's pitch; frames in order change it by at most the source foot's own
-        # turn + LONG_FOOT_STEP a frame (the toes' PITCH_SPEED lagged: the toes dropped and the
-        # sole rule lifted the ankle at every push-off). Pitch state rows 2–3: the last turn,
-        # rows 4–5: the source foot's last world rotation.
-        # A kneeling leg is left alone: there the toes hold the thick shin off the floor.
+        # A long foot's toes dropped no more than the source's, scaled (kneeling too). The
+        # turn follows the source foot's pitch; frames in order change it by at most the source
+        # foot's own turn + LONG_FOOT_STEP a frame (the toes' PITCH_SPEED lagged: the toes
+        # dropped and the sole rule lifted the ankle at every push-off). Pitch state rows 2–3:
+        # the last turn, rows 4–5: the source foot's last world rotation.
         for leg in range(2):
             tip = t_chain[leg, 2]
             foot = _quat(world[tip, f])
-            knee = (spos[f, s_chain[leg, 1], 1] - level[f, leg] - floor) \
-                / source_leg_lengths[leg]
             turn = long_foot(foot, _vec(rig.foot_forward[leg]), _vec(rig.foot_lateral[leg]),
                              rig.sole_reach[leg] * sizes.avatar_scale,
-                             rig.source_toe_reach[leg], s, ramp_s(knee, KNEELING, UPRIGHT))
+                             rig.source_toe_reach[leg], s)
             if frames.pitch_step > 0.0:
                 state = frames.pitch_state
                 source = _quat(srot[f, s_chain[leg, 2]])
@@ -837,7 +853,10 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 x, z = _hold_patch(frames.patch_state, leg, turns, _vec(feet[f, leg]),
                                    ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
                                    rig.source_has_toes, has_toes,
-                                   ramp_s(knee, *PATCH_KNEELING), points, source_patch,
+                                   max(ramp_s(knee, *PATCH_KNEELING), long_share(
+                                       rig.sole_reach[leg] * sizes.avatar_scale,
+                                       rig.source_toe_reach[leg], s, KNEEL_HELD_FOOT)),
+                                   points, source_patch,
                                    sizes.avatar_scale, s, s * source_leg_lengths[leg],
                                    frames.frame_time)
                 feet[f, leg, 0], feet[f, leg, 2] = x, z

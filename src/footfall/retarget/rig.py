@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall import quat
-from footfall.arrays import FloatArray
+from footfall.arrays import FloatArray, IntArray
 from footfall.errors import SkeletonError
 from footfall.humanoid.upright import upright_pose
 from footfall.retarget.body_floor import BodyPoints
@@ -233,6 +234,30 @@ class CalibratedRig:
     fingers: FingerRig
     source_fingers: FingerRig
     limbs: Limbs
+
+    @cached_property
+    def source_knees(self) -> IntArray:
+        """``(2,)`` the source's left and right knee joints (the legs' middle joints; no leg:
+        the hips joint, a knee never on the floor), what the hips weight's kneel layer reads
+        (``weights.source_goal_kernel``)."""
+        limbs, hips = self.rig.correspondence.limbs, self.rig.correspondence.hips[1]
+        return np.array([limbs[name][1][1] if name in limbs else hips
+                         for name in ("left_leg", "right_leg")], dtype=np.int64)
+
+    @cached_property
+    def hip_joints_rise(self) -> tuple[float, float]:
+        """How high the midpoint of the hip joints (upper legs) stands over the hips joint in
+        the calibration poses, the source's and the target's (at scale 1), metres: where
+        :func:`~footfall.retarget.solve.hip_joints_shift` measures their rise and fall from."""
+        rises = []
+        for skeleton, pose, (hips, legs) in (
+                (self.rig.source, self.source_pose,
+                 (self.rig.correspondence.hips[1], self.limbs.source_hip_joints)),
+                (self.rig.target, self.calibration_pose,
+                 (self.rig.correspondence.hips[0], self.limbs.hip_joints))):
+            _, positions = forward_kinematics(skeleton.parents, pose, skeleton.offsets)
+            rises.append(float(positions[legs, 1].mean() - positions[hips, 1]))
+        return rises[0], rises[1]
 
     def size_ratio(self, avatar_scale: float) -> float:
         """Target leg length (scaled) / source leg length (the hip joints' heights,

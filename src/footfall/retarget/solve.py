@@ -13,9 +13,11 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
    (``Measures.of(..., extension=)``): a rest pose with bent knees (RobotExpressive's 31°) is
    not the height the body stands at. The joint the thighs hang from rolls so the hip joints
    rise and fall as the performer's, scaled (``Limbs.level_hips``), not by the hips'
-   width. Horizontally the hip joints (their midpoint), not the hips joint, go where the
-   performer's go, scaled (:func:`hip_joints_shift`, times the hips weight: seated, the hips
-   stay where the performer's sit): the legs reach from where the performer's do.
+   width. The hip joints (their midpoint), not the hips joint, go where the performer's go,
+   scaled about the hips joint (horizontally, and vertically as they rise and fall over it
+   from the calibration pose: :func:`hip_joints_shift`, times the hips weight: seated, the
+   hips stay where the performer's sit; kneeling, they are carried by the legs, see
+   ``weights``): the legs reach from where the performer's do.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 
@@ -76,7 +78,8 @@ def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray
         raise_by = target.hips_height * scale - source.hips_height + values["floor_height"]
         arms, legs, hips = np.empty((*batch, 2)), np.empty((*batch, 2)), np.empty(batch)
         source_goal_kernel(
-            np.ascontiguousarray(spos.reshape(frames, -1, 3)), tips, arm_tips,
+            np.ascontiguousarray(spos.reshape(frames, -1, 3)), tips, cal.source_knees,
+            arm_tips,
             cal.rig.correspondence.hips[1], cal.size_ratio(scale), raise_by,
             source.ankle_height, max(source.hips_height, 1e-9),
             points_array(props), points_array(chairs),
@@ -112,14 +115,17 @@ def hips_target(cal: CalibratedRig, values: Mapping[str, Any], hips_source: Floa
 
 
 def hip_joints_shift(cal: CalibratedRig, positions: FloatArray, source_positions: FloatArray,
-                     size_ratio: float) -> FloatArray:
-    """``(..., 3)`` the horizontal shift (x, z; y = 0) of the hips that takes the midpoint of
-    the target's hip joints (thighs) to the source's, scaled by ``size_ratio`` about the hips
-    joints (:func:`hips_target` scales the hips joint's path): ``positions (..., Jt, 3)`` the
-    target's joints as posed (the hips joint anywhere), ``source_positions (..., Js, 3)`` the
-    source's, metres. The legs then reach from where the performer's reach, to feet placed
-    where the performer's are (scaled), whatever the avatar's hips. (The solve shifts by
-    this times the hips weight: seated, the hips stay where the performer's sit.)
+                     size_ratio: float, avatar_scale: float) -> FloatArray:
+    """``(..., 3)`` the shift of the hips that takes the midpoint of the target's hip joints
+    (thighs) to the source's, scaled by ``size_ratio`` about the hips joints
+    (:func:`hips_target` scales the hips joint's path): horizontally, and vertically as far
+    as they rise or fall from their calibration height over the hips joint
+    (``CalibratedRig.hip_joints_rise``; the target's at ``avatar_scale``).
+    ``positions (..., Jt, 3)``: the target's joints as posed (the hips joint anywhere);
+    ``source_positions (..., Js, 3)``: the source's, metres. The legs then reach from where
+    the performer's reach, to feet placed where the performer's are (scaled), whatever the
+    avatar's hips. (The solve shifts by this times the hips weight: seated, the hips stay
+    where the performer's sit.)
 
     An avatar's hip joints stand elsewhere around its hips joint than the performer's, and a
     tilted hips swing them fore and aft by their height from it: CesiumMan's hang 6.5 cm
@@ -127,7 +133,14 @@ def hip_joints_shift(cal: CalibratedRig, positions: FloatArray, source_positions
     above it and 6.6 cm behind. With the hips joint placed, the line from the hip joints to
     the feet was 0.092 leg lengths off the performer's (median over frames) on cmu_131_01 ×
     RobotExpressive (knees 22° off) and 0.062 on mocapbank_zxy_cm × CesiumMan (27°); now
-    0.021 (14°) and 0.031 (19°).
+    0.021 (14°) and 0.031 (19°). A hips bent far forward (a kneel) moves them up and down
+    too: with only the hips joint's height scaled, mixamo_stepping's hip joints knelt 0.57
+    leg lengths over its floor where the performer's were at 0.43 (its kneeling knee 15°
+    less bent), vrm1_debug_robot's at 0.29 (its knee 15 cm through the floor); hips over
+    leg (median over mocapbank_zxy_cm, ``tools/feet_table.py``) 1.02 and 0.76 where the
+    performer's is 0.87, now 0.94 and 0.85. Placed over the floor instead (their height
+    scaled from it), standing hip joints left the target's standing height: CesiumMan's
+    knees bent 18° off the performer's on cmu_131_01, 12 so.
     """
     rig, limbs = cal.rig, cal.limbs
     hips_t, hips_s = rig.correspondence.hips
@@ -137,7 +150,8 @@ def hip_joints_shift(cal: CalibratedRig, positions: FloatArray, source_positions
     theirs = 0.5 * (source_positions[..., source[0], :] + source_positions[..., source[1], :]
                     ) - source_positions[..., hips_s, :]
     shift = size_ratio * theirs - own
-    shift[..., 1] = 0.0
+    rise_s, rise_t = cal.hip_joints_rise
+    shift[..., 1] -= size_ratio * rise_s - avatar_scale * rise_t
     return shift
 
 
@@ -188,7 +202,7 @@ def solve_frames(cal: CalibratedRig, values: Mapping[str, Any], src_rot: FloatAr
         gpos = limbs.position_fk.positions(world, lpos)
         # Standing, the legs carry the body from the hip joints; seated (hips weight 0) the
         # hips rest where the performer's do and stay there.
-        shift = hip_joints_shift(cal, gpos, spos, sizes.size_ratio)
+        shift = hip_joints_shift(cal, gpos, spos, sizes.size_ratio, scale)
         hips_pos = hips_pos + shift * np.asarray(weights.hips)[..., None]
     if mover == hips_t and parent < 0:
         lpos[..., hips_t, :] = hips_pos
