@@ -1,7 +1,10 @@
 """Shared fixtures: paths to the real data from ../shared/data (see tests/data/SOURCES.md)."""
 
+import importlib.util
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -21,6 +24,18 @@ BVH_FILES = [path for path in ALL_BVH_FILES if path.name in LEGACY_BVH_NAMES]
 AVATAR_FILES = sorted((DATA / "avatars").glob("*.glb"))
 #: Screenshots and other pictures the browser tests leave for a person to look at.
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+
+@cache
+def ground_table() -> Any:
+    """``tools/ground_table.py`` as a module, loaded once: issue 36's independent scorer (the
+    source's own feet, contacts and floor; the terrain's ray cast)."""
+    spec = importlib.util.spec_from_file_location(
+        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 
 
 @pytest.fixture(scope="session")

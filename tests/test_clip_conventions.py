@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import DATA, ground_table
 from conventions import VARIANTS, mirrored
 from footfall import bvh
 from footfall.footing.foot_model import legs_of
@@ -51,24 +51,13 @@ def test_backward_and_resampled_walks() -> None:
     assert np.allclose(half, source[::2][: len(half)], atol=1e-9)  # 60 → 30 fps: every other
 
 
-def _tool():  # noqa: ANN202 - tools/ground_table.py as a module
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 def test_the_independent_scorer_reads_a_known_offset() -> None:
     # The source scored against itself on level ground at its own (independent) floor reads
     # zero; the same clip raised 10 mm reads 10 mm of stance and swing and no depth; lowered
     # 10 mm, 10 mm deeper than the source's own dip.
     from footfall.terrain import LevelGround
 
-    tool = _tool()
+    tool = ground_table()
     clip = bvh.load(WALK)
     floor = tool.independent_scores(clip, clip, LevelGround(0.0))["floor"]
     level = LevelGround(floor)

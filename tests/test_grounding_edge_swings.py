@@ -15,45 +15,42 @@ start). Blended from the ground under the foot at the clip's edge
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import DATA, ground_table
 from conventions import VARIANTS
 from footfall import bvh
 from footfall.footing.foot_model import calibration_frames
 from footfall.footing.runs import segments
 from footfall.grounding.clip import ground_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
+from footfall.skeleton import Clip
 from footfall.terrain import scene
 
 #: How far (metres, mean over the frames) a still foot joint may be from its source height.
 STILL_FOOT = 0.010
 
 
-def _tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
+def _grounded(clip: Clip, terrain_name: str) -> tuple[Clip, Clip, Any]:
+    """``clip`` (calibration frames cut) placed on the scene ``terrain_name`` and grounded as
+    ``footfall ground`` does: (placed source, output, terrain)."""
+    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
+    length, width = scene_size(motion)
+    terrain = scene(terrain_name, length=length, width=width)
+    source = place_clip(motion, terrain)
+    return source, ground_clip(source, terrain, place=False).clip, terrain
 
 
 def _edge_still_errors(made: str, terrain_name: str) -> list[tuple[int, int, int, float]]:
     """(foot, start, stop, mean error m) of every run of frames at the clip's start or end in
     which the source's foot joint is low and still (``ground_table.heel_contacts``): the
     output's foot joint over the ground straight under it − the source's over its floor."""
-    tool = _tool()
-    clip = VARIANTS[made](bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600])
-    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
-    length, width = scene_size(motion)
-    terrain = scene(terrain_name, length=length, width=width)
-    source = place_clip(motion, terrain)
-    out = ground_clip(source, terrain, place=False).clip
+    tool = ground_table()
+    source, out, terrain = _grounded(
+        VARIANTS[made](bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600]), terrain_name)
     src, dst = tool.source_foot_points(source), tool.source_foot_points(out)
     floor = tool.source_floor(src, tool.source_contacts(source))
     still = tool.heel_contacts(src, source.fps)
@@ -109,13 +106,9 @@ def test_a_heel_stance_stands_on_the_ground_under_it(terrain_name: str) -> None:
     # scorer's contacts) puts those heels 85 mm off the ground under them on the stairs and
     # 34 mm on the hills, and this test fails — while the scorer then reads 23.2 and 3.2 mm of
     # swing (33.5 and 54.8 mm as grounded).
-    tool = _tool()
-    clip = bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600]
-    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
-    length, width = scene_size(motion)
-    terrain = scene(terrain_name, length=length, width=width)
-    source = place_clip(motion, terrain)
-    out = ground_clip(source, terrain, place=False).clip
+    tool = ground_table()
+    source, out, terrain = _grounded(bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600],
+                                     terrain_name)
     src, dst = tool.source_foot_points(source), tool.source_foot_points(out)
     contacts = tool.source_contacts(source)
     floor = tool.source_floor(src, contacts)

@@ -16,13 +16,12 @@ m/s the grounding holds as planted and the independent rule, at 0.35 m/s, does n
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
 
 import numpy as np
 import pytest
 
-from conftest import DATA, HUMANOID_BVH_FILES
+from conftest import DATA, HUMANOID_BVH_FILES, ground_table
 from conventions import VARIANTS
 from footfall import bvh
 from footfall.footing.foot_model import calibration_frames, legs_of
@@ -35,16 +34,6 @@ FRAMES = 600  # the first seconds of the long captures keep the module quick
 EXACT = ("as_is", "mirrored", "z_up", "inches", "fps30", "fps60")
 #: Conventions held to the body, floor, GMD and PhysDiff rules.
 OTHERS = ("backward", "fps120")
-
-
-@cache
-def _tool():  # noqa: ANN202 - tools/ground_table.py, the independent scorer
-    spec = importlib.util.spec_from_file_location(
-        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
 
 
 @cache
@@ -65,7 +54,7 @@ def test_level_ground_changes_only_the_sources_own_stance_defects(name: str,
     # beyond the source's defects by 6.6 mm on mocapbank and 1.8 mm on cmu_131_01, which moved
     # 38.3 mm at most against the input moved rigidly (now 23.4, all of it a sliding stance
     # held); games105 12.8 mm (a knee swung by a raised foot lowered 2.5 mm; now 1.8).
-    tool = _tool()
+    tool = ground_table()
     source = _clip(name, variant)
     result = ground_clip(source, LevelGround(animation_floor(source)), place=False)
     out = result.clip

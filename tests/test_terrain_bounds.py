@@ -17,12 +17,9 @@ fails (checked)."""
 
 from __future__ import annotations
 
-import importlib.util
-from typing import Any
-
 import pytest
 
-from conftest import DATA
+from conftest import DATA, ground_table
 from conventions import VARIANTS
 from footfall import bvh
 from footfall.footing.foot_model import calibration_frames
@@ -32,15 +29,6 @@ from footfall.terrain import scene
 
 #: The rules of issue 36 (metres).
 STANCE, SWING, BEYOND_DIP = 0.010, 0.020, 0.005
-
-
-def _tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
 
 
 def _scores(name: str, made: str, terrain_name: str, frames: slice,
@@ -55,7 +43,7 @@ def _scores(name: str, made: str, terrain_name: str, frames: slice,
     terrain = scene(terrain_name, length=length, width=width)
     source = place_clip(motion, terrain)
     result = ground_clip(source, terrain, place=False)
-    tool = _tool()
+    tool = ground_table()
     if window is None:
         return tool.independent_scores(source, result.clip, terrain)
     floor = tool.source_floor(tool.source_foot_points(source), tool.source_contacts(source))
