@@ -26,15 +26,22 @@ SLIP_RADIUS = 0.05
 #: to the one where it passes the slip speed, at most ``blend_seconds`` before it (the rise of a
 #: real push-off is 0.01–0.2 m/s a frame at 30–60 fps: any steady rise counts).
 PUSH_OFF_RISE = 1e-3
+#: The rise is judged between frames this far apart (seconds; one frame at 30 fps or less): at
+#: a higher rate the ball's speed wobbles from frame to frame (a clip resampled from 30 to 120
+#: fps moves at a nearly even speed between its keys), and a push-off judged frame by frame was
+#: missed there — the lock held the ball 21 mm back for 0.1 s past the stance the 30 fps clip let
+#: go of (mixamo_stepping at 120 fps on level ground, issue 36 item 1).
+PUSH_OFF_STEP_SECONDS = 1.0 / 30.0
 
 
 def push_offs(speed: FloatArray, fps: float, slip_speed: float = SLIP_SPEED,
               seconds: float = BLEND_SECONDS) -> NDArray[np.bool_]:
     """Frames ``(F, feet)`` in which a ball's ``speed (F, feet)`` (m/s) rises in every frame —
-    by more than :data:`PUSH_OFF_RISE` — into a frame where it passes ``slip_speed``, within
-    ``seconds`` before that frame."""
+    by more than :data:`PUSH_OFF_RISE` over the last :data:`PUSH_OFF_STEP_SECONDS` — into a
+    frame where it passes ``slip_speed``, within ``seconds`` before that frame."""
     rising = np.zeros(speed.shape, dtype=bool)
-    rising[1:] = speed[1:] - speed[:-1] > PUSH_OFF_RISE
+    apart = max(1, int(round(PUSH_OFF_STEP_SECONDS * fps)))
+    rising[apart:] = speed[apart:] - speed[:-apart] > PUSH_OFF_RISE
     passing = np.zeros(speed.shape, dtype=bool)
     passing[1:] = (speed[1:] > slip_speed) & (speed[:-1] <= slip_speed)
     reach = max(1, int(round(seconds * fps)))
