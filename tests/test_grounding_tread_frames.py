@@ -19,10 +19,7 @@ on the rocks, onto ground where its right foot's next stance stood 35 mm off the
 
 from __future__ import annotations
 
-import importlib.util
-from typing import Any
-
-from conftest import DATA
+from conftest import DATA, ground_table
 from conventions import VARIANTS
 from footfall import bvh
 from footfall.footing.foot_model import calibration_frames
@@ -38,15 +35,6 @@ SWING, STANCE = 0.020, 0.010
 FPS_ALIKE = 0.002
 
 
-def _tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "ground_table", DATA.parent.parent / "tools" / "ground_table.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 def _scores(made: str, terrain_name: str) -> dict[str, float]:
     clip = VARIANTS[made](bvh.load(DATA / "bvh" / "mixamo_stepping.bvh")[:600])
     motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
@@ -54,7 +42,7 @@ def _scores(made: str, terrain_name: str) -> dict[str, float]:
     terrain = scene(terrain_name, length=length, width=width)
     source = place_clip(motion, terrain)
     out = ground_clip(source, terrain, place=False).clip
-    return dict(_tool().independent_scores(source, out, terrain))
+    return dict(ground_table().independent_scores(source, out, terrain))
 
 
 def test_a_footstep_landing_over_a_stair_edge_keeps_every_frame_out_of_the_riser() -> None:
