@@ -62,7 +62,8 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     swing, left a footstep on its crest with a lesser move at hand — cmu_131_01 at 30 fps on
     the rocks, stance 10.4 mm, independent scorer); kept only when, solved with every kept
     move, no stance is more than :data:`RESTEP_GAIN` and no swing more than
-    :data:`RESTEP_SWING` further from its source height than it was — else the least helpful
+    :data:`RESTEP_SWING` (a short one: :data:`RESTEP_SWING_TIME` over its duration) further
+    from its source height than it was (:func:`_worse_parts`) — else the least helpful
     move is dropped and the rest solved again, up to :data:`RESTEP_TRIES` times, then the
     first solve. Measured on the solved clip, not predicted: a prediction from the ground
     under the source's foot disagreed with the solve (turning walks on the rocks got worse:
