@@ -33,8 +33,15 @@ RESTEP_MOVES = (0.02, -0.02, 0.04, -0.04, 0.06, -0.06)
 #: than this much more.
 RESTEP_GAIN = 0.001
 #: ... and no swing may move further from its source height than this more (metres, mean over
-#: the swing).
+#: the swing) ...
 RESTEP_SWING = 0.002
+#: ... or, a short swing, than this over its duration (metres times seconds: what it adds to the
+#: clip's swing figure grows with its frames). A 3-frame swing that a moved footstep sends
+#: over a rock may end 6 mm worse, a 14-frame one 2 mm: the 2 mm for all refused every move
+#: off a crest next to pybvh_test1_zup_inches mirrored's 3-6 frame swings on the rocks (stance
+#: 12.4 -> 7.6 mm, swing 13.4 -> 13.9 mm, independent scorer), 5 mm for all let mocapbank's
+#: eight move a footstep 6 cm for 0.7 mm, over a rock (swing 23.0 -> 41.1 mm).
+RESTEP_SWING_TIME = 0.0006
 #: Solves with the moves together before giving up (the least helpful dropped after each).
 RESTEP_TRIES = 3
 
@@ -55,7 +62,8 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     swing, left a footstep on its crest with a lesser move at hand — cmu_131_01 at 30 fps on
     the rocks, stance 10.4 mm, independent scorer); kept only when, solved with every kept
     move, no stance is more than :data:`RESTEP_GAIN` and no swing more than
-    :data:`RESTEP_SWING` further from its source height than it was — else the least helpful
+    :data:`RESTEP_SWING` (a short one: :data:`RESTEP_SWING_TIME` over its duration) further
+    from its source height than it was (:func:`_worse_parts`) — else the least helpful
     move is dropped and the rest solved again, up to :data:`RESTEP_TRIES` times, then the
     first solve. Measured on the solved clip, not predicted: a prediction from the ground
     under the source's foot disagreed with the solve (turning walks on the rocks got worse:
@@ -92,6 +100,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     # each footstep tried with the footsteps of its foot next to it unmoved (every other one
     # at a time), so what its own move does to the stances and swings around it is seen
     all_swings = swing_spans(contacts)
+    seconds = np.array([stop - start for _, start, stop, _, _ in all_swings]) / prepared.clip.fps
     best = {i: (floats[i] - RESTEP_GAIN, 0.0) for i in headings}
     for parity in (0, 1):
         group = [i for i in headings if _order(steps, spans, i) % 2 == parity]
@@ -101,7 +110,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             tried = _with_steps(prepared, terrain, found, params, ball_clearance, contacts,
                                 spans, _per_span(steps, {i: move * headings[i] for i in group}))
             got = _heights(prepared, tried[2], terrain, contacts, spans)
-            worse, worse_swings = _worse_parts(got, measured)
+            worse, worse_swings = _worse_parts(got, measured, seconds)
             for i in group:
                 value = _step_float(got.stances, spans, steps[i])
                 if value < best[i][0] and not _near(i, steps, spans, worse, worse_swings,
@@ -116,7 +125,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
         out = _with_steps(prepared, terrain, found, params, ball_clearance, contacts, spans,
                           _per_span(steps, moves))
         worse, worse_swings = _worse_parts(_heights(prepared, out[2], terrain, contacts, spans),
-                                           measured)
+                                           measured, seconds)
         if not (worse.any() or worse_swings.any()):
             return out
         del moves[min(moves, key=lambda i: floats[i] - best[i][0])]
@@ -172,17 +181,22 @@ def _order(steps: list[list[int]], spans: list[tuple[int, int, int]], i: int) ->
     return sum(1 for step in steps[:i] if spans[step[0]][0] == foot)
 
 
-def _worse(after: list[float], before: list[float], by: float) -> NDArray[np.bool_]:
-    """Which of ``after`` are more than ``by`` over the same of ``before`` (NaN: not)."""
+def _worse(after: list[float], before: list[float], by: float | FloatArray
+           ) -> NDArray[np.bool_]:
+    """Which of ``after`` are more than ``by`` (one, or one each) over the same of ``before``
+    (NaN: not)."""
     with np.errstate(invalid="ignore"):
         return np.asarray(after, dtype=float) > np.asarray(before, dtype=float) + by
 
 
-def _worse_parts(after: Heights, before: Heights) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """Which stances of ``after`` are more than :data:`RESTEP_GAIN`, and which swings more than
-    :data:`RESTEP_SWING`, further from their source heights than in ``before``."""
+def _worse_parts(after: Heights, before: Heights, seconds: FloatArray
+                 ) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """Which stances of ``after`` are more than :data:`RESTEP_GAIN`, and which swings (lasting
+    ``seconds (S,)``) more than :data:`RESTEP_SWING` or :data:`RESTEP_SWING_TIME` over their
+    duration (the larger), further from their source heights than in ``before``."""
+    allowed = np.maximum(RESTEP_SWING, RESTEP_SWING_TIME / np.maximum(seconds, 1e-9))
     return (_worse(after.stances, before.stances, RESTEP_GAIN),
-            _worse(after.swings, before.swings, RESTEP_SWING))
+            _worse(after.swings, before.swings, allowed))
 
 
 def _with_steps(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
