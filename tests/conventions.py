@@ -13,6 +13,7 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -160,3 +161,36 @@ VARIANTS: dict[str, Callable[[Clip], Clip]] = {
 def variant(clip: Clip, name: str) -> Clip:
     """``clip`` as variant ``name`` (:data:`VARIANTS`)."""
     return VARIANTS[name](clip)
+
+
+def grounded_on_scene(clip: Clip, terrain_name: str) -> tuple[Clip, Clip, Any]:
+    """``clip`` (its calibration frames cut) placed on the built-in scene ``terrain_name``,
+    sized to hold it, and grounded as ``footfall ground`` does: (placed source, output,
+    terrain)."""
+    from footfall.footing.foot_model import calibration_frames
+    from footfall.grounding.clip import ground_clip
+    from footfall.grounding.clip.placement import place_clip, scene_size
+    from footfall.terrain import scene
+
+    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
+    length, width = scene_size(motion)
+    terrain = scene(terrain_name, length=length, width=width)
+    source = place_clip(motion, terrain)
+    return source, ground_clip(source, terrain, place=False).clip, terrain
+
+
+def scene_scores(name: str, made: str, terrain_name: str, frames: slice = slice(0, 600),
+                 window: slice | None = None) -> dict[str, float]:
+    """Issue 36's independent figures (``tools/ground_table.py``'s ``independent_scores``) of
+    the shared clip ``name`` (a file in ``tests/data/bvh``; variant ``made``, ``frames`` of it)
+    grounded on ``terrain_name`` (:func:`grounded_on_scene`); with ``window``, of those frames
+    of the run only (the source's contacts found in them, its floor the whole run's)."""
+    from conftest import DATA, ground_table
+
+    source, out, terrain = grounded_on_scene(
+        VARIANTS[made](bvh.load(DATA / "bvh" / name)[frames]), terrain_name)
+    tool = ground_table()
+    if window is None:
+        return dict(tool.independent_scores(source, out, terrain))
+    floor = tool.source_floor(tool.source_foot_points(source), tool.source_contacts(source))
+    return dict(tool.independent_scores(source[window], out[window], terrain, floor))

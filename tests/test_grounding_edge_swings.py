@@ -21,27 +21,12 @@ import numpy as np
 import pytest
 
 from conftest import DATA, ground_table
-from conventions import VARIANTS
+from conventions import VARIANTS, grounded_on_scene
 from footfall import bvh
-from footfall.footing.foot_model import calibration_frames
 from footfall.footing.runs import segments
-from footfall.grounding.clip import ground_clip
-from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.skeleton import Clip
-from footfall.terrain import scene
 
 #: How far (metres, mean over the frames) a still foot joint may be from its source height.
 STILL_FOOT = 0.010
-
-
-def _grounded(clip: Clip, terrain_name: str) -> tuple[Clip, Clip, Any]:
-    """``clip`` (calibration frames cut) placed on the scene ``terrain_name`` and grounded as
-    ``footfall ground`` does: (placed source, output, terrain)."""
-    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
-    length, width = scene_size(motion)
-    terrain = scene(terrain_name, length=length, width=width)
-    source = place_clip(motion, terrain)
-    return source, ground_clip(source, terrain, place=False).clip, terrain
 
 
 def _edge_still_errors(made: str, terrain_name: str) -> list[tuple[int, int, int, float]]:
@@ -49,7 +34,7 @@ def _edge_still_errors(made: str, terrain_name: str) -> list[tuple[int, int, int
     which the source's foot joint is low and still (``ground_table.heel_contacts``): the
     output's foot joint over the ground straight under it − the source's over its floor."""
     tool = ground_table()
-    source, out, terrain = _grounded(
+    source, out, terrain = grounded_on_scene(
         VARIANTS[made](bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600]), terrain_name)
     src, dst = tool.source_foot_points(source), tool.source_foot_points(out)
     floor = tool.source_floor(src, tool.source_contacts(source))
@@ -107,7 +92,7 @@ def test_a_heel_stance_stands_on_the_ground_under_it(terrain_name: str) -> None:
     # 34 mm on the hills, and this test fails — while the scorer then reads 23.2 and 3.2 mm of
     # swing (33.5 and 54.8 mm as grounded).
     tool = ground_table()
-    source, out, terrain = _grounded(bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600],
+    source, out, terrain = grounded_on_scene(bvh.load(DATA / "bvh" / "cmu_131_01.bvh")[:600],
                                      terrain_name)
     src, dst = tool.source_foot_points(source), tool.source_foot_points(out)
     contacts = tool.source_contacts(source)

@@ -14,13 +14,7 @@ mm further from their source height: refused when a swing may get only 2 mm wors
 
 from __future__ import annotations
 
-from conftest import DATA, ground_table
-from conventions import VARIANTS
-from footfall import bvh
-from footfall.footing.foot_model import calibration_frames
-from footfall.grounding.clip import ground_clip
-from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.terrain import scene
+from conventions import scene_scores
 
 #: Issue 36 item 2 and item 3's swing rule (metres, mean over the stance / swing frames).
 STANCE, SWING = 0.010, 0.020
@@ -29,25 +23,15 @@ STANCE, SWING = 0.010, 0.020
 EIGHT_SWING = 0.025
 
 
-def _scores(made: str, name: str) -> dict[str, float]:
-    clip = VARIANTS[made](bvh.load(DATA / "bvh" / f"{name}.bvh")[:600])
-    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
-    length, width = scene_size(motion)
-    terrain = scene("rocks", length=length, width=width)
-    source = place_clip(motion, terrain)
-    out = ground_clip(source, terrain, place=False).clip
-    return dict(ground_table().independent_scores(source, out, terrain))
-
-
 def test_footsteps_on_the_crests_are_moved_though_a_short_swing_then_crosses_a_rock() -> None:
-    got = _scores("mirrored", "pybvh_test1_zup_inches")
+    got = scene_scores("pybvh_test1_zup_inches.bvh", "mirrored", "rocks")
     assert got["stance"] <= STANCE, f"planted feet {1000 * got['stance']:.1f} mm off the rocks"
     assert got["swing"] <= SWING, f"swings {1000 * got['swing']:.1f} mm off the blended ground"
 
 
 
 def test_a_long_swing_is_not_sent_over_a_rock_for_a_millimetre_of_stance() -> None:
-    got = _scores("eight", "mocapbank_zxy_cm")
+    got = scene_scores("mocapbank_zxy_cm.bvh", "eight", "rocks")
     assert got["swing"] <= EIGHT_SWING, (
         f"swings {1000 * got['swing']:.1f} mm off the blended ground "
         f"({100 * got['forced']:.0f} % lifted by force)")

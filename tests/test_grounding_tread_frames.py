@@ -19,13 +19,7 @@ on the rocks, onto ground where its right foot's next stance stood 35 mm off the
 
 from __future__ import annotations
 
-from conftest import DATA, ground_table
-from conventions import VARIANTS
-from footfall import bvh
-from footfall.footing.foot_model import calibration_frames
-from footfall.grounding.clip import ground_clip
-from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.terrain import scene
+from conventions import scene_scores
 
 #: Issue 36 item 4: no foot point deeper in the terrain than the source's own dip + this (m).
 BEYOND_DIP = 0.005
@@ -35,18 +29,8 @@ SWING, STANCE = 0.020, 0.010
 FPS_ALIKE = 0.002
 
 
-def _scores(made: str, terrain_name: str) -> dict[str, float]:
-    clip = VARIANTS[made](bvh.load(DATA / "bvh" / "mixamo_stepping.bvh")[:600])
-    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
-    length, width = scene_size(motion)
-    terrain = scene(terrain_name, length=length, width=width)
-    source = place_clip(motion, terrain)
-    out = ground_clip(source, terrain, place=False).clip
-    return dict(ground_table().independent_scores(source, out, terrain))
-
-
 def test_a_footstep_landing_over_a_stair_edge_keeps_every_frame_out_of_the_riser() -> None:
-    got = _scores("circle_right_backward", "stairs")
+    got = scene_scores("mixamo_stepping.bvh", "circle_right_backward", "stairs")
     assert got["beyond_dip"] <= BEYOND_DIP, (
         f"a foot point {1000 * got['depth']:.1f} mm inside the stairs, the source dipping "
         f"{1000 * got['dip']:.1f} mm")
@@ -54,5 +38,5 @@ def test_a_footstep_landing_over_a_stair_edge_keeps_every_frame_out_of_the_riser
 
 
 def test_the_clip_at_30_and_60_fps_stands_alike_on_the_rocks() -> None:
-    slow, fast = _scores("fps30", "rocks"), _scores("fps60", "rocks")
+    slow, fast = (scene_scores("mixamo_stepping.bvh", made, "rocks") for made in ("fps30", "fps60"))
     assert abs(fast["stance"] - slow["stance"]) <= FPS_ALIKE, (slow["stance"], fast["stance"])

@@ -19,54 +19,29 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DATA, ground_table
-from conventions import VARIANTS
-from footfall import bvh
-from footfall.footing.foot_model import calibration_frames
-from footfall.grounding.clip import ground_clip
-from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.terrain import scene
+from conventions import scene_scores
 
 #: The rules of issue 36 (metres).
 STANCE, SWING, BEYOND_DIP = 0.010, 0.020, 0.005
 
 
-def _scores(name: str, made: str, terrain_name: str, frames: slice,
-            window: slice | None = None) -> dict[str, float]:
-    """The independent figures of clip ``name`` (variant ``made``, ``frames`` of it) grounded
-    on the scene ``terrain_name`` placed and sized as ``footfall ground`` does; with
-    ``window``, of those frames of the run only (the source's contacts found in them, its floor
-    the whole run's)."""
-    clip = VARIANTS[made](bvh.load(DATA / "bvh" / name)[frames])
-    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
-    length, width = scene_size(motion)
-    terrain = scene(terrain_name, length=length, width=width)
-    source = place_clip(motion, terrain)
-    result = ground_clip(source, terrain, place=False)
-    tool = ground_table()
-    if window is None:
-        return tool.independent_scores(source, result.clip, terrain)
-    floor = tool.source_floor(tool.source_foot_points(source), tool.source_contacts(source))
-    return tool.independent_scores(source[window], result.clip[window], terrain, floor)
-
-
 @pytest.mark.parametrize("terrain", ["stairs", "rocks"])
 def test_a_walk_stands_on_the_terrain_and_stays_out_of_it(terrain: str) -> None:
-    got = _scores("pybvh_test1_zup_inches.bvh", "straight", terrain, slice(None))
+    got = scene_scores("pybvh_test1_zup_inches.bvh", "straight", terrain, slice(None))
     assert got["stance"] <= STANCE, got
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
 
 
 def test_a_kick_keeps_its_ankle_out_of_a_rock() -> None:
-    got = _scores("cmu_131_01.bvh", "mirrored", "rocks", slice(0, 600))
+    got = scene_scores("cmu_131_01.bvh", "mirrored", "rocks", slice(0, 600))
     assert got["beyond_dip"] <= BEYOND_DIP, got
     assert got["stance"] <= STANCE, got
 
 
 def test_a_toe_tip_stays_out_of_a_rock_at_toe_off() -> None:
     # the foot tilted onto a rock's crest, the toes rolling down onto its far side at toe-off
-    got = _scores("games105_walk60.bvh", "fps120", "rocks", slice(0, 600))
+    got = scene_scores("games105_walk60.bvh", "fps120", "rocks", slice(0, 600))
     assert got["beyond_dip"] <= BEYOND_DIP, got
     assert got["stance"] <= STANCE, got
 
@@ -75,7 +50,7 @@ def test_a_foot_crossing_a_stair_nose_at_a_slant_steps_off_it() -> None:
     # a walk bent into a circle plants a foot across a riser at a slant: it stood on the upper
     # tread by its toes, its rig points 81 mm over their source height (stance 43.4 mm); moved
     # along the walk by the least amount, it fits one tread
-    got = _scores("mocapbank_zxy_cm.bvh", "circle", "stairs", slice(0, 600))
+    got = scene_scores("mocapbank_zxy_cm.bvh", "circle", "stairs", slice(0, 600))
     assert got["stance"] <= STANCE, got
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
@@ -88,7 +63,7 @@ def test_raised_toes_over_the_next_riser_move_the_foot_back_not_up() -> None:
     # foot was lifted by its toe tip onto the upper tread, its lowest point 60 mm under its
     # source height over the blended ground (swing 52.4 mm, stance 7.3 mm); moved back along
     # the foot by the least amount, it stands on its own tread with its toes raised as animated
-    got = _scores("cmu_131_01.bvh", "backward", "stairs", slice(0, 600), slice(150, 260))
+    got = scene_scores("cmu_131_01.bvh", "backward", "stairs", slice(0, 600), slice(150, 260))
     assert got["swing"] <= SWING, got
     assert got["stance"] <= STANCE, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
@@ -100,7 +75,7 @@ def test_a_foot_on_a_rocks_crest_steps_off_it(made: str) -> None:
     # points floating over the ground under them (stance 10.6 mm straight, 11.4 mm backward);
     # lowering would enter the rock, so the footstep is moved along the foot by the least amount
     # that lowers the solved stance without making another stance or a swing worse
-    got = _scores("mixamo_stepping.bvh", made, "rocks", slice(0, 600))
+    got = scene_scores("mixamo_stepping.bvh", made, "rocks", slice(0, 600))
     assert got["stance"] <= STANCE, got
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
@@ -111,18 +86,19 @@ def test_a_contact_broken_for_a_frame_is_not_stepped_apart() -> None:
     # (57-59, 61-69 in grounding's contacts); moving one side of it off the stair alone made
     # the foot jump in the source's swings around it (swing 7.1 -> 15.8 mm): such stances are
     # one footstep and move together (swing 4.5 mm, stance 1.3 mm)
-    got = _scores("pybvh_test1_zup_inches.bvh", "straight", "stairs", slice(0, 600))
+    got = scene_scores("pybvh_test1_zup_inches.bvh", "straight", "stairs", slice(0, 600))
     assert got["swing"] <= 0.010, got
     assert got["stance"] <= STANCE, got
 
 
 def test_a_step_off_a_crest_that_would_spoil_the_swing_is_not_taken() -> None:
     # pybvh_test1_zup_inches mirrored on the rocks: the right foot's stance (frames 49-75) rests
-    # on a crest under its ball (stance 12.9 mm, independent scorer); every move along the foot
-    # that lowers it makes the swing before it land off its path — taken anyway, the stance
-    # reads 3.9 mm but the swings 23.8 mm over the blended ground (14.9 mm kept): the re-step
-    # keeps a move only when no swing gets worse (``grounding.clip.restep``)
-    got = _scores("pybvh_test1_zup_inches.bvh", "mirrored", "rocks", slice(0, 600))
+    # on a crest under its ball; every move along the foot that lowers it makes the 12-frame
+    # swing before it land off its path — taken anyway, the swings read 23.8 mm over the
+    # blended ground: the re-step keeps a move only when no swing gets worse than its
+    # tolerance (2 mm, more only for swings of a few frames: ``grounding.clip.restep``), so
+    # this footstep stays while the left foot's move off its crests (``test_grounding_restep``)
+    got = scene_scores("pybvh_test1_zup_inches.bvh", "mirrored", "rocks", slice(0, 600))
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
 
@@ -134,7 +110,7 @@ def test_a_footstep_whose_best_move_spoils_a_swing_takes_a_lesser_one() -> None:
     # dropped with nothing in its place; the re-step now takes the best move that leaves the
     # stances and swings around the footstep as they were (4 cm back: stance 8.7, swing 12.6 ->
     # 12.0 mm). Without that (the best move or none), this fails.
-    got = _scores("cmu_131_01.bvh", "fps30", "rocks", slice(0, 600))
+    got = scene_scores("cmu_131_01.bvh", "fps30", "rocks", slice(0, 600))
     assert got["stance"] <= STANCE, got
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
@@ -146,7 +122,7 @@ def test_a_footstep_broken_for_a_frame_steps_off_a_crest_whole() -> None:
     # its height); a stance next to so short a swing was never moved (stance 10.9 mm on main).
     # Moved whole as one footstep: stance 9.5, swing 19.1 -> 18.2 mm. Without the footsteps
     # (stances next to a short swing left where they are), this fails.
-    got = _scores("pybvh_test1_zup_inches.bvh", "eight", "rocks", slice(0, 600))
+    got = scene_scores("pybvh_test1_zup_inches.bvh", "eight", "rocks", slice(0, 600))
     assert got["stance"] <= STANCE, got
     assert got["swing"] <= SWING, got
     assert got["beyond_dip"] <= BEYOND_DIP, got
