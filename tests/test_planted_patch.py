@@ -51,7 +51,7 @@ MEASURE_FPS = 30.0  # the skinned mesh is measured at about this rate
 DRIFT_MARGIN = 0.02  # metres beyond the source's worst drift, scaled (issue 35)
 SLIDE_MARGIN = 0.03  # metres per second beyond the source's median slide, scaled (issue 35)
 #: Leg lengths: a knee lower over its foot's lowest point kneels, or partly
-#: (``limb_kernel.PATCH_KNEELING``: its foot is held less, not at all from 0.15)
+#: (``footing.kneeling.KNEELING``: its foot is held less, not at all from 0.15)
 KNEELING = 0.25
 
 

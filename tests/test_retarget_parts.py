@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from footfall import quat
 from footfall.errors import MappingError, SettingsError
+from footfall.footing.kneeling import kneeling_s
+from footfall.ramps import ramp
 from footfall.retarget.fingers import FINGERS, PRESET_ALIASES, PRESETS, FingerRig, preset
 from footfall.retarget.head import (
     apply_head_offset,
@@ -29,7 +31,6 @@ from footfall.retarget.settings import (
 from footfall.retarget.weights import (
     WeightSmoother,
     goal_weights,
-    ramp,
     smooth_series,
 )
 from footfall.skeleton import Skeleton, forward_kinematics
@@ -303,12 +304,13 @@ def test_hips_low_over_a_knee_on_the_floor_kneel_not_sit() -> None:
     hands = np.array([[[0.3, 1.0, 0.0], [-0.3, 1.0, 0.0]]] * 3)
     feet = np.array([[[0.1, 0.1, 0.3], [-0.1, 0.1, -0.3]]] * 3)
     hips = np.array([[0.0, 0.4, 0.0]] * 3)
-    knee = np.array([0.5, 0.2, 0.03])  # the lower knee over the standing hips height
-    w = goal_weights(hands, np.zeros((3, 2)), feet, hips, np.full(3, 0.45),
-                     knee_height_ratio=knee)
+    leg = 0.8  # thigh + shin, metres
+    knee = np.array([0.5, 0.2, 0.03]) * leg  # the lower knee over the floor
+    kneeling = [kneeling_s(k, leg) for k in knee]
+    w = goal_weights(hands, np.zeros((3, 2)), feet, hips, np.full(3, 0.45), kneeling=kneeling)
     np.testing.assert_allclose(w.hips, [0.0, 0.5, 1.0])
     w = goal_weights(hands[:1], [[0.0, 0.0]], feet[:1], hips[:1], [0.45],
-                     chairs=[[0.0, 0.4, 0.0]], knee_height_ratio=[0.03])
+                     chairs=[[0.0, 0.4, 0.0]], kneeling=[kneeling_s(0.03 * leg, leg)])
     np.testing.assert_allclose(w.hips, [0.0])
 
 

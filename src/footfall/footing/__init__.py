@@ -1,5 +1,5 @@
 """The one foot model: a foot's points, when it is planted, where the floor is, runs of
-planted frames and how a sole rests on the ground.
+planted frames, how a sole rests on the ground and when a leg kneels.
 
 Below ``grounding``, ``retarget``, ``live`` and ``metrics``: each asks these questions of a foot
 and gets its answer here, so offline and live, grounding and retargeting agree.
@@ -9,6 +9,8 @@ and gets its answer here, so offline and live, grounding and retargeting agree.
   world by ``sole_world``; the frames that are no part of the motion (``calibration_frames``).
 - :mod:`footfall.footing.clip_feet`: a clip's feet frame by frame (``ClipFeet``: sole samples,
   ankle, ball, touch points) and the floor its planted feet stand on (``planted_floor``).
+- :mod:`footfall.footing.kneeling`: when a leg kneels (``kneeling_s``: its knee low over the
+  ground under its foot, in leg lengths).
 - :mod:`footfall.footing.runs`: runs of True frames (``runs``, ``segments``).
 - :mod:`footfall.footing.stance_level`: a clip's stance level (each foot's support joints'
   planted heights, ``planted_heights``) and a foot's stance defect against it (``stance_defect``).

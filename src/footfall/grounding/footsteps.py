@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from footfall.arrays import FloatArray, kernel_rows, scalar_rows
 from footfall.jit import helper, kernel
 from footfall.quat import max_nan
+from footfall.ramps import smoothstep_s
 
 if TYPE_CHECKING:
     from footfall.terrain.base import RaySource
@@ -27,15 +28,6 @@ if TYPE_CHECKING:
 #: Phase offsets of the left and right foot (seed 000: L 0, R 0.5).
 FOOT_PHASE = np.array([0.0, 0.5])
 
-
-@helper
-def smoothstep_s(t: float) -> float:
-    """:func:`smoothstep` of one value (compiled kernels)."""
-    if t < 0.0:
-        t = 0.0
-    elif t > 1.0:
-        t = 1.0
-    return t * t * (3.0 - 2.0 * t)
 
 
 @helper

@@ -15,7 +15,7 @@ import math
 
 from footfall.arrays import BoolArray, FloatArray
 from footfall.grounding.foot_align import align_rotation_s, ankle_lift_s, heading_s, slope_angles_s
-from footfall.grounding.footsteps import smoothstep_s, swing_height_s
+from footfall.grounding.footsteps import swing_height_s
 from footfall.grounding.hips import follow_s, reach_limit_s
 from footfall.grounding.stage_rows import (
     FollowState,
@@ -31,6 +31,7 @@ from footfall.grounding.stage_rows import (
 from footfall.grounding.standing import rest_height_s
 from footfall.jit import bundle_kernel, bundle_part, kernel
 from footfall.quat import inv_s, max_nan, min_nan, mul_s, rotate_s
+from footfall.ramps import smoothstep_s
 
 # What each stage reads of its bundles (footfall.jit.bundle_part): a stage is handed only
 # these (every array handed is unboxed on each call, read or not: a one-character frame paid

@@ -22,6 +22,7 @@ import numpy as np
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.footing import CONTACT_RULE
+from footfall.footing.kneeling import kneeling_s
 from footfall.jit import bundle_kernel, helper, kernel
 from footfall.quat import (
     Quat4,
@@ -35,9 +36,13 @@ from footfall.quat import (
     slerp_from_identity_s,
     sub_s,
 )
-from footfall.retarget.weights import ramp_s
+from footfall.ramps import ramp_s
 
-CONTACT_BAND = 0.02  # metres of source lift within which a foot counts as standing
+#: Metres of source lift over its stance level within which a foot counts as standing (fully,
+#: not at all from twice that): the contact rule's touching height
+#: (:attr:`footfall.footing.ContactRule.hold_lift`: a contact is held while the foot's lowest
+#: point is this low).
+CONTACT_BAND = CONTACT_RULE.hold_lift
 MAX_TOE_RAISE = 0.03  # metres the foot may be raised in the air to keep its toes up
 TOE_DOWN = 0.02  # metres: a source toe lower than this (above the capture floor) is down
 FK_SINK = 0.02  # metres an FK foot may sink into the floor before its leg is fully on IK
@@ -71,11 +76,6 @@ PATCH_HOLD_MAX = 0.5
 #: (:data:`footfall.footing.CONTACT_RULE`). 0.5 held RobotExpressive's feet through quick low
 #: steps: cmu_131_01's drift 3 → 15 cm.
 PATCH_SPEED = CONTACT_RULE.speed
-#: Shares of the source's leg length its knee stands over the sole under its foot's lowest
-#: point: below the first a leg kneels (its foot is not held about its patch: held,
-#: mocapbank_zxy_cm's body went 17 cm through the floor in a kneel, 1.9 cm with 0.12–0.2),
-#: from the second its foot is held in full.
-PATCH_KNEELING = (0.15, 0.25)
 #: A foot whose sole reaches this many times the source toe's reach (scaled) ahead of its ankle
 #: is held kneeling too, in full from the second (:func:`long_share`'s ramp): pitched far less
 #: than the source's (:func:`long_foot`), its toes travel with the ankle as the source's foot
@@ -529,7 +529,8 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
     (``leg_length``, metres).
 
-    A kneeling leg's foot is not held (``upright`` 0, see :data:`PATCH_KNEELING`; a very long
+    A kneeling leg's foot is not held (``upright`` 0, see
+    :data:`~footfall.footing.kneeling.KNEELING`; a very long
     foot is, :data:`KNEEL_HELD_FOOT`): its patch travels as the foot turns on its toes
     (RobotExpressive's 50 cm in mocapbank_zxy_cm's kneel while its foot kept the source's
     pitch). That travel, while the foot stands, is counted; held again as the leg rises, the
@@ -836,7 +837,7 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 # its knee's height over the sole under the foot's lowest point (a stance
                 # level learnt standing may lie centimetres off in a kneel)
                 knee = (spos[f, s_chain[leg, 1], 1] - min(ankle_lift, toe_lift) - level[f, leg]
-                        - floor) / source_leg_lengths[leg]
+                        - floor)
                 tip_at, tip_lift = toe_at, toe_lift
                 if rig.source_tips[leg] >= 0:
                     tip_at = _toe_point(srot, spos, f, True, rig.source_tips[leg], -1,
@@ -853,7 +854,7 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 x, z = _hold_patch(frames.patch_state, leg, turns, _vec(feet[f, leg]),
                                    ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
                                    rig.source_has_toes, has_toes,
-                                   max(ramp_s(knee, *PATCH_KNEELING), long_share(
+                                   max(1.0 - kneeling_s(knee, source_leg_lengths[leg]), long_share(
                                        rig.sole_reach[leg] * sizes.avatar_scale,
                                        rig.source_toe_reach[leg], s, KNEEL_HELD_FOOT)),
                                    points, source_patch,

@@ -207,6 +207,11 @@ class Limbs:
         """Number of limbs (legs first, then arms)."""
         return len(self._limb_names)
 
+    @property
+    def source_leg_lengths(self) -> FloatArray:
+        """``(2,)`` the source's left and right leg lengths (thigh + shin), metres."""
+        return self._source_leg_lengths
+
     def set_hand_reach(self, reach_by_side: FloatArray) -> None:
         """Each arm's hand reach from ``(2,)`` left / right values, metres at scale 1."""
         self.hand_reach = np.ascontiguousarray(

@@ -82,7 +82,7 @@ def goal_weights(cal: CalibratedRig, values: Mapping[str, Any], spos: FloatArray
             arm_tips,
             cal.rig.correspondence.hips[1], cal.size_ratio(scale), raise_by,
             source.ankle_height, max(source.hips_height, 1e-9),
-            points_array(props), points_array(chairs),
+            np.maximum(limbs.source_leg_lengths, 1e-9), points_array(props), points_array(chairs),
             cal.rig.weight_thresholds(values).as_array,
             arms.reshape(frames, 2), legs.reshape(frames, 2), hips.reshape(frames))
         arms = arms[..., :arm_count]

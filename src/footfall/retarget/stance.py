@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from footfall.arrays import BoolArray, FloatArray, IntArray
 from footfall.jit import helper, kernel
+from footfall.ramps import smoothstep_s
 
 #: Seconds over which a released shift catches up with the body.
 RELEASE_SECONDS = 0.3
@@ -128,7 +129,7 @@ def _hold_row(values: FloatArray, planted: BoolArray, held: FloatArray, released
         return
     since[r] += 1
     progress = min(max(since[r] / max(fade, 1), 0.0), 1.0)
-    eased = progress * progress * (3.0 - 2.0 * progress)  # smoothstep
+    eased = smoothstep_s(progress)
     gx, gy, gz = (released[r, 0] - values[r, 0], released[r, 1] - values[r, 1],
                   released[r, 2] - values[r, 2])
     out[r, 0] = values[r, 0] + gx * (1.0 - eased)

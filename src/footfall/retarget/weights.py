@@ -9,7 +9,7 @@ Each limb's goal weight is built from layers, each a linear ramp of one distance
 | hips | far from every chair                        | hips high, or a knee low   | min      |
 
 The hips weight scales the hips-height correction (seated avatars keep the source's hip height).
-Hips low over a knee on the floor (the lower knee under ``kneel_low`` standing hips heights) are
+Hips low over a knee on the floor (a leg kneeling, :mod:`footfall.footing.kneeling`) are
 carried by the legs, not by a seat: a kneeling body's hips keep their height scaled by the legs
 (hips weight 1), as a standing body's. Taken for a seat (the performer's hips height kept, not
 scaled), mocapbank_zxy_cm's kneel left CesiumMan's hip joints 0.55 leg lengths up where the
@@ -26,12 +26,13 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any, ClassVar
 
-import numba
 import numpy as np
 from numpy.typing import ArrayLike
 
 from footfall.arrays import FloatArray, IntArray, kernel_rows
+from footfall.footing.kneeling import kneeling_s
 from footfall.jit import helper, kernel
+from footfall.ramps import ramp_s
 
 
 @dataclass(frozen=True)
@@ -50,11 +51,6 @@ class WeightThresholds:
     seated_foot_far: float = 0.4
     sit_ratio_low: float = 0.6
     sit_ratio_high: float = 0.85
-    #: The lower knee's height over the floor / the standing hips height: kneeling (the hips
-    #: carried by the legs) below ``kneel_low``, not above ``kneel_high`` (a knee of a
-    #: person standing is at about 0.5, sitting on a chair 0.5, kneeling 0.03).
-    kneel_low: float = 0.15
-    kneel_high: float = 0.25
 
     #: The settings (``retarget.settings``) each threshold comes from.
     SETTINGS: ClassVar[dict[str, str]] = {
@@ -90,22 +86,6 @@ class LimbWeights:
 
 
 @helper
-def ramp_s(value: float, start: float, end: float) -> float:
-    """0 at ``start``, 1 at ``end``, linear between, clamped (a step at ``end`` when the two
-    are closer than 1e-12)."""
-    span = end - start
-    if abs(span) < 1e-12:
-        return 1.0 if value >= end else 0.0
-    return min(max((value - start) / span, 0.0), 1.0)
-
-
-@numba.vectorize(["float64(float64, float64, float64)"], cache=True)
-def ramp(value: float, start: float, end: float) -> float:  # pragma: no cover (compiled)
-    """:func:`ramp_s` over arrays (any shapes that broadcast)."""
-    return ramp_s(value, start, end)
-
-
-@helper
 def _nearest(x: float, y: float, z: float, others: FloatArray) -> float:
     """Distance from ``(x, y, z)`` to the nearest of ``others (P, 3)`` (inf when P = 0)."""
     best = math.inf
@@ -123,13 +103,13 @@ def _distance(a: FloatArray, b: FloatArray) -> float:
 
 @helper
 def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
-            ratio: float, knee: float, props: FloatArray, chairs: FloatArray, t: FloatArray,
-            arms: FloatArray, legs: FloatArray) -> float:
+            ratio: float, kneeling: float, props: FloatArray, chairs: FloatArray,
+            t: FloatArray, arms: FloatArray, legs: FloatArray) -> float:
     """The layers of the module docstring for one frame: ``hands (2, 3)``, ``lift (2,)``,
-    ``feet (2, 3)``, ``hips (3,)``, ``ratio`` (hips height / standing), ``knee`` (the lower
-    knee's height / standing hips height), ``props (P, 3)``, ``chairs (C, 3)``, thresholds
-    ``t (14,)`` in :class:`WeightThresholds`' order → ``arms (2,)``, ``legs (2,)`` written, the
-    hips weight returned."""
+    ``feet (2, 3)``, ``hips (3,)``, ``ratio`` (hips height / standing), ``kneeling`` (how
+    much a leg kneels, 0–1: :func:`~footfall.footing.kneeling.kneeling_s`), ``props (P, 3)``,
+    ``chairs (C, 3)``, thresholds ``t (14,)`` in :class:`WeightThresholds`' order → ``arms
+    (2,)``, ``legs (2,)`` written, the hips weight returned."""
     arm_hands = 1.0 - ramp_s(_distance(hands[0], hands[1]), t[0], t[1])
     seated = 1.0 - ramp_s(_nearest(hips[0], hips[1], hips[2], chairs), t[6], t[7])
     for side in range(2):
@@ -140,35 +120,35 @@ def _layers(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatAr
         reach = ramp_s(math.sqrt(ox * ox + oz * oz), t[8], t[9])
         leg_seated = 1.0 - seated * (1.0 - reach)
         legs[side] = min(leg_seated, 1.0 - ramp_s(lift[side], t[4], t[5]))
-    kneeling = 1.0 - ramp_s(knee, t[12], t[13])
     return min(1.0 - seated, max(ramp_s(ratio, t[10], t[11]), kneeling))
 
 
 @kernel(error_model="numpy")
 def _goal_kernel(hands: FloatArray, lift: FloatArray, feet: FloatArray, hips: FloatArray,
-                 ratio: FloatArray, knee: FloatArray, props: FloatArray, chairs: FloatArray,
-                 t: FloatArray, arms: FloatArray, legs: FloatArray,
+                 ratio: FloatArray, kneeling: FloatArray, props: FloatArray,
+                 chairs: FloatArray, t: FloatArray, arms: FloatArray, legs: FloatArray,
                  hips_weight: FloatArray) -> None:
     """:func:`_layers` for every frame of ``hands (F, 2, 3)``, ``lift (F, 2)``, ``feet
-    (F, 2, 3)``, ``hips (F, 3)``, ``ratio (F,)``, ``knee (F,)`` into ``arms``, ``legs
+    (F, 2, 3)``, ``hips (F, 3)``, ``ratio (F,)``, ``kneeling (F,)`` into ``arms``, ``legs
     (F, 2)``, ``hips_weight (F,)``."""
     for f in range(hands.shape[0]):
-        hips_weight[f] = _layers(hands[f], lift[f], feet[f], hips[f], ratio[f], knee[f], props,
-                                 chairs, t, arms[f], legs[f])
+        hips_weight[f] = _layers(hands[f], lift[f], feet[f], hips[f], ratio[f], kneeling[f],
+                                 props, chairs, t, arms[f], legs[f])
 
 
 @kernel(error_model="numpy")
 def source_goal_kernel(positions: FloatArray, tips: IntArray, knees: IntArray,
                        arm_tips: IntArray, hips_joint: int, scale: float, raise_by: float,
-                       ankle: FloatArray, hips_height: float, props: FloatArray,
-                       chairs: FloatArray, t: FloatArray, arms: FloatArray, legs: FloatArray,
-                       hips_weight: FloatArray) -> None:
+                       ankle: FloatArray, hips_height: float, leg_lengths: FloatArray,
+                       props: FloatArray, chairs: FloatArray, t: FloatArray,
+                       arms: FloatArray, legs: FloatArray, hips_weight: FloatArray) -> None:
     """:func:`_layers` for every frame of source joint positions ``positions (F, J, 3)``, as
     the retargeter maps them: feet ``tips[:2]`` scaled horizontally by ``scale`` (their lift
     above the standing ankle heights ``ankle (2,)``), the hips scaled and raised by
     ``raise_by`` m, hands ``arm_tips (2,)`` relative to the hips, scaled (no arms: two hands
-    10 m apart, never "together"), the hips' height ratio over ``hips_height``, the lower of
-    the knees ``knees (2,)`` over ``hips_height`` (a knee on the floor: kneeling)."""
+    10 m apart, never "together"), the hips' height ratio over ``hips_height``, and how much
+    a leg kneels: its knee ``knees (2,)`` over the floor and its length ``leg_lengths (2,)``
+    (thigh + shin, metres; :func:`~footfall.footing.kneeling.kneeling_s`)."""
     hands, feet = np.empty((2, 3)), np.empty((2, 3))
     lift, hips = np.empty(2), np.empty(3)
     for f in range(positions.shape[0]):
@@ -186,9 +166,10 @@ def source_goal_kernel(positions: FloatArray, tips: IntArray, knees: IntArray,
                                                         - source_hips[c])
                 else:
                     hands[side, c] = hips[c] + (10.0 if side == 1 and c == 0 else 0.0)
-        knee = min(positions[f, knees[0], 1], positions[f, knees[1], 1]) / hips_height
-        hips_weight[f] = _layers(hands, lift, feet, hips, source_hips[1] / hips_height, knee,
-                                 props, chairs, t, arms[f], legs[f])
+        kneeling = max(kneeling_s(positions[f, knees[0], 1], leg_lengths[0]),
+                       kneeling_s(positions[f, knees[1], 1], leg_lengths[1]))
+        hips_weight[f] = _layers(hands, lift, feet, hips, source_hips[1] / hips_height,
+                                 kneeling, props, chairs, t, arms[f], legs[f])
 
 
 _NONE = np.zeros((0, 3))
@@ -203,7 +184,7 @@ def goal_weights(
     props: ArrayLike | None = None,
     chairs: ArrayLike | None = None,
     thresholds: WeightThresholds = WeightThresholds(),  # noqa: B008 (frozen, immutable)
-    knee_height_ratio: ArrayLike = np.inf,
+    kneeling: ArrayLike = 0.0,
 ) -> LimbWeights:
     """Unsmoothed goal weights from the layers.
 
@@ -215,11 +196,11 @@ def goal_weights(
         hips_height_ratio: ``(...)`` hips height above the floor / standing hips height.
         props: ``(P, 3)`` prop positions (other characters' hands count as props), or None.
         chairs: ``(C, 3)`` chair positions, or None.
-        knee_height_ratio: ``(...)`` the lower knee's height above the floor / standing hips
-            height (default: no knee near the floor).
+        kneeling: ``(...)`` how much a leg kneels, 0–1
+            (:func:`~footfall.footing.kneeling.kneeling_s`; default: no leg kneels).
     """
     hands, lift, feet, hips, ratio, knee = (np.asarray(v, dtype=np.float64) for v in (
-        hands, feet_lift, feet, hips, hips_height_ratio, knee_height_ratio))
+        hands, feet_lift, feet, hips, hips_height_ratio, kneeling))
     batch = np.broadcast_shapes(hands.shape[:-2], lift.shape[:-1], feet.shape[:-2],
                                 hips.shape[:-1], ratio.shape, knee.shape)
     frames = math.prod(batch)
