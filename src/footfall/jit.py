@@ -13,6 +13,11 @@
   arguments, so every value is bound by name where the bundle is built; one that reads a few
   fields of a bundle declares them (:func:`bundle_part`) and is handed only those.
 
+Every kernel's cache is stamped with the whole package's source (:func:`package_stamp`), not
+its own file's as numba does: a kernel inlines helpers, constants and bundles from other modules
+(``footing.kneeling`` into ``retarget/limb_kernel.py``), and with numba's stamp a change there
+left the kernel's old machine code in use — a rule removed to see a test fail ran on, unremoved.
+
 Why: on an empty numba cache the time goes to numba's front end (typing, lowering, wrappers)
 more than to LLVM. Unused wrappers and IR-level copies at every call site cost that time; a
 ``register_jitable`` helper is compiled again for every caller's flags, a dispatcher once per
@@ -22,19 +27,69 @@ argument types. Figures: docs/benchmarks.md, section "2026-12-02 compile".
 from __future__ import annotations
 
 import collections
+import functools
+import hashlib
 import inspect
 import operator
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import numba
-from numba.core import types
+from numba.core import caching, types
 from numba.core.registry import CPUDispatcher
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _HELPER: dict[str, Any] = {"nopython": True, "no_cpython_wrapper": True,
                            "no_cfunc_wrapper": True, "forceinline": True, "error_model": "numpy"}
+
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@functools.cache
+def package_stamp(package: Path = _PACKAGE) -> bytes:
+    """SHA-256 of every module of ``package`` (its path and contents): what a cached kernel
+    of footfall was compiled from. Read once per process (~3 MB)."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+class _PackageStamped:
+    """A numba cache locator for footfall's own functions whose source stamp is
+    :func:`package_stamp`: the cache of a kernel is fresh only while no module of the package
+    has changed (any other function falls through to numba's own locators)."""
+
+    def get_source_stamp(self) -> bytes:
+        return package_stamp()
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        try:
+            Path(py_file).resolve().relative_to(_PACKAGE)
+        except (OSError, ValueError):
+            return None
+        return super().from_function(py_func, py_file)  # type: ignore[misc]
+
+
+class _UserProvided(_PackageStamped, caching.UserProvidedCacheLocator):  # type: ignore[misc]
+    pass
+
+
+class _InTree(_PackageStamped, caching.InTreeCacheLocator):  # type: ignore[misc]
+    pass
+
+
+class _UserWide(_PackageStamped, caching.UserWideCacheLocator):  # type: ignore[misc]
+    pass
+
+
+# numba asks its locator classes in order; ours come first, in numba's own order of the three.
+caching.CacheImpl._locator_classes[:0] = [_UserProvided, _InTree, _UserWide]
 
 
 class _Helper(CPUDispatcher):  # type: ignore[misc]
