@@ -15,7 +15,13 @@ from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.sole import resting_edge
 from footfall.footing.stance_level import planted_heights, stance_defect
 from footfall.grounding.clip.prepared import PreparedClip
-from footfall.grounding.clip.smoothing import blend_out, fill_missing, smooth, smooth_above
+from footfall.grounding.clip.smoothing import (
+    blend_out,
+    fill_missing,
+    smooth,
+    smooth_above,
+    spread_above,
+)
 from footfall.grounding.clip.tread_fit import tread_fit
 from footfall.grounding.foot_align import align_rotation, slope_angles
 from footfall.grounding.locks import slip_locks
@@ -229,26 +235,31 @@ def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: Flo
                ground: FloatArray, contacts: NDArray[np.bool_], blend: int) -> FloatArray:
     """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
     of a swinging foot (:func:`swing_points`), moved up by ``offset (F, 2)`` over the blended
-    ``ground (F, 2)``, out of the terrain (:func:`entry_depth`), smoothed from above over
-    half of ``blend`` frames (rising before a stair nose, coming down after it) — but not next to a
+    ``ground (F, 2)``, out of the terrain (:func:`entry_depth`), each frame's lift spread to
+    the frames around it over half of ``blend`` frames (rising before a stair nose, coming down
+    after it; :func:`~footfall.grounding.clip.smoothing.spread_above`) — but not next to a
     contact, where there is no before or after (:func:`_near_contacts`)."""
     cut = entry_depth(points, terrain, floor, offset, ground)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
     # smoothed over half the blend: over the whole of it the lift reached 0.1 s before and
     # after the frames that need it (stairs swings 23.5 -> 21.3 mm mean over the blended
-    # ground, independent scorer; unsmoothed 20.2 mm, and a jump at every stair nose)
-    rise = smooth_above(lift, max(1, blend // 2))
+    # ground, independent scorer; unsmoothed 20.2 mm, and a jump at every stair nose).
+    # Spread, not smoothed from above: a moving maximum filled the valley between two noses
+    # before averaging, the foot held 21-39 mm higher than either nose needed (games105
+    # circle_right_backward on the stairs, frames 119-122: swing 20.5 -> 19.2 mm)
+    rise = spread_above(lift, max(1, blend // 2))
     return np.where(contacts, 0.0, _near_contacts(lift, rise, contacts, blend))
 
 
 def _near_contacts(least: FloatArray, smoothed: FloatArray, contacts: NDArray[np.bool_],
                    blend: int) -> FloatArray:
-    """The swing lift ``(F, 2)`` (metres): ``smoothed`` (from above) ``blend`` frames or more
-    from a contact; nearer, blended down to the most the ``least (F, 2)`` lift needs between the
-    frame and the contact (none at all in its first and last swing frames, exactly the least).
-    Smoothing from above spreads a cut later in the swing back to the lift-off frame (and one
-    earlier forward to touch-down): the foot jumped from its planted height to a lift that
-    frame did not need (games105's circle on the stairs: 89 mm at lift-off, 109 mm clear)."""
+    """The swing lift ``(F, 2)`` (metres): ``smoothed`` (the least lift spread over the frames
+    around it, never below it) ``blend`` frames or more from a contact; nearer, blended down to
+    the most the ``least (F, 2)`` lift needs between the frame and the contact (none at all in
+    its first and last swing frames, exactly the least). Spreading carries a cut later in the
+    swing back to the lift-off frame (and one earlier forward to touch-down): the foot jumped
+    from its planted height to a lift that frame did not need (games105's circle on the stairs:
+    89 mm at lift-off, 109 mm clear)."""
     out = smoothed.copy()
     for foot, start, stop, lift_off, touch_down in swing_spans(contacts):
         frames = np.arange(start, stop)

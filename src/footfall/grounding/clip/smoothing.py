@@ -29,6 +29,25 @@ def smooth_above(values: FloatArray, window: int) -> FloatArray:
     return smooth(smooth(values, window, np.max), window)
 
 
+def spread_above(values: FloatArray, window: int) -> FloatArray:
+    """The least curve ``(F, ...)`` never below ``values`` that spreads each frame's value to
+    the frames around it as :func:`smooth_above` over ``window`` frames does to a lone peak:
+    falling linearly to zero ``2 * (window // 2) + 1`` frames away (per column along frames,
+    edges held). Never above :func:`smooth_above` (equal at a lone peak or a step); lower
+    between two peaks, where the moving maximum fills the valley before averaging."""
+    reach = 2 * (window // 2) + 1
+    if reach < 2 or values.shape[0] < 2:
+        return values.copy()
+    frames = values.shape[0]
+    out = values.copy()
+    for k in range(1, reach):
+        weight = 1.0 - k / reach
+        ahead = values[np.minimum(np.arange(frames) + k, frames - 1)]
+        behind = values[np.maximum(np.arange(frames) - k, 0)]
+        out = np.maximum(out, weight * np.maximum(ahead, behind))
+    return out
+
+
 def blend_out(values: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
     """Per-foot ``values (F, 2)`` held in contact, faded to zero over ``frames ≥ 1`` outside
     it."""
