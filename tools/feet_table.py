@@ -2,7 +2,9 @@
 every shared clip × avatar, offline and live, measured without the retargeter.
 
 Run: ``PYTHONPATH=src .venv/bin/python tools/feet_table.py --out docs/feet_table.md``
-(``--clips games105_walk60 --avatars CesiumMan --live --every 2`` narrows it down).
+(``--clips games105_walk60 --avatars CesiumMan --live --every 2`` narrows it down;
+``--variants mirrored z_up inches`` measures each clip as those variants of other conventions
+too, ``tests/conventions.py``'s, the same rows labelled ``clip/variant``).
 
 For each pair the motion goes through footfall as a user's would: *offline* the library function
 ``footfall retarget`` calls (``retarget_file``, default options), *live* ``Retargeter.step`` fed
@@ -45,12 +47,14 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from footfall import bvh
+from footfall.errors import FootfallError
 from footfall.gltf import load_animation, load_avatar, save_motion
 from footfall.humanoid import map_skeleton
 from footfall.motion_io import load_motion
@@ -61,6 +65,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import motion_measures as mm  # noqa: E402  (tests/motion_measures.py)
 import skinned_feet  # noqa: E402  (tests/skinned_feet.py: the independent skinner)
+from conventions import VARIANTS  # noqa: E402  (tests/conventions.py: the clips' variants)
 
 DATA = ROOT / "tests" / "data"
 #: No legs: not a clip this table can say anything of.
@@ -332,6 +337,25 @@ def summary(results: list[tuple[str, str, dict[str, float]]]) -> list[str]:
     return out
 
 
+def sources(clips: list[Path], variants: list[str], scratch: Path
+            ) -> Iterator[tuple[Path, str, Clip]]:
+    """Each clip file as itself and as each of ``variants``: (the file the offline run reads,
+    the row's label, the clip). A variant is written to a BVH in ``scratch`` for the offline
+    run; one that cannot be made (a 2-frame clip bends no arc) is said and skipped."""
+    for path in clips:
+        clip = load_motion(path).clip
+        yield path, path.stem, clip
+        for made in variants:
+            try:
+                variant = VARIANTS[made](clip)
+            except (FootfallError, ValueError) as error:
+                print(f"| {path.stem}/{made} | not made: {error} |", flush=True)
+                continue
+            written = scratch / f"{path.stem}__{made}.bvh"
+            bvh.save(variant, written)
+            yield written, f"{path.stem}/{made}", variant
+
+
 def main(argv: list[str] | None = None) -> int:
     """Measure every pair, print the table (and write it to ``--out``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -343,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
     modes.add_argument("--offline", action="store_true", help="offline only")
     parser.add_argument("--every", type=int, default=0,
                         help="measure the meshes every N-th frame (default: ~30 per second)")
+    parser.add_argument("--variants", nargs="*", default=[], choices=list(VARIANTS),
+                        help="also measure each clip as these variants of other conventions "
+                        "(tests/conventions.py; default: none)")
     parser.add_argument("--out", type=Path, default=None, help="also write the table here")
     args = parser.parse_args(argv)
     clips = [p for p in sorted((DATA / "bvh").glob("*.bvh"))
@@ -359,8 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     count = 0
     results: list[tuple[str, str, dict[str, float]]] = []
     with tempfile.TemporaryDirectory() as scratch:
-        for path in clips:
-            clip = load_motion(path).clip
+        for path, made, clip in sources(clips, args.variants, Path(scratch)):
             every = args.every or max(1, round(clip.fps / MEASURE_FPS))
             source = clip_body(clip, every)
             planted = np.stack([mm.stance(mm.lowest_points(p), clip.fps) for p in
@@ -382,13 +408,13 @@ def main(argv: list[str] | None = None) -> int:
                         else:
                             body, kind = gltf_body(output, clip.fps, every)
                     except Exception as error:  # one pair failing is a row, not the end
-                        line = f"| {path.stem} | {name} | {mode} | failed: {error} |"
+                        line = f"| {made} | {name} | {mode} | failed: {error} |"
                     else:
                         frames = min(len(body.feet), clip.frame_count)
                         tgt = figures(body.cut(frames), planted[:frames])
                         r = row(src if frames == clip.frame_count else
                                 figures(source.cut(frames), planted[:frames]), tgt)
-                        label = f"{path.stem} ({clip.fps:g} fps, {clip.frame_count} frames)"
+                        label = f"{made} ({clip.fps:g} fps, {clip.frame_count} frames)"
                         line = markdown(label, name, mode, kind, r)
                         count += 1
                         if clip.frame_count / clip.fps >= SUMMARY_MIN_SECONDS:
