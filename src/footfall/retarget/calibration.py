@@ -10,7 +10,7 @@ avatar calibrates against an I-posed capture.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
@@ -189,7 +189,9 @@ class Measures:
         hips_height: the hips joint over the mean of the two soles (the solve takes the
             capture's hips over the mean of its feet's stance levels; where the hip correction
             puts the hips joint), raised as far as the legs lack of the ``extension`` they
-            were measured at (``Measures.of``).
+            were measured at (``Measures.of``); a calibrated target's raised further as far as
+            the solve, standing it in the source's calibration pose, leaves a leg short of the
+            performer's extension (``standing_height.standing_rise``).
         leg_length: how high the hip joints (upper legs) stand over the floor on straight
             legs (:func:`standing_leg`), whatever the pose does with its knees: what the size
             ratio compares. A stylised rig may hang its legs from a joint above or below its
@@ -251,6 +253,13 @@ class Measures:
             toe_height=tip - sole,
             sole=sole,
         )
+
+
+    def raised(self, rise: float) -> Measures:
+        """These measures with the hips and neck ``rise`` metres higher over the ground (the
+        standing height as the solve stands the target: ``standing_height.standing_rise``)."""
+        return replace(self, hips_height=self.hips_height + rise,
+                       neck_height=self.neck_height + rise)
 
 
 def leg_chains(skeleton: Skeleton, mapping: Mapping[str, str],

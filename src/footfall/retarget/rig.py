@@ -12,7 +12,7 @@ while frames are retargeted.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -183,7 +183,7 @@ class RetargetRig:
         limbs.set_hand_reach(self.hand_reach)
         limbs.calibrate(source_pos, source_world, standing_world, standing_positions,
                         Toes.of(source, self.source_map, src))
-        return CalibratedRig(
+        calibrated = CalibratedRig(
             rig=self,
             offsets=quat.inv_mul(source_world[c.source_joints], target_world[c.target_joints]),
             source_pose=src, standing_pose=standing, match_directions=turn,
@@ -195,6 +195,14 @@ class RetargetRig:
             fingers=FingerRig.build(target, self.target_map, tgt),
             source_fingers=FingerRig.build(source, self.source_map, src),
             limbs=limbs)
+        # The standing height as the solve stands the target in the source's calibration pose
+        # (the solve imports this module: imported here).
+        from footfall.retarget.standing_height import standing_rise
+
+        rise = standing_rise(calibrated)
+        if rise <= 0.0:
+            return calibrated
+        return replace(calibrated, target_measures=calibrated.target_measures.raised(rise))
 
     def weight_thresholds(self, values: Mapping[str, Any]) -> WeightThresholds:
         """The automatic weights' thresholds of the settings ``values`` (kept while they stay

@@ -8,16 +8,18 @@ Per frame, batched over frames, with one code path for :mod:`.offline` and :mod:
 2. Hips: the source hips position, horizontally scaled by the size ratio (the hip joints'
    standing heights, ``CalibratedRig.size_ratio``), raised by the hips-height difference times
    the hips (sitting) weight plus the floor height; the hips' rise and fall around their
-   standing height is scaled by the size ratio too. The target's standing heights are
-   measured with its legs at least as extended as the source's calibration pose has them
+   standing height is scaled by the size ratio too. The target's standing heights are measured
+   with its legs at least as extended as the source's calibration pose has them
    (``Measures.of(..., extension=)``): a rest pose with bent knees (RobotExpressive's 31°) is
-   not the height the body stands at. The joint the thighs hang from rolls so the hip joints
-   rise and fall as the performer's, scaled (``Limbs.level_hips``), not by the hips'
+   not the height the body stands at; then raised as far as this solve, standing the target in
+   the source's calibration pose, leaves a leg short of the performer's extension
+   (``standing_height``: once per calibration). The joint the thighs hang from rolls so the hip
+   joints rise and fall as the performer's, scaled (``Limbs.level_hips``), not by the hips'
    width. The hip joints (their midpoint), not the hips joint, go where the performer's go,
-   scaled about the hips joint (horizontally, and vertically as they rise and fall over it
-   from the calibration pose: :func:`hip_joints_shift`, times the hips weight: seated, the
-   hips stay where the performer's sit; kneeling, they are carried by the legs, see
-   ``weights``): the legs reach from where the performer's do.
+   scaled about the hips joint (horizontally, and vertically as they rise and fall over it from
+   the calibration pose: :func:`hip_joints_shift`, times the hips weight: seated, the hips stay
+   where the performer's sit; kneeling, they are carried by the legs, see ``weights``): the legs
+   reach from where the performer's do.
 3. Four-limb two-bone IK (``limbs.py``), weighted by the automatic layers (``weights.py``).
 4. Head rotation offset, finger curls and spread (when enabled).
 
