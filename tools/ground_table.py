@@ -25,7 +25,9 @@ inches) on level ground and the stairs, hills and rocks, scored by :func:`indepe
 the source's contacts and feet from ``tests/skinned_feet.py`` (foot joint, joints below it and
 their End Sites), its floor the 2nd percentile of the planted feet's lowest points.
 Run: ``PYTHONPATH=src .venv/bin/python tools/ground_table.py --conventions [--variants ...]
-[--terrains ...] [--only NAME ...] [--frames N]``.
+[--terrains ...] [--only NAME ...] [--frames N] [--heel]``. ``--heel`` (opt-in; the default
+table does not change): the scorer with a heel modelled from the source rig — heel stances as
+contacts, the heel in the forced-lift test (``docs/heel_scorer.md``).
 """
 
 from __future__ import annotations
@@ -201,8 +203,8 @@ def _swings(planted: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0], strict=True))
 
 
-def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | None = None
-                       ) -> dict[str, float]:  # noqa: ANN001
+def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | None = None,
+                       heel: bool = False) -> dict[str, float]:  # noqa: ANN001
     """Issue 36's figures of ``out`` (``source`` grounded on ``terrain``), metres, computed from
     the source's own feet and contacts (``tests/skinned_feet.py``) only:
 
@@ -223,6 +225,11 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
     ``floor_source``: the floor the source stands on when it is not the source's own (a clip
     placed on a terrain: the terrain's height there is unknown to the scorer, so the caller
     passes the placed source's own floor, which this computes when None).
+
+    ``heel`` (the opt-in experiment of ``docs/heel_scorer.md``): the source's heel stances
+    (:func:`heel_stances`) count as contacts, judged and taken as a swing's end by a heel
+    point modelled from the source rig (:func:`heel_model`) instead of the lowest rig point
+    (a raised toe there), and the forced-lift test also checks that heel point.
     """
     contacts = source_contacts(source)
     src = source_foot_points(source)
@@ -234,9 +241,24 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
     low_y = _lowest(dst[..., 1])
     ground = low_y - out_h  # terrain height under the output's lowest point
     stance = np.abs(out_h - src_h)[contacts]
+    heel_gap = None
+    if heel:
+        tips, model = heel_model(src, contacts)
+        src_heel, dst_heel = heel_points(src, tips, model), heel_points(dst, tips, model)
+        on_heel = heel_stances(src, contacts, source.fps, src_heel)
+        heel_gap = _gaps(terrain, dst_heel)  # (F, 2)
+        pad_gap = _pad_gaps(terrain, dst_heel)
+        # a heel stance stands on the heel: judged, and a swing's end taken, on the ground
+        # under the heel's pad
+        ground = np.where(on_heel, dst_heel[..., 1] - pad_gap, ground)
+        stance = np.abs(np.where(on_heel, pad_gap - (src_heel[..., 1] - floor), out_h - src_h)
+                        )[contacts | on_heel]
+        judged = contacts | on_heel
+    else:
+        judged = contacts
     swing, forced, count = [], 0, 0
     for foot in range(2):
-        planted = contacts[:, foot]
+        planted = judged[:, foot]
         if not planted.any():
             continue
         path = dst[:, foot, 0, [0, 2]]
@@ -256,6 +278,8 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
             # blended ground: does any of its points go into the terrain?
             shift = blended + src_h[frames, foot] - low_y[frames, foot]
             cut = _lowest(gaps[frames, foot] + shift[:, None]) < 0.0
+            if heel_gap is not None:  # the heel the rig does not have, moved the same way
+                cut |= heel_gap[frames, foot] + shift < 0.0
             count += len(frames)
             forced += int(cut.sum())
             keep = ~cut & np.isfinite(height)
@@ -275,6 +299,140 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
         "floor": floor,
         "floor_out": floor_out,
     }
+
+
+#: How far behind the foot joint the modelled heel sits, as a share of the horizontal distance
+#: from the foot joint to the foot's farthest rig point (the toe tip's End Site, else the last
+#: toe joint), in the foot's flat stances. Anthropometric tables put the ankle about a quarter
+#: of the foot's length in front of the heel's back and the toe tip about three quarters in
+#: front of it (Winter, *Biomechanics and Motor Control of Human Movement*, segment tables),
+#: so a quarter over three quarters: 0.33 of the ankle→tip length; the scorer takes 0.25 — a
+#: heel a little short of the real one, so that the forced-lift test calls fewer frames forced
+#: (and leaves more frames judged) rather than more.
+HEEL_SHARE = 0.25
+#: A flat stance: a contact frame whose foot joint is within this (metres) of the flattest
+#: contact's height over the foot's lowest rig point (either foot: a rig's feet are alike).
+FLAT_BAND = 0.010
+
+
+#: The heel's pad (metres): a heel stands on the highest ground within this of the modelled
+#: heel point that is not above it (a heel at a tread's nose stands on the tread, not on the
+#: one below it — a point of the model 1 mm behind the nose would read a riser's height off;
+#: a riser behind the heel, higher than it, is not under it).
+HEEL_PAD = 0.025
+
+
+def _pad_gaps(terrain, heels: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """``(...)`` height of ``heels (..., 3)`` over the highest ground within :data:`HEEL_PAD`
+    of them horizontally and not above them (the point and two rings of 8 samples; the ground
+    straight under the point where all are above it, i.e. the heel is inside; NaN off the
+    terrain)."""
+    angles = np.linspace(0.0, 2 * np.pi, 8, endpoint=False)
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=-1)  # (8, 2)
+    offsets = np.concatenate([np.zeros((1, 2)), 0.5 * HEEL_PAD * ring, HEEL_PAD * ring])
+    valid = np.all(np.isfinite(heels), axis=-1)
+    xz = np.where(valid[..., None], heels[..., [0, 2]], 0.0)[..., None, :] + offsets  # (..., 17, 2)
+    ground = np.asarray(terrain.height(xz), dtype=np.float64)
+    below = np.isfinite(ground) & (ground <= heels[..., 1, None])
+    top = np.where(below, ground, -np.inf).max(axis=-1)
+    top = np.where(below.any(axis=-1), top, ground[..., 0])
+    return np.where(valid & np.isfinite(top), heels[..., 1] - top, np.nan)
+
+
+def heel_stances(points: np.ndarray, contacts: np.ndarray, fps: float,
+                 heels: np.ndarray | None = None) -> np.ndarray:
+    """``(F, 2)`` frames a source foot stands on its heel, toes raised, outside the scorer's
+    ``contacts (F, 2)`` (its lowest rig point is a raised toe there): the foot joint of
+    ``points (F, 2, P, 3)`` within ``CONTACT_BAND`` of its median height over that foot's
+    contacts and slower than ``CONTACT_SPEED`` horizontally, for 0.1 s or more (a foot held
+    low and still off the floor, its joint well below its standing height, is none). With
+    ``heels (F, 2, 3)`` (:func:`heel_points`), the heel must also be down: within
+    ``CONTACT_BAND`` of its height in the foot's flat stances (:func:`heel_model`: the foot's
+    lowest rig point there) — the scorer's own contact rule applied to the heel, so that a
+    flat foot still coming down (games105_walk60: its heel 20-30 mm over that, its joint back
+    at its standing height a few frames before touch-down) is no stance."""
+    ankle = points[:, :, 0]
+    speed = np.zeros(ankle.shape[:2])
+    if len(ankle) > 1:
+        speed[1:] = np.linalg.norm(np.diff(ankle[..., [0, 2]], axis=0), axis=-1) * fps
+        speed[0] = speed[1]
+    hold = max(1, round(0.1 * fps))
+    flat = _flat_stances(points, contacts)
+    out = np.zeros(contacts.shape, dtype=bool)
+    for foot in range(2):
+        if not contacts[:, foot].any():
+            continue
+        level = np.median(ankle[contacts[:, foot], foot, 1])
+        still = ((np.abs(ankle[:, foot, 1] - level) < CONTACT_BAND)
+                 & (speed[:, foot] < CONTACT_SPEED) & ~contacts[:, foot])
+        if heels is not None:
+            own = flat[:, foot] if flat[:, foot].any() else contacts[:, foot]
+            down = np.median(_lowest(points[own, foot, :, 1]))
+            still &= heels[:, foot, 1] - down < CONTACT_BAND
+        for start, stop in _runs(still):
+            out[start:stop, foot] = stop - start >= hold
+    return out
+
+
+def _flat_stances(points: np.ndarray, contacts: np.ndarray) -> np.ndarray:
+    """``(F, 2)`` the scorer's ``contacts`` in which the foot stands flat: its foot joint within
+    :data:`FLAT_BAND` of the flattest contact's height over the foot's lowest rig point (either
+    foot: a rig's feet are alike)."""
+    rise = points[:, :, 0, 1] - _lowest(points[..., 1])  # (F, 2)
+    if not contacts.any():
+        return contacts.copy()
+    flattest = np.nanmin(np.where(contacts, rise, np.nan))
+    return contacts & (rise <= flattest + FLAT_BAND)
+
+
+def _foot_frames(points: np.ndarray, tips: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(F, 2, 3)`` each foot's forward axis (foot joint → tip, unit) and its down axis (unit,
+    perpendicular to it in the vertical plane through it) for ``points (F, 2, P, 3)`` and the
+    tip's index per foot ``tips (2,)``: a frame carried by the rig's own points, the same for a
+    left and a right foot (nothing to mirror)."""
+    ankle = points[:, :, 0]
+    tip = np.take_along_axis(points, tips[None, :, None, None], axis=2)[:, :, 0]
+    ahead = tip - ankle
+    ahead = ahead / np.linalg.norm(ahead, axis=-1, keepdims=True)
+    side = np.cross(ahead, np.array([0.0, 1.0, 0.0]))
+    side = side / np.linalg.norm(side, axis=-1, keepdims=True)
+    return ahead, np.cross(side, ahead) * -1.0
+
+
+def heel_model(points: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each foot's heel modelled from the source rig alone (``points (F, 2, P, 3)`` its foot
+    points, ``contacts (F, 2)`` the scorer's): ``(2,)`` the tip's index (the foot's farthest rig
+    point) and ``(2, 2)`` the heel's coordinates (metres) along the foot's forward and down
+    axes (:func:`_foot_frames`) from the foot joint. In the flat stances (:data:`FLAT_BAND`)
+    the heel is at the height of the foot's lowest rig point, behind the foot joint by
+    :data:`HEEL_SHARE` of the horizontal joint → tip distance; the median over those frames
+    of either foot (a foot that never stands flat — cmu_131_01's left, on its toes — takes
+    the other's)."""
+    ankle = points[:, :, 0]
+    reach = np.nanmedian(np.linalg.norm(points - ankle[:, :, None], axis=-1), axis=0)  # (2, P)
+    tips = np.nanargmax(np.where(np.isfinite(reach), reach, -1.0), axis=-1)
+    ahead, down = _foot_frames(points, tips)
+    flat = _flat_stances(points, contacts)
+    tip = np.take_along_axis(points, tips[None, :, None, None], axis=2)[:, :, 0]
+    heel = ankle.copy()
+    heel[..., [0, 2]] -= HEEL_SHARE * (tip - ankle)[..., [0, 2]]
+    heel[..., 1] = _lowest(points[..., 1])
+    local = np.stack([np.sum((heel - ankle) * ahead, -1), np.sum((heel - ankle) * down, -1)],
+                     axis=-1)  # (F, 2, 2)
+    model = np.zeros((2, 2))
+    for foot in range(2):
+        own = flat[:, foot] if flat[:, foot].any() else flat[:, 1 - foot]
+        chosen = local[:, foot] if flat[:, foot].any() else local[:, 1 - foot]
+        if own.any():
+            model[foot] = np.median(chosen[own], axis=0)
+    return tips, model
+
+
+def heel_points(points: np.ndarray, tips: np.ndarray, model: np.ndarray) -> np.ndarray:
+    """``(F, 2, 3)`` the modelled heels (:func:`heel_model`) carried by the foot points
+    ``points (F, 2, P, 3)`` (the foot joint first; metres)."""
+    ahead, down = _foot_frames(points, tips)
+    return points[:, :, 0] + model[None, :, :1] * ahead + model[None, :, 1:] * down
 
 
 def level_change(source: Clip, out: Clip) -> tuple[float, float, float]:
@@ -354,7 +512,7 @@ def conventions_row(stem: str, made: str, clip: Clip, name: str) -> str:
     return scored_row(stem, made, clip, name)[0]
 
 
-def scored_row(stem: str, made: str, clip: Clip, name: str
+def scored_row(stem: str, made: str, clip: Clip, name: str, heel: bool = False
                ) -> tuple[str, float, tuple[Clip, Clip, Any]]:
     """:func:`conventions_row`'s text, how bad the run is (the deepest foot point beyond the
     source's dip, else the stance figure, metres) and (source, output, terrain)."""
@@ -367,7 +525,7 @@ def scored_row(stem: str, made: str, clip: Clip, name: str
         terrain = scene(name, length=length, width=width)
         source = place_clip(motion, terrain)
     result = ground_clip(source, terrain, place=False)
-    got = independent_scores(source, result.clip, terrain)
+    got = independent_scores(source, result.clip, terrain, heel=heel)
     if name == "level":
         largest, mean, _ = level_change(source, result.clip)
         change = (f"{1000 * largest:.1f} / {1000 * mean:.2f} | "
@@ -449,9 +607,11 @@ def side_view(source: Clip, out: Clip, terrain, path: Path, title: str) -> int: 
 
 
 def conventions_table(paths: list[Path], variants: list[str], terrains: list[str],
-                      frames: int | None, views: Path | None = None) -> None:
+                      frames: int | None, views: Path | None = None, heel: bool = False
+                      ) -> None:
     """Print the ``--conventions`` table (one row per clip × variant × terrain); with
-    ``views``, draw the worst run of each terrain there from the side (:func:`side_view`)."""
+    ``views``, draw the worst run of each terrain there from the side (:func:`side_view`);
+    ``heel``: score with the heel (:func:`independent_scores`)."""
     print(CONVENTIONS_HEADER)
     worst: dict[str, tuple[float, str, tuple[Clip, Clip, Any]]] = {}
     for path in paths:
@@ -467,7 +627,7 @@ def conventions_table(paths: list[Path], variants: list[str], terrains: list[str
                 continue
             for name in terrains:
                 try:
-                    text, badness, run = scored_row(path.stem, made, variant, name)
+                    text, badness, run = scored_row(path.stem, made, variant, name, heel)
                     print(text, flush=True)
                     if views is not None and badness > worst.get(name, (-1.0,))[0]:
                         worst[name] = (badness, f"{path.stem} {made} on {name}", run)
@@ -498,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --conventions: only each clip's first N frames")
     parser.add_argument("--side-views", type=Path, default=None, metavar="FOLDER",
                         help="with --conventions: draw each terrain's worst run from the side")
+    parser.add_argument("--heel", action="store_true",
+                        help="with --conventions: the opt-in heel scorer (docs/heel_scorer.md)")
     args = parser.parse_args(argv)
     paths = sorted(Path(args.folder).glob("*.bvh"))
     if args.only:
@@ -506,10 +668,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no .bvh files in {args.folder}")
     started = time.perf_counter()
     if args.conventions:
+        heel = " --heel" if args.heel else ""
         print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (`PYTHONPATH=src "
-              f".venv/bin/python tools/ground_table.py {args.folder} --conventions`):\n")
+              f".venv/bin/python tools/ground_table.py {args.folder} --conventions{heel}`):\n")
         conventions_table([p for p in paths if p.name != "pybvh_rotation_first_root.bvh"],
-                          args.variants, args.terrains, args.frames, args.side_views)
+                          args.variants, args.terrains, args.frames, args.side_views, args.heel)
         print(f"\n({time.perf_counter() - started:.1f} s)")
         return 0
     print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
