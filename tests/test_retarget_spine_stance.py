@@ -26,8 +26,10 @@ def test_group_last_properties(source_count, target_count) -> None:
 @given(st.integers(0, 2**31 - 1), st.integers(2, 60), st.integers(1, 10), st.integers(1, 59))
 def test_planted_hold_is_one_rule_frame_by_frame_and_over_a_clip(seed, frames, fade, cut) -> None:
     """The hold a live stream applies frame by frame is the hold a clip gets over its frames
-    (in chunks too: the state goes on), bit for bit; planted runs hold their touchdown value;
-    a swing is the current value from ``fade`` frames after lift-off on."""
+    (in chunks too: the state goes on), bit for bit; a planted run holds what its touchdown
+    frame gives — the value itself once the swing before it has caught up, else the swing's
+    blend continued (never a jump to the current value); a swing is the current value from
+    ``fade`` frames after lift-off on."""
     rng = np.random.default_rng(seed)
     values = rng.normal(size=(frames, 2, 3))
     planted = rng.random((frames, 2)) < 0.6
@@ -41,14 +43,26 @@ def test_planted_hold_is_one_rule_frame_by_frame_and_over_a_clip(seed, frames, f
     for foot in range(2):
         touchdown = None
         since = fade
+        released = None
         for f in range(frames):
             if planted[f, foot]:
                 if touchdown is None:
-                    touchdown = values[f, foot]
+                    touchdown = out[f, foot]
+                    caught_up = released is None or since + 1 >= fade
+                    if caught_up:
+                        np.testing.assert_allclose(touchdown, values[f, foot], atol=1e-12)
+                    else:  # the swing's blend (its level part) continued, not the value
+                        progress = (since + 1) / fade
+                        eased = progress * progress * (3.0 - 2.0 * progress)
+                        blend = values[f, foot] + (released - values[f, foot]) * (1.0 - eased)
+                        np.testing.assert_allclose(touchdown, blend, atol=1e-12)
                 np.testing.assert_array_equal(out[f, foot], touchdown)
                 since = 0
             else:
+                if touchdown is not None:
+                    released = touchdown
                 touchdown = None
+                since = 0 if f and planted[f - 1, foot] else since
                 since += 1
                 if since >= fade:  # caught up: the value itself
                     np.testing.assert_allclose(out[f, foot], values[f, foot], atol=1e-12)

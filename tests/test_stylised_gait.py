@@ -551,7 +551,6 @@ def test_a_straight_standing_leg_stays_straight(tmp_path, name: str) -> None:
         assert knee <= 15.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
 
 
-
 def test_a_pose_with_feet_at_two_heights_keeps_the_knees(tmp_path) -> None:
     # Measured on the written file's joints (pygltflib) against the source's own: each knee's
     # flexion within 3° of the performer's on CesiumMan (median over the two frames). The
@@ -567,3 +566,52 @@ def test_a_pose_with_feet_at_two_heights_keeps_the_knees(tmp_path) -> None:
         knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
         knee = float(np.median(np.abs(knee_t - knee_s)))
         assert knee <= 3.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
+
+
+@pytest.mark.parametrize("made", ["straight", "backward", "circle"])
+def test_a_long_foot_swivelling_on_a_sliding_toe_keeps_the_knees_bent_as_the_performers(
+        tmp_path, made: str) -> None:
+    """mixamo_stepping on RobotExpressive as variants of other conventions
+    (``tests/conventions.py``; played backward, bent along an arc), measured on the written
+    file: each knee's flexion within 15° of the performer's (median over frames) and each
+    skinned foot's contact patch drifting within a stance of the source's own feet no more
+    than the source's worst (scaled) + 2 cm.
+
+    Played backward, the performer's left foot comes down toe first (frames 37–43) and
+    swivels 75° on its toe tip while the tip still slides at 0.5–1.3 m/s; its ball, slow and
+    low, counted as standing. RobotExpressive's long box foot, held about its patch 60–80 cm
+    ahead of its ankle, swept its ankle 0.5 leg lengths away (the hold's bound) and kept it
+    there through the whole stance after: the leg could not reach, the hips went down, and the
+    other knee bent 40° past the performer's in its swing (17.7° off, median; on the arc 18°).
+    """
+    from conventions import VARIANTS
+
+    clip = VARIANTS[made](bvh.load(DATA / "bvh" / "mixamo_stepping.bvh"))
+    path = tmp_path / f"mixamo_stepping_{made}.bvh"
+    bvh.save(clip, path)
+    data = bvh.load(path)
+    sk = data.skeleton
+    source_map = dict(map_skeleton(sk).mapping)
+    leg, mapping = avatar_leg("RobotExpressive", tmp_path)
+    out = tmp_path / f"{made}_RobotExpressive.glb"
+    assert main(["retarget", str(path), "--to", str(DATA / "avatars" / "RobotExpressive.glb"),
+                 "-o", str(out), "--quiet"]) == 0
+    nodes = node_positions(out)
+    positions = data.global_positions()
+    frames = min(len(positions), len(nodes[mapping["Hips"]]))
+    bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
+    for side in range(2):
+        knee_s = mm.joint_angle(*(legs_s[:, side, j] for j in range(3)))
+        knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
+        knee = float(np.median(np.abs(knee_t - knee_s)))
+        assert knee <= 15.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
+    feet = skin(out, (mapping["LeftFoot"], mapping["RightFoot"]))
+    points = source_foot_points(data)[:frames]
+    ratio = leg / float(source("mixamo_stepping", path)["leg"])  # type: ignore[arg-type]
+    for side in range(2):
+        planted = mm.stance(mm.lowest_points(points[:, side]), data.fps)
+        _, drift_s = mm.slide(points[:, side], planted, data.fps)
+        _, drift_t = mm.slide(feet.vertices[:frames][:, feet.foot[side]], planted, data.fps)
+        assert drift_t <= ratio * drift_s + 0.02, (
+            f"foot {side}: the patch drifts {100 * drift_t:.1f} cm in a stance, the source's "
+            f"{100 * ratio * drift_s:.1f} (scaled)")

@@ -529,6 +529,15 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
     (``leg_length``, metres).
 
+    The source's own contact patch must be still as well (its points within :data:`PATCH` of
+    its lowest, ``source_patch``, moved by the source foot's turn and its ankle's step, slower
+    than :data:`PATCH_SPEED`, not at all from twice that): a foot that swivels on a sliding
+    toe tip does not stand on it, however slow its ball. Played backward, mixamo_stepping's
+    performer brings the left foot down toe first and swivels it 75° on the tip while the tip
+    still slides at 0.5–1.3 m/s, the ball slow and low; held, RobotExpressive's box foot swept
+    its ankle 0.5 leg lengths about a patch 60–80 cm ahead of it and kept it through the next
+    stance (the hips lowered to reach it, the other knee 17.7° off the source's, median).
+
     A kneeling leg's foot is not held (``upright`` 0, see
     :data:`~footfall.footing.kneeling.KNEELING`; a very long
     foot is, :data:`KNEEL_HELD_FOOT`): its patch travels as the foot turns on its toes
@@ -577,6 +586,18 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
             by_toe = max(by_toe, _near_floor(tip_lift) * (1.0 - ramp_s(
                 math.hypot(tip_x, tip_z) * rate, PATCH_SPEED, 2.0 * PATCH_SPEED)))
         stands = max(by_ankle, by_toe)
+        theirs = (0.0, 0.0, 0.0)
+        if has_toe:
+            # ... and only as far as the source's contact patch itself is still: a foot
+            # swivelling on a toe tip that slides (the ball slow and low) does not stand
+            theirs = _patch_shift(
+                _quat(row[24:28]), _quat(row[28:32]), source_foot, source_toe, leg,
+                source_patch.foot_points, source_patch.toe_points,
+                source_patch.toe_weights, source_patch.toe_offsets, 1.0)
+            still = 1.0 - ramp_s(
+                math.hypot(ankle_x + theirs[0], ankle_z + theirs[2]) * rate, PATCH_SPEED,
+                2.0 * PATCH_SPEED)
+            stands = min(stands, still)
         near = stands * upright
         ox, oz = row[12], row[13]
         # the patch's step this frame were the ankle not moved: the target's step and the
@@ -589,10 +610,6 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
             step_x = target[0] - row[10] + swing[0]
             step_z = target[2] - row[11] + swing[2]
             if follow:  # less the source patch's own step, scaled
-                theirs = _patch_shift(
-                    _quat(row[24:28]), _quat(row[28:32]), source_foot, source_toe, leg,
-                    source_patch.foot_points, source_patch.toe_points,
-                    source_patch.toe_weights, source_patch.toe_offsets, 1.0)
                 step_x -= size_ratio * (ankle_x + theirs[0])
                 step_z -= size_ratio * (ankle_z + theirs[2])
         # held: the step taken back, but for its part back toward where the patch stood

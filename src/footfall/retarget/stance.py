@@ -119,11 +119,9 @@ def _hold_row(values: FloatArray, planted: BoolArray, held: FloatArray, released
         for c in range(3):
             released[r, c] = held[r, c]
         since[r] = 0
-    if down and not was[r]:  # touchdown
-        for c in range(3):
-            held[r, c] = values[r, c]
+    touchdown = down and not was[r]
     was[r] = down
-    if down:
+    if down and not touchdown:
         for c in range(3):
             out[r, c] = held[r, c]
         return
@@ -135,6 +133,14 @@ def _hold_row(values: FloatArray, planted: BoolArray, held: FloatArray, released
     out[r, 0] = values[r, 0] + gx * (1.0 - eased)
     out[r, 1] = values[r, 1] + gy * (1.0 - eased)
     out[r, 2] = values[r, 2] + gz * (1.0 - eased)
+    if touchdown:
+        # Put down where the swing has brought it, its catch-up unfinished or not: holding the
+        # current value instead jumped the foot by what was left of the catch-up (a body
+        # turning 13° a frame on mixamo_stepping: 18-40 cm in one frame), and the patch hold
+        # kept that jump through the stance.
+        for c in range(3):
+            held[r, c] = out[r, c]
+        return
     if since[r] < fade:
         out[r, 1] += lift_s(math.sqrt(gx * gx + gz * gz), progress)
 
