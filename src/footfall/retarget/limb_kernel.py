@@ -81,7 +81,10 @@ PATCH_SPEED = CONTACT_RULE.speed
 #: than the source's (:func:`long_foot`), its toes travel with the ankle as the source's foot
 #: rolls onto its toes (RobotExpressive's, 4.4 times: 8.4 cm in mocapbank_zxy_cm's kneel, held
 #: 2.3). CesiumMan's, 2.4 times, is not: held, its kneeling knees bent 13° off the source's, 6
-#: unheld.
+#: unheld. A kneeling foot shorter than that is held for at least the share of its patch's
+#: swing its sole's length beyond the source toe's reach (scaled) adds (:func:`excess_share`):
+#: unheld, RobotExpressive's box foot (3.6 times on cmu_131_01, held 59 %) slid its patch
+#: 12.1 cm in a kneel on one knee where the source's toes stood still (0.6 scaled).
 KNEEL_HELD_FOOT = (3.0, 4.0)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
@@ -405,6 +408,20 @@ def long_share(sole_reach: float, source_reach: float, size_ratio: float,
 
 
 @helper
+def excess_share(sole_reach: float, source_reach: float, size_ratio: float) -> float:
+    """The share (0…1) of a sole reaching ``sole_reach`` metres ahead of its ankle (at the
+    current scale) that lies beyond the source toe's ``source_reach`` scaled by ``size_ratio``:
+    ``1 − size_ratio · source_reach / sole_reach`` (0 for a foot no longer than the source's,
+    or without the source's toe reach). A foot turned by an angle swings its sole's far end by
+    ``sole_reach`` times it where the source's toes swing ``size_ratio · source_reach`` times it:
+    this share of the swing is the target's own."""
+    scaled = size_ratio * source_reach
+    if scaled <= 1e-9 or sole_reach <= scaled:
+        return 0.0
+    return 1.0 - scaled / sole_reach
+
+
+@helper
 def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
               source_reach: float, size_ratio: float) -> Quat4:
     """The turn (about a level axis across the foot) that lifts a long foot's toes so they
@@ -427,7 +444,6 @@ def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
     share = long_share(sole_reach, source_reach, size_ratio, (LONG_FOOT_START, LONG_FOOT))
     if share <= 0.0:
         return (1.0, 0.0, 0.0, 0.0)
-    scaled = size_ratio * source_reach
     side = rotate_s(foot, lateral)
     across = math.hypot(side[0], side[2])
     if across < HEADING_MIN:  # the foot on its side: no pitch to speak of
@@ -437,7 +453,7 @@ def long_foot(foot: Quat4, forward: Vec3, lateral: Vec3, sole_reach: float,
     down = math.atan2(-sole[1], sole[0] * heading[0] + sole[2] * heading[2])
     if down <= 0.0:
         return (1.0, 0.0, 0.0, 0.0)
-    keep = 1.0 - share + share * scaled / sole_reach
+    keep = 1.0 - share * excess_share(sole_reach, source_reach, size_ratio)
     kept = math.asin(min(math.sin(min(down, 0.5 * math.pi)) * keep, 1.0))
     # faded out as the foot turns on its side (no level axis across it): never a jump
     half = 0.5 * min(max(down - kept, 0.0), LONG_FOOT_TURN) * ramp_s(
@@ -540,7 +556,8 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
 
     A kneeling leg's foot is not held (``upright`` 0, see
     :data:`~footfall.footing.kneeling.KNEELING`; a very long
-    foot is, :data:`KNEEL_HELD_FOOT`): its patch travels as the foot turns on its toes
+    foot is, :data:`KNEEL_HELD_FOOT`, a long one for the share of its swing its length adds,
+    :func:`excess_share`): its patch travels as the foot turns on its toes
     (RobotExpressive's 50 cm in mocapbank_zxy_cm's kneel while its foot kept the source's
     pitch). That travel, while the foot stands, is counted; held again as the leg rises, the
     foot lets its turn carry the patch back toward where it stood, up to that travel, and
@@ -868,12 +885,16 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 turns = (foot, _quat(world[toe_joint, f]) if toe_joint >= 0 else foot,
                          source_foot,
                          _quat(srot[f, source_toe]) if source_toe >= 0 else source_foot)
+                # how upright the leg stands: a kneeling leg's foot is held for at least the
+                # share of its patch's swing that its length beyond the source's adds, in full
+                # when very long (KNEEL_HELD_FOOT)
+                reach = rig.sole_reach[leg] * sizes.avatar_scale
+                upright = max(1.0 - kneeling_s(knee, source_leg_lengths[leg]),
+                              long_share(reach, rig.source_toe_reach[leg], s, KNEEL_HELD_FOOT),
+                              excess_share(reach, rig.source_toe_reach[leg], s))
                 x, z = _hold_patch(frames.patch_state, leg, turns, _vec(feet[f, leg]),
                                    ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
-                                   rig.source_has_toes, has_toes,
-                                   max(1.0 - kneeling_s(knee, source_leg_lengths[leg]), long_share(
-                                       rig.sole_reach[leg] * sizes.avatar_scale,
-                                       rig.source_toe_reach[leg], s, KNEEL_HELD_FOOT)),
+                                   rig.source_has_toes, has_toes, upright,
                                    points, source_patch,
                                    sizes.avatar_scale, s, s * source_leg_lengths[leg],
                                    frames.frame_time)
