@@ -1,5 +1,5 @@
-"""Footsteps moved off what a sole cannot fit (issue 36: a rock's crest under the ball), decided
-on the solved clip: :func:`restep`."""
+"""Footsteps moved off what a sole cannot fit (issue 36: a rock's crest under the ball, a foot
+perched on one with its heel hanging), decided on the solved clip: :func:`restep`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from footfall.footing.runs import segments
 from footfall.grounding.clip.plan import Plan, blend_frames, blend_to_edges, plan
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.solve import solve
+from footfall.grounding.clip.tread_fit import EDGE_JUMP
 from footfall.grounding.params import GroundingParams
+from footfall.metrics import ground_gaps
 from footfall.metrics.stance import support_heights
 from footfall.metrics.swing import blend_across_swings, swing_spans
 from footfall.skeleton import Clip
@@ -42,6 +44,19 @@ RESTEP_SWING = 0.002
 #: 12.4 -> 7.6 mm, swing 13.4 -> 13.9 mm, independent scorer), 5 mm for all let mocapbank's
 #: eight move a footstep 6 cm for 0.7 mm, over a rock (swing 23.0 -> 41.1 mm).
 RESTEP_SWING_TIME = 0.0006
+#: A planted foot's modelled heel (:class:`~footfall.footing.clip_feet.ClipFeet`'s first touch
+#: point) higher over the ground under it than the source's heel over its floor by more than
+#: this (metres) hangs: the foot is perched on a crest by its ball, which its lowest rig point
+#: does not show, and the excess counts in its stance's float (:func:`_heights`; games105_walk60
+#: straight on the rocks, frames 125-154: the ball on a 185 mm crest, the heel 60-106 mm over
+#: the ground behind it where the source's stands on its floor).
+RESTEP_HANG = 0.02
+#: The moves tried across the foot (metres, to its left first) for a footstep whose heel hangs,
+#: after those along it: a rock's crest under the ball is no narrower across the walk than along
+#: it, but a foot moved along by more than its stride's slack is dragged by the leg through the
+#: stance (games105 straight on the rocks, 24 cm back: heel 19 -> 140 mm over the flat ground
+#: as the stance went on), while 15 cm across costs the leg ~13 mm of reach.
+RESTEP_ACROSS = (0.05, -0.05, 0.1, -0.1, 0.15, -0.15, 0.2, -0.2)
 #: Solves with the moves together before giving up (the least helpful dropped after each).
 RESTEP_TRIES = 3
 
@@ -53,10 +68,13 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     """The solve ``first`` (plan, clip, solved feet, swing lift) with each planted footstep
     (:func:`_footsteps`: a stance, or stances broken by swings shorter than the blend) that is
     more than :data:`RESTEP_FLOAT` from its source height over the terrain on the solved feet
-    (:func:`_heights`: its lowest rig point, mean over its stance frames; the sole rests on a
-    crest that lowering would enter) moved along its foot's heel-to-toe direction by the one
-    of :data:`RESTEP_MOVES` that lowers that float the most (the least on a tie) among those
-    that leave the stances and swings around it (:func:`_near`) no worse, measured on the clip
+    (:func:`_heights`: its lowest rig point, mean over its stance frames, plus how far its
+    modelled heel hangs beyond :data:`RESTEP_HANG` over the source's, :func:`_hang`; the sole
+    rests on a crest that lowering would enter, or the foot is perched on one by its ball)
+    moved along its foot's heel-to-toe direction by the one of :data:`RESTEP_MOVES` — or, a
+    footstep whose heel hangs, across it by one of :data:`RESTEP_ACROSS` — that lowers that
+    float the most (the least on a tie) among those that leave the stances and swings around
+    it (:func:`_near`) no worse, measured on the clip
     solved again with the move (:func:`_heights`; every other footstep of a foot moved at a
     time, so its neighbours stand as they were: the best move alone, refused for spoiling a
     swing, left a footstep on its crest with a lesser move at hand — cmu_131_01 at 30 fps on
@@ -74,14 +92,29 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     planned, _, solved, _ = first
     contacts = planned.contacts
     spans = [(f, a, b) for f in range(2) for a, b in segments(contacts[:, f])]
-    measured = _heights(prepared, solved, terrain, contacts, spans)
-    before = measured.stances
     # a contact broken for a frame or two is one footstep: its parts move together (moved
     # alone, the foot jumped between them: pybvh_test1_zup_inches on the stairs, swings 7.1 ->
     # 15.8 mm, independent scorer; not moved at all, a footstep broken so stayed on a rock's
     # crest: pybvh eight on the rocks, 35 mm)
     blend = blend_frames(prepared.clip.fps)
     steps = _footsteps(spans, blend)
+    # the footsteps perched on a crest (their heel hanging, :func:`_hang`, more than
+    # RESTEP_FLOAT, mean over their frames): their hang counts in their float, and they are
+    # also tried moved across; every other footstep is judged by its lowest rig point alone
+    # (the hang counted everywhere changed which moves the stances next to a perch allowed:
+    # pybvh_test1_zup_inches eight on the rocks, stance 9.5 -> 12.2 mm, independent scorer)
+    hang = _hang(prepared, solved, terrain)
+    perched = np.zeros(contacts.shape, dtype=bool)
+    hanging: set[int] = set()
+    for i, step in enumerate(steps):
+        first_frame, last_frame = spans[step[0]][1], spans[step[-1]][2]
+        foot = spans[step[0]][0]
+        if _step_float([float(hang[a:b, f].mean()) for f, a, b in spans], spans,
+                       step) > RESTEP_FLOAT:
+            hanging.add(i)
+            perched[first_frame:last_frame, foot] = True
+    measured = _heights(prepared, solved, terrain, contacts, spans, perched)
+    before = measured.stances
     floats = [_step_float(before, spans, step) for step in steps]
     floating = [i for i, step in enumerate(steps)
                 if floats[i] > RESTEP_FLOAT and spans[step[-1]][2] - spans[step[0]][1] >= blend]
@@ -101,22 +134,33 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     # at a time), so what its own move does to the stances and swings around it is seen
     all_swings = swing_spans(contacts)
     seconds = np.array([stop - start for _, start, stop, _, _ in all_swings]) / prepared.clip.fps
-    best = {i: (floats[i] - RESTEP_GAIN, 0.0) for i in headings}
+    tries = [(move, 0.0) for move in RESTEP_MOVES] + [(0.0, move) for move in RESTEP_ACROSS]
+    best = {i: (floats[i] - RESTEP_GAIN, (0.0, 0.0)) for i in headings}
     for parity in (0, 1):
         group = [i for i in headings if _order(steps, spans, i) % 2 == parity]
-        if not group:
-            continue
-        for move in RESTEP_MOVES:
+        for along, across in tries:
+            movers = {i: along * headings[i] + across * _left(headings[i]) for i in group
+                      if across == 0.0 or i in hanging}
+            if not movers:
+                continue
             tried = _with_steps(prepared, terrain, found, params, ball_clearance, contacts,
-                                spans, _per_span(steps, {i: move * headings[i] for i in group}))
-            got = _heights(prepared, tried[2], terrain, contacts, spans)
+                                spans, _per_span(steps, movers))
+            got = _heights(prepared, tried[2], terrain, contacts, spans, perched)
             worse, worse_swings = _worse_parts(got, measured, seconds)
-            for i in group:
+            for i in movers:
                 value = _step_float(got.stances, spans, steps[i])
+                # a perched footstep moved off its crest must still stand on its sole: its
+                # lowest rig point no further from its source height than RESTEP_FLOAT, or
+                # than it was (pybvh_test1_zup_inches eight on the rocks: 20 cm across, its
+                # heel down, its lowest point 7.0 -> 15.5 mm; stance 9.5 -> 11.5 mm)
+                if i in hanging and _step_float(got.lowest, spans, steps[i]) > max(
+                        _step_float(measured.lowest, spans, steps[i]), RESTEP_FLOAT):
+                    continue
                 if value < best[i][0] and not _near(i, steps, spans, worse, worse_swings,
                                                     all_swings):
-                    best[i] = (value, move)
-    moves = {i: best[i][1] * headings[i] for i in headings if best[i][1] != 0.0}
+                    best[i] = (value, (along, across))
+    moves = {i: best[i][1][0] * headings[i] + best[i][1][1] * _left(headings[i])
+             for i in headings if best[i][1] != (0.0, 0.0)}
     # the moves together, the least helpful dropped while any stance or swing is worse than
     # it was (a move blended across a short swing lifts the foot's next stance)
     for _ in range(RESTEP_TRIES):
@@ -124,8 +168,8 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             break
         out = _with_steps(prepared, terrain, found, params, ball_clearance, contacts, spans,
                           _per_span(steps, moves))
-        worse, worse_swings = _worse_parts(_heights(prepared, out[2], terrain, contacts, spans),
-                                           measured, seconds)
+        worse, worse_swings = _worse_parts(
+            _heights(prepared, out[2], terrain, contacts, spans, perched), measured, seconds)
         if not (worse.any() or worse_swings.any()):
             return out
         del moves[min(moves, key=lambda i: floats[i] - best[i][0])]
@@ -167,12 +211,20 @@ def _near(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]],
     (``worse_swings``, by ``swings``) that got worse: one of its own stances, the stance of its
     foot before or after it, or a swing of its foot that leaves, reaches or breaks it."""
     members = steps[i]
-    foot, first, last = spans[members[0]][0], spans[members[0]][1], spans[members[-1]][2]
+    foot = spans[members[0]][0]
     around = [members[0] - 1, *members, members[-1] + 1]
     if any(0 <= k < len(spans) and spans[k][0] == foot and worse[k] for k in around):
         return True
-    return any(bad and side == foot and (stop == first or start == last or first <= start < last)
-               for bad, (side, start, stop, _, _) in zip(worse_swings, swings, strict=True))
+    return bool(np.any(worse_swings & _own_swings(i, steps, spans, swings)))
+
+
+def _own_swings(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]],
+                swings: list[tuple[int, int, int, int | None, int | None]]) -> NDArray[np.bool_]:
+    """Which ``swings`` ``(S,)`` are footstep ``steps[i]``'s own: of its foot, leaving,
+    reaching or breaking it."""
+    foot, first, last = spans[steps[i][0]][0], spans[steps[i][0]][1], spans[steps[i][-1]][2]
+    return np.array([side == foot and (stop == first or start == last or first <= start < last)
+                     for side, start, stop, _, _ in swings], dtype=bool)
 
 
 def _order(steps: list[list[int]], spans: list[tuple[int, int, int]], i: int) -> int:
@@ -224,16 +276,20 @@ class Heights(NamedTuple):
 
     stances: list[float]
     swings: list[float]
+    #: per stance, the same without the hang of a perched foot
+    lowest: list[float]
 
 
 def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
-             contacts: NDArray[np.bool_], spans: list[tuple[int, int, int]]) -> Heights:
+             contacts: NDArray[np.bool_], spans: list[tuple[int, int, int]],
+             perched: NDArray[np.bool_]) -> Heights:
     """How far from its source height each stance ``spans[k]`` (foot, start, stop) and each
     swing (:func:`~footfall.metrics.swing.swing_spans` of ``contacts``) of the ``solved``
     feet is, mean over its frames (metres, NaN where it has no ground): |the lowest rig point
     (ankle, ball, toe tips) over the terrain, or in a swing over the ground under it blended
-    from lift-off to touch-down, − the source's lowest over its floor|; swing frames where the
-    terrain forces a lift (the foot at its source height would enter it) left out."""
+    from lift-off to touch-down, − the source's lowest over its floor| (+ in the ``perched
+    (F, 2)`` frames how far the heel hangs, :func:`_hang`); swing frames where the terrain
+    forces a lift (the foot at its source height would enter it) left out."""
     # the support joints (ankle, ball, toe tips) of the solved and the source feet
     gaps = support_heights(solved, terrain)  # (F, 2, P) over the terrain
     heights = support_heights(solved, LevelGround(0.0))  # world y
@@ -245,18 +301,58 @@ def _heights(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource,
     under = np.where(np.isfinite(over), low - over, 0.0)  # the terrain under the foot
     blended = blend_to_edges(np.where(contacts, under, 0.0), contacts, solved.ankle, under)
     error = np.abs(np.where(contacts, over, low - blended) - source)
+    # a planted foot perched by its ball, its heel hanging, floats by the excess too
+    lowest = error
+    error = error + np.where(contacts & perched, _hang(prepared, solved, terrain), 0.0)
     # a swing frame where the foot at its source height over the blended ground would enter
     # the terrain is lifted by force, not judged
     with np.errstate(invalid="ignore"):
         forced = np.fmin.reduce(gaps + (blended + source - low)[..., None], axis=-1) < 0.0
     error = np.where(~contacts & forced, np.nan, error)
 
-    def mean(foot: int, start: int, stop: int) -> float:
-        values = error[start:stop, foot]
+    def mean(foot: int, start: int, stop: int, of: FloatArray = error) -> float:
+        values = of[start:stop, foot]
         values = values[np.isfinite(values)]
         return float(values.mean()) if len(values) else float("nan")
 
     swings = [(foot, start, stop) for foot, start, stop, _, _ in swing_spans(contacts)]
     return Heights(
         [mean(*span) for span in spans],
-        [mean(*swing) for swing in swings])
+        [mean(*swing) for swing in swings],
+        [mean(*span, of=lowest) for span in spans])
+
+
+def _hang(prepared: PreparedClip, solved: ClipFeet, terrain: RaySource) -> FloatArray:
+    """How far ``(F, 2)`` (metres, 0 where not, nor where unknown) each ``solved`` foot's
+    modelled heel is higher over the ground straight under it than the source's heel over its
+    floor, beyond :data:`RESTEP_HANG`, on smooth ground rising under the sole by more than
+    that over the ground under the heel: a foot perched on a crest by its ball.
+    Over an edge (the ground jumping by more than
+    :data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP` between neighbouring sole samples: a
+    riser) the heel hangs over the tread below, where the tread fit put it (counted, the moves
+    off it left a foot 130 mm deep in a riser: mixamo_stepping backward on the stairs)."""
+    heel = ground_gaps(terrain, solved.touch[:, :, 0])
+    source = prepared.feet.touch[:, :, 0, 1] - prepared.floor
+    with np.errstate(invalid="ignore"):
+        excess = heel - source - RESTEP_HANG
+    excess = np.where(np.isfinite(excess), np.maximum(excess, 0.0), 0.0)
+    hanging = np.nonzero(excess > 0.0)
+    if hanging[0].size:
+        sole = solved.sole[hanging]  # (K, S, 3)
+        ground = sole[..., 1] - ground_gaps(terrain, sole)
+        with np.errstate(invalid="ignore"):
+            rises = np.abs(np.diff(ground, axis=-1))
+        edge = np.where(np.isfinite(rises), rises, 0.0).max(axis=-1, initial=0.0) > EDGE_JUMP
+        # ... and only where the ground rises under the sole above the ground under the heel by
+        # as much: on level ground a hanging heel is the foot's own pose, which no move mends
+        # (cmu_01_01 on the stairs' level run: 29 solves for nothing, 3 times the time)
+        with np.errstate(invalid="ignore"):
+            rise = np.where(np.isfinite(ground), ground - ground[:, :1], 0.0).max(axis=-1)
+        crest = ~edge & (rise > RESTEP_HANG)
+        excess[hanging] = np.where(crest, excess[hanging], 0.0)
+    return excess
+
+
+def _left(heading: FloatArray) -> FloatArray:
+    """The horizontal unit ``(2,)`` (x, z) to the left of a unit ``heading (2,)`` (Y up)."""
+    return np.array([heading[1], -heading[0]])
