@@ -271,6 +271,14 @@ def both_legs(data: Clip, source_map: dict[str, str], mapping: dict[str, str],
     return bones, legs_s, legs_t, planted
 
 
+def knee_offsets(legs_s: np.ndarray, legs_t: np.ndarray) -> list[float]:
+    """Per leg, the median over frames of |knee flexion T − S|, degrees, from the source's and
+    the avatar's hip, knee and ankle ``(F, 2, 3, 3)`` (:func:`both_legs`)."""
+    return [float(np.median(np.abs(mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
+                                   - mm.joint_angle(*(legs_s[:, side, j] for j in range(3))))))
+            for side in range(2)]
+
+
 @pytest.mark.parametrize("name", AVATARS)
 def test_knees_and_hips_follow_the_performer_on_a_long_walk(tmp_path_factory, name: str
                                                             ) -> None:
@@ -289,10 +297,7 @@ def test_knees_and_hips_follow_the_performer_on_a_long_walk(tmp_path_factory, na
     frames = min(len(positions), len(nodes[mapping["Hips"]]))
     bones, legs_s, legs_t, planted = both_legs(data, source_map, mapping, nodes, positions,
                                                frames)
-    for side in range(2):
-        knee_s = mm.joint_angle(*(legs_s[:, side, j] for j in range(3)))
-        knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
-        knee = float(np.median(np.abs(knee_t - knee_s)))
+    for side, knee in enumerate(knee_offsets(legs_s, legs_t)):
         assert knee <= 15.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
     hips_s, _ = legs_and_stance(legs_s, src["floor"], planted)  # type: ignore[arg-type]
     hips_t, _ = legs_and_stance(legs_t, 0.0, planted)  # the avatar stands on y = 0
@@ -597,10 +602,7 @@ def test_a_straight_standing_leg_stays_straight(tmp_path, name: str) -> None:
     _, data, source_map, mapping, nodes, positions, frames = retargeted(
         STRAIGHT_LEG, name, tmp_path)
     bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
-    for side in range(2):
-        knee_s = mm.joint_angle(*(legs_s[:, side, j] for j in range(3)))
-        knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
-        knee = float(np.median(np.abs(knee_t - knee_s)))
+    for side, knee in enumerate(knee_offsets(legs_s, legs_t)):
         assert knee <= 15.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
 
 
@@ -614,10 +616,7 @@ def test_a_pose_with_feet_at_two_heights_keeps_the_knees(tmp_path) -> None:
     _, data, source_map, mapping, nodes, positions, frames = retargeted(
         NEVER_STANDS, "CesiumMan", tmp_path)
     bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
-    for side in range(2):
-        knee_s = mm.joint_angle(*(legs_s[:, side, j] for j in range(3)))
-        knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
-        knee = float(np.median(np.abs(knee_t - knee_s)))
+    for side, knee in enumerate(knee_offsets(legs_s, legs_t)):
         assert knee <= 3.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
 
 
@@ -653,10 +652,7 @@ def test_a_long_foot_swivelling_on_a_sliding_toe_keeps_the_knees_bent_as_the_per
     positions = data.global_positions()
     frames = min(len(positions), len(nodes[mapping["Hips"]]))
     bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
-    for side in range(2):
-        knee_s = mm.joint_angle(*(legs_s[:, side, j] for j in range(3)))
-        knee_t = mm.joint_angle(*(legs_t[:, side, j] for j in range(3)))
-        knee = float(np.median(np.abs(knee_t - knee_s)))
+    for side, knee in enumerate(knee_offsets(legs_s, legs_t)):
         assert knee <= 15.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
     feet = skin(out, (mapping["LeftFoot"], mapping["RightFoot"]))
     points = source_foot_points(data)[:frames]
