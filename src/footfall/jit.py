@@ -89,7 +89,11 @@ class _UserWide(_PackageStamped, caching.UserWideCacheLocator):  # type: ignore[
 
 
 # numba asks its locator classes in order; ours come first, in numba's own order of the three.
-caching.CacheImpl._locator_classes[:0] = [_UserProvided, _InTree, _UserWide]
+# (A numba without this list keeps its own stamps: footfall still imports and runs, and
+# tests/test_jit_cache.py says the stamp is missing.)
+_LOCATORS = getattr(caching.CacheImpl, "_locator_classes", None)
+if isinstance(_LOCATORS, list):
+    _LOCATORS[:0] = [_UserProvided, _InTree, _UserWide]
 
 
 class _Helper(CPUDispatcher):  # type: ignore[misc]
