@@ -89,7 +89,11 @@ def bent(clip: Clip, radius: float, sign: float = 1.0) -> Clip:
 
 
 def eight(clip: Clip, radius: float) -> Clip:
-    """First half of the walk bent left, the second half right: an S, half a figure eight."""
+    """First half of the walk bent left, the second half right: an S, half a figure eight.
+    Each half needs two frames at least (its heading is taken between its first two)."""
+    if clip.frame_count < 4:
+        raise ValueError(f"an eight needs 4 frames at least (two per half); the clip has "
+                         f"{clip.frame_count}")
     half = clip.frame_count // 2
     left = bent(clip[:half], radius)
     right = bent(clip[half:], radius, -1.0)

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import DATA
-from conventions import conjugated
+from conventions import conjugated, eight
 from footfall import bvh, quat
 from footfall.gltf import load_avatar
 from footfall.retarget import Retargeter
@@ -250,3 +250,12 @@ def test_footfall_eval_gives_a_z_up_file_the_originals_figures(folder: Path) -> 
                 assert value == pytest.approx(row[key], rel=1e-6, abs=1e-9), key
             else:
                 assert value == row[key], key
+
+
+def test_an_eight_of_a_clip_too_short_says_so() -> None:
+    """bvhio_example has 2 frames: bending each half needs two, so the eight is refused with
+    the frame count rather than numpy's gradient error (the conventions table printed that)."""
+    clip = bvh.load(DATA / "bvh" / "bvhio_example.bvh")
+    with pytest.raises(ValueError, match="4 frames at least.*has 2"):
+        eight(clip, 5.0)
+    assert eight(clip[[0, 1, 0, 1]], 5.0).frame_count == 4
