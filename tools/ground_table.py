@@ -25,9 +25,11 @@ inches) on level ground and the stairs, hills and rocks, scored by :func:`indepe
 the source's contacts and feet from ``tests/skinned_feet.py`` (foot joint, joints below it and
 their End Sites), its floor the 2nd percentile of the planted feet's lowest points.
 Run: ``PYTHONPATH=src .venv/bin/python tools/ground_table.py --conventions [--variants ...]
-[--terrains ...] [--only NAME ...] [--frames N] [--heel]``. ``--heel`` (opt-in; the default
-table does not change): the scorer with a heel modelled from the source rig — heel stances as
-contacts, the heel in the forced-lift test (``docs/heel_scorer.md``).
+[--terrains ...] [--only NAME ...] [--frames N] [--no-heel]``. The scorer models a heel from
+the source rig (heel stances as contacts, the heel in the forced-lift test;
+``docs/heel_scorer.md``): the reference since 2026-12-07, the rig points alone calling a foot
+standing on its heel with its toes raised a swing. ``--no-heel``: the scorer without it (the
+table before that date).
 """
 
 from __future__ import annotations
@@ -658,8 +660,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --conventions: only each clip's first N frames")
     parser.add_argument("--side-views", type=Path, default=None, metavar="FOLDER",
                         help="with --conventions: draw each terrain's worst run from the side")
-    parser.add_argument("--heel", action="store_true",
-                        help="with --conventions: the opt-in heel scorer (docs/heel_scorer.md)")
+    parser.add_argument("--heel", action=argparse.BooleanOptionalAction, default=True,
+                        help="with --conventions: score with a heel modelled from the source "
+                        "rig (docs/heel_scorer.md; default), or, --no-heel, by the rig points "
+                        "alone")
     args = parser.parse_args(argv)
     paths = sorted(Path(args.folder).glob("*.bvh"))
     if args.only:
@@ -668,7 +672,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no .bvh files in {args.folder}")
     started = time.perf_counter()
     if args.conventions:
-        heel = " --heel" if args.heel else ""
+        heel = "" if args.heel else " --no-heel"
         print(f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} (`PYTHONPATH=src "
               f".venv/bin/python tools/ground_table.py {args.folder} --conventions{heel}`):\n")
         conventions_table([p for p in paths if p.name != "pybvh_rotation_first_root.bvh"],
