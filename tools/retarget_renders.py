@@ -16,6 +16,11 @@ author made it walk, beside how footfall makes it walk. An avatar without a skin
 two VRM samples: bone gizmos and test quads) is drawn as its skeleton, a stick from joint to
 joint. Prints one Markdown row per picture with the lowest and highest vertex Blender evaluated
 per moment.
+
+``--live``: the live path instead — ``footfall live --replay CLIP --to AVATAR --record OUT``
+run as a user runs it (the clip streamed at its own rate through ``Retargeter.step``, the
+frames the stream produced recorded), up to the last moment, and the recording rendered at the
+same moments: ``OUT/CLIP__AVATAR__live.png``.
 """
 
 from __future__ import annotations
@@ -49,6 +54,20 @@ MOMENTS = 3
 SCALE = 0.5  # each 600 × 700 render drawn at half size in the picture
 #: An avatar file's own animation of this name is rendered too, as its author made it walk.
 REFERENCE = "Walking"
+
+
+def record_live(source: Path, avatar: Path, output: Path, seconds: float) -> None:
+    """``footfall live --replay SOURCE --to AVATAR --record OUTPUT`` for ``seconds``, no view,
+    no control panel, settings in a scratch folder (a user's saved settings left alone)."""
+    with tempfile.TemporaryDirectory() as settings:
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from footfall.cli import main; "
+             "sys.exit(main())", "live", "--replay", str(source), "--to",
+             str(avatar), "--record", str(output), "--duration", f"{seconds:.2f}", "--no-view",
+             "--no-control", "--quiet", "--settings-dir", settings],
+            capture_output=True, text=True, timeout=120 + 2 * seconds, check=False)
+    if done.returncode != 0 or not output.exists():
+        raise RuntimeError(f"footfall live on {avatar.name}: {done.stderr[-800:]}")
 
 
 def moments(source: Path, count: int) -> list[int]:
@@ -116,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clip", default="games105_walk60", help="clip stem in tests/data/bvh")
     parser.add_argument("--avatars", nargs="*", default=[], help="avatar stems (default: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "renders")
+    parser.add_argument("--live", action="store_true",
+                        help="render what `footfall live --replay CLIP --record` writes")
     args = parser.parse_args(argv)
     if shutil.which("blender") is None:
         print("blender is not on the PATH (apt-get install blender)", file=sys.stderr)
@@ -132,17 +153,22 @@ def main(argv: list[str] | None = None) -> int:
             continue
         with tempfile.TemporaryDirectory() as folder:
             output = Path(folder) / f"out{avatar.suffix}"
-            retarget_file(source, output, RetargetOptions(target=str(avatar)))
+            if args.live:  # a recording is a GLB whatever the avatar's file
+                output = output.with_suffix(".glb")
+                record_live(source, avatar, output, (max(frames) + 1) / fps + 1.0)
+            else:
+                retarget_file(source, output, RetargetOptions(target=str(avatar)))
             prefix = Path(folder) / "render"
             loaded = load_avatar(avatar)
             skinned = bool(loaded.document is not None and loaded.document.skins)
             lines = render(output, prefix, fps, frames,
                            [] if skinned else list(loaded.skeleton.names))
-            picture = args.out / f"{args.clip}__{avatar.stem}.png"
+            picture = args.out / f"{args.clip}__{avatar.stem}{'__live' * args.live}.png"
             montage(prefix, frames, picture)
         row(f"{avatar.stem}{'' if skinned else ' (bones)'}", picture, frames, lines)
         seconds = own_walk(loaded)
-        if seconds is not None:  # the avatar as its author animated its walk, for comparison
+        # the avatar as its author animated its walk, for comparison (offline pictures only)
+        if seconds is not None and not args.live:
             own = [round(k * seconds * 30.0 / MOMENTS) for k in range(MOMENTS)]
             with tempfile.TemporaryDirectory() as folder:
                 prefix = Path(folder) / "render"

@@ -164,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
 
         mapping = {k: v for k, v in load_mapping(args.mapping).items() if v is not None}
     source: Source
+    calibrate_on = None  # a replayed clip: calibrated on, as `footfall retarget` does
     if args.replay:
         from footfall.motion_io.cli import motion_from_args
 
@@ -171,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
                                   up=None if args.up == "auto" else args.up)
         check_size(motion.clip, args.replay, min_frames=1)
         source = ReplaySource(motion.clip, up=motion.up)
+        calibrate_on = motion.clip
     else:
         source = NatNetClient(args.natnet, local_ip=args.local_ip, multicast=args.multicast,
                               group=args.group, command_port=args.command_port,
@@ -182,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
     loop = LiveLoop(source, targets, vmc=vmc, settings=overrides,
                     settings_folder=Path(args.settings_dir) if args.settings_dir else None,
                     source_mapping=mapping, report=report,
-                    vmc_root_motion=args.vmc_root_motion)
+                    vmc_root_motion=args.vmc_root_motion,
+                    calibrate_on=calibrate_on)
     recorder = None
     if args.record:
         recorder = Recorder(args.record)

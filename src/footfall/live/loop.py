@@ -24,7 +24,7 @@ from footfall.live.sources import LiveFrame, Source
 from footfall.live.vmc import VmcPose, VmcSender
 from footfall.retarget import Retargeter
 from footfall.retarget.settings import has_settings
-from footfall.skeleton import Skeleton
+from footfall.skeleton import Clip, Skeleton
 
 WAITING_SECONDS = 0.5
 MAX_DT = 0.05
@@ -124,6 +124,13 @@ class LiveLoop:
         view, recorder, grounder: optional hooks with ``update(loop, frame)`` / ``add`` /
             ``ground`` (see ``view.py``, ``record.py``, ``ground.py``).
         report: one-line messages.
+        calibrate_on: a clip of the source skeleton known ahead (``--replay``'s): every avatar
+            is calibrated on it as ``footfall retarget`` calibrates on a clip
+            (:meth:`Retargeter.calibrate_for <footfall.retarget.Retargeter.calibrate_for>`:
+            the pose the motion stands in, never the file's rest pose) after its saved
+            settings load, so that a replayed clip retargets live as it does offline. A
+            stream (NatNet) has no clip ahead: its avatars keep their saved calibration, or
+            the skeleton's rest pose (Motive's stands), until the performer calibrates.
     """
 
     def __init__(self, source: Source, targets: Sequence[AvatarSpec], *,
@@ -132,8 +139,10 @@ class LiveLoop:
                  settings_folder: Path | None = None,
                  source_mapping: Mapping[str, str] | None = None,
                  report: Callable[[str], None] | None = None,
-                 vmc_root_motion: bool = False) -> None:
+                 vmc_root_motion: bool = False,
+                 calibrate_on: Clip | None = None) -> None:
         self.source = source
+        self.calibrate_on = calibrate_on
         self.vmc_root_motion = vmc_root_motion  # VmcPose(root_motion=…)
         self.targets = list(targets)
         self.names = unique_names([t.path for t in self.targets])
@@ -214,6 +223,9 @@ class LiveLoop:
                 retargeter.load(name, self.settings_folder)
             if self.overrides:
                 retargeter.settings.update(self.overrides)
+            if self.calibrate_on is not None and self.calibrate_on.skeleton.names == \
+                    skeleton.names:
+                retargeter.calibrate_for(self.calibrate_on)
             characters[name] = Character(
                 name, spec, retargeter,
                 VmcPose(spec.skeleton, retargeter.target_map, humanoid=spec.humanoid,
@@ -281,7 +293,9 @@ class LiveLoop:
                 self._rebuild_safely()
             if frame.generation != self._generation:
                 return  # a frame of the skeleton before
-        dt = 1.0 / 60.0
+        # the first frame's step: the source's own period when it has one (a replay), else
+        # 60 Hz (a stream's rate is known from its second frame on)
+        dt = float(getattr(self.source, "period", None) or 1.0 / 60.0)
         if self._last_seconds is not None:
             step = frame.seconds - self._last_seconds
             if np.isfinite(step) and step > 0:

@@ -85,6 +85,11 @@ class ReplaySource:
         self._last = -1
         self._stopped = threading.Event()
 
+    @property
+    def period(self) -> float:
+        """Seconds between two frames of the replay (the loop's step for its first frame)."""
+        return self._period
+
     def start(self) -> None:
         """Start the clock."""
         self._start = time.perf_counter()
