@@ -1,6 +1,8 @@
 """The live browser view (viser on 127.0.0.1): the source skeleton, each avatar (its skinned
-mesh when the file has one, else its bones) and the stream's state — connected, frame rate,
-dropped frames, latency, "waiting" — in English and Korean.
+mesh when the file has one, else its bones, its name above its head) on the terrain it is
+grounded on (``--terrain``), and the stream's state — connected, frame rate, dropped frames,
+latency, "waiting" — in English and Korean. The scene is Y up, as footfall is (viser's own
+default is Z up: the floor stood as a wall and the avatars lay on their backs).
 
 Updates go out at most ``rate`` times a second in one atomic message block, so a 240 Hz stream
 does not flood the browser. The glTF mesh comes from :mod:`footfall.skinning`.
@@ -18,7 +20,12 @@ from footfall import quat
 from footfall.skeleton import Skeleton, forward_kinematics
 from footfall.skinning import rest_mesh as skinned_mesh
 
-SPACING = 1.2  # metres between the source and each avatar along X
+SPACING = 1.2  # metres between the source and each avatar along X, at least
+#: Each avatar stands this share of the two neighbours' mean height from the one before it
+#: (RobotExpressive is 4.4 m tall: at 1.2 m it stood inside its neighbour).
+SPACING_SHARE = 0.6
+#: The terrain's colour (RGB 0–255) under each grounded avatar.
+TERRAIN_COLOR = (170, 180, 160)
 
 
 def _bones(skeleton: Skeleton, positions: np.ndarray) -> np.ndarray:
@@ -38,7 +45,10 @@ class LiveView:
         self._next = 0.0
         self._handles: dict[str, Any] = {}
         self._status = self.server.gui.add_markdown("**waiting for the stream** · 스트림 대기 중")
+        self.server.scene.set_up_direction("+y")
+        self.server.initial_camera.up = (0.0, 1.0, 0.0)
         self.server.scene.add_grid("/floor", width=8.0, height=8.0, plane="xz", cell_size=0.5)
+        self._heads: dict[str, int] = {}  # avatar → the joint its label floats over
 
     def rebuild(self, loop: Any) -> None:
         """A new source skeleton or avatar set: the scene is built again."""
@@ -51,14 +61,24 @@ class LiveView:
         rest = skeleton.rest_positions()
         self._handles["source"] = self.server.scene.add_line_segments(
             "/source", _bones(skeleton, rest), (255, 140, 40), thickness=0.02)
+        terrain = getattr(loop.grounder, "terrain", None)
+        x, height = 0.0, float(np.ptp(rest[:, 1]))
         for i, (name, character) in enumerate(loop._characters.items()):
-            frame = self.server.scene.add_frame(f"/avatar{i}", show_axes=False,
-                                                position=(SPACING * (i + 1), 0.0, 0.0))
-            self._handles[f"frame{i}"] = frame
             target = character.retargeter.output_skeleton()
-            mesh = skinned_mesh(character.spec.avatar) if character.spec.avatar else None
             rot, pos = forward_kinematics(target.parents, character.retargeter.target_rest,
                                           target.offsets)
+            size = float(np.ptp(pos[:, 1]))
+            x += max(SPACING, SPACING_SHARE * 0.5 * (height + size))
+            height = size
+            frame = self.server.scene.add_frame(f"/avatar{i}", show_axes=False,
+                                                position=(x, 0.0, 0.0))
+            self._handles[f"frame{i}"] = frame
+            if terrain is not None:  # each avatar is grounded in its own frame
+                self._handles[f"terrain{i}"] = self.server.scene.add_mesh_simple(
+                    f"/avatar{i}/terrain", np.asarray(terrain.vertices, np.float32),
+                    np.asarray(terrain.faces, np.uint32), color=TERRAIN_COLOR,
+                    side="double")
+            mesh = skinned_mesh(character.spec.avatar) if character.spec.avatar else None
             if mesh is not None:
                 vertices, faces, weights = mesh
                 self._handles[name] = self.server.scene.add_mesh_skinned(
@@ -67,8 +87,13 @@ class LiveView:
             else:
                 self._handles[name] = self.server.scene.add_line_segments(
                     f"/avatar{i}/bones", _bones(target, pos), (120, 190, 255), thickness=0.02)
+            self._heads[name] = int(np.argmax(pos[:, 1]))
             self._handles[f"label{i}"] = self.server.scene.add_label(
-                f"/avatar{i}/label", name, position=(0.0, 2.0, 0.0))
+                f"/avatar{i}/label", name, position=pos[self._heads[name]] + (0.0, 0.25, 0.0))
+        middle = 0.5 * x
+        camera = self.server.initial_camera  # the row from the front, a little from above
+        camera.look_at = (middle, 0.5 * height, 0.0)
+        camera.position = (middle, 0.5 * height + 1.5, 2.0 + 1.5 * max(x, height))
 
     def update(self, loop: Any, frame: Any) -> None:
         """Show the newest poses and the state (throttled to ``rate`` a second)."""
@@ -85,12 +110,15 @@ class LiveView:
                 _, spos = forward_kinematics(skeleton.parents, frame.rotations,
                                              frame.translations)
                 self._handles["source"].points = _bones(skeleton, spos).astype(np.float32)
-            for name, character in loop._characters.items():
+            for i, (name, character) in enumerate(loop._characters.items()):
                 handle = self._handles.get(name)
                 if handle is None or character.pose is None:
                     continue
                 target = character.retargeter.target
                 rot, pos = forward_kinematics(target.parents, *character.pose)
+                label = self._handles.get(f"label{i}")
+                if label is not None and name in self._heads:  # the name over the head
+                    label.position = pos[self._heads[name]] + (0.0, 0.25, 0.0)
                 if isinstance(handle, viser.MeshSkinnedHandle):
                     for bone, q, p in zip(handle.bones, quat.normalize(rot), pos, strict=True):
                         bone.wxyz = q
