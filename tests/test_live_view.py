@@ -118,7 +118,8 @@ def test_the_view_stands_up_on_its_terrain(tmp_path: Path, browser) -> None:
         _, pos = forward_kinematics(target.parents, *character.pose)
         label = np.asarray(view._handles["label0"].position)
         head = pos[view._heads[character.name]]
-        np.testing.assert_allclose(label, head + (0.0, 0.25, 0.0), atol=0.05)
+        place = np.asarray(view._handles["frame0"].position)  # the avatar's frame
+        np.testing.assert_allclose(label, place + head + (0.0, 0.25, 0.0), atol=0.05)
         assert np.linalg.norm(head[[0, 2]] - pos[0, [0, 2]]) < 0.5  # over the body, not behind
     finally:
         loop.stop()

@@ -49,6 +49,7 @@ class LiveView:
         self.server.initial_camera.up = (0.0, 1.0, 0.0)
         self.server.scene.add_grid("/floor", width=8.0, height=8.0, plane="xz", cell_size=0.5)
         self._heads: dict[str, int] = {}  # avatar → the joint its label floats over
+        self._places: dict[str, np.ndarray] = {}  # avatar → its frame's place in the world
 
     def rebuild(self, loop: Any) -> None:
         """A new source skeleton or avatar set: the scene is built again."""
@@ -88,12 +89,15 @@ class LiveView:
                 self._handles[name] = self.server.scene.add_line_segments(
                     f"/avatar{i}/bones", _bones(target, pos), (120, 190, 255), thickness=0.02)
             self._heads[name] = int(np.argmax(pos[:, 1]))
+            # a label of its own in the world (under the avatar's frame, the browser drew it
+            # without the frame's place: over the source skeleton)
+            self._places[name] = np.array([x, 0.25, 0.0])
             self._handles[f"label{i}"] = self.server.scene.add_label(
-                f"/avatar{i}/label", name, position=pos[self._heads[name]] + (0.0, 0.25, 0.0))
+                f"/label{i}", name, position=pos[self._heads[name]] + self._places[name])
         middle = 0.5 * x
         camera = self.server.initial_camera  # the row from the front, a little from above
         camera.look_at = (middle, 0.5 * height, 0.0)
-        camera.position = (middle, 0.5 * height + 1.5, 2.0 + 1.5 * max(x, height))
+        camera.position = (middle, 0.5 * height + 2.0, 4.0 + 1.5 * max(x, height))
 
     def update(self, loop: Any, frame: Any) -> None:
         """Show the newest poses and the state (throttled to ``rate`` a second)."""
@@ -118,7 +122,7 @@ class LiveView:
                 rot, pos = forward_kinematics(target.parents, *character.pose)
                 label = self._handles.get(f"label{i}")
                 if label is not None and name in self._heads:  # the name over the head
-                    label.position = pos[self._heads[name]] + (0.0, 0.25, 0.0)
+                    label.position = pos[self._heads[name]] + self._places[name]
                 if isinstance(handle, viser.MeshSkinnedHandle):
                     for bone, q, p in zip(handle.bones, quat.normalize(rot), pos, strict=True):
                         bone.wxyz = q
