@@ -126,14 +126,14 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     under = stance_ground
     stance_lift = _stance_lift(feet, shift, terrain, floor, standing, stance_ground, contacts,
                                blend)
-    standing, stance_ground = standing + stance_lift, stance_ground + stance_lift
+    standing, stance_ground = standing + stance_lift[0], stance_ground + stance_lift[1]
     swing_ground = blend_to_edges(np.where(contacts, stance_ground, 0.0), contacts, feet.ankle,
                                   under)
     swing_ground = np.where(~contacts.any(axis=0), smooth_above(need, blend), swing_ground)
     points = swing_points(feet)
     points[..., [0, 2]] += shift[:, :, None, :]
     swing_lift = least_lift(points, terrain, floor, swing_ground + swing_clearance, swing_ground,
-                            contacts, blend)
+                            contacts, blend, swing_rig(feet), feet.ball[..., 1])
     ankle_offset = np.where(contacts, standing, swing_ground + swing_clearance + swing_lift)
     # The hips follow the ground, not the defect corrections (a floating foot is lowered by
     # its own leg, not by lowering the body).
@@ -217,29 +217,66 @@ def swing_points(feet: ClipFeet) -> FloatArray:
     return np.concatenate([feet.sole, feet.touch, feet.ankle[:, :, None]], axis=2)
 
 
+def swing_rig(feet: ClipFeet) -> NDArray[np.bool_]:
+    """Which of :func:`swing_points` ``(N,)`` are the rig's own (the toe tips and the ankle),
+    not modelled (the sole samples and the heel, ``touch[0]``)."""
+    sole, touch = feet.sole.shape[2], feet.touch.shape[2]
+    return np.r_[np.zeros(sole + 1, dtype=bool), np.ones(touch, dtype=bool)]
+
+
+def allowed_dip(over_floor: FloatArray, rig: NDArray[np.bool_], ball: FloatArray
+                ) -> FloatArray:
+    """How deep ``(..., N)`` (metres, ≤ 0) a foot's points may be in the ground: as deep as the
+    source has them under its floor (their heights over it ``over_floor (..., N)``) — but a
+    point of the rig (``rig (N,)``: its joints and toe tips) of a foot off its ball no deeper
+    than :data:`STANCE_TOLERANCE`: beyond that the dip is the source's defect and only the
+    excess is corrected, as a planted foot's is.
+
+    Off its ball: the ball's height over the floor ``ball (...)`` beyond the tolerance, fully
+    at twice it (blended in between). A toe the source bends through its floor with the ball
+    on it keeps its dip (cmu_01_01, frames 2030-2040: the toe End Site 51 mm under the floor,
+    the ball on it; lifted, the ball floated 46 mm). Kept whole, a toe End Site the source puts
+    5.9 mm under its floor at push-off, the ball 44 mm up, stood 5.9 mm inside every terrain
+    (games105_walk60 bent into a circle); lifted whole, to the floor, the clip's lowest planted
+    frames rose and its floor with them (+3.9 to +5.9 mm on level ground, independent scorer).
+    A modelled point (the sole, the heel) keeps the source's dip: the model's error is no
+    defect of the source."""
+    dip = np.minimum(over_floor, 0.0)
+    raised = np.clip(ball / STANCE_TOLERANCE - 1.0, 0.0, 1.0)[..., None]
+    return np.where(rig, dip + raised * (np.maximum(dip, -STANCE_TOLERANCE) - dip), dip)
+
+
 def entry_depth(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
-                ground: FloatArray) -> FloatArray:
+                ground: FloatArray, rig: NDArray[np.bool_], ball: FloatArray,
+                gaps: FloatArray | None = None) -> FloatArray:
     """How deep ``(F, 2)`` (metres, − when clear) the deepest of each foot's points
     ``(F, 2, N, 3)``, moved up by ``offset (F, 2)``, is in the terrain, beyond how deep it would
     be in level ground at the height the foot stands or swings over: the clip's ``floor``
-    raised by ``ground (F, 2)`` (a toe the source bends through its floor may stay as deep, no
-    deeper); −inf where no point is over the terrain."""
-    gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))  # (F, 2, N)
-    allowed_dip = np.minimum(points[..., 1] - floor + (offset - ground)[..., None], 0.0)
+    raised by ``ground (F, 2)`` (a point the source puts under its floor may stay as deep as
+    :func:`allowed_dip` lets it: ``rig (N,)`` the rig's own points, ``ball (F, 2)`` the
+    balls' heights, moved as the points are); −inf where no point is over the terrain.
+    ``gaps (F, 2, N)``: the points' heights over the ground under them, when known."""
+    if gaps is None:
+        gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))
+    lift = offset - ground
+    dip = allowed_dip(points[..., 1] - floor + lift[..., None], rig, ball - floor + lift)
     with np.errstate(invalid="ignore"):
-        cut = allowed_dip - (gaps + offset[..., None])
+        cut = dip - (gaps + offset[..., None])
     return np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
 
 
 def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
-               ground: FloatArray, contacts: NDArray[np.bool_], blend: int) -> FloatArray:
+               ground: FloatArray, contacts: NDArray[np.bool_], blend: int,
+               rig: NDArray[np.bool_], ball: FloatArray) -> FloatArray:
     """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
-    of a swinging foot (:func:`swing_points`), moved up by ``offset (F, 2)`` over the blended
-    ``ground (F, 2)``, out of the terrain (:func:`entry_depth`), each frame's lift spread to
+    of a swinging foot (:func:`swing_points`; ``rig (N,)``: :func:`swing_rig`; ``ball (F, 2)``
+    the balls' heights, as :func:`entry_depth` takes them), moved up by
+    ``offset (F, 2)`` over the blended ``ground (F, 2)``, out of the terrain
+    (:func:`entry_depth`), each frame's lift spread to
     the frames around it over half of ``blend`` frames (rising before a stair nose, coming down
     after it; :func:`~footfall.grounding.clip.smoothing.spread_above`) — but not next to a
     contact, where there is no before or after (:func:`_near_contacts`)."""
-    cut = entry_depth(points, terrain, floor, offset, ground)
+    cut = entry_depth(points, terrain, floor, offset, ground, rig, ball)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
     # smoothed over half the blend: over the whole of it the lift reached 0.1 s before and
     # after the frames that need it (stairs swings 23.5 -> 21.3 mm mean over the blended
@@ -278,18 +315,34 @@ def _near_contacts(least: FloatArray, smoothed: FloatArray, contacts: NDArray[np
 
 def _stance_lift(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: float,
                  standing: FloatArray, ground: FloatArray, contacts: NDArray[np.bool_],
-                 blend: int) -> FloatArray:
+                 blend: int) -> tuple[FloatArray, FloatArray]:
     """The least lift ``(F, 2)`` (metres, 0 out of contact) that keeps a planted foot's joints
     and toe tips and its heel (``touch``), moved up by ``standing (F, 2)`` over the ``ground
     (F, 2)`` it stands on, out of the terrain (:func:`entry_depth`): where no tread fits the
     whole foot (:func:`~footfall.grounding.clip.tread_fit.tread_fit`), it stands on the upper
     tread by its toes or its heel instead of putting them in the riser. Smoothed from above
-    within each contact."""
+    within each contact. Also the part ``(F, 2)`` of it the ground forces, not the source's
+    own defect: the same lift with every point as deep as the source has it under its floor
+    (no point of the rig, :func:`allowed_dip`) — the ground the foot's swings are blended to and
+    the hips follow (a toe End Site under the floor at a landing lifted with it raised the
+    swing before it by up to 2.9 mm for 0.2 s: cmu_01_01 on level ground). The rest, the
+    source's dip held to the tolerance, is the least lift frame by frame (as smooth as the
+    source's dip): smoothed from above, a foot rolling off a toe bent 30-50 mm through the
+    floor was held up to 15 mm higher than the dip needed, the solve lowered it back, and that
+    correction, blended into the swing after it, moved the swing (cmu_01_01, frames 2041-2064:
+    3.5 mm)."""
     points = np.concatenate([feet.ankle[:, :, None], feet.touch], axis=2)
     points[..., [0, 2]] += shift[:, :, None, :]
-    cut = entry_depth(points, terrain, floor, standing, ground)
-    lift = np.where(contacts & (cut >= NO_LIFT), cut, 0.0)
-    return np.where(contacts, smooth_above(lift, blend), 0.0)
+    rig = np.ones(points.shape[2], dtype=bool)
+    rig[1] = False  # the modelled heel
+    gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))
+    lifts = []
+    for capped in (np.zeros_like(rig), rig):
+        cut = entry_depth(points, terrain, floor, standing, ground, capped, feet.ball[..., 1],
+                          gaps)
+        lifts.append(np.where(contacts & (cut >= NO_LIFT), cut, 0.0))
+    forced = np.where(contacts, smooth_above(lifts[0], blend), 0.0)
+    return np.maximum(forced, lifts[1]), forced
 
 
 def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> FloatArray:

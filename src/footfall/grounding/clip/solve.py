@@ -14,12 +14,15 @@ from footfall.arrays import FloatArray
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.foot_model import Leg
 from footfall.grounding.clip.plan import (
+    NO_LIFT,
     STANCE_TOLERANCE,
     Plan,
+    allowed_dip,
     blend_frames,
     blend_to_edges,
     least_lift,
     swing_points,
+    swing_rig,
 )
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.smoothing import smooth_above
@@ -63,7 +66,8 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
             points = swing_points(solved)
             points[..., 1] -= offset[..., None]
             lift = least_lift(points, terrain, prepared.floor, unlifted,
-                              unlifted - plan.swing_clearance, plan.contacts, blend)
+                              unlifted - plan.swing_clearance, plan.contacts, blend,
+                              swing_rig(solved), solved.ball[..., 1] - offset)
             offset = unlifted + lift
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
@@ -103,18 +107,19 @@ def _stance_entry(solved: ClipFeet, source: ClipFeet, terrain: RaySource, floor:
     """How far ``(F, 2)`` (metres, − when clear) each planted foot's deepest rig point — the
     ankle, ball and toe tips (not the modelled heel) — of the ``solved`` feet is in the
     terrain beyond how far the same point of the ``source`` feet is under the clip's
-    ``floor``, smoothed from above within each contact over ``blend`` frames (−inf out of
-    contact)."""
+    ``floor`` (no more than :func:`~footfall.grounding.clip.plan.allowed_dip` allows),
+    smoothed from above within each contact over ``blend`` frames (−inf out of contact)."""
     points = np.concatenate([solved.ankle[:, :, None], solved.touch[:, :, 1:]], axis=2)
     own = np.concatenate([source.ankle[:, :, None], source.touch[:, :, 1:]], axis=2)[..., 1] - floor
     gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))
     with np.errstate(invalid="ignore"):
-        cut = np.minimum(own, 0.0) - gaps
+        cut = allowed_dip(own, np.ones(own.shape[-1], dtype=bool),
+                          source.ball[..., 1] - floor) - gaps
         # a point deeper than a step's edge is in a riser or a rock's face: moving the foot
         # along the walk (the plan's tread fit) takes it out, lifting it would float the foot
         cut = np.where(cut > EDGE_JUMP, np.nan, cut)
     cut = np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
-    inside = smooth_above(np.where(contacts & (cut > 0.0), cut, 0.0), blend)
+    inside = smooth_above(np.where(contacts & (cut >= NO_LIFT), cut, 0.0), blend)
     return np.where(contacts, np.where(inside > 0.0, np.maximum(cut, inside), cut), -np.inf)
 
 
