@@ -54,3 +54,27 @@ def test_a_heel_stands_on_the_tread_at_its_nose_and_not_on_a_riser_behind_it() -
     # 10 mm from a riser higher than it: 50 mm over its own tread, not under the tread above.
     facing = np.array([[-0.010, 0.05, 0.0]])
     assert np.allclose(tool._pad_gaps(_Step(), facing), 0.05)
+
+
+class _Nose:
+    """A tread's nose: ground 0.15 m high for 0.2 < x < 0.3, level (0) elsewhere — a riser's
+    edge under the arch of a foot standing across it."""
+
+    def raycast_down(self, xz: np.ndarray):  # noqa: ANN202
+        from types import SimpleNamespace
+
+        xz = np.asarray(xz)
+        inside = (xz[..., 0] > 0.2) & (xz[..., 0] < 0.3)
+        return SimpleNamespace(hit=np.ones(xz.shape[:-1], bool),
+                               height=np.where(inside, 0.15, 0.0))
+
+
+def test_a_nose_under_the_arch_cuts_a_foot_whose_heel_and_toe_clear_it() -> None:
+    # heel at x = 0.1, toe tip at x = 0.4, both 0.10 m up: clear of the level ground either side
+    # (the two points the heel scorer checked before), 0.05 m inside the nose between them
+    tool = ground_table()
+    heels, tips = np.array([[0.1, 0.10, 0.0]]), np.array([[0.4, 0.10, 0.0]])
+    assert np.allclose(tool._gaps(_Nose(), np.stack([heels, tips])), 0.10)
+    assert np.allclose(tool.sole_gaps(_Nose(), heels, tips), -0.05)
+    # over level ground the sole stands as high as its ends
+    assert np.allclose(tool.sole_gaps(_Nose(), heels - [0.5, 0, 0], tips - [0.5, 0, 0]), 0.10)

@@ -26,10 +26,10 @@ the source's contacts and feet from ``tests/skinned_feet.py`` (foot joint, joint
 their End Sites), its floor the 2nd percentile of the planted feet's lowest points.
 Run: ``PYTHONPATH=src .venv/bin/python tools/ground_table.py --conventions [--variants ...]
 [--terrains ...] [--only NAME ...] [--frames N] [--no-heel]``. The scorer models a heel from
-the source rig (heel stances as contacts, the heel in the forced-lift test;
-``docs/heel_scorer.md``): the reference since 2026-12-07, the rig points alone calling a foot
-standing on its heel with its toes raised a swing. ``--no-heel``: the scorer without it (the
-table before that date).
+the source rig (heel stances as contacts, the heel and the sole from it to the toe tip in the
+forced-lift test; ``docs/heel_scorer.md``): the reference since 2026-12-07, the rig points
+alone calling a foot standing on its heel with its toes raised a swing. ``--no-heel``: the
+scorer without it (the table before that date).
 """
 
 from __future__ import annotations
@@ -231,7 +231,8 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
     ``heel`` (the opt-in experiment of ``docs/heel_scorer.md``): the source's heel stances
     (:func:`heel_stances`) count as contacts, judged and taken as a swing's end by a heel
     point modelled from the source rig (:func:`heel_model`) instead of the lowest rig point
-    (a raised toe there), and the forced-lift test also checks that heel point.
+    (a raised toe there), and the forced-lift test also checks that heel point and the sole
+    from it to the tip (:data:`SOLE_SHARES`).
     """
     contacts = source_contacts(source)
     src = source_foot_points(source)
@@ -249,6 +250,8 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
         src_heel, dst_heel = heel_points(src, tips, model), heel_points(dst, tips, model)
         on_heel = heel_stances(src, contacts, source.fps, src_heel)
         heel_gap = _gaps(terrain, dst_heel)  # (F, 2)
+        sole_gap = sole_gaps(terrain, dst_heel,
+                             np.take_along_axis(dst, tips[None, :, None, None], axis=2)[:, :, 0])
         pad_gap = _pad_gaps(terrain, dst_heel)
         # a heel stance stands on the heel: judged, and a swing's end taken, on the ground
         # under the heel's pad
@@ -280,8 +283,9 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
             # blended ground: does any of its points go into the terrain?
             shift = blended + src_h[frames, foot] - low_y[frames, foot]
             cut = _lowest(gaps[frames, foot] + shift[:, None]) < 0.0
-            if heel_gap is not None:  # the heel the rig does not have, moved the same way
+            if heel_gap is not None:  # the heel and sole the rig does not have, moved so
                 cut |= heel_gap[frames, foot] + shift < 0.0
+                cut |= sole_gap[frames, foot] + shift < 0.0
             count += len(frames)
             forced += int(cut.sum())
             keep = ~cut & np.isfinite(height)
@@ -312,6 +316,11 @@ def independent_scores(source: Clip, out: Clip, terrain, floor_source: float | N
 #: heel a little short of the real one, so that the forced-lift test calls fewer frames forced
 #: (and leaves more frames judged) rather than more.
 HEEL_SHARE = 0.25
+#: Where the heel scorer's forced-lift test samples the sole, as shares of the way from the
+#: modelled heel to the tip: a foot is a sole, not two points (games105 circle_right_backward
+#: on the stairs, frames 125-126: the sole's middle 72-90 mm inside a nose the heel and the toe
+#: both cleared, charged as a lift above the blended ground).
+SOLE_SHARES = np.array([0.25, 0.5, 0.75])
 #: A flat stance: a contact frame whose foot joint is within this (metres) of the flattest
 #: contact's height over the foot's lowest rig point (either foot: a rig's feet are alike).
 FLAT_BAND = 0.010
@@ -428,6 +437,15 @@ def heel_model(points: np.ndarray, contacts: np.ndarray) -> tuple[np.ndarray, np
         if own.any():
             model[foot] = np.median(chosen[own], axis=0)
     return tips, model
+
+
+def sole_gaps(terrain, heels: np.ndarray, tips: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """``(...)`` how high the lowest of the sole's points between ``heels`` and ``tips`` (both
+    ``(..., 3)``, at :data:`SOLE_SHARES` of the way) is over the ground under it (metres, − in
+    it; NaN off the terrain): a stair nose under the arch cuts a foot whose heel and toe clear
+    it."""
+    arch = heels[..., None, :] + SOLE_SHARES[:, None] * (tips - heels)[..., None, :]
+    return _lowest(_gaps(terrain, arch))
 
 
 def heel_points(points: np.ndarray, tips: np.ndarray, model: np.ndarray) -> np.ndarray:
