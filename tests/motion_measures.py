@@ -81,8 +81,22 @@ def slide(points: np.ndarray, planted: np.ndarray, fps: float, band: float = PAT
     if not both.any():
         return float("nan"), float("nan")
     speed = np.linalg.norm(steps[both], axis=-1) * fps
-    drift = max(float(np.linalg.norm(steps[a:b].sum(axis=0))) for a, b in segments(both))
-    return float(np.median(speed)), drift
+    return float(np.median(speed)), float(_drifts(steps, both).max())
+
+
+def stance_drifts(points: np.ndarray, planted: np.ndarray, band: float = PATCH_BAND
+                  ) -> np.ndarray:
+    """``(S,)`` how far the contact patch of ``points (F, P, 3)`` travels (its steps,
+    :func:`patch_steps`, added up; metres) within each stance: each run of steps whose both
+    frames are ``planted (F,)``, in order. Two bodies measured over the same ``planted`` get
+    the same stances, so their drifts compare stance by stance."""
+    both = np.asarray(planted[:-1], bool) & np.asarray(planted[1:], bool)
+    return _drifts(patch_steps(points, band), both)
+
+
+def _drifts(steps: np.ndarray, both: np.ndarray) -> np.ndarray:
+    """``(S,)`` the length of the sum of ``steps (F - 1, 2)`` over each run of ``both``."""
+    return np.array([float(np.linalg.norm(steps[a:b].sum(axis=0))) for a, b in segments(both)])
 
 
 def joint_angle(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

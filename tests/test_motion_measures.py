@@ -14,6 +14,7 @@ from motion_measures import (
     patch_steps,
     slide,
     stance,
+    stance_drifts,
     swing_lifts,
 )
 
@@ -51,6 +52,10 @@ def test_a_patch_sliding_at_5_cm_per_second_slides_at_5() -> None:
     assert drift == pytest.approx(0.05, abs=1e-9)  # one second of sliding
     planted[10] = False  # two stances: frames 11–30 (19 steps) drift the most
     assert slide(points, planted, FPS)[1] == pytest.approx(0.05 * 19 / FPS, abs=1e-9)
+    # stance by stance: frames 0–9 (9 steps), then 11–30 (19 steps)
+    assert stance_drifts(points, planted) == pytest.approx(np.array([9, 19]) * 0.05 / FPS,
+                                                           abs=1e-9)
+    assert stance_drifts(points, np.zeros(31, dtype=bool)).shape == (0,)
 
 
 def test_a_rolling_patch_does_not_slide() -> None:

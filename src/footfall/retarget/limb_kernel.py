@@ -68,7 +68,8 @@ LONG_FOOT_STEP = math.radians(4.0)
 #: metres per second its ankle's offset from where the source's ankle puts it is given back
 #: off the floor beyond the source ankle's own (scaled) travel, and the most that offset may
 #: reach, in leg lengths (the source's, scaled: 0.8 let RobotExpressive's knees bend 16° off
-#: the source's on mixamo_stepping, where its foot swivels 60° on the ball).
+#: the source's on mixamo_stepping, where its foot swivels 60° on the ball). The part a kneeling
+#: leg's foot took on is apart from that bound (see :func:`_hold_patch`).
 PATCH_RETURN_SPEED = 0.5
 PATCH_HOLD_MAX = 0.5
 #: Metres per second of a source foot point's speed from which, near the floor, it counts less
@@ -76,24 +77,14 @@ PATCH_HOLD_MAX = 0.5
 #: (:data:`footfall.footing.CONTACT_RULE`). 0.5 held RobotExpressive's feet through quick low
 #: steps: cmu_131_01's drift 3 → 15 cm.
 PATCH_SPEED = CONTACT_RULE.speed
-#: A foot whose sole reaches this many times the source toe's reach (scaled) ahead of its ankle
-#: is held kneeling too, in full from the second (:func:`long_share`'s ramp): pitched far less
-#: than the source's (:func:`long_foot`), its toes travel with the ankle as the source's foot
-#: rolls onto its toes (RobotExpressive's, 4.4 times: 8.4 cm in mocapbank_zxy_cm's kneel, held
-#: 2.3). CesiumMan's, 2.4 times, is not: held, its kneeling knees bent 13° off the source's, 6
-#: unheld. A kneeling foot shorter than that is held for at least the share of its patch's
-#: swing its sole's length beyond the source toe's reach (scaled) adds (:func:`excess_share`):
-#: unheld, RobotExpressive's box foot (3.6 times on cmu_131_01, held 59 %) slid its patch
-#: 12.1 cm in a kneel on one knee where the source's toes stood still (0.6 scaled).
-KNEEL_HELD_FOOT = (3.0, 4.0)
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
 #: the hold's offset from it (x, z: 12–13), 1 once set (14), the source's toe tip (15–17),
 #: how far the patch travelled unheld while its leg knelt this stance (x, z: 18–19), the last
 #: world rotations of its toe joint (20–23), the source's foot (24–27) and the source's toe
-#: joint (28–31).
-PATCH_STATE = 32
+#: joint (28–31), the part of the hold's offset its leg built kneeling (x, z: 32–33).
+PATCH_STATE = 34
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -528,7 +519,8 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
                 target: Vec3, ankle: Vec3, toe: Vec3, tip: Vec3, ankle_lift: float,
                 toe_lift: float, tip_lift: float, has_toe: bool, follow: bool, upright: float,
                 patch: Soles, source_patch: Soles, scale: float, size_ratio: float,
-                leg_length: float, frame_time: float) -> tuple[float, float]:
+                leg_length: float, frame_time: float, kneeling: float
+                ) -> tuple[float, float]:
     """Where (x, z, metres) a foot puts its ankle so that, standing, its contact patch stays
     where it is while the foot turns (``follow``: moves only as the source's does, scaled).
 
@@ -555,15 +547,27 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     stance (the hips lowered to reach it, the other knee 17.7° off the source's, median).
 
     A kneeling leg's foot is not held (``upright`` 0, see
-    :data:`~footfall.footing.kneeling.KNEELING`; a very long
-    foot is, :data:`KNEEL_HELD_FOOT`, a long one for the share of its swing its length adds,
-    :func:`excess_share`): its patch travels as the foot turns on its toes
-    (RobotExpressive's 50 cm in mocapbank_zxy_cm's kneel while its foot kept the source's
-    pitch). That travel, while the foot stands, is counted; held again as the leg rises, the
-    foot lets its turn carry the patch back toward where it stood, up to that travel, and
-    holds only the rest. Held at once, the rise pinned the patch where the kneel had left it
-    (drift 4.6 → 19.9 cm); the offset kept through the kneel instead put the kneeling foot
-    out of the leg's reach (knee 8 → 25° off the source's).
+    :data:`~footfall.footing.kneeling.KNEELING`), but for the share of its swing its length
+    adds (:func:`excess_share`); a locked foot (``follow`` false) that :func:`long_foot` pitches
+    its own way is held in full (``reach_stage``): its patch travels as the foot turns on its
+    toes (RobotExpressive's 50 cm in mocapbank_zxy_cm's kneel while its foot kept the
+    source's pitch). That travel, while the foot stands, is counted; held again as the leg
+    rises, the foot lets its turn carry the patch back toward where it stood, up to that
+    travel, and holds only the rest. Held at once, the rise pinned the patch where the kneel
+    had left it (drift 4.6 → 19.9 cm); the offset kept through the kneel instead put the
+    kneeling foot out of the leg's reach (knee 8 → 25° off the source's).
+
+    A locked foot's offset held while its leg kneels (``kneeling``, 0…1) is counted apart:
+    the bound above holds only the rest (the offset taken on standing), and that part is given
+    back as the leg rises (by ``1 − kneeling``) as far as the source's own patch moves (its
+    step, scaled) the way that gives it back: held while the performer's toes stand still,
+    it goes as they move, the patch never faster than theirs (given back at their speed
+    whichever way they moved, mocapbank_zxy_cm played backward drifted 4.7 cm in a stance
+    where the source's patch moves 0.5).
+    Bound as a whole, cmu_131_01 played backward (0.43 leg lengths taken on standing before
+    its kneel) slid RobotExpressive's kneeling patch 15.3 cm where the performer's moved 0.7;
+    kept whole after the kneel, the left knee went 4° further off the source's for 250 frames
+    and, as captured, the hips fell to 0.24 of the source's height at the next push-off.
 
     ``follow`` (both rigs have toe points): only the target's excess over the source's
     motion is held. The patch moves as the source's own patch — its points (``source_patch``:
@@ -578,14 +582,16 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     ``state (2, PATCH_STATE)``: the feet's last frames (updated in place); ``turns``: the
     world rotations of the target's foot and toe joint and of the source's (a foot without a
     toe joint: its foot's); ``ankle``, ``toe``: the source's points (``has_toe``: it has a
-    toe point), world metres; ``upright`` (0…1): how upright the source's leg stands (0:
-    kneeling); ``frame_time``: seconds since the last frame; ``patch``, ``source_patch``: the
+    toe point), world metres; ``upright`` (0…1): how far the foot is held (1 − how much the
+    source's leg kneels, or more for a long foot), ``kneeling`` (0…1): how much it kneels;
+    ``frame_time``: seconds since the last frame; ``patch``, ``source_patch``: the
     points the target's patch (at ``scale``) and the source's are judged by, see
     :func:`_patch_shift`; ``size_ratio`` scales the source's travel."""
     row = state[leg]
     foot, toe_turn, source_foot, source_toe = turns
     dx, dz = 0.0, 0.0
     travel_x, travel_z = 0.0, 0.0
+    debt_x, debt_z = 0.0, 0.0
     if row[14] > 0.5:
         # Standing: a source point (ankle, toe) near the floor and slow; a foot pivoting on
         # its ball stands on its toe however fast its ankle circles, a foot landing or
@@ -646,10 +652,31 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
             free_x, free_z = ox * keep, oz * keep
         dx = near * held_x + (1.0 - near) * free_x
         dz = near * held_z + (1.0 - near) * free_z
-        most = PATCH_HOLD_MAX * leg_length
+        # a locked patch: the part of it held kneeling, never more than the offset itself
+        debt_x, debt_z = row[32], row[33]
+        if not follow:
+            debt_x += kneeling * near * (back_x - step_x)
+            debt_z += kneeling * near * (back_z - step_z)
+        debt = math.hypot(debt_x, debt_z)
         offset = math.hypot(dx, dz)
-        if offset > most:
-            dx, dz = dx * most / offset, dz * most / offset
+        if debt > offset:
+            debt_x, debt_z, debt = debt_x * offset / debt, debt_z * offset / debt, offset
+        # the rest (built standing) within PATCH_HOLD_MAX leg lengths
+        most = PATCH_HOLD_MAX * leg_length
+        rest = math.hypot(dx - debt_x, dz - debt_z)
+        if rest > most:
+            dx = debt_x + (dx - debt_x) * most / rest
+            dz = debt_z + (dz - debt_z) * most / rest
+        # the kneel's part given back as its leg rises, as far as the source's own patch
+        # moves (scaled) the way that gives it back: held while the performer's foot stands
+        # still, it goes with it as it moves (the patch no faster than theirs)
+        if debt > 0.0:
+            toward = -size_ratio * ((ankle_x + theirs[0]) * debt_x
+                                    + (ankle_z + theirs[2]) * debt_z) / debt
+            given = (1.0 - kneeling) * min(max(toward, 0.0), debt)
+            keep = 1.0 - given / debt
+            dx, dz = dx - debt_x * (1.0 - keep), dz - debt_z * (1.0 - keep)
+            debt_x, debt_z = debt_x * keep, debt_z * keep
         # the kneel's travel: the unheld steps of a standing, kneeling foot, less what the
         # rise carried back; gone once the foot does not stand
         travel_x = stands * (row[18] + (stands - near) * (step_x + free_x - ox)
@@ -665,6 +692,7 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     _put(row[15:18], tip)
     row[10], row[11], row[12], row[13], row[14] = target[0], target[2], dx, dz, 1.0
     row[18], row[19] = travel_x, travel_z
+    row[32], row[33] = debt_x, debt_z
     return target[0] + dx, target[2] + dz
 
 
@@ -886,18 +914,25 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                          source_foot,
                          _quat(srot[f, source_toe]) if source_toe >= 0 else source_foot)
                 # how upright the leg stands: a kneeling leg's foot is held for at least the
-                # share of its patch's swing that its length beyond the source's adds, in full
-                # when very long (KNEEL_HELD_FOOT)
+                # share of its patch's swing that its length beyond the source's adds; a locked
+                # one (no toe points to follow) for the share long_foot pitches it its own way:
+                # flatter than the source's, it does not pivot on its toes as the performer's
+                # foot does, and the unheld rest slides its patch by the ankle's whole step
+                # (held 72 %, RobotExpressive's slid 7.8 cm in cmu_131_01's kneel where the
+                # performer's toes moved 0.6, scaled)
                 reach = rig.sole_reach[leg] * sizes.avatar_scale
-                upright = max(1.0 - kneeling_s(knee, source_leg_lengths[leg]),
-                              long_share(reach, rig.source_toe_reach[leg], s, KNEEL_HELD_FOOT),
-                              excess_share(reach, rig.source_toe_reach[leg], s))
+                kneel_hold = excess_share(reach, rig.source_toe_reach[leg], s)
+                if not has_toes:
+                    kneel_hold = max(kneel_hold, long_share(reach, rig.source_toe_reach[leg], s,
+                                                            (LONG_FOOT_START, LONG_FOOT)))
+                kneeling = kneeling_s(knee, source_leg_lengths[leg])
+                upright = max(1.0 - kneeling, kneel_hold)
                 x, z = _hold_patch(frames.patch_state, leg, turns, _vec(feet[f, leg]),
                                    ankle_at, toe_at, tip_at, ankle_lift, toe_lift, tip_lift,
                                    rig.source_has_toes, has_toes, upright,
                                    points, source_patch,
                                    sizes.avatar_scale, s, s * source_leg_lengths[leg],
-                                   frames.frame_time)
+                                   frames.frame_time, kneeling)
                 feet[f, leg, 0], feet[f, leg, 2] = x, z
         # The sole, not the joints, on the floor: near the floor the foot's lowest sole point
         # (as the foot is turned now) is put at the source's lift, so a planted foot rests on
