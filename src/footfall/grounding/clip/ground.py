@@ -27,6 +27,7 @@ from footfall.grounding.clip.plan import plan
 from footfall.grounding.clip.prepared import prepare_clip
 from footfall.grounding.clip.restep import restep
 from footfall.grounding.clip.solve import CORRECTION_PASSES, solve
+from footfall.grounding.clip.toe_bend import bend_toes
 from footfall.grounding.params import DEFAULT_PARAMS, GroundingParams
 from footfall.metrics import ground_gaps
 from footfall.metrics.clip import score, source_heights
@@ -160,7 +161,8 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     """:func:`ground_clip` of a clip without calibration frames: placed, prepared, planned,
     scored, solved, scored again, its followers put back; the result and its solved feet."""
     source = place_clip(clip, terrain, legs) if place else clip.copy()
-    prepared = prepare_clip(source, legs)
+    # a toe the source bends through its floor is bent back up before anything is planned
+    prepared = bend_toes(prepare_clip(source, legs))
     found = prepared.contacts if contacts is None else contacts
     planned = plan(prepared, terrain, found, params, ball_clearance)
     heights = source_heights(source, legs, prepared.floor)
