@@ -517,22 +517,33 @@ def test_a_kneeling_long_foot_stands_where_the_performers_does(tmp_path) -> None
     for side, knee in enumerate(knees):
         assert knee <= 15.0, f"leg {side}: knee flexion {knee:.1f}° off the source's"
     src = source(KNEELS)
+    out = tmp_path / f"{KNEELS}_RobotExpressive.glb"
+    for side, (drift_t, drift_s) in enumerate(worst_drifts(src, out, tmp_path)):
+        assert drift_t <= drift_s + 0.02, (
+            f"foot {side}: the patch drifts {100 * drift_t:.1f} cm in a stance, the source's "
+            f"{100 * drift_s:.1f} (scaled)")
+
+
+def worst_drifts(src: dict[str, object], out: Path, tmp_path: Path) -> list[tuple[float, float]]:
+    """Per foot, the worst drift (metres) of a contact patch within one stance: the written
+    RobotExpressive file ``out``'s skinned foot (vertices within 1 cm of its lowest) and the
+    source's own foot (its joints and End Sites; ``src``: :func:`source`), the latter scaled
+    by the leg-length ratio; stances are the source foot's own (``motion_measures.stance``)."""
     data: Clip = src["clip"]  # type: ignore[assignment]
     leg, mapping = avatar_leg("RobotExpressive", tmp_path)
-    out = tmp_path / f"{KNEELS}_RobotExpressive.glb"
     feet = skin(out, (mapping["LeftFoot"], mapping["RightFoot"]))
     points = source_foot_points(data)
     frames = min(len(points), len(feet.vertices))
     ratio = leg / float(src["leg"])  # type: ignore[arg-type]
+    worst = []
     for side in range(2):
         own = points[:frames, side]
         own = own[:, ~np.isnan(own).any(axis=(0, 2))]
         planted = mm.stance(mm.lowest_points(own), data.fps)
         _, drift_s = mm.slide(own, planted, data.fps)
         _, drift_t = mm.slide(feet.vertices[:frames][:, feet.foot[side]], planted, data.fps)
-        assert drift_t <= ratio * drift_s + 0.02, (
-            f"foot {side}: the patch drifts {100 * drift_t:.1f} cm in a stance, the source's "
-            f"{100 * ratio * drift_s:.1f} (scaled)")
+        worst.append((drift_t, ratio * drift_s))
+    return worst
 
 
 #: A capture that kneels on one knee (the left, frames 370–410 at 120 fps) with its toes still
@@ -608,6 +619,37 @@ def test_a_long_foot_kneeling_on_one_knee_keeps_its_toes_where_the_performers_ar
                        for s in ("Left", "Right")], axis=0) - floor_s) / leg_s
     lowest = float(np.min(hips_t / hips_s))
     assert lowest >= 0.4, f"the hip joints fall to {lowest:.2f} of the source's height"
+
+
+#: A capture whose left foot swivels on its toe tip (6.3–6.5 s: the ankle circles at up to
+#: 2.6 m/s, the foot turning up to 45° a frame at 30 fps) while the performer's patch stays put.
+PIVOTS = "cmu_131_01"
+
+
+def test_a_long_foot_pivoting_fast_on_its_toes_holds_its_patch_at_30_fps(tmp_path) -> None:
+    """:data:`PIVOTS` resampled to 30 fps (``tests/conventions.py``'s ``fps30``) on
+    RobotExpressive, measured on the written file: each skinned foot's contact patch drifts
+    within a stance of the source's own feet no more than the source's worst, scaled by the
+    leg-length ratio, + 2 cm (issue 35 item 2's limit; at the capture's 120 fps it does).
+
+    The box foot rolls across its sole as it swivels: the patch held (``limb_kernel.
+    _patch_shift``) was the points lowest at the end of each frame's step only, so the part it
+    had stood on at the start swept the floor by the whole step's turn (at 30 fps four times a
+    frame's turn at 120): the left patch drifted 12.6 cm in that stance, where the source's
+    drifted 1.2 (scaled; 7.4 in its worst stance). Held by the points it stands on at either
+    end of the step: 3.6."""
+    from conventions import VARIANTS
+
+    path = tmp_path / f"{PIVOTS}_fps30.bvh"
+    bvh.save(VARIANTS["fps30"](bvh.load(DATA / "bvh" / f"{PIVOTS}.bvh")), path)
+    out = tmp_path / f"{PIVOTS}_fps30_RobotExpressive.glb"
+    assert main(["retarget", str(path), "--to", str(DATA / "avatars" / "RobotExpressive.glb"),
+                 "-o", str(out), "--quiet"]) == 0
+    for side, (drift_t, drift_s) in enumerate(worst_drifts(source(PIVOTS, path), out,
+                                                           tmp_path)):
+        assert drift_t <= drift_s + 0.02, (
+            f"foot {side}: the patch drifts {100 * drift_t:.1f} cm in a stance, the source's "
+            f"{100 * drift_s:.1f} at most (scaled)")
 
 
 #: A capture standing on a nearly straight leg (knee 4–6°, hip-to-ankle 0.9987 of thigh +

@@ -482,7 +482,7 @@ def _toe_point(world: FloatArray, positions: FloatArray, frame: int, frame_major
 @helper
 def _patch_shift(before: Quat4, before_toe: Quat4, after: Quat4, after_toe: Quat4, leg: int,
                  foot_points: FloatArray, toe_points: FloatArray, toe_weights: FloatArray,
-                 toe_offsets: FloatArray, scale: float) -> Vec3:
+                 toe_offsets: FloatArray, scale: float, both_ends: bool) -> Vec3:
     """How far (level, metres) a foot's contact patch — its sole points within :data:`PATCH`
     of the lowest, weighted down to 0 at that height — moves about its ankle when the foot and
     its toe joint turned ``before``, ``before_toe`` are turned ``after``, ``after_toe``
@@ -490,22 +490,42 @@ def _patch_shift(before: Quat4, before_toe: Quat4, after: Quat4, after_toe: Quat
     blended between foot and toes as the mesh is (:func:`_sole_point`; the arrays as
     :class:`Soles` holds them, at ``scale``): a patch under the ball rides on the toes (on the
     foot alone, CesiumMan's would turn about the curled toe tips, 14–15 cm ahead of its ankle,
-    where the ball is at 9 cm)."""
+    where the ball is at 9 cm).
+
+    The patch is the points that low as the foot is turned ``after``; with ``both_ends`` (a
+    step from one frame to the next) as it is turned either way, each point weighted by the
+    larger of its two weights: the points the foot stood on during the step, at any frame
+    rate. Taken at the step's end alone, a foot rolling onto another part of its sole as it
+    swivels was turned about that part only, and the part it had stood on swept the floor by
+    the whole step's turn, four times a frame's at 30 fps what it is at 120: RobotExpressive's
+    box foot, swivelling on the performer's toe tip in cmu_131_01 (up to 45° a frame at
+    30 fps), drifted 12.6 cm in that stance where the performer's patch moved 1.2 (scaled);
+    3.6 with both ends (at 120 fps 3.9 → 3.2)."""
     count = foot_points.shape[1]
-    lowest = 0.0
+    lowest, lowest_before = 0.0, 0.0
     for k in range(count):
         height = _sole_point(after, after_toe, leg, k, foot_points, toe_points, toe_weights,
                              toe_offsets, scale)[1]
         if k == 0 or height < lowest:
             lowest = height
+        if both_ends:
+            height = _sole_point(before, before_toe, leg, k, foot_points, toe_points,
+                                 toe_weights, toe_offsets, scale)[1]
+            if k == 0 or height < lowest_before:
+                lowest_before = height
     total, x, z = 0.0, 0.0, 0.0
     for k in range(count):
         now = _sole_point(after, after_toe, leg, k, foot_points, toe_points, toe_weights,
                           toe_offsets, scale)
         weight = 1.0 - (now[1] - lowest) / PATCH
+        was = now
+        if both_ends or weight > 0.0:
+            was = _sole_point(before, before_toe, leg, k, foot_points, toe_points, toe_weights,
+                              toe_offsets, scale)
+        if both_ends:
+            weight = max(weight, 1.0 - (was[1] - lowest_before) / PATCH)
         if weight > 0.0:
-            moved = sub_s(now, _sole_point(before, before_toe, leg, k, foot_points, toe_points,
-                                           toe_weights, toe_offsets, scale))
+            moved = sub_s(now, was)
             total += weight
             x += weight * moved[0]
             z += weight * moved[2]
@@ -529,13 +549,13 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     (issue 35). Frames in order: while the source foot stands — its ankle or toe point
     (``ankle_lift``, ``toe_lift`` above its stance level) near the floor and slower than
     :data:`PATCH_SPEED`, each as much as it is both — the ankle moves only by the patch's
-    swing as the foot turns from its last rotation to ``foot`` (:func:`_patch_shift`),
-    taken back: the foot turns about its patch, which stays put (a planted foot is locked;
-    the source's own contact moves a few centimetres at most). The ankle's offset from
-    ``target`` (the source's ankle, scaled, with the stance-width shift) is given back while
-    the foot does not stand, as fast as the source's ankle moves (scaled) plus
-    :data:`PATCH_RETURN_SPEED`, and never exceeds :data:`PATCH_HOLD_MAX` leg lengths
-    (``leg_length``, metres).
+    swing as the foot turns from its last rotation to ``foot`` (:func:`_patch_shift`: the
+    points it stands on at either end of the step), taken back: the foot turns about its
+    patch, which stays put (a planted foot is locked; the source's own contact moves a few
+    centimetres at most). The ankle's offset from ``target`` (the source's ankle, scaled,
+    with the stance-width shift) is given back while the foot does not stand, as fast as the
+    source's ankle moves (scaled) plus :data:`PATCH_RETURN_SPEED`, and never exceeds
+    :data:`PATCH_HOLD_MAX` leg lengths (``leg_length``, metres).
 
     The source's own contact patch must be still as well (its points within :data:`PATCH` of
     its lowest, ``source_patch``, moved by the source foot's turn and its ankle's step, slower
@@ -613,10 +633,13 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
         if has_toe:
             # ... and only as far as the source's contact patch itself is still: a foot
             # swivelling on a toe tip that slides (the ball slow and low) does not stand
+            # (the source's patch at the step's end: taken over both ends as the target's,
+            # the feet following it drifted no less, CesiumMan's 3.03 → 3.07 cm on
+            # cmu_131_01 at 30 fps)
             theirs = _patch_shift(
                 _quat(row[24:28]), _quat(row[28:32]), source_foot, source_toe, leg,
                 source_patch.foot_points, source_patch.toe_points,
-                source_patch.toe_weights, source_patch.toe_offsets, 1.0)
+                source_patch.toe_weights, source_patch.toe_offsets, 1.0, False)
             still = 1.0 - ramp_s(
                 math.hypot(ankle_x + theirs[0], ankle_z + theirs[2]) * rate, PATCH_SPEED,
                 2.0 * PATCH_SPEED)
@@ -629,7 +652,7 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
         if stands > 0.0:
             swing = _patch_shift(_quat(row[0:4]), _quat(row[20:24]), foot, toe_turn, leg,
                                  patch.foot_points, patch.toe_points, patch.toe_weights,
-                                 patch.toe_offsets, scale)
+                                 patch.toe_offsets, scale, True)
             step_x = target[0] - row[10] + swing[0]
             step_z = target[2] - row[11] + swing[2]
             if follow:  # less the source patch's own step, scaled
@@ -786,7 +809,7 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
                     shift = _patch_shift(foot, toes, mul_s(turn, foot), toes, leg,
                                          soles.foot_points, soles.toe_points,
                                          soles.toe_weights, soles.toe_offsets,
-                                         sizes.avatar_scale)
+                                         sizes.avatar_scale, False)
                     target = sub_s(target, scale_s(shift, near))
                 vector = rotate_s(turn, vector)
                 _put(offset[f, leg], (target[0] + vector[0] - mapped[0], 0.0,
