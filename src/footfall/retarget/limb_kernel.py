@@ -275,8 +275,9 @@ def lifted(source_height: float, source_rest: float, target_rest: float,
 @helper
 def _source_lift(spos: FloatArray, toe: FloatArray, heights: FloatArray, level: FloatArray,
                  s_chain: IntArray, frame: int, leg: int, floor: float, has_toes: bool) -> float:
-    """How high a source foot's lowest point (ankle, or toe point with ``has_toes``) is above
-    its stance level in ``frame``, metres (see :func:`reach_stage`)."""
+    """How high a source foot's lowest point (ankle, or toe point with ``has_toes``: the
+    source has toe points, whatever the target has) is above its stance level in ``frame``,
+    metres (see :func:`reach_stage`)."""
     lift = spos[frame, s_chain[leg, 2], 1] - heights[SOURCE_ANKLE, leg] - level[frame, leg] - floor
     if has_toes:
         lift = min(lift, toe[frame, leg, 1] - heights[SOURCE_TOE, leg] - level[frame, leg] - floor)
@@ -725,13 +726,14 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
     """Stage 1 for every frame ``f`` of ``frames``; writes into ``work``:
 
     ``chain (F, 3, L, 3)`` each limb's root, mid and tip (a detached tip where its lower bone
-    carries it), ``feet (F, 2, 3)`` the ankle targets; with ``rig.has_toes``: ``toe (F, 2, 3)``
-    the source toe points, ``toe_target (F, 2, 3)`` the mapped source toe, ``foot_vector
-    (F, 2, 3)`` the target's ankle→toe after ``pitch (F, 2, 4)``, ``offset (F, 2, 3)`` the
-    flat-foot toe offset (horizontal), ``down (F, 2)`` whether the toe pivots on the floor,
-    ``pivot (F, 2)`` how much the toes are the pivot, ``toe_height (F, 2)`` the source toe
-    above its standing height and the capture's floor. A lift is measured from each source
-    foot's stance level ``frames.level``.
+    carries it), ``feet (F, 2, 3)`` the ankle targets; with ``rig.source_has_toes``: ``toe
+    (F, 2, 3)`` the source toe points (whatever the target has: a source foot's lift is its
+    lowest point's, ankle or toe); with ``rig.has_toes``: ``toe_target (F, 2, 3)`` the
+    mapped source toe, ``foot_vector (F, 2, 3)`` the target's ankle→toe after ``pitch (F, 2,
+    4)``, ``offset (F, 2, 3)`` the flat-foot toe offset (horizontal), ``down (F, 2)`` whether
+    the toe pivots on the floor, ``pivot (F, 2)`` how much the toes are the pivot,
+    ``toe_height (F, 2)`` the source toe above its standing height and the capture's floor.
+    A lift is measured from each source foot's stance level ``frames.level``.
     """
     frames, rig, sizes, work = LimbFrames(*frames), LimbRig(*rig), LimbSizes(*sizes), \
         LimbWork(*work)
@@ -774,10 +776,12 @@ def feet_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles,
                 shift = (out * outward[leg, 0], out * outward[leg, 1],
                          front + out * outward[leg, 2])
                 target = add_s(target, rotate_s(turn, shift))
-            if has_toes:
+            source_toe = source_foot
+            if rig.source_has_toes:
                 source_toe = _toe_point(srot, spos, f, True, s_toes[leg, 0], s_toes[leg, 1],
                                         s_toe_offsets[leg], 1.0)
                 _put(toe[f, leg], source_toe)
+            if has_toes:
                 heel_up = source_foot[1] - heights[SOURCE_ANKLE, leg] - level[f, leg] - floor
                 height = source_toe[1] - heights[SOURCE_TOE, leg] - level[f, leg] - floor
                 toe_up = ramp_s(height, TOE_DOWN, 0.06)
@@ -964,7 +968,8 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
         for leg in range(2):
             lowest = _lowest_sole(world, f, t_chain[leg, 2], leg, foot_points, toe_points,
                                   toe_weights, toe_joints, toe_offsets, sizes.avatar_scale)
-            lift = _source_lift(spos, toe, heights, level, s_chain, f, leg, floor, has_toes)
+            lift = _source_lift(spos, toe, heights, level, s_chain, f, leg, floor,
+                                rig.source_has_toes)
             near = _near_floor(lift)
             wanted = sizes.floor_height + contact_lift(lift, s)
             feet[f, leg, 1] += near * (wanted - (feet[f, leg, 1] + lowest))
@@ -988,7 +993,8 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
             highest = feet[f, leg, 1] + math.sqrt(max(reach * reach - across, 0.0))
             # a foot on (or near) the floor is reached in full, whatever its IK weight
             share = max(leg_weights[f, leg], sizes.fk_guard * _near_floor(
-                _source_lift(spos, toe, heights, level, s_chain, f, leg, floor, has_toes)))
+                _source_lift(spos, toe, heights, level, s_chain, f, leg, floor,
+                             rig.source_has_toes)))
             drop = max(drop, max(root[1] - highest, 0.0) * share)
         if drop > 1e-9:
             for part in range(3):
@@ -1023,7 +1029,7 @@ def reach_stage(frames: LimbFrames, rig: LimbRig, sizes: LimbSizes, soles: Soles
                 knee_lengths[0, leg] = norm_s(sub_s(mid, root))
                 knee_lengths[1, leg] = norm_s(sub_s(tip, mid))
                 near = _near_floor(_source_lift(spos, toe, heights, level, s_chain, f, k, floor,
-                                                has_toes))
+                                                rig.source_has_toes))
                 share = max(leg_weights[f, k], sizes.fk_guard
                             * max(ramp_s(sunk[f, k], 0.0, FK_SINK), near))
             else:

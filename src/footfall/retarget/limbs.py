@@ -476,7 +476,13 @@ class Limbs:
     def _contact_points(self, srot: FloatArray, spos: FloatArray, sizes: Sizes
                         ) -> tuple[FloatArray, FloatArray]:
         """The source points a foot stands on ``(..., 2, P, 3)`` — its ankle, and its toe
-        when both rigs have toes — and their standing heights ``(2, P)``."""
+        when the source has toes, whatever the target has — and their standing heights
+        ``(2, P)``. Tracked by its ankle alone, a source foot rising onto its toes reads as
+        standing on a higher floor: pybvh_test1_zup_inches's right heel up 8 cm (frames
+        54–72) raised its stance level 8 cm on RobotExpressive (no toe joints), the hips
+        stood over the mean of the two levels and the right foot, flat on the higher one,
+        needed them lower still: the left knee bent 13.9° off the performer's (median over
+        frames, ``tools/feet_table.py``), 7.3° tracked on the toes."""
         source = sizes.source
         cached = self._standing
         if cached is None or cached[0] is not source:  # the same measures every live frame
@@ -484,9 +490,9 @@ class Limbs:
                                                          source.toe_height], -1))
         rest = cached[1]
         ankles = spos[..., self._s_leg_tips, :][..., None, :]
-        if self._toes is None:
+        if self._source_toes is None:
             return ankles, rest[:, :1]
-        toes = self._toes[1].positions(srot, spos)[..., None, :]
+        toes = self._source_toes.positions(srot, spos)[..., None, :]
         return np.concatenate([ankles, toes], axis=-2), rest
 
     def track_series(self, srot: FloatArray, spos: FloatArray, fps: float, sizes: Sizes,
