@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pygltflib
@@ -686,6 +687,31 @@ def test_a_pose_with_feet_at_two_heights_keeps_the_knees(tmp_path) -> None:
         assert knee <= 3.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
 
 
+def _variant_on_robot(tmp_path: Path, stem: str, made: str) -> tuple[Any, ...]:
+    """A shared clip made into ``made`` (``tests/conventions.py``; "straight" as it is), saved,
+    retargeted onto RobotExpressive by the command: (the BVH path, the clip read back, the
+    avatar's leg length, its bone mapping, the output, frames, leg bones, source and target
+    legs — :func:`both_legs`)."""
+    from conventions import VARIANTS
+
+    clip = bvh.load(DATA / "bvh" / f"{stem}.bvh")
+    if made != "straight":
+        clip = VARIANTS[made](clip)
+    path = tmp_path / f"{stem}_{made}.bvh"
+    bvh.save(clip, path)
+    data = bvh.load(path)
+    source_map = dict(map_skeleton(data.skeleton).mapping)
+    leg, mapping = avatar_leg("RobotExpressive", tmp_path)
+    out = tmp_path / f"{made}_RobotExpressive.glb"
+    assert main(["retarget", str(path), "--to", str(DATA / "avatars" / "RobotExpressive.glb"),
+                 "-o", str(out), "--quiet"]) == 0
+    nodes = node_positions(out)
+    positions = data.global_positions()
+    frames = min(len(positions), len(nodes[mapping["Hips"]]))
+    bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
+    return path, data, leg, mapping, out, frames, bones, legs_s, legs_t
+
+
 @pytest.mark.parametrize("made", ["straight", "backward", "circle"])
 def test_a_long_foot_swivelling_on_a_sliding_toe_keeps_the_knees_bent_as_the_performers(
         tmp_path, made: str) -> None:
@@ -702,22 +728,8 @@ def test_a_long_foot_swivelling_on_a_sliding_toe_keeps_the_knees_bent_as_the_per
     there through the whole stance after: the leg could not reach, the hips went down, and the
     other knee bent 40° past the performer's in its swing (17.7° off, median; on the arc 18°).
     """
-    from conventions import VARIANTS
-
-    clip = VARIANTS[made](bvh.load(DATA / "bvh" / "mixamo_stepping.bvh"))
-    path = tmp_path / f"mixamo_stepping_{made}.bvh"
-    bvh.save(clip, path)
-    data = bvh.load(path)
-    sk = data.skeleton
-    source_map = dict(map_skeleton(sk).mapping)
-    leg, mapping = avatar_leg("RobotExpressive", tmp_path)
-    out = tmp_path / f"{made}_RobotExpressive.glb"
-    assert main(["retarget", str(path), "--to", str(DATA / "avatars" / "RobotExpressive.glb"),
-                 "-o", str(out), "--quiet"]) == 0
-    nodes = node_positions(out)
-    positions = data.global_positions()
-    frames = min(len(positions), len(nodes[mapping["Hips"]]))
-    bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
+    path, data, leg, mapping, out, frames, bones, legs_s, legs_t = _variant_on_robot(
+        tmp_path, "mixamo_stepping", made)
     for side, knee in enumerate(knee_offsets(legs_s, legs_t)):
         assert knee <= 15.0, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
     feet = skin(out, (mapping["LeftFoot"], mapping["RightFoot"]))
@@ -748,23 +760,8 @@ def test_a_heel_up_on_its_toes_does_not_bend_the_other_knee_of_a_toeless_avatar(
     off the performer's (median; 17.3° on the arc). The source's contacts are now tracked on
     its own toes whatever the target has: 7.3° (14.0° on the arc).
     """
-    from conventions import VARIANTS
-
-    clip = bvh.load(DATA / "bvh" / f"{STRAIGHT_LEG}.bvh")
-    if made != "straight":
-        clip = VARIANTS[made](clip)
-    path = tmp_path / f"{STRAIGHT_LEG}_{made}.bvh"
-    bvh.save(clip, path)
-    data = bvh.load(path)
-    source_map = dict(map_skeleton(data.skeleton).mapping)
-    _, mapping = avatar_leg("RobotExpressive", tmp_path)
-    out = tmp_path / f"{made}_RobotExpressive.glb"
-    assert main(["retarget", str(path), "--to", str(DATA / "avatars" / "RobotExpressive.glb"),
-                 "-o", str(out), "--quiet"]) == 0
-    nodes = node_positions(out)
-    positions = data.global_positions()
-    frames = min(len(positions), len(nodes[mapping["Hips"]]))
-    bones, legs_s, legs_t, _ = both_legs(data, source_map, mapping, nodes, positions, frames)
+    _, data, _, mapping, out, frames, bones, legs_s, legs_t = _variant_on_robot(
+        tmp_path, STRAIGHT_LEG, made)
     for side, knee in enumerate(knee_offsets(legs_s, legs_t)):
         assert knee <= limit, f"{bones[side][2]}: knee flexion {knee:.1f}° off the source's"
     # Standing on its toes, the foot stands on the floor: each skinned foot's lowest point
