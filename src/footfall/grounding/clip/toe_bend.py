@@ -48,7 +48,9 @@ def bend_toes(prepared: PreparedClip) -> PreparedClip:
     under the clip's floor (:func:`toe_lift`), the toe turned up about the foot's side axis
     (the axis across the toe, level), frame by frame; its feet measured again on the bent
     clip. The floor, the soles and the contacts stay as the source's motion gave them. Legs
-    without a toe joint, or whose toe joint has no End Site, are left as they are."""
+    without a toe joint, or whose toe joint has no End Site, are left as they are. The turn is
+    smoothed from above over 0.05 s, so next to a frame that needs more a toe may turn a few
+    degrees past level with its ball (cmu_01_01's left toe: 13 frames, 3.5° at most)."""
     clip = prepared.clip
     sites = clip.skeleton.end_sites
     toes = [leg.toes for leg in prepared.legs if leg.toes is not None and leg.toes in sites]
