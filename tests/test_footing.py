@@ -168,3 +168,22 @@ def test_the_offline_option_lets_go_in_the_frame_the_foot_starts_to_move() -> No
     assert stream[:, 0].tolist() == [True, True, True, False, False, False]
     assert offline[:, 0].tolist() == [True, True, False, False, False, False]
     assert not stream[:, 1].any() and not offline[:, 1].any()
+
+
+def test_a_foot_sinks_only_as_deep_as_it_goes_into_the_ground() -> None:
+    # support joints (ankle, ball, toe tip) over the ground, metres; planted at 80, 20 and 0 mm
+    from footfall.footing.stance_level import stance_defect
+
+    rest = np.array([[0.080, 0.020, 0.0], [0.080, 0.020, 0.0]])
+    heights = np.array([[
+        [0.080, 0.001, 0.002],   # ball pressed 19 mm, toes turned up: every point out of the ground
+        [0.060, 0.000, -0.020],  # the whole foot 20 mm down
+    ], [
+        [0.060, 0.030, 0.010],   # the heel (ankle) 20 mm down, the toes up
+        [0.080, 0.020, -0.050],  # a toe bent 50 mm through the floor, the foot flat
+    ], [
+        [0.080, 0.005, -0.003],  # ball 15 mm down, the lowest point 3 mm in: 3 mm, no more
+        [0.095, 0.030, 0.012],   # floating by its lowest point over planted: 10 mm
+    ]])
+    assert stance_defect(heights, rest) == pytest.approx(
+        np.array([[0.0, -0.020], [-0.020, 0.0], [-0.003, 0.010]]), abs=1e-12)

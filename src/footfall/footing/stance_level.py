@@ -33,11 +33,19 @@ def stance_defect(heights: FloatArray, rest: FloatArray) -> FloatArray:
     ``heights (F, 2, P)`` (ankle, ball, toe tips) against their planted heights ``rest (2, P)``.
 
     It floats by what its lowest support joint is above planted (a foot on its toe tips at
-    push-off is planted); it sinks by what the lower of its ankle and ball is below planted — a
-    toe tip alone under the floor is a bent toe, not a sunken foot.
+    push-off is planted). It sinks by what its ankle is below planted (a heel pressed into the
+    ground), or its ball — but a ball no deeper than the foot's lowest point is under the
+    ground ``heights`` are measured over: a toe tip alone under the floor is a bent toe, not a
+    sunken foot, and a ball pressed under its planted height while every point stays out of the
+    ground (toes turned up, :mod:`footfall.grounding.clip.toe_bend`) needs no lift; one whose
+    foot goes into the ground needs the least lift that takes it out.
     """
     relative = heights - rest
-    lifted = np.min(np.where(np.isfinite(relative), relative, np.inf), axis=-1)
-    sunk = np.min(np.where(np.isfinite(relative[..., :2]), relative[..., :2], np.inf), axis=-1)
+    finite = np.isfinite(relative)
+    lifted = np.min(np.where(finite, relative, np.inf), axis=-1)
+    lowest = np.min(np.where(finite, heights, np.inf), axis=-1)
+    ankle = np.where(finite[..., 0], relative[..., 0], np.inf)
+    ball = np.where(finite[..., 1], np.maximum(relative[..., 1], lowest), np.inf)
+    sunk = np.minimum(ankle, ball)
     defect = np.where(lifted > 0, lifted, np.minimum(sunk, 0.0))
     return np.where(np.isfinite(defect) & np.isfinite(lifted), defect, 0.0)
