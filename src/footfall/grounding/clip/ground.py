@@ -16,6 +16,7 @@ from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.foot_model import Leg, calibration_frames, legs_of
 from footfall.grounding.clip.contacts import check_contacts, contact_segments
 from footfall.grounding.clip.followers import follow, followers
+from footfall.grounding.clip.kneels import clear_kneeling_knees
 from footfall.grounding.clip.placement import (
     Placement,
     centring_shift,
@@ -170,6 +171,9 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     out, solved, swing_lift = solve(prepared, planned, terrain, progress)
     planned, out, solved, swing_lift = restep(prepared, terrain, found, params, ball_clearance,
                                                (planned, out, solved, swing_lift))
+    planned, out, solved, swing_lift = clear_kneeling_knees(
+        prepared, terrain, (planned, out, solved, swing_lift),
+        lambda again: solve(prepared, again, terrain))
     out = follow(out, followers(source, legs))
     # measured on what is written: the solved clip with its followers, its feet read off it
     after = score(out, prepared.feet_of(out), planned.contacts, terrain, legs, heights)

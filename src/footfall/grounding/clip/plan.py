@@ -14,6 +14,7 @@ from footfall.footing import horizontal_speeds
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.sole import resting_edge
 from footfall.footing.stance_level import planted_heights, stance_defect
+from footfall.grounding.clip.kneels import kneeling_lift
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.smoothing import (
     blend_out,
@@ -142,6 +143,8 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     hips_window = max(1, int(round(HIPS_SMOOTH_SECONDS * fps)))
     hips_offset = smooth(-smooth(-ground_part.min(axis=1), hips_window, np.max),
                            hips_window)
+    hips_offset = hips_offset + smooth_above(
+        kneeling_lift(prepared, shift, terrain, ground_part, hips_offset), hips_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
     return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, hips_offset, tilt,
                 off_terrain, swing_clearance, swing_lift)

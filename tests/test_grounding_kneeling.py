@@ -1,0 +1,112 @@
+"""A kneeling knee on uneven ground (issue 36): grounding moves the feet, and a knee on the floor
+is no foot — mocapbank_zxy_cm kneels on its right knee for about 200 of its 455 frames, and on
+the stairs that knee went up to 127 mm into the treads (PhysDiff's penetration 375 -> 54 mm
+after grounding, all of it the knee). The hips now rise as far as a kneeling knee needs to keep
+its animated height over the ground under it, or its foot's when that stands higher
+(``grounding.clip.kneels``; when a leg kneels: ``footing.kneeling``). Where the kneeling foot
+stands on a higher tread than its knee, the hips rise by the foot's ground and the knee is left
+over the lower tread (straight on the stairs: 17 cm over it), rather than folding the leg until
+the knee swings sideways into a riser.
+
+Measured on the output against the terrain, the expected heights taken from the source over its
+own floor, never from the code under test.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from conftest import DATA
+from conventions import VARIANTS
+from footfall import bvh
+from footfall.footing.foot_model import calibration_frames, legs_of
+from footfall.footing.kneeling import KNEELING
+from footfall.grounding.clip import animation_floor, ground_clip
+from footfall.grounding.clip.placement import place_clip, scene_size
+from footfall.humanoid.limbs import body_joints
+from footfall.metrics import ground_gaps
+from footfall.skeleton import Clip
+from footfall.terrain import scene
+
+#: PhysDiff's tolerance (metres): a joint this far into the ground is not counted.
+TOLERANCE = 0.005
+
+
+@functools.cache
+def _grounded(variant: str, terrain_name: str) -> tuple[Clip, Clip, object, float]:
+    """mocapbank_zxy_cm (as ``variant``) placed on ``terrain_name`` and grounded: the placed
+    source, the output, the terrain and the source's own floor."""
+    clip = VARIANTS[variant](bvh.load(DATA / "bvh" / "mocapbank_zxy_cm.bvh"))
+    motion = clip[~calibration_frames(clip.rotations, clip.skeleton.parents)]
+    length, width = scene_size(motion)
+    terrain = scene(terrain_name, length=length, width=width)
+    source = place_clip(motion, terrain)
+    return source, ground_clip(source, terrain, place=False).clip, terrain, \
+        animation_floor(source)
+
+
+def _kneeling(source: Clip, floor: float) -> np.ndarray:
+    """``(F, 2)`` where each of the source's legs kneels in full: its knee under the first share
+    of :data:`KNEELING` of its leg's length over its own floor."""
+    legs = legs_of(source.skeleton)
+    _, positions = source.forward_kinematics()
+    offsets = source.skeleton.offsets
+    length = np.array([np.linalg.norm(offsets[leg.lower]) + np.linalg.norm(offsets[leg.foot])
+                       for leg in legs])
+    knees = positions[:, [leg.lower for leg in legs], 1] - floor
+    return knees < KNEELING[0] * length
+
+
+@pytest.mark.parametrize(("variant", "terrain_name"), [
+    ("straight", "stairs"), ("straight", "rocks"), ("mirrored", "stairs"),
+    ("circle", "stairs"), ("eight", "hills")])
+def test_a_kneeling_knee_stays_out_of_the_ground(variant: str, terrain_name: str) -> None:
+    source, out, terrain, floor = _grounded(variant, terrain_name)
+    kneeling = _kneeling(source, floor)
+    assert kneeling.sum() > 100, "the clip kneels"  # the case exists in this run
+    legs = legs_of(out.skeleton)
+    body = body_joints(out.skeleton, legs)
+    _, positions = out.forward_kinematics()
+    heights = ground_gaps(terrain, positions[:, body])
+    lowest = np.nanmin(heights, axis=1)
+    # before: the right knee up to 127 mm inside the treads, 200 frames (PhysDiff 54 mm)
+    assert lowest.min() >= -TOLERANCE, f"{-1000 * lowest.min():.1f} mm inside"
+    knees = ground_gaps(terrain, positions[:, [leg.lower for leg in legs]])
+    assert np.nanmin(knees[kneeling]) >= -TOLERANCE
+
+
+@pytest.mark.parametrize(("variant", "terrain_name", "within"), [
+    ("straight", "rocks", 0.01), ("eight", "rocks", 0.02)])
+def test_a_kneeling_knee_rests_on_the_ground_as_the_source_does(variant: str, terrain_name: str,
+                                                                 within: float) -> None:
+    # The knee kept over the ground under it as high as the source's over its floor (10-12 mm),
+    # not lifted anyhow: the hips rise no more than the knee needs (median over the kneeling
+    # frames: straight 1 mm off; in the eight, where footsteps move off the rocks' crests and
+    # the hips' lift is spread over 0.25 s around the frames that need it, 15 mm)
+    source, out, terrain, floor = _grounded(variant, terrain_name)
+    kneeling = _kneeling(source, floor)
+    legs = legs_of(out.skeleton)
+    knees = [leg.lower for leg in legs]
+    _, src = source.forward_kinematics()
+    _, got = out.forward_kinematics()
+    wanted = src[:, knees, 1] - floor
+    over = ground_gaps(terrain, got[:, knees])
+    assert np.median(np.abs(over[kneeling] - wanted[kneeling])) <= within
+
+
+def test_a_kneeling_leg_on_two_treads_keeps_its_fold() -> None:
+    # The kneeling foot stands a tread higher than its knee (straight on the stairs): the hips
+    # rise by the foot's ground, so the leg keeps the source's fold. Lifted only by what the
+    # knee needed, the leg folded further and its knee swung 34 cm sideways into a riser; raised
+    # after that by what the solve left inside, it swung 2.4 cm (median) and floated 20 cm.
+    source, out, _, floor = _grounded("straight", "stairs")
+    kneeling = _kneeling(source, floor)
+    legs = legs_of(out.skeleton)
+    _, src = source.forward_kinematics()
+    _, got = out.forward_kinematics()
+    moved = np.stack([(got[:, leg.lower] - got[:, leg.upper])
+                      - (src[:, leg.lower] - src[:, leg.upper]) for leg in legs], axis=1)
+    assert np.median(np.linalg.norm(moved[kneeling][:, [0, 2]], axis=-1)) <= 0.02
