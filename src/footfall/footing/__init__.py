@@ -23,7 +23,9 @@ and gets its answer here, so offline and live, grounding and retargeting agree.
   applies it (the floor learned), :data:`CLIP_RULE` as a clip over a known floor applies it.
 - :mod:`footfall.footing.clip_contacts`: the rule over a whole clip with a known floor, with
   the options a clip allows (a majority vote, the hold both ways, short breaks bridged), and
-  the floor such a clip is measured on (``clip_floor``).
+  the floor such a clip is measured on (``clip_floor``); a clip walked in place (its root
+  motion taken out) judged with the ground's travel under its feet put back
+  (``treadmill_travel``).
 """
 
 from footfall.footing.clip_contacts import (
@@ -33,6 +35,7 @@ from footfall.footing.clip_contacts import (
     clip_floor,
     hold_contacts,
     majority_vote,
+    treadmill_travel,
 )
 from footfall.footing.runs import runs, segments
 from footfall.footing.tracker import (
@@ -46,4 +49,4 @@ from footfall.footing.tracker import (
 
 __all__ = ["CLIP_RULE", "CONTACT_RULE", "FLOOR_PERCENTILE", "ContactRule", "FootTracker",
            "bridge_gaps", "clip_contacts", "clip_floor", "hold_contacts", "horizontal_speeds",
-           "majority_vote", "runs", "segments", "track_feet"]
+           "majority_vote", "runs", "segments", "track_feet", "treadmill_travel"]
