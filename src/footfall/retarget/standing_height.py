@@ -36,10 +36,22 @@ straight left leg, 1.7 cm shorter than its right, asks vrm1_debug_robot for 0.3 
 level (13 mm on one floor: knees 3° → 10° off).
 
 The target's ankles count at their standing height over the floor (lifted as the source's over
-it, scaled), not where the solve's sole rule put them: how far a planted foot's turn lifts its
-ankle is the foot's own rule, and in a pose stood up by footfall (legs straightened,
-``standing_pose``) that turn is not the capture's (it lifted vrm1_debug_robot's left ankle 3 cm
-on bvhio_example: a 2.8 cm rise, knees 4° → 13° off).
+it, scaled) or, for a leg the performer stands nearly straight (at least
+``limb_kernel.REACH`` extended: the solve lowers the hips to its extension) in a captured pose,
+where the solve stands them if that is higher, by no more than the feet's turn in the target's
+calibration pose lifts them (:func:`turn_lift`; the same skeleton's is none, whatever the
+solve's floor rules do: unbounded, mocapbank_zxy_cm retargeted onto itself stood its hips
+2.1 mm over the capture's). The calibration turns the target's feet as it pairs them with the
+performer's, and the solve stands a planted foot so through the clip:
+CesiumMan's calibration pose on pybvh_test1_zup_inches stands its ankles 6.5 and 11 mm higher
+over their soles than its standing pose, the solve its planted ankles 3–6 mm over the standing
+height; left out, the hips stood that much too low for the straight leg (knees 13.4° off the
+performer's, mirrored 15.1°; counted, 7.3° and 9.1°). A bent leg takes those millimetres in its
+knee at a fraction of a degree each; counted there too, they raised CesiumMan 4.8 mm on
+cmu_131_01 (legs 0.94–0.95 extended; knees 12° → 10° off, but 9° → 11° played backward). In a
+pose stood up by footfall (legs straightened, ``standing_pose``; both legs at
+:data:`STRAIGHTENED`) the feet's turn is not the capture's and is left out (it lifted
+vrm1_debug_robot's left ankle 3 cm on bvhio_example: a 2.8 cm rise, knees 4° → 13° off).
 """
 
 from __future__ import annotations
@@ -50,12 +62,16 @@ import numpy as np
 
 from footfall.arrays import FloatArray
 from footfall.retarget.calibration import leg_chains
+from footfall.retarget.limb_kernel import REACH
 from footfall.retarget.rig import CalibratedRig
 from footfall.retarget.saved_calibration import Calibration
 from footfall.retarget.solve import solve_frames
 from footfall.retarget.weights import LimbWeights
 
 LEGS = ("Left", "Right")
+#: A calibration pose whose legs both stand at least this extended (hip joint to ankle over
+#: thigh + shin) was straightened by footfall (``standing_pose.stood_up``), not captured.
+STRAIGHTENED = 1.0 - 1e-6
 
 
 def leg_needs(cal: CalibratedRig, one_floor: bool) -> FloatArray:
@@ -70,8 +86,10 @@ def leg_needs(cal: CalibratedRig, one_floor: bool) -> FloatArray:
     their heights relative to each other). The hip joints are read
     where the solve put them, the ankles where the legs reached them (horizontally) and at
     their standing height over the floor, lifted as the source's over that floor, scaled
-    (``Measures.ankle_height``: how far a planted foot's turn lifts its ankle is the foot's
-    own rule, not the legs')."""
+    (``Measures.ankle_height``), or, for a leg at least ``limb_kernel.REACH`` extended, where
+    the solve stood them (the feet turned as the calibration pairs them) if higher, by at most
+    :func:`turn_lift` — unless the pose's legs were straightened by footfall (both at
+    :data:`STRAIGHTENED`): then its feet's turn is not the capture's."""
     rig, limbs = cal.rig, cal.limbs
     values = dict(Calibration().values)
     src_rot = cal.source_pose[None]
@@ -91,19 +109,38 @@ def leg_needs(cal: CalibratedRig, one_floor: bool) -> FloatArray:
     target_chains = leg_chains(rig.target, rig.target_map, standing)
     source_ankles = cal.source_measures.ankle_height
     target_ankles = cal.target_measures.ankle_height
+    extensions = [float(np.linalg.norm(
+        source[rig.source.index(rig.source_map[f"{name}Foot"])]
+        - source[rig.source.index(rig.source_map[f"{name}UpperLeg"])]))
+        / max(float(source_chains[side]), 1e-9) for side, name in enumerate(LEGS)]
+    captured = min(extensions) < STRAIGHTENED
+    turned = turn_lift(cal)
     needs = np.empty(2)
     for side, name in enumerate(LEGS):
-        s_hip, s_ankle = (source[rig.source.index(rig.source_map[f"{name}{bone}"])]
-                          for bone in ("UpperLeg", "Foot"))
         t_hip, t_ankle = (target[rig.target.index(rig.target_map[f"{name}{bone}"])]
                           for bone in ("UpperLeg", "Foot"))
-        extension = float(np.linalg.norm(s_ankle - s_hip)) / max(source_chains[side], 1e-9)
-        reach = min(extension, 1.0) * float(target_chains[side])
+        s_ankle = source[rig.source.index(rig.source_map[f"{name}Foot"])]
+        reach = min(extensions[side], 1.0) * float(target_chains[side])
         across = float((t_hip[0] - t_ankle[0]) ** 2 + (t_hip[2] - t_ankle[2]) ** 2)
         lift = float(s_ankle[1]) - float(levels[0, side]) - float(source_ankles[side])
         ankle = float(target_ankles[side]) + sizes.size_ratio * lift
+        if captured and extensions[side] >= REACH:  # where the solve stands the ankle
+            ankle = max(ankle, min(float(t_ankle[1]), ankle + float(turned[side])))
         needs[side] = math.sqrt(max(reach * reach - across, 0.0)) - (float(t_hip[1]) - ankle)
     return needs
+
+
+def turn_lift(cal: CalibratedRig) -> FloatArray:
+    """``(2,)`` metres (≥ 0, at scale 1) each target ankle stands higher over its lowest sole
+    point with the foot turned as the calibration pairs it with the source's calibration pose
+    (``CalibratedRig.calibration_pose``) than in its standing pose (``Measures.ankle_height``).
+    """
+    rig = cal.rig
+    target, mapping = rig.target, rig.target_map
+    _, positions = rig.target_fk(cal.calibration_pose, target.offsets)
+    lowest = rig.soles.lowest(target, mapping, cal.calibration_pose)
+    ankles = np.array([positions[target.index(mapping[f"{name}Foot"]), 1] for name in LEGS])
+    return np.maximum(ankles - lowest - cal.target_measures.ankle_height, 0.0)
 
 
 def standing_rise(cal: CalibratedRig) -> float:
