@@ -83,9 +83,8 @@ PATCH_SPEED = CONTACT_RULE.speed
 #: of 2–4 m/s). The toe pivot letting go within a frame or two jumps the target 8–10 cm
 #: (11.6 m/s) while the performer's ankle moves at 0.4 m/s. From 1 m/s, the right foot's
 #: landing on cmu_131_01 (frame 501) counted too: its stance drifted 0.6 → 1.4 cm over the
-#: source's. With toe points to follow only: a locked foot holds the target's steps whole
-#: (given back over 0.3 s from 0.6 m/s, RobotExpressive's patch drifted 17.9 cm in a stance of
-#: pybvh_test1_zup_inches, 0.9 before).
+#: source's. Given back over 0.3 s from 0.6 m/s instead, RobotExpressive's locked patch
+#: drifted 17.9 cm in a stance of pybvh_test1_zup_inches (0.9 held).
 JUMP_SPEED = 2.0 * CONTACT_RULE.hold_speed
 #: Metres per second at which the hold gives back what it took of such a jump while the
 #: source's toe tip is off the floor (not at all within :data:`CONTACT_BAND`, in full from
@@ -608,9 +607,9 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     and, as captured, the hips fell to 0.24 of the source's height at the next push-off.
 
     A jump of the ankle target itself (its step beyond the source ankle's, scaled, faster
-    than :data:`JUMP_SPEED`; with toe points to follow) is held as any step, and the part of
-    the offset it made is given back at :data:`JUMP_RETURN_SPEED` while the source's toe tip
-    is off the floor (``tip_lift``; standing on the heel or not standing). The toe pivot
+    than :data:`JUMP_SPEED`) is held as any step, and the part of the offset it made is given
+    back at :data:`JUMP_RETURN_SPEED` while the source's toe tip is off the floor
+    (``tip_lift``; standing on the heel or not standing). The toe pivot
     lets go within a frame or two as the performer rolls off the toes onto the heel
     (cmu_131_01, frame ~798: the ankle target jumps 8–10 cm); held in full, the offset stayed
     through the 190 frames the performer then stands on that straight leg, the ankle 9–12 cm
@@ -736,10 +735,8 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
         # the rest of the stance
         excess_x = target[0] - row[10] - size_ratio * ankle_x
         excess_z = target[2] - row[11] - size_ratio * ankle_z
-        sudden = 0.0
-        if follow:
-            sudden = near * ramp_s(math.hypot(excess_x, excess_z) * rate, JUMP_SPEED,
-                                   2.0 * JUMP_SPEED)
+        sudden = near * ramp_s(math.hypot(excess_x, excess_z) * rate, JUMP_SPEED,
+                               2.0 * JUMP_SPEED)
         jump_x = row[34] - sudden * excess_x
         jump_z = row[35] - sudden * excess_z
         jump = math.hypot(jump_x, jump_z)
