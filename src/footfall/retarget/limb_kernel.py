@@ -77,14 +77,30 @@ PATCH_HOLD_MAX = 0.5
 #: (:data:`footfall.footing.CONTACT_RULE`). 0.5 held RobotExpressive's feet through quick low
 #: steps: cmu_131_01's drift 3 → 15 cm.
 PATCH_SPEED = CONTACT_RULE.speed
+#: Metres per second of a standing foot's ankle target's own step beyond the source ankle's
+#: (scaled) from which the step is a jump, not a stance's motion (fully from twice that):
+#: faster than a swinging foot (:attr:`footfall.footing.ContactRule.hold_speed` is the least
+#: of 2–4 m/s). The toe pivot letting go within a frame or two jumps the target 8–10 cm
+#: (11.6 m/s) while the performer's ankle moves at 0.4 m/s. From 1 m/s, the right foot's
+#: landing on cmu_131_01 (frame 501) counted too: its stance drifted 0.6 → 1.4 cm over the
+#: source's. Given back over 0.3 s from 0.6 m/s instead, RobotExpressive's locked patch
+#: drifted 17.9 cm in a stance of pybvh_test1_zup_inches (0.9 held).
+JUMP_SPEED = 2.0 * CONTACT_RULE.hold_speed
+#: Metres per second at which the hold gives back what it took of such a jump while the
+#: source's toe tip is off the floor (not at all within :data:`CONTACT_BAND`, in full from
+#: twice that): slow as a stance's slip (issue 35: no faster than the source's + 3 cm/s).
+#: Given back with the toes down too, cmu_131_01 played backward (the pivot taking hold as
+#: the foot rolls onto its toes) drifted 1.0–1.2 cm more in a stance (CesiumMan 5.0 → 6.2).
+JUMP_RETURN_SPEED = 0.05
 
 #: Columns of each foot's row of ``LimbFrames.patch_state``: its last world rotation (0–3), the
 #: source's ankle (4–6) and toe point (7–9), the ankle target before the hold (x, z: 10–11),
 #: the hold's offset from it (x, z: 12–13), 1 once set (14), the source's toe tip (15–17),
 #: how far the patch travelled unheld while its leg knelt this stance (x, z: 18–19), the last
 #: world rotations of its toe joint (20–23), the source's foot (24–27) and the source's toe
-#: joint (28–31), the part of the hold's offset its leg built kneeling (x, z: 32–33).
-PATCH_STATE = 34
+#: joint (28–31), the part of the hold's offset its leg built kneeling (x, z: 32–33), the part
+#: it took on from its ankle target's own steps (x, z: 34–35).
+PATCH_STATE = 36
 
 # ``LimbSizes.standing_heights`` rows: standing heights (2,) of the source ankles and toes,
 # the target's.
@@ -590,6 +606,16 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     kept whole after the kneel, the left knee went 4° further off the source's for 250 frames
     and, as captured, the hips fell to 0.24 of the source's height at the next push-off.
 
+    A jump of the ankle target itself (its step beyond the source ankle's, scaled, faster
+    than :data:`JUMP_SPEED`) is held as any step, and the part of the offset it made is given
+    back at :data:`JUMP_RETURN_SPEED` while the source's toe tip is off the floor
+    (``tip_lift``; standing on the heel or not standing). The toe pivot
+    lets go within a frame or two as the performer rolls off the toes onto the heel
+    (cmu_131_01, frame ~798: the ankle target jumps 8–10 cm); held in full, the offset stayed
+    through the 190 frames the performer then stands on that straight leg, the ankle 9–12 cm
+    off its target, and on the clip bent along an arc the hips were lowered less and the
+    other, bent knee stood 16.2° straighter than the performer's (median; 11.9° now).
+
     ``follow`` (both rigs have toe points): only the target's excess over the source's
     motion is held. The patch moves as the source's own patch — its points (``source_patch``:
     its joints and End Sites) within :data:`PATCH` of its lowest — moves, scaled by
@@ -613,6 +639,7 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     dx, dz = 0.0, 0.0
     travel_x, travel_z = 0.0, 0.0
     debt_x, debt_z = 0.0, 0.0
+    jump_x, jump_z = 0.0, 0.0
     if row[14] > 0.5:
         # Standing: a source point (ankle, toe) near the floor and slow; a foot pivoting on
         # its ball stands on its toe however fast its ankle circles, a foot landing or
@@ -701,6 +728,26 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
             keep = 1.0 - given / debt
             dx, dz = dx - debt_x * (1.0 - keep), dz - debt_z * (1.0 - keep)
             debt_x, debt_z = debt_x * keep, debt_z * keep
+        # the part taken on from the ankle target's jumps (its own step beyond the source
+        # ankle's, scaled, faster than JUMP_SPEED) is given back at JUMP_RETURN_SPEED while
+        # the source's toe tip is up: the toe pivot letting go as the performer rolls onto
+        # the heel does not snap the foot, nor keep it off where the source's puts it for
+        # the rest of the stance
+        excess_x = target[0] - row[10] - size_ratio * ankle_x
+        excess_z = target[2] - row[11] - size_ratio * ankle_z
+        sudden = near * ramp_s(math.hypot(excess_x, excess_z) * rate, JUMP_SPEED,
+                               2.0 * JUMP_SPEED)
+        jump_x = row[34] - sudden * excess_x
+        jump_z = row[35] - sudden * excess_z
+        jump = math.hypot(jump_x, jump_z)
+        offset = math.hypot(dx, dz)
+        if jump > offset:
+            jump_x, jump_z, jump = jump_x * offset / jump, jump_z * offset / jump, offset
+        if jump > 0.0:
+            given = min(JUMP_RETURN_SPEED * frame_time / jump, 1.0) * (
+                1.0 - _near_floor(tip_lift))
+            dx, dz = dx - given * jump_x, dz - given * jump_z
+            jump_x, jump_z = jump_x * (1.0 - given), jump_z * (1.0 - given)
         # the kneel's travel: the unheld steps of a standing, kneeling foot, less what the
         # rise carried back; gone once the foot does not stand
         travel_x = stands * (row[18] + (stands - near) * (step_x + free_x - ox)
@@ -717,6 +764,7 @@ def _hold_patch(state: FloatArray, leg: int, turns: tuple[Quat4, Quat4, Quat4, Q
     row[10], row[11], row[12], row[13], row[14] = target[0], target[2], dx, dz, 1.0
     row[18], row[19] = travel_x, travel_z
     row[32], row[33] = debt_x, debt_z
+    row[34], row[35] = jump_x, jump_z
     return target[0] + dx, target[2] + dz
 
 
