@@ -187,3 +187,13 @@ def test_a_foot_sinks_only_as_deep_as_it_goes_into_the_ground() -> None:
     ]])
     assert stance_defect(heights, rest) == pytest.approx(
         np.array([[0.0, -0.020], [-0.020, 0.0], [-0.003, 0.010]]), abs=1e-12)
+
+
+def test_one_kneeling_rule_a_frame_at_a_time_and_over_arrays() -> None:
+    # knee 0.15 leg lengths up or lower: kneeling in full; 0.25 or higher: not; linear between
+    from footfall.footing.kneeling import kneeling, kneeling_s
+
+    heights = np.array([[0.0, 0.15, 0.2], [0.225, 0.25, 0.5]])
+    assert kneeling(heights, 1.0) == pytest.approx(np.array([[1.0, 1.0, 0.5], [0.25, 0.0, 0.0]]))
+    assert kneeling(2.0 * heights, 2.0) == pytest.approx(
+        np.array([[kneeling_s(h, 1.0) for h in row] for row in heights]))

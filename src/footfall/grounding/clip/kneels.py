@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from footfall.arrays import FloatArray
-from footfall.footing.kneeling import KNEELING
+from footfall.footing.kneeling import kneeling
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.smoothing import smooth_above
 from footfall.metrics import ground_gaps
-from footfall.ramps import ramp
 
 if TYPE_CHECKING:
     from footfall.footing.clip_feet import ClipFeet
@@ -40,7 +39,7 @@ LIFT_SECONDS = 0.25
 
 def knee_heights(prepared: PreparedClip) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The source's knees ``(F, 2, 3)`` (world metres), how much each leg kneels ``(F, 2)``
-    (1 … 0, :data:`~footfall.footing.kneeling.KNEELING` of the leg's length, thigh + shin) and
+    (1 … 0, :func:`~footfall.footing.kneeling.kneeling` of the leg's length, thigh + shin) and
     each knee's height over the clip's floor ``(F, 2)``."""
     clip, floor = prepared.clip, prepared.floor
     _, positions = clip.forward_kinematics()
@@ -49,7 +48,7 @@ def knee_heights(prepared: PreparedClip) -> tuple[FloatArray, FloatArray, FloatA
     length = np.array([np.linalg.norm(offsets[leg.lower]) + np.linalg.norm(offsets[leg.foot])
                        for leg in prepared.legs])
     height = knees[..., 1] - floor
-    return knees, 1.0 - ramp(height / length, *KNEELING), height
+    return knees, kneeling(height, length), height
 
 
 def kneeling_lift(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
