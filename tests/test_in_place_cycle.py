@@ -130,3 +130,39 @@ def test_a_standing_heel_that_swivels_a_little_is_no_treadmill() -> None:
     points[:, :, 1, 1] = 0.01  # ... and a little higher
     points[:, 0, 0, 0] += np.linspace(0.0, 0.02, frames)
     assert treadmill_travel(points, points[:, :, 1]) is None
+
+
+#: The sliding figures of the report (``footfall.metrics.clip.score``), each against the ground,
+#: and how near the walk's its in-place copy reads them: the ground under a cycle is known only
+#: as its planted feet show it, so a little of their slip goes with the ground (games105:
+#: contact skate 0.083 -> 0.028, GMD's ratio at 30 fps 0.111 -> 0.056, stance slip 8.1 -> 6.4
+#: mm a frame, 13.8 -> 10.6 at 30 fps).
+TOLERANCE = {"gmd_foot_skate_ratio": 0.06, "physdiff_sliding_mm": 2.0, "stance_slip_m": 0.004,
+             "contact_skate_ratio": 0.06}
+
+
+@pytest.mark.parametrize("variant", ["as_is", "circle", "fps30"])
+def test_a_walk_in_place_slides_as_much_over_its_ground_as_the_walk_over_the_floor(
+        variant: str) -> None:
+    # The expected figures are the travelling walk's own, measured the same way: taken in place
+    # the world saw its planted feet slide back at walking speed (PhysDiff's sliding 0.0 ->
+    # 26 mm, the stance slip 8 mm -> 21 mm a frame); over the ground that travels under it
+    # (the report's ground_travel_m, about the root travel taken out) they are the walk's.
+    from footfall.grounding.clip import ground_clip
+    from footfall.terrain import LevelGround
+
+    clip = bvh.load(DATA / "bvh" / "games105_walk60.bvh")
+    clip = _motion(clip if variant == "as_is" else VARIANTS[variant](clip))
+    walk = ground_clip(clip, LevelGround(prepare_clip(clip, legs_of(clip.skeleton)).floor),
+                       place=False)
+    taken = _in_place(clip)
+    in_place = ground_clip(taken, LevelGround(walk.floor), place=False)
+    assert walk.ground_travel_m == 0.0
+    root = int(np.nonzero(clip.skeleton.parents < 0)[0][0])
+    removed = np.linalg.norm(clip.positions[-1, root, [0, 2]] - clip.positions[0, root, [0, 2]])
+    assert abs(in_place.ground_travel_m - removed) <= 0.1 * removed
+    for key in TOLERANCE:
+        for when in ("before", "after"):
+            got, want = in_place.report()[when][key], walk.report()[when][key]
+            assert got == pytest.approx(want, abs=TOLERANCE[key]), (
+                f"{when} {key}: in place {got:.4f}, the walk {want:.4f}")

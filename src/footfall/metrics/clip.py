@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 
 def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RaySource,
-          legs: tuple[Leg, Leg], source_heights: FloatArray) -> dict[str, float]:
+          legs: tuple[Leg, Leg], source_heights: FloatArray,
+          travel: FloatArray | None = None) -> dict[str, float]:
     """Every metric of a clip on ``terrain``, each under the name of what it is.
 
     Over the body's joints (:func:`footfall.humanoid.body_joints`): ``gmd_foot_skate_ratio``
@@ -42,6 +43,11 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     the joints below it, their End Sites) over the terrain − the source's over its own floor,
     ``source_heights (F, 2)``| of the planted feet
     (:func:`~footfall.metrics.stance.stance_height_error`).
+
+    A clip walked in place slides over the ground as its ground slides under it: with the
+    ground's ``travel (F, 2)`` (x, z metres by frame, :func:`footfall.footing.treadmill_travel`;
+    None for a clip that travels itself) every horizontal figure — GMD's speeds, PhysDiff's
+    sliding, the stance slip and skate — is measured against that ground, not the world.
     """
     grot, gpos = clip.forward_kinematics()
     foot_points = foot_joint_points(clip.skeleton, (legs[0].foot, legs[1].foot), grot, gpos)
@@ -49,15 +55,19 @@ def score(clip: Clip, feet: ClipFeet, contacts: NDArray[np.bool_], terrain: RayS
     # The (left, right) toe-base joints GMD's ratio follows (the foot where there is none).
     toes = np.searchsorted(body, [leg.foot if leg.toes is None else leg.toes for leg in legs])
     gpos = gpos[:, body]
-    out = {"gmd_foot_skate_ratio": gmd_foot_skate_ratio(gpos, clip.fps, *toes)}
+    back = np.zeros((clip.frame_count, 3))
+    if travel is not None:
+        back[:, [0, 2]] = travel
+    on_ground = gpos - back[:, None]  # horizontal positions over the ground the clip stands on
+    out = {"gmd_foot_skate_ratio": gmd_foot_skate_ratio(on_ground, clip.fps, *toes)}
     heights = joint_heights(gpos, terrain)
-    physdiff = physdiff_metrics(heights, gpos[..., [0, 2]])
+    physdiff = physdiff_metrics(heights, on_ground[..., [0, 2]])
     out.update({f"physdiff_{key}": value for key, value in physdiff.items()})
     stance = contact_metrics(ground_gaps(terrain, feet.sole), contacts)
     renamed = {"penetration_m": "stance_sink_m", "floating_m": "stance_float_m"}
     out.update({renamed.get(key, key): value for key, value in stance.items()})
-    out["stance_slip_m"] = stance_slip(feet.ankle, contacts)
-    out["contact_skate_ratio"] = contact_skate_ratio(feet.ball, contacts, clip.fps)
+    out["stance_slip_m"] = stance_slip(feet.ankle - back[:, None], contacts)
+    out["contact_skate_ratio"] = contact_skate_ratio(feet.ball - back[:, None], contacts, clip.fps)
     out["stance_height_error_m"] = stance_height_error(lowest_over(foot_points, terrain),
                                                        source_heights, contacts)
     return out

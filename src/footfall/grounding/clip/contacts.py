@@ -10,7 +10,7 @@ from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
-from footfall.footing import clip_contacts
+from footfall.footing import clip_contacts, treadmill_travel
 from footfall.footing.runs import segments
 
 if TYPE_CHECKING:  # feet.py finds contacts to place its floor: no import back at run time
@@ -23,6 +23,14 @@ def find_contacts(feet: ClipFeet, floor: float, fps: float) -> NDArray[np.bool_]
     while the heel or the ball of its sole is low and slow, and held while its lowest heel or
     toe point still touches the floor."""
     return clip_contacts(sole_support(feet), feet.touch, feet.ball, floor, fps)
+
+
+def ground_travel(feet: ClipFeet) -> FloatArray | None:
+    """How far the ground under a clip walked in place has travelled by each frame ``(F, 2)``
+    (x, z metres; :func:`footfall.footing.treadmill_travel` over the points
+    :func:`find_contacts` judges), None for a clip that travels itself: the ground its contacts
+    are found on and its sliding is measured against."""
+    return treadmill_travel(sole_support(feet), feet.ball)
 
 
 def sole_support(feet: ClipFeet) -> FloatArray:

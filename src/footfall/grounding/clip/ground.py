@@ -64,6 +64,10 @@ class GroundResult:
     #: The floor the source was animated on (metres, its own coordinates: placing turns and
     #: moves a clip horizontally only), what ``stance_height_error_m`` measures it against.
     floor: float = 0.0
+    #: How far the ground under a clip walked in place travels (its root motion, taken out;
+    #: metres, end to start; 0 for a clip that travels itself): every sliding figure of
+    #: ``before`` and ``after`` is measured against that ground (:func:`score`).
+    ground_travel_m: float = 0.0
     #: With ``place="under"``: where the terrain's origin lies in the clip's coordinates (x, z).
     scene_offset_xz: tuple[float, float] | None = None
 
@@ -81,6 +85,7 @@ class GroundResult:
             "swing_lift_max_m": self.swing_lift_max_m,
             "terrain_lift_max_m": self.terrain_lift_max_m,
             "floor_m": self.floor,
+            "ground_travel_m": self.ground_travel_m,
             "swings": self.swings,
             "warnings": self.warnings,
             **about,
@@ -167,7 +172,8 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     found = prepared.contacts if contacts is None else contacts
     planned = plan(prepared, terrain, found, params, ball_clearance)
     heights = source_heights(source, legs, prepared.floor)
-    before = score(source, prepared.feet, planned.contacts, terrain, legs, heights)
+    before = score(source, prepared.feet, planned.contacts, terrain, legs, heights,
+                   prepared.travel)
     out, solved, swing_lift = solve(prepared, planned, terrain, progress)
     planned, out, solved, swing_lift = restep(prepared, terrain, found, params, ball_clearance,
                                                (planned, out, solved, swing_lift))
@@ -176,7 +182,8 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
         lambda again: solve(prepared, again, terrain))
     out = follow(out, followers(source, legs))
     # measured on what is written: the solved clip with its followers, its feet read off it
-    after = score(out, prepared.feet_of(out), planned.contacts, terrain, legs, heights)
+    after = score(out, prepared.feet_of(out), planned.contacts, terrain, legs, heights,
+                  prepared.travel)
     if progress is not None:
         progress(2 + CORRECTION_PASSES, 2 + CORRECTION_PASSES)
     clearance = planned.swing_clearance
@@ -189,7 +196,9 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     return GroundResult(out, before, after, planned.contacts,
                         swing_lift_max_m=float(np.max(clearance, initial=0.0)),
                         terrain_lift_max_m=float(np.max(swing_lift, initial=0.0)),
-                        swings=swings, swing_lift=lift, floor=prepared.floor), solved
+                        swings=swings, swing_lift=lift, floor=prepared.floor,
+                        ground_travel_m=0.0 if prepared.travel is None
+                        else float(np.linalg.norm(prepared.travel[-1]))), solved
 
 
 def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
@@ -205,7 +214,7 @@ def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any
     if contacts is None:
         contacts = prepared.contacts
     return score(clip, prepared.feet, contacts, terrain, prepared.legs,
-                 source_heights(clip, prepared.legs, prepared.floor))
+                 source_heights(clip, prepared.legs, prepared.floor), prepared.travel)
 
 
 def _off_terrain(result: GroundResult, solved: ClipFeet, terrain: RaySource,

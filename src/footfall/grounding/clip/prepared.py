@@ -4,6 +4,7 @@ soles measured on its motion and the feet's world points (:mod:`footfall.footing
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,8 @@ from footfall.footing.foot_model import (
     foot_model_from_motion,
     legs_of,
 )
-from footfall.grounding.clip.contacts import find_contacts
+from footfall.arrays import FloatArray
+from footfall.grounding.clip.contacts import find_contacts, ground_travel
 from footfall.humanoid.limbs import body_joints
 from footfall.skeleton import Clip
 
@@ -65,6 +67,12 @@ class PreparedClip:
     feet: ClipFeet
     #: ``(F, 2)`` the contacts found in the motion, which the floor was measured on.
     contacts: NDArray[np.bool_]
+
+    @cached_property
+    def travel(self) -> FloatArray | None:
+        """``(F, 2)`` how far the ground under the clip has travelled by each frame (x, z
+        metres) when it is walked in place (:func:`ground_travel`), else None."""
+        return ground_travel(self.feet)
 
     @property
     def root(self) -> int:
