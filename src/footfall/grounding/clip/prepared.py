@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from footfall import quat
+from footfall.arrays import FloatArray
 from footfall.errors import SkeletonError
 from footfall.footing import FLOOR_PERCENTILE
 from footfall.footing.clip_feet import ClipFeet, clip_feet, planted_floor
@@ -21,7 +22,6 @@ from footfall.footing.foot_model import (
     foot_model_from_motion,
     legs_of,
 )
-from footfall.arrays import FloatArray
 from footfall.grounding.clip.contacts import find_contacts, ground_travel
 from footfall.humanoid.limbs import body_joints
 from footfall.skeleton import Clip
