@@ -166,3 +166,19 @@ def test_a_walk_in_place_slides_as_much_over_its_ground_as_the_walk_over_the_flo
             got, want = in_place.report()[when][key], walk.report()[when][key]
             assert got == pytest.approx(want, abs=TOLERANCE[key]), (
                 f"{when} {key}: in place {got:.4f}, the walk {want:.4f}")
+
+
+def test_a_cycle_whose_ground_turns_back_is_still_walked_in_place() -> None:
+    # A ground that goes and comes back ends near where it began: judged by where it ended,
+    # Kenney's cycle bent into an eight (2.7x its feet's stray) stood on its raised toe again,
+    # 0.152 m up, and mixamo_stepping taken in place (stepping forward and back, 0.0x) kept 49%
+    # of its own contacts; at its furthest they go 8.8x and 4.1x.
+    kenney = _motion(load_motion(KENNEY).clip)
+    eight = _motion(VARIANTS["eight"](kenney))
+    assert abs(prepare_clip(eight, legs_of(eight.skeleton)).floor - MESH_FLOOR) <= 0.01
+    stepping = _motion(bvh.load(DATA / "bvh" / "mixamo_stepping.bvh"))
+    legs = legs_of(stepping.skeleton)
+    own, taken = prepare_clip(stepping, legs), prepare_clip(_in_place(stepping), legs)
+    assert abs(taken.floor - own.floor) <= 0.01
+    agree = float((taken.contacts == own.contacts).mean())
+    assert agree >= 0.95, f"contacts agree in {agree:.1%} of frames"
