@@ -188,9 +188,10 @@ def _plan_slips(feet: ClipFeet, over_floor: FloatArray, contacts: NDArray[np.boo
     """Resting balls held where they landed, by no more than the source slid beyond the
     tolerance: the horizontal shift ``(F, 2, 2)``, where a lock holds ``(F, 2)`` and the whole
     slip it holds ``(F, 2)``."""
+    rise = over_floor[:, :, 1] - rest[None, :, 1] - BALL_REST  # over its resting band
     with np.errstate(invalid="ignore"):
-        ball_rests = over_floor[:, :, 1] - rest[None, :, 1] <= BALL_REST
-    shift, locked = slip_locks(feet.ball, contacts & ball_rests, fps)
+        ball_rests = rise <= 0.0
+    shift, locked = slip_locks(feet.ball, contacts & ball_rests, rise, fps)
     size = np.linalg.norm(shift, axis=-1, keepdims=True)
     shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
     return shift, locked, size[..., 0]
