@@ -182,3 +182,18 @@ def test_a_cycle_whose_ground_turns_back_is_still_walked_in_place() -> None:
     assert abs(taken.floor - own.floor) <= 0.01
     agree = float((taken.contacts == own.contacts).mean())
     assert agree >= 0.95, f"contacts agree in {agree:.1%} of frames"
+
+
+def test_an_in_place_cycles_planted_feet_are_held_on_its_ground() -> None:
+    # The slip locks hold a landed ball on the ground the contacts and the figures stand on:
+    # held still in the world, where its ground slides back 5-9 m/s, the lock let go of every
+    # ball at once (faster than a stance slip) and Kenney's feet kept the source's slip over
+    # its ground (PhysDiff's sliding 30.4 -> 30.4 mm); held on the ground, 30.4 -> 12.7 mm.
+    from footfall.grounding.clip import ground_clip
+    from footfall.terrain import LevelGround
+
+    clip = _motion(load_motion(KENNEY).clip)
+    result = ground_clip(clip, LevelGround(prepare_clip(clip, legs_of(clip.skeleton)).floor),
+                         place=False)
+    before, after = (result.report()[when]["physdiff_sliding_mm"] for when in ("before", "after"))
+    assert after <= 0.6 * before, f"PhysDiff sliding {before:.1f} -> {after:.1f} mm"

@@ -98,7 +98,7 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     blend = blend_frames(fps)
     over_floor = support_heights(feet, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
-    shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps)
+    shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps, prepared.travel)
     shift = shift + tread_fit(feet, shift, terrain, floor, contacts)
     if step is not None:
         shift = shift + step
@@ -184,14 +184,19 @@ def _plan_stances(over_floor: FloatArray, contacts: NDArray[np.bool_], blend: in
 
 
 def _plan_slips(feet: ClipFeet, over_floor: FloatArray, contacts: NDArray[np.bool_],
-                rest: FloatArray, fps: float) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
+                rest: FloatArray, fps: float, travel: FloatArray | None = None
+                ) -> tuple[FloatArray, NDArray[np.bool_], FloatArray]:
     """Resting balls held where they landed, by no more than the source slid beyond the
     tolerance: the horizontal shift ``(F, 2, 2)``, where a lock holds ``(F, 2)`` and the whole
-    slip it holds ``(F, 2)``."""
+    slip it holds ``(F, 2)``. A clip walked in place holds them on the ground that travels
+    under it (``travel (F, 2)``, x and z metres: :attr:`PreparedClip.travel`)."""
     rise = over_floor[:, :, 1] - rest[None, :, 1] - BALL_REST  # over its resting band
     with np.errstate(invalid="ignore"):
         ball_rests = rise <= 0.0
-    shift, locked = slip_locks(feet.ball, contacts & ball_rests, rise, fps)
+    ball = feet.ball.copy()
+    if travel is not None:
+        ball[..., [0, 2]] -= travel[:, None]
+    shift, locked = slip_locks(ball, contacts & ball_rests, rise, fps)
     size = np.linalg.norm(shift, axis=-1, keepdims=True)
     shift = shift * np.maximum(size - STANCE_TOLERANCE, 0.0) / np.maximum(size, 1e-12)
     return shift, locked, size[..., 0]
