@@ -4,9 +4,10 @@ the stairs that knee went up to 127 mm into the treads (PhysDiff's penetration 3
 after grounding, all of it the knee). The hips now rise as far as a kneeling knee needs to keep
 its animated height over the ground under it, or its foot's when that stands higher
 (``grounding.clip.kneels``; when a leg kneels: ``footing.kneeling``). Where the kneeling foot
-stands on a higher tread than its knee, the hips rise by the foot's ground and the knee is left
-over the lower tread (straight on the stairs: 17 cm over it), rather than folding the leg until
-the knee swings sideways into a riser.
+stands on a higher tread than its knee, the hips rise by the foot's ground, rather than folding
+the leg until the knee swings sideways into a riser, and the whole kneel (body and feet) moves
+along the walk by the least amount that puts knee and toes on one tread; before that move the
+knee was left over the lower tread (straight on the stairs: 157 mm over it).
 
 Measured on the output against the terrain, the expected heights taken from the source over its
 own floor, never from the code under test.
@@ -26,7 +27,7 @@ from footfall.footing.foot_model import calibration_frames, legs_of
 from footfall.footing.kneeling import KNEELING
 from footfall.grounding.clip import animation_floor, ground_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
-from footfall.humanoid.limbs import body_joints
+from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.metrics import ground_gaps
 from footfall.skeleton import Clip
 from footfall.terrain import scene
@@ -110,3 +111,34 @@ def test_a_kneeling_leg_on_two_treads_keeps_its_fold() -> None:
     moved = np.stack([(got[:, leg.lower] - got[:, leg.upper])
                       - (src[:, leg.lower] - src[:, leg.upper]) for leg in legs], axis=1)
     assert np.median(np.linalg.norm(moved[kneeling][:, [0, 2]], axis=-1)) <= 0.02
+
+
+@pytest.mark.parametrize("variant", ["straight", "circle"])
+def test_a_kneel_across_a_riser_moves_onto_one_tread(variant: str) -> None:
+    # The kneeling foot stands a tread higher than its knee (the kneel faces down the stairs):
+    # no height of the hips puts both on the ground, and the knee hung over the lower tread,
+    # median 157 mm (straight) and 165 mm (circle) over it beyond the source's 10-16 mm over its
+    # floor. The kneel moved 5.5 cm up the stairs puts knee and toes on one tread: 0.0 mm.
+    source, out, terrain, floor = _grounded(variant, "stairs")
+    kneeling = _kneeling(source, floor)
+    legs = legs_of(out.skeleton)
+    knees = [leg.lower for leg in legs]
+    _, src = source.forward_kinematics()
+    _, got = out.forward_kinematics()
+    wanted = src[:, knees, 1] - floor
+    over = ground_gaps(terrain, got[:, knees])
+    assert np.median(over[kneeling] - wanted[kneeling]) <= 0.02
+
+
+@pytest.mark.parametrize(("variant", "terrain_name"), [("straight", "hills"),
+                                                      ("eight", "hills")])
+def test_a_kneel_on_smooth_ground_is_not_moved(variant: str, terrain_name: str) -> None:
+    # A slope under a kneeling shin is no edge: the leg keeps its fold over it, and the body
+    # only moves up and down (moved to where knee and toes stood level, straight on the hills
+    # moved 3 cm and its stance went 0.7 -> 2.2 mm)
+    source, out, _, _ = _grounded(variant, terrain_name)
+    legs = legs_of(out.skeleton)
+    hips = hips_joint(out.skeleton, legs)
+    _, src = source.forward_kinematics()
+    _, got = out.forward_kinematics()
+    assert np.abs(got[:, hips, [0, 2]] - src[:, hips, [0, 2]]).max() < 1e-9
