@@ -50,11 +50,12 @@ LIFT_SECONDS = 0.25
 #: knee is judged from this far beyond it, away from its foot (:func:`kneel_fit`).
 KNEE_MARGIN = 0.01
 #: The moves of a kneel tried (:func:`kneel_fit`): this many directions, in steps of this long
-#: (metres) up to this far (more than a tread is deep: a knee and its toes 27 cm apart fit a
-#: 30 cm tread one way or the other).
+#: (metres) up to this far (more than half a tread is deep: a kneel that fits a 30 cm tread
+#: fits one within 15 cm along the walk; up to 40 cm, a kneel at the end of cmu_131_01 circling
+#: right, backward, on the stairs, moved 38 cm and its swings went 2.8 -> 4.9 mm).
 KNEEL_FIT_DIRECTIONS = 16
 KNEEL_FIT_STEP = 0.005
-KNEEL_FIT_REACH = 0.4
+KNEEL_FIT_REACH = 0.2
 #: The frames of a kneel its moves are judged on: at most this many, evenly spaced over the
 #: frames it kneels in full (the pose barely changes).
 KNEEL_FIT_FRAMES = 24
@@ -130,7 +131,7 @@ def clear_kneeling_knees(prepared: PreparedClip, terrain: RaySource, solved: Sol
 
 class KneelFit(NamedTuple):
     """What :func:`kneel_fit` decides: horizontal moves (x, z metres) of the feet ``(F, 2, 2)``
-    and of the body ``(F, 2)``, and where a leg kneels in a kneel it placed ``(F, 2)`` (the
+    and of the body ``(F, 2)``, and where a leg kneels in a kneel it moved ``(F, 2)`` (the
     tread fit leaves the contacts there as they are)."""
 
     feet: FloatArray
@@ -169,9 +170,11 @@ def kneel_fit(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
     follows the mean of the two feet, smoothed over :data:`LIFT_SECONDS`. A slope is no edge:
     on smooth ground a kneel is never moved.
 
-    A kneel that fits, moved or as it was, keeps its kneeling feet where it put them
-    (``kept``): the tread fit judges a sole standing flat, and a foot standing on its toes, its
-    heel over the next tread, it moved 2 cm on, onto that tread (straight on the stairs)."""
+    A kneel moved keeps its kneeling feet where it put them (``kept``): the tread fit judges a
+    sole standing flat, and a foot standing on its toes, its heel over the next tread, it moved
+    2 cm on, onto that tread (straight on the stairs). One that fits as it is is left to the
+    tread fit as it was (kept, cmu_131_01's last steps circling right, backward, on the stairs:
+    swings 2.8 -> 4.9 mm)."""
     frames = contacts.shape[0]
     feet_move = np.zeros((frames, 2, 2))
     kept = np.zeros((frames, 2), dtype=bool)
@@ -189,8 +192,6 @@ def kneel_fit(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
         if move is None:
             continue
         kept[start:stop] = share[start:stop] > 0.0
-        if not np.any(move):
-            continue
         moved = True
         for foot in range(2):
             for a, b in segments(contacts[:, foot]):
@@ -211,8 +212,8 @@ def _least_kneel_move(prepared: PreparedClip, shift: FloatArray, terrain: RaySou
                       ) -> FloatArray | None:
     """The least move ``(2,)`` (x, z metres) tried (:func:`kneel_fit`) that fits the most of
     the kneeling legs ``entries`` (frame, leg) — the knees ``(F, 2, 3)`` at ``height (F, 2)``
-    over the floor, moved by their feet's ``shift (F, 2, 2)`` —, zero when they all fit as they
-    are, or None when none fits more of them than no move."""
+    over the floor, moved by their feet's ``shift (F, 2, 2)`` — or None when they all fit as
+    they are, or none fits more of them than no move."""
     if not entries:
         return None
     steps = np.arange(0, int(round(KNEEL_FIT_REACH / KNEEL_FIT_STEP)) + 1) * KNEEL_FIT_STEP
@@ -246,7 +247,7 @@ def _least_kneel_move(prepared: PreparedClip, shift: FloatArray, terrain: RaySou
             unfit[d] += _kneel_unfit(terrain, steps[:, None] * way, knee, line, xz, over,
                                      touching, rig).sum(axis=-1)
     if unfit[0, 0] == 0:
-        return np.zeros(2)
+        return None
     best = np.unravel_index(np.argmin(unfit.T), unfit.T.shape)  # the least step, then way
     if unfit[best[1], best[0]] >= unfit[0, 0]:
         return None
@@ -302,9 +303,10 @@ def kneel_kept_if_better(prepared: PreparedClip, terrain: RaySource, moved: Solv
     :func:`kneel_fit`), or ``still()`` (solved with no kneel moved) unless the moved kneel's
     knees are more than :data:`KNEE_TOLERANCE` nearer their source heights over the ground
     (:func:`kneel_error`) without putting the body deeper in the ground than the tolerance
-    or than it was — measured on the solved clips, not predicted: the prediction (from the
-    source's pose moved) misjudged the rocks, where a kneel moved off a rock's face left its
-    knee 28 cm up (mocapbank_zxy_cm circle; 1 mm unmoved)."""
+    or than it was — measured on the solved clips, not predicted. mocapbank_zxy_cm mirrored on
+    the stairs kneels facing up them, a hand hanging 24 cm over its floor 35 cm ahead of the
+    knee: moved 5.5 cm down onto one tread, the kneel put that hand 71 mm into the tread
+    ahead (kept where it was, its knee 38 mm over its tread)."""
     if not moved[0].kneel.moved:
         return moved
     other = still()
