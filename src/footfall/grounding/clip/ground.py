@@ -16,7 +16,7 @@ from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.foot_model import Leg, calibration_frames, legs_of
 from footfall.grounding.clip.contacts import check_contacts, contact_segments
 from footfall.grounding.clip.followers import follow, followers
-from footfall.grounding.clip.kneels import clear_kneeling_knees
+from footfall.grounding.clip.kneels import clear_kneeling_knees, kneel_kept_if_better
 from footfall.grounding.clip.placement import (
     Placement,
     centring_shift,
@@ -24,7 +24,7 @@ from footfall.grounding.clip.placement import (
     place_clip,
     turned,
 )
-from footfall.grounding.clip.plan import plan
+from footfall.grounding.clip.plan import Plan, plan
 from footfall.grounding.clip.prepared import prepare_clip
 from footfall.grounding.clip.restep import restep
 from footfall.grounding.clip.solve import CORRECTION_PASSES, solve
@@ -175,6 +175,15 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     before = score(source, prepared.feet, planned.contacts, terrain, legs, heights,
                    prepared.travel)
     out, solved, swing_lift = solve(prepared, planned, terrain, progress)
+
+    def still() -> tuple[Plan, Clip, ClipFeet, NDArray[np.float64]]:
+        # no kneel moved: the plan and solve as they were without the kneel fit
+        again = plan(prepared, terrain, found, params, ball_clearance,
+                     kneel=planned.kneel.unmoved())
+        return (again, *solve(prepared, again, terrain))
+
+    planned, out, solved, swing_lift = kneel_kept_if_better(
+        prepared, terrain, (planned, out, solved, swing_lift), still)
     planned, out, solved, swing_lift = restep(prepared, terrain, found, params, ball_clearance,
                                                (planned, out, solved, swing_lift))
     planned, out, solved, swing_lift = clear_kneeling_knees(

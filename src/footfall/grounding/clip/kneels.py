@@ -7,23 +7,34 @@ The hips rise as far as a kneeling knee needs (when a leg kneels: :mod:`footfall
 judged on the source over its own floor): first as planned (:func:`kneeling_lift`), then by what
 the solved clip still leaves inside the ground (:func:`clear_kneeling_knees`) — a leg solved to a
 foot moved off a crest carries its knee with it, and folds it lower.
+
+Where no height of the hips fits a kneel — its knee and its foot on two treads, the knee left
+hanging over the lower one (straight on the stairs: 157 mm over it) — the whole kneel, its body
+and its feet, is moved by the least amount that puts the knee and the foot on one tread
+(:func:`kneel_fit`, issue 36's principle for footsteps).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from footfall.arrays import FloatArray
 from footfall.footing.kneeling import kneeling
+from footfall.footing.runs import segments
 from footfall.grounding.clip.prepared import PreparedClip
-from footfall.grounding.clip.smoothing import smooth_above
+from footfall.grounding.clip.smoothing import smooth, smooth_above
+from footfall.grounding.clip.tread_fit import EDGE_JUMP, TOUCH_HEIGHT
+from footfall.humanoid.limbs import body_joints
 from footfall.metrics import ground_gaps
+from footfall.metrics.swing import blend_across_swings
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from footfall.footing.clip_feet import ClipFeet
     from footfall.grounding.clip.plan import Plan
     from footfall.skeleton import Clip
@@ -35,6 +46,22 @@ CLEAR_ROUNDS = 2
 KNEE_TOLERANCE = 0.005
 #: The hips' extra lift is smoothed from above over this long (seconds), as the hips are.
 LIFT_SECONDS = 0.25
+#: A kneeling knee rests this far (metres) from a tread's edge at least: the ground under the
+#: knee is judged from this far beyond it, away from its foot (:func:`kneel_fit`).
+KNEE_MARGIN = 0.01
+#: The moves of a kneel tried (:func:`kneel_fit`): this many directions, in steps of this long
+#: (metres) up to this far (more than half a tread is deep: a kneel that fits a 30 cm tread
+#: fits one within 15 cm along the walk; up to 40 cm, a kneel at the end of cmu_131_01 circling
+#: right, backward, on the stairs, moved 38 cm and its swings went 2.8 -> 4.9 mm).
+KNEEL_FIT_DIRECTIONS = 16
+KNEEL_FIT_STEP = 0.005
+KNEEL_FIT_REACH = 0.2
+#: The frames of a kneel its moves are judged on: at most this many, evenly spaced over the
+#: frames it kneels in full (the pose barely changes).
+KNEEL_FIT_FRAMES = 24
+#: The ground on the line from a kneeling knee to its foot is sampled at least this often
+#: (metres), as a sole is (:data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP`).
+KNEEL_LINE_SPACING = 0.01
 
 
 def knee_heights(prepared: PreparedClip) -> tuple[FloatArray, FloatArray, FloatArray]:
@@ -100,3 +127,191 @@ def clear_kneeling_knees(prepared: PreparedClip, terrain: RaySource, solved: Sol
         planned = replace(planned, hips_offset=planned.hips_offset + smooth_above(need, window))
         solved = (planned, *solve(planned))
     return solved
+
+
+class KneelFit(NamedTuple):
+    """What :func:`kneel_fit` decides: horizontal moves (x, z metres) of the feet ``(F, 2, 2)``
+    and of the body ``(F, 2)``, and where a leg kneels in a kneel it moved ``(F, 2)`` (the
+    tread fit leaves the contacts there as they are)."""
+
+    feet: FloatArray
+    body: FloatArray
+    kept: NDArray[np.bool_]
+
+    @property
+    def moved(self) -> bool:
+        """Whether a kneel moved."""
+        return bool(np.any(self.body != 0.0))
+
+    def unmoved(self) -> KneelFit:
+        """No kneel moved, none kept: as grounding was without :func:`kneel_fit`."""
+        return KneelFit(np.zeros_like(self.feet), np.zeros_like(self.body),
+                        np.zeros_like(self.kept))
+
+
+def kneel_fit(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
+              contacts: NDArray[np.bool_]) -> KneelFit:
+    """The horizontal moves (x, z metres) that put each kneel (frames where a leg kneels,
+    :func:`knee_heights`) where its knees and feet fit the ground: the feet's, on top of their
+    ``shift (F, 2, 2)``, and the body's (:class:`KneelFit`).
+
+    A kneel does not fit where the ground jumps by more than
+    :data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP` (a riser, a rock's face) between
+    neighbouring samples on the line from a kneeling knee (from :data:`KNEE_MARGIN` beyond it)
+    to the farthest point of its foot that touches the floor, where a point that touches is
+    over ground more than that higher or lower than the knee's, or a toe tip or the ankle would
+    be in the ground (:func:`_kneel_unfit`): no height of the hips puts both on the ground (the
+    knee left over a lower tread, 16 cm up, or the foot's toes over one). The whole kneel — the
+    contacts of both feet it overlaps, its frames, the body — is moved by the least of the
+    moves tried (:data:`KNEEL_FIT_DIRECTIONS`, :data:`KNEEL_FIT_STEP`,
+    :data:`KNEEL_FIT_REACH`) that fits the most of its judged frames (:data:`KNEEL_FIT_FRAMES`,
+    where a leg kneels in full), when that is more than where it was. The feet's moves are held
+    over those contacts and blended across the swings to the others (unmoved); the body
+    follows the mean of the two feet, smoothed over :data:`LIFT_SECONDS`. A slope is no edge:
+    on smooth ground a kneel is never moved.
+
+    A kneel moved keeps its kneeling feet where it put them (``kept``): the tread fit judges a
+    sole standing flat, and a foot standing on its toes, its heel over the next tread, it moved
+    2 cm on, onto that tread (straight on the stairs). One that fits as it is is left to the
+    tread fit as it was (kept, cmu_131_01's last steps circling right, backward, on the stairs:
+    swings 2.8 -> 4.9 mm)."""
+    frames = contacts.shape[0]
+    feet_move = np.zeros((frames, 2, 2))
+    kept = np.zeros((frames, 2), dtype=bool)
+    knees, share, height = knee_heights(prepared)
+    held = contacts.copy()
+    moved = False
+    for start, stop in segments(np.any(share > 0.0, axis=1)):
+        full = np.nonzero(np.any(share[start:stop] >= 1.0, axis=1))[0] + start
+        if full.size == 0:
+            continue
+        pick = np.linspace(0, full.size - 1, min(KNEEL_FIT_FRAMES, full.size))
+        judged = np.unique(full[np.round(pick).astype(int)])
+        entries = [(f, leg) for f in judged.tolist() for leg in range(2) if share[f, leg] >= 1.0]
+        move = _least_kneel_move(prepared, shift, terrain, knees, height, entries)
+        if move is None:
+            continue
+        kept[start:stop] = share[start:stop] > 0.0
+        moved = True
+        for foot in range(2):
+            for a, b in segments(contacts[:, foot]):
+                if a < stop and b > start:
+                    feet_move[a:b, foot] = move
+            feet_move[start:stop, foot] = move
+        held[start:stop] = True
+    if not moved:
+        return KneelFit(feet_move, np.zeros((frames, 2)), kept)
+    feet_move = np.stack([blend_across_swings(feet_move[..., k], held, prepared.feet.ankle)
+                          for k in range(2)], axis=-1)
+    window = max(1, int(round(LIFT_SECONDS * prepared.clip.fps)))
+    return KneelFit(feet_move, smooth(feet_move.mean(axis=1), window), kept)
+
+
+def _least_kneel_move(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
+                      knees: FloatArray, height: FloatArray, entries: list[tuple[int, int]]
+                      ) -> FloatArray | None:
+    """The least move ``(2,)`` (x, z metres) tried (:func:`kneel_fit`) that fits the most of
+    the kneeling legs ``entries`` (frame, leg) — the knees ``(F, 2, 3)`` at ``height (F, 2)``
+    over the floor, moved by their feet's ``shift (F, 2, 2)`` — or None when they all fit as
+    they are, or none fits more of them than no move."""
+    if not entries:
+        return None
+    steps = np.arange(0, int(round(KNEEL_FIT_REACH / KNEEL_FIT_STEP)) + 1) * KNEEL_FIT_STEP
+    angles = 2.0 * np.pi * np.arange(KNEEL_FIT_DIRECTIONS) / KNEEL_FIT_DIRECTIONS
+    ways = np.stack([np.cos(angles), np.sin(angles)], axis=-1)  # (D, 2)
+    unfit = np.zeros((len(ways), len(steps)), dtype=int)
+    feet = prepared.feet
+    for leg in range(2):
+        f = np.array([frame for frame, side in entries if side == leg], dtype=int)
+        if f.size == 0:
+            continue
+        knee = knees[f, leg][:, [0, 2]] + shift[f, leg]  # (E, 2)
+        points = np.concatenate([feet.sole[f, leg], feet.touch[f, leg],
+                                 feet.ankle[f, leg][:, None]], axis=1)
+        # the rig's own points (toe tips, ankle), not modelled (the sole, the heel)
+        rig = np.arange(points.shape[1]) > feet.sole.shape[2]
+        known = np.isfinite(points).all(axis=(0, 2))  # the NaN padding left out
+        points, rig = points[:, known], rig[known]
+        over = points[..., 1] - prepared.floor  # (E, N)
+        xz = points[..., [0, 2]] + shift[f, leg][:, None]
+        touching = (over < TOUCH_HEIGHT) | (over == over.min(axis=1, keepdims=True))
+        reach = np.linalg.norm(xz - knee[:, None], axis=-1)
+        far = np.argmax(np.where(touching, reach, -1.0), axis=1)
+        end = xz[np.arange(len(f)), far]  # (E, 2) the farthest point that touches
+        span = end - knee
+        length = np.linalg.norm(span, axis=-1, keepdims=True)
+        begin = knee - KNEE_MARGIN * span / np.maximum(length, 1e-9)
+        count = int(np.ceil((float(np.max(length)) + KNEE_MARGIN) / KNEEL_LINE_SPACING)) + 1
+        line = begin[:, None] + (end - begin)[:, None] * np.linspace(0.0, 1.0, count)[:, None]
+        for d, way in enumerate(ways):
+            unfit[d] += _kneel_unfit(terrain, steps[:, None] * way, knee, line, xz, over,
+                                     touching, rig).sum(axis=-1)
+    if unfit[0, 0] == 0:
+        return None
+    best = np.unravel_index(np.argmin(unfit.T), unfit.T.shape)  # the least step, then way
+    if unfit[best[1], best[0]] >= unfit[0, 0]:
+        return None
+    return np.asarray(steps[best[0]] * ways[best[1]], dtype=np.float64)
+
+
+def _kneel_unfit(terrain: RaySource, moves: FloatArray, knee: FloatArray, line: FloatArray,
+                 xz: FloatArray, over: FloatArray, touching: NDArray[np.bool_],
+                 rig: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """Which kneeling legs ``(C, E)`` do not fit the ground (:func:`kneel_fit`), each moved by
+    each of ``moves (C, 2)``: the ground jumps on the line from beyond the knee to its foot
+    ``line (E, S, 2)`` (an edge between them: a slope is none, the leg keeps its fold over
+    it), and under a point of the foot (``xz (E, N, 2)``, ``over (E, N)`` over the floor) that
+    touches (``touching (E, N)``) it is more than
+    :data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP` higher or lower than under the knee
+    ``knee (E, 2)``, or another of the rig's points (``rig (N,)``: the toe tips, the ankle)
+    would be more than that in the ground; or there is no ground under the knee.
+
+    The modelled sole and heel of a foot standing on its toes may lean on the riser behind
+    them: held to it, a kneel 27-29 cm long fitted no 30 cm tread (mocapbank_zxy_cm straight
+    on the stairs: at best 15 of 24 frames)."""
+    shifted = moves[:, None, None]
+    with np.errstate(invalid="ignore"):
+        ground_line = terrain.height(line[None] + shifted)  # (C, E, S)
+        rises = np.abs(np.diff(ground_line, axis=-1))
+        edge = np.where(np.isfinite(rises), rises, 0.0).max(axis=-1, initial=0.0) > EDGE_JUMP
+        under_knee = terrain.height(knee[None] + moves[:, None])[..., None]  # (C, E, 1)
+        rise = terrain.height(xz[None] + shifted) - under_knee  # (C, E, N) over the knee's
+        apart = touching & ~(np.abs(rise) <= EDGE_JUMP)
+        enters = rig & ~touching & (rise > over + EDGE_JUMP)
+    return edge & np.any(apart | enters, axis=-1) | ~np.isfinite(under_knee[..., 0])
+
+
+def kneel_error(prepared: PreparedClip, terrain: RaySource, clip: Clip) -> tuple[float, float]:
+    """How far a solved ``clip`` kneels from the source (metres): the median over the frames
+    where a leg kneels in full of how far its knee's height over the ground under it is from
+    its source's over the floor, and how deep the deepest joint of the body is in the ground
+    over the frames where a leg kneels (0 when none is)."""
+    _, share, wanted = knee_heights(prepared)
+    legs = prepared.legs
+    _, positions = clip.forward_kinematics()
+    over = ground_gaps(terrain, positions[:, [leg.lower for leg in legs]])
+    error = np.abs(over - wanted)[(share >= 1.0) & np.isfinite(over)]
+    kneels = np.any(share > 0.0, axis=1)
+    gaps = ground_gaps(terrain, positions[kneels][:, body_joints(clip.skeleton, legs)])
+    deepest = -np.min(np.where(np.isfinite(gaps), gaps, 0.0), initial=0.0)
+    return (float(np.median(error)) if error.size else 0.0), max(float(deepest), 0.0)
+
+
+def kneel_kept_if_better(prepared: PreparedClip, terrain: RaySource, moved: Solved,
+                         still: Callable[[], Solved]) -> Solved:
+    """``moved`` (plan, clip, feet, swing lift: solved with a kneel moved by
+    :func:`kneel_fit`), or ``still()`` (solved with no kneel moved) unless the moved kneel's
+    knees are more than :data:`KNEE_TOLERANCE` nearer their source heights over the ground
+    (:func:`kneel_error`) without putting the body deeper in the ground than the tolerance
+    or than it was — measured on the solved clips, not predicted. mocapbank_zxy_cm mirrored on
+    the stairs kneels facing up them, a hand hanging 24 cm over its floor 35 cm ahead of the
+    knee: moved 5.5 cm down onto one tread, the kneel put that hand 71 mm into the tread
+    ahead (kept where it was, its knee 38 mm over its tread)."""
+    if not moved[0].kneel.moved:
+        return moved
+    other = still()
+    (error, depth), (error_still, depth_still) = (kneel_error(prepared, terrain, solved[1])
+                                                  for solved in (moved, other))
+    if error + KNEE_TOLERANCE < error_still and depth <= max(depth_still, KNEE_TOLERANCE):
+        return moved
+    return other

@@ -14,7 +14,7 @@ from footfall.footing import horizontal_speeds
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.sole import resting_edge
 from footfall.footing.stance_level import planted_heights, stance_defect
-from footfall.grounding.clip.kneels import kneeling_lift
+from footfall.grounding.clip.kneels import KneelFit, kneel_fit, kneeling_lift
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.smoothing import (
     blend_out,
@@ -71,7 +71,9 @@ class Plan:
     a lock holds it, and the whole slip it holds ``(F, 2)``;
     ankle_offset: vertical target offset of each ankle; hips_offset: ``(F,)`` how far the
     hips move up; tilt: sole tilt ``(F, 2, 4)``; off_terrain: feet with no ground under
-    them; swing_clearance: the optional ball clearance lift.
+    them; swing_clearance: the optional ball clearance lift; kneel: the kneels moved where they
+    fit the ground (:func:`~footfall.grounding.clip.kneels.kneel_fit`; its ``body (F, 2)``: how
+    far the body, its root, moves horizontally, x and z metres).
     """
 
     contacts: NDArray[np.bool_]
@@ -86,20 +88,26 @@ class Plan:
     off_terrain: NDArray[np.bool_]
     swing_clearance: FloatArray
     swing_lift: FloatArray
+    kneel: KneelFit
 
 
 def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_],
          params: GroundingParams, ball_clearance: float,
-         step: FloatArray | None = None) -> Plan:
+         step: FloatArray | None = None, kneel: KneelFit | None = None) -> Plan:
     """Everything :func:`~footfall.grounding.clip.ground.ground_clip` decides before solving
     (see :class:`Plan`); ``step (F, 2, 2)`` (x, z metres), when given, moves the feet further
-    horizontally (a footstep moved off a crest found on a solved clip)."""
+    horizontally (a footstep moved off a crest found on a solved clip); ``kneel``, when given,
+    places the kneels instead of :func:`~footfall.grounding.clip.kneels.kneel_fit` (decided
+    once: the same for every footstep moved)."""
     feet, floor, fps = prepared.feet, prepared.floor, prepared.clip.fps
     blend = blend_frames(fps)
     over_floor = support_heights(feet, LevelGround(floor))
     contacts, rest, source_defect, allowed = _plan_stances(over_floor, contacts, blend)
     shift, locked, slip = _plan_slips(feet, over_floor, contacts, rest, fps, prepared.travel)
-    shift = shift + tread_fit(feet, shift, terrain, floor, contacts)
+    if kneel is None:
+        kneel = kneel_fit(prepared, shift, terrain, contacts)
+    shift = shift + kneel.feet
+    shift = shift + tread_fit(feet, shift, terrain, floor, contacts, kneel.kept)
     if step is not None:
         shift = shift + step
     # Vertical: each foot offset by the ground under it relative to the clip's floor.
@@ -147,7 +155,7 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
         kneeling_lift(prepared, shift, terrain, ground_part, hips_offset), hips_window)
     tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
     return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, hips_offset, tilt,
-                off_terrain, swing_clearance, swing_lift)
+                off_terrain, swing_clearance, swing_lift, kneel)
 
 
 def blend_to_edges(values: FloatArray, contacts: NDArray[np.bool_], positions: FloatArray,

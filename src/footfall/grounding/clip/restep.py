@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from footfall.arrays import FloatArray
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.runs import segments
+from footfall.grounding.clip.kneels import KneelFit
 from footfall.grounding.clip.plan import Plan, blend_frames, blend_to_edges, plan
 from footfall.grounding.clip.prepared import PreparedClip
 from footfall.grounding.clip.solve import solve
@@ -144,7 +145,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             if not movers:
                 continue
             tried = _with_steps(prepared, terrain, found, params, ball_clearance, contacts,
-                                spans, _per_span(steps, movers))
+                                spans, _per_span(steps, movers), planned.kneel)
             got = _heights(prepared, tried[2], terrain, contacts, spans, perched)
             worse, worse_swings = _worse_parts(got, measured, seconds)
             for i in movers:
@@ -167,7 +168,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
         if not moves:
             break
         out = _with_steps(prepared, terrain, found, params, ball_clearance, contacts, spans,
-                          _per_span(steps, moves))
+                          _per_span(steps, moves), planned.kneel)
         worse, worse_swings = _worse_parts(
             _heights(prepared, out[2], terrain, contacts, spans, perched), measured, seconds)
         if not (worse.any() or worse_swings.any()):
@@ -254,17 +255,18 @@ def _worse_parts(after: Heights, before: Heights, seconds: FloatArray
 def _with_steps(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
                 params: GroundingParams, ball_clearance: float,
                 contacts: NDArray[np.bool_], spans: list[tuple[int, int, int]],
-                moves: dict[int, FloatArray]) -> Solved:
+                moves: dict[int, FloatArray], kneel: KneelFit) -> Solved:
     """The clip planned and solved with the stances ``spans[k]`` (of the planned ``contacts``)
     moved by ``moves[k] (2,)``
-    (x, z metres), each move held over its stance and blended across the swings."""
+    (x, z metres), each move held over its stance and blended across the swings; the kneels
+    placed as in the first plan (``kneel``)."""
     step = np.zeros((*found.shape, 2))
     for k, move in moves.items():
         foot, start, stop = spans[k]
         step[start:stop, foot] = move
     step = np.stack([blend_across_swings(step[..., i], contacts, prepared.feet.ankle)
                      for i in range(2)], axis=-1)
-    planned = plan(prepared, terrain, found, params, ball_clearance, step)
+    planned = plan(prepared, terrain, found, params, ball_clearance, step, kneel)
     out, solved, lift = solve(prepared, planned, terrain)
     return planned, out, solved, lift
 

@@ -73,7 +73,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         targets[..., [0, 2]] += plan.shift + drift
         targets[..., 1] += offset
         out = solve_legs(source, prepared.legs, plan.hips_offset, targets, plan.tilt,
-                         prepared.root)
+                         prepared.root, plan.kneel.body)
         solved = prepared.feet_of(out)
         if progress is not None:
             progress(step + 1, total)
@@ -124,13 +124,17 @@ def _stance_entry(solved: ClipFeet, source: ClipFeet, terrain: RaySource, floor:
 
 
 def solve_legs(clip: Clip, legs: tuple[Leg, Leg], hips_offset: FloatArray, targets: FloatArray,
-               tilt: FloatArray, root: int) -> Clip:
-    """The clip with its root raised by ``hips_offset (F,)`` metres and each leg solved so its
-    ankle reaches ``targets (F, 2, 3)`` (world) with the foot turned by ``tilt (F, 2, 4)``; legs
-    that need no correction keep their animated rotations."""
+               tilt: FloatArray, root: int, body_shift: FloatArray | None = None) -> Clip:
+    """The clip with its root raised by ``hips_offset (F,)`` metres (and moved horizontally by
+    ``body_shift (F, 2)``, x and z metres, when given) and each leg solved so its ankle reaches
+    ``targets (F, 2, 3)`` (world) with the foot turned by ``tilt (F, 2, 4)``; legs that need no
+    correction keep their animated rotations."""
     rotations = clip.rotations.copy()
     positions = clip.positions.copy()
     positions[:, root, 1] += hips_offset
+    if body_shift is not None:
+        positions[:, root, 0] += body_shift[:, 0]
+        positions[:, root, 2] += body_shift[:, 1]
     grot, gpos = forward_kinematics(clip.skeleton.parents, rotations, positions)
     parents = clip.skeleton.parents
     for side, leg in enumerate(legs):

@@ -38,7 +38,8 @@ TOUCH_HEIGHT = 0.03
 EDGE_PROBE = 0.03
 
 def tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: float,
-               contacts: NDArray[np.bool_]) -> FloatArray:
+               contacts: NDArray[np.bool_], kept: NDArray[np.bool_] | None = None
+               ) -> FloatArray:
     """Horizontal shift ``(F, 2, 2)`` (x, z metres) that moves each planted foot standing over
     an edge along its own heel-to-toe direction, by the least amount that puts it on one tread
     (seed 002's tread snapping, for any clip), held over the contact and blended from one
@@ -63,12 +64,15 @@ def tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: floa
     stairs: 18 mm at frames 43-46). The frames between choosing the move outright sent another
     footstep to the tread on the other side (swings 13.2 -> 34.1 mm there); counting crests
     among them moved feet on the rocks onto worse ground (mixamo_stepping at 60 fps: stance
-    1.2 -> 8.5 mm).
+    1.2 -> 8.5 mm). A contact with a frame in ``kept (F, 2)`` (a kneeling foot of a kneel
+    placed to fit, :func:`~footfall.grounding.clip.kneels.kneel_fit`) is not moved.
     (On smooth ground, a rock under the arch, the same rule moved some turning walks' feet onto
     worse ground: games105 turning backwards on the rocks 5.6 -> 22.9 mm; not applied.)"""
     fit = np.zeros((*contacts.shape, 2))
     spans = [(f, a, b) for f in range(contacts.shape[1]) for a, b in segments(contacts[:, f])]
     for foot, start, stop in spans:
+        if kept is not None and kept[start:stop, foot].any():
+            continue
         frames = slice(start, stop)
         points = np.concatenate([feet.sole[frames, foot], feet.touch[frames, foot]], axis=1)
         points = points[:, np.isfinite(points).all(axis=(0, 2))]  # (n, N, 3)
