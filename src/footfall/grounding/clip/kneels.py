@@ -46,9 +46,6 @@ CLEAR_ROUNDS = 2
 KNEE_TOLERANCE = 0.005
 #: The hips' extra lift is smoothed from above over this long (seconds), as the hips are.
 LIFT_SECONDS = 0.25
-#: A kneeling knee rests this far (metres) from a tread's edge at least: the ground under the
-#: knee is judged from this far beyond it, away from its foot (:func:`kneel_fit`).
-KNEE_MARGIN = 0.01
 #: The moves of a kneel tried (:func:`kneel_fit`): this many directions, in steps of this long
 #: (metres) up to this far (more than half a tread is deep: a kneel that fits a 30 cm tread
 #: fits one within 15 cm along the walk; up to 40 cm, a kneel at the end of cmu_131_01 circling
@@ -157,10 +154,9 @@ def kneel_fit(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
 
     A kneel does not fit where the ground jumps by more than
     :data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP` (a riser, a rock's face) between
-    neighbouring samples on the line from a kneeling knee (from :data:`KNEE_MARGIN` beyond it)
-    to the farthest point of its foot that touches the floor, where a point that touches is
-    over ground more than that higher or lower than the knee's, or a toe tip or the ankle would
-    be in the ground (:func:`_kneel_unfit`): no height of the hips puts both on the ground (the
+    neighbouring samples on the line from a kneeling knee to the farthest point of its foot
+    that touches the floor, where a point that touches is over ground more than that higher or
+    lower than the knee's (:func:`_kneel_unfit`): no height of the hips puts both on the ground (the
     knee left over a lower tread, 16 cm up, or the foot's toes over one). The whole kneel — the
     contacts of both feet it overlaps, its frames, the body — is moved by the least of the
     moves tried (:data:`KNEEL_FIT_DIRECTIONS`, :data:`KNEEL_FIT_STEP`,
@@ -228,24 +224,20 @@ def _least_kneel_move(prepared: PreparedClip, shift: FloatArray, terrain: RaySou
         knee = knees[f, leg][:, [0, 2]] + shift[f, leg]  # (E, 2)
         points = np.concatenate([feet.sole[f, leg], feet.touch[f, leg],
                                  feet.ankle[f, leg][:, None]], axis=1)
-        # the rig's own points (toe tips, ankle), not modelled (the sole, the heel)
-        rig = np.arange(points.shape[1]) > feet.sole.shape[2]
         known = np.isfinite(points).all(axis=(0, 2))  # the NaN padding left out
-        points, rig = points[:, known], rig[known]
+        points = points[:, known]
         over = points[..., 1] - prepared.floor  # (E, N)
         xz = points[..., [0, 2]] + shift[f, leg][:, None]
         touching = (over < TOUCH_HEIGHT) | (over == over.min(axis=1, keepdims=True))
         reach = np.linalg.norm(xz - knee[:, None], axis=-1)
         far = np.argmax(np.where(touching, reach, -1.0), axis=1)
         end = xz[np.arange(len(f)), far]  # (E, 2) the farthest point that touches
-        span = end - knee
-        length = np.linalg.norm(span, axis=-1, keepdims=True)
-        begin = knee - KNEE_MARGIN * span / np.maximum(length, 1e-9)
-        count = int(np.ceil((float(np.max(length)) + KNEE_MARGIN) / KNEEL_LINE_SPACING)) + 1
-        line = begin[:, None] + (end - begin)[:, None] * np.linspace(0.0, 1.0, count)[:, None]
+        length = float(np.linalg.norm(end - knee, axis=-1).max())
+        count = int(np.ceil(length / KNEEL_LINE_SPACING)) + 1
+        line = knee[:, None] + (end - knee)[:, None] * np.linspace(0.0, 1.0, count)[:, None]
         for d, way in enumerate(ways):
-            unfit[d] += _kneel_unfit(terrain, steps[:, None] * way, knee, line, xz, over,
-                                     touching, rig).sum(axis=-1)
+            unfit[d] += _kneel_unfit(terrain, steps[:, None] * way, knee, line, xz,
+                                     touching).sum(axis=-1)
     if unfit[0, 0] == 0:
         return None
     best = np.unravel_index(np.argmin(unfit.T), unfit.T.shape)  # the least step, then way
@@ -255,16 +247,13 @@ def _least_kneel_move(prepared: PreparedClip, shift: FloatArray, terrain: RaySou
 
 
 def _kneel_unfit(terrain: RaySource, moves: FloatArray, knee: FloatArray, line: FloatArray,
-                 xz: FloatArray, over: FloatArray, touching: NDArray[np.bool_],
-                 rig: NDArray[np.bool_]) -> NDArray[np.bool_]:
+                 xz: FloatArray, touching: NDArray[np.bool_]) -> NDArray[np.bool_]:
     """Which kneeling legs ``(C, E)`` do not fit the ground (:func:`kneel_fit`), each moved by
-    each of ``moves (C, 2)``: the ground jumps on the line from beyond the knee to its foot
+    each of ``moves (C, 2)``: the ground jumps on the line from the knee to its foot
     ``line (E, S, 2)`` (an edge between them: a slope is none, the leg keeps its fold over
-    it), and under a point of the foot (``xz (E, N, 2)``, ``over (E, N)`` over the floor) that
-    touches (``touching (E, N)``) it is more than
-    :data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP` higher or lower than under the knee
-    ``knee (E, 2)``, or another of the rig's points (``rig (N,)``: the toe tips, the ankle)
-    would be more than that in the ground; or there is no ground under the knee.
+    it), and under a point of the foot (``xz (E, N, 2)``) that touches (``touching (E, N)``)
+    it is more than :data:`~footfall.grounding.clip.tread_fit.EDGE_JUMP` higher or lower than
+    under the knee ``knee (E, 2)``; or there is no ground under the knee.
 
     The modelled sole and heel of a foot standing on its toes may lean on the riser behind
     them: held to it, a kneel 27-29 cm long fitted no 30 cm tread (mocapbank_zxy_cm straight
@@ -277,8 +266,7 @@ def _kneel_unfit(terrain: RaySource, moves: FloatArray, knee: FloatArray, line: 
         under_knee = terrain.height(knee[None] + moves[:, None])[..., None]  # (C, E, 1)
         rise = terrain.height(xz[None] + shifted) - under_knee  # (C, E, N) over the knee's
         apart = touching & ~(np.abs(rise) <= EDGE_JUMP)
-        enters = rig & ~touching & (rise > over + EDGE_JUMP)
-    return edge & np.any(apart | enters, axis=-1) | ~np.isfinite(under_knee[..., 0])
+    return edge & np.any(apart, axis=-1) | ~np.isfinite(under_knee[..., 0])
 
 
 def kneel_error(prepared: PreparedClip, terrain: RaySource, clip: Clip) -> tuple[float, float]:
