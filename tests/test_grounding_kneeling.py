@@ -87,15 +87,20 @@ def test_a_kneeling_knee_rests_on_the_ground_as_the_source_does(variant: str, te
     # not lifted anyhow: the hips rise no more than the knee needs (median over the kneeling
     # frames: straight 1 mm off; in the eight, where footsteps move off the rocks' crests and
     # the hips' lift is spread over 0.25 s around the frames that need it, 15 mm)
+    over, wanted = _knee_gaps(variant, terrain_name)
+    assert np.median(np.abs(over - wanted)) <= within
+
+
+def _knee_gaps(variant: str, terrain_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where a leg of the source kneels in full (``K`` frame and leg pairs): its knee's height
+    over the ground under it in the grounded clip and the source's over its own floor (metres,
+    ``(K,)`` each)."""
     source, out, terrain, floor = _grounded(variant, terrain_name)
     kneeling = _kneeling(source, floor)
-    legs = legs_of(out.skeleton)
-    knees = [leg.lower for leg in legs]
+    knees = [leg.lower for leg in legs_of(out.skeleton)]
     _, src = source.forward_kinematics()
     _, got = out.forward_kinematics()
-    wanted = src[:, knees, 1] - floor
-    over = ground_gaps(terrain, got[:, knees])
-    assert np.median(np.abs(over[kneeling] - wanted[kneeling])) <= within
+    return ground_gaps(terrain, got[:, knees])[kneeling], (src[:, knees, 1] - floor)[kneeling]
 
 
 def test_a_kneeling_leg_on_two_treads_keeps_its_fold() -> None:
@@ -119,15 +124,8 @@ def test_a_kneel_across_a_riser_moves_onto_one_tread(variant: str) -> None:
     # no height of the hips puts both on the ground, and the knee hung over the lower tread,
     # median 157 mm (straight) and 165 mm (circle) over it beyond the source's 10-16 mm over its
     # floor. The kneel moved 5.5 cm up the stairs puts knee and toes on one tread: 0.0 mm.
-    source, out, terrain, floor = _grounded(variant, "stairs")
-    kneeling = _kneeling(source, floor)
-    legs = legs_of(out.skeleton)
-    knees = [leg.lower for leg in legs]
-    _, src = source.forward_kinematics()
-    _, got = out.forward_kinematics()
-    wanted = src[:, knees, 1] - floor
-    over = ground_gaps(terrain, got[:, knees])
-    assert np.median(over[kneeling] - wanted[kneeling]) <= 0.02
+    over, wanted = _knee_gaps(variant, "stairs")
+    assert np.median(over - wanted) <= 0.02
 
 
 @functools.cache
