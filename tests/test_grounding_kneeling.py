@@ -118,12 +118,15 @@ def test_a_kneeling_leg_on_two_treads_keeps_its_fold() -> None:
     assert np.median(np.linalg.norm(moved[kneeling][:, [0, 2]], axis=-1)) <= 0.02
 
 
-@pytest.mark.parametrize("variant", ["straight", "circle"])
+@pytest.mark.parametrize("variant", ["straight", "circle", "eight"])
 def test_a_kneel_across_a_riser_moves_onto_one_tread(variant: str) -> None:
     # The kneeling foot stands a tread higher than its knee (the kneel faces down the stairs):
     # no height of the hips puts both on the ground, and the knee hung over the lower tread,
-    # median 157 mm (straight) and 165 mm (circle) over it beyond the source's 10-16 mm over its
-    # floor. The kneel moved 5.5 cm up the stairs puts knee and toes on one tread: 0.0 mm.
+    # median 157 mm (straight), 165 mm (circle and eight) over it beyond the source's 10-16 mm
+    # over its floor. The kneel moved 5.5-6 cm up the stairs puts knee and toes on one tread:
+    # 0.0 mm. In the eight, knee to ball is 29.8-30.4 cm for its last 100 frames, and the foot on
+    # its toes was judged by its sole too, rising to the heel (a sample 29 mm up, 4 mm behind
+    # the ball): no move fitted more than 11 of 24 frames and the knee stayed 150 mm up.
     over, wanted = _knee_gaps(variant, "stairs")
     assert np.median(over - wanted) <= 0.02
 
