@@ -160,9 +160,8 @@ def kneel_fit(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
     sole, :func:`_least_kneel_move`), where a point that touches is over ground more than that
     higher or lower than the knee's (:func:`_kneel_unfit`): no height of the hips puts both on
     the ground (the knee left over a lower tread, 16 cm up, or the foot's toes over one). The
-    whole kneel — the
-    contacts of both feet it overlaps, its frames, the body — is moved by the least of the
-    moves tried (:data:`KNEEL_FIT_DIRECTIONS`, :data:`KNEEL_FIT_STEP`,
+    whole kneel — the contacts of both feet it overlaps, its frames, the body — is moved by the
+    least of the moves tried (:data:`KNEEL_FIT_DIRECTIONS`, :data:`KNEEL_FIT_STEP`,
     :data:`KNEEL_FIT_REACH`) that fits the most of its judged frames (:data:`KNEEL_FIT_FRAMES`,
     where a leg kneels in full), when that is more than where it was. The feet's moves are held
     over those contacts and blended across the swings to the others (unmoved); the body
