@@ -182,6 +182,15 @@ def test_a_cycle_whose_ground_turns_back_is_still_walked_in_place() -> None:
     assert abs(taken.floor - own.floor) <= 0.01
     agree = float((taken.contacts == own.contacts).mean())
     assert agree >= 0.95, f"contacts agree in {agree:.1%} of frames"
+    # the report says how far its ground went: at its furthest, as the root did (0.94 m; it ends
+    # 1 cm from where it began, which the report read when it took the end: 0.01 m)
+    from footfall.grounding.clip import ground_clip
+    from footfall.terrain import LevelGround
+
+    report = ground_clip(_in_place(stepping), LevelGround(own.floor), place=False)
+    root = stepping.positions[:, 0, [0, 2]]
+    furthest = float(np.linalg.norm(root - root[0], axis=-1).max())
+    assert abs(report.ground_travel_m - furthest) <= 0.1 * furthest, report.ground_travel_m
 
 
 def test_an_in_place_cycles_planted_feet_are_held_on_its_ground() -> None:

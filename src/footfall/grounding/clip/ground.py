@@ -65,7 +65,8 @@ class GroundResult:
     #: moves a clip horizontally only), what ``stance_height_error_m`` measures it against.
     floor: float = 0.0
     #: How far the ground under a clip walked in place travels (its root motion, taken out;
-    #: metres, end to start; 0 for a clip that travels itself): every sliding figure of
+    #: metres, at its furthest from where it started, as :func:`footfall.footing.
+    #: treadmill_travel` judges it; 0 for a clip that travels itself): every sliding figure of
     #: ``before`` and ``after`` is measured against that ground (:func:`score`).
     ground_travel_m: float = 0.0
     #: With ``place="under"``: where the terrain's origin lies in the clip's coordinates (x, z).
@@ -207,7 +208,7 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
                         terrain_lift_max_m=float(np.max(swing_lift, initial=0.0)),
                         swings=swings, swing_lift=lift, floor=prepared.floor,
                         ground_travel_m=0.0 if prepared.travel is None
-                        else float(np.linalg.norm(prepared.travel[-1]))), solved
+                        else float(np.linalg.norm(prepared.travel, axis=-1).max())), solved
 
 
 def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
