@@ -76,10 +76,15 @@ def knee_heights(prepared: PreparedClip) -> tuple[FloatArray, FloatArray, FloatA
     return knees, kneeling(height, length), height
 
 
-def kneeling_frames(prepared: PreparedClip) -> NDArray[np.bool_]:
-    """Where ``(F, 2)`` each leg kneels, at all (:func:`knee_heights`)."""
-    _, share, _ = knee_heights(prepared)
-    return share > 0.0
+def resting_knees(prepared: PreparedClip) -> NDArray[np.bool_]:
+    """Where ``(F, 2)`` each leg kneels (:func:`knee_heights`) with its knee resting on the
+    floor: lower over it than :data:`~footfall.grounding.clip.tread_fit.TOUCH_HEIGHT`, as a
+    point of a foot that stands on it is (mocapbank_zxy_cm's kneeling knee 9-11 mm). A lunge
+    kneels too (its knee under :data:`~footfall.footing.kneeling.KNEELING`'s leg share) with
+    its knee off the floor (cmu_131_01: 68 mm at the lowest): its knee never rests on the
+    ground, and its foot carries it."""
+    _, share, height = knee_heights(prepared)
+    return (share > 0.0) & (height < TOUCH_HEIGHT)
 
 
 def kneeling_lift(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
