@@ -105,7 +105,10 @@ def test_a_footstep_whose_best_move_spoils_a_swing_takes_a_lesser_one() -> None:
     # main); its best move along the foot (6 cm back) spoils the swing before it, and was
     # dropped with nothing in its place; the re-step now takes the best move that leaves the
     # stances and swings around the footstep as they were (4 cm back: stance 8.7, swing 12.6 ->
-    # 12.0 mm). Without that (the best move or none), this fails.
+    # 12.0 mm). Without that (the best move or none), this fails. The footstep is a lunge's
+    # (kneeling by its leg's share, its knee 68 mm over its floor at the lowest): held by its
+    # kneel as a footstep kneeling with its knee on the floor is (``kneels.resting_knees``),
+    # it stayed on its crest, stance 10.3 mm.
     got = scene_scores("cmu_131_01.bvh", "fps30", "rocks", slice(0, 600))
     assert not outside(got), got
 

@@ -76,6 +76,17 @@ def knee_heights(prepared: PreparedClip) -> tuple[FloatArray, FloatArray, FloatA
     return knees, kneeling(height, length), height
 
 
+def resting_knees(prepared: PreparedClip) -> NDArray[np.bool_]:
+    """Where ``(F, 2)`` each leg kneels (:func:`knee_heights`) with its knee resting on the
+    floor: lower over it than :data:`~footfall.grounding.clip.tread_fit.TOUCH_HEIGHT`, as a
+    point of a foot that stands on it is (mocapbank_zxy_cm's kneeling knee 9-11 mm). A lunge
+    kneels too (its knee under :data:`~footfall.footing.kneeling.KNEELING`'s leg share) with
+    its knee off the floor (cmu_131_01: 68 mm at the lowest): its knee never rests on the
+    ground, and its foot carries it."""
+    _, share, height = knee_heights(prepared)
+    return (share > 0.0) & (height < TOUCH_HEIGHT)
+
+
 def kneeling_lift(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
                   feet_ground: FloatArray, hips_offset: FloatArray) -> FloatArray:
     """How much higher ``(F,)`` the hips must go than ``hips_offset (F,)`` (metres, over the
@@ -295,6 +306,23 @@ def kneel_error(prepared: PreparedClip, terrain: RaySource, clip: Clip) -> tuple
     gaps = ground_gaps(terrain, positions[kneels][:, body_joints(clip.skeleton, legs)])
     deepest = -np.min(np.where(np.isfinite(gaps), gaps, 0.0), initial=0.0)
     return (float(np.median(error)) if error.size else 0.0), max(float(deepest), 0.0)
+
+
+def kneel_spoiled(prepared: PreparedClip, terrain: RaySource, clip: Clip,
+                  before: tuple[float, float]) -> bool:
+    """Whether a solved ``clip`` kneels worse than ``before`` (:func:`kneel_error` of the clip
+    it would replace): its knees more than :data:`KNEE_TOLERANCE` further from their source
+    heights over the ground, or the body deeper in the ground than the tolerance and than it
+    was. A footstep moved off a crest (:func:`~footfall.grounding.clip.restep.restep`) moves
+    the foot and not the body: a kneeling foot moved alone may leave its knee behind, the leg
+    unable to reach straightening off the ground (mocapbank_zxy_cm circling right, backward,
+    on the rocks: its kneeling foot, resting on its toes by a rock, moved 20 cm to its left,
+    its knee 283 mm over its source height over the ground, median over the kneel; 14 mm
+    moved 20 cm to its right, the knee kept down). Not every kneeling footstep is held where it
+    is: held, the eight on the rocks kept its knee 59.5 mm (median) over its source height
+    where the move it takes leaves 14.7 mm."""
+    error, depth = kneel_error(prepared, terrain, clip)
+    return error > before[0] + KNEE_TOLERANCE or depth > max(before[1], KNEE_TOLERANCE)
 
 
 def kneel_kept_if_better(prepared: PreparedClip, terrain: RaySource, moved: Solved,
