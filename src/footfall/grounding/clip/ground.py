@@ -16,6 +16,7 @@ from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.foot_model import Leg, calibration_frames, legs_of
 from footfall.grounding.clip.contacts import check_contacts, contact_segments
 from footfall.grounding.clip.followers import follow, followers
+from footfall.grounding.clip.hands import hand_clearance
 from footfall.grounding.clip.kneels import clear_kneeling_knees, kneel_kept_if_better
 from footfall.grounding.clip.placement import (
     Placement,
@@ -149,7 +150,7 @@ def _ground(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, plac
     motion = clip[start:stop] if cut.any() else clip
     result, solved = _ground_motion(motion, terrain, params, place, legs,
                                     None if contacts is None else contacts[start:stop],
-                                    progress, ball_clearance)
+                                    progress, ball_clearance, (start, clip.frame_count))
     if cut.any():
         result.clip = _with_frames_back(clip, start, stop, result.clip)
         result.contacts = np.pad(result.contacts,
@@ -163,10 +164,14 @@ def _ground(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, plac
 
 def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParams, place: bool,
                    legs: tuple[Leg, Leg], contacts: NDArray[np.bool_] | None,
-                   progress: Callable[[int, int], None] | None, ball_clearance: float
-                   ) -> tuple[GroundResult, ClipFeet]:
+                   progress: Callable[[int, int], None] | None, ball_clearance: float,
+                   within: tuple[int, int] | None = None) -> tuple[GroundResult, ClipFeet]:
     """:func:`ground_clip` of a clip without calibration frames: placed, prepared, planned,
-    scored, solved, scored again, its followers put back; the result and its solved feet."""
+    scored, solved (its hands kept out of the ground, :mod:`~footfall.grounding.clip.hands`),
+    scored again, its followers put back; the result and its solved feet. ``within``: the
+    clip's first frame and the frame count of the clip it was cut from (warnings name those
+    frames)."""
+    first, frames = (0, clip.frame_count) if within is None else within
     source = place_clip(clip, terrain, legs) if place else clip.copy()
     # a toe the source bends through its floor is bent back up before anything is planned
     prepared = bend_toes(prepare_clip(source, legs))
@@ -175,21 +180,31 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     heights = source_heights(source, legs, prepared.floor)
     before = score(source, prepared.feet, planned.contacts, terrain, legs, heights,
                    prepared.travel)
-    out, solved, swing_lift = solve(prepared, planned, terrain, progress)
+    # every solve keeps the hands out of the ground (grounding.clip.hands): a kneel is judged
+    # with its arms bent as they will be written
+    hands = hand_clearance(prepared.clip, prepared.floor)
+
+    def solve_clear(again: Plan, report: Callable[[int, int], None] | None = None
+                    ) -> tuple[Clip, ClipFeet, NDArray[np.float64]]:
+        solved_clip, solved_feet, lifted = solve(prepared, again, terrain, report)
+        return hands.clear(solved_clip, terrain), solved_feet, lifted
+
+    out, solved, swing_lift = solve_clear(planned, progress)
 
     def still() -> tuple[Plan, Clip, ClipFeet, NDArray[np.float64]]:
         # no kneel moved: the plan and solve as they were without the kneel fit
         again = plan(prepared, terrain, found, params, ball_clearance,
                      kneel=planned.kneel.unmoved())
-        return (again, *solve(prepared, again, terrain))
+        return (again, *solve_clear(again))
 
     planned, out, solved, swing_lift = kneel_kept_if_better(
         prepared, terrain, (planned, out, solved, swing_lift), still)
     planned, out, solved, swing_lift = restep(prepared, terrain, found, params, ball_clearance,
                                                (planned, out, solved, swing_lift))
     planned, out, solved, swing_lift = clear_kneeling_knees(
-        prepared, terrain, (planned, out, solved, swing_lift),
-        lambda again: solve(prepared, again, terrain))
+        prepared, terrain, (planned, out, solved, swing_lift), solve_clear)
+    out = hands.clear(out, terrain)  # restep solves again on its own
+    unreached = hands.unreached(out, terrain)
     out = follow(out, followers(source, legs))
     # measured on what is written: the solved clip with its followers, its feet read off it
     after = score(out, prepared.feet_of(out), planned.contacts, terrain, legs, heights,
@@ -203,12 +218,21 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
                "terrain_lift_m": float(swing_lift[start:stop, foot].max()),
                "clearance_lift_m": float(clearance[start:stop, foot].max())}
               for foot, start, stop, _, _ in swing_spans(planned.contacts)]
-    return GroundResult(out, before, after, planned.contacts,
-                        swing_lift_max_m=float(np.max(clearance, initial=0.0)),
-                        terrain_lift_max_m=float(np.max(swing_lift, initial=0.0)),
-                        swings=swings, swing_lift=lift, floor=prepared.floor,
-                        ground_travel_m=0.0 if prepared.travel is None
-                        else float(np.linalg.norm(prepared.travel, axis=-1).max())), solved
+    result = GroundResult(out, before, after, planned.contacts,
+                          swing_lift_max_m=float(np.max(clearance, initial=0.0)),
+                          terrain_lift_max_m=float(np.max(swing_lift, initial=0.0)),
+                          swings=swings, swing_lift=lift, floor=prepared.floor,
+                          ground_travel_m=0.0 if prepared.travel is None
+                          else float(np.linalg.norm(prepared.travel, axis=-1).max()))
+    for index, hand in enumerate(hands.hands):
+        if np.any(unreached[:, index] > 0.0):
+            stuck = np.pad(unreached[:, index] > 0.0, (first, frames - first - clip.frame_count))
+            result.warnings.append(
+                f"the {hand.side} hand stays in the ground in frames "
+                f"{frame_ranges(stuck)} of {frames}, up to "
+                f"{1000 * unreached[:, index].max():.0f} mm: its arm is too short to lift it out "
+                "(stretched as far as it goes)")
+    return result, solved
 
 
 def measure_clip(clip: Clip, terrain: RaySource, contacts: Any = None, legs: Any = None) -> dict:
