@@ -200,10 +200,9 @@ def _ground_motion(clip: Clip, terrain: BoundedRaySource, params: GroundingParam
     planned, out, solved, swing_lift = kneel_kept_if_better(
         prepared, terrain, (planned, out, solved, swing_lift), still)
     planned, out, solved, swing_lift = restep(prepared, terrain, found, params, ball_clearance,
-                                               (planned, out, solved, swing_lift))
+                                               (planned, out, solved, swing_lift), solve_clear)
     planned, out, solved, swing_lift = clear_kneeling_knees(
         prepared, terrain, (planned, out, solved, swing_lift), solve_clear)
-    out = hands.clear(out, terrain)  # restep solves again on its own
     unreached = hands.unreached(out, terrain)
     out = follow(out, followers(source, legs))
     # measured on what is written: the solved clip with its followers, its feet read off it

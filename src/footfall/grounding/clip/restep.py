@@ -3,6 +3,7 @@ perched on one with its heel hanging), decided on the solved clip: :func:`restep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -62,10 +63,15 @@ RESTEP_ACROSS = (0.05, -0.05, 0.1, -0.1, 0.15, -0.15, 0.2, -0.2)
 RESTEP_TRIES = 3
 
 Solved = tuple[Plan, Clip, ClipFeet, FloatArray]
+#: How a plan is solved: the clip, its solved feet and the swing lift (by default
+#: :func:`~footfall.grounding.clip.solve.solve`; ``footfall ground`` passes it with the hands
+#: kept out of the ground, :mod:`~footfall.grounding.clip.hands`).
+Solver = Callable[[Plan], tuple[Clip, ClipFeet, FloatArray]]
 
 
 def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
-            params: GroundingParams, ball_clearance: float, first: Solved) -> Solved:
+            params: GroundingParams, ball_clearance: float, first: Solved,
+            solver: Solver | None = None) -> Solved:
     """The solve ``first`` (plan, clip, solved feet, swing lift) with each planted footstep
     (:func:`_footsteps`: a stance, or stances broken by swings shorter than the blend) that is
     more than :data:`RESTEP_FLOAT` from its source height over the terrain on the solved feet
@@ -87,13 +93,12 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     first solve. A footstep in which its leg kneels with its knee on the floor
     (:func:`~footfall.grounding.clip.kneels.resting_knees`) is moved only where the kneel is
     no worse (:func:`~footfall.grounding.clip.kneels.kneel_spoiled`); a lunge's, its knee off
-    the floor, as any other. Measured on the solved clip, not predicted: a prediction from the
-    ground
-    under the source's foot disagreed with the solve (turning walks on the rocks got worse:
-    games105 circle_right_backward 5.6 -> 17.7 mm). A footstep shorter than the blend is not
-    moved. Cost: one solve per move tried for each of the two sets of footsteps (one set when
-    every floating footstep is in one) and up to :data:`RESTEP_TRIES` more, only for clips
-    with a floating footstep."""
+    the floor, as any other. Measured on the clip solved by ``solver`` (:data:`Solver`), not
+    predicted: a prediction from the ground under the source's foot disagreed with the solve
+    (turning walks on the rocks got worse: games105 circle_right_backward 5.6 -> 17.7 mm). A
+    footstep shorter than the blend is not moved. Cost: one solve per move tried for each of
+    the two sets of footsteps (one set when every floating footstep is in one) and up to
+    :data:`RESTEP_TRIES` more, only for clips with a floating footstep."""
     planned, _, solved, _ = first
     contacts = planned.contacts
     spans = [(f, a, b) for f in range(2) for a, b in segments(contacts[:, f])]
@@ -155,8 +160,8 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
                       if across == 0.0 or i in hanging}
             if not movers:
                 continue
-            tried = _with_steps(prepared, terrain, found, params, ball_clearance, contacts,
-                                spans, _per_span(steps, movers), planned.kneel)
+            tried = _with_steps(prepared, terrain, found, params, ball_clearance, solver,
+                                contacts, spans, _per_span(steps, movers), planned.kneel)
             got = _heights(prepared, tried[2], terrain, contacts, spans, perched)
             worse, worse_swings = _worse_parts(got, measured, seconds)
             # a kneeling footstep's move is judged by the kneel too (:func:`kneel_spoiled`)
@@ -183,8 +188,8 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     for _ in range(RESTEP_TRIES):
         if not moves:
             break
-        out = _with_steps(prepared, terrain, found, params, ball_clearance, contacts, spans,
-                          _per_span(steps, moves), planned.kneel)
+        out = _with_steps(prepared, terrain, found, params, ball_clearance, solver, contacts,
+                          spans, _per_span(steps, moves), planned.kneel)
         worse, worse_swings = _worse_parts(
             _heights(prepared, out[2], terrain, contacts, spans, perched), measured, seconds)
         if not (worse.any() or worse_swings.any()):
@@ -269,13 +274,14 @@ def _worse_parts(after: Heights, before: Heights, seconds: FloatArray
 
 
 def _with_steps(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
-                params: GroundingParams, ball_clearance: float,
+                params: GroundingParams, ball_clearance: float, solver: Solver | None,
                 contacts: NDArray[np.bool_], spans: list[tuple[int, int, int]],
                 moves: dict[int, FloatArray], kneel: KneelFit) -> Solved:
     """The clip planned and solved with the stances ``spans[k]`` (of the planned ``contacts``)
     moved by ``moves[k] (2,)``
     (x, z metres), each move held over its stance and blended across the swings; the kneels
-    placed as in the first plan (``kneel``)."""
+    placed as in the first plan (``kneel``); solved by ``solver`` (:data:`Solver`; None:
+    :func:`~footfall.grounding.clip.solve.solve`)."""
     step = np.zeros((*found.shape, 2))
     for k, move in moves.items():
         foot, start, stop = spans[k]
@@ -283,8 +289,9 @@ def _with_steps(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bo
     step = np.stack([blend_across_swings(step[..., i], contacts, prepared.feet.ankle)
                      for i in range(2)], axis=-1)
     planned = plan(prepared, terrain, found, params, ball_clearance, step, kneel)
-    out, solved, lift = solve(prepared, planned, terrain)
-    return planned, out, solved, lift
+    if solver is None:
+        return planned, *solve(prepared, planned, terrain)
+    return planned, *solver(planned)
 
 
 class Heights(NamedTuple):
