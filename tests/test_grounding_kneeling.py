@@ -29,6 +29,7 @@ from footfall.grounding.clip import animation_floor, ground_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.metrics import ground_gaps
+from footfall.metrics.stance import foot_joint_points, lowest_over
 from footfall.skeleton import Clip
 from footfall.terrain import scene
 
@@ -105,6 +106,42 @@ def _knee_gaps(variant: str, terrain_name: str) -> tuple[np.ndarray, np.ndarray]
     _, src = source.forward_kinematics()
     _, got = out.forward_kinematics()
     return ground_gaps(terrain, got[:, knees])[kneeling], (src[:, knees, 1] - floor)[kneeling]
+
+
+@pytest.mark.parametrize("variant", ["backward", "fps30"])
+def test_a_kneeling_foot_on_its_toes_lets_its_shin_pivot(variant: str) -> None:
+    # Walked backward on the rocks, mocapbank kneels with its knee on a rock 8-10 cm above the
+    # ground under its toes, its foot standing on them (ankle 19 cm up). The hips rose by the
+    # knee's rock (99 mm) but the ankle held its planted height: the leg straightened and the
+    # knee swung down the slope, 56 mm over its source height (fps30: 64 mm), median over the
+    # full kneel. The shin pivoting about the toes puts the knee on its rock (3 mm; 0.5 mm), and
+    # the toes stay on the ground (test_a_foot_pivoting_on_its_toes_keeps_them_on_the_ground).
+    over, wanted = _knee_gaps(variant, "rocks")
+    assert np.median(np.abs(over - wanted)) <= 0.01
+
+
+@pytest.mark.parametrize("variant", ["backward", "eight"])
+def test_a_foot_pivoting_on_its_toes_keeps_them_on_the_ground(variant: str) -> None:
+    # The kneeling foot turns about its toes: its lowest point stays as high over the ground as
+    # the source's over its floor (median over the full kneel, 0.0 mm). Tilted by the slope
+    # under it about its ankle first, as a sole standing flat is, the eight's foot on its toes
+    # swung them 97 mm into a rock, was lifted out, and they stood 7.1 mm lower.
+    toes, wanted = _toe_gaps(variant, "rocks")
+    assert np.median(np.abs(toes - wanted)) <= 0.002
+
+
+def _toe_gaps(variant: str, terrain_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where a leg of the source kneels in full (``K`` frame and leg pairs): the lowest of its
+    foot's rig points (the foot joint, the joints below it, their End Sites) over the ground
+    under it in the grounded clip and the source's over its own floor (metres, ``(K,)``
+    each)."""
+    source, out, terrain, floor = _grounded(variant, terrain_name)
+    kneeling = _kneeling(source, floor)
+    feet = tuple(leg.foot for leg in legs_of(out.skeleton))
+    got = lowest_over(foot_joint_points(out.skeleton, feet, *out.forward_kinematics()),
+                      terrain)
+    points = foot_joint_points(source.skeleton, feet, *source.forward_kinematics())
+    return got[kneeling], (np.nanmin(points[..., 1], axis=-1) - floor)[kneeling]
 
 
 def test_a_kneeling_leg_on_two_treads_keeps_its_fold() -> None:

@@ -13,6 +13,11 @@ hanging over the lower one (straight on the stairs: 157 mm over it) — the whol
 and its feet, is moved by the least amount that puts the knee and the foot on one tread
 (:func:`kneel_fit`, issue 36's principle for footsteps). The foot is judged by the points it
 stands on, not by its sole rising off the ground (the eight on the stairs: 150 -> 0 mm).
+
+A kneeling foot standing on its toes turns about them (:func:`shin_pivot`): its ankle goes
+where the shin from the knee the hips carry puts it, and the leg bends to that knee. Held at its
+planted height, the ankle straightened the leg off the rock its knee's lift was for
+(mocapbank_zxy_cm walked backward on the rocks: the knee 56 -> 3 mm over its source height).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.footing.kneeling import kneeling
 from footfall.footing.runs import segments
@@ -105,6 +111,90 @@ def kneeling_lift(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
     ground = np.fmax(ground, feet_ground)
     lift = share * np.maximum(ground - hips_offset[:, None], 0.0)
     return np.max(np.where(np.isfinite(lift), lift, 0.0), axis=1)
+
+
+class ShinPivot(NamedTuple):
+    """What :func:`shin_pivot` decides: the ankle targets ``(F, 2, 3)`` (world metres), the
+    feet's turns ``(F, 2, 4)`` (world rotations, as the plan's sole tilts are), and the knees
+    ``(F, 2, 3)`` (world metres) each leg bends toward by its ``weight (F, 2)`` (0 … 1: as a
+    pole, the IK's bend goal)."""
+
+    targets: FloatArray
+    tilt: FloatArray
+    knees: FloatArray
+    weight: FloatArray
+
+
+def shin_pivot(prepared: PreparedClip, targets: FloatArray, tilt: FloatArray,
+               hips_offset: FloatArray, body: FloatArray, contacts: NDArray[np.bool_]
+               ) -> ShinPivot | None:
+    """The ankle targets and foot turns of kneeling feet that stand on their toes, from those
+    planned (``targets (F, 2, 3)``, the sole tilts ``tilt (F, 2, 4)``), and the knees their
+    legs bend to (:class:`ShinPivot`; None where no foot pivots). The knee goes where the hips
+    carry it (raised by ``hips_offset (F,)``, moved by ``body (F, 2)``, x and z metres), the
+    toes stay where the plan puts them, and the ankle goes where the shin puts it: on the
+    source's shin length from the knee and its foot's length from the toes, the point of that
+    circle nearest the planned ankle, the foot turned about its toes to meet it. A planted foot
+    (``contacts (F, 2)``) pivots by how much its leg kneels (:func:`knee_heights`) and how far
+    its heel is off the floor (none at :data:`~footfall.grounding.clip.tread_fit.TOUCH_HEIGHT`,
+    fully at twice it: a lunge standing on a flat back foot, cmu_131_01's, keeps its ankle).
+
+    Held at its planted height, the ankle of a foot on its toes kept the leg from following
+    the hips its knee's rock lifted (99 mm): the leg straightened and the knee swung down the
+    slope, 56 mm over its source height (mocapbank walked backward on the rocks, median over
+    the full kneel; pivoting, 3 mm). The leg bends toward the carried knee (the IK's pole):
+    kept in its own plane turned to the new ankle, the knee swung 16 mm sideways (15 mm over).
+
+    The toes are the farthest from the knee of the rig's own toe points (its joints below the
+    ankle and End Sites) that touch the floor, as :func:`kneel_fit` judges a foot: a foot whose
+    knee rises turns its nearer points up, none down into the ground. They stay where the plan
+    puts the foot at its height over the ground: a foot on its toes has no sole on the ground,
+    and the turn about them takes the place of the sole's tilt (tilted by the slope about its
+    ankle first, the eight's kneeling foot swung its toes 97 mm into a rock, was lifted out,
+    and they stood 7 mm lower than the source's). Where the hips carry the knee as far as the
+    toes go (level ground, no lift) nothing turns."""
+    knees, share, _ = knee_heights(prepared)
+    feet, floor = prepared.feet, prepared.floor
+    heel = feet.touch[:, :, 0, 1] - floor
+    weight = share * np.clip(heel / TOUCH_HEIGHT - 1.0, 0.0, 1.0) * contacts
+    weight = np.where(np.isfinite(weight), weight, 0.0)
+    if not np.any(weight > 0.0):
+        return None
+    carried = knees.copy()
+    carried[..., 1] += hips_offset[:, None]
+    carried[..., [0, 2]] += body[:, None]
+    toes = feet.touch[:, :, 1:]  # (F, 2, N, 3) the rig's own, NaN-padded
+    if toes.shape[2] == 0:
+        return None
+    over = toes[..., 1] - floor
+    with np.errstate(invalid="ignore"):
+        lowest = np.nanmin(np.where(np.isfinite(over), over, np.inf), axis=-1, keepdims=True)
+        touching = (over < TOUCH_HEIGHT) | (over == lowest)
+    reach = np.linalg.norm((toes - knees[:, :, None])[..., [0, 2]], axis=-1)
+    far = np.argmax(np.where(touching & np.isfinite(reach), reach, -1.0), axis=-1)
+    toe = np.take_along_axis(toes, far[..., None, None], axis=2)[:, :, 0]  # (F, 2, 3) source
+    weight = np.where(np.isfinite(toe).all(axis=-1), weight, 0.0)
+    if not np.any(weight > 0.0):
+        return None
+    foot = toe - feet.ankle
+    shin = np.linalg.norm(knees - feet.ankle, axis=-1)
+    foot_length = np.linalg.norm(foot, axis=-1)
+    pivot = targets + foot  # the toes where the plan puts them, at their height over the ground
+    apart = carried - pivot
+    distance = np.maximum(np.linalg.norm(apart, axis=-1), 1e-9)
+    along = apart / distance[..., None]
+    # the circle of ankles: shin length from the knee, foot length from the toes
+    offset = np.clip((foot_length**2 - shin**2 + distance**2) / (2.0 * distance),
+                     -foot_length, foot_length)
+    radius = np.sqrt(np.maximum(foot_length**2 - offset**2, 0.0))
+    planned = targets - pivot
+    across = planned - np.sum(planned * along, axis=-1, keepdims=True) * along
+    across /= np.maximum(np.linalg.norm(across, axis=-1, keepdims=True), 1e-12)
+    ankle = pivot + offset[..., None] * along + radius[..., None] * across
+    turn = quat.slerp(tilt, quat.between(foot, pivot - ankle), weight)
+    pivoted = (weight > 0.0)[..., None]
+    return ShinPivot(np.where(pivoted, targets + weight[..., None] * (ankle - targets), targets),
+                     np.where(pivoted, turn, tilt), carried, weight)
 
 
 Solved = tuple["Plan", "Clip", "ClipFeet", FloatArray]

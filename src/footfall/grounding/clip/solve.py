@@ -13,6 +13,7 @@ from footfall import quat
 from footfall.arrays import FloatArray
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.foot_model import Leg
+from footfall.grounding.clip.kneels import shin_pivot
 from footfall.grounding.clip.plan import (
     NO_LIFT,
     STANCE_TOLERANCE,
@@ -72,8 +73,14 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         targets = feet.ankle.copy()
         targets[..., [0, 2]] += plan.shift + drift
         targets[..., 1] += offset
-        out = solve_legs(source, prepared.legs, plan.hips_offset, targets, plan.tilt,
-                         prepared.root, plan.kneel.body)
+        # a kneeling foot on its toes: its shin follows the knee the hips carry
+        pivot = shin_pivot(prepared, targets, plan.tilt, plan.hips_offset, plan.kneel.body,
+                           plan.contacts)
+        tilt, bend = plan.tilt, None
+        if pivot is not None:
+            targets, tilt, bend = pivot.targets, pivot.tilt, (pivot.knees, pivot.weight)
+        out = solve_legs(source, prepared.legs, plan.hips_offset, targets, tilt,
+                         prepared.root, plan.kneel.body, bend)
         solved = prepared.feet_of(out)
         if progress is not None:
             progress(step + 1, total)
@@ -124,11 +131,14 @@ def _stance_entry(solved: ClipFeet, source: ClipFeet, terrain: RaySource, floor:
 
 
 def solve_legs(clip: Clip, legs: tuple[Leg, Leg], hips_offset: FloatArray, targets: FloatArray,
-               tilt: FloatArray, root: int, body_shift: FloatArray | None = None) -> Clip:
+               tilt: FloatArray, root: int, body_shift: FloatArray | None = None,
+               bend: tuple[FloatArray, FloatArray] | None = None) -> Clip:
     """The clip with its root raised by ``hips_offset (F,)`` metres (and moved horizontally by
     ``body_shift (F, 2)``, x and z metres, when given) and each leg solved so its ankle reaches
     ``targets (F, 2, 3)`` (world) with the foot turned by ``tilt (F, 2, 4)``; legs that need no
-    correction keep their animated rotations."""
+    correction keep their animated rotations. ``bend``, when given: the knees ``(F, 2, 3)``
+    (world) the legs bend toward and by how much ``(F, 2)`` (the IK's pole and its weight; else
+    each leg keeps its animated bend plane)."""
     rotations = clip.rotations.copy()
     positions = clip.positions.copy()
     positions[:, root, 1] += hips_offset
@@ -148,7 +158,9 @@ def solve_legs(clip: Clip, legs: tuple[Leg, Leg], hips_offset: FloatArray, targe
             continue
         limb = np.linalg.norm(knee - hip, axis=-1) + np.linalg.norm(ankle - knee, axis=-1)
         reach = np.linalg.norm(ankle - hip, axis=-1) / np.maximum(limb, 1e-12)
-        solved = solve_two_bone(hip, knee, ankle, target,
+        toward = {} if bend is None else {"pole": bend[0][:, side],
+                                          "pole_weight": bend[1][:, side]}
+        solved = solve_two_bone(hip, knee, ankle, target, **toward,
                                 max_reach=np.clip(reach + 1e-9, 0.999, 1.0))
         chain = [leg.upper, leg.lower, leg.foot]
         world = quat.mul(np.stack([solved.upper_rotation, solved.lower_rotation, turn], axis=1),
