@@ -19,6 +19,7 @@ from conftest import DATA
 from conventions import VARIANTS
 from footfall import bvh, quat
 from footfall.footing.foot_model import calibration_frames, legs_of
+from footfall.footing.kneeling import KNEELING
 from footfall.grounding.clip import animation_floor, ground_clip
 from footfall.grounding.clip.hands import HAND_TOLERANCE, hand_clearance
 from footfall.grounding.clip.placement import place_clip, scene_size
@@ -75,6 +76,27 @@ def test_a_kneel_facing_up_the_stairs_keeps_its_hands_out_of_the_treads(variant:
     _, positions = out.forward_kinematics()
     assert np.nanmin(ground_gaps(terrain, positions[:, body_joints(out.skeleton, legs)])) \
         >= -TOLERANCE
+
+
+@pytest.mark.parametrize("variant", ["mirrored", "backward", "circle_right_backward"])
+def test_a_kneel_facing_up_the_stairs_keeps_its_knee_at_its_source_height(variant: str) -> None:
+    # the kneel moved onto one tread is kept with the hand bent onto the tread ahead and the
+    # kneeling foot pivoting on its toes (grounding.clip.kneels.shin_pivot): without them the
+    # kneel stayed across the riser, its knee 33-38 mm over its tread (median)
+    source, out, terrain, floor = _grounded(variant)
+    legs = legs_of(source.skeleton)
+    _, positions = source.forward_kinematics()
+    offsets = source.skeleton.offsets
+    length = np.array([np.linalg.norm(offsets[leg.lower]) + np.linalg.norm(offsets[leg.foot])
+                       for leg in legs])
+    knees = [leg.lower for leg in legs]
+    wanted = positions[:, knees, 1] - floor
+    kneeling = wanted < KNEELING[0] * length
+    assert kneeling.sum() > 100, "the clip kneels"
+    _, solved = out.forward_kinematics()
+    over = ground_gaps(terrain, solved[:, knees]) - wanted
+    median = float(np.median(over[kneeling]))
+    assert median < TOLERANCE, f"knee {1000 * median:.1f} mm over its source height"
 
 
 # --- a hand-built arm ---------------------------------------------------------------------

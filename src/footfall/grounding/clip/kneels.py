@@ -422,9 +422,11 @@ def kneel_kept_if_better(prepared: PreparedClip, terrain: RaySource, moved: Solv
     knees are more than :data:`KNEE_TOLERANCE` nearer their source heights over the ground
     (:func:`kneel_error`) without putting the body deeper in the ground than the tolerance
     or than it was — measured on the solved clips, not predicted. mocapbank_zxy_cm mirrored on
-    the stairs kneels facing up them, a hand hanging 24 cm over its floor 35 cm ahead of the
-    knee: moved 5.5 cm down onto one tread, the kneel put that hand 71 mm into the tread
-    ahead (kept where it was, its knee 38 mm over its tread)."""
+    the stairs kneels facing up them: moved 5.5 cm down onto one tread, its kneeling knee, held
+    by the ankle at its planted height, crossed the riser ahead 71 mm under the next tread as it
+    rose (and a hand, 35 cm ahead, went 63 mm into it), and the move was refused (its knee 38 mm
+    over its tread). Its foot now pivots on its toes (:func:`shin_pivot`) and its hand is bent
+    onto the tread (:mod:`~footfall.grounding.clip.hands`): kept, the knee 0.0 mm."""
     if not moved[0].kneel.moved:
         return moved
     other = still()

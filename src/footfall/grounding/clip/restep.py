@@ -44,7 +44,10 @@ RESTEP_SWING = 0.002
 #: over a rock may end 6 mm worse, a 14-frame one 2 mm: the 2 mm for all refused every move
 #: off a crest next to pybvh_test1_zup_inches mirrored's 3-6 frame swings on the rocks (stance
 #: 12.4 -> 7.6 mm, swing 13.4 -> 13.9 mm, independent scorer), 5 mm for all let mocapbank's
-#: eight move a footstep 6 cm for 0.7 mm, over a rock (swing 23.0 -> 41.1 mm).
+#: eight move a footstep 6 cm for 0.7 mm, over a rock (swing 23.0 -> 41.1 mm) — its floating
+#: kneeling footstep, which floats no more since the kneeling foot pivots on its toes
+#: (:func:`~footfall.grounding.clip.kneels.shin_pivot`): no shared clip's run on the rocks now
+#: tells 2 mm from 5 mm by a swing sent over a rock (``tests/test_grounding_restep.py``).
 RESTEP_SWING_TIME = 0.0006
 #: A planted foot's modelled heel (:class:`~footfall.footing.clip_feet.ClipFeet`'s first touch
 #: point) higher over the ground under it than the source's heel over its floor by more than
