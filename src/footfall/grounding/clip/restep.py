@@ -96,21 +96,56 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     first solve. A footstep in which its leg kneels with its knee on the floor
     (:func:`~footfall.grounding.clip.kneels.resting_knees`) is moved only where the kneel is
     no worse (:func:`~footfall.grounding.clip.kneels.kneel_spoiled`); a lunge's, its knee off
-    the floor, as any other. Measured on the clip solved by ``solver`` (:data:`Solver`), not
+    the floor, as any other; a footstep in which it kneels so in part and stands in the rest
+    has each part tried on its own after (:func:`_footsteps` by ``kneels``), from where its
+    footstep's move put it. Measured on the clip solved by ``solver`` (:data:`Solver`), not
     predicted: a prediction from the ground under the source's foot disagreed with the solve
     (turning walks on the rocks got worse: games105 circle_right_backward 5.6 -> 17.7 mm). A
     footstep shorter than the blend is not moved. Cost: one solve per move tried for each of
     the two sets of footsteps (one set when every floating footstep is in one) and up to
-    :data:`RESTEP_TRIES` more, only for clips with a floating footstep."""
-    planned, _, solved, _ = first
-    contacts = planned.contacts
+    :data:`RESTEP_TRIES` more, only for clips with a floating footstep (as much again for the
+    parts of footsteps that kneel in part)."""
+    contacts = first[0].contacts
     spans = [(f, a, b) for f in range(2) for a, b in segments(contacts[:, f])]
     # a contact broken for a frame or two is one footstep: its parts move together (moved
     # alone, the foot jumped between them: pybvh_test1_zup_inches on the stairs, swings 7.1 ->
     # 15.8 mm, independent scorer; not moved at all, a footstep broken so stayed on a rock's
     # crest: pybvh eight on the rocks, 35 mm)
     blend = blend_frames(prepared.clip.fps)
-    steps = _footsteps(spans, blend)
+    resting = resting_knees(prepared)
+    kneels = [bool(resting[a:b, f].any()) for f, a, b in spans]
+    steps = _footsteps(spans, blend, [False] * len(spans))
+    out, moved = _moved(prepared, terrain, found, params, ball_clearance, first, solver,
+                        spans, steps, kneels, {}, set(range(len(steps))))
+    # ... and then, where its leg kneels with its knee on the floor in part of it and stands in
+    # the rest, each part on its own from where that put it: the kneel held its footstep's move
+    # to those that kept its knee down, and the foot standing up after it stayed on a rock by
+    # its heel (mocapbank_zxy_cm circle_right_backward on the rocks, frames 338-455: its
+    # lowest point 49.5 mm from its source height, :func:`_heights`; the footstep moved 6 cm,
+    # 28.9 mm; its standing part moved 6 cm further along its own foot, 3.5 mm; the clip's
+    # stance 4.2 -> 0.8 mm, independent scorer). Split from the start, the kneel, floating
+    # no more than 1 mm, was not moved and kept its knee 18 mm over its source height (0.8
+    # moved with its footstep).
+    mixed = {k for step in steps if len({kneels[j] for j in step}) > 1 for k in step}
+    if not mixed:
+        return out
+    parts = _footsteps(spans, blend, kneels)
+    return _moved(prepared, terrain, found, params, ball_clearance, out, solver, spans, parts,
+                  kneels, moved, {i for i, part in enumerate(parts) if part[0] in mixed})[0]
+
+
+def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
+           params: GroundingParams, ball_clearance: float, first: Solved,
+           solver: Solver | None, spans: list[tuple[int, int, int]], steps: list[list[int]],
+           kneels: list[bool], base: dict[int, FloatArray], among: set[int]
+           ) -> tuple[Solved, dict[int, FloatArray]]:
+    """:func:`restep`'s search over the footsteps ``steps`` (indices of the planned stances
+    ``spans``; ``kneels``: which kneel with the knee on the floor) numbered in ``among``, on
+    the solve ``first`` of the stances already moved by ``base`` (by span, x and z metres):
+    the solve kept and every stance's move in it (``base`` plus the kept moves)."""
+    planned, _, solved, _ = first
+    contacts = planned.contacts
+    blend = blend_frames(prepared.clip.fps)
     # the footsteps perched on a crest (their heel hanging, :func:`_hang`, more than
     # RESTEP_FLOAT, mean over their frames): their hang counts in their float, and they are
     # also tried moved across; every other footstep is judged by its lowest rig point alone
@@ -129,17 +164,15 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     measured = _heights(prepared, solved, terrain, contacts, spans, perched)
     before = measured.stances
     floats = [_step_float(before, spans, step) for step in steps]
-    floating = [i for i, step in enumerate(steps)
-                if floats[i] > RESTEP_FLOAT and spans[step[-1]][2] - spans[step[0]][1] >= blend]
+    floating = [i for i, step in enumerate(steps) if i in among and floats[i] > RESTEP_FLOAT
+                and spans[step[-1]][2] - spans[step[0]][1] >= blend]
     if not floating:
-        return first
+        return first, base
     feet = prepared.feet
     # the footsteps in which their leg kneels with its knee on the floor (a lunge's knee, off
     # it, is carried by its foot: held by its kneel, cmu_131_01's lunging footstep at 30 fps
     # was kept on its crest, stance 10.3 mm, independent scorer)
-    resting = resting_knees(prepared)
-    kneeling = {i for i in floating
-                if any(resting[spans[k][1]:spans[k][2], spans[k][0]].any() for k in steps[i])}
+    kneeling = {i for i in floating if any(kneels[k] for k in steps[i])}
     kneel_before = kneel_error(prepared, terrain, first[1]) if kneeling else (0.0, 0.0)
     headings = {}
     for i in floating:
@@ -164,7 +197,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             if not movers:
                 continue
             tried = _with_steps(prepared, terrain, found, params, ball_clearance, solver,
-                                contacts, spans, _per_span(steps, movers), planned.kneel)
+                                contacts, spans, _per_span(steps, movers, base), planned.kneel)
             got = _heights(prepared, tried[2], terrain, contacts, spans, perched)
             worse, worse_swings = _worse_parts(got, measured, seconds)
             # a kneeling footstep's move is judged by the kneel too (:func:`kneel_spoiled`)
@@ -191,23 +224,28 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     for _ in range(RESTEP_TRIES):
         if not moves:
             break
+        kept = _per_span(steps, moves, base)
         out = _with_steps(prepared, terrain, found, params, ball_clearance, solver, contacts,
-                          spans, _per_span(steps, moves), planned.kneel)
+                          spans, kept, planned.kneel)
         worse, worse_swings = _worse_parts(
             _heights(prepared, out[2], terrain, contacts, spans, perched), measured, seconds)
         if not (worse.any() or worse_swings.any()):
-            return out
+            return out, kept
         del moves[min(moves, key=lambda i: floats[i] - best[i][0])]
-    return first
+    return first, base
 
 
-def _footsteps(spans: list[tuple[int, int, int]], blend: int) -> list[list[int]]:
+def _footsteps(spans: list[tuple[int, int, int]], blend: int, kneels: list[bool]
+               ) -> list[list[int]]:
     """The stances ``spans`` (foot, start, stop; by foot, then in order) grouped into
     footsteps: indices of the stances of one foot with swings shorter than ``blend`` frames
-    between them."""
+    between them, each kneeling with its knee on the floor (``kneels``, by span) as the one
+    before it does or does not."""
     steps: list[list[int]] = []
     for k, (foot, start, _) in enumerate(spans):
-        if steps and spans[steps[-1][-1]][0] == foot and start - spans[steps[-1][-1]][2] < blend:
+        last = steps[-1][-1] if steps else -1
+        if (steps and spans[last][0] == foot and start - spans[last][2] < blend
+                and kneels[k] == kneels[last]):
             steps[-1].append(k)
         else:
             steps.append([k])
@@ -224,9 +262,15 @@ def _step_float(values: list[float], spans: list[tuple[int, int, int]], step: li
     return float(sum(v * n for v, n in pairs) / sum(n for _, n in pairs))
 
 
-def _per_span(steps: list[list[int]], moves: dict[int, FloatArray]) -> dict[int, FloatArray]:
-    """Footsteps' ``moves`` given to each of their stances (indices of the spans)."""
-    return {k: move for i, move in moves.items() for k in steps[i]}
+def _per_span(steps: list[list[int]], moves: dict[int, FloatArray],
+              base: dict[int, FloatArray]) -> dict[int, FloatArray]:
+    """Footsteps' ``moves`` given to each of their stances (indices of the spans), added to
+    the stances' ``base`` moves."""
+    out = dict(base)
+    for i, move in moves.items():
+        for k in steps[i]:
+            out[k] = out.get(k, 0.0) + move
+    return out
 
 
 def _near(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]],
