@@ -73,8 +73,7 @@ def knee_heights(prepared: PreparedClip) -> tuple[FloatArray, FloatArray, FloatA
     (1 … 0, :func:`~footfall.footing.kneeling.kneeling` of the leg's length, thigh + shin) and
     each knee's height over the clip's floor ``(F, 2)``."""
     clip, floor = prepared.clip, prepared.floor
-    _, positions = clip.forward_kinematics()
-    knees = positions[:, [leg.lower for leg in prepared.legs]]
+    knees = prepared.positions[:, [leg.lower for leg in prepared.legs]]
     offsets = clip.skeleton.offsets
     length = np.array([np.linalg.norm(offsets[leg.lower]) + np.linalg.norm(offsets[leg.foot])
                        for leg in prepared.legs])
@@ -91,6 +90,21 @@ def resting_knees(prepared: PreparedClip) -> NDArray[np.bool_]:
     ground, and its foot carries it."""
     _, share, height = knee_heights(prepared)
     return (share > 0.0) & (height < TOUCH_HEIGHT)
+
+
+def _farthest_touching(over: FloatArray, reach: FloatArray
+                       ) -> tuple[NDArray[np.bool_], NDArray[np.intp]]:
+    """Which points of a foot ``(..., N)`` touch the floor, from their heights over it ``over
+    (..., N)`` (metres, NaN for padding) — those under
+    :data:`~footfall.grounding.clip.tread_fit.TOUCH_HEIGHT`, and the lowest — and the index
+    ``(...)`` of the one of them farthest from its knee (``reach (..., N)``, metres): the point
+    a kneeling foot stands on farthest from its knee, as :func:`kneel_fit` and
+    :func:`shin_pivot` judge it."""
+    with np.errstate(invalid="ignore"):
+        lowest = np.nanmin(np.where(np.isfinite(over), over, np.inf), axis=-1, keepdims=True)
+        touching = (over < TOUCH_HEIGHT) | (over == lowest)
+    far = np.argmax(np.where(touching & np.isfinite(reach), reach, -1.0), axis=-1)
+    return touching, far
 
 
 def kneeling_lift(prepared: PreparedClip, shift: FloatArray, terrain: RaySource,
@@ -166,12 +180,8 @@ def shin_pivot(prepared: PreparedClip, targets: FloatArray, tilt: FloatArray,
     toes = feet.touch[:, :, 1:]  # (F, 2, N, 3) the rig's own, NaN-padded
     if toes.shape[2] == 0:
         return None
-    over = toes[..., 1] - floor
-    with np.errstate(invalid="ignore"):
-        lowest = np.nanmin(np.where(np.isfinite(over), over, np.inf), axis=-1, keepdims=True)
-        touching = (over < TOUCH_HEIGHT) | (over == lowest)
     reach = np.linalg.norm((toes - knees[:, :, None])[..., [0, 2]], axis=-1)
-    far = np.argmax(np.where(touching & np.isfinite(reach), reach, -1.0), axis=-1)
+    _, far = _farthest_touching(toes[..., 1] - floor, reach)
     toe = np.take_along_axis(toes, far[..., None, None], axis=2)[:, :, 0]  # (F, 2, 3) source
     weight = np.where(np.isfinite(toe).all(axis=-1), weight, 0.0)
     if not np.any(weight > 0.0):
@@ -341,9 +351,7 @@ def _least_kneel_move(prepared: PreparedClip, shift: FloatArray, terrain: RaySou
         points = points[:, known]
         over = points[..., 1] - prepared.floor  # (E, N)
         xz = points[..., [0, 2]] + shift[f, leg][:, None]
-        touching = (over < TOUCH_HEIGHT) | (over == over.min(axis=1, keepdims=True))
-        reach = np.linalg.norm(xz - knee[:, None], axis=-1)
-        far = np.argmax(np.where(touching, reach, -1.0), axis=1)
+        touching, far = _farthest_touching(over, np.linalg.norm(xz - knee[:, None], axis=-1))
         end = xz[np.arange(len(f)), far]  # (E, 2) the farthest point that touches
         length = float(np.linalg.norm(end - knee, axis=-1).max())
         count = int(np.ceil(length / KNEEL_LINE_SPACING)) + 1

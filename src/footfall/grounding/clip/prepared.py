@@ -74,6 +74,12 @@ class PreparedClip:
         metres) when it is walked in place (:func:`ground_travel`), else None."""
         return ground_travel(self.feet)
 
+    @cached_property
+    def positions(self) -> FloatArray:
+        """``(F, J, 3)`` the clip's joints (world metres), worked out once: every solve pass
+        reads its knees (:func:`~footfall.grounding.clip.kneels.knee_heights`)."""
+        return self.clip.forward_kinematics()[1]
+
     @property
     def root(self) -> int:
         """The skeleton's first root joint: the one grounding moves up and down."""
