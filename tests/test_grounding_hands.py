@@ -15,12 +15,12 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import DATA, ground_table
 from conventions import VARIANTS
 from footfall import bvh, quat
 from footfall.footing.foot_model import calibration_frames, legs_of
 from footfall.footing.kneeling import KNEELING
-from footfall.grounding.clip import animation_floor, ground_clip
+from footfall.grounding.clip import ground_clip
 from footfall.grounding.clip.hands import HAND_TOLERANCE, hand_clearance
 from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.humanoid.limbs import body_joints, find_arms
@@ -28,6 +28,7 @@ from footfall.metrics import ground_gaps
 from footfall.skeleton import Clip, Skeleton
 from footfall.terrain import scene
 from footfall.terrain.level import LevelGround
+from skinned_feet import source_contacts, source_foot_points
 
 #: PhysDiff's tolerance (metres): a point this far into the ground is not counted.
 TOLERANCE = 0.005
@@ -60,7 +61,13 @@ def _grounded(variant: str) -> tuple[Clip, Clip, object, float]:
     terrain = scene("stairs", length=length, width=width)
     source = place_clip(motion, terrain)
     return source, ground_clip(source, terrain, place=False).clip, terrain, \
-        animation_floor(source)
+        _own_floor(source)
+
+
+def _own_floor(source: Clip) -> float:
+    """The source's floor (metres) as the independent scorer finds it (``tools/ground_table``:
+    the 2nd percentile of its planted foot points over its own contacts), not grounding's."""
+    return float(ground_table().source_floor(source_foot_points(source), source_contacts(source)))
 
 
 @pytest.mark.parametrize("variant", ["mirrored", "backward", "circle_right_backward"])

@@ -20,18 +20,19 @@ import functools
 import numpy as np
 import pytest
 
-from conftest import DATA
+from conftest import DATA, ground_table
 from conventions import VARIANTS, scene_scores
 from footfall import bvh
 from footfall.footing.foot_model import calibration_frames, legs_of
 from footfall.footing.kneeling import KNEELING
-from footfall.grounding.clip import animation_floor, ground_clip
+from footfall.grounding.clip import ground_clip
 from footfall.grounding.clip.placement import place_clip, scene_size
 from footfall.humanoid.limbs import body_joints, hips_joint
 from footfall.metrics import ground_gaps
 from footfall.metrics.stance import foot_joint_points, lowest_over
 from footfall.skeleton import Clip
 from footfall.terrain import scene
+from skinned_feet import source_contacts, source_foot_points
 
 #: PhysDiff's tolerance (metres): a joint this far into the ground is not counted.
 TOLERANCE = 0.005
@@ -47,7 +48,13 @@ def _grounded(variant: str, terrain_name: str) -> tuple[Clip, Clip, object, floa
     terrain = scene(terrain_name, length=length, width=width)
     source = place_clip(motion, terrain)
     return source, ground_clip(source, terrain, place=False).clip, terrain, \
-        animation_floor(source)
+        _own_floor(source)
+
+
+def _own_floor(source: Clip) -> float:
+    """The source's floor (metres) as the independent scorer finds it (``tools/ground_table``:
+    the 2nd percentile of its planted foot points over its own contacts), not grounding's."""
+    return float(ground_table().source_floor(source_foot_points(source), source_contacts(source)))
 
 
 def _kneeling(source: Clip, floor: float) -> np.ndarray:
