@@ -87,9 +87,9 @@ def test_a_kneel_facing_up_the_stairs_keeps_its_hands_out_of_the_treads(variant:
 
 @pytest.mark.parametrize("variant", ["mirrored", "backward", "circle_right_backward"])
 def test_a_kneel_facing_up_the_stairs_keeps_its_knee_at_its_source_height(variant: str) -> None:
-    # the kneel moved onto one tread is kept with the hand bent onto the tread ahead and the
-    # kneeling foot pivoting on its toes (grounding.clip.kneels.shin_pivot): without them the
-    # kneel stayed across the riser, its knee 33-38 mm over its tread (median)
+    # the kneel stays across the riser (its move onto one tread is refused), and the kneeling
+    # foot pivoting on its toes (grounding.clip.kneels.shin_pivot) lets the knee rest on the
+    # upper tread, the toes on the one below: without it the knee hung 33-38 mm (median)
     source, out, terrain, floor = _grounded(variant)
     legs = legs_of(source.skeleton)
     _, positions = source.forward_kinematics()

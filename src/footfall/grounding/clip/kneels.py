@@ -433,8 +433,9 @@ def kneel_kept_if_better(prepared: PreparedClip, terrain: RaySource, moved: Solv
     the stairs kneels facing up them: moved 5.5 cm down onto one tread, its kneeling knee, held
     by the ankle at its planted height, crossed the riser ahead 71 mm under the next tread as it
     rose (and a hand, 35 cm ahead, went 63 mm into it), and the move was refused (its knee 38 mm
-    over its tread). Its foot now pivots on its toes (:func:`shin_pivot`) and its hand is bent
-    onto the tread (:mod:`~footfall.grounding.clip.hands`): kept, the knee 0.0 mm."""
+    over its tread). The move is still refused there; the kneel stays across the riser, and its
+    foot pivoting on its toes (:func:`shin_pivot`) lets the knee rest on the upper tread's nose
+    with the toes on the tread below: the knee 0.0 mm over its source height."""
     if not moved[0].kneel.moved:
         return moved
     other = still()
