@@ -192,6 +192,21 @@ def source_foot_points(clip: object) -> np.ndarray:
     return out
 
 
+def foot_turns(clip: object) -> np.ndarray:
+    """``(F − 1, 2)`` how far (degrees) the left / right foot joint turns in the world between
+    two frames: the foot bones named by the humanoid mapping, forward kinematics here."""
+    from footfall import quat
+    from footfall.humanoid import map_skeleton
+    from footfall.skeleton import forward_kinematics
+
+    skeleton = clip.skeleton  # type: ignore[attr-defined]
+    mapping = map_skeleton(skeleton).mapping
+    feet = [skeleton.index(mapping[bone]) for bone in ("LeftFoot", "RightFoot")]
+    world, _ = forward_kinematics(skeleton.parents, clip.rotations,  # type: ignore
+                                  clip.positions)  # type: ignore[attr-defined]
+    return np.degrees(quat.angle_between(world[1:, feet], world[:-1, feet]))
+
+
 def source_soles(clip: object) -> tuple[np.ndarray, np.ndarray]:
     """``(F, 2)`` height (metres, the source's own y) of the lowest point of the source's left /
     right foot (:func:`source_foot_points`) and ``(F, 2, 3)`` where that point is, frame by
@@ -252,3 +267,17 @@ def source_standing(clip: object) -> np.ndarray:
     hips = clip.global_positions()[:, 0, 1]  # type: ignore[attr-defined]
     above = hips - heights.min(axis=1)
     return above >= STANDING_SHARE * np.percentile(above, 90)
+
+
+def foot_joint_positions(clip: object) -> np.ndarray:
+    """``(F, 2, 3)`` world positions of the left / right foot joint (the foot bones named by
+    the humanoid mapping), metres."""
+    from footfall.humanoid import map_skeleton
+    from footfall.skeleton import forward_kinematics
+
+    skeleton = clip.skeleton  # type: ignore[attr-defined]
+    mapping = map_skeleton(skeleton).mapping
+    feet = [skeleton.index(mapping[bone]) for bone in ("LeftFoot", "RightFoot")]
+    _, positions = forward_kinematics(skeleton.parents, clip.rotations,  # type: ignore
+                                      clip.positions)  # type: ignore[attr-defined]
+    return positions[:, feet]

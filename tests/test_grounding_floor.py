@@ -121,10 +121,14 @@ def test_swings_are_judged_against_the_ground_blended_from_lift_off_to_touch_dow
         # frames a lifted foot grazes the terrain (smoothing from above has no before or after
         # there). Before: on the stairs circle a cut later in the swing was spread back to the
         # lift-off frame, 89 mm of lift with the foot 109 mm clear (and 11 mm with it 17 mm
-        # clear on the straight walk).
-        for frame in (start, stop - 1):
-            if result.swing_lift[frame, foot] > 0.001:
-                assert lowest[frame, foot] < 0.005, (item, frame, 1000 * lowest[frame, foot])
+        # clear on the straight walk); the foot then jumped up at the next frame instead.
+        # A lift held higher next to a contact is the ramp up to (or down from) a lift later
+        # (earlier) in the swing, never a peak of its own: feet do not jump
+        # (tests/test_grounding_jumps.py)
+        for frame, inward in ((start, 1), (stop - 1, -1)):
+            if result.swing_lift[frame, foot] > 0.001 and lowest[frame, foot] >= 0.005:
+                assert result.swing_lift[frame + inward, foot] >= result.swing_lift[
+                    frame, foot] - 1e-6, (item, frame, 1000 * lowest[frame, foot])
         # lifted by the least amount: where the lift peaks inside the swing, the foot grazes the
         # terrain
         inside = result.swing_lift[inner, foot]

@@ -29,7 +29,9 @@ Run: ``PYTHONPATH=src .venv/bin/python tools/ground_table.py --conventions [--va
 the source rig (heel stances as contacts, the heel and the sole from it to the toe tip in the
 forced-lift test; ``docs/heel_scorer.md``): the reference since 2026-12-07, the rig points
 alone calling a foot standing on its heel with its toes raised a swing. ``--no-heel``: the
-scorer without it (the table before that date).
+scorer without it (the table before that date). Its last column, the largest turn of a foot
+joint between two frames after grounding against the source's (``skinned_feet.foot_turns``),
+shows a foot that snaps: issue 35's rule is the source's + 5°.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ from conventions import VARIANTS  # noqa: E402  (tests/conventions.py: the clips
 from skinned_feet import (  # noqa: E402  (independent feet)
     CONTACT_BAND,
     CONTACT_SPEED,
+    foot_turns,
     source_contacts,
     source_foot_points,
 )
@@ -563,7 +566,9 @@ def scored_row(stem: str, made: str, clip: Clip, name: str, heel: bool = False
         f"{change} | "
         f"{b['gmd_foot_skate_ratio']:.3f} → {a['gmd_foot_skate_ratio']:.3f} | "
         f"{b['physdiff_penetration_mm']:.2f} → {a['physdiff_penetration_mm']:.2f} | "
-        f"{1000 * a['stance_height_error_m']:.1f} |"
+        f"{1000 * a['stance_height_error_m']:.1f} | "
+        f"{foot_turns(result.clip).max(initial=0.0):.1f} / "
+        f"{foot_turns(source).max(initial=0.0):.1f} |"
     ), badness, (source, result.clip, terrain)
 
 
@@ -571,8 +576,9 @@ CONVENTIONS_HEADER = (
     "| clip | variant | terrain | frames | stance mm | swing mm (forced lift, share) | foot "
     "depth (shortest way out) − source dip mm | level change max / mean mm | level change "
     "beyond the source's defects mm | level floor change mm | GMD ratio before → after | "
-    "PhysDiff penetration mm before → after | reported stance_height_error mm |\n"
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    "PhysDiff penetration mm before → after | reported stance_height_error mm | largest foot "
+    "turn in a frame ° after / source |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -653,7 +659,7 @@ def conventions_table(paths: list[Path], variants: list[str], terrains: list[str
                         worst[name] = (badness, f"{path.stem} {made} on {name}", run)
                 except FootfallError as error:
                     print(f"| {path.stem} | {made} | {name} | {clip.frame_count} | not "
-                          f"grounded: {error} ||||||||||")
+                          f"grounded: {error} |||||||||||")
                     break
     if views is not None:
         views.mkdir(parents=True, exist_ok=True)

@@ -52,6 +52,14 @@ BALL_REST = 0.01
 #: The weight of a planted foot is taken this far ahead of its ankle (metres) when finding the
 #: ground line it stands on (:func:`_standing_slope`).
 STANDING_AHEAD = 0.001
+#: The fastest a sole's tilt to the ground fades in or out through a swing (radians per second):
+#: a foot leaving a 30° slope turns back over a sixth of a second, not in the 0.1 s of
+#: :data:`BLEND_SECONDS`, whose 7.5° a frame at 30 fps added to the source's own turn at
+#: push-off snapped the foot (cmu_01_01 at 30 fps on the rocks: 29.8° in a frame where the
+#: source turns 21.1° at most; 23.9° now). Slower, the tilt held into the swing lowered a toe
+#: tip into the rock ahead (mixamo_stepping bent into an eight on the rocks: 7.3 mm at 90°/s,
+#: beyond the source's dip + 5 mm; 4.3 mm at this speed).
+TILT_SPEED = np.radians(180.0)
 #: A swing cut by the terrain by less than this (metres: rounding) is not lifted.
 NO_LIFT = 1e-9
 
@@ -153,7 +161,7 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
                            hips_window)
     hips_offset = hips_offset + smooth_above(
         kneeling_lift(prepared, shift, terrain, ground_part, hips_offset), hips_window)
-    tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend)
+    tilt = _foot_tilt(feet, shift, terrain, contacts, params, blend, fps)
     return Plan(contacts, rest, allowed, shift, locked, slip, ankle_offset, hips_offset, tilt,
                 off_terrain, swing_clearance, swing_lift, kneel)
 
@@ -265,18 +273,21 @@ def allowed_dip(over_floor: FloatArray, rig: NDArray[np.bool_], ball: FloatArray
 
 def entry_depth(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
                 ground: FloatArray, rig: NDArray[np.bool_], ball: FloatArray,
-                gaps: FloatArray | None = None) -> FloatArray:
+                gaps: FloatArray | None = None, own: FloatArray | None = None) -> FloatArray:
     """How deep ``(F, 2)`` (metres, − when clear) the deepest of each foot's points
     ``(F, 2, N, 3)``, moved up by ``offset (F, 2)``, is in the terrain, beyond how deep it would
     be in level ground at the height the foot stands or swings over: the clip's ``floor``
     raised by ``ground (F, 2)`` (a point the source puts under its floor may stay as deep as
     :func:`allowed_dip` lets it: ``rig (N,)`` the rig's own points, ``ball (F, 2)`` the
     balls' heights, moved as the points are); −inf where no point is over the terrain.
-    ``gaps (F, 2, N)``: the points' heights over the ground under them, when known."""
+    ``gaps (F, 2, N)``: the points' heights over the ground under them, when known. ``own
+    (F, 2, N)``: the heights the source animates the points at, when ``points`` are of solved
+    feet (a sole tilted down onto a slope is no dip of the source's)."""
     if gaps is None:
         gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))
     lift = offset - ground
-    dip = allowed_dip(points[..., 1] - floor + lift[..., None], rig, ball - floor + lift)
+    heights = points[..., 1] if own is None else own
+    dip = allowed_dip(heights - floor + lift[..., None], rig, ball - floor + lift)
     with np.errstate(invalid="ignore"):
         cut = dip - (gaps + offset[..., None])
     return np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
@@ -284,16 +295,17 @@ def entry_depth(points: FloatArray, terrain: RaySource, floor: float, offset: Fl
 
 def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
                ground: FloatArray, contacts: NDArray[np.bool_], blend: int,
-               rig: NDArray[np.bool_], ball: FloatArray) -> FloatArray:
+               rig: NDArray[np.bool_], ball: FloatArray, own: FloatArray | None = None
+               ) -> FloatArray:
     """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
     of a swinging foot (:func:`swing_points`; ``rig (N,)``: :func:`swing_rig`; ``ball (F, 2)``
-    the balls' heights, as :func:`entry_depth` takes them), moved up by
+    the balls' heights, as :func:`entry_depth` takes them; ``own``: as it takes them), moved up by
     ``offset (F, 2)`` over the blended ``ground (F, 2)``, out of the terrain
     (:func:`entry_depth`), each frame's lift spread to
     the frames around it over half of ``blend`` frames (rising before a stair nose, coming down
     after it; :func:`~footfall.grounding.clip.smoothing.spread_above`) — but not next to a
     contact, where there is no before or after (:func:`_near_contacts`)."""
-    cut = entry_depth(points, terrain, floor, offset, ground, rig, ball)
+    cut = entry_depth(points, terrain, floor, offset, ground, rig, ball, own=own)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
     # smoothed over half the blend: over the whole of it the lift reached 0.1 s before and
     # after the frames that need it (stairs swings 23.5 -> 21.3 mm mean over the blended
@@ -374,22 +386,28 @@ def _sustained(defect: FloatArray, contacts: NDArray[np.bool_], window: int) -> 
 
 
 def _foot_tilt(feet: ClipFeet, shift: FloatArray, terrain: RaySource, contacts: NDArray[np.bool_],
-               params: GroundingParams, blend: int) -> FloatArray:
+               params: GroundingParams, blend: int, fps: float) -> FloatArray:
     """World rotations ``(F, 2, 4)`` turning each planted sole by the ground it stands on (seed
     004's NormalToRotator in 3D): pitched along the line under the points it stands on, rolled
     by the mean side slope from heel to ball (:func:`_standing_slope`; steep faces ignored,
-    clamped), faded in and out around contacts and smoothed; the identity on level ground."""
+    clamped), eased through the swings (:func:`~footfall.grounding.clip.smoothing.blend_out`:
+    the tilt at lift-off faded out and the one at touch-down faded in over
+    :data:`BLEND_SECONDS`, or slower, at :data:`TILT_SPEED`, when large; a swing too short for
+    both blended from one to the other) and smoothed; the identity on level ground."""
     forward = feet.ball - feet.ankle
     slope, normal = _standing_slope(feet, shift, terrain, params.steep_normal_y)
     _, roll = slope_angles(normal, forward, params.steep_normal_y, params.max_slope)
     pitch = np.clip(np.arctan(slope), -params.max_slope, params.max_slope)
-    angles = np.stack([pitch, roll], axis=-1) * blend_out(
-        np.ones(contacts.shape), contacts, blend
-    )[..., None]
-    angles = smooth(angles, blend)
-    tilt = align_rotation(angles[..., 0], angles[..., 1], forward)
-    level = np.all(np.abs(angles) < 1e-12, axis=-1)
-    return np.where(level[..., None], quat.identity(level.shape), tilt)
+    # eased as world rotation vectors: a swinging foot's own forward (pointing down mid-swing)
+    # would turn a held pitch about another axis
+    standing = contacts[..., None] & np.isfinite(forward).all(axis=-1, keepdims=True)
+    turn = quat.to_scaled_angle_axis(align_rotation(
+        np.where(standing[..., 0], pitch, 0.0), np.where(standing[..., 0], roll, 0.0),
+        np.where(standing, forward, np.array([1.0, 0.0, 0.0]))))
+    turn = smooth(blend_out(np.where(standing, turn, 0.0), contacts, blend, TILT_SPEED / fps),
+                  blend)
+    level = np.all(np.abs(turn) < 1e-12, axis=-1)
+    return np.where(level[..., None], quat.identity(level.shape), quat.from_scaled_angle_axis(turn))
 
 
 def _standing_slope(feet: ClipFeet, shift: FloatArray, terrain: RaySource,

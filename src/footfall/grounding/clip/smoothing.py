@@ -10,6 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 from footfall.arrays import FloatArray
+from footfall.metrics.swing import swing_spans
 
 
 def smooth(values: FloatArray, window: int, reduce: Callable[..., Any] = np.mean) -> FloatArray:
@@ -48,22 +49,62 @@ def spread_above(values: FloatArray, window: int) -> FloatArray:
     return out
 
 
-def blend_out(values: FloatArray, contacts: NDArray[np.bool_], frames: int) -> FloatArray:
-    """Per-foot ``values (F, 2)`` held in contact, faded to zero over ``frames ≥ 1`` outside
-    it."""
-    out = np.where(contacts, values, 0.0)
-    index = np.arange(values.shape[0])
-    for foot in range(values.shape[1]):
-        contact_frames = np.nonzero(contacts[:, foot])[0]
-        if contact_frames.size == 0:
-            continue
-        after = np.searchsorted(contact_frames, index)
-        nearest = contact_frames[np.clip(after, 0, contact_frames.size - 1)]
-        before = contact_frames[np.clip(after - 1, 0, contact_frames.size - 1)]
-        closer = np.where(np.abs(before - index) < np.abs(nearest - index), before, nearest)
-        distance = np.abs(closer - index)
-        weight = np.clip(1.0 - distance / (frames + 1), 0.0, 1.0)
-        out[:, foot] = np.where(contacts[:, foot], out[:, foot], values[closer, foot] * weight)
+def rate_limited_above(values: FloatArray, step: FloatArray | float) -> FloatArray:
+    """The least curve ``(F, ...)`` never below ``values`` that changes by at most ``step``
+    between two frames (a scalar, or ``(F, ...)``: ``step[t]`` between frames ``t − 1`` and
+    ``t``; per column along frames): a step up met by a ramp before it, a step down left by a
+    ramp after it."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return values.copy()
+    limit = np.broadcast_to(np.asarray(step, dtype=np.float64), values.shape).copy()
+    limit[0] = 0.0
+    along = np.cumsum(limit, axis=0)  # how far each frame is from the first, in allowed change
+    with np.errstate(invalid="ignore"):
+        ahead = np.maximum.accumulate(np.where(np.isnan(values), -np.inf, values + along),
+                                      axis=0) - along
+        behind = np.maximum.accumulate(
+            np.where(np.isnan(values), -np.inf, values - along)[::-1], axis=0)[::-1] + along
+    return np.where(np.isnan(values), values, np.maximum(ahead, behind))
+
+
+def blend_out(values: FloatArray, contacts: NDArray[np.bool_], frames: int,
+              speed: float | None = None) -> FloatArray:
+    """Per-foot ``values (F, 2, ...)`` held in contact and eased through every swing: the value
+    at lift-off faded to zero over ``frames ≥ 1`` frames after it, the value at touch-down
+    faded in over ``frames`` before it (weight ``1 − distance / (frames + 1)``); with ``speed``
+    (value units per frame, the norm over the trailing axes), a value that would fade faster
+    fades over as many frames as it needs at that speed. Where the two fades would overlap, the
+    swing blends linearly from the lift-off value to the touch-down value instead (a short
+    swing between two tilted stances keeps its tilt rather than dipping towards zero)."""
+    extra = (1,) * (values.ndim - 2)
+    out = np.where(contacts.reshape(contacts.shape + extra), values, 0.0)
+
+    def reach(frame: int, foot: int) -> int:
+        if speed is None:
+            return frames
+        need = float(np.linalg.norm(values[frame, foot])) / max(speed, 1e-12)
+        return max(frames, int(np.ceil(need)))
+
+    for foot, start, stop, lift_off, touch_down in swing_spans(contacts):
+        count = stop - start
+        since = np.arange(1, count + 1, dtype=np.float64)  # frames since lift-off
+        until = count + 1 - since  # frames until touch-down
+        if lift_off is not None and touch_down is not None and (
+                reach(lift_off, foot) + reach(touch_down, foot) > count):
+            after, before = until / (count + 1), since / (count + 1)
+        else:
+            after = before = np.zeros(count)
+            if lift_off is not None:
+                after = np.clip(1.0 - since / (reach(lift_off, foot) + 1), 0.0, 1.0)
+            if touch_down is not None:
+                before = np.clip(1.0 - until / (reach(touch_down, foot) + 1), 0.0, 1.0)
+        eased = np.zeros((count, *values.shape[2:]))
+        if lift_off is not None:
+            eased += after.reshape(-1, *extra) * values[lift_off, foot]
+        if touch_down is not None:
+            eased += before.reshape(-1, *extra) * values[touch_down, foot]
+        out[start:stop, foot] = eased
     return out
 
 
