@@ -189,8 +189,9 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     seconds = np.array([stop - start for _, start, stop, _, _ in all_swings]) / prepared.clip.fps
     tries = [(move, 0.0) for move in RESTEP_MOVES] + [(0.0, move) for move in RESTEP_ACROSS]
     best = {i: (floats[i] - RESTEP_GAIN, (0.0, 0.0)) for i in headings}
+    sets = _apart(steps, spans, sorted(headings), int(round(prepared.clip.fps)))
     for parity in (0, 1):
-        group = [i for i in headings if _order(steps, spans, i) % 2 == parity]
+        group = [i for i in headings if sets[i] == parity]
         for along, across in tries:
             movers = {i: along * headings[i] + across * _left(headings[i]) for i in group
                       if across == 0.0 or i in hanging}
@@ -298,6 +299,32 @@ def _own_swings(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]
     foot, first, last = spans[steps[i][0]][0], spans[steps[i][0]][1], spans[steps[i][-1]][2]
     return np.array([side == foot and (stop == first or start == last or first <= start < last)
                      for side, start, stop, _, _ in swings], dtype=bool)
+
+
+def _apart(steps: list[list[int]], spans: list[tuple[int, int, int]], moving: list[int],
+           reach: int) -> dict[int, int]:
+    """The footsteps ``moving`` (indices of ``steps``) in two sets whose members are tried
+    moved in the same solve: by every other footstep of a foot (each sees its neighbours stand
+    as they were), except that a run of them apart from the rest — more than ``reach`` frames
+    from any other — whose footsteps all fall in one set is tried with the first. Two sets by
+    every other footstep alone put two floating footsteps far apart in different sets and cost
+    the clip a solve per move for nothing (cmu_01_01 taken to 3,000 frames on the stairs: 14
+    solves for two footsteps 1,000 frames apart, 6.5 s; 8 before its first floated, 4.1 s)."""
+    order = sorted(moving, key=lambda k: spans[steps[k][0]][1])
+    runs: list[list[int]] = []
+    end = -np.inf
+    for i in order:
+        first, last = spans[steps[i][0]][1], spans[steps[i][-1]][2]
+        if not runs or first - end > reach:
+            runs.append([])
+        runs[-1].append(i)
+        end = max(end, last)
+    sets: dict[int, int] = {}
+    for run in runs:
+        parity = {i: _order(steps, spans, i) % 2 for i in run}
+        alone = len(set(parity.values())) == 1
+        sets.update({i: 0 if alone else p for i, p in parity.items()})
+    return sets
 
 
 def _order(steps: list[list[int]], spans: list[tuple[int, int, int]], i: int) -> int:

@@ -65,7 +65,9 @@ def rate_limited_above(values: FloatArray, step: FloatArray | float) -> FloatArr
                                       axis=0) - along
         behind = np.maximum.accumulate(
             np.where(np.isnan(values), -np.inf, values - along)[::-1], axis=0)[::-1] + along
-    return np.where(np.isnan(values), values, np.maximum(ahead, behind))
+    ramp = np.maximum(ahead, behind)
+    # exactly the values where no ramp lifts them (the sums above round at 1e-16)
+    return np.where(np.isnan(values) | (ramp - values <= 1e-12), values, ramp)
 
 
 def blend_out(values: FloatArray, contacts: NDArray[np.bool_], frames: int,
