@@ -12,6 +12,13 @@ from numpy.typing import NDArray
 from footfall.arrays import FloatArray
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.runs import segments
+from footfall.grounding.clip.footstep_groups import (
+    apart,
+    footsteps,
+    near,
+    per_span,
+    step_float,
+)
 from footfall.grounding.clip.kneels import KneelFit, kneel_error, kneel_spoiled, resting_knees
 from footfall.grounding.clip.plan import Plan, blend_frames, blend_to_edges, plan
 from footfall.grounding.clip.prepared import PreparedClip
@@ -76,35 +83,35 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             params: GroundingParams, ball_clearance: float, first: Solved,
             solver: Solver | None = None) -> Solved:
     """The solve ``first`` (plan, clip, solved feet, swing lift) with each planted footstep
-    (:func:`_footsteps`: a stance, or stances broken by swings shorter than the blend) that is
-    more than :data:`RESTEP_FLOAT` from its source height over the terrain on the solved feet
-    (:func:`_heights`: its lowest rig point, mean over its stance frames, plus how far its
-    modelled heel hangs beyond :data:`RESTEP_HANG` over the source's, :func:`_hang`; the sole
-    rests on a crest that lowering would enter, or the foot is perched on one by its ball)
+    (``footstep_groups.footsteps``: a stance, or stances broken by swings shorter than the
+    blend) that is more than :data:`RESTEP_FLOAT` from its source height over the terrain on the
+    solved feet (:func:`_heights`: its lowest rig point, mean over its stance frames, plus how
+    far its modelled heel hangs beyond :data:`RESTEP_HANG` over the source's, :func:`_hang`; the
+    sole rests on a crest that lowering would enter, or the foot is perched on one by its ball)
     moved along its foot's heel-to-toe direction by the one of :data:`RESTEP_MOVES` — or, a
     footstep whose heel hangs, across it by one of :data:`RESTEP_ACROSS` — that lowers that
-    float the most (the least on a tie) among those that leave the stances and swings around
-    it (:func:`_near`) no worse, measured on the clip
+    float the most (the least on a tie) among those that leave the stances and swings around it
+    (:func:`~footfall.grounding.clip.footstep_groups.near`) no worse, measured on the clip
     solved again with the move (:func:`_heights`; every other footstep of a foot moved at a
     time, so its neighbours stand as they were: the best move alone, refused for spoiling a
-    swing, left a footstep on its crest with a lesser move at hand — cmu_131_01 at 30 fps on
-    the rocks, stance 10.4 mm, independent scorer); kept only when, solved with every kept
-    move, no stance is more than :data:`RESTEP_GAIN` and no swing more than
-    :data:`RESTEP_SWING` (a short one: :data:`RESTEP_SWING_TIME` over its duration) further
-    from its source height than it was (:func:`_worse_parts`) — else the least helpful
-    move is dropped and the rest solved again, up to :data:`RESTEP_TRIES` times, then the
-    first solve. A footstep in which its leg kneels with its knee on the floor
-    (:func:`~footfall.grounding.clip.kneels.resting_knees`) is moved only where the kneel is
-    no worse (:func:`~footfall.grounding.clip.kneels.kneel_spoiled`); a lunge's, its knee off
-    the floor, as any other; a footstep in which it kneels so in part and stands in the rest
-    has each part tried on its own after (:func:`_footsteps` by ``kneels``), from where its
-    footstep's move put it. Measured on the clip solved by ``solver`` (:data:`Solver`), not
-    predicted: a prediction from the ground under the source's foot disagreed with the solve
-    (turning walks on the rocks got worse: games105 circle_right_backward 5.6 -> 17.7 mm). A
-    footstep shorter than the blend is not moved. Cost: one solve per move tried for each of
-    the two sets of footsteps (one set when every floating footstep is in one) and up to
-    :data:`RESTEP_TRIES` more, only for clips with a floating footstep (as much again for the
-    parts of footsteps that kneel in part)."""
+    swing, left a footstep on its crest with a lesser move at hand — cmu_131_01 at 30 fps on the
+    rocks, stance 10.4 mm, independent scorer); kept only when, solved with every kept move, no
+    stance is more than :data:`RESTEP_GAIN` and no swing more than :data:`RESTEP_SWING` (a short
+    one: :data:`RESTEP_SWING_TIME` over its duration) further from its source height than it was
+    (:func:`_worse_parts`) — else the least helpful move is dropped and the rest solved again,
+    up to :data:`RESTEP_TRIES` times, then the first solve. A footstep in which its leg kneels
+    with its knee on the floor (:func:`~footfall.grounding.clip.kneels.resting_knees`) is moved
+    only where the kneel is no worse (:func:`~footfall.grounding.clip.kneels.kneel_spoiled`); a
+    lunge's, its knee off the floor, as any other; a footstep in which it kneels so in part and
+    stands in the rest has each part tried on its own after (``footstep_groups.footsteps`` by
+    ``kneels``), from where its footstep's move put it. Measured on the clip solved by
+    ``solver`` (:data:`Solver`), not predicted: a prediction from the ground under the source's
+    foot disagreed with the solve (turning walks on the rocks got worse: games105
+    circle_right_backward 5.6 -> 17.7 mm). A footstep shorter than the blend is not moved. Cost:
+    one solve per move tried for each of the two sets of footsteps (one set when every floating
+    footstep is in one; footsteps a second apart share one, ``footstep_groups.apart``) and up
+    to :data:`RESTEP_TRIES` more, only for clips with a floating footstep (as much again for
+    the parts of footsteps that kneel in part)."""
     contacts = first[0].contacts
     spans = [(f, a, b) for f in range(2) for a, b in segments(contacts[:, f])]
     # a contact broken for a frame or two is one footstep: its parts move together (moved
@@ -114,7 +121,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     blend = blend_frames(prepared.clip.fps)
     resting = resting_knees(prepared)
     kneels = [bool(resting[a:b, f].any()) for f, a, b in spans]
-    steps = _footsteps(spans, blend, [False] * len(spans))
+    steps = footsteps(spans, blend, [False] * len(spans))
     out, moved = _moved(prepared, terrain, found, params, ball_clearance, first, solver,
                         spans, steps, kneels, {}, set(range(len(steps))))
     # ... and then, where its leg kneels with its knee on the floor in part of it and stands in
@@ -129,7 +136,7 @@ def restep(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     mixed = {k for step in steps if len({kneels[j] for j in step}) > 1 for k in step}
     if not mixed:
         return out
-    parts = _footsteps(spans, blend, kneels)
+    parts = footsteps(spans, blend, kneels)
     return _moved(prepared, terrain, found, params, ball_clearance, out, solver, spans, parts,
                   kneels, moved, {i for i, part in enumerate(parts) if part[0] in mixed})[0]
 
@@ -157,13 +164,13 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     for i, step in enumerate(steps):
         first_frame, last_frame = spans[step[0]][1], spans[step[-1]][2]
         foot = spans[step[0]][0]
-        if _step_float([float(hang[a:b, f].mean()) for f, a, b in spans], spans,
+        if step_float([float(hang[a:b, f].mean()) for f, a, b in spans], spans,
                        step) > RESTEP_FLOAT:
             hanging.add(i)
             perched[first_frame:last_frame, foot] = True
     measured = _heights(prepared, solved, terrain, contacts, spans, perched)
     before = measured.stances
-    floats = [_step_float(before, spans, step) for step in steps]
+    floats = [step_float(before, spans, step) for step in steps]
     floating = [i for i, step in enumerate(steps) if i in among and floats[i] > RESTEP_FLOAT
                 and spans[step[-1]][2] - spans[step[0]][1] >= blend]
     if not floating:
@@ -189,7 +196,7 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     seconds = np.array([stop - start for _, start, stop, _, _ in all_swings]) / prepared.clip.fps
     tries = [(move, 0.0) for move in RESTEP_MOVES] + [(0.0, move) for move in RESTEP_ACROSS]
     best = {i: (floats[i] - RESTEP_GAIN, (0.0, 0.0)) for i in headings}
-    sets = _apart(steps, spans, sorted(headings), int(round(prepared.clip.fps)))
+    sets = apart(steps, spans, sorted(headings), int(round(prepared.clip.fps)))
     for parity in (0, 1):
         group = [i for i in headings if sets[i] == parity]
         for along, across in tries:
@@ -198,7 +205,7 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             if not movers:
                 continue
             tried = _with_steps(prepared, terrain, found, params, ball_clearance, solver,
-                                contacts, spans, _per_span(steps, movers, base), planned.kneel)
+                                contacts, spans, per_span(steps, movers, base), planned.kneel)
             got = _heights(prepared, tried[2], terrain, contacts, spans, perched)
             worse, worse_swings = _worse_parts(got, measured, seconds)
             # a kneeling footstep's move is judged by the kneel too (:func:`kneel_spoiled`)
@@ -207,15 +214,15 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
             for i in movers:
                 if spoiled and i in kneeling:
                     continue
-                value = _step_float(got.stances, spans, steps[i])
+                value = step_float(got.stances, spans, steps[i])
                 # a perched footstep moved off its crest must still stand on its sole: its
                 # lowest rig point no further from its source height than RESTEP_FLOAT, or
                 # than it was (pybvh_test1_zup_inches eight on the rocks: 20 cm across, its
                 # heel down, its lowest point 7.0 -> 15.5 mm; stance 9.5 -> 11.5 mm)
-                if i in hanging and _step_float(got.lowest, spans, steps[i]) > max(
-                        _step_float(measured.lowest, spans, steps[i]), RESTEP_FLOAT):
+                if i in hanging and step_float(got.lowest, spans, steps[i]) > max(
+                        step_float(measured.lowest, spans, steps[i]), RESTEP_FLOAT):
                     continue
-                if value < best[i][0] and not _near(i, steps, spans, worse, worse_swings,
+                if value < best[i][0] and not near(i, steps, spans, worse, worse_swings,
                                                     all_swings):
                     best[i] = (value, (along, across))
     moves = {i: best[i][1][0] * headings[i] + best[i][1][1] * _left(headings[i])
@@ -225,7 +232,7 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
     for _ in range(RESTEP_TRIES):
         if not moves:
             break
-        kept = _per_span(steps, moves, base)
+        kept = per_span(steps, moves, base)
         out = _with_steps(prepared, terrain, found, params, ball_clearance, solver, contacts,
                           spans, kept, planned.kneel)
         worse, worse_swings = _worse_parts(
@@ -238,99 +245,6 @@ def _moved(prepared: PreparedClip, terrain: RaySource, found: NDArray[np.bool_],
         # the move kept it at 0.8)
         del moves[min(moves, key=lambda i: (i in kneeling, floats[i] - best[i][0]))]
     return first, base
-
-
-def _footsteps(spans: list[tuple[int, int, int]], blend: int, kneels: list[bool]
-               ) -> list[list[int]]:
-    """The stances ``spans`` (foot, start, stop; by foot, then in order) grouped into
-    footsteps: indices of the stances of one foot with swings shorter than ``blend`` frames
-    between them, each kneeling with its knee on the floor (``kneels``, by span) as the one
-    before it does or does not."""
-    steps: list[list[int]] = []
-    for k, (foot, start, _) in enumerate(spans):
-        last = steps[-1][-1] if steps else -1
-        if (steps and spans[last][0] == foot and start - spans[last][2] < blend
-                and kneels[k] == kneels[last]):
-            steps[-1].append(k)
-        else:
-            steps.append([k])
-    return steps
-
-
-def _step_float(values: list[float], spans: list[tuple[int, int, int]], step: list[int]
-                ) -> float:
-    """A footstep's float (metres): its stances' ``values`` weighted by their frames (NaN
-    where none is known)."""
-    pairs = [(values[k], spans[k][2] - spans[k][1]) for k in step if np.isfinite(values[k])]
-    if not pairs:
-        return float("nan")
-    return float(sum(v * n for v, n in pairs) / sum(n for _, n in pairs))
-
-
-def _per_span(steps: list[list[int]], moves: dict[int, FloatArray],
-              base: dict[int, FloatArray]) -> dict[int, FloatArray]:
-    """Footsteps' ``moves`` given to each of their stances (indices of the spans), added to
-    the stances' ``base`` moves."""
-    out = dict(base)
-    for i, move in moves.items():
-        for k in steps[i]:
-            out[k] = out.get(k, 0.0) + move
-    return out
-
-
-def _near(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]],
-          worse: NDArray[np.bool_], worse_swings: NDArray[np.bool_],
-          swings: list[tuple[int, int, int, int | None, int | None]]) -> bool:
-    """Whether footstep ``steps[i]`` is next to a stance (``worse``, by span) or a swing
-    (``worse_swings``, by ``swings``) that got worse: one of its own stances, the stance of its
-    foot before or after it, or a swing of its foot that leaves, reaches or breaks it."""
-    members = steps[i]
-    foot = spans[members[0]][0]
-    around = [members[0] - 1, *members, members[-1] + 1]
-    if any(0 <= k < len(spans) and spans[k][0] == foot and worse[k] for k in around):
-        return True
-    return bool(np.any(worse_swings & _own_swings(i, steps, spans, swings)))
-
-
-def _own_swings(i: int, steps: list[list[int]], spans: list[tuple[int, int, int]],
-                swings: list[tuple[int, int, int, int | None, int | None]]) -> NDArray[np.bool_]:
-    """Which ``swings`` ``(S,)`` are footstep ``steps[i]``'s own: of its foot, leaving,
-    reaching or breaking it."""
-    foot, first, last = spans[steps[i][0]][0], spans[steps[i][0]][1], spans[steps[i][-1]][2]
-    return np.array([side == foot and (stop == first or start == last or first <= start < last)
-                     for side, start, stop, _, _ in swings], dtype=bool)
-
-
-def _apart(steps: list[list[int]], spans: list[tuple[int, int, int]], moving: list[int],
-           reach: int) -> dict[int, int]:
-    """The footsteps ``moving`` (indices of ``steps``) in two sets whose members are tried
-    moved in the same solve: by every other footstep of a foot (each sees its neighbours stand
-    as they were), except that a run of them apart from the rest — more than ``reach`` frames
-    from any other — whose footsteps all fall in one set is tried with the first. Two sets by
-    every other footstep alone put two floating footsteps far apart in different sets and cost
-    the clip a solve per move for nothing (cmu_01_01 taken to 3,000 frames on the stairs: 14
-    solves for two footsteps 1,000 frames apart, 6.5 s; 8 before its first floated, 4.1 s)."""
-    order = sorted(moving, key=lambda k: spans[steps[k][0]][1])
-    runs: list[list[int]] = []
-    end = -np.inf
-    for i in order:
-        first, last = spans[steps[i][0]][1], spans[steps[i][-1]][2]
-        if not runs or first - end > reach:
-            runs.append([])
-        runs[-1].append(i)
-        end = max(end, last)
-    sets: dict[int, int] = {}
-    for run in runs:
-        parity = {i: _order(steps, spans, i) % 2 for i in run}
-        alone = len(set(parity.values())) == 1
-        sets.update({i: 0 if alone else p for i, p in parity.items()})
-    return sets
-
-
-def _order(steps: list[list[int]], spans: list[tuple[int, int, int]], i: int) -> int:
-    """Footstep ``i``'s place among its foot's footsteps (0 for the first)."""
-    foot = spans[steps[i][0]][0]
-    return sum(1 for step in steps[:i] if spans[step[0]][0] == foot)
 
 
 def _worse(after: list[float], before: list[float], by: float | FloatArray
