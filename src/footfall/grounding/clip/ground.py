@@ -58,7 +58,9 @@ class GroundResult:
     #: "terrain_lift_m": …, "clearance_lift_m": …}`` — how far it rose above its animated height
     #: over the ground blended from lift-off to touch-down, and of that how much where the
     #: terrain would cut the foot and how much for ``ball_clearance`` (largest over the swing,
-    #: metres).
+    #: metres). Measured from the heights the planted feet were held at on either side: where a
+    #: ramp (:data:`~footfall.grounding.clip.solve.CORRECTION_SPEED`) holds a planted foot up
+    #: next to a swing that needs no lift, the swing reads below 0.
     swings: list[dict[str, Any]] = field(default_factory=list)
     #: ``(F, 2)`` that lift frame by frame (0 in contact), metres.
     swing_lift: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 2)))

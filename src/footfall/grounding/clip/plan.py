@@ -101,7 +101,7 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     if kneel is None:
         kneel = kneel_fit(prepared, shift, terrain, contacts)
     shift = shift + kneel.feet
-    shift = shift + tread_fit(feet, shift, terrain, floor, contacts, kneel.kept)
+    shift = shift + tread_fit(feet, shift, terrain, floor, contacts, kneel.kept, blend)
     if step is not None:
         shift = shift + step
     # Vertical: each foot offset by the ground under it relative to the clip's floor.

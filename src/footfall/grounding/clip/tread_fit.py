@@ -10,6 +10,7 @@ from numpy.typing import NDArray
 from footfall.arrays import FloatArray
 from footfall.footing.clip_feet import ClipFeet
 from footfall.footing.runs import segments
+from footfall.grounding.clip.footstep_groups import footsteps
 from footfall.metrics.swing import blend_across_swings
 from footfall.terrain.base import RaySource
 
@@ -38,8 +39,8 @@ TOUCH_HEIGHT = 0.03
 EDGE_PROBE = 0.03
 
 def tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: float,
-               contacts: NDArray[np.bool_], kept: NDArray[np.bool_] | None = None
-               ) -> FloatArray:
+               contacts: NDArray[np.bool_], kept: NDArray[np.bool_] | None = None,
+               blend: int = 1) -> FloatArray:
     """Horizontal shift ``(F, 2, 2)`` (x, z metres) that moves each planted foot standing over
     an edge along its own heel-to-toe direction, by the least amount that puts it on one tread
     (seed 002's tread snapping, for any clip), held over the contact and blended from one
@@ -70,13 +71,18 @@ def tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: floa
     worse ground: games105 turning backwards on the rocks 5.6 -> 22.9 mm; not applied.)"""
     fit = np.zeros((*contacts.shape, 2))
     spans = [(f, a, b) for f in range(contacts.shape[1]) for a, b in segments(contacts[:, f])]
-    for foot, start, stop in spans:
+    # a contact broken by swings shorter than ``blend`` frames is one footstep, fitted as one
+    # (footstep_groups.footsteps, restep's rule): fitted apart, a one-frame contact between two
+    # one-frame swings got its own move and the foot swerved 19 cm sideways and back in three
+    # frames (pybvh_test1_zup_inches circling right, backward, on the stairs, frames 17-20)
+    for step in footsteps(spans, blend, [False] * len(spans)):
+        foot, start, stop = spans[step[0]][0], spans[step[0]][1], spans[step[-1]][2]
         if kept is not None and kept[start:stop, foot].any():
             continue
-        frames = slice(start, stop)
+        frames = np.concatenate([np.arange(spans[k][1], spans[k][2]) for k in step])
         points = np.concatenate([feet.sole[frames, foot], feet.touch[frames, foot]], axis=1)
         points = points[:, np.isfinite(points).all(axis=(0, 2))]  # (n, N, 3)
-        sole = feet.sole[(start + stop) // 2, foot]
+        sole = feet.sole[frames[len(frames) // 2], foot]
         sole = sole[np.isfinite(sole[:, 0])]
         heading = (sole[-1] - sole[0])[[0, 2]] if len(sole) > 1 else np.zeros(2)
         length = float(np.hypot(*heading))
@@ -112,7 +118,7 @@ def tread_fit(feet: ClipFeet, shift: FloatArray, terrain: RaySource, floor: floa
                 clear = ~np.any(edge & ~nose, axis=-1)
                 if clear.any():
                     best = int(onward[1:][np.argmax(clear)])
-        fit[start:stop, foot] = moves[best] * heading
+        fit[frames, foot] = moves[best] * heading
     return np.stack([blend_across_swings(fit[..., k], contacts, feet.ankle) for k in range(2)],
                     axis=-1)
 
