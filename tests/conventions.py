@@ -184,17 +184,19 @@ def grounded_on_scene(clip: Clip, terrain_name: str) -> tuple[Clip, Clip, Any]:
 
 
 def scene_scores(name: str, made: str, terrain_name: str, frames: slice = slice(0, 600),
-                 window: slice | None = None) -> dict[str, float]:
+                 window: slice | None = None, heel: bool = False) -> dict[str, float]:
     """Issue 36's independent figures (``tools/ground_table.py``'s ``independent_scores``) of
     the shared clip ``name`` (a file in ``tests/data/bvh``; variant ``made``, ``frames`` of it)
     grounded on ``terrain_name`` (:func:`grounded_on_scene`); with ``window``, of those frames
-    of the run only (the source's contacts found in them, its floor the whole run's)."""
+    of the run only (the source's contacts found in them, its floor the whole run's); ``heel``:
+    scored with the heel modelled from the source rig, as the tables are (the tool's
+    ``--heel``, its default)."""
     from conftest import DATA, ground_table
 
     source, out, terrain = grounded_on_scene(
         VARIANTS[made](bvh.load(DATA / "bvh" / name)[frames]), terrain_name)
     tool = ground_table()
     if window is None:
-        return dict(tool.independent_scores(source, out, terrain))
+        return dict(tool.independent_scores(source, out, terrain, heel=heel))
     floor = tool.source_floor(tool.source_foot_points(source), tool.source_contacts(source))
-    return dict(tool.independent_scores(source[window], out[window], terrain, floor))
+    return dict(tool.independent_scores(source[window], out[window], terrain, floor, heel=heel))

@@ -9,6 +9,12 @@ swing of the right foot crosses three risers (frames 88-137), and between the no
 119-122). With the lift spread linearly from each frame's need (the same fall-off a lone nose
 had), the swing figure is 19.2 mm (20.5 mm with ``smooth_above`` in its place, where this test
 fails) and no foot point goes deeper into the stairs.
+
+The same walk lands its right heel 0.4-4 mm short of the riser at x = 2.2 (frames 104-110); at
+frame 107 the modelled heel is on the riser's plane and the ground straight under it is the
+tread above: its least lift for that frame was 97 mm, ramped over the frames around it (swing
+20.7 mm by the heel scorer, the tables' own). A point within ``GRAZE`` (2 mm) of lower ground
+grazes the riser's face (``plan.grazing_gaps``): 17.3 mm, no point deeper in the stairs.
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from conventions import scene_scores
+from footfall.grounding.clip.plan import GRAZE, grazing_gaps
 from footfall.grounding.clip.smoothing import smooth_above, spread_above
+from footfall.metrics import ground_gaps
+from footfall.terrain.profiles import stairs
 
 #: Issue 36's rules: swing height over the blended ground (mean), depth beyond the source's dip.
 SWING_RULE, DEPTH_RULE = 0.020, 0.005
@@ -26,6 +35,23 @@ def test_a_swing_over_two_noses_comes_down_between_them() -> None:
     got = scene_scores("games105_walk60.bvh", "circle_right_backward", "stairs")
     assert got["swing"] <= SWING_RULE, got
     assert got["beyond_dip"] <= DEPTH_RULE, got
+
+
+def test_a_heel_landing_at_a_risers_face_is_not_lifted_over_the_tread_above() -> None:
+    # By the heel scorer (the tables'): 20.7 mm with GRAZE = 0, 17.3 with it.
+    got = scene_scores("games105_walk60.bvh", "circle_right_backward", "stairs", heel=True)
+    assert got["swing"] <= SWING_RULE, got
+    assert got["beyond_dip"] <= DEPTH_RULE, got
+
+
+def test_a_point_at_a_risers_face_grazes_it_and_one_inside_does_not() -> None:
+    terrain = stairs()  # a riser from 0.15 to 0.30 m at x = 1.3, facing -x
+    x = np.array([1.3, 1.3 + 0.5 * GRAZE, 1.3 + 3 * GRAZE, 1.29])
+    points = np.stack([x, np.full(4, 0.2), np.zeros(4)], axis=-1)  # 5 cm over the lower tread
+    assert np.allclose(ground_gaps(terrain, points), [-0.1, -0.1, -0.1, 0.05])
+    assert np.allclose(grazing_gaps(terrain, points), [0.05, 0.05, -0.1, 0.05])
+    # the padding the swing points carry stays NaN
+    assert np.isnan(grazing_gaps(terrain, np.full((1, 3), np.nan))).all()
 
 
 def test_the_spread_lift_is_the_least_with_a_lone_peaks_fall_off() -> None:

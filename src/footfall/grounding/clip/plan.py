@@ -48,6 +48,13 @@ CONTACT_FLOAT = 0.015
 BALL_REST = 0.01
 #: A swing cut by the terrain by less than this (metres: rounding) is not lifted.
 NO_LIFT = 1e-9
+#: A swinging foot's point within this of lower ground (metres, horizontally) grazes a riser's
+#: face, no deeper in it than this, rather than cutting the tread above: it is not lifted over
+#: that tread (games105 circle_right_backward on the stairs: walking backward, the modelled
+#: heel 0.4-4 mm short of a riser, one frame on its plane, read the upper tread and was lifted
+#: 97 mm for it). Under the 5 mm a foot point may go deeper than the source's own dip. Only a
+#: face steeper than ``GRAZE_STEEP`` (rise over run) is grazed: a point on a slope is in it.
+GRAZE, GRAZE_STEEP = 0.002, 5.0
 
 
 def blend_frames(fps: float) -> int:
@@ -136,7 +143,8 @@ def plan(prepared: PreparedClip, terrain: RaySource, contacts: NDArray[np.bool_]
     points = swing_points(feet)
     points[..., [0, 2]] += shift[:, :, None, :]
     swing_lift = least_lift(points, terrain, floor, swing_ground + swing_clearance, swing_ground,
-                            contacts, blend, swing_rig(feet), feet.ball[..., 1])
+                            contacts, blend, swing_rig(feet), feet.ball[..., 1],
+                            swing_ends(feet))
     ankle_offset = np.where(contacts, standing, swing_ground + swing_clearance + swing_lift)
     # The hips follow the ground, not the defect corrections (a floating foot is lowered by
     # its own leg, not by lowering the body).
@@ -235,6 +243,22 @@ def swing_rig(feet: ClipFeet) -> NDArray[np.bool_]:
     return np.r_[np.zeros(sole + 1, dtype=bool), np.ones(touch, dtype=bool)]
 
 
+def swing_ends(feet: ClipFeet) -> NDArray[np.bool_]:
+    """Which of :func:`swing_points` ``(F, 2, N)`` end the foot — the heel, the toe tips and
+    the sole's first and last samples (at the heel and the tip): the only ones that can graze
+    a riser's face (:func:`grazing_gaps`); a sole sample between them has the sole on both
+    sides of it, over the nose."""
+    sole = np.isfinite(feet.sole[..., 1])  # (F, 2, S)
+    first = sole.argmax(axis=-1)
+    last = sole.shape[-1] - 1 - sole[..., ::-1].argmax(axis=-1)
+    ends = np.zeros(sole.shape, dtype=bool)
+    index = np.arange(sole.shape[-1])
+    ends |= (index == first[..., None]) | (index == last[..., None])
+    rest = np.ones((*sole.shape[:2], feet.touch.shape[2]), dtype=bool)
+    return np.concatenate([ends & sole, rest, np.zeros((*sole.shape[:2], 1), dtype=bool)],
+                          axis=-1)
+
+
 def allowed_dip(over_floor: FloatArray, rig: NDArray[np.bool_], ball: FloatArray
                 ) -> FloatArray:
     """How deep ``(..., N)`` (metres, ≤ 0) a foot's points may be in the ground: as deep as the
@@ -279,19 +303,48 @@ def entry_depth(points: FloatArray, terrain: RaySource, floor: float, offset: Fl
     return np.where(np.isfinite(cut), cut, -np.inf).max(axis=-1, initial=-np.inf)
 
 
+def grazing_gaps(terrain: RaySource, points: FloatArray, reach: float = GRAZE) -> FloatArray:
+    """The height ``(...)`` of points ``(..., 3)`` over the lowest ground within ``reach``
+    (metres) of them along x or z across a face (a riser: the ground falls more than
+    :data:`GRAZE_STEEP` × ``reach`` there): over the ground straight under them, or under one
+    of the four points ``reach`` away where a face drops to it and the point is deeper than
+    ``reach`` under the ground above (a point at a riser's face grazes it; one on a slope, or
+    one at the nose, its way out straight up shorter, does not). NaN where there is no ground
+    straight under a point."""
+    points = np.where(np.isfinite(points), points, np.nan)
+    straight = ground_gaps(terrain, points)
+    gaps = straight.copy()
+    for axis in (0, 2):
+        for sign in (-1.0, 1.0):
+            moved = points.copy()
+            moved[..., axis] += sign * reach
+            beside = ground_gaps(terrain, moved)
+            with np.errstate(invalid="ignore"):  # deeper than reach under the tread above
+                face = (beside - straight > GRAZE_STEEP * reach) & (straight < -reach)
+            gaps = np.where(face, np.maximum(gaps, beside), gaps)
+    return gaps
+
+
 def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: FloatArray,
                ground: FloatArray, contacts: NDArray[np.bool_], blend: int,
-               rig: NDArray[np.bool_], ball: FloatArray, own: FloatArray | None = None
-               ) -> FloatArray:
+               rig: NDArray[np.bool_], ball: FloatArray, ends: NDArray[np.bool_],
+               own: FloatArray | None = None) -> FloatArray:
     """The least lift ``(F, 2)`` (metres, 0 in contact) that keeps every point ``(F, 2, N, 3)``
     of a swinging foot (:func:`swing_points`; ``rig (N,)``: :func:`swing_rig`; ``ball (F, 2)``
     the balls' heights, as :func:`entry_depth` takes them; ``own``: as it takes them), moved up by
     ``offset (F, 2)`` over the blended ``ground (F, 2)``, out of the terrain
-    (:func:`entry_depth`), each frame's lift spread to
+    (:func:`entry_depth`; the foot's ``ends (F, 2, N)``, :func:`swing_ends`, may graze a riser's
+    face: :func:`grazing_gaps`), each frame's lift spread to
     the frames around it over half of ``blend`` frames (rising before a stair nose, coming down
     after it; :func:`~footfall.grounding.clip.smoothing.spread_above`) — but not next to a
     contact, where there is no before or after (:func:`_near_contacts`)."""
-    cut = entry_depth(points, terrain, floor, offset, ground, rig, ball, own=own)
+    gaps = ground_gaps(terrain, np.where(np.isfinite(points), points, np.nan))
+    cut = entry_depth(points, terrain, floor, offset, ground, rig, ball, gaps=gaps, own=own)
+    cuts = ~contacts & (cut >= NO_LIFT)
+    if cuts.any():  # an end grazing a riser's face is not lifted over the tread above it
+        grazing = cuts[..., None] & ends
+        gaps[grazing] = grazing_gaps(terrain, points[grazing])
+        cut = entry_depth(points, terrain, floor, offset, ground, rig, ball, gaps=gaps, own=own)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
     # smoothed over half the blend: over the whole of it the lift reached 0.1 s before and
     # after the frames that need it (stairs swings 23.5 -> 21.3 mm mean over the blended

@@ -22,6 +22,7 @@ from footfall.grounding.clip.plan import (
     blend_frames,
     blend_to_edges,
     least_lift,
+    swing_ends,
     swing_points,
     swing_rig,
 )
@@ -86,7 +87,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
             points[..., 1] -= offset[..., None]
             lift = least_lift(points, terrain, prepared.floor, unlifted,
                               unlifted - plan.swing_clearance, plan.contacts, blend,
-                              swing_rig(solved), solved.ball[..., 1] - offset,
+                              swing_rig(solved), solved.ball[..., 1] - offset, swing_ends(solved),
                               own=swing_points(feet)[..., 1])
             offset = unlifted + lift
         # no foot jumps: a step of its height correction (a tread's edge crossed in a frame,
