@@ -72,6 +72,16 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
     total = 2 + CORRECTION_PASSES
     correction = np.zeros(plan.contacts.shape)  # stance height corrections found on the solved feet
     drift = np.zeros((*plan.contacts.shape, 2))
+    # A ball a lock holds (its source slipping beyond the tolerance) stays where the plan puts
+    # it: the sole tilted to a slope turns the foot about its ankle and carries the ball away
+    # (cmu_131_01 on the rocks, 44 mm; mocapbank's first footstep 66 mm), so the ankle is moved
+    # back by the drift measured on the solved feet. The drift is carried from one held run to
+    # the next through the frames between (the rest of the footstep, the swing) by the foot's
+    # progress: applied only where held, the foot slid back 58 mm in a frame when the lock let
+    # go (cmu_131_01, frame 394), and 25 of 189 runs slid a foot faster than 2 m/s (0 now).
+    # Holding every planted ball, not only the locked ones, moved ankles up to 65 mm and
+    # knelt mocapbank's knee 18 mm off its source height on the rocks.
+    held = plan.locked & (plan.slip > STANCE_TOLERANCE) & ~plan.off_terrain
     offset, lift, solved = plan.ankle_offset, plan.swing_lift, feet
     # how far a foot's height correction may change between two frames (metres)
     travel = np.zeros(plan.contacts.shape)
@@ -95,7 +105,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         ramped = rate_limited_above(offset, rate)
         raised, offset = ramped - offset, ramped
         targets = feet.ankle.copy()
-        targets[..., [0, 2]] += plan.shift + drift
+        targets[..., [0, 2]] += plan.shift + _carried(drift, held, feet.ankle)
         targets[..., 1] += offset
         # a kneeling foot on its toes: its shin follows the knee the hips carry
         pivot = shin_pivot(prepared, targets, plan.tilt, plan.hips_offset, plan.kneel.body,
@@ -130,13 +140,25 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
         correction = np.where(short, np.maximum(correction - error, reached), correction - error)
         wanted = feet.ball[..., [0, 2]] + plan.shift
         moved = solved.ball[..., [0, 2]] - wanted
-        held = plan.locked & (plan.slip > STANCE_TOLERANCE)
         drift = drift - np.where(held[..., None], moved, 0.0)
     # the swings' lift as the output shows it: over the line between the heights the planted
-    # feet were held at on either side (a ramp may hold a planted foot up too)
-    edges = blend_to_edges(np.where(plan.contacts, raised, 0.0), plan.contacts, feet.ankle,
+    # feet were held at on either side (a ramp may hold a planted foot up too), and with where
+    # a leg at full reach stopped short of its target (a foot carried along by a planted
+    # ball's hold: games105 straight on the rocks, 19 mm)
+    held_up = raised + np.maximum(solved.ankle[..., 1] - targets[..., 1], 0.0)
+    edges = blend_to_edges(np.where(plan.contacts, held_up, 0.0), plan.contacts, feet.ankle,
                            np.zeros(raised.shape))
-    return out, solved, lift + np.where(plan.contacts, 0.0, raised - edges)
+    return out, solved, lift + np.where(plan.contacts, 0.0, held_up - edges)
+
+
+def _carried(drift: FloatArray, held: NDArray[np.bool_], ankle: FloatArray) -> FloatArray:
+    """The held balls' horizontal correction ``drift (F, 2, 2)`` (x, z metres) carried through
+    the frames between two runs of ``held (F, 2)`` by the foot's horizontal progress
+    (``ankle (F, 2, 3)``), from the one before to the one after (to none at the clip's ends):
+    no foot slides in a frame where a hold starts or ends."""
+    none = np.zeros(held.shape)
+    return np.stack([blend_to_edges(np.where(held, drift[..., axis], 0.0), held, ankle, none)
+                     for axis in (0, 1)], axis=-1)
 
 
 def _stance_entry(solved: ClipFeet, source: ClipFeet, terrain: RaySource, floor: float,
