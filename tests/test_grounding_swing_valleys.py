@@ -20,9 +20,10 @@ grazes the riser's face (``plan.grazing_gaps``): 17.3 mm, no point deeper in the
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from conventions import scene_scores
-from footfall.grounding.clip.plan import GRAZE, grazing_gaps
+from footfall.grounding.clip.plan import GRAZE, grazing_gaps, least_lift
 from footfall.grounding.clip.smoothing import smooth_above, spread_above
 from footfall.metrics import ground_gaps
 from footfall.terrain.profiles import stairs
@@ -67,3 +68,25 @@ def test_the_spread_lift_is_the_least_with_a_lone_peaks_fall_off() -> None:
     valley = np.zeros(12)
     valley[[4, 8]] = 0.1
     assert spread_above(valley, 3)[6] < smooth_above(valley, 3)[6]
+
+
+def test_a_point_is_judged_at_a_riser_where_it_swings_not_where_it_was_animated() -> None:
+    # A swing over the stairs is judged with its foot raised by the ground blended under it:
+    # the same point 1 mm under the upper tread at the nose (its way out straight up) is lifted
+    # out, 50 mm under it against the face it grazes and is not. Judged at its animated height
+    # (0.6 m lower, deep under every tread) the nose would have counted as a face.
+    terrain = stairs()  # a riser from 0.15 to 0.30 m at x = 1.3, facing -x
+    frames, rise = 5, 0.6
+    contacts = np.zeros((frames, 2), dtype=bool)
+    contacts[[0, -1]] = True
+    lifts = []
+    for under in (0.001, 0.05):
+        points = np.full((frames, 2, 1, 3), [0.5, 0.0, 0.0])  # far from the stairs
+        points[2, 0, 0] = [1.3, 0.3 - under - rise, 0.0]
+        offset = np.full((frames, 2), rise)
+        lift = least_lift(points, terrain, 0.0, offset, np.zeros((frames, 2)), contacts, 1,
+                          np.zeros(1, dtype=bool), points[..., 0, 1],
+                          np.ones((frames, 2, 1), dtype=bool))
+        lifts.append(lift[2, 0])
+    assert lifts[0] == pytest.approx(0.001, abs=1e-6)
+    assert lifts[1] == 0.0

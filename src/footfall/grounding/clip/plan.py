@@ -343,7 +343,10 @@ def least_lift(points: FloatArray, terrain: RaySource, floor: float, offset: Flo
     cuts = ~contacts & (cut >= NO_LIFT)
     if cuts.any():  # an end grazing a riser's face is not lifted over the tread above it
         grazing = cuts[..., None] & ends
-        gaps[grazing] = grazing_gaps(terrain, points[grazing])
+        up = np.broadcast_to(offset[..., None], gaps.shape)[grazing]  # judged where it swings
+        at = points[grazing]
+        at[:, 1] += up
+        gaps[grazing] = grazing_gaps(terrain, at) - up
         cut = entry_depth(points, terrain, floor, offset, ground, rig, ball, gaps=gaps, own=own)
     lift = np.where(contacts | (cut < NO_LIFT), 0.0, cut)
     # smoothed over half the blend: over the whole of it the lift reached 0.1 s before and
