@@ -200,7 +200,8 @@ def test_an_in_place_cycles_planted_feet_are_held_on_its_ground() -> None:
     # its ground. Measured on the balls over the planted frame pairs, against that ground:
     # held in the world 38 and 20 mm a frame in the left footstep as in the source (30.9 mm
     # mean), held on the ground 5 and 1 (20.2 mm mean; the right foot's three planted frames
-    # stand on the heel, their ball not resting, and keep the source's 32, 16 and 47).
+    # push off, its heel rising 188 -> 290 mm, the lock let go after the first, and keep the
+    # source's 32, 16 and 47).
     # (PhysDiff's sliding read it too, 30.4 -> 12.7 mm, until a toe End Site lifted out of the
     # floor to exactly its 5 mm tolerance at lift-off, frame 13, counted as touching or not by
     # a rounding of 1e-16: 33.2 mm with its 95 mm step over the ground.)
