@@ -81,7 +81,7 @@ def solve(prepared: PreparedClip, plan: Plan, terrain: RaySource,
     # go (cmu_131_01, frame 394), and 25 of 189 runs slid a foot faster than 2 m/s (0 now).
     # Holding every planted ball, not only the locked ones, moved ankles up to 65 mm and
     # knelt mocapbank's knee 18 mm off its source height on the rocks.
-    held = plan.locked & (plan.slip > STANCE_TOLERANCE) & ~plan.off_terrain
+    held = plan.locked & (plan.slip > STANCE_TOLERANCE)
     offset, lift, solved = plan.ankle_offset, plan.swing_lift, feet
     # how far a foot's height correction may change between two frames (metres)
     travel = np.zeros(plan.contacts.shape)
